@@ -1,0 +1,176 @@
+"""Exact distributions of dice totals, as whole-number weights over one denominator.
+
+Every chance the product shows is a :class:`fractions.Fraction`. Exploding dice
+have no largest total, but a check only asks whether the total reaches a
+target, and ``min(a + b, cap) == min(min(a, cap) + min(b, cap), cap)`` for
+totals that are never negative: so a distribution *capped* at the target is
+exact and finite (rules README, "Exact odds"). The same capped form serves the
+display of totals (everything at or above the cap in one last bucket) and the
+bounded computation of opposed rolls.
+
+A :class:`Capped` distribution also tracks, jointly with the total, whether any
+die of the roll showed a 1 as its first face (an implosion, a *dilemma*).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from fractions import Fraction
+from functools import lru_cache
+
+from rules.dice import UNLIMITED
+
+__all__ = ["Capped", "add", "add_all", "die", "keep", "success_split"]
+
+
+@dataclass(frozen=True, slots=True)
+class Capped:
+    """P(min(total, cap) = v and dilemma) = ``flagged[v] / den``; ``plain`` without a dilemma."""
+
+    cap: int
+    plain: tuple[int, ...]
+    flagged: tuple[int, ...]
+    den: int
+
+    def probability(self, value: int) -> Fraction:
+        return Fraction(self.plain[value] + self.flagged[value], self.den)
+
+    def merged(self) -> list[int]:
+        """Weights of each capped total, dilemma or not."""
+        return [p + f for p, f in zip(self.plain, self.flagged, strict=True)]
+
+    @property
+    def tail(self) -> Fraction:
+        """P(total ≥ cap)."""
+        return self.probability(self.cap)
+
+
+@lru_cache(maxsize=64)
+def nothing(cap: int) -> Capped:
+    """The total of no dice: always 0, never a dilemma."""
+    zeros = (0,) * (cap + 1)
+    return Capped(cap, (1,) + zeros[1:], zeros, 1)
+
+
+@lru_cache(maxsize=1024)
+def die(sides: int, explosions: int, cap: int) -> Capped:
+    """One die, exploding on its highest face up to ``explosions`` times (or :data:`UNLIMITED`).
+
+    A total of ``j·sides + r`` (``j`` explosions, then a last face ``r``) has
+    probability ``sides**-(j+1)``. The last face is below ``sides`` unless the
+    explosions ran out. A first face of 1 (``j = 0, r = 1``) is an implosion.
+    """
+    if sides < 2:
+        raise ValueError("a die has at least two sides")
+    if cap < 2:
+        raise ValueError("the cap must be at least 2")
+    # Deepest explosion that can still land below the cap; past it, the rest is the tail.
+    deepest = (cap - 2) // sides if explosions == UNLIMITED else explosions
+    if explosions != UNLIMITED:
+        deepest = min(deepest, explosions)
+    den = sides ** (deepest + 1)
+    plain = [0] * (cap + 1)
+    flagged = [0] * (cap + 1)
+    below = 0
+    for j in range(deepest + 1):
+        weight = sides ** (deepest - j)
+        last = sides if explosions != UNLIMITED and j == explosions else sides - 1
+        for r in range(1, last + 1):
+            value = j * sides + r
+            if value >= cap:
+                break
+            (flagged if j == 0 and r == 1 else plain)[value] += weight
+            below += weight
+    plain[cap] += den - below
+    return Capped(cap, tuple(plain), tuple(flagged), den)
+
+
+def add(a: Capped, b: Capped) -> Capped:
+    """The capped total of two independent rolls; a dilemma in either is a dilemma."""
+    cap = a.cap
+    if b.cap != cap:
+        raise ValueError("both distributions must have the same cap")
+    plain = [0] * (cap + 1)
+    flagged = [0] * (cap + 1)
+    b_plain, b_flagged = b.plain, b.flagged
+    b_support = [j for j in range(cap + 1) if b_plain[j] or b_flagged[j]]
+    for i in range(cap + 1):
+        ap, af = a.plain[i], a.flagged[i]
+        if not (ap or af):
+            continue
+        room = cap - i
+        for j in b_support:
+            k = i + j if j < room else cap
+            bp, bf = b_plain[j], b_flagged[j]
+            plain[k] += ap * bp
+            flagged[k] += ap * bf + af * (bp + bf)
+    return Capped(cap, tuple(plain), tuple(flagged), a.den * b.den)
+
+
+def add_all(parts: Iterable[Capped], cap: int) -> Capped:
+    total = nothing(cap)
+    for part in parts:
+        total = add(total, part)
+    return total
+
+
+def keep(a: Capped, b: Capped, *, higher: bool) -> Capped:
+    """Roll twice and keep the higher (or lower) total; a dilemma in either roll counts.
+
+    Both rolls are made in full, so an implosion on the roll that is not kept
+    is still a die that came up 1 (our reading, recorded in the closing note).
+    Capping commutes with max and min, so the result stays exact.
+    """
+    cap = a.cap
+    plain = [0] * (cap + 1)
+    flagged = [0] * (cap + 1)
+    pick = max if higher else min
+    for i in range(cap + 1):
+        ap, af = a.plain[i], a.flagged[i]
+        if not (ap or af):
+            continue
+        for j in range(cap + 1):
+            bp, bf = b.plain[j], b.flagged[j]
+            if not (bp or bf):
+                continue
+            k = pick(i, j)
+            plain[k] += ap * bp
+            flagged[k] += ap * bf + af * (bp + bf)
+    return Capped(cap, tuple(plain), tuple(flagged), a.den * b.den)
+
+
+def success_split(a: Capped, b: Capped) -> tuple[Fraction, Fraction, Fraction]:
+    """For the total of two rolls capped at the target: P(success), P(dilemma), P(both).
+
+    One pass over ``a`` against the suffix sums of ``b``: the last step of every
+    check, so it avoids building the full sum.
+    """
+    cap = a.cap
+    b_all = [p + f for p, f in zip(b.plain, b.flagged, strict=True)]
+    tail_all = _suffix(b_all)
+    tail_plain = _suffix(b.plain)
+    success = 0
+    success_plain = 0
+    for i in range(cap + 1):
+        ap, af = a.plain[i], a.flagged[i]
+        if ap or af:
+            need = cap - i
+            success += (ap + af) * tail_all[need]
+            success_plain += ap * tail_plain[need]
+    den = a.den * b.den
+    no_dilemma = sum(a.plain) * sum(b.plain)
+    return (
+        Fraction(success, den),
+        Fraction(den - no_dilemma, den),
+        Fraction(success - success_plain, den),
+    )
+
+
+def _suffix(weights: Sequence[int]) -> list[int]:
+    out = [0] * (len(weights) + 1)
+    running = 0
+    for i in range(len(weights) - 1, -1, -1):
+        running += weights[i]
+        out[i] = running
+    return out
