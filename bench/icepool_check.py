@@ -53,8 +53,10 @@ def _total(spec: dict[str, Any], *, no_implosion: bool) -> icepool.Die:
     difficulty = spec["difficulty"]
     if difficulty in Difficulty.__members__.values():
         difficulty = Difficulty(difficulty).die.label
-    return ability + _step_die(spec["skill"], other_x, no_implosion=no_implosion) + _step_die(
-        difficulty, other_x, no_implosion=no_implosion
+    return (
+        ability
+        + _step_die(spec["skill"], other_x, no_implosion=no_implosion)
+        + _step_die(difficulty, other_x, no_implosion=no_implosion)
     )
 
 

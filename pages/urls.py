@@ -7,4 +7,8 @@ app_name = "pages"
 urlpatterns = [
     path("", views.home, name="home"),
     path("about/", views.about, name="about"),
+    path("calculator/", views.calculator, name="calculator"),
+    path("calculator/roll/", views.roll_check, name="roll-check"),
+    path("calculator/opposed/", views.opposed, name="opposed"),
+    path("calculator/opposed/roll/", views.roll_opposed, name="roll-opposed"),
 ]

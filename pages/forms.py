@@ -1,0 +1,129 @@
+"""The calculator's forms: each turns its fields into a chance spec and lets the
+engine's own spec parser do the checking, so the form, the CLI and the API agree."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import Any, ClassVar
+
+from django import forms
+from django.http import QueryDict
+
+from rules.dice import StepDie
+from rules.systems.base import SpecError
+from rules.systems.lucky13 import AbilityRoll, Difficulty, Explosion, parse_check, parse_opposed
+
+#: d4 … d12, then the stepped dice up to d12+d12+d4.
+LADDER = [StepDie(rung).label for rung in range(1, 12)]
+DIE_CHOICES = [(label, label) for label in LADDER]
+OPTIONAL_DIE_CHOICES = [("none", "none"), *DIE_CHOICES]
+DIFFICULTY_CHOICES = [
+    ("Difficulty", [(d.value, f"{d.value.title()} ({d.die.label})") for d in Difficulty]),
+    ("Any die", DIE_CHOICES),
+]
+ABILITY_ROLL_CHOICES = [
+    (AbilityRoll.NORMAL.value, "Normal"),
+    (AbilityRoll.BACKGROUND.value, "Background (roll Ability twice, keep higher)"),
+    (AbilityRoll.IMPAIRMENT.value, "Impairment (roll Ability twice, keep lower)"),
+]
+EXPLOSION_CHOICES = [
+    (Explosion.CINEMATIC.value, "Cinematic (every die explodes, again and again)"),
+    (Explosion.GRITTY.value, "Gritty (Ability dice explode once)"),
+    (Explosion.NONE.value, "No explosions"),
+]
+STEP_LIMIT = 10
+
+
+def _steps(label: str) -> forms.IntegerField:
+    return forms.IntegerField(
+        label=label,
+        initial=0,
+        min_value=-STEP_LIMIT,
+        max_value=STEP_LIMIT,
+        widget=forms.NumberInput(attrs={"inputmode": "numeric", "class": "steps"}),
+    )
+
+
+class SpecForm(forms.Form):
+    """A form whose cleaned data becomes a chance spec for :mod:`rules`."""
+
+    def __init__(self, data: QueryDict | dict[str, Any] | None = None, **kwargs: Any) -> None:
+        # Fields left out of a query take their defaults, so `/calculator/?ability=d10` is a fine link.
+        if data is not None:
+            merged = {name: field.initial for name, field in self.base_fields.items()}
+            merged.update({key: data.get(key) for key in data if key in self.base_fields})
+            data = merged
+        super().__init__(data, **kwargs)
+
+    #: The engine's parser for this form's spec: it raises SpecError naming the bad field.
+    parse: ClassVar[Callable[[Mapping[str, Any]], Any]]
+    roll_kind: ClassVar[str]
+
+    def spec(self) -> dict[str, Any]:
+        return {"system": "lucky13", "roll": self.roll_kind, **self.cleaned_data}
+
+    def clean(self) -> dict[str, Any]:
+        cleaned = super().clean() or {}
+        if not self.errors:
+            try:
+                self.dice = type(self).parse(self.spec())
+            except SpecError as error:
+                self.add_error(error.field if error.field in self.fields else None, error.message)
+        return cleaned
+
+    def query(self) -> dict[str, Any]:
+        """The cleaned values, for links and the hidden fields of the Roll form."""
+        return {name: self.cleaned_data[name] for name in self.fields}
+
+
+class CheckForm(SpecForm):
+    ability = forms.ChoiceField(label="Ability", choices=OPTIONAL_DIE_CHOICES, initial="d8")
+    ability_steps = _steps("Ability steps")
+    skill = forms.ChoiceField(label="Skill", choices=OPTIONAL_DIE_CHOICES, initial="d6")
+    skill_steps = _steps("Skill steps")
+    difficulty = forms.ChoiceField(label="Difficulty", choices=DIFFICULTY_CHOICES, initial=Difficulty.MODERATE.value)
+    difficulty_steps = _steps("Difficulty steps")
+    ability_roll = forms.ChoiceField(
+        label="Ability roll", choices=ABILITY_ROLL_CHOICES, initial=AbilityRoll.NORMAL.value, widget=forms.RadioSelect
+    )
+    explosion = forms.ChoiceField(
+        label="Explosions", choices=EXPLOSION_CHOICES, initial=Explosion.CINEMATIC.value, widget=forms.RadioSelect
+    )
+
+    parse = staticmethod(parse_check)
+    roll_kind = "check"
+
+
+class OpposedForm(SpecForm):
+    attacker_ability = forms.ChoiceField(label="Ability (Reflex)", choices=DIE_CHOICES, initial="d8")
+    attacker_skill = forms.ChoiceField(label="Skill (Combat)", choices=OPTIONAL_DIE_CHOICES, initial="d6")
+    attacker_accuracy = forms.ChoiceField(label="Weapon accuracy", choices=OPTIONAL_DIE_CHOICES, initial="d8")
+    attacker_roll = forms.ChoiceField(
+        label="Attacker's Ability roll", choices=ABILITY_ROLL_CHOICES, initial=AbilityRoll.NORMAL.value
+    )
+    weapon_damage = forms.ChoiceField(label="Weapon damage", choices=OPTIONAL_DIE_CHOICES, initial="d10")
+    defender_ability = forms.ChoiceField(label="Ability (Reflex)", choices=DIE_CHOICES, initial="d6")
+    defender_skill = forms.ChoiceField(label="Skill (Combat)", choices=OPTIONAL_DIE_CHOICES, initial="d10")
+    defender_armor = forms.ChoiceField(label="Defensive die (armor)", choices=OPTIONAL_DIE_CHOICES, initial="d6")
+    defender_roll = forms.ChoiceField(
+        label="Defender's Ability roll", choices=ABILITY_ROLL_CHOICES, initial=AbilityRoll.NORMAL.value
+    )
+    explosion = forms.ChoiceField(
+        label="Explosions", choices=EXPLOSION_CHOICES, initial=Explosion.CINEMATIC.value, widget=forms.RadioSelect
+    )
+
+    parse = staticmethod(parse_opposed)
+    roll_kind = "opposed"
+
+    def spec(self) -> dict[str, Any]:
+        data = self.cleaned_data
+        return {
+            "system": "lucky13",
+            "roll": "opposed",
+            "attacker": [data["attacker_ability"], data["attacker_skill"], data["attacker_accuracy"]],
+            "defender": [data["defender_ability"], data["defender_skill"], data["defender_armor"]],
+            "weapon_die": data["weapon_damage"],
+            "attacker_roll": data["attacker_roll"],
+            "defender_roll": data["defender_roll"],
+            "explosion": data["explosion"],
+        }

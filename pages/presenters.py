@@ -1,0 +1,147 @@
+"""Plain, JSON-ready views of engine results for the templates (and the session,
+which keeps a roll across the redirect of a form posted without JavaScript)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from fractions import Fraction
+from typing import Any
+
+from rules.dice import DieResult
+from rules.systems.lucky13 import TARGET, CheckRoll, Distribution, OpposedRoll, Pool, PoolRoll
+
+#: Drawing units of the bar chart; the SVG scales to its container and keeps this shape.
+CHART_WIDTH, PLOT_HEIGHT, LABEL_HEIGHT = 320, 110, 14
+
+
+def die_view(die: DieResult) -> dict[str, Any]:
+    return {
+        "sides": die.sides,
+        "faces": list(die.faces),
+        "value": die.value,
+        "imploded": die.imploded,
+        "exploded": die.exploded,
+    }
+
+
+def _dice_view(label: str, dice: Sequence[DieResult]) -> dict[str, Any]:
+    return {"label": label, "dice": [die_view(d) for d in dice], "total": sum(d.value for d in dice)}
+
+
+def pool_view(pool: Pool, roll: PoolRoll, names: Sequence[str]) -> dict[str, Any]:
+    """``names`` label the Ability die and then each other die of the pool."""
+    ability_rolls = [
+        {**_dice_view(pool.ability.label, dice), "kept": i == roll.kept} for i, dice in enumerate(roll.ability_rolls)
+    ]
+    others = [
+        {**_dice_view(step_die.label, dice), "name": name}
+        for step_die, dice, name in zip(pool.others, roll.others, names[1:], strict=True)
+    ]
+    return {
+        "ability_name": names[0],
+        "ability_rolls": ability_rolls,
+        "two_ability_rolls": len(ability_rolls) == 2,
+        "ability_roll": pool.ability_roll.value,
+        "others": others,
+        "total": roll.total,
+        "dilemma": roll.dilemma,
+    }
+
+
+def check_roll_view(roll: CheckRoll) -> dict[str, Any]:
+    check = roll.check
+    return {
+        "kind": "check",
+        "dice": f"{check.ability} + {check.skill} + {check.difficulty}",
+        "explosion": check.explosion.value,
+        "pool": pool_view(check.pool, roll.dice, ("Ability", "Skill", "Difficulty")),
+        "total": roll.total,
+        "success": roll.success,
+        "margin": roll.margin,
+        "dilemma": roll.dilemma,
+    }
+
+
+def opposed_roll_view(roll: OpposedRoll) -> dict[str, Any]:
+    opposed = roll.opposed
+    names = ("Ability", "Skill", "Accuracy")
+    return {
+        "kind": "opposed",
+        "explosion": opposed.explosion.value,
+        "attacker": pool_view(opposed.attacker, roll.attacker, names),
+        "defender": pool_view(opposed.defender, roll.defender, ("Ability", "Skill", "Defense")),
+        "hit": roll.hit,
+        "margin": roll.margin,
+        "damage_dice": _dice_view(opposed.weapon.label, roll.damage_dice) if roll.hit else None,
+        "damage": roll.damage,
+    }
+
+
+def bar_chart(
+    points: Sequence[tuple[str, Fraction, bool]], *, marker: str | None = None, label_every: int | None = None
+) -> dict[str, Any]:
+    """Geometry of a server-drawn SVG bar chart.
+
+    ``points`` are (label, probability, highlighted); ``marker`` names the label
+    before whose bar a dashed line is drawn (13 on a check).
+    """
+    highest = max((p for _, p, _ in points), default=Fraction(0)) or Fraction(1)
+    every = label_every or max(1, -(-len(points) // 20))
+    step = CHART_WIDTH / max(len(points), 1)
+    bar = step * 0.8
+    bars = []
+    marker_x = None
+    for i, (label, p, highlighted) in enumerate(points):
+        x = round(i * step + (step - bar) / 2, 3)
+        height = float(p / highest) * PLOT_HEIGHT
+        if label == marker:
+            marker_x = round(i * step, 3)
+        bars.append(
+            {
+                "x": x,
+                "y": round(PLOT_HEIGHT - height, 3),
+                "height": round(height, 3),
+                "label": label,
+                "text_x": round(x + bar / 2, 3),
+                "show_label": i % every == 0 or label == marker,
+                "p": p,
+                "highlighted": highlighted,
+            }
+        )
+    return {
+        "bars": bars,
+        "bar_width": round(bar, 3),
+        "width": CHART_WIDTH,
+        "plot_height": PLOT_HEIGHT,
+        "height": PLOT_HEIGHT + LABEL_HEIGHT,
+        "label_y": PLOT_HEIGHT + LABEL_HEIGHT - 4,
+        "marker_x": marker_x,
+        "marker": marker,
+    }
+
+
+def totals_chart(distribution: Distribution) -> dict[str, Any]:
+    """The distribution of a check's totals, with the bars that reach 13 highlighted."""
+    points = []
+    for i, (total, p) in enumerate(distribution.totals):
+        last = distribution.open_ended and i == len(distribution.totals) - 1
+        points.append((f"{total}+" if last else str(total), p, total >= TARGET))
+    if not any(label == str(TARGET) for label, _, _ in points):
+        marker = None
+    else:
+        marker = str(TARGET)
+    return bar_chart(points, marker=marker)
+
+
+def damage_chart(damage: Sequence[tuple[int, Fraction]], *, share: Fraction = Fraction(999, 1000)) -> dict[str, Any]:
+    """Damage on a hit, cut where ``share`` of it is drawn; the rest is the last bar, "or more"."""
+    points: list[tuple[str, Fraction, bool]] = []
+    running = Fraction(0)
+    for i, (amount, p) in enumerate(damage):
+        if running >= share and i < len(damage) - 1:
+            rest = sum((q for _, q in damage[i:]), Fraction(0))
+            points.append((f"{amount}+", rest, False))
+            break
+        points.append((str(amount), p, False))
+        running += p
+    return bar_chart(points)
