@@ -52,9 +52,7 @@ class Membership(models.Model):
     class Meta:
         constraints = [
             models.UniqueConstraint(fields=["campaign", "user"], name="campaigns_membership_unique_member"),
-            models.UniqueConstraint(
-                fields=["campaign"], condition=Q(role="gm"), name="campaigns_membership_one_gm"
-            ),
+            models.UniqueConstraint(fields=["campaign"], condition=Q(role="gm"), name="campaigns_membership_one_gm"),
             models.CheckConstraint(condition=Q(role__in=["gm", "player"]), name="campaigns_membership_role_valid"),
         ]
 

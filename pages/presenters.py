@@ -11,7 +11,7 @@ from rules.dice import DieResult
 from rules.systems.lucky13 import TARGET, CheckRoll, Distribution, OpposedRoll, Pool, PoolRoll
 
 #: Drawing units of the bar chart; the SVG scales to its container and keeps this shape.
-CHART_WIDTH, PLOT_HEIGHT, LABEL_HEIGHT = 320, 110, 14
+CHART_WIDTH, PLOT_HEIGHT, LABEL_HEIGHT = 260, 110, 14
 
 
 def die_view(die: DieResult) -> dict[str, Any]:
@@ -86,7 +86,8 @@ def bar_chart(
     before whose bar a dashed line is drawn (13 on a check).
     """
     highest = max((p for _, p, _ in points), default=Fraction(0)) or Fraction(1)
-    every = label_every or max(1, -(-len(points) // 20))
+    every = label_every or max(1, -(-len(points) // 16))
+    marker_index = next((i for i, (label, _, _) in enumerate(points) if label == marker), None)
     step = CHART_WIDTH / max(len(points), 1)
     bar = step * 0.8
     bars = []
@@ -103,7 +104,13 @@ def bar_chart(
                 "height": round(height, 3),
                 "label": label,
                 "text_x": round(x + bar / 2, 3),
-                "show_label": i % every == 0 or label == marker,
+                # Every few bars, and always the marker, never crowding it or running off the edge.
+                "show_label": i == marker_index
+                or (
+                    i % every == 0
+                    and (marker_index is None or abs(i - marker_index) >= max(2, every // 2 + 1))
+                    and i < len(points) - 1
+                ),
                 "p": p,
                 "highlighted": highlighted,
             }
@@ -126,11 +133,7 @@ def totals_chart(distribution: Distribution) -> dict[str, Any]:
     for i, (total, p) in enumerate(distribution.totals):
         last = distribution.open_ended and i == len(distribution.totals) - 1
         points.append((f"{total}+" if last else str(total), p, total >= TARGET))
-    if not any(label == str(TARGET) for label, _, _ in points):
-        marker = None
-    else:
-        marker = str(TARGET)
-    return bar_chart(points, marker=marker)
+    return bar_chart(points, marker=str(TARGET))
 
 
 def damage_chart(damage: Sequence[tuple[int, Fraction]], *, share: Fraction = Fraction(999, 1000)) -> dict[str, Any]:

@@ -7,6 +7,8 @@ app_name = "pages"
 urlpatterns = [
     path("", views.home, name="home"),
     path("about/", views.about, name="about"),
+    path("healthz", views.healthz, name="healthz"),
+    path("favicon.ico", views.favicon),
     path("calculator/", views.calculator, name="calculator"),
     path("calculator/roll/", views.roll_check, name="roll-check"),
     path("calculator/opposed/", views.opposed, name="opposed"),

@@ -15,8 +15,10 @@ from urllib.parse import urlencode
 
 from django.conf import settings
 from django.contrib.auth.decorators import login_not_required
+from django.db import connection
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
+from django.templatetags.static import static
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 from django.views.decorators.vary import vary_on_headers
@@ -35,6 +37,22 @@ ROLL_SESSION_KEY = "calculator-roll"
 @require_GET
 def home(request: HttpRequest) -> HttpResponse:
     return render(request, "pages/home.html")
+
+
+@login_not_required
+@require_GET
+def healthz(request: HttpRequest) -> HttpResponse:
+    """For load balancers and the container health check: up, and the database answers."""
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT 1")
+    return HttpResponse("ok", content_type="text/plain")
+
+
+@login_not_required
+@require_GET
+def favicon(request: HttpRequest) -> HttpResponse:
+    """Browsers ask for /favicon.ico whatever the page says; send them to the real one."""
+    return redirect(static("favicon.svg"), permanent=True)
 
 
 @cache

@@ -13,10 +13,10 @@ from typing import Final
 
 __all__ = [
     "BASE_SIZES",
+    "UNLIMITED",
     "DiceError",
     "DieResult",
     "StepDie",
-    "UNLIMITED",
     "roll_die",
 ]
 

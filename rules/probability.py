@@ -50,7 +50,7 @@ class Capped:
 def nothing(cap: int) -> Capped:
     """The total of no dice: always 0, never a dilemma."""
     zeros = (0,) * (cap + 1)
-    return Capped(cap, (1,) + zeros[1:], zeros, 1)
+    return Capped(cap, (1, *zeros[1:]), zeros, 1)
 
 
 @lru_cache(maxsize=1024)

@@ -61,7 +61,7 @@ class Explosion(StrEnum):
 
 
 class AbilityRoll(StrEnum):
-    """"Backgrounds" and "Impairments": roll the Ability die twice, keep the higher or lower."""
+    """ "Backgrounds" and "Impairments": roll the Ability die twice, keep the higher or lower."""
 
     NORMAL = "normal"
     BACKGROUND = "background"
@@ -69,7 +69,7 @@ class AbilityRoll(StrEnum):
 
 
 class Difficulty(StrEnum):
-    """"Difficulty": the smaller the die, the harder the task; Heroic has none."""
+    """ "Difficulty": the smaller the die, the harder the task; Heroic has none."""
 
     EASY = "easy"
     MODERATE = "moderate"
@@ -369,9 +369,7 @@ def _opposed_at(opposed: Opposed, cap: int, exact: bool) -> OpposedChance | None
     draw = sum(d[v] * a[v] for v in range(cap))
     den = attacker.den * defender.den
     if not exact:
-        left_out = (
-            Fraction(a[cap], attacker.den) + Fraction(d[cap], defender.den) + Fraction(w[cap], weapon.den)
-        )
+        left_out = Fraction(a[cap], attacker.den) + Fraction(d[cap], defender.den) + Fraction(w[cap], weapon.den)
         if left_out > OPPOSED_TOLERANCE * min(Fraction(1), Fraction(win, den) or Fraction(1)):
             return None
     margins = [0] * cap
@@ -454,8 +452,19 @@ def _check_fields(spec: Mapping[str, Any], allowed: frozenset[str]) -> None:
 
 
 CHECK_FIELDS: Final = frozenset(
-    {"system", "roll", "ability", "skill", "difficulty", "ability_steps", "skill_steps", "difficulty_steps",
-     "ability_roll", "explosion", "distribution"}
+    {
+        "system",
+        "roll",
+        "ability",
+        "skill",
+        "difficulty",
+        "ability_steps",
+        "skill_steps",
+        "difficulty_steps",
+        "ability_roll",
+        "explosion",
+        "distribution",
+    }
 )
 OPPOSED_FIELDS: Final = frozenset(
     {"system", "roll", "attacker", "defender", "weapon_die", "attacker_roll", "defender_roll", "explosion"}
@@ -571,17 +580,34 @@ SKILL_PRESETS: Final = {
 }
 
 OPTIONS: Final = (
-    Option("explosion", "Play style", Explosion.CINEMATIC.value,
-           ((Explosion.CINEMATIC.value, "Cinematic"), (Explosion.GRITTY.value, "Gritty"))),
+    Option(
+        "explosion",
+        "Play style",
+        Explosion.CINEMATIC.value,
+        ((Explosion.CINEMATIC.value, "Cinematic"), (Explosion.GRITTY.value, "Gritty")),
+    ),
     Option("ability_names", "Ability names", ABILITIES),
-    Option("skill_preset", "Skill list", "fantasy",
-           tuple((key, label) for key, (label, _) in SKILL_PRESETS.items()) + (("custom", "Custom"),)),
+    Option(
+        "skill_preset",
+        "Skill list",
+        "fantasy",
+        (*tuple((key, label) for key, (label, _) in SKILL_PRESETS.items()), ("custom", "Custom")),
+    ),
     Option("hit_points_per_step", "Hit points per Pulse step", 10),
-    Option("ability_methods", "Ability methods", "either",
-           (("random", "Random"), ("array", "Array"), ("either", "Either"))),
-    Option("skill_method", "Skill method", "ability",
-           (("ability", "Equal to the linked ability"), ("array", "Array"), ("random", "Random"),
-            ("point_buy", "Point buy"))),
+    Option(
+        "ability_methods", "Ability methods", "either", (("random", "Random"), ("array", "Array"), ("either", "Either"))
+    ),
+    Option(
+        "skill_method",
+        "Skill method",
+        "ability",
+        (
+            ("ability", "Equal to the linked ability"),
+            ("array", "Array"),
+            ("random", "Random"),
+            ("point_buy", "Point buy"),
+        ),
+    ),
     Option("starting_specializations", "Starting specializations", 3),
 )
 
@@ -596,7 +622,7 @@ SPECIALIZED_ARRAY: Final = tuple(StepDie.of(s) for s in (4, 4, 6, 6, 6, 10, 12))
 
 
 def ability_from_percentile(roll: int) -> StepDie:
-    """"Random ability method": d100 01–20 d4, 21–40 d6, 41–60 d8, 61–80 d10, 81–00 d12 (00 is 100)."""
+    """ "Random ability method": d100 01–20 d4, 21–40 d6, 41–60 d8, 61–80 d10, 81–00 d12 (00 is 100)."""
     if not 1 <= roll <= 100:
         raise ValueError("a percentile roll is 1 … 100")
     return StepDie((roll - 1) // 20 + 1)
@@ -608,14 +634,14 @@ MAX_ABILITY: Final = StepDie.of(12)
 
 
 def ability_raise_cost(current: StepDie) -> int:
-    """"Skill advancement": raising an ability costs its current die size × 4; d12 is the top."""
+    """ "Skill advancement": raising an ability costs its current die size × 4; d12 is the top."""
     if not StepDie.of(4) <= current < MAX_ABILITY:
         raise ValueError(f"{current} cannot be raised (abilities run d4 … d12)")
     return current.sides[0] * 4
 
 
 def max_hit_points(pulse: StepDie, per_step: int = 10) -> int:
-    """"Hit points": each Pulse step holds ``per_step`` hit points (d4 10 … d12 50)."""
+    """ "Hit points": each Pulse step holds ``per_step`` hit points (d4 10 … d12 50)."""
     return pulse.rung * per_step
 
 
@@ -627,5 +653,5 @@ def current_pulse(hit_points: int, per_step: int = 10) -> StepDie:
 
 
 def death_threshold(base_pulse: StepDie) -> int:
-    """"Death & dying": death at minus the base Pulse die's size (d8: −8)."""
+    """ "Death & dying": death at minus the base Pulse die's size (d8: −8)."""
     return -base_pulse.sides[0]

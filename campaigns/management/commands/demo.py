@@ -21,11 +21,11 @@ class Command(BaseCommand):
 
     @transaction.atomic
     def handle(self, *args: Any, **options: Any) -> None:
-        User = get_user_model()  # noqa: N806
+        user_model = get_user_model()
         password = settings.DEMO_PASSWORD
         users = {}
         for username in ("gm", *PLAYERS):
-            user, created = User.objects.get_or_create(username=username)
+            user, created = user_model.objects.get_or_create(username=username)
             if created:
                 user.set_password(password)
                 user.save()
@@ -45,6 +45,4 @@ class Command(BaseCommand):
             Character.objects.get_or_create(
                 campaign=campaign, owner=users[username], name=name, defaults={"concept": concept}
             )
-        self.stdout.write(
-            f"Demo campaign '{CAMPAIGN}': sign in as gm, alice or bob with the password '{password}'."
-        )
+        self.stdout.write(f"Demo campaign '{CAMPAIGN}': sign in as gm, alice or bob with the password '{password}'.")
