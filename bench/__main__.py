@@ -263,7 +263,7 @@ def measure_in_process(table: Sequence[Spec], ours_reps: int, icepool_reps: int)
             reference = results
         else:
             same_results(table, reference, results, f"in process ({side})")
-        progress(f"  in process   {side:<8} {seconds(elapsed)}")
+        progress(f"  {'in process':<13} {side:<8} {seconds(elapsed)}")
     return measure
 
 
@@ -284,7 +284,7 @@ def measure_whole_process(table: Sequence[Spec], ours_reps: int, icepool_reps: i
                 reference = output
             else:
                 same_output(table, reference, output, f"whole process ({side})")
-            progress(f"  whole process {side:<8} {seconds(elapsed)}")
+            progress(f"  {'whole process':<13} {side:<8} {seconds(elapsed)}")
     return measure
 
 
