@@ -1,0 +1,47 @@
+"""The engine is plain Python: importing it never pulls in Django (STYLE.md, "The rules engine")."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+
+#: Every module under rules/ except rules/apps.py, which is the Django app config by design.
+ENGINE_MODULES = (
+    "rules",
+    "rules.dice",
+    "rules.probability",
+    "rules.systems",
+    "rules.systems.base",
+    "rules.systems.lucky13",
+    "rules.__main__",
+)
+
+
+def test_the_module_list_covers_the_engine() -> None:
+    found = {
+        ".".join(path.relative_to(ROOT).with_suffix("").parts).removesuffix(".__init__")
+        for path in (ROOT / "rules").rglob("*.py")
+        if "migrations" not in path.parts
+    }
+    assert found - {"rules.apps"} == set(ENGINE_MODULES)
+
+
+def test_importing_every_engine_module_leaves_django_out() -> None:
+    program = (
+        "import importlib, sys\n"
+        f"for name in {ENGINE_MODULES!r}:\n"
+        "    importlib.import_module(name)\n"
+        "loaded = sorted(m for m in sys.modules if m == 'django' or m.startswith('django.'))\n"
+        "print(','.join(loaded))\n"
+        "sys.exit(1 if 'django' in sys.modules else 0)\n"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", program], cwd=ROOT, capture_output=True, text=True, timeout=60, check=False
+    )
+
+    assert result.stderr == ""
+    assert result.returncode == 0, f"django modules imported: {result.stdout}"
+    assert result.stdout.strip() == ""
