@@ -11,7 +11,7 @@ import argparse
 import json
 import sys
 from collections.abc import Mapping
-from typing import Any, TextIO
+from typing import Any, BinaryIO, TextIO
 
 from rules.systems import SpecError, get
 
@@ -31,22 +31,33 @@ def chance(spec: Any) -> dict[str, Any]:
     return kind.chance_json(spec)
 
 
-def _load(text: str) -> Any:
+def _load(text: str | bytes) -> Any:
     try:
         return json.loads(text)
     except json.JSONDecodeError as error:
         raise SpecError("spec", f"is not valid JSON ({error.msg} at column {error.colno})") from None
+    except UnicodeDecodeError:
+        raise SpecError("spec", "is not valid UTF-8 text") from None
+    except RecursionError:
+        raise SpecError("spec", "is nested too deeply") from None
 
 
-def _batch(stream: TextIO, out: TextIO) -> None:
-    specs = [(number, line) for number, line in enumerate(stream, 1) if line.strip()]
+def _batch(stream: BinaryIO, out: TextIO) -> None:
+    """Every spec is checked before any result is written: a bad line leaves no partial output."""
     results = []
-    for number, line in specs:
+    for number, line in enumerate(stream, 1):
+        if not line.strip():
+            continue
         try:
             results.append(json.dumps(chance(_load(line))))
         except SpecError as error:
             raise SpecError(f"line {number}: {error.field}", error.message) from None
     out.write("\n".join(results) + ("\n" if results else ""))
+
+
+def _one_line(text: str) -> str:
+    """An error stays on one line, whatever a spec's text held."""
+    return text.replace("\r", "\\r").replace("\n", "\\n")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -61,15 +72,15 @@ def main(argv: list[str] | None = None) -> int:
         if args.batch is None:
             print(json.dumps(chance(_load(args.spec))))
         elif args.batch == "-":
-            _batch(sys.stdin, sys.stdout)
+            _batch(sys.stdin.buffer, sys.stdout)
         else:
             try:
-                with open(args.batch, encoding="utf-8") as stream:
+                with open(args.batch, "rb") as stream:
                     _batch(stream, sys.stdout)
             except OSError as error:
                 raise SpecError("--batch", f"cannot read {args.batch!r}: {error.strerror}") from None
     except SpecError as error:
-        print(f"error: {error}", file=sys.stderr)
+        print(f"error: {_one_line(str(error))}", file=sys.stderr)
         return EXIT_INVALID
     return 0
 

@@ -26,11 +26,12 @@ BASE_SIZES: Final = (4, 6, 8, 10, 12)
 #: An explosion limit meaning "again and again".
 UNLIMITED: Final = -1
 
-#: The highest rung a label or a step may reach: d12 ×20 + d12. Far past any
-#: table use, it keeps a typo like ``ability_steps: 10**9`` from eating memory.
-MAX_RUNG: Final = 100
+#: The highest rung a label or a step may reach: five d12s. The rules let a die step
+#: up forever; a bound far past any table (d12+d12+d4 stepped up ten more times is
+#: rung 21) keeps a spec like ``ability_steps: 10**9`` from eating the server.
+MAX_RUNG: Final = 25
 
-_LABEL = re.compile(r"d(\d+)")
+_LABEL = re.compile(r"d([1-9][0-9]*)")
 
 
 class DiceError(ValueError):
@@ -50,7 +51,11 @@ class StepDie:
 
     def __post_init__(self) -> None:
         if not 0 <= self.rung <= MAX_RUNG:
-            raise DiceError(f"a die must be between no die and {MAX_RUNG} steps above it")
+            raise DiceError(f"a die can be stepped from no die up to {StepDie._largest()}, not further")
+
+    @staticmethod
+    def _largest() -> str:
+        return "+".join(["d12"] * (MAX_RUNG // 5))
 
     @classmethod
     def none(cls) -> StepDie:
@@ -73,24 +78,27 @@ class StepDie:
         if not isinstance(label, str):
             raise DiceError("a die label must be text such as 'd8' or 'd12+d4'")
         text = label.strip().lower().replace(" ", "")
-        if text in ("none", "", "-", "0"):
+        if text == "none":
             return cls.none()
         parts = text.split("+")
+        if len(parts) > MAX_RUNG // 5 + 1:
+            raise DiceError(f"{label[:40]!r}… has more dice than the largest die, {cls._largest()}")
         sides: list[int] = []
         for part in parts:
             match = _LABEL.fullmatch(part)
             if match is None:
-                raise DiceError(f"'{label}' is not a die label (write d4 … d12, or d12+d4 for a stepped die)")
+                raise DiceError(f"{label!r} is not a die label (write d4 … d12, d12+d4 for a stepped die, or none)")
             sides.append(int(match.group(1)))
-        if len(sides) > MAX_RUNG:
-            raise DiceError(f"'{label[:40]}…' has too many dice")
         *twelves, last = sides
         if any(s != 12 for s in twelves) or last not in BASE_SIZES:
             raise DiceError(
-                f"'{label}' is not a die on the step ladder: a stepped die is d12s then one of d4 … d12, "
+                f"{label!r} is not a die on the step ladder: a stepped die is d12s then one of d4 … d12, "
                 "such as d12+d4 or d12+d12+d6"
             )
-        return cls(5 * len(twelves) + BASE_SIZES.index(last) + 1)
+        rung = 5 * len(twelves) + BASE_SIZES.index(last) + 1
+        if rung > MAX_RUNG:
+            raise DiceError(f"{label!r} is larger than the largest die, {cls._largest()}")
+        return cls(rung)
 
     @property
     def sides(self) -> tuple[int, ...]:
@@ -115,7 +123,7 @@ class StepDie:
         Steps from several sources are added first and the die is stepped once
         by the net amount (rules README, "The ladder").
         """
-        return StepDie(min(max(self.rung + steps, 0), MAX_RUNG))
+        return StepDie(max(self.rung + steps, 0))
 
     def __str__(self) -> str:
         return self.label

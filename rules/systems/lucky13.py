@@ -37,7 +37,7 @@ TARGET: Final = 13
 OPPOSED_TOLERANCE: Final = Fraction(1, 10**14)
 
 #: Largest net number of steps a spec may ask for, each way.
-MAX_STEPS: Final = 40
+MAX_STEPS: Final = 20
 
 #: Largest number of dice on one side of an opposed roll.
 MAX_POOL: Final = 8
@@ -321,7 +321,11 @@ def check_distribution(check: Check) -> Distribution:
     last bar is "this total or more" (it stays exact)."""
     pool = check.pool
     highest = pool.maximum(check.explosion)
-    cap = highest + 1 if highest is not None else max(2 * pool.maximum(Explosion.NONE), 2 * TARGET)  # type: ignore[operator]
+    if highest is not None:
+        cap = highest + 1
+    else:
+        # Past the largest total without explosions, a dozen more bars show the tail; the rest is one bar.
+        cap = max(pool.maximum(Explosion.NONE) + 13, 2 * TARGET)  # type: ignore[operator]
     total = add(*_pool_parts(pool, check.explosion, cap))
     weights = total.merged()
     last = cap if highest is None else highest
@@ -471,13 +475,20 @@ OPPOSED_FIELDS: Final = frozenset(
 )
 
 
+def _stepped(step_die: StepDie, spec: Mapping[str, Any], field: str) -> StepDie:
+    try:
+        return step_die.step(parse_steps(spec, field))
+    except DiceError as error:
+        raise SpecError(field, str(error)) from None
+
+
 def parse_check(spec: Mapping[str, Any]) -> Check:
     """A check from its spec; the steps are applied once each to their die."""
     _check_fields(spec, CHECK_FIELDS)
     return Check(
-        ability=parse_die(spec, "ability").step(parse_steps(spec, "ability_steps")),
-        skill=parse_die(spec, "skill").step(parse_steps(spec, "skill_steps")),
-        difficulty=parse_difficulty(spec).step(parse_steps(spec, "difficulty_steps")),
+        ability=_stepped(parse_die(spec, "ability"), spec, "ability_steps"),
+        skill=_stepped(parse_die(spec, "skill"), spec, "skill_steps"),
+        difficulty=_stepped(parse_difficulty(spec), spec, "difficulty_steps"),
         ability_roll=parse_choice(spec, "ability_roll", AbilityRoll, AbilityRoll.NORMAL),
         explosion=parse_choice(spec, "explosion", Explosion, Explosion.CINEMATIC),
     )

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from hypothesis import given
+from hypothesis import assume, given
 from hypothesis import strategies as st
 
 from rules.dice import MAX_RUNG, DiceError, DieResult, StepDie
@@ -104,23 +104,28 @@ def test_step_by_n(label: str, steps: int, expected: str) -> None:
     assert StepDie.parse(label).step(steps).label == expected
 
 
-def test_stepping_stops_at_the_highest_rung() -> None:
+def test_stepping_past_the_highest_rung_is_refused_with_a_reason() -> None:
     top = StepDie(MAX_RUNG)
-    assert top.step(1) == top
-    assert StepDie(MAX_RUNG - 1).step(5) == top
+    assert StepDie(MAX_RUNG - 1).step(1) == top
+    with pytest.raises(DiceError, match="not further"):
+        top.step(1)
+    with pytest.raises(DiceError, match="not further"):
+        StepDie(MAX_RUNG - 1).step(5)
 
 
 @PROPERTY
-@given(rung=st.integers(1, 60), n=st.integers(0, 40))
+@given(rung=st.integers(1, MAX_RUNG), n=st.integers(0, MAX_RUNG))
 def test_step_up_then_down_is_the_identity_from_d4_up(rung: int, n: int) -> None:
+    assume(rung + n <= MAX_RUNG)
     die = StepDie(rung)
     assert die.step(n).step(-n) == die
     assert die.step(n).rung == rung + n
 
 
 @PROPERTY
-@given(rung=st.integers(0, 60), n=st.integers(-40, 40))
+@given(rung=st.integers(0, MAX_RUNG), n=st.integers(-MAX_RUNG, MAX_RUNG))
 def test_one_step_of_n_equals_n_single_steps(rung: int, n: int) -> None:
+    assume(rung + n <= MAX_RUNG)
     die = StepDie(rung)
     one_by_one = die
     for _ in range(abs(n)):
