@@ -1,0 +1,77 @@
+"""The invariants the database itself holds for campaigns and characters."""
+
+from __future__ import annotations
+
+import pytest
+from django.core.management import call_command
+from django.db import IntegrityError, connection, transaction
+
+from campaigns.models import Campaign, Membership
+from characters.models import Character
+
+pytestmark = pytest.mark.django_db
+
+
+def test_a_campaign_has_at_most_one_gm(campaign, other_player) -> None:
+    with pytest.raises(IntegrityError), transaction.atomic():
+        Membership.objects.filter(campaign=campaign, user=other_player).update(role=Membership.Role.GM)
+    assert Membership.objects.filter(campaign=campaign, role=Membership.Role.GM).count() == 1
+
+
+def test_a_user_joins_a_campaign_once(campaign, player) -> None:
+    with pytest.raises(IntegrityError), transaction.atomic():
+        Membership.objects.create(campaign=campaign, user=player, role=Membership.Role.PLAYER)
+
+
+def test_a_role_is_gm_or_player(campaign, outsider) -> None:
+    with pytest.raises(IntegrityError), transaction.atomic():
+        Membership.objects.create(campaign=campaign, user=outsider, role="overlord")
+
+
+def test_names_are_never_blank(campaign, player) -> None:
+    with pytest.raises(IntegrityError), transaction.atomic():
+        Campaign.objects.create(name="")
+    with pytest.raises(IntegrityError), transaction.atomic():
+        Character.objects.create(campaign=campaign, owner=player, name="")
+
+
+def test_a_campaign_with_characters_cannot_be_deleted(character) -> None:
+    """Characters hold players' work: deleting their campaign is refused, not cascaded."""
+    from django.db.models import ProtectedError
+
+    with pytest.raises(ProtectedError):
+        character.campaign.delete()
+    assert Character.objects.filter(pk=character.pk).exists()
+
+
+def test_visible_to_lists_only_my_campaigns(campaign, player, outsider) -> None:
+    assert list(Campaign.objects.visible_to(player)) == [campaign]
+    assert list(Campaign.objects.visible_to(outsider)) == []
+
+
+def test_the_system_choices_come_from_the_rules_registry() -> None:
+    field = Campaign._meta.get_field("system")
+    assert ("lucky13", "Lucky 13") in field.choices
+
+
+@pytest.mark.postgres
+def test_the_one_gm_rule_is_a_partial_unique_index_on_postgresql() -> None:
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT indexdef FROM pg_indexes WHERE indexname = %s",
+            ["campaigns_membership_one_gm"],
+        )
+        (definition,) = cursor.fetchone()
+    assert "UNIQUE" in definition
+    assert "WHERE" in definition
+
+
+def test_demo_data_loads_idempotently(capsys, django_user_model) -> None:
+    call_command("demo")
+    call_command("demo")
+    assert sorted(django_user_model.objects.values_list("username", flat=True)) == ["alice", "bob", "gm"]
+    assert Campaign.objects.count() == 1
+    assert Character.objects.count() == 2
+    campaign = Campaign.objects.get()
+    assert campaign.memberships.get(role=Membership.Role.GM).user.username == "gm"
+    assert "dicehall-demo" in capsys.readouterr().out
