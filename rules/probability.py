@@ -21,7 +21,7 @@ from functools import lru_cache
 
 from rules.dice import UNLIMITED
 
-__all__ = ["Capped", "add", "add_all", "die", "keep", "success_split"]
+__all__ = ["Capped", "add", "add_all", "convolve", "die", "keep", "success_split"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -86,26 +86,55 @@ def die(sides: int, explosions: int, cap: int) -> Capped:
     return Capped(cap, tuple(plain), tuple(flagged), den)
 
 
+#: Below this many terms a plain double loop is quicker than packing into one integer.
+_PACK_FROM = 48
+
+
+def convolve(x: Sequence[int], y: Sequence[int]) -> list[int]:
+    """The full convolution ``c[k] = sum(x[i] * y[k - i])`` of whole-number weights ≥ 0.
+
+    Long sequences are packed into one integer each, a slot per weight wide
+    enough for any sum of products, so that one big-integer product does the
+    work (Kronecker substitution): exact, and far quicker than a Python loop.
+    """
+    if not x or not y:
+        return []
+    if min(len(x), len(y)) < _PACK_FROM:
+        out = [0] * (len(x) + len(y) - 1)
+        y_support = [(j, w) for j, w in enumerate(y) if w]
+        for i, v in enumerate(x):
+            if v:
+                for j, w in y_support:
+                    out[i + j] += v * w
+        return out
+    width = (max(x).bit_length() + max(y).bit_length() + min(len(x), len(y)).bit_length() + 8) // 8
+    packed_x = int.from_bytes(b"".join(v.to_bytes(width, "little") for v in x), "little")
+    packed_y = int.from_bytes(b"".join(v.to_bytes(width, "little") for v in y), "little")
+    length = len(x) + len(y) - 1
+    product = (packed_x * packed_y).to_bytes(length * width, "little")
+    return [int.from_bytes(product[k * width : (k + 1) * width], "little") for k in range(length)]
+
+
+def _capped_sum(x: Sequence[int], y: Sequence[int], cap: int) -> list[int]:
+    """Weights of ``min(i + j, cap)``; both inputs already capped, so their last entry is "cap or more"."""
+    out = convolve(x[:cap], y[:cap])[:cap]
+    out += [0] * (cap - len(out))
+    out.append(sum(x) * sum(y) - sum(out))
+    return out
+
+
 def add(a: Capped, b: Capped) -> Capped:
-    """The capped total of two independent rolls; a dilemma in either is a dilemma."""
+    """The capped total of two independent rolls; a dilemma in either is a dilemma.
+
+    Without a dilemma means without one in both rolls, so the plain weights are
+    the sum of the plain parts, and the flagged ones are the rest.
+    """
     cap = a.cap
     if b.cap != cap:
         raise ValueError("both distributions must have the same cap")
-    plain = [0] * (cap + 1)
-    flagged = [0] * (cap + 1)
-    b_plain, b_flagged = b.plain, b.flagged
-    b_support = [j for j in range(cap + 1) if b_plain[j] or b_flagged[j]]
-    for i in range(cap + 1):
-        ap, af = a.plain[i], a.flagged[i]
-        if not (ap or af):
-            continue
-        room = cap - i
-        for j in b_support:
-            k = i + j if j < room else cap
-            bp, bf = b_plain[j], b_flagged[j]
-            plain[k] += ap * bp
-            flagged[k] += ap * bf + af * (bp + bf)
-    return Capped(cap, tuple(plain), tuple(flagged), a.den * b.den)
+    every = _capped_sum(a.merged(), b.merged(), cap)
+    plain = _capped_sum(a.plain, b.plain, cap)
+    return Capped(cap, tuple(plain), tuple(e - p for e, p in zip(every, plain, strict=True)), a.den * b.den)
 
 
 def add_all(parts: Iterable[Capped], cap: int) -> Capped:
@@ -115,6 +144,19 @@ def add_all(parts: Iterable[Capped], cap: int) -> Capped:
     return total
 
 
+def _keep(x: Sequence[int], y: Sequence[int], higher: bool) -> list[int]:
+    """Weights of max (or min) of two independent values: P(a = v, b ≤ v) + P(a < v, b = v)."""
+    n = len(x)
+    order = range(n) if higher else range(n - 1, -1, -1)
+    out = [0] * n
+    x_before = y_through = 0
+    for v in order:
+        y_through += y[v]
+        out[v] = x[v] * y_through + y[v] * x_before
+        x_before += x[v]
+    return out
+
+
 def keep(a: Capped, b: Capped, *, higher: bool) -> Capped:
     """Roll twice and keep the higher (or lower) total; a dilemma in either roll counts.
 
@@ -122,22 +164,9 @@ def keep(a: Capped, b: Capped, *, higher: bool) -> Capped:
     is still a die that came up 1 (our reading, recorded in the closing note).
     Capping commutes with max and min, so the result stays exact.
     """
-    cap = a.cap
-    plain = [0] * (cap + 1)
-    flagged = [0] * (cap + 1)
-    pick = max if higher else min
-    for i in range(cap + 1):
-        ap, af = a.plain[i], a.flagged[i]
-        if not (ap or af):
-            continue
-        for j in range(cap + 1):
-            bp, bf = b.plain[j], b.flagged[j]
-            if not (bp or bf):
-                continue
-            k = pick(i, j)
-            plain[k] += ap * bp
-            flagged[k] += ap * bf + af * (bp + bf)
-    return Capped(cap, tuple(plain), tuple(flagged), a.den * b.den)
+    every = _keep(a.merged(), b.merged(), higher)
+    plain = _keep(a.plain, b.plain, higher)
+    return Capped(a.cap, tuple(plain), tuple(e - p for e, p in zip(every, plain, strict=True)), a.den * b.den)
 
 
 def success_split(a: Capped, b: Capped) -> tuple[Fraction, Fraction, Fraction]:

@@ -7,6 +7,7 @@ text's own headings.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
@@ -16,7 +17,7 @@ from random import Random
 from typing import Any, Final, TypeVar
 
 from rules.dice import BASE_SIZES, UNLIMITED, DiceError, DieResult, StepDie, roll_die
-from rules.probability import Capped, add, add_all, die, keep, nothing, success_split
+from rules.probability import Capped, add, add_all, convolve, die, keep, nothing, success_split
 from rules.systems.base import Option, RollKind, SpecError
 
 E = TypeVar("E", bound=StrEnum)
@@ -104,6 +105,10 @@ class Pool:
     ability: StepDie
     others: tuple[StepDie, ...] = ()
     ability_roll: AbilityRoll = AbilityRoll.NORMAL
+
+    @property
+    def dice(self) -> tuple[StepDie, ...]:
+        return (self.ability, *self.others)
 
     def maximum(self, explosion: Explosion) -> int | None:
         """The highest total, or ``None`` when explosions leave it unbounded."""
@@ -358,12 +363,18 @@ def opposed_chance(opposed: Opposed) -> OpposedChance:
         cap = 2 * plain_max + 32
     while True:
         result = _opposed_at(opposed, cap, exact)
-        if result is not None:
+        if isinstance(result, OpposedChance):
             return result
-        cap *= 2
+        # An exploding die's tail shrinks by a factor of its size every time its size is added
+        # to the total, the smallest die slowest: jump to about where the tail is small enough.
+        dice = (*opposed.attacker.dice, *opposed.defender.dice, opposed.weapon)
+        slowest = min(s for step_die in dice for s in step_die.sides)
+        shrink_per_pip = math.log(slowest) / slowest
+        cap = max(cap + cap // 8, cap + math.ceil(math.log(result) / shrink_per_pip) + slowest)
 
 
-def _opposed_at(opposed: Opposed, cap: int, exact: bool) -> OpposedChance | None:
+def _opposed_at(opposed: Opposed, cap: int, exact: bool) -> OpposedChance | float:
+    """The chances summed to ``cap``; when that leaves out too much, how many times too much."""
     attacker = add(*_pool_parts(opposed.attacker, opposed.explosion, cap))
     defender = add(*_pool_parts(opposed.defender, opposed.explosion, cap))
     weapon = _step_die_dist(opposed.weapon, opposed.explosion.other_explosions, cap)
@@ -374,18 +385,13 @@ def _opposed_at(opposed: Opposed, cap: int, exact: bool) -> OpposedChance | None
     den = attacker.den * defender.den
     if not exact:
         left_out = Fraction(a[cap], attacker.den) + Fraction(d[cap], defender.den) + Fraction(w[cap], weapon.den)
-        if left_out > OPPOSED_TOLERANCE * min(Fraction(1), Fraction(win, den) or Fraction(1)):
-            return None
-    margins = [0] * cap
-    d_support = [v for v in range(cap) if d[v]]
-    for m in range(1, cap):
-        margins[m] = sum(d[v] * a[v + m] for v in d_support if v + m < cap)
-    w_support = [v for v in range(cap) if w[v]]
-    damage: dict[int, int] = {}
-    for m in range(1, cap):
-        if margins[m]:
-            for v in w_support:
-                damage[m + v] = damage.get(m + v, 0) + margins[m] * w[v]
+        allowed = OPPOSED_TOLERANCE * min(Fraction(1), Fraction(win, den) or Fraction(1))
+        if left_out > allowed:
+            return float(left_out / allowed)
+    # margin[m] = sum over d of P(D = d) P(A = d + m): a convolution of A with D reversed.
+    against = convolve(a[:cap], d[:cap][::-1])
+    margins = [0, *against[cap : 2 * cap - 1]]
+    damage = {x: n for x, n in enumerate(convolve(margins, w[:cap])) if n}
 
     def shown(p: Fraction) -> Fraction:
         return p if exact else p.limit_denominator(10**15)
@@ -393,7 +399,8 @@ def _opposed_at(opposed: Opposed, cap: int, exact: bool) -> OpposedChance | None
     p_win = Fraction(win, den)
     p_draw = Fraction(draw, den)
     hit_den = win * weapon.den
-    given_hit = tuple((x, shown(Fraction(n, hit_den))) for x, n in sorted(damage.items())) if win else ()
+    # Shown to 15 digits, amounts too unlikely to register (below 1e-15) are left out.
+    given_hit = tuple((x, p) for x, n in sorted(damage.items()) if win and (p := shown(Fraction(n, hit_den))))
     expected = shown(Fraction(sum(x * n for x, n in damage.items()), hit_den)) if win else Fraction(0)
     return OpposedChance(
         p_attacker_wins=shown(p_win),
