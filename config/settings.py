@@ -147,6 +147,8 @@ STORAGES = {
 }
 # In development the ASGI server serves static files straight from the apps, no collectstatic needed.
 WHITENOISE_USE_FINDERS = not PRODUCTION
+if not PRODUCTION:
+    STATIC_ROOT.mkdir(parents=True, exist_ok=True)  # WhiteNoise warns about a missing one
 
 EMAIL_BACKEND = os.environ.get(
     "EMAIL_BACKEND",

@@ -95,15 +95,15 @@ class CheckForm(SpecForm):
 
 
 class OpposedForm(SpecForm):
-    attacker_ability = forms.ChoiceField(label="Ability (Reflex)", choices=DIE_CHOICES, initial="d8")
-    attacker_skill = forms.ChoiceField(label="Skill (Combat)", choices=OPTIONAL_DIE_CHOICES, initial="d6")
+    attacker_ability = forms.ChoiceField(label="Attacker's Ability (Reflex)", choices=DIE_CHOICES, initial="d8")
+    attacker_skill = forms.ChoiceField(label="Attacker's Skill (Combat)", choices=OPTIONAL_DIE_CHOICES, initial="d6")
     attacker_accuracy = forms.ChoiceField(label="Weapon accuracy", choices=OPTIONAL_DIE_CHOICES, initial="d8")
     attacker_roll = forms.ChoiceField(
         label="Attacker's Ability roll", choices=ABILITY_ROLL_CHOICES, initial=AbilityRoll.NORMAL.value
     )
     weapon_damage = forms.ChoiceField(label="Weapon damage", choices=OPTIONAL_DIE_CHOICES, initial="d10")
-    defender_ability = forms.ChoiceField(label="Ability (Reflex)", choices=DIE_CHOICES, initial="d6")
-    defender_skill = forms.ChoiceField(label="Skill (Combat)", choices=OPTIONAL_DIE_CHOICES, initial="d10")
+    defender_ability = forms.ChoiceField(label="Defender's Ability (Reflex)", choices=DIE_CHOICES, initial="d6")
+    defender_skill = forms.ChoiceField(label="Defender's Skill (Combat)", choices=OPTIONAL_DIE_CHOICES, initial="d10")
     defender_armor = forms.ChoiceField(label="Defensive die (armor)", choices=OPTIONAL_DIE_CHOICES, initial="d6")
     defender_roll = forms.ChoiceField(
         label="Defender's Ability roll", choices=ABILITY_ROLL_CHOICES, initial=AbilityRoll.NORMAL.value

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import pytest
-from django.core.management import call_command
 from django.db import IntegrityError, connection, transaction
 
 from campaigns.models import Campaign, Membership
@@ -64,14 +63,3 @@ def test_the_one_gm_rule_is_a_partial_unique_index_on_postgresql() -> None:
         (definition,) = cursor.fetchone()
     assert "UNIQUE" in definition
     assert "WHERE" in definition
-
-
-def test_demo_data_loads_idempotently(capsys, django_user_model) -> None:
-    call_command("demo")
-    call_command("demo")
-    assert sorted(django_user_model.objects.values_list("username", flat=True)) == ["alice", "bob", "gm"]
-    assert Campaign.objects.count() == 1
-    assert Character.objects.count() == 2
-    campaign = Campaign.objects.get()
-    assert campaign.memberships.get(role=Membership.Role.GM).user.username == "gm"
-    assert "dicehall-demo" in capsys.readouterr().out

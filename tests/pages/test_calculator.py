@@ -262,3 +262,13 @@ def test_unknown_query_parameters_are_ignored(client: Client) -> None:
     response = client.get(reverse("pages:calculator"), {"ability": "d10", "colour": "red"})
 
     assert response.status_code == 200
+
+
+def test_opposed_chances_say_exactly_without_explosions_and_about_with_cinematic(client: Client) -> None:
+    exact = client.get(reverse("pages:opposed"), {"explosion": "none"}).content.decode()
+    bounded = client.get(reverse("pages:opposed"), {"explosion": "cinematic"}).content.decode()
+
+    assert "exactly " in exact
+    assert "about " not in exact
+    assert "about " in bounded
+    assert "within 10⁻¹²" in bounded
