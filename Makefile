@@ -4,35 +4,48 @@ VENV := .venv
 PY := $(VENV)/bin/python
 PORT ?= 8000
 
+# Settings may also live in a .env file (see .env.example): simple NAME=value lines.
+ifneq (,$(wildcard .env))
+include .env
+export $(shell sed -n 's/^\([A-Za-z_][A-Za-z0-9_]*\)=.*/\1/p' .env)
+endif
+
 .PHONY: install run test bench lint format check-python
 
 check-python:
 	@$(PYTHON) -c 'import sys; sys.exit(sys.version_info < (3, 11))' \
-		|| { echo "Dicehall needs Python 3.11 or newer; set PYTHON=python3.x"; exit 1; }
+		|| { echo "Dicehall needs Python 3.11 or newer; run with PYTHON=python3.x"; exit 1; }
+	@$(PYTHON) -c 'import ensurepip, venv' 2>/dev/null \
+		|| { echo "Python's venv module is missing; on Debian or Ubuntu: apt-get install python3-venv"; exit 1; }
 
-$(VENV)/.installed: requirements/base.txt requirements/dev.txt | check-python
+# The server needs only the runtime lock; tests and benchmarks add the dev lock.
+$(VENV)/.installed-base: requirements/base.txt | check-python
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --disable-pip-version-check -r requirements/base.txt
+	touch $@
+
+$(VENV)/.installed-dev: $(VENV)/.installed-base requirements/dev.txt
 	$(PY) -m pip install --quiet --disable-pip-version-check -r requirements/dev.txt
 	touch $@
 
-install: $(VENV)/.installed
+install: $(VENV)/.installed-dev
 
-run: install
+run: $(VENV)/.installed-base
 	$(PY) manage.py migrate --noinput
 	$(PY) manage.py demo
 	@echo "Dicehall is at http://127.0.0.1:$(PORT)/"
 	$(PY) -m uvicorn config.asgi:application --host 127.0.0.1 --port $(PORT)
 
-test: install
+test: $(VENV)/.installed-dev
 	$(PY) -m pytest
 
-bench: install
+bench: $(VENV)/.installed-dev
 	$(PY) -m bench
 
-lint: install
+lint: $(VENV)/.installed-dev
 	$(PY) -m ruff check .
 	$(PY) -m ruff format --check .
 
-format: install
+format: $(VENV)/.installed-dev
 	$(PY) -m ruff format .
 	$(PY) -m ruff check --fix .

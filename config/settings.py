@@ -107,7 +107,8 @@ TEMPLATES = [
 # The embedded default is SQLite in var/; DATABASE_URL=postgres://… switches to PostgreSQL.
 DATABASE_URL = os.environ.get("DATABASE_URL", "")
 if DATABASE_URL:
-    DATABASES = {"default": dj_database_url.parse(DATABASE_URL, conn_max_age=60, conn_health_checks=True)}
+    # No persistent connections: under ASGI each request may run on a new thread (Django's database docs).
+    DATABASES = {"default": dj_database_url.parse(DATABASE_URL, conn_max_age=0)}
 else:
     VAR_DIR.mkdir(parents=True, exist_ok=True)
     DATABASES = {

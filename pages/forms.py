@@ -34,10 +34,18 @@ EXPLOSION_CHOICES = [
 STEP_LIMIT = 10
 
 
+class StepsField(forms.IntegerField):
+    """A number of steps; a box left empty (say, while typing) means none."""
+
+    def clean(self, value: Any) -> int:
+        return super().clean(value) or 0
+
+
 def _steps(label: str) -> forms.IntegerField:
-    return forms.IntegerField(
+    return StepsField(
         label=label,
         initial=0,
+        required=False,
         min_value=-STEP_LIMIT,
         max_value=STEP_LIMIT,
         widget=forms.NumberInput(attrs={"inputmode": "numeric", "class": "steps"}),
@@ -101,7 +109,7 @@ class OpposedForm(SpecForm):
     attacker_roll = forms.ChoiceField(
         label="Attacker's Ability roll", choices=ABILITY_ROLL_CHOICES, initial=AbilityRoll.NORMAL.value
     )
-    weapon_damage = forms.ChoiceField(label="Weapon damage", choices=OPTIONAL_DIE_CHOICES, initial="d10")
+    weapon_damage = forms.ChoiceField(label="Weapon damage", choices=DIE_CHOICES, initial="d10")
     defender_ability = forms.ChoiceField(label="Defender's Ability (Reflex)", choices=DIE_CHOICES, initial="d6")
     defender_skill = forms.ChoiceField(label="Defender's Skill (Combat)", choices=OPTIONAL_DIE_CHOICES, initial="d10")
     defender_armor = forms.ChoiceField(label="Defensive die (armor)", choices=OPTIONAL_DIE_CHOICES, initial="d6")

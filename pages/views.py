@@ -3,12 +3,14 @@
 The calculator works without JavaScript: the form is a plain GET that shows the
 chance, and Roll is a POST that redirects back with the result kept in the
 session for one page view. With htmx, every change swaps the chance in place
-and Roll swaps in its result.
+and Roll swaps in its result. Roll rolls the dice whose odds are on the page.
 """
 
 from __future__ import annotations
 
 import secrets
+from collections.abc import Callable
+from dataclasses import dataclass
 from functools import cache
 from typing import Any
 from urllib.parse import urlencode
@@ -20,27 +22,26 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.templatetags.static import static
 from django.urls import reverse
-from django.views.decorators.http import require_GET, require_POST
+from django.views.decorators.http import require_POST, require_safe
 from django.views.decorators.vary import vary_on_headers
 
 from pages import presenters
 from pages.forms import CheckForm, OpposedForm, SpecForm
+from rules import systems
 from rules.systems import lucky13
+from rules.systems.lucky13 import Check, Opposed
 
-TEMPLATES = {"check": "pages/calculator.html", "opposed": "pages/opposed.html"}
-URLS = {"check": "pages:calculator", "opposed": "pages:opposed"}
-FORMS: dict[str, type[SpecForm]] = {"check": CheckForm, "opposed": OpposedForm}
 ROLL_SESSION_KEY = "calculator-roll"
 
 
 @login_not_required
-@require_GET
+@require_safe
 def home(request: HttpRequest) -> HttpResponse:
     return render(request, "pages/home.html")
 
 
 @login_not_required
-@require_GET
+@require_safe
 def healthz(request: HttpRequest) -> HttpResponse:
     """For load balancers and the container health check: up, and the database answers."""
     with connection.cursor() as cursor:
@@ -49,36 +50,49 @@ def healthz(request: HttpRequest) -> HttpResponse:
 
 
 @login_not_required
-@require_GET
+@require_safe
 def favicon(request: HttpRequest) -> HttpResponse:
     """Browsers ask for /favicon.ico whatever the page says; send them to the real one."""
-    return redirect(static("favicon.svg"), permanent=True)
+    return redirect(static("favicon.svg"))
 
 
 @cache
-def _elf_text() -> str:
-    return (settings.BASE_DIR / "LICENSES" / "LUCKY13-ELF.md").read_text(encoding="utf-8")
+def _license_text(name: str) -> str:
+    return (settings.BASE_DIR / "LICENSES" / name).read_text(encoding="utf-8")
 
 
 @login_not_required
-@require_GET
+@require_safe
 def about(request: HttpRequest) -> HttpResponse:
-    return render(
-        request,
-        "pages/about.html",
-        {"attribution": lucky13.ATTRIBUTION, "disclaimer": lucky13.DISCLAIMER, "elf": _elf_text()},
-    )
-
-
-def _chance_context(kind: str, form: SpecForm) -> dict[str, Any]:
-    if kind == "check":
-        chance = lucky13.check_chance(form.dice)
-        return {
-            "chance": chance,
-            "chart": presenters.totals_chart(lucky13.check_distribution(form.dice)),
-            "dice_label": f"{form.dice.ability} + {form.dice.skill} + {form.dice.difficulty}",
+    """Every rules system's attribution, disclaimer and license, as each license asks."""
+    notices = [
+        {
+            "name": system.NAME,
+            "key": system.KEY,
+            "attribution": system.ATTRIBUTION,
+            "disclaimer": system.DISCLAIMER,
+            "license_name": system.LICENSE_NAME,
+            "license_file": system.LICENSE_FILE,
+            "license_text": _license_text(system.LICENSE_FILE) if system.LICENSE_FILE else "",
         }
-    chance = lucky13.opposed_chance(form.dice)
+        for system in systems.all_systems()
+    ]
+    return render(request, "pages/about.html", {"notices": notices})
+
+
+# --- The calculator ------------------------------------------------------------------------
+
+
+def _check_context(check: Check) -> dict[str, Any]:
+    return {
+        "chance": lucky13.check_chance(check),
+        "chart": presenters.totals_chart(lucky13.check_distribution(check)),
+        "dice_label": f"{check.ability} + {check.skill} + {check.difficulty}",
+    }
+
+
+def _opposed_context(opposed: Opposed) -> dict[str, Any]:
+    chance = lucky13.opposed_chance(opposed)
     return {
         "chance": chance,
         "chart": presenters.damage_chart(chance.damage_given_hit) if chance.damage_given_hit else None,
@@ -86,59 +100,75 @@ def _chance_context(kind: str, form: SpecForm) -> dict[str, Any]:
     }
 
 
-def _calculator(request: HttpRequest, kind: str) -> HttpResponse:
-    form = FORMS[kind](request.GET)  # an empty query is the defaults
-    context: dict[str, Any] = {"form": form, "kind": kind}
+@dataclass(frozen=True, slots=True)
+class Calculator:
+    """One tab of the calculator: a roll kind of the engine, its form, page and presenters."""
+
+    roll_kind: str
+    form: type[SpecForm]
+    template: str
+    url_name: str
+    chance_context: Callable[[Any], dict[str, Any]]
+    present_roll: Callable[[Any], dict[str, Any]]
+
+
+CHECK = Calculator("check", CheckForm, "pages/calculator.html", "pages:calculator", _check_context,
+                   presenters.check_roll_view)  # fmt: skip
+OPPOSED = Calculator("opposed", OpposedForm, "pages/opposed.html", "pages:opposed", _opposed_context,
+                     presenters.opposed_roll_view)  # fmt: skip
+
+
+def _calculator(request: HttpRequest, calculator: Calculator) -> HttpResponse:
+    form = calculator.form(request.GET)  # an empty query is the defaults
+    context: dict[str, Any] = {"form": form, "kind": calculator.roll_kind, "calculator": calculator}
     status = 200
     if form.is_valid():
-        context.update(_chance_context(kind, form))
+        context.update(calculator.chance_context(form.dice))
         context["query"] = form.query()
     else:
         status = 400
-    partial = request.htmx and not request.htmx.history_restore_request
     if not request.htmx:
         context["roll"] = request.session.pop(ROLL_SESSION_KEY, None)
-    template = TEMPLATES[kind] + ("#calculation" if partial else "")
+    partial = request.htmx and not request.htmx.history_restore_request
+    template = calculator.template + ("#calculation" if partial else "")
     return render(request, template, context, status=status)
 
 
 @login_not_required
-@require_GET
+@require_safe
 @vary_on_headers("HX-Request")
 def calculator(request: HttpRequest) -> HttpResponse:
-    return _calculator(request, "check")
+    return _calculator(request, CHECK)
 
 
 @login_not_required
-@require_GET
+@require_safe
 @vary_on_headers("HX-Request")
 def opposed(request: HttpRequest) -> HttpResponse:
-    return _calculator(request, "opposed")
+    return _calculator(request, OPPOSED)
 
 
-def _roll(request: HttpRequest, kind: str) -> HttpResponse:
-    form = FORMS[kind](request.POST)
+def _roll(request: HttpRequest, calculator: Calculator) -> HttpResponse:
+    form = calculator.form(request.POST)
     if not form.is_valid():
-        template = TEMPLATES[kind] + ("#roll-result" if request.htmx else "")
-        return render(request, template, {"form": form, "kind": kind, "roll_errors": form.errors}, status=400)
-    rng = secrets.SystemRandom()
-    if kind == "check":
-        roll = presenters.check_roll_view(lucky13.roll_check(form.dice, rng))
-    else:
-        roll = presenters.opposed_roll_view(lucky13.roll_opposed(form.dice, rng))
+        context = {"form": form, "kind": calculator.roll_kind, "calculator": calculator, "roll_errors": True}
+        template = "pages/_roll_result.html" if request.htmx else calculator.template
+        return render(request, template, context, status=400)
+    kind = lucky13.ROLL_KINDS[calculator.roll_kind]
+    roll = calculator.present_roll(kind.roll(form.dice, secrets.SystemRandom()))
     if request.htmx:
-        return render(request, TEMPLATES[kind] + "#roll-result", {"roll": roll, "kind": kind})
+        return render(request, "pages/_roll_result.html", {"roll": roll})
     request.session[ROLL_SESSION_KEY] = roll
-    return redirect(f"{reverse(URLS[kind])}?{urlencode(form.query())}#roll-result")
+    return redirect(f"{reverse(calculator.url_name)}?{urlencode(form.query())}#roll-result")
 
 
 @login_not_required
 @require_POST
 def roll_check(request: HttpRequest) -> HttpResponse:
-    return _roll(request, "check")
+    return _roll(request, CHECK)
 
 
 @login_not_required
 @require_POST
 def roll_opposed(request: HttpRequest) -> HttpResponse:
-    return _roll(request, "opposed")
+    return _roll(request, OPPOSED)

@@ -40,6 +40,8 @@ def _load(text: str | bytes) -> Any:
         raise SpecError("spec", "is not valid UTF-8 text") from None
     except RecursionError:
         raise SpecError("spec", "is nested too deeply") from None
+    except ValueError as error:  # e.g. an integer of more digits than Python will read
+        raise SpecError("spec", f"cannot be read ({error})") from None
 
 
 def _batch(stream: BinaryIO, out: TextIO) -> None:

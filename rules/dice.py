@@ -31,11 +31,16 @@ UNLIMITED: Final = -1
 #: rung 21) keeps a spec like ``ability_steps: 10**9`` from eating the server.
 MAX_RUNG: Final = 25
 
-_LABEL = re.compile(r"d([1-9][0-9]*)")
+_LABEL = re.compile(r"d([1-9][0-9]{0,2})")
 
 
 class DiceError(ValueError):
     """A die label or a dice expression that does not name real dice."""
+
+
+def _quoted(text: str) -> str:
+    """A label as an error message shows it: quoted, and cut short if long."""
+    return repr(text) if len(text) <= 40 else repr(text[:40]) + "…"
 
 
 @dataclass(frozen=True, slots=True, order=True)
@@ -82,22 +87,24 @@ class StepDie:
             return cls.none()
         parts = text.split("+")
         if len(parts) > MAX_RUNG // 5 + 1:
-            raise DiceError(f"{label[:40]!r}… has more dice than the largest die, {cls._largest()}")
+            raise DiceError(f"{_quoted(label)} has more dice than the largest die, {cls._largest()}")
         sides: list[int] = []
         for part in parts:
             match = _LABEL.fullmatch(part)
             if match is None:
-                raise DiceError(f"{label!r} is not a die label (write d4 … d12, d12+d4 for a stepped die, or none)")
+                raise DiceError(
+                    f"{_quoted(label)} is not a die label (write d4 … d12, d12+d4 for a stepped die, or none)"
+                )
             sides.append(int(match.group(1)))
         *twelves, last = sides
         if any(s != 12 for s in twelves) or last not in BASE_SIZES:
             raise DiceError(
-                f"{label!r} is not a die on the step ladder: a stepped die is d12s then one of d4 … d12, "
+                f"{_quoted(label)} is not a die on the step ladder: a stepped die is d12s then one of d4 … d12, "
                 "such as d12+d4 or d12+d12+d6"
             )
         rung = 5 * len(twelves) + BASE_SIZES.index(last) + 1
         if rung > MAX_RUNG:
-            raise DiceError(f"{label!r} is larger than the largest die, {cls._largest()}")
+            raise DiceError(f"{_quoted(label)} is larger than the largest die, {cls._largest()}")
         return cls(rung)
 
     @property

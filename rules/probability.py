@@ -21,7 +21,7 @@ from functools import lru_cache
 
 from rules.dice import UNLIMITED
 
-__all__ = ["Capped", "add", "add_all", "convolve", "die", "keep", "success_split"]
+__all__ = ["Capped", "add", "add_all", "convolve", "die", "keep", "success_split", "suffix_sums"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -67,8 +67,6 @@ def die(sides: int, explosions: int, cap: int) -> Capped:
         raise ValueError("the cap must be at least 2")
     # Deepest explosion that can still land below the cap; past it, the rest is the tail.
     deepest = (cap - 2) // sides if explosions == UNLIMITED else explosions
-    if explosions != UNLIMITED:
-        deepest = min(deepest, explosions)
     den = sides ** (deepest + 1)
     plain = [0] * (cap + 1)
     flagged = [0] * (cap + 1)
@@ -176,9 +174,8 @@ def success_split(a: Capped, b: Capped) -> tuple[Fraction, Fraction, Fraction]:
     check, so it avoids building the full sum.
     """
     cap = a.cap
-    b_all = [p + f for p, f in zip(b.plain, b.flagged, strict=True)]
-    tail_all = _suffix(b_all)
-    tail_plain = _suffix(b.plain)
+    tail_all = suffix_sums(b.merged())
+    tail_plain = suffix_sums(b.plain)
     success = 0
     success_plain = 0
     for i in range(cap + 1):
@@ -196,7 +193,8 @@ def success_split(a: Capped, b: Capped) -> tuple[Fraction, Fraction, Fraction]:
     )
 
 
-def _suffix(weights: Sequence[int]) -> list[int]:
+def suffix_sums(weights: Sequence[int]) -> list[int]:
+    """``out[i] = sum(weights[i:])``, with a final 0."""
     out = [0] * (len(weights) + 1)
     running = 0
     for i in range(len(weights) - 1, -1, -1):

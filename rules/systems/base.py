@@ -59,7 +59,11 @@ class RulesSystem(Protocol):
 
     KEY: str
     NAME: str
+    #: What the system's license asks the product to say, and the license text's file in LICENSES/.
     ATTRIBUTION: str
+    DISCLAIMER: str
+    LICENSE_NAME: str
+    LICENSE_FILE: str
     OPTIONS: tuple[Option, ...]
     ROLL_KINDS: Mapping[str, RollKind[Any, Any, Any]]
 

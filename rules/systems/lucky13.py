@@ -8,7 +8,7 @@ text's own headings.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass
 from enum import StrEnum
 from fractions import Fraction
@@ -17,7 +17,7 @@ from random import Random
 from typing import Any, Final, TypeVar
 
 from rules.dice import BASE_SIZES, UNLIMITED, DiceError, DieResult, StepDie, roll_die
-from rules.probability import Capped, add, add_all, convolve, die, keep, nothing, success_split
+from rules.probability import Capped, add, add_all, convolve, die, keep, success_split, suffix_sums
 from rules.systems.base import Option, RollKind, SpecError
 
 E = TypeVar("E", bound=StrEnum)
@@ -25,6 +25,8 @@ E = TypeVar("E", bound=StrEnum)
 KEY: Final = "lucky13"
 NAME: Final = "Lucky 13"
 ATTRIBUTION: Final = "The Lucky 13 Game Engine was originally created by Solarian Games."
+LICENSE_NAME: Final = "Everlasting License for Free (ELF), version 1.0"
+LICENSE_FILE: Final = "LUCKY13-ELF.md"
 DISCLAIMER: Final = (
     "The Lucky 13 name and logo are the property of Solarian LLC. Use of the Lucky 13 name and logo is "
     "exclusively for the purpose of identifying compatibility with the Lucky 13 Game Engine and does not "
@@ -40,8 +42,10 @@ OPPOSED_TOLERANCE: Final = Fraction(1, 10**14)
 #: Largest net number of steps a spec may ask for, each way.
 MAX_STEPS: Final = 20
 
-#: Largest number of dice on one side of an opposed roll.
+#: Largest number of dice on one side of an opposed roll, as listed and as rolled
+#: (d12+d4 is two): past any table's need, and it keeps a spec from tying up the server.
 MAX_POOL: Final = 8
+MAX_POOL_DICE: Final = 12
 
 
 class Explosion(StrEnum):
@@ -299,10 +303,7 @@ def _ability_dist(ability: StepDie, how: AbilityRoll, explosions: int, cap: int)
 
 @lru_cache(maxsize=4096)
 def _others_dist(others: tuple[StepDie, ...], explosions: int, cap: int) -> Capped:
-    total = nothing(cap)
-    for step_die in others:
-        total = add(total, _step_die_dist(step_die, explosions, cap))
-    return total
+    return add_all((_step_die_dist(step_die, explosions, cap) for step_die in others), cap)
 
 
 def _pool_parts(pool: Pool, explosion: Explosion, cap: int) -> tuple[Capped, Capped]:
@@ -339,13 +340,7 @@ def check_distribution(check: Check) -> Distribution:
     return Distribution(totals[lowest:], open_ended=highest is None)
 
 
-def _suffix(weights: Sequence[int]) -> list[int]:
-    out = [0] * (len(weights) + 1)
-    for i in range(len(weights) - 1, -1, -1):
-        out[i] = out[i + 1] + weights[i]
-    return out
-
-
+@lru_cache(maxsize=256)
 def opposed_chance(opposed: Opposed) -> OpposedChance:
     """P(attacker wins), P(draw) and the damage on a hit: exact without
     Cinematic explosions; with them, summed until the part left out is below
@@ -379,13 +374,15 @@ def _opposed_at(opposed: Opposed, cap: int, exact: bool) -> OpposedChance | floa
     defender = add(*_pool_parts(opposed.defender, opposed.explosion, cap))
     weapon = _step_die_dist(opposed.weapon, opposed.explosion.other_explosions, cap)
     a, d, w = attacker.merged(), defender.merged(), weapon.merged()
-    a_above = _suffix(a)
+    a_above = suffix_sums(a)
     win = sum(d[v] * a_above[v + 1] for v in range(cap))
     draw = sum(d[v] * a[v] for v in range(cap))
     den = attacker.den * defender.den
     if not exact:
         left_out = Fraction(a[cap], attacker.den) + Fraction(d[cap], defender.den) + Fraction(w[cap], weapon.den)
-        allowed = OPPOSED_TOLERANCE * min(Fraction(1), Fraction(win, den) or Fraction(1))
+        # What is left out may carry damage of about the cap or more, so it must be small against
+        # the chance to hit times the cap: that bounds the error of the expected damage too.
+        allowed = OPPOSED_TOLERANCE * min(Fraction(1), Fraction(win, den) or Fraction(1)) / (4 * cap)
         if left_out > allowed:
             return float(left_out / allowed)
     # margin[m] = sum over d of P(D = d) P(A = d + m): a convolution of A with D reversed.
@@ -426,7 +423,10 @@ def parse_die(spec: Mapping[str, Any], field: str, default: str | None = None) -
 
 
 def parse_difficulty(spec: Mapping[str, Any], field: str = "difficulty") -> StepDie:
-    value = spec.get(field, Difficulty.MODERATE.value)
+    value = spec.get(field)
+    if value is None:
+        names = ", ".join(d.value for d in Difficulty)
+        raise SpecError(field, f"is required (a die such as 'd8', or a difficulty: {names})")
     if isinstance(value, str) and value.strip().lower() in Difficulty.__members__.values():
         return Difficulty(value.strip().lower()).die
     try:
@@ -513,6 +513,8 @@ def _parse_side(spec: Mapping[str, Any], field: str) -> tuple[StepDie, ...]:
             dice.append(StepDie.parse(label))
         except DiceError as error:
             raise SpecError(f"{field}[{i}]", str(error)) from None
+    if sum(len(d.sides) for d in dice) > MAX_POOL_DICE:
+        raise SpecError(field, f"may roll at most {MAX_POOL_DICE} dice in all (a stepped die such as d12+d4 is two)")
     return tuple(dice)
 
 
@@ -524,7 +526,7 @@ def parse_opposed(spec: Mapping[str, Any]) -> Opposed:
     return Opposed(
         attacker=Pool(attacker[0], attacker[1:], parse_choice(spec, "attacker_roll", AbilityRoll, AbilityRoll.NORMAL)),
         defender=Pool(defender[0], defender[1:], parse_choice(spec, "defender_roll", AbilityRoll, AbilityRoll.NORMAL)),
-        weapon=parse_die(spec, "weapon_die", "none"),
+        weapon=parse_die(spec, "weapon_die"),
         explosion=parse_choice(spec, "explosion", Explosion, Explosion.CINEMATIC),
     )
 

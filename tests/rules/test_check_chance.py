@@ -12,6 +12,7 @@ from fractions import Fraction
 import pytest
 
 from rules.dice import StepDie
+from rules.systems.base import SpecError
 from rules.systems.lucky13 import (
     AbilityRoll,
     Check,
@@ -102,8 +103,18 @@ def test_the_recursion_agrees_with_enumeration_without_explosions() -> None:
 @pytest.mark.parametrize(
     ("spec", "ability", "skill", "difficulty"),
     [
-        ({"ability": "d8", "ability_steps": 3, "skill": "d6", "skill_steps": -1}, "d12+d4", "d4", "moderate"),
-        ({"ability": "d12", "ability_steps": 6, "skill": "d4", "skill_steps": -2}, "d12+d12+d4", "none", "moderate"),
+        (
+            {"ability": "d8", "ability_steps": 3, "skill": "d6", "skill_steps": -1, "difficulty": "moderate"},
+            "d12+d4",
+            "d4",
+            "moderate",
+        ),
+        (
+            {"ability": "d12", "ability_steps": 6, "skill": "d4", "skill_steps": -2, "difficulty": "d10"},
+            "d12+d12+d4",
+            "none",
+            "moderate",
+        ),
         (
             {"ability": "d6", "ability_steps": -1, "skill": "d12+d4", "difficulty": "d10", "difficulty_steps": -2},
             "d4",
@@ -138,8 +149,8 @@ def test_a_named_difficulty_is_its_die() -> None:
         assert by_name == by_die, name
 
 
-def test_the_cli_defaults_are_moderate_normal_and_cinematic() -> None:
-    bare = check_chance_json({"ability": "d8", "skill": "d6"})
+def test_the_cli_defaults_are_no_steps_normal_and_cinematic() -> None:
+    bare = check_chance_json({"ability": "d8", "skill": "d6", "difficulty": "moderate"})
     explicit = check_chance_json(
         {
             "ability": "d8",
@@ -152,6 +163,11 @@ def test_the_cli_defaults_are_moderate_normal_and_cinematic() -> None:
         }
     )
     assert bare == explicit
+
+
+def test_the_difficulty_has_no_default() -> None:
+    with pytest.raises(SpecError, match="difficulty: is required"):
+        check_chance_json({"ability": "d8", "skill": "d6"})
 
 
 # --- Distributions of totals ---------------------------------------------------------------------

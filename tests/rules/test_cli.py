@@ -134,6 +134,10 @@ INVALID = [
     pytest.param({**CHECK, "skill": "d12+d12+d12+d12+d12+d4"}, "skill", id="die-too-large"),
     pytest.param({**CHECK, "ability": "d012"}, "ability", id="leading-zero"),
     pytest.param({**CHECK, "ability": ""}, "ability", id="empty-label"),
+    pytest.param({**CHECK, "ability": "d" + "9" * 5000}, "ability", id="huge-die-number"),
+    pytest.param({key: value for key, value in CHECK.items() if key != "difficulty"}, "difficulty", id="no-difficulty"),
+    pytest.param({key: value for key, value in OPPOSED.items() if key != "weapon_die"}, "weapon_die", id="no-weapon"),
+    pytest.param({**OPPOSED, "attacker": ["d12+d12+d12+d12+d12"] * 3}, "attacker", id="too-many-dice-rolled"),
     pytest.param({**CHECK, "system": "gurps"}, "system", id="unknown-system"),
     pytest.param({**CHECK, "roll": "damage"}, "roll", id="unknown-roll"),
     pytest.param({**CHECK, "roll": ["check"]}, "roll", id="roll-not-text"),
@@ -260,7 +264,7 @@ def test_main_in_process_batch(tmp_path: Path, capsys: pytest.CaptureFixture[str
 
 
 def test_omitted_fields_take_their_defaults(capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["chance", json.dumps({"ability": "d8", "skill": "d6"})]) == 0
+    assert main(["chance", json.dumps({"ability": "d8", "skill": "d6", "difficulty": "moderate"})]) == 0
     bare = json.loads(capsys.readouterr().out)
     full = {
         "system": "lucky13",
@@ -275,3 +279,8 @@ def test_omitted_fields_take_their_defaults(capsys: pytest.CaptureFixture[str]) 
     }
     assert main(["chance", json.dumps(full)]) == 0
     assert json.loads(capsys.readouterr().out) == bare
+
+
+def test_a_number_too_long_to_read_exits_2() -> None:
+    text = '{"ability": "d8", "skill": "d6", "difficulty": "easy", "ability_steps": ' + "9" * 5000 + "}"
+    assert_one_line_error(run("chance", text), "spec")
