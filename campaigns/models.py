@@ -1,10 +1,21 @@
 from __future__ import annotations
 
+import secrets
+from datetime import datetime
+from typing import Any
+
 from django.conf import settings
 from django.db import models
-from django.db.models import Q
+from django.db.models import F, Q
+from django.utils import timezone
 
 from rules import systems
+from rules.systems.base import RulesSystem
+
+
+def new_token() -> str:
+    """An unguessable invitation token (about 190 bits)."""
+    return secrets.token_urlsafe(32)
 
 
 def system_choices() -> list[tuple[str, str]]:
@@ -25,6 +36,8 @@ class Campaign(models.Model):
     system = models.CharField(max_length=20, choices=system_choices, default="lucky13")
     options = models.JSONField(default=dict, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
+    #: Moved forward by anything that happens in the campaign (a character saved, a member joining).
+    last_activity_at = models.DateTimeField(default=timezone.now)
     archived_at = models.DateTimeField(null=True, blank=True)
 
     objects = CampaignQuerySet.as_manager()
@@ -37,6 +50,15 @@ class Campaign(models.Model):
 
     def __str__(self) -> str:
         return self.name
+
+    @property
+    def rules(self) -> RulesSystem:
+        return systems.get(self.system)
+
+    @property
+    def settings(self) -> dict[str, Any]:
+        """The options with their defaults filled in, as the rules system reads them."""
+        return self.rules.validate_options(self.options)
 
 
 class Membership(models.Model):
@@ -58,3 +80,53 @@ class Membership(models.Model):
 
     def __str__(self) -> str:
         return f"{self.user} ({self.get_role_display()}) in {self.campaign}"
+
+
+class InvitationQuerySet(models.QuerySet["Invitation"]):
+    def usable(self, now: datetime | None = None) -> InvitationQuerySet:
+        now = now or timezone.now()
+        return self.filter(revoked_at__isnull=True, expires_at__gt=now).filter(
+            Q(max_uses__isnull=True) | Q(uses__lt=F("max_uses"))
+        )
+
+
+class Invitation(models.Model):
+    """A link the GM shares: a signed-in user who opens it joins as a player."""
+
+    campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="invitations")
+    token = models.CharField(max_length=64, unique=True, default=new_token)
+    created_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
+    created_at = models.DateTimeField(auto_now_add=True)
+    expires_at = models.DateTimeField()
+    #: 1 for a single-use link; empty for any number of uses until it expires.
+    max_uses = models.PositiveIntegerField(null=True, blank=True)
+    uses = models.PositiveIntegerField(default=0)
+    revoked_at = models.DateTimeField(null=True, blank=True)
+
+    objects = InvitationQuerySet.as_manager()
+
+    class Meta:
+        ordering = ["-created_at", "-pk"]
+        constraints = [
+            models.CheckConstraint(
+                condition=Q(max_uses__isnull=True) | Q(uses__lte=F("max_uses")),
+                name="campaigns_invitation_uses_within_max",
+            ),
+            models.CheckConstraint(
+                condition=Q(max_uses__isnull=True) | Q(max_uses__gte=1), name="campaigns_invitation_max_uses_positive"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"Invitation to {self.campaign}"
+
+    def state(self, now: datetime | None = None) -> str:
+        """ "active", "revoked", "expired" or "used up", for people."""
+        now = now or timezone.now()
+        if self.revoked_at:
+            return "revoked"
+        if self.expires_at <= now:
+            return "expired"
+        if self.max_uses is not None and self.uses >= self.max_uses:
+            return "used up"
+        return "active"

@@ -3,5 +3,6 @@ from django.urls import include, path
 
 urlpatterns = [
     path("", include("pages.urls")),
+    path("", include("characters.urls")),
     path("admin/", admin.site.urls),
 ]

@@ -68,3 +68,7 @@ class RulesSystem(Protocol):
     ROLL_KINDS: Mapping[str, RollKind[Any, Any, Any]]
 
     def default_options(self) -> dict[str, Any]: ...
+
+    def validate_options(self, options: Mapping[str, Any]) -> dict[str, Any]:
+        """The options with defaults filled in; raises an error that names every bad option."""
+        ...

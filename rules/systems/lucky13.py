@@ -7,8 +7,10 @@ text's own headings.
 
 from __future__ import annotations
 
+import copy
 import math
-from collections.abc import Mapping
+from collections import Counter
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 from fractions import Fraction
@@ -591,49 +593,150 @@ ROLL_KINDS: Final[Mapping[str, RollKind[Any, Any, Any]]] = {
 
 # --- Campaign options, creation and advancement ---------------------------------------------
 
+#: The five abilities, by the key the code uses; a campaign may rename them ("Abilities").
+ABILITY_KEYS: Final = ("will", "charm", "pulse", "intellect", "reflex")
 ABILITIES: Final = ("Will", "Charm", "Pulse", "Intellect", "Reflex")
 
+#: "Skills example" presets. The rule text links no skill to an ability; these links are our
+#: reading of what each skill leans on (recorded in the closing note); a GM can change them.
 SKILL_PRESETS: Final = {
-    "fantasy": ("Fantasy", ("Spellcasting", "Scholarship", "Healing", "Sneaking", "Fighting")),
-    "post_apocalyptic": ("Post-Apocalyptic", ("History", "Communication", "Technology", "Weaponry")),
-    "sci_fi": ("Sci-fi", ("Technology", "Astrogation", "Mysticism", "Mechanics", "Diplomacy", "Combat")),
-}
+    "fantasy": (
+        "Fantasy",
+        (("Spellcasting", "intellect"), ("Scholarship", "intellect"), ("Healing", "will"), ("Sneaking", "reflex"),
+         ("Fighting", "reflex")),
+    ),
+    "post_apocalyptic": (
+        "Post-Apocalyptic",
+        (("History", "intellect"), ("Communication", "charm"), ("Technology", "intellect"), ("Weaponry", "reflex")),
+    ),
+    "sci_fi": (
+        "Sci-fi",
+        (("Technology", "intellect"), ("Astrogation", "intellect"), ("Mysticism", "will"), ("Mechanics", "intellect"),
+         ("Diplomacy", "charm"), ("Combat", "reflex")),
+    ),
+}  # fmt: skip
+
+ABILITY_METHODS: Final = (("either", "Random or array, as each player likes"), ("random", "Random"), ("array", "Array"))
+SKILL_METHODS: Final = (
+    ("ability", "Equal to the linked ability"),
+    ("array", "Array"),
+    ("random", "Random"),
+    ("point_buy", "Point buy"),
+)
+#: Point buy: a skill die costs its rung (d4 1, d6 2, d8 3, d10 4, d12 5).
+MAX_SKILLS: Final = 20
+MAX_NAME: Final = 60
 
 OPTIONS: Final = (
-    Option(
-        "explosion",
-        "Play style",
-        Explosion.CINEMATIC.value,
-        ((Explosion.CINEMATIC.value, "Cinematic"), (Explosion.GRITTY.value, "Gritty")),
-    ),
-    Option("ability_names", "Ability names", ABILITIES),
-    Option(
-        "skill_preset",
-        "Skill list",
-        "fantasy",
-        (*tuple((key, label) for key, (label, _) in SKILL_PRESETS.items()), ("custom", "Custom")),
-    ),
-    Option("hit_points_per_step", "Hit points per Pulse step", 10),
-    Option(
-        "ability_methods", "Ability methods", "either", (("random", "Random"), ("array", "Array"), ("either", "Either"))
-    ),
-    Option(
-        "skill_method",
-        "Skill method",
-        "ability",
-        (
-            ("ability", "Equal to the linked ability"),
-            ("array", "Array"),
-            ("random", "Random"),
-            ("point_buy", "Point buy"),
-        ),
-    ),
-    Option("starting_specializations", "Starting specializations", 3),
-)
+    Option("explosion", "Play style", Explosion.CINEMATIC.value,
+           ((Explosion.CINEMATIC.value, "Cinematic: every die explodes, again and again"),
+            (Explosion.GRITTY.value, "Gritty: only Ability dice explode, once"))),
+    Option("ability_names", "Ability names", list(ABILITIES), help="Rename the five abilities to suit your game."),
+    Option("skill_preset", "Skill list", "fantasy",
+           (*((key, label) for key, (label, _) in SKILL_PRESETS.items()), ("custom", "Custom"))),
+    Option("skills", "Skills", [{"name": n, "ability": a} for n, a in SKILL_PRESETS["fantasy"][1]]),
+    Option("hit_points_per_step", "Hit points per Pulse step", 10, help="10 in the rule text; 1 to 100."),
+    Option("ability_methods", "Ability methods", "either", ABILITY_METHODS),
+    Option("skill_method", "Skill method", "ability", SKILL_METHODS),
+    Option("skill_array", "Skill array", ["d4", "d6", "d6", "d8", "d10"],
+           help="With the array method: the dice players assign to skills, one each."),
+    Option("skill_points", "Skill point budget", 15,
+           help="With point buy: d4 costs 1, d6 2, d8 3, d10 4, d12 5."),
+    Option("starting_specializations", "Starting specializations", 3, help="0 to 10; one more for an impairment."),
+)  # fmt: skip
 
 
 def default_options() -> dict[str, Any]:
-    return {option.key: option.default for option in OPTIONS}
+    return {option.key: copy.deepcopy(option.default) for option in OPTIONS}
+
+
+class OptionsError(ValueError):
+    """Campaign options that break a rule; ``errors`` maps each option to its message."""
+
+    def __init__(self, errors: dict[str, str]) -> None:
+        super().__init__("; ".join(f"{key}: {message}" for key, message in errors.items()))
+        self.errors = errors
+
+
+def _whole(value: Any, low: int, high: int) -> int | None:
+    if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
+        return None
+    return value
+
+
+def clean_name(value: Any, what: str) -> str:
+    """A name a player typed: trimmed, not empty, not too long."""
+    if not isinstance(value, str) or not value.strip():
+        raise ValueError(f"{what} needs a name")
+    name = " ".join(value.split())
+    if len(name) > MAX_NAME:
+        raise ValueError(f"{what} names are at most {MAX_NAME} characters")
+    return name
+
+
+def validate_options(options: Mapping[str, Any]) -> dict[str, Any]:
+    """Campaign options with defaults filled in; :class:`OptionsError` names every bad one."""
+    if not isinstance(options, Mapping):
+        raise OptionsError({"options": "must be an object"})
+    known = {option.key for option in OPTIONS}
+    errors: dict[str, str] = {key: "is not an option of Lucky 13" for key in options if key not in known}
+    out = default_options()
+    if "skill_preset" in options and "skills" not in options and options["skill_preset"] in SKILL_PRESETS:
+        out["skills"] = [{"name": n, "ability": a} for n, a in SKILL_PRESETS[options["skill_preset"]][1]]
+    out.update({key: value for key, value in options.items() if key in known})
+    choices = {option.key: {c for c, _ in option.choices} for option in OPTIONS if option.choices}
+    for key, allowed in choices.items():
+        if out[key] not in allowed:
+            errors[key] = f"must be one of {', '.join(sorted(allowed))}"
+    names = out["ability_names"]
+    try:
+        if not isinstance(names, list | tuple) or len(names) != len(ABILITY_KEYS):
+            raise ValueError("five ability names are needed")
+        out["ability_names"] = [clean_name(name, "Each ability") for name in names]
+        if len({n.lower() for n in out["ability_names"]}) != len(ABILITY_KEYS):
+            raise ValueError("the five abilities need different names")
+    except ValueError as error:
+        errors["ability_names"] = str(error)
+    try:
+        out["skills"] = _clean_skills(out["skills"])
+    except ValueError as error:
+        errors["skills"] = str(error)
+    if _whole(out["hit_points_per_step"], 1, 100) is None:
+        errors["hit_points_per_step"] = "must be a whole number from 1 to 100"
+    if _whole(out["starting_specializations"], 0, 10) is None:
+        errors["starting_specializations"] = "must be a whole number from 0 to 10"
+    if _whole(out["skill_points"], 1, 5 * MAX_SKILLS) is None:
+        errors["skill_points"] = f"must be a whole number from 1 to {5 * MAX_SKILLS}"
+    try:
+        array = [StepDie.parse(label) for label in out["skill_array"]]
+        if not array or any(not StepDie.of(4) <= d <= MAX_ABILITY for d in array):
+            raise DiceError("list the dice, each d4 … d12")
+        out["skill_array"] = [d.label for d in array]
+    except (DiceError, TypeError) as error:
+        errors["skill_array"] = str(error)
+    if not errors and out["skill_method"] == "array" and len(out["skill_array"]) < len(out["skills"]):
+        errors["skill_array"] = f"needs a die for each of the {len(out['skills'])} skills"
+    if errors:
+        raise OptionsError(errors)
+    return out
+
+
+def _clean_skills(skills: Any) -> list[dict[str, Any]]:
+    if not isinstance(skills, list) or not skills:
+        raise ValueError("list at least one skill")
+    if len(skills) > MAX_SKILLS:
+        raise ValueError(f"at most {MAX_SKILLS} skills")
+    out = []
+    for skill in skills:
+        if not isinstance(skill, Mapping):
+            raise ValueError("each skill has a name and, if it has one, a linked ability")
+        ability = skill.get("ability") or None
+        if ability is not None and ability not in ABILITY_KEYS:
+            raise ValueError(f"{ability!r} is not an ability ({', '.join(ABILITY_KEYS)})")
+        out.append({"name": clean_name(skill.get("name"), "Each skill"), "ability": ability})
+    if len({s["name"].lower() for s in out}) != len(out):
+        raise ValueError("two skills have the same name")
+    return out
 
 
 #: "Array method": one die per ability. Specialized lists seven dice, of which five are used.
@@ -646,6 +749,109 @@ def ability_from_percentile(roll: int) -> StepDie:
     if not 1 <= roll <= 100:
         raise ValueError("a percentile roll is 1 … 100")
     return StepDie((roll - 1) // 20 + 1)
+
+
+class SheetError(SpecError):
+    """A character sheet that breaks a creation rule; the message is for the player."""
+
+
+def abilities_from_percentiles(rolls: Sequence[int]) -> dict[str, StepDie]:
+    """ "Random ability method": one d100 per ability, in order (Will, Charm, Pulse, Intellect, Reflex)."""
+    if len(rolls) != len(ABILITY_KEYS):
+        raise SheetError("abilities", "roll once for each of the five abilities")
+    return {key: ability_from_percentile(roll) for key, roll in zip(ABILITY_KEYS, rolls, strict=True)}
+
+
+def check_ability_array(array: str, dice: Mapping[str, StepDie]) -> None:
+    """ "Array method": balanced gives each ability one of d4 d6 d6 d8 d10; specialized
+    assigns five of the seven dice d4 d4 d6 d6 d6 d10 d12, one per ability."""
+    pool = {"balanced": BALANCED_ARRAY, "specialized": SPECIALIZED_ARRAY}.get(array)
+    if pool is None:
+        raise SheetError("array", "choose the balanced or the specialized array")
+    missing = [key for key in ABILITY_KEYS if key not in dice]
+    if missing:
+        raise SheetError("abilities", f"give every ability a die ({', '.join(missing)} has none)")
+    left = Counter(pool)
+    left.subtract(dice[key] for key in ABILITY_KEYS)
+    overused = sorted({d.label for d, n in left.items() if n < 0}, key=lambda label: StepDie.parse(label))
+    if overused:
+        shown = " ".join(d.label for d in pool)
+        raise SheetError("abilities", f"the {array} array is {shown}: too many {', '.join(overused)}")
+
+
+def skill_dice_allowed(method: str, options: Mapping[str, Any], abilities: Mapping[str, StepDie]) -> str:
+    """What a player may choose for skill dice under the campaign's method, said for a player."""
+    return {
+        "ability": "each skill's die is its linked ability's die (d4 for a skill with no linked ability)",
+        "array": f"assign the dice {' '.join(options['skill_array'])}, one per skill",
+        "random": "the server rolls d100 for each skill, as for abilities",
+        "point_buy": f"spend up to {options['skill_points']} points: d4 costs 1, d6 2, d8 3, d10 4, d12 5",
+    }[method]
+
+
+def skill_dice_by_ability(skills: Sequence[Mapping[str, Any]], abilities: Mapping[str, StepDie]) -> dict[str, StepDie]:
+    """Skill method "equal to the linked ability" (Top Secret NWO's way, "Skills")."""
+    return {s["name"]: abilities[s["ability"]] if s["ability"] else StepDie.of(4) for s in skills}
+
+
+def check_skill_dice(
+    method: str, options: Mapping[str, Any], abilities: Mapping[str, StepDie], dice: Mapping[str, StepDie]
+) -> None:
+    """The skill dice a player chose, against the campaign's skill method."""
+    skills = options["skills"]
+    names = [s["name"] for s in skills]
+    if sorted(dice) != sorted(names):
+        raise SheetError("skills", f"give a die to each skill: {', '.join(names)}")
+    if any(not StepDie.of(4) <= d <= MAX_ABILITY for d in dice.values()):
+        raise SheetError("skills", "skill dice run from d4 to d12")
+    if method == "ability":
+        expected = skill_dice_by_ability(skills, abilities)
+        wrong = [name for name in names if dice[name] != expected[name]]
+        if wrong:
+            raise SheetError("skills", f"{', '.join(wrong)}: {skill_dice_allowed(method, options, abilities)}")
+    elif method == "array":
+        left = Counter(StepDie.parse(label) for label in options["skill_array"])
+        left.subtract(dice.values())
+        if any(n < 0 for n in left.values()):
+            raise SheetError("skills", skill_dice_allowed(method, options, abilities))
+    elif method == "point_buy":
+        spent = sum(d.rung for d in dice.values())
+        if spent > options["skill_points"]:
+            raise SheetError("skills", f"those dice cost {spent} points; the budget is {options['skill_points']}")
+    elif method != "random":  # random dice come from the server's rolls, never from the player
+        raise SheetError("skill_method", f"unknown skill method {method!r}")
+
+
+def specialization_allowance(options: Mapping[str, Any], *, impairment: bool) -> int:
+    """ "Impairments": a player who takes one may select one additional specialization."""
+    return options["starting_specializations"] + (1 if impairment else 0)
+
+
+def check_level(level: Any, what: str = "level") -> int:
+    """Specialization and asset levels run 1 … 5 ("Specializations", "Equipment / assets")."""
+    if isinstance(level, bool) or not isinstance(level, int) or not 1 <= level <= MAX_SPECIALIZATION_LEVEL:
+        raise SheetError(what, f"a {what} is from 1 to {MAX_SPECIALIZATION_LEVEL}")
+    return level
+
+
+def check_reputation(value: Any) -> int:
+    """ "Reputation": from −5 to +5."""
+    if isinstance(value, bool) or not isinstance(value, int) or not -5 <= value <= 5:
+        raise SheetError("reputation", "reputation runs from -5 to +5")
+    return value
+
+
+ASSET_LEVELS: Final = ((1, "Inferior"), (2, "Adequate"), (3, "Standard"), (4, "Excellent"), (5, "Perfect"))
+
+
+def effective_skill_die(skill: StepDie, level: int) -> StepDie:
+    """ "Specializations": each level steps the skill die up once (Spellcasting d8, Teleport 2 → d12)."""
+    return skill.step(level)
+
+
+def reaction_charm(charm: StepDie, reputation: int) -> StepDie:
+    """ "Reputation": in reaction checks the Charm die steps by the reputation."""
+    return charm.step(check_reputation(reputation))
 
 
 SPECIALIZATION_COST: Final = 4

@@ -1,0 +1,37 @@
+"""Who may see and change a character: the campaign's members see it; its owner and
+the campaign's GM change it; anyone else gets a 404. Views load characters only through here."""
+
+from __future__ import annotations
+
+from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
+from django.core.exceptions import PermissionDenied
+from django.http import Http404
+
+from campaigns.models import Membership
+from characters.models import Character
+
+
+def character_for(user: AbstractBaseUser | AnonymousUser, pk: int, *, write: bool = False) -> Character:
+    """The character ``pk`` as ``user`` may see it, with ``can_edit`` set; 404 or 403 otherwise."""
+    if not user.is_authenticated:
+        raise Http404("No such character")
+    character = (
+        Character.objects.select_related("campaign", "owner")
+        .filter(pk=pk, campaign__memberships__user=user)
+        .annotate_role(user)
+        .first()
+    )
+    if character is None:
+        raise Http404("No such character")
+    is_gm = character.viewer_role == Membership.Role.GM
+    is_owner = character.owner_id == user.pk
+    # A draft is the owner's work in progress: the GM may look, other players may not.
+    if character.status == Character.Status.DRAFT and not (is_owner or is_gm):
+        raise Http404("No such character")
+    character.can_edit = (is_owner or is_gm) and character.status != Character.Status.ARCHIVED
+    character.viewer_is_gm = is_gm
+    if write and not character.can_edit:
+        if character.status == Character.Status.ARCHIVED:
+            raise PermissionDenied("This character is archived and can no longer be changed.")
+        raise PermissionDenied("Only the character's player and the GM can change this sheet.")
+    return character
