@@ -65,12 +65,19 @@ class Character(models.Model):
     intellect = models.PositiveSmallIntegerField(null=True, blank=True, choices=die_choices)
     reflex = models.PositiveSmallIntegerField(null=True, blank=True, choices=die_choices)
 
+    #: Taking an impairment at creation buys one more starting specialization ("Impairments").
+    took_impairment = models.BooleanField(default=False)
+
     hit_points = models.IntegerField(null=True, blank=True)
     reputation = models.SmallIntegerField(default=0)
     ap_balance = models.PositiveIntegerField(default=0)
     notes = models.TextField(blank=True)
 
+    #: Rises with every save of the sheet; a save made from an older version is refused.
     version = models.PositiveIntegerField(default=1)
+    #: The version at which each section of the sheet last changed: a save from an open
+    #: section form is refused only if that section changed since the form was shown.
+    section_versions = models.JSONField(default=dict, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
 
