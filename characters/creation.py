@@ -1,0 +1,343 @@
+"""Creating a Lucky 13 character, step by step, as the rule text orders it.
+
+Each step is a keyword-only, atomic operation: it locks the draft, checks the
+choice with the engine (``rules.systems.lucky13``), writes, and moves the draft
+to the next step. A draft can be left at any step and finished later; nothing
+a player chose is lost when they go back to an earlier step.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from random import Random
+from typing import Any
+
+from django.db import transaction
+from django.utils import timezone
+
+from campaigns.models import Campaign
+from characters.models import Armor, Asset, Character, Skill, Specialization, Trait, Weapon
+from rules.dice import StepDie
+from rules.systems import lucky13
+from rules.systems.lucky13 import SheetError
+
+#: The steps after name and concept, in order.
+STEPS: tuple[tuple[str, str], ...] = (
+    ("abilities", "Abilities"),
+    ("skills", "Skills"),
+    ("specializations", "Specializations"),
+    ("traits", "Backgrounds and impairments"),
+    ("equipment", "Equipment"),
+    ("review", "Review"),
+)
+STEP_KEYS = tuple(key for key, _ in STEPS)
+
+MAX_ROWS = 20
+
+
+def _locked(character_id: int) -> Character:
+    character = Character.objects.select_for_update().select_related("campaign").get(pk=character_id)
+    if character.status != Character.Status.DRAFT:
+        raise SheetError("status", "this character is already finished; edit it on its sheet")
+    return character
+
+
+def _advance(character: Character, done: str, *, fields: Sequence[str] = ()) -> None:
+    """Record progress: the next step unless the draft already went further."""
+    following = STEP_KEYS[min(STEP_KEYS.index(done) + 1, len(STEP_KEYS) - 1)]
+    if not character.creation_step or STEP_KEYS.index(character.creation_step) < STEP_KEYS.index(following):
+        character.creation_step = following
+    character.version += 1
+    character.save(update_fields=[*fields, "creation_step", "version", "updated_at"])
+    Campaign.objects.filter(pk=character.campaign_id).update(last_activity_at=timezone.now())
+
+
+def reached(character: Character, step: str) -> bool:
+    """Whether the draft has got as far as ``step`` (earlier steps can be revisited)."""
+    current = character.creation_step or STEP_KEYS[-1]
+    return STEP_KEYS.index(step) <= STEP_KEYS.index(current)
+
+
+@transaction.atomic
+def start_character(*, campaign: Campaign, owner: Any, name: str, concept: str = "") -> Character:
+    """Name and concept: the draft exists from here on."""
+    if campaign.archived_at:
+        raise SheetError("campaign", "this campaign is archived; no new characters can join it")
+    clean = lucky13.clean_name(name, "A character")
+    if len(concept) > 200:
+        raise SheetError("concept", "keep the concept under 200 characters")
+    character = Character.objects.create(
+        campaign=campaign, owner=owner, name=clean, concept=concept.strip(), creation_step=STEP_KEYS[0]
+    )
+    Campaign.objects.filter(pk=campaign.pk).update(last_activity_at=timezone.now())
+    return character
+
+
+def _methods(options: Mapping[str, Any]) -> set[str]:
+    allowed = options["ability_methods"]
+    return (
+        {"random", "balanced", "specialized"}
+        if allowed == "either"
+        else ({"random"} if allowed == "random" else {"balanced", "specialized"})
+    )
+
+
+def allowed_ability_methods(options: Mapping[str, Any]) -> list[str]:
+    return [m for m in ("random", "balanced", "specialized") if m in _methods(options)]
+
+
+def _set_abilities(character: Character, dice: Mapping[str, StepDie]) -> None:
+    for key in lucky13.ABILITY_KEYS:
+        setattr(character, key, dice[key].rung)
+
+
+@transaction.atomic
+def roll_abilities(*, character_id: int, rng: Random) -> Character:
+    """ "Random ability method": the server rolls d100 for each ability, in order; the rolls are kept."""
+    character = _locked(character_id)
+    options = character.campaign.settings
+    if "random" not in _methods(options):
+        raise SheetError("method", "this campaign uses the array method for abilities")
+    if character.ability_method == Character.AbilityMethod.RANDOM:
+        raise SheetError("method", "the abilities were rolled already; the rolls stand")
+    rolls = [rng.randint(1, 100) for _ in lucky13.ABILITY_KEYS]
+    _set_abilities(character, lucky13.abilities_from_percentiles(rolls))
+    character.ability_method = Character.AbilityMethod.RANDOM
+    character.creation_rolls = {**character.creation_rolls, "abilities": rolls}
+    _advance(character, "abilities", fields=[*lucky13.ABILITY_KEYS, "ability_method", "creation_rolls"])
+    return character
+
+
+@transaction.atomic
+def assign_abilities(*, character_id: int, array: str, dice: Mapping[str, StepDie]) -> Character:
+    """ "Array method": balanced or specialized dice, one per ability."""
+    character = _locked(character_id)
+    options = character.campaign.settings
+    if array not in _methods(options):
+        raise SheetError("method", "this campaign rolls abilities randomly")
+    if character.ability_method == Character.AbilityMethod.RANDOM:
+        raise SheetError("method", "the abilities were rolled already; the rolls stand")
+    lucky13.check_ability_array(array, dice)
+    _set_abilities(character, dice)
+    character.ability_method = array
+    _advance(character, "abilities", fields=[*lucky13.ABILITY_KEYS, "ability_method"])
+    return character
+
+
+def abilities_of(character: Character) -> dict[str, StepDie]:
+    dice = {key: character.ability(key) for key in lucky13.ABILITY_KEYS}
+    if any(d is None for d in dice.values()):
+        raise SheetError("abilities", "choose the abilities first")
+    return dice  # type: ignore[return-value]
+
+
+def _write_skills(character: Character, options: Mapping[str, Any], dice: Mapping[str, StepDie]) -> None:
+    existing = {s.name: s for s in character.skills.all()}
+    for position, skill in enumerate(options["skills"]):
+        row = existing.pop(skill["name"], None) or Skill(character=character, name=skill["name"])
+        row.position, row.ability, row.die = position, skill["ability"] or "", dice[skill["name"]].rung
+        row.save()
+    # Skills no longer in the campaign's list: drop them only if nothing hangs on them.
+    for stale in existing.values():
+        if not stale.specializations.exists():
+            stale.delete()
+
+
+@transaction.atomic
+def set_skills(*, character_id: int, dice: Mapping[str, StepDie] | None = None, rng: Random | None = None) -> Character:
+    """Skill dice by the campaign's method: equal to the linked ability, an array, random, or point buy."""
+    character = _locked(character_id)
+    options = character.campaign.settings
+    abilities = abilities_of(character)
+    method = options["skill_method"]
+    if method == "ability":
+        dice = lucky13.skill_dice_by_ability(options["skills"], abilities)
+    elif method == "random":
+        if "skills" in character.creation_rolls:
+            rolls = character.creation_rolls["skills"]
+        else:
+            if rng is None:
+                raise SheetError("skills", "roll for the skills")
+            rolls = [rng.randint(1, 100) for _ in options["skills"]]
+            character.creation_rolls = {**character.creation_rolls, "skills": rolls}
+        dice = {s["name"]: lucky13.ability_from_percentile(r) for s, r in zip(options["skills"], rolls, strict=True)}
+    elif dice is None:
+        raise SheetError("skills", lucky13.skill_dice_allowed(method, options, abilities))
+    lucky13.check_skill_dice(method, options, abilities, dice)
+    _write_skills(character, options, dice)
+    _advance(character, "skills", fields=["creation_rolls"])
+    return character
+
+
+@dataclass(frozen=True, slots=True)
+class SpecializationChoice:
+    skill: str
+    name: str
+
+
+@transaction.atomic
+def set_specializations(
+    *, character_id: int, choices: Sequence[SpecializationChoice], took_impairment: bool
+) -> Character:
+    """Starting specializations at level 1, as many as the campaign allows (+1 for an impairment)."""
+    character = _locked(character_id)
+    options = character.campaign.settings
+    skills = {s.name: s for s in character.skills.all()}
+    if not skills:
+        raise SheetError("specializations", "set the skills first")
+    allowance = lucky13.specialization_allowance(options, impairment=took_impairment)
+    if len(choices) > allowance:
+        extra = " (one more with an impairment)" if not took_impairment else ""
+        raise SheetError("specializations", f"a new character starts with at most {allowance}{extra}")
+    seen = set()
+    for choice in choices:
+        if choice.skill not in skills:
+            raise SheetError("specializations", f"{choice.skill!r} is not one of this campaign's skills")
+        name = lucky13.clean_name(choice.name, "Each specialization")
+        if (choice.skill, name.lower()) in seen:
+            raise SheetError("specializations", f"{name} is listed twice under {choice.skill}")
+        seen.add((choice.skill, name.lower()))
+    Specialization.objects.filter(skill__character=character).delete()
+    Specialization.objects.bulk_create(
+        Specialization(skill=skills[c.skill], name=lucky13.clean_name(c.name, "Each specialization"), level=1)
+        for c in choices
+    )
+    character.took_impairment = took_impairment
+    _advance(character, "specializations", fields=["took_impairment"])
+    return character
+
+
+@dataclass(frozen=True, slots=True)
+class TraitChoice:
+    kind: str
+    name: str
+    description: str = ""
+
+
+@transaction.atomic
+def set_traits(*, character_id: int, traits: Sequence[TraitChoice]) -> Character:
+    """Backgrounds and impairments: a name and a description each."""
+    character = _locked(character_id)
+    if len(traits) > MAX_ROWS:
+        raise SheetError("traits", f"at most {MAX_ROWS} backgrounds and impairments")
+    rows = []
+    for trait in traits:
+        if trait.kind not in Trait.Kind.values:
+            raise SheetError("traits", "a trait is a background or an impairment")
+        name = lucky13.clean_name(trait.name, "Each background and impairment")
+        rows.append(Trait(character=character, kind=trait.kind, name=name, description=trait.description.strip()))
+    if character.took_impairment and not any(t.kind == Trait.Kind.IMPAIRMENT for t in rows):
+        raise SheetError(
+            "traits",
+            "you took an impairment for an extra specialization: describe it here, "
+            "or go back and give up the extra specialization",
+        )
+    character.traits.all().delete()
+    Trait.objects.bulk_create(rows)
+    _advance(character, "traits")
+    return character
+
+
+@dataclass(frozen=True, slots=True)
+class AssetChoice:
+    name: str
+    level: int
+    kind: str = "thing"
+    skills: tuple[str, ...] = ()
+    description: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class WeaponChoice:
+    name: str
+    accuracy: StepDie
+    damage: StepDie
+
+
+@dataclass(frozen=True, slots=True)
+class ArmorChoice:
+    name: str
+    defense: StepDie
+
+
+def check_die(die: StepDie, what: str) -> StepDie:
+    if not StepDie.of(4) <= die <= lucky13.MAX_ABILITY:
+        raise SheetError(what, f"a {what} die is d4 … d12")
+    return die
+
+
+@transaction.atomic
+def set_equipment(
+    *,
+    character_id: int,
+    assets: Sequence[AssetChoice],
+    weapons: Sequence[WeaponChoice],
+    armor: Sequence[ArmorChoice],
+) -> Character:
+    """Assets (level 1 Inferior … 5 Perfect, the skills each helps; a person can be one),
+    weapons (accuracy and damage dice) and armor (a defensive die)."""
+    character = _locked(character_id)
+    if max(len(assets), len(weapons), len(armor)) > MAX_ROWS:
+        raise SheetError("equipment", f"at most {MAX_ROWS} of each")
+    skills = {s.name: s for s in character.skills.all()}
+    asset_rows = []
+    for asset in assets:
+        lucky13.check_level(asset.level, "asset level")
+        unknown = [name for name in asset.skills if name not in skills]
+        if unknown:
+            raise SheetError("assets", f"{', '.join(unknown)} is not one of this character's skills")
+        if asset.kind not in Asset.Kind.values:
+            raise SheetError("assets", "an asset is a thing or a person")
+        asset_rows.append((asset, lucky13.clean_name(asset.name, "Each asset")))
+    weapon_rows = [
+        Weapon(
+            character=character,
+            name=lucky13.clean_name(w.name, "Each weapon"),
+            accuracy=check_die(w.accuracy, "accuracy").rung,
+            damage=check_die(w.damage, "damage").rung,
+        )
+        for w in weapons
+    ]
+    armor_rows = [
+        Armor(
+            character=character,
+            name=lucky13.clean_name(a.name, "Each armor"),
+            defense=check_die(a.defense, "defensive").rung,
+        )
+        for a in armor
+    ]
+    character.assets.all().delete()
+    character.weapons.all().delete()
+    character.armor.all().delete()
+    for asset, name in asset_rows:
+        row = Asset.objects.create(
+            character=character, name=name, kind=asset.kind, level=asset.level, description=asset.description.strip()
+        )
+        row.skills.set([skills[s] for s in asset.skills])
+    Weapon.objects.bulk_create(weapon_rows)
+    Armor.objects.bulk_create(armor_rows)
+    _advance(character, "equipment")
+    return character
+
+
+@transaction.atomic
+def finish(*, character_id: int) -> Character:
+    """Review done: the character joins the party at full hit points."""
+    character = _locked(character_id)
+    options = character.campaign.settings
+    abilities = abilities_of(character)
+    names = {s.name for s in character.skills.all()}
+    if names != {s["name"] for s in options["skills"]}:
+        raise SheetError("skills", "set the skill dice first")
+    if character.took_impairment and not character.traits.filter(kind=Trait.Kind.IMPAIRMENT).exists():
+        raise SheetError("traits", "describe the impairment you took for the extra specialization")
+    if not reached(character, "review"):
+        raise SheetError("review", "go through every step first")
+    character.hit_points = lucky13.max_hit_points(abilities["pulse"], options["hit_points_per_step"])
+    character.status = Character.Status.ACTIVE
+    character.creation_step = ""
+    character.version += 1
+    character.save(update_fields=["hit_points", "status", "creation_step", "version", "updated_at"])
+    Campaign.objects.filter(pk=character.campaign_id).update(last_activity_at=timezone.now())
+    return character

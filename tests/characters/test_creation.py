@@ -1,0 +1,309 @@
+"""Creating a Lucky 13 character by the rule text: every ability and skill method,
+the impairment's extra specialization, the limits on levels and assets, and refusals."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from campaigns.models import Campaign, Membership
+from characters import creation
+from characters.creation import ArmorChoice, AssetChoice, SpecializationChoice, TraitChoice, WeaponChoice
+from characters.models import Character
+from rules.dice import StepDie
+from rules.systems import lucky13
+from rules.systems.lucky13 import SheetError
+
+pytestmark = pytest.mark.django_db
+
+D = StepDie.parse
+BALANCED = dict(zip(lucky13.ABILITY_KEYS, map(D, ["d6", "d4", "d10", "d6", "d8"]), strict=True))
+
+
+def make_campaign(gm, **options) -> Campaign:
+    campaign = Campaign.objects.create(name="Test", system="lucky13", options=options)
+    Membership.objects.create(campaign=campaign, user=gm, role=Membership.Role.GM)
+    return campaign
+
+
+def draft(campaign, owner, name="Brunella") -> Character:
+    return creation.start_character(campaign=campaign, owner=owner, name=name, concept="Sellsword")
+
+
+def through_skills(campaign, owner, **skills_kwargs) -> Character:
+    character = draft(campaign, owner)
+    creation.assign_abilities(character_id=character.pk, array="balanced", dice=BALANCED)
+    creation.set_skills(character_id=character.pk, **skills_kwargs)
+    return Character.objects.get(pk=character.pk)
+
+
+def finish_rest(character: Character, *, took_impairment: bool = False) -> Character:
+    creation.set_specializations(character_id=character.pk, choices=[], took_impairment=took_impairment)
+    traits = [TraitChoice(kind="impairment", name="Bad knee")] if took_impairment else []
+    creation.set_traits(character_id=character.pk, traits=traits)
+    creation.set_equipment(character_id=character.pk, assets=[], weapons=[], armor=[])
+    return creation.finish(character_id=character.pk)
+
+
+# --- Abilities -------------------------------------------------------------------------------
+
+
+def test_the_random_method_rolls_d100_per_ability_in_order_and_keeps_the_rolls(gm, player) -> None:
+    campaign = make_campaign(gm)
+    character = draft(campaign, player)
+    probe = random.Random(7)
+    expected_rolls = [probe.randint(1, 100) for _ in range(5)]
+
+    creation.roll_abilities(character_id=character.pk, rng=random.Random(7))
+
+    character.refresh_from_db()
+    assert character.creation_rolls["abilities"] == expected_rolls
+    assert character.ability_method == "random"
+    for key, roll in zip(lucky13.ABILITY_KEYS, expected_rolls, strict=True):
+        assert character.ability(key) == lucky13.ability_from_percentile(roll)
+    assert character.creation_step == "skills"
+
+
+def test_abilities_are_rolled_once(gm, player) -> None:
+    campaign = make_campaign(gm)
+    character = draft(campaign, player)
+    creation.roll_abilities(character_id=character.pk, rng=random.Random(1))
+    before = Character.objects.get(pk=character.pk)
+
+    with pytest.raises(SheetError, match="rolled already"):
+        creation.roll_abilities(character_id=character.pk, rng=random.Random(2))
+    with pytest.raises(SheetError, match="rolled already"):
+        creation.assign_abilities(character_id=character.pk, array="balanced", dice=BALANCED)
+
+    after = Character.objects.get(pk=character.pk)
+    assert [after.ability(k) for k in lucky13.ABILITY_KEYS] == [before.ability(k) for k in lucky13.ABILITY_KEYS]
+    assert after.creation_rolls == before.creation_rolls
+
+
+def test_the_balanced_array_is_d4_d6_d6_d8_d10(gm, player) -> None:
+    character = draft(make_campaign(gm), player)
+    creation.assign_abilities(character_id=character.pk, array="balanced", dice=BALANCED)
+    character.refresh_from_db()
+    assert sorted(character.ability(k).label for k in lucky13.ABILITY_KEYS) == sorted(["d4", "d6", "d6", "d8", "d10"])
+
+
+@pytest.mark.parametrize(
+    ("array", "dice"),
+    [
+        ("balanced", ["d4", "d6", "d8", "d8", "d10"]),
+        ("balanced", ["d12", "d6", "d6", "d8", "d10"]),
+        ("specialized", ["d12", "d12", "d6", "d6", "d4"]),
+        ("specialized", ["d10", "d10", "d6", "d4", "d4"]),
+    ],
+)
+def test_an_array_that_breaks_the_rule_is_refused_and_nothing_changes(gm, player, array, dice) -> None:
+    character = draft(make_campaign(gm), player)
+    with pytest.raises(SheetError, match="array is"):
+        creation.assign_abilities(
+            character_id=character.pk, array=array, dice=dict(zip(lucky13.ABILITY_KEYS, map(D, dice), strict=True))
+        )
+    character.refresh_from_db()
+    assert character.will is None
+    assert character.creation_step == "abilities"
+
+
+def test_the_specialized_array_uses_five_of_its_seven_dice(gm, player) -> None:
+    character = draft(make_campaign(gm), player)
+    dice = dict(zip(lucky13.ABILITY_KEYS, map(D, ["d12", "d10", "d6", "d6", "d4"]), strict=True))
+    creation.assign_abilities(character_id=character.pk, array="specialized", dice=dice)
+    character.refresh_from_db()
+    assert character.ability("will") == D("d12")
+
+
+def test_the_campaign_decides_which_ability_methods_are_allowed(gm, player) -> None:
+    only_random = draft(make_campaign(gm, ability_methods="random"), player)
+    with pytest.raises(SheetError, match="rolls abilities randomly"):
+        creation.assign_abilities(character_id=only_random.pk, array="balanced", dice=BALANCED)
+    only_array = draft(make_campaign(gm, ability_methods="array"), player, name="Casimir")
+    with pytest.raises(SheetError, match="array method"):
+        creation.roll_abilities(character_id=only_array.pk, rng=random.Random(1))
+
+
+# --- Skills ----------------------------------------------------------------------------------
+
+
+def test_skills_equal_to_the_linked_ability(gm, player) -> None:
+    character = through_skills(make_campaign(gm), player)
+    dice = {s.name: StepDie(s.die) for s in character.skills.all()}
+    # Fantasy preset: Spellcasting and Scholarship (Intellect d6), Healing (Will d6), Sneaking and Fighting (Reflex d8).
+    assert dice == {
+        "Spellcasting": D("d6"), "Scholarship": D("d6"), "Healing": D("d6"), "Sneaking": D("d8"), "Fighting": D("d8")
+    }  # fmt: skip
+
+
+def test_a_skill_without_a_linked_ability_starts_at_d4(gm, player) -> None:
+    campaign = make_campaign(gm, skills=[{"name": "Luck", "ability": None}, {"name": "Brawn", "ability": "pulse"}])
+    character = through_skills(campaign, player)
+    assert {s.name: StepDie(s.die).label for s in character.skills.all()} == {"Luck": "d4", "Brawn": "d10"}
+
+
+def test_skills_from_the_campaign_array(gm, player) -> None:
+    campaign = make_campaign(gm, skill_method="array")
+    dice = dict(zip(["Spellcasting", "Scholarship", "Healing", "Sneaking", "Fighting"],
+                    map(D, ["d10", "d4", "d6", "d6", "d8"]), strict=True))  # fmt: skip
+    character = through_skills(campaign, player, dice=dice)
+    assert {s.name: StepDie(s.die) for s in character.skills.all()} == dice
+
+
+def test_skills_outside_the_array_are_refused(gm, player) -> None:
+    campaign = make_campaign(gm, skill_method="array")
+    character = draft(campaign, player)
+    creation.assign_abilities(character_id=character.pk, array="balanced", dice=BALANCED)
+    too_good = dict.fromkeys(["Spellcasting", "Scholarship", "Healing", "Sneaking", "Fighting"], D("d10"))
+    with pytest.raises(SheetError, match="assign the dice"):
+        creation.set_skills(character_id=character.pk, dice=too_good)
+    assert not character.skills.exists()
+
+
+def test_random_skills_are_rolled_by_the_server_and_kept(gm, player) -> None:
+    campaign = make_campaign(gm, skill_method="random")
+    character = through_skills(campaign, player, rng=random.Random(3))
+    probe = random.Random(3)
+    rolls = [probe.randint(1, 100) for _ in range(5)]
+    assert character.creation_rolls["skills"] == rolls
+    assert [StepDie(s.die) for s in character.skills.all()] == [lucky13.ability_from_percentile(r) for r in rolls]
+    # Saving the step again keeps the rolls: no rerolling by resubmitting.
+    creation.set_skills(character_id=character.pk, rng=random.Random(99))
+    character.refresh_from_db()
+    assert character.creation_rolls["skills"] == rolls
+
+
+def test_point_buy_within_the_budget(gm, player) -> None:
+    campaign = make_campaign(gm, skill_method="point_buy", skill_points=12)
+    dice = dict(zip(["Spellcasting", "Scholarship", "Healing", "Sneaking", "Fighting"],
+                    map(D, ["d12", "d4", "d4", "d6", "d6"]), strict=True))  # 5 + 1 + 1 + 2 + 2 = 11  # fmt: skip
+    character = through_skills(campaign, player, dice=dice)
+    assert character.skills.count() == 5
+
+
+def test_point_buy_over_the_budget_is_refused(gm, player) -> None:
+    campaign = make_campaign(gm, skill_method="point_buy", skill_points=10)
+    character = draft(campaign, player)
+    creation.assign_abilities(character_id=character.pk, array="balanced", dice=BALANCED)
+    dice = dict.fromkeys(["Spellcasting", "Scholarship", "Healing", "Sneaking", "Fighting"], D("d8"))  # 15 points
+    with pytest.raises(SheetError, match="cost 15 points; the budget is 10"):
+        creation.set_skills(character_id=character.pk, dice=dice)
+
+
+def test_skills_need_the_abilities_first(gm, player) -> None:
+    character = draft(make_campaign(gm), player)
+    with pytest.raises(SheetError, match="abilities first"):
+        creation.set_skills(character_id=character.pk)
+
+
+# --- Specializations, traits, equipment -----------------------------------------------------
+
+
+def test_starting_specializations_begin_at_level_1(gm, player) -> None:
+    character = through_skills(make_campaign(gm, starting_specializations=2), player)
+    creation.set_specializations(
+        character_id=character.pk,
+        choices=[SpecializationChoice("Spellcasting", "Teleport"), SpecializationChoice("Sneaking", "Pick locks")],
+        took_impairment=False,
+    )
+    levels = {(s.skill.name, s.name): s.level for s in character.skills.get(name="Spellcasting").specializations.all()}
+    assert levels == {("Spellcasting", "Teleport"): 1}
+
+
+def test_one_more_specialization_only_with_an_impairment(gm, player) -> None:
+    character = through_skills(make_campaign(gm, starting_specializations=1), player)
+    two = [SpecializationChoice("Spellcasting", "Teleport"), SpecializationChoice("Fighting", "Broadsword")]
+
+    with pytest.raises(SheetError, match="at most 1 \\(one more with an impairment\\)"):
+        creation.set_specializations(character_id=character.pk, choices=two, took_impairment=False)
+    creation.set_specializations(character_id=character.pk, choices=two, took_impairment=True)
+
+    # The impairment must then be described, or the character cannot be finished.
+    with pytest.raises(SheetError, match="describe it here"):
+        creation.set_traits(character_id=character.pk, traits=[TraitChoice("background", "Soldier")])
+    creation.set_traits(
+        character_id=character.pk, traits=[TraitChoice("background", "Soldier"), TraitChoice("impairment", "Bad knee")]
+    )
+    assert Character.objects.get(pk=character.pk).took_impairment
+
+
+@pytest.mark.parametrize(
+    "choices",
+    [
+        [SpecializationChoice("Piloting", "Loops")],
+        [SpecializationChoice("Fighting", "Broadsword"), SpecializationChoice("Fighting", "broadsword")],
+        [SpecializationChoice("Fighting", "   ")],
+    ],
+)
+def test_bad_specializations_are_refused(gm, player, choices) -> None:
+    character = through_skills(make_campaign(gm), player)
+    with pytest.raises((SheetError, ValueError)):
+        creation.set_specializations(character_id=character.pk, choices=choices, took_impairment=False)
+    assert not character.skills.filter(specializations__isnull=False).exists()
+
+
+def test_equipment_levels_and_dice(gm, player) -> None:
+    character = through_skills(make_campaign(gm), player)
+    creation.set_equipment(
+        character_id=character.pk,
+        assets=[AssetChoice("Old map", 2, "thing", ("Sneaking",)), AssetChoice("Town guide", 5, "person")],
+        weapons=[WeaponChoice("Broadsword", D("d8"), D("d10"))],
+        armor=[ArmorChoice("Chainmail", D("d6"))],
+    )
+    character.refresh_from_db()
+    assert {a.name: a.level for a in character.assets.all()} == {"Old map": 2, "Town guide": 5}
+    assert [s.name for s in character.assets.get(name="Old map").skills.all()] == ["Sneaking"]
+    assert character.weapons.get().damage == D("d10").rung
+    assert character.armor.get().defense == D("d6").rung
+
+
+@pytest.mark.parametrize(
+    ("assets", "weapons", "armor", "message"),
+    [
+        ([AssetChoice("Perfecter map", 6)], [], [], "asset level"),
+        ([AssetChoice("Map", 0)], [], [], "asset level"),
+        ([AssetChoice("Map", 2, "thing", ("Piloting",))], [], [], "not one of this character's skills"),
+        ([AssetChoice("Map", 2, "dragon")], [], [], "thing or a person"),
+        ([], [WeaponChoice("Cannon", D("d12+d4"), D("d6"))], [], "accuracy"),
+        ([], [], [ArmorChoice("Plate", StepDie(0))], "defensive"),
+    ],
+)
+def test_bad_equipment_is_refused_and_nothing_changes(gm, player, assets, weapons, armor, message) -> None:
+    character = through_skills(make_campaign(gm), player)
+    creation.set_equipment(character_id=character.pk, assets=[AssetChoice("Rope", 1)], weapons=[], armor=[])
+    with pytest.raises(SheetError, match=message):
+        creation.set_equipment(character_id=character.pk, assets=assets, weapons=weapons, armor=armor)
+    assert [a.name for a in character.assets.all()] == ["Rope"]
+
+
+# --- Finishing -------------------------------------------------------------------------------
+
+
+def test_finishing_gives_full_hit_points_by_pulse(gm, player) -> None:
+    character = finish_rest(through_skills(make_campaign(gm, hit_points_per_step=10), player))
+    assert character.status == "active"
+    assert character.hit_points == 40  # Pulse d10: four steps of 10
+    assert character.creation_step == ""
+
+
+def test_a_finished_character_is_not_a_draft_any_more(gm, player) -> None:
+    character = finish_rest(through_skills(make_campaign(gm), player))
+    with pytest.raises(SheetError, match="already finished"):
+        creation.set_traits(character_id=character.pk, traits=[])
+
+
+def test_finishing_needs_every_step(gm, player) -> None:
+    character = through_skills(make_campaign(gm), player)
+    with pytest.raises(SheetError, match="every step"):
+        creation.finish(character_id=character.pk)
+
+
+def test_an_archived_campaign_takes_no_new_characters(gm, player) -> None:
+    from django.utils import timezone
+
+    campaign = make_campaign(gm)
+    campaign.archived_at = timezone.now()
+    campaign.save()
+    with pytest.raises(SheetError, match="archived"):
+        draft(campaign, player)
