@@ -307,3 +307,16 @@ def test_an_archived_campaign_takes_no_new_characters(gm, player) -> None:
     campaign.save()
     with pytest.raises(SheetError, match="archived"):
         draft(campaign, player)
+
+
+def test_the_demo_characters_are_made_by_the_creation_rules() -> None:
+    from django.core.management import call_command
+
+    call_command("demo")
+    brunella = Character.objects.get(name="Brunella")
+    casimir = Character.objects.get(name="Casimir")
+    assert brunella.status == casimir.status == "active"
+    assert brunella.hit_points == 40  # Pulse d10
+    assert casimir.hit_points == 30  # Pulse d8
+    assert brunella.weapons.get().name == "Broadsword"
+    assert casimir.armor.get().name == "Chainmail"

@@ -10,10 +10,38 @@ from django.core.management.base import BaseCommand
 from django.db import transaction
 
 from campaigns.models import Campaign, Membership
+from characters import creation
+from characters.creation import ArmorChoice, AssetChoice, SpecializationChoice, TraitChoice, WeaponChoice
 from characters.models import Character
+from rules.dice import StepDie
+from rules.systems import lucky13
 
 CAMPAIGN = "The Sunken Crown"
-PLAYERS = {"alice": ("Brunella", "Sellsword with a broadsword"), "bob": ("Casimir", "Hedge knight in chainmail")}
+D = StepDie.parse
+
+#: Brunella and Casimir, the duelists of the rule text's combat example ("Combat").
+CHARACTERS: dict[str, dict[str, Any]] = {
+    "alice": {
+        "name": "Brunella",
+        "concept": "Sellsword with a broadsword",
+        "abilities": ["d6", "d4", "d10", "d6", "d8"],
+        "specializations": [SpecializationChoice("Fighting", "Broadsword"), SpecializationChoice("Sneaking", "Disguise")],
+        "traits": [TraitChoice("background", "Mercenary", "Ten years in the free companies.")],
+        "assets": [AssetChoice("Old harbour map", 2, "thing", ("Sneaking",))],
+        "weapons": [WeaponChoice("Broadsword", D("d8"), D("d10"))],
+        "armor": [],
+    },
+    "bob": {
+        "name": "Casimir",
+        "concept": "Hedge knight in chainmail",
+        "abilities": ["d10", "d4", "d8", "d6", "d6"],
+        "specializations": [SpecializationChoice("Fighting", "Shield wall"), SpecializationChoice("Healing", "Bind wounds")],
+        "traits": [TraitChoice("background", "Knightly training", "Squire to a drowned lord.")],
+        "assets": [AssetChoice("Brother Aldo", 3, "person", ("Healing",), "A monk who owes him a favour.")],
+        "weapons": [WeaponChoice("Longsword", D("d6"), D("d8"))],
+        "armor": [ArmorChoice("Chainmail", D("d6"))],
+    },
+}  # fmt: skip
 
 
 class Command(BaseCommand):
@@ -24,7 +52,7 @@ class Command(BaseCommand):
         user_model = get_user_model()
         password = settings.DEMO_PASSWORD
         users = {}
-        for username in ("gm", *PLAYERS):
+        for username in ("gm", *CHARACTERS):
             user, created = user_model.objects.get_or_create(username=username)
             if created:
                 user.set_password(password)
@@ -36,13 +64,31 @@ class Command(BaseCommand):
                 name=CAMPAIGN,
                 description="A demo Lucky 13 campaign: a drowned city, a lost crown, two rivals.",
                 system="lucky13",
+                options=lucky13.default_options(),
             )
             Membership.objects.create(campaign=campaign, user=users["gm"], role=Membership.Role.GM)
-        for username, (name, concept) in PLAYERS.items():
+        for username, sheet in CHARACTERS.items():
             Membership.objects.get_or_create(
                 campaign=campaign, user=users[username], defaults={"role": Membership.Role.PLAYER}
             )
-            Character.objects.get_or_create(
-                campaign=campaign, owner=users[username], name=name, defaults={"concept": concept}
-            )
-        self.stdout.write(f"Demo campaign '{CAMPAIGN}': sign in as gm, alice or bob with the password '{password}'.")
+            if not Character.objects.filter(campaign=campaign, owner=users[username], name=sheet["name"]).exists():
+                self._create(campaign, users[username], sheet)
+        self.stdout.write(
+            f"Demo campaign '{CAMPAIGN}' with the users gm (the GM), alice and bob; "
+            f"users made now have the password '{password}' (DEMO_PASSWORD), existing ones keep theirs."
+        )
+
+    def _create(self, campaign: Campaign, owner: Any, sheet: dict[str, Any]) -> None:
+        """Through the same creation steps a player takes, so the demo obeys every rule."""
+        character = creation.start_character(
+            campaign=campaign, owner=owner, name=sheet["name"], concept=sheet["concept"]
+        )
+        dice = dict(zip(lucky13.ABILITY_KEYS, map(D, sheet["abilities"]), strict=True))
+        creation.assign_abilities(character_id=character.pk, array="balanced", dice=dice)
+        creation.set_skills(character_id=character.pk)
+        creation.set_specializations(character_id=character.pk, choices=sheet["specializations"], took_impairment=False)
+        creation.set_traits(character_id=character.pk, traits=sheet["traits"])
+        creation.set_equipment(
+            character_id=character.pk, assets=sheet["assets"], weapons=sheet["weapons"], armor=sheet["armor"]
+        )
+        creation.finish(character_id=character.pk)
