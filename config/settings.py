@@ -65,10 +65,12 @@ INSTALLED_APPS = [
     "django_htmx",
     "template_partials",
     "csp",
+    "axes",
     "rules",
     "pages",
     "campaigns",
     "characters",
+    "accounts",
 ]
 
 MIDDLEWARE = [
@@ -83,6 +85,8 @@ MIDDLEWARE = [
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
     "csp.middleware.CSPMiddleware",
+    # Last, as axes asks: it turns a lockout into the 429 page on the way out.
+    "axes.middleware.AxesMiddleware",
 ]
 
 ROOT_URLCONF = "config.urls"
@@ -203,3 +207,31 @@ LOGGING = {
 
 #: The password `manage.py demo` gives the demo users.
 DEMO_PASSWORD = os.environ.get("DEMO_PASSWORD", "dicehall-demo")
+
+# --- Accounts
+# Supersedes LOGIN_URL above: people log in on our own page, not the admin's.
+LOGIN_URL = "login"
+LOGIN_REDIRECT_URL = "/campaigns/"
+LOGOUT_REDIRECT_URL = "/"
+
+# django-axes checks every log-in against the failures so far; ModelBackend does the rest.
+AUTHENTICATION_BACKENDS = [
+    "axes.backends.AxesStandaloneBackend",
+    "django.contrib.auth.backends.ModelBackend",
+]
+AXES_FAILURE_LIMIT = 5
+AXES_COOLOFF_TIME = 0.25  # hours (axes reads a float as hours): 15 minutes
+# A try while locked out starts the 15 minutes over, so the wait the lockout page names is never too short.
+AXES_RESET_COOL_OFF_ON_FAILURE_DURING_LOCKOUT = True
+# Five failures for one username (from anywhere) or from one address (for any username) lock that out.
+AXES_LOCKOUT_PARAMETERS = ["username", "ip_address"]
+# axes' own reset on success would also wipe every failure from the same address, so anyone with an
+# account could clear their guesses at someone else's; accounts.lockout resets just this account
+# from this address instead.
+AXES_RESET_ON_SUCCESS = False
+AXES_LOCKOUT_CALLABLE = "accounts.lockout.locked_out"
+# No record of every successful log-in (who, from where, forever); failures expire with the cool-off.
+AXES_DISABLE_ACCESS_LOG = True
+# The client address is REMOTE_ADDR (axes needs no django-ipware): behind a proxy, uvicorn's
+# --proxy-headers sets it from X-Forwarded-For. --forwarded-allow-ips must name only the proxy itself,
+# or a client could pick its own address, and so a fresh counter, with a forged header.

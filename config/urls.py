@@ -4,5 +4,6 @@ from django.urls import include, path
 urlpatterns = [
     path("", include("pages.urls")),
     path("", include("characters.urls")),
+    path("accounts/", include("accounts.urls")),
     path("admin/", admin.site.urls),
 ]
