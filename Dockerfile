@@ -19,9 +19,13 @@ RUN useradd --create-home --uid 1000 dicehall \
     && chown -R dicehall:dicehall /app/var /app/staticfiles
 USER dicehall
 
+# uvicorn trusts X-Forwarded-For only from FORWARDED_ALLOW_IPS (its own variable): set it to
+# the address of the proxy in front, never '*', or clients could pick the address that
+# the per-address login limits count.
+ENV FORWARDED_ALLOW_IPS=127.0.0.1
 EXPOSE 8000
 # /healthz answers once the database does; it is exempt from the HTTPS redirect, and the
 # request names an allowed host so that Django's host check lets it through.
 HEALTHCHECK --interval=10s --timeout=3s --start-period=30s --retries=5 \
     CMD python -c "import os, urllib.request; h = os.environ.get('ALLOWED_HOSTS', 'localhost').split(',')[0].strip().lstrip('.'); h = 'localhost' if h in ('', '*') else h; urllib.request.urlopen(urllib.request.Request('http://127.0.0.1:8000/healthz', headers={'Host': h}), timeout=2)"
-CMD ["sh", "-c", "python manage.py migrate --noinput && python manage.py collectstatic --noinput && exec uvicorn config.asgi:application --host 0.0.0.0 --port 8000 --proxy-headers --forwarded-allow-ips='*'"]
+CMD ["sh", "-c", "python manage.py migrate --noinput && python manage.py collectstatic --noinput && exec uvicorn config.asgi:application --host 0.0.0.0 --port 8000 --proxy-headers"]

@@ -51,7 +51,7 @@ def start(request: HttpRequest, campaign_pk: int) -> HttpResponse:
 
 
 def _rows(data: QueryDict, prefix: str, fields: tuple[str, ...]) -> list[dict[str, str]]:
-    """Indexed form rows (``spec-0-name``…), skipping rows left entirely blank."""
+    """Indexed form rows (``spec-0-name``…); a row without a name is an unused blank row."""
     indexes = sorted(
         {int(key.split("-")[1]) for key in data if key.startswith(f"{prefix}-") and key.split("-")[1].isdigit()}
     )
@@ -59,7 +59,7 @@ def _rows(data: QueryDict, prefix: str, fields: tuple[str, ...]) -> list[dict[st
     for i in indexes[: creation.MAX_ROWS + BLANK_ROWS]:
         row = {field: data.get(f"{prefix}-{i}-{field}", "").strip() for field in fields}
         row["list:skills"] = data.getlist(f"{prefix}-{i}-skills")  # type: ignore[assignment]
-        if any(value for key, value in row.items() if key not in ("list:skills", "kind", "level")):
+        if row["name"]:
             rows.append(row)
     return rows
 

@@ -130,7 +130,6 @@ AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
     {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
 ]
-LOGIN_URL = "admin:login"
 
 LANGUAGE_CODE = "en-us"
 TIME_ZONE = "UTC"
@@ -209,7 +208,7 @@ LOGGING = {
 DEMO_PASSWORD = os.environ.get("DEMO_PASSWORD", "dicehall-demo")
 
 # --- Accounts
-# Supersedes LOGIN_URL above: people log in on our own page, not the admin's.
+# People log in on our own page, not the admin's.
 LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "/campaigns/"
 LOGOUT_REDIRECT_URL = "/"
@@ -235,3 +234,4 @@ AXES_DISABLE_ACCESS_LOG = True
 # The client address is REMOTE_ADDR (axes needs no django-ipware): behind a proxy, uvicorn's
 # --proxy-headers sets it from X-Forwarded-For. --forwarded-allow-ips must name only the proxy itself,
 # or a client could pick its own address, and so a fresh counter, with a forged header.
+AXES_VERBOSE = False  # no start-up banner on every manage.py command

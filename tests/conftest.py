@@ -43,6 +43,12 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
         session.exitstatus = 1
 
 
+@pytest.fixture(autouse=True)
+def fast_password_hashing(settings) -> None:
+    """Tests hash many passwords; the real hasher (PBKDF2) is slow on purpose and not under test."""
+    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+
+
 @pytest.fixture
 def password() -> str:
     return "correct horse battery staple"

@@ -25,7 +25,10 @@ CHARACTERS: dict[str, dict[str, Any]] = {
         "name": "Brunella",
         "concept": "Sellsword with a broadsword",
         "abilities": ["d6", "d4", "d10", "d6", "d8"],
-        "specializations": [SpecializationChoice("Fighting", "Broadsword"), SpecializationChoice("Sneaking", "Disguise")],
+        "specializations": [
+            SpecializationChoice("Fighting", "Broadsword"),
+            SpecializationChoice("Sneaking", "Disguise"),
+        ],
         "traits": [TraitChoice("background", "Mercenary", "Ten years in the free companies.")],
         "assets": [AssetChoice("Old harbour map", 2, "thing", ("Sneaking",))],
         "weapons": [WeaponChoice("Broadsword", D("d8"), D("d10"))],
@@ -35,7 +38,10 @@ CHARACTERS: dict[str, dict[str, Any]] = {
         "name": "Casimir",
         "concept": "Hedge knight in chainmail",
         "abilities": ["d10", "d4", "d8", "d6", "d6"],
-        "specializations": [SpecializationChoice("Fighting", "Shield wall"), SpecializationChoice("Healing", "Bind wounds")],
+        "specializations": [
+            SpecializationChoice("Fighting", "Shield wall"),
+            SpecializationChoice("Healing", "Bind wounds"),
+        ],
         "traits": [TraitChoice("background", "Knightly training", "Squire to a drowned lord.")],
         "assets": [AssetChoice("Brother Aldo", 3, "person", ("Healing",), "A monk who owes him a favour.")],
         "weapons": [WeaponChoice("Longsword", D("d6"), D("d8"))],
