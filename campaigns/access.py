@@ -5,9 +5,12 @@ from __future__ import annotations
 
 from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
 from django.core.exceptions import PermissionDenied
+from django.db.models import Count, IntegerField, OuterRef, Prefetch, Q, QuerySet, Subquery, Value
+from django.db.models.functions import Coalesce
 from django.http import Http404
 
-from campaigns.models import Campaign, Membership
+from campaigns.models import Campaign, Invitation, Membership
+from characters.models import Character
 
 
 def membership(user: AbstractBaseUser | AnonymousUser, campaign: Campaign) -> Membership | None:
@@ -17,8 +20,14 @@ def membership(user: AbstractBaseUser | AnonymousUser, campaign: Campaign) -> Me
 
 
 def campaign_for(user: AbstractBaseUser | AnonymousUser, pk: int, *, gm: bool = False) -> Campaign:
-    """The campaign ``pk`` if ``user`` is a member (404 otherwise); with ``gm``, only its GM may act (403)."""
-    campaign = Campaign.objects.visible_to(user).filter(pk=pk).prefetch_related("memberships").first()
+    """The campaign ``pk`` if ``user`` is a member (404 otherwise); with ``gm``, only its GM may act (403).
+
+    Two queries: the campaign, and its members with their users (GM first, then by name).
+    """
+    members = Membership.objects.select_related("user").order_by("role", "user__username")  # "gm" < "player"
+    campaign = (
+        Campaign.objects.visible_to(user).filter(pk=pk).prefetch_related(Prefetch("memberships", members)).first()
+    )
     if campaign is None:
         raise Http404("No such campaign")
     campaign.viewer = membership(user, campaign)  # type: ignore[attr-defined]
@@ -30,3 +39,50 @@ def campaign_for(user: AbstractBaseUser | AnonymousUser, pk: int, *, gm: bool = 
 def is_gm(user: AbstractBaseUser | AnonymousUser, campaign: Campaign) -> bool:
     member = membership(user, campaign)
     return member is not None and member.role == Membership.Role.GM
+
+
+def campaigns_of(user: AbstractBaseUser | AnonymousUser) -> QuerySet[Campaign]:
+    """The user's campaigns, each with ``my_role`` and ``party_size`` (active characters), in one query."""
+    role = Membership.objects.filter(campaign=OuterRef("pk"), user=user.pk).values("role")[:1]
+    party = (
+        Character.objects.active()
+        .filter(campaign=OuterRef("pk"))
+        .order_by()
+        .values("campaign")
+        .annotate(n=Count("pk"))
+        .values("n")
+    )
+    return (
+        Campaign.objects.visible_to(user)
+        .annotate(my_role=Subquery(role), party_size=Coalesce(Subquery(party, output_field=IntegerField()), Value(0)))
+        .order_by("-last_activity_at", "name", "pk")
+    )
+
+
+def listed_characters(campaign: Campaign, user: AbstractBaseUser | AnonymousUser) -> list[Character]:
+    """The characters the campaign page lists for ``user``, with their owners, in one query: every
+    active character, the viewer's own drafts, and (for the GM) the archived ones."""
+    shown = Q(status=Character.Status.ACTIVE) | Q(status=Character.Status.DRAFT, owner=user.pk)
+    if is_gm(user, campaign):
+        shown |= Q(status=Character.Status.ARCHIVED)
+    return list(Character.objects.filter(shown, campaign=campaign).select_related("owner").order_by("name", "pk"))
+
+
+def invitation_for(user: AbstractBaseUser | AnonymousUser, campaign: Campaign, pk: int) -> Invitation:
+    """One of the campaign's invitations, for its GM (the campaign comes from :func:`campaign_for` with ``gm``)."""
+    if not is_gm(user, campaign):
+        raise PermissionDenied("Only the campaign's GM can do that.")
+    invitation = campaign.invitations.filter(pk=pk).first()
+    if invitation is None:
+        raise Http404("No such invitation")
+    return invitation
+
+
+def member_of(user: AbstractBaseUser | AnonymousUser, campaign: Campaign, pk: int) -> Membership:
+    """One membership of the campaign, for its GM; the members are already loaded by :func:`campaign_for`."""
+    if not is_gm(user, campaign):
+        raise PermissionDenied("Only the campaign's GM can do that.")
+    member = next((m for m in campaign.memberships.all() if m.pk == pk), None)
+    if member is None:
+        raise Http404("No such member")
+    return member

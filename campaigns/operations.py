@@ -1,0 +1,349 @@
+"""Writes that span campaigns, memberships, invitations and characters.
+
+Each is a keyword-only, atomic function: lock the campaign (or the invitation),
+check again under the lock who is asking and what state things are in, write,
+and move the campaign's ``last_activity_at`` forward. Views call these and
+nothing else writes those rows. A refusal is a :class:`Refused` whose message
+is written for people and whose ``status`` is the HTTP answer it deserves.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Mapping
+from datetime import timedelta
+from typing import Any
+
+from django.contrib.auth.models import AbstractBaseUser
+from django.db import transaction
+from django.db.models import F
+from django.utils import timezone
+from django.utils.text import get_text_list
+
+from campaigns.models import Campaign, Invitation, Membership
+from characters.models import Character, Skill
+from rules import systems
+
+#: How long an invitation link may stay open, in days.
+MAX_INVITATION_DAYS = 90
+
+
+class Refused(Exception):
+    """An action the campaign's state or the asker's role does not allow."""
+
+    status = 400
+
+    def __init__(self, message: str, *, errors: Mapping[str, str] | None = None) -> None:
+        super().__init__(message)
+        self.message = message
+        #: Messages by option or field, for a form to show next to its fields.
+        self.errors = dict(errors or {})
+
+
+class NotAllowed(Refused):
+    status = 403
+
+
+class NotFound(Refused):
+    status = 404
+
+
+class Conflict(Refused):
+    """The campaign is in a state that forbids this (archived, already so, in use by characters)."""
+
+    status = 409
+
+
+class Gone(Refused):
+    """An invitation that was real but can no longer be used."""
+
+    status = 410
+
+
+ARCHIVED = "This campaign is archived, so nothing in it can change until the GM unarchives it."
+
+
+def _locked(campaign_id: int) -> Campaign:
+    campaign = Campaign.objects.select_for_update().filter(pk=campaign_id).first()
+    if campaign is None:
+        raise NotFound("There is no such campaign.")
+    return campaign
+
+
+def _role(campaign: Campaign, user: AbstractBaseUser) -> str | None:
+    return Membership.objects.filter(campaign=campaign, user=user).values_list("role", flat=True).first()
+
+
+def _gm_of(campaign_id: int, by: AbstractBaseUser, *, open_only: bool = True) -> Campaign:
+    """The campaign, locked, after checking under the lock that ``by`` is still its GM."""
+    campaign = _locked(campaign_id)
+    if _role(campaign, by) != Membership.Role.GM:
+        raise NotAllowed("Only the campaign's GM can do that.")
+    if open_only and campaign.archived_at:
+        raise Conflict(ARCHIVED)
+    return campaign
+
+
+def _touch(campaign: Campaign) -> None:
+    campaign.last_activity_at = timezone.now()
+    Campaign.objects.filter(pk=campaign.pk).update(last_activity_at=campaign.last_activity_at)
+
+
+def _archive_characters(campaign: Campaign, owner_id: int) -> int:
+    """A departing player's characters stay, archived: their work is never deleted."""
+    return (
+        Character.objects.filter(campaign=campaign, owner_id=owner_id)
+        .exclude(status=Character.Status.ARCHIVED)
+        .update(status=Character.Status.ARCHIVED, version=F("version") + 1, updated_at=timezone.now())
+    )
+
+
+# --- Creating and changing a campaign ------------------------------------------------------------
+
+
+@transaction.atomic
+def create_campaign(
+    *, by: AbstractBaseUser, name: str, description: str, system: str, options: Mapping[str, Any]
+) -> Campaign:
+    """A new campaign with ``by`` as its GM; the options are checked by the rules system."""
+    name = " ".join(name.split())
+    if not name:
+        raise Refused("A campaign needs a name.", errors={"name": "A campaign needs a name."})
+    try:
+        rules = systems.get(system)
+    except systems.UnknownSystem as error:
+        raise Refused(error.message, errors={"system": error.message}) from error
+    campaign = Campaign.objects.create(
+        name=name, description=description.strip(), system=system, options=rules.validate_options(options)
+    )
+    Membership.objects.create(campaign=campaign, user=by, role=Membership.Role.GM)
+    return campaign
+
+
+def _skill_changes(old: list[str], new: list[str], renames: Mapping[str, str]) -> tuple[dict[str, str], list[str]]:
+    """Which of the old skills are renamed and which removed.
+
+    ``renames`` maps an old name to the name its row now carries. An old skill
+    whose name is still listed (and is not the new name of another skill) is kept.
+    """
+    renamed = {old_name: new_name for old_name, new_name in renames.items() if old_name in old and old_name != new_name}
+    targets = set(renamed.values())
+    removed = [name for name in old if name not in renamed and (name not in new or name in targets)]
+    return renamed, removed
+
+
+def _rename_skills(campaign: Campaign, renamed: Mapping[str, str]) -> None:
+    """Every character's skill follows its new name; in two passes, so that swaps never collide."""
+    skills = Skill.objects.filter(character__campaign=campaign)
+    temporary = {old: f"~{uuid.uuid4().hex}" for old in renamed}
+    for old, temp in temporary.items():
+        skills.filter(name=old).update(name=temp)
+    for old, temp in temporary.items():
+        skills.filter(name=temp).update(name=renamed[old])
+    touched = Character.objects.filter(campaign=campaign, skills__name__in=list(renamed.values())).distinct()
+    Character.objects.filter(pk__in=touched.values("pk")).update(version=F("version") + 1, updated_at=timezone.now())
+
+
+@transaction.atomic
+def update_campaign(
+    *,
+    campaign_id: int,
+    by: AbstractBaseUser,
+    name: str,
+    description: str,
+    options: Mapping[str, Any],
+    renames: Mapping[str, str],
+) -> Campaign:
+    """The GM changes the name, description and options.
+
+    Nobody's character loses anything: a skill that characters have can be
+    renamed (their sheets follow) but not removed, and the hit points per Pulse
+    step are fixed once characters have hit points. Ability names are free:
+    sheets store abilities by key.
+    """
+    campaign = _gm_of(campaign_id, by)
+    name = " ".join(name.split())
+    if not name:
+        raise Refused("A campaign needs a name.", errors={"name": "A campaign needs a name."})
+    before = campaign.settings
+    after = campaign.rules.validate_options(options)
+    old_skills = [s["name"] for s in before["skills"]]
+    new_skills = [s["name"] for s in after["skills"]]
+    renamed, removed = _skill_changes(old_skills, new_skills, renames)
+
+    errors: dict[str, str] = {}
+    holders: dict[str, list[str]] = {}
+    for skill, character in (
+        Skill.objects.filter(character__campaign=campaign, name__in=removed)
+        .order_by("name", "character__name")
+        .values_list("name", "character__name")
+    ):
+        holders.setdefault(skill, []).append(character)
+    if holders:
+        errors["skills"] = " ".join(
+            f"{skill} can't be removed: {get_text_list(names, 'and')} "
+            f"{'has' if len(names) == 1 else 'have'} it. Rename it instead, or keep it."
+            for skill, names in holders.items()
+        )
+    if (
+        after["hit_points_per_step"] != before["hit_points_per_step"]
+        and Character.objects.filter(campaign=campaign, hit_points__isnull=False).exists()
+    ):
+        errors["hit_points_per_step"] = (
+            f"Characters already have hit points counted at {before['hit_points_per_step']} a Pulse step, "
+            "so this can't change any more."
+        )
+    if errors:
+        raise Conflict("Nothing was changed: the campaign's characters depend on these settings.", errors=errors)
+
+    if renamed:
+        _rename_skills(campaign, renamed)
+    campaign.name, campaign.description, campaign.options = name, description.strip(), after
+    campaign.last_activity_at = timezone.now()
+    campaign.save(update_fields=["name", "description", "options", "last_activity_at"])
+    return campaign
+
+
+@transaction.atomic
+def archive_campaign(*, campaign_id: int, by: AbstractBaseUser) -> Campaign:
+    """Archived, the campaign is read-only: no new invitations, members, characters or settings."""
+    campaign = _gm_of(campaign_id, by, open_only=False)
+    if campaign.archived_at:
+        raise Conflict("This campaign is already archived.")
+    campaign.archived_at = campaign.last_activity_at = timezone.now()
+    campaign.save(update_fields=["archived_at", "last_activity_at"])
+    return campaign
+
+
+@transaction.atomic
+def unarchive_campaign(*, campaign_id: int, by: AbstractBaseUser) -> Campaign:
+    campaign = _gm_of(campaign_id, by, open_only=False)
+    if not campaign.archived_at:
+        raise Conflict("This campaign is not archived.")
+    campaign.archived_at = None
+    campaign.last_activity_at = timezone.now()
+    campaign.save(update_fields=["archived_at", "last_activity_at"])
+    return campaign
+
+
+# --- Members -------------------------------------------------------------------------------------
+
+
+def _member(campaign: Campaign, membership_id: int) -> Membership:
+    member = Membership.objects.select_related("user").filter(pk=membership_id, campaign=campaign).first()
+    if member is None:
+        raise NotFound("That person is not a member of this campaign.")
+    return member
+
+
+@transaction.atomic
+def remove_member(*, campaign_id: int, membership_id: int, by: AbstractBaseUser) -> int:
+    """The GM removes a player; their characters in the campaign are archived. Returns how many."""
+    campaign = _gm_of(campaign_id, by)
+    member = _member(campaign, membership_id)
+    if member.role == Membership.Role.GM:
+        raise Refused("The GM can't be removed. Hand the GM role to another member first.")
+    archived = _archive_characters(campaign, member.user_id)
+    member.delete()
+    _touch(campaign)
+    return archived
+
+
+@transaction.atomic
+def leave_campaign(*, campaign_id: int, user: AbstractBaseUser) -> int:
+    """A player leaves; their characters in the campaign are archived. Returns how many."""
+    campaign = _locked(campaign_id)
+    member = Membership.objects.filter(campaign=campaign, user=user).first()
+    if member is None:
+        raise NotFound("You are not a member of this campaign.")
+    if member.role == Membership.Role.GM:
+        raise Refused("The GM can't leave their campaign. Hand the GM role to another member first.")
+    if campaign.archived_at:
+        raise Conflict(ARCHIVED)
+    archived = _archive_characters(campaign, user.pk)
+    member.delete()
+    _touch(campaign)
+    return archived
+
+
+@transaction.atomic
+def hand_over_gm(*, campaign_id: int, membership_id: int, by: AbstractBaseUser) -> Membership:
+    """Another member becomes the GM and ``by`` a player. The one-GM unique index
+    (``campaigns_membership_one_gm``) is checked per statement, so demote first, then promote."""
+    campaign = _gm_of(campaign_id, by)
+    member = _member(campaign, membership_id)
+    if member.role == Membership.Role.GM:
+        raise Refused("You are the GM already.")
+    Membership.objects.filter(campaign=campaign, role=Membership.Role.GM).update(role=Membership.Role.PLAYER)
+    Membership.objects.filter(pk=member.pk).update(role=Membership.Role.GM)
+    member.role = Membership.Role.GM
+    _touch(campaign)
+    return member
+
+
+# --- Invitations ---------------------------------------------------------------------------------
+
+
+@transaction.atomic
+def create_invitation(*, campaign_id: int, by: AbstractBaseUser, days: int, max_uses: int | None) -> Invitation:
+    """A link that lets signed-in people join as players for ``days`` days, ``max_uses`` times (None: any)."""
+    if not 1 <= days <= MAX_INVITATION_DAYS:
+        raise Refused(f"An invitation lasts from 1 to {MAX_INVITATION_DAYS} days.")
+    if max_uses is not None and max_uses < 1:
+        raise Refused("An invitation can be used at least once.")
+    campaign = _gm_of(campaign_id, by)
+    invitation = Invitation.objects.create(
+        campaign=campaign, created_by=by, expires_at=timezone.now() + timedelta(days=days), max_uses=max_uses
+    )
+    _touch(campaign)
+    return invitation
+
+
+@transaction.atomic
+def revoke_invitation(*, campaign_id: int, invitation_id: int, by: AbstractBaseUser) -> Invitation:
+    """The link stops working at once. Allowed in an archived campaign too: it only closes a door."""
+    campaign = _gm_of(campaign_id, by, open_only=False)
+    invitation = Invitation.objects.select_for_update().filter(pk=invitation_id, campaign=campaign).first()
+    if invitation is None:
+        raise NotFound("There is no such invitation.")
+    if invitation.revoked_at:
+        raise Conflict("This invitation was revoked already.")
+    invitation.revoked_at = timezone.now()
+    invitation.save(update_fields=["revoked_at"])
+    _touch(campaign)
+    return invitation
+
+
+UNKNOWN_INVITATION = "This invitation link is not valid. Check that you copied all of it, or ask the GM for a new one."
+ARCHIVED_NO_JOIN = "This campaign is archived and isn't taking new players."
+UNUSABLE = {
+    "revoked": "This invitation was revoked by the GM. Ask them for a new link.",
+    "expired": "This invitation has expired. Ask the GM for a new link.",
+    "used up": "This invitation has been used as many times as it allows. Ask the GM for a new link.",
+}
+
+
+@transaction.atomic
+def join_campaign(*, token: str, user: AbstractBaseUser) -> tuple[Membership, bool]:
+    """``user`` joins through the invitation ``token`` as a player: ``(membership, True)``,
+    or ``(their membership, False)`` if they were a member already (no use is counted).
+
+    The invitation row is locked while its uses are counted, so two people opening
+    a single-use link at the same moment cannot both get in.
+    """
+    invitation = Invitation.objects.select_for_update().filter(token=token).first()
+    if invitation is None:
+        raise NotFound(UNKNOWN_INVITATION)
+    campaign = _locked(invitation.campaign_id)
+    existing = Membership.objects.filter(campaign=campaign, user=user).first()
+    if existing is not None:
+        return existing, False
+    state = invitation.state()
+    if state != "active":
+        raise Gone(UNUSABLE[state])
+    if campaign.archived_at:
+        raise Gone(ARCHIVED_NO_JOIN)
+    member = Membership.objects.create(campaign=campaign, user=user, role=Membership.Role.PLAYER)
+    Invitation.objects.filter(pk=invitation.pk).update(uses=F("uses") + 1)
+    _touch(campaign)
+    return member, True

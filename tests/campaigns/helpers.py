@@ -1,0 +1,92 @@
+"""Small builders and readers shared by the campaign view tests."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from django.conf import settings
+from django.http import HttpResponse
+from django.shortcuts import resolve_url
+
+from characters.models import Character
+from rules.systems import lucky13
+
+
+def html(response: HttpResponse) -> str:
+    return response.content.decode()
+
+
+def text(response: HttpResponse) -> str:
+    """The page's text with tags removed and whitespace collapsed, for reading messages."""
+    return " ".join(re.sub(r"<[^>]+>", " ", html(response)).split())
+
+
+def login_url() -> str:
+    return resolve_url(settings.LOGIN_URL)
+
+
+def assert_login_redirect(response: HttpResponse) -> None:
+    assert response.status_code == 302
+    assert response["Location"].startswith(login_url() + "?next=")
+
+
+def make_character(campaign: Any, owner: Any, name: str, *, status: str = "active", **fields: Any) -> Character:
+    """A character straight from the ORM: an active one needs its five abilities and hit points."""
+    values: dict[str, Any] = {}
+    if status != Character.Status.DRAFT:
+        values = {"will": 3, "charm": 3, "pulse": 3, "intellect": 3, "reflex": 3, "hit_points": 30}
+    values.update(fields)
+    return Character.objects.create(campaign=campaign, owner=owner, name=name, status=status, **values)
+
+
+def options_post(
+    *,
+    skills: list[dict[str, Any]] | None = None,
+    name: str = "The Iron Marches",
+    description: str = "Border wars.",
+    system: str | None = "lucky13",
+    **options: Any,
+) -> dict[str, Any]:
+    """The POST of the campaign form: the defaults, changed by ``options``; ``skills`` are rows
+    (``name``, ``ability``, and optionally ``original``, ``ORDER``, ``DELETE``)."""
+    values = lucky13.default_options()
+    values.update(options)
+    if skills is None:
+        skills = [{"name": s["name"], "ability": s["ability"], "original": ""} for s in values["skills"]]
+    data: dict[str, Any] = {
+        "name": name,
+        "description": description,
+        "explosion": values["explosion"],
+        "hit_points_per_step": values["hit_points_per_step"],
+        "ability_methods": values["ability_methods"],
+        "skill_method": values["skill_method"],
+        "skill_array": values["skill_array"]
+        if isinstance(values["skill_array"], str)
+        else " ".join(values["skill_array"]),
+        "skill_points": values["skill_points"],
+        "starting_specializations": values["starting_specializations"],
+        "preset": "fantasy",
+        "save": "1",
+        "skills-TOTAL_FORMS": len(skills),
+        "skills-INITIAL_FORMS": len(skills),
+        "skills-MIN_NUM_FORMS": 0,
+        "skills-MAX_NUM_FORMS": 1000,
+    }
+    if system is not None:
+        data["system"] = system
+    for key, ability_name in zip(lucky13.ABILITY_KEYS, values["ability_names"], strict=True):
+        data[f"ability_{key}"] = ability_name
+    for i, row in enumerate(skills):
+        data[f"skills-{i}-original"] = row.get("original", "")
+        data[f"skills-{i}-name"] = row["name"]
+        data[f"skills-{i}-ability"] = row.get("ability") or ""
+        data[f"skills-{i}-ORDER"] = row.get("ORDER", i + 1)
+        if row.get("DELETE"):
+            data[f"skills-{i}-DELETE"] = "on"
+    return data
+
+
+def saved_rows(options: dict[str, Any]) -> list[dict[str, Any]]:
+    """The saved skill list as the settings form's rows: each keeps its original name."""
+    return [{"name": s["name"], "ability": s["ability"], "original": s["name"]} for s in options["skills"]]
