@@ -1,6 +1,6 @@
 from django.urls import path
 
-from characters import creation_views, views
+from characters import creation_views, exchange_views, views
 
 app_name = "characters"
 
@@ -8,4 +8,7 @@ urlpatterns = [
     path("characters/<int:pk>/", views.sheet, name="sheet"),
     path("campaigns/<int:campaign_pk>/characters/new/", creation_views.start, name="create"),
     path("characters/<int:pk>/create/<slug:step>/", creation_views.step, name="create-step"),
+    path("characters/<int:pk>/export.json", exchange_views.export_character, name="export"),
+    path("characters/<int:pk>/print/", exchange_views.print_sheet, name="print"),
+    path("campaigns/<int:campaign_pk>/characters/import/", exchange_views.import_character, name="import"),
 ]

@@ -1,0 +1,117 @@
+"""A character's JSON export, its import into a campaign, and the printable sheet."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from django.contrib import messages
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import redirect, render
+from django.utils.http import content_disposition_header
+from django.views.decorators.http import require_http_methods, require_safe
+
+from campaigns.access import campaign_for
+from campaigns.models import Campaign
+from characters import access, creation, exchange, sheets
+from characters.models import Character
+from rules.systems import lucky13
+
+
+def _full(character: Character) -> Character:
+    """The character with its whole sheet loaded, and what ``access`` found out about the viewer."""
+    full = sheets.with_sheet(Character.objects.filter(pk=character.pk)).get()
+    full.can_edit, full.viewer_is_gm = character.can_edit, character.viewer_is_gm
+    return full
+
+
+@require_safe
+def export_character(request: HttpRequest, pk: int) -> HttpResponse:
+    """The character as a document of the export schema (docs/character-schema.md), as a download."""
+    character = _full(access.character_for(request.user, pk))
+    body = json.dumps(exchange.export_character(character), ensure_ascii=False, indent=2) + "\n"
+    response = HttpResponse(body, content_type="application/json; charset=utf-8")
+    response["Content-Disposition"] = content_disposition_header(True, exchange.filename(character))
+    response["Cache-Control"] = "private, no-store"
+    return response
+
+
+def _campaign_rules(campaign: Campaign) -> dict[str, Any]:
+    """What an imported character must fit, said on the form so that a player can check first."""
+    options = campaign.settings
+    methods = creation.allowed_ability_methods(options)
+    labels = dict(Character.AbilityMethod.choices)
+    return {
+        "ability_methods": [labels[m] for m in methods],
+        "random_allowed": "random" in methods,
+        "skills": [s["name"] for s in options["skills"]],
+        "skill_method": dict(lucky13.SKILL_METHODS)[options["skill_method"]],
+        "specializations": options["starting_specializations"],
+    }
+
+
+def _submitted(request: HttpRequest) -> bytes | str:
+    """The uploaded file or the pasted text; :class:`exchange.DocumentError` if neither or both."""
+    upload = request.FILES.get("file")
+    pasted = request.POST.get("document", "")
+    if upload and pasted.strip():
+        raise exchange.DocumentError([("document", "choose a file or paste the document, not both")])
+    if upload:
+        if upload.size is not None and upload.size > exchange.MAX_BYTES:
+            size, limit = upload.size / 1024, exchange.MAX_BYTES // 1024
+            raise exchange.DocumentError([("document", f"the file is {size:,.0f} KB; the limit is {limit} KB")])
+        return upload.read(exchange.MAX_BYTES + 1)
+    if not pasted.strip():
+        raise exchange.DocumentError([("document", "choose an exported file, or paste its text")])
+    return pasted
+
+
+@require_http_methods(["GET", "HEAD", "POST"])
+def import_character(request: HttpRequest, campaign_pk: int) -> HttpResponse:
+    """Upload or paste an exported character; it joins the campaign as a fresh creation."""
+    campaign = campaign_for(request.user, campaign_pk)
+    context: dict[str, Any] = {"campaign": campaign, "rules": _campaign_rules(campaign), "errors": [], "pasted": ""}
+    if request.method != "POST":
+        return render(request, "characters/import.html", context)
+    context["pasted"] = request.POST.get("document", "")[: exchange.MAX_BYTES]
+    try:
+        document = exchange.load_document(_submitted(request))
+        character = exchange.import_character(campaign=campaign, owner=request.user, document=document)
+    except exchange.DocumentError as problem:
+        context["errors"] = problem.messages
+        return render(request, "characters/import.html", context, status=400)
+    reset = exchange.resets(campaign=campaign, document=document)
+    messages.success(
+        request,
+        f"{character.name} joined {campaign.name} as a new character. Started afresh, as for any new "
+        f"character: {'; '.join(reset)}.",
+    )
+    return redirect("characters:sheet", pk=character.pk)
+
+
+def _hit_point_rows(hit_points: sheets.HitPoints | None) -> list[dict[str, Any]]:
+    """The rulebook's chart, one row per Pulse step, d4 first: every slot drawn, full or lost."""
+    if hit_points is None:
+        return []
+    rows = []
+    for step, (label, full, slots) in enumerate(hit_points.rows, start=1):
+        rows.append(
+            {
+                "label": label,
+                "full": full,
+                "slots": [i < full for i in range(slots)],
+                "total": step * hit_points.per_step,
+            }
+        )
+    return rows
+
+
+@require_safe
+def print_sheet(request: HttpRequest, pk: int) -> HttpResponse:
+    """The whole sheet on one or two A4 or Letter pages (the print rules in dicehall.css)."""
+    character = _full(access.character_for(request.user, pk))
+    context = sheets.sheet(character)
+    context["hp_rows"] = _hit_point_rows(context["hit_points"])
+    context["charm_name"] = context["options"]["ability_names"][lucky13.ABILITY_KEYS.index("charm")]
+    context["attribution"] = lucky13.ATTRIBUTION
+    return render(request, "characters/print.html", context)
