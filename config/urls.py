@@ -4,6 +4,7 @@ from django.urls import include, path
 urlpatterns = [
     path("", include("pages.urls")),
     path("", include("characters.urls")),
+    path("", include("campaigns.urls")),
     path("accounts/", include("accounts.urls")),
     path("admin/", admin.site.urls),
 ]

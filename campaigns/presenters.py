@@ -1,0 +1,47 @@
+"""Campaign options as the campaign page shows them: labels, not keys."""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+from typing import Any
+
+from django.utils import timezone
+from django.utils.timesince import timesince
+
+from rules import systems
+
+
+def options_summary(system: str, options: dict[str, Any]) -> list[dict[str, Any]]:
+    """Each option of the campaign's rules system as ``{"label", "value"}``; a list value
+    (the skills) comes as ``list``. Only the options that matter under the chosen methods."""
+    rules = systems.get(system)
+    if system != "lucky13":  # a system without a summary of its own lists its options' values
+        return [{"label": o.label, "value": options.get(o.key, o.default)} for o in rules.OPTIONS]
+    labels = {o.key: dict(o.choices) for o in rules.OPTIONS if o.choices}
+    names = dict(zip(rules.ABILITY_KEYS, options["ability_names"], strict=True))
+    skill_method = labels["skill_method"][options["skill_method"]]
+    if options["skill_method"] == "array":
+        skill_method += f": {' '.join(options['skill_array'])}"
+    elif options["skill_method"] == "point_buy":
+        skill_method += f": a budget of {options['skill_points']} points"
+    return [
+        {"label": "Play style", "value": labels["explosion"][options["explosion"]]},
+        {"label": "Abilities", "value": ", ".join(options["ability_names"])},
+        {
+            "label": "Skills",
+            "value": labels["skill_preset"].get(options["skill_preset"], "Custom"),
+            "list": [f"{s['name']} ({names[s['ability']]})" if s["ability"] else s["name"] for s in options["skills"]],
+        },
+        {"label": "Hit points per Pulse step", "value": options["hit_points_per_step"]},
+        {"label": "Ability methods", "value": labels["ability_methods"][options["ability_methods"]]},
+        {"label": "Skill method", "value": skill_method},
+        {"label": "Starting specializations", "value": options["starting_specializations"]},
+    ]
+
+
+def ago(moment: datetime, now: datetime | None = None) -> str:
+    """ "just now", or "3 hours ago": how long since ``moment``, as the campaign list says it."""
+    now = now or timezone.now()
+    if now - moment < timedelta(minutes=1):
+        return "just now"
+    return f"{timesince(moment, now)} ago"

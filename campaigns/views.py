@@ -1,0 +1,535 @@
+"""The campaign pages: my campaigns, creating and configuring a campaign, the
+campaign page with the party, invitations and joining, and the GM's membership tools.
+
+Views are thin: they load through :mod:`campaigns.access`, parse a form, call an
+operation from :mod:`campaigns.operations`, and render a page or a partial.
+Pages are ``require_safe``; actions are ``require_POST``, each behind a
+confirmation page that works without JavaScript; the two form pages (create,
+settings) show their form on GET and save it on POST. A refusal is a page
+with its message and the HTTP status it deserves; nothing changes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from functools import wraps
+from typing import Any
+
+from django.conf import settings
+from django.contrib import messages
+from django.contrib.auth.decorators import login_not_required
+from django.contrib.auth.views import redirect_to_login
+from django.core.exceptions import PermissionDenied
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import redirect, render, resolve_url
+from django.urls import NoReverseMatch, reverse
+from django.utils import dateformat, timezone
+from django.utils.http import urlencode
+from django.utils.timezone import localtime
+from django.views.decorators.http import require_http_methods, require_POST, require_safe
+from django.views.decorators.vary import vary_on_headers
+
+from campaigns import access, operations
+from campaigns.forms import OPTIONS_FORMS, CampaignForm, InvitationForm, Lucky13OptionsForm, NewCampaignForm
+from campaigns.models import Campaign, Invitation, Membership
+from campaigns.operations import Refused
+from campaigns.presenters import ago, options_summary
+from characters import sheets
+from characters.models import Character
+from rules import systems
+
+View = Callable[..., HttpResponse]
+
+
+def _refusal(request: HttpRequest, message: str, status: int, campaign: Campaign | None = None) -> HttpResponse:
+    template = "campaigns/refused.html#refusal" if request.htmx else "campaigns/refused.html"
+    return render(request, template, {"message": message, "campaign": campaign}, status=status)
+
+
+def refusals(view: View) -> View:
+    """A 403 or a refused operation becomes a page that says why, with its status."""
+
+    @wraps(view)
+    def wrapper(request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
+        try:
+            return view(request, *args, **kwargs)
+        except PermissionDenied as denied:
+            return _refusal(request, str(denied) or "You can't do that here.", 403)
+        except Refused as refused:
+            return _refusal(request, refused.message, refused.status)
+
+    return wrapper
+
+
+# --- My campaigns --------------------------------------------------------------------------------
+
+
+@require_safe
+def campaign_list(request: HttpRequest) -> HttpResponse:
+    campaigns = list(access.campaigns_of(request.user))
+    now = timezone.now()
+    for campaign in campaigns:
+        campaign.activity = ago(campaign.last_activity_at, now)
+    return render(
+        request,
+        "campaigns/list.html",
+        {
+            "campaigns": [c for c in campaigns if not c.archived_at],
+            "archived": [c for c in campaigns if c.archived_at],
+        },
+    )
+
+
+# --- Creating and configuring --------------------------------------------------------------------
+
+#: The submit buttons that redraw the form without saving it.
+REFRESH = ("load_preset", "more_rows")
+
+
+def _options_form(
+    system: str, data: Any, *, options: dict[str, Any] | None = None, known_skills: frozenset[str] = frozenset()
+) -> Lucky13OptionsForm | None:
+    """The options form of ``system`` (None if the system has no options to set), bound to
+    ``data``, or, for a refresh button, redrawn as the person left it."""
+    form_class = OPTIONS_FORMS.get(system)
+    if form_class is None:
+        return None
+    options = options or systems.get(system).default_options()
+    if data is not None and any(button in data for button in REFRESH):
+        preset = data.get("preset") if "load_preset" in data else None
+        return form_class.refreshed(data, options=options, known_skills=known_skills, preset=preset)
+    return form_class(data, options=options, known_skills=known_skills)
+
+
+def _campaign_form_page(
+    request: HttpRequest, context: dict[str, Any], *, status: int = 200, refresh: bool = False
+) -> HttpResponse:
+    # With htmx, a refresh button swaps just the skill list; the rest of the page keeps what was typed.
+    partial = refresh and request.htmx and not request.htmx.history_restore_request
+    template = "campaigns/form.html" + ("#skill-list" if partial else "")
+    return render(request, template, context, status=status)
+
+
+def _show_refusal(form: CampaignForm, options_form: Lucky13OptionsForm | None, refused: Refused) -> None:
+    """An operation's refusal, each message by the field it is about."""
+    form.add_error(None, refused.message)
+    for key, message in refused.errors.items():
+        if key in form.fields:
+            form.add_error(key, message)
+        elif options_form is not None:
+            options_form.add_option_errors({key: message})
+
+
+@require_http_methods(["GET", "HEAD", "POST"])
+@vary_on_headers("HX-Request")
+def create_campaign(request: HttpRequest) -> HttpResponse:
+    data = request.POST if request.method == "POST" else None
+    form = NewCampaignForm(data)
+    system = (data or {}).get("system") or form.fields["system"].initial
+    if system not in systems.KEYS:
+        system = systems.KEYS[0]
+    options_form = _options_form(system, data)
+    context = {"form": form, "options_form": options_form, "system_name": systems.get(system).NAME}
+    if data is None:
+        return _campaign_form_page(request, context)
+    if any(button in data for button in REFRESH):
+        context["form"] = NewCampaignForm(initial=data.dict())
+        return _campaign_form_page(request, context, refresh=True)
+    options_valid = options_form.is_valid() if options_form is not None else True
+    if not (form.is_valid() and options_valid):
+        return _campaign_form_page(request, context, status=400)
+    try:
+        campaign = operations.create_campaign(
+            by=request.user,
+            name=form.cleaned_data["name"],
+            description=form.cleaned_data["description"],
+            system=form.cleaned_data["system"],
+            options=options_form.options if options_form is not None else {},
+        )
+    except Refused as refused:
+        _show_refusal(form, options_form, refused)
+        return _campaign_form_page(request, context, status=refused.status)
+    messages.success(request, f"{campaign.name} is ready. Invite your players when you like.")
+    return redirect("campaigns:detail", pk=campaign.pk)
+
+
+@require_http_methods(["GET", "HEAD", "POST"])
+@vary_on_headers("HX-Request")
+@refusals
+def campaign_settings(request: HttpRequest, pk: int) -> HttpResponse:
+    campaign = access.campaign_for(request.user, pk, gm=True)
+    options = campaign.settings
+    known = frozenset(s["name"] for s in options["skills"])
+    data = request.POST if request.method == "POST" else None
+    initial = {"name": campaign.name, "description": campaign.description}
+    form = CampaignForm(data, initial=initial)
+    options_form = _options_form(campaign.system, data, options=options, known_skills=known)
+    context = {"form": form, "options_form": options_form, "campaign": campaign, "system_name": campaign.rules.NAME}
+    if data is None:
+        return _campaign_form_page(request, context)
+    if campaign.archived_at:
+        raise operations.Conflict(operations.ARCHIVED)
+    if any(button in data for button in REFRESH):
+        context["form"] = CampaignForm(initial=data.dict())
+        return _campaign_form_page(request, context, refresh=True)
+    options_valid = options_form.is_valid() if options_form is not None else True
+    if not (form.is_valid() and options_valid):
+        return _campaign_form_page(request, context, status=400)
+    try:
+        operations.update_campaign(
+            campaign_id=campaign.pk,
+            by=request.user,
+            name=form.cleaned_data["name"],
+            description=form.cleaned_data["description"],
+            options=options_form.options if options_form is not None else campaign.options,
+            renames=options_form.renames if options_form is not None else {},
+        )
+    except Refused as refused:
+        _show_refusal(form, options_form, refused)
+        return _campaign_form_page(request, context, status=refused.status)
+    messages.success(request, "The campaign's settings are saved.")
+    return redirect("campaigns:detail", pk=campaign.pk)
+
+
+# --- The campaign page ---------------------------------------------------------------------------
+
+
+@require_safe
+def campaign_detail(request: HttpRequest, pk: int) -> HttpResponse:
+    """Everything a member sees of the campaign, in a fixed number of queries however large the party."""
+    campaign = access.campaign_for(request.user, pk)
+    options = campaign.settings
+    characters = access.listed_characters(campaign, request.user)
+    per_step = options.get("hit_points_per_step", 10)
+    party = [
+        {"character": c, "hit_points": sheets.hit_points(c, per_step)}
+        for c in characters
+        if c.status == Character.Status.ACTIVE
+    ]
+    is_gm = campaign.viewer.role == Membership.Role.GM
+    return render(
+        request,
+        "campaigns/detail.html",
+        {
+            "campaign": campaign,
+            "is_gm": is_gm,
+            "members": list(campaign.memberships.all()),
+            "summary": options_summary(campaign.system, options),
+            "party": party,
+            "drafts": [c for c in characters if c.status == Character.Status.DRAFT and c.owner_id == request.user.pk],
+            "archived_characters": [c for c in characters if c.status == Character.Status.ARCHIVED] if is_gm else [],
+        },
+    )
+
+
+# --- Invitations ---------------------------------------------------------------------------------
+
+
+def _invitations_page(
+    request: HttpRequest, campaign: Campaign, form: InvitationForm, *, status: int = 200, created: Any = None
+) -> HttpResponse:
+    invitations = [
+        {
+            "invitation": i,
+            "state": i.state(),
+            "url": request.build_absolute_uri(reverse("campaigns:join", args=[i.token])),
+        }
+        for i in campaign.invitations.all()
+    ]
+    partial = request.method == "POST" and request.htmx
+    template = "campaigns/invitations.html" + ("#invitations" if partial else "")
+    context = {"campaign": campaign, "form": form, "invitations": invitations, "created": created}
+    return render(request, template, context, status=status)
+
+
+@require_safe
+@refusals
+def invitations(request: HttpRequest, pk: int) -> HttpResponse:
+    campaign = access.campaign_for(request.user, pk, gm=True)
+    return _invitations_page(request, campaign, InvitationForm())
+
+
+@require_POST
+@vary_on_headers("HX-Request")
+@refusals
+def create_invitation(request: HttpRequest, pk: int) -> HttpResponse:
+    campaign = access.campaign_for(request.user, pk, gm=True)
+    form = InvitationForm(request.POST)
+    if not form.is_valid():
+        return _invitations_page(request, campaign, form, status=400)
+    invitation = operations.create_invitation(
+        campaign_id=campaign.pk, by=request.user, days=form.cleaned_data["days"], max_uses=form.max_uses
+    )
+    if request.htmx:
+        return _invitations_page(request, campaign, InvitationForm(), created=invitation)
+    messages.success(request, "A new invitation link is ready: copy it from the list and send it to your players.")
+    return redirect("campaigns:invitations", pk=campaign.pk)
+
+
+@require_safe
+@refusals
+def confirm_revoke_invitation(request: HttpRequest, pk: int, invitation_pk: int) -> HttpResponse:
+    campaign = access.campaign_for(request.user, pk, gm=True)
+    invitation = access.invitation_for(request.user, campaign, invitation_pk)
+    return _confirm(
+        request,
+        campaign,
+        heading="Revoke this invitation?",
+        body=[
+            f"The link created on {dateformat.format(localtime(invitation.created_at), 'j F Y, H:i')} "
+            "stops working at once. "
+            "People who already joined with it stay in the campaign."
+        ],
+        action=reverse("campaigns:revoke-invitation", args=[campaign.pk, invitation.pk]),
+        button="Revoke the link",
+        cancel=reverse("campaigns:invitations", args=[campaign.pk]),
+    )
+
+
+@require_POST
+@refusals
+def revoke_invitation(request: HttpRequest, pk: int, invitation_pk: int) -> HttpResponse:
+    campaign = access.campaign_for(request.user, pk, gm=True)
+    invitation = access.invitation_for(request.user, campaign, invitation_pk)
+    operations.revoke_invitation(campaign_id=campaign.pk, invitation_id=invitation.pk, by=request.user)
+    messages.success(request, "The invitation is revoked: the link no longer works.")
+    return redirect("campaigns:invitations", pk=campaign.pk)
+
+
+def _unusable(request: HttpRequest, message: str, status: int) -> HttpResponse:
+    return render(request, "campaigns/invitation_unusable.html", {"message": message}, status=status)
+
+
+def _optional_url(name: str) -> str | None:
+    try:
+        return reverse(name)
+    except NoReverseMatch:
+        return None
+
+
+@login_not_required
+@require_safe
+def join(request: HttpRequest, token: str) -> HttpResponse:
+    """The page an invitation link opens: who invites you where, and a Join button.
+    Signed out, it offers to log in or sign up and come back here."""
+    invitation = Invitation.objects.select_related("campaign").filter(token=token).first()
+    if invitation is None:
+        return _unusable(request, operations.UNKNOWN_INVITATION, 404)
+    campaign = invitation.campaign
+    if request.user.is_authenticated and Membership.objects.filter(campaign=campaign, user=request.user).exists():
+        messages.info(request, f"You're already a member of {campaign.name}.")
+        return redirect("campaigns:detail", pk=campaign.pk)
+    state = invitation.state()
+    if state != "active":
+        return _unusable(request, operations.UNUSABLE[state], 410)
+    if campaign.archived_at:
+        return _unusable(request, operations.ARCHIVED_NO_JOIN, 410)
+    context: dict[str, Any] = {"campaign": campaign, "invitation": invitation}
+    if not request.user.is_authenticated:
+        back = urlencode({"next": request.get_full_path()})
+        context["join_login_url"] = f"{resolve_url(settings.LOGIN_URL)}?{back}"
+        signup = _optional_url("signup")
+        context["join_signup_url"] = f"{signup}?{back}" if signup else None
+    else:
+        context["gm"] = next(
+            (m.user for m in campaign.memberships.select_related("user") if m.role == Membership.Role.GM), None
+        )
+    return render(request, "campaigns/join.html", context)
+
+
+@login_not_required
+@require_POST
+def accept_invitation(request: HttpRequest, token: str) -> HttpResponse:
+    if not request.user.is_authenticated:
+        return redirect_to_login(reverse("campaigns:join", args=[token]))
+    try:
+        member, joined = operations.join_campaign(token=token, user=request.user)
+    except Refused as refused:
+        return _unusable(request, refused.message, refused.status)
+    campaign = member.campaign
+    if joined:
+        messages.success(request, f"Welcome to {campaign.name}! You joined as a player.")
+    else:
+        messages.info(request, f"You're already a member of {campaign.name}.")
+    return redirect("campaigns:detail", pk=campaign.pk)
+
+
+# --- Members and the campaign's state ------------------------------------------------------------
+
+
+def _confirm(
+    request: HttpRequest,
+    campaign: Campaign,
+    *,
+    heading: str,
+    body: list[str],
+    action: str,
+    button: str,
+    cancel: str,
+    danger: bool = True,
+) -> HttpResponse:
+    return render(
+        request,
+        "campaigns/confirm.html",
+        {
+            "campaign": campaign,
+            "heading": heading,
+            "body": body,
+            "action": action,
+            "button": button,
+            "cancel": cancel,
+            "danger": danger,
+        },
+    )
+
+
+def _count(n: int, word: str) -> str:
+    return f"{n} {word}{'' if n == 1 else 's'}"
+
+
+@require_safe
+@refusals
+def confirm_remove_member(request: HttpRequest, pk: int, member_pk: int) -> HttpResponse:
+    campaign = access.campaign_for(request.user, pk, gm=True)
+    member = access.member_of(request.user, campaign, member_pk)
+    if member.role == Membership.Role.GM:
+        raise Refused("The GM can't be removed. Hand the GM role to another member first.")
+    name = member.user.get_username()
+    return _confirm(
+        request,
+        campaign,
+        heading=f"Remove {name} from {campaign.name}?",
+        body=[
+            f"{name} will no longer see the campaign.",
+            "Their characters here are archived, not deleted: you still find them on the campaign page.",
+        ],
+        action=reverse("campaigns:remove-member", args=[campaign.pk, member.pk]),
+        button=f"Remove {name}",
+        cancel=reverse("campaigns:detail", args=[campaign.pk]),
+    )
+
+
+@require_POST
+@refusals
+def remove_member(request: HttpRequest, pk: int, member_pk: int) -> HttpResponse:
+    campaign = access.campaign_for(request.user, pk, gm=True)
+    member = access.member_of(request.user, campaign, member_pk)
+    archived = operations.remove_member(campaign_id=campaign.pk, membership_id=member.pk, by=request.user)
+    messages.success(
+        request, f"{member.user.get_username()} has left {campaign.name}; {_count(archived, 'character')} archived."
+    )
+    return redirect("campaigns:detail", pk=campaign.pk)
+
+
+@require_safe
+@refusals
+def confirm_make_gm(request: HttpRequest, pk: int, member_pk: int) -> HttpResponse:
+    campaign = access.campaign_for(request.user, pk, gm=True)
+    member = access.member_of(request.user, campaign, member_pk)
+    if member.role == Membership.Role.GM:
+        raise Refused("You are the GM already.")
+    name = member.user.get_username()
+    return _confirm(
+        request,
+        campaign,
+        heading=f"Make {name} the GM of {campaign.name}?",
+        body=[
+            f"{name} becomes the game master: the settings, invitations and members are theirs to manage.",
+            "You stay in the campaign as a player. Only the new GM can hand the role back.",
+        ],
+        action=reverse("campaigns:make-gm", args=[campaign.pk, member.pk]),
+        button=f"Make {name} the GM",
+        cancel=reverse("campaigns:detail", args=[campaign.pk]),
+    )
+
+
+@require_POST
+@refusals
+def make_gm(request: HttpRequest, pk: int, member_pk: int) -> HttpResponse:
+    campaign = access.campaign_for(request.user, pk, gm=True)
+    member = access.member_of(request.user, campaign, member_pk)
+    operations.hand_over_gm(campaign_id=campaign.pk, membership_id=member.pk, by=request.user)
+    messages.success(request, f"{member.user.get_username()} is now the GM; you are a player.")
+    return redirect("campaigns:detail", pk=campaign.pk)
+
+
+@require_safe
+@refusals
+def confirm_archive(request: HttpRequest, pk: int) -> HttpResponse:
+    campaign = access.campaign_for(request.user, pk, gm=True)
+    return _confirm(
+        request,
+        campaign,
+        heading=f"Archive {campaign.name}?",
+        body=[
+            "An archived campaign is read-only: no new invitations, members or characters, and no changes to "
+            "its settings. Everything in it stays, and everyone can still look.",
+            "You can unarchive it at any time.",
+        ],
+        action=reverse("campaigns:archive", args=[campaign.pk]),
+        button="Archive the campaign",
+        cancel=reverse("campaigns:detail", args=[campaign.pk]),
+    )
+
+
+@require_POST
+@refusals
+def archive(request: HttpRequest, pk: int) -> HttpResponse:
+    campaign = access.campaign_for(request.user, pk, gm=True)
+    operations.archive_campaign(campaign_id=campaign.pk, by=request.user)
+    messages.success(request, f"{campaign.name} is archived.")
+    return redirect("campaigns:detail", pk=campaign.pk)
+
+
+@require_safe
+@refusals
+def confirm_unarchive(request: HttpRequest, pk: int) -> HttpResponse:
+    campaign = access.campaign_for(request.user, pk, gm=True)
+    return _confirm(
+        request,
+        campaign,
+        heading=f"Unarchive {campaign.name}?",
+        body=["The campaign opens again: invitations, new characters and settings work as before."],
+        action=reverse("campaigns:unarchive", args=[campaign.pk]),
+        button="Unarchive the campaign",
+        cancel=reverse("campaigns:detail", args=[campaign.pk]),
+        danger=False,
+    )
+
+
+@require_POST
+@refusals
+def unarchive(request: HttpRequest, pk: int) -> HttpResponse:
+    campaign = access.campaign_for(request.user, pk, gm=True)
+    operations.unarchive_campaign(campaign_id=campaign.pk, by=request.user)
+    messages.success(request, f"{campaign.name} is open again.")
+    return redirect("campaigns:detail", pk=campaign.pk)
+
+
+@require_safe
+@refusals
+def confirm_leave(request: HttpRequest, pk: int) -> HttpResponse:
+    campaign = access.campaign_for(request.user, pk)
+    if campaign.viewer.role == Membership.Role.GM:
+        raise Refused("The GM can't leave their campaign. Hand the GM role to another member first.")
+    return _confirm(
+        request,
+        campaign,
+        heading=f"Leave {campaign.name}?",
+        body=[
+            "You will no longer see the campaign. Your characters here are archived, not deleted.",
+            "To come back you need a new invitation from the GM.",
+        ],
+        action=reverse("campaigns:leave", args=[campaign.pk]),
+        button="Leave the campaign",
+        cancel=reverse("campaigns:detail", args=[campaign.pk]),
+    )
+
+
+@require_POST
+@refusals
+def leave(request: HttpRequest, pk: int) -> HttpResponse:
+    campaign = access.campaign_for(request.user, pk)
+    archived = operations.leave_campaign(campaign_id=campaign.pk, user=request.user)
+    messages.success(request, f"You left {campaign.name}; {_count(archived, 'character')} of yours archived.")
+    return redirect("campaigns:list")
