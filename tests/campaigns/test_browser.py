@@ -1,0 +1,119 @@
+"""The campaign pages in a real browser (Playwright, the system Chromium): the skill
+list swapped in place by htmx and the same form without JavaScript, the Enter key,
+the invitation list, and a phone-width screen. Every test also fails on a console
+error or a Content Security Policy violation (the fixtures of ``tests.pages.test_browser``,
+shared through this directory's ``conftest.py``)."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+import pytest
+from django.test import Client
+from django.utils import timezone
+from playwright.sync_api import BrowserContext, Page, expect
+
+from campaigns.models import Campaign, Invitation, Membership
+from rules.systems import lucky13
+from tests.campaigns.helpers import make_character
+
+pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+
+
+def sign_in(context: BrowserContext, user, live_server) -> None:
+    """The browser carries the session of ``user``, as if they had logged in."""
+    client = Client()
+    client.force_login(user)
+    cookie = client.cookies["sessionid"]
+    context.add_cookies([{"name": "sessionid", "value": cookie.value, "url": live_server.url}])
+
+
+def test_with_htmx_a_preset_swaps_the_skill_list_and_enter_saves(live_server, page: Page, problems, gm) -> None:
+    sign_in(page.context, gm, live_server)
+    page.goto(f"{live_server.url}/campaigns/new/")
+    page.evaluate("window.sameDocument = true")
+
+    page.get_by_label("Start from a preset").select_option("sci_fi")
+    page.get_by_role("button", name="Use this list").click()
+
+    expect(page.get_by_label("Skill in row 1", exact=True)).to_have_value("Technology")
+    assert page.evaluate("window.sameDocument") is True  # swapped in place, not a new page
+    page.get_by_label("Skill in row 6", exact=True).fill("Piloting")  # Combat renamed
+    page.get_by_label("Name", exact=True).fill("Starfall")
+    page.get_by_label("Name", exact=True).press("Enter")  # Enter saves; it never presses "Use this list"
+
+    expect(page.get_by_role("heading", level=1)).to_have_text("Starfall")
+    campaign = Campaign.objects.get()
+    assert [s["name"] for s in campaign.options["skills"]][-1] == "Piloting"
+    assert Membership.objects.get(campaign=campaign).user == gm
+    assert problems == []
+
+
+def test_without_javascript_the_same_form_works(live_server, nojs_page: Page, problems, gm) -> None:
+    page = nojs_page
+    sign_in(page.context, gm, live_server)
+    page.goto(f"{live_server.url}/campaigns/new/")
+    page.get_by_label("Name", exact=True).fill("Ashlands")
+
+    page.get_by_label("Start from a preset").select_option("post_apocalyptic")
+    page.get_by_role("button", name="Use this list").click()
+    expect(page.get_by_label("Skill in row 1", exact=True)).to_have_value("History")
+    page.get_by_role("button", name="More rows").click()
+    page.get_by_label("Skill in row 8", exact=True).fill("Scavenging")
+    page.get_by_label("Remove row 2").check()
+    page.get_by_role("button", name="Create the campaign").click()
+
+    expect(page.get_by_role("heading", level=1)).to_have_text("Ashlands")
+    skills = [s["name"] for s in Campaign.objects.get().options["skills"]]
+    assert skills == ["History", "Technology", "Weaponry", "Scavenging"]
+    assert problems == []
+
+
+def test_with_htmx_a_new_invitation_appears_in_the_list(live_server, page: Page, problems, gm, campaign) -> None:
+    sign_in(page.context, gm, live_server)
+    page.goto(f"{live_server.url}/campaigns/{campaign.pk}/invitations/")
+    page.evaluate("window.sameDocument = true")
+
+    page.get_by_label("30 days").check()
+    page.get_by_role("button", name="Create an invitation link").click()
+
+    link = page.get_by_label("Link to share (select it and copy)")
+    expect(link).to_be_visible()
+    assert link.input_value() == f"{live_server.url}/invite/{Invitation.objects.get().token}/"
+    assert page.evaluate("window.sameDocument") is True
+    assert problems == []
+
+
+@pytest.fixture
+def busy_campaign(campaign, gm, player, other_player) -> Campaign:
+    """A campaign with long names, a party, drafts, archived characters and invitations."""
+    campaign.name = "The Sunken Crown of the Drowned Kings Beneath the Glass Sea"
+    campaign.description = "A drowned city. " * 20
+    campaign.options = lucky13.validate_options({"skill_preset": "sci_fi"})
+    campaign.save()
+    for i, owner in enumerate([player, other_player, player]):
+        make_character(campaign, owner, f"Brunella Longname-Ironhand the {i}th", hit_points=-2 if i else 25)
+    make_character(campaign, gm, "Draft", status="draft")
+    make_character(campaign, player, "Retired", status="archived")
+    for uses in (None, 1):
+        Invitation.objects.create(campaign=campaign, created_by=gm, max_uses=uses,
+                                  expires_at=timezone.now() + timedelta(days=7))  # fmt: skip
+    return campaign
+
+
+@pytest.mark.parametrize(
+    "path",
+    ["/campaigns/", "/campaigns/new/", "/campaigns/{pk}/", "/campaigns/{pk}/settings/", "/campaigns/{pk}/invitations/",
+     "/campaigns/{pk}/archive/confirm/", "/invite/{token}/"],
+)  # fmt: skip
+def test_no_horizontal_scrolling_at_360_pixels(live_server, page: Page, problems, gm, busy_campaign, path) -> None:
+    sign_in(page.context, gm, live_server)
+    page.set_viewport_size({"width": 360, "height": 740})
+    token = busy_campaign.invitations.first().token
+    if path.startswith("/invite/"):
+        page.context.clear_cookies()  # a visitor, asked to log in
+
+    page.goto(live_server.url + path.format(pk=busy_campaign.pk, token=token))
+
+    assert page.evaluate("document.documentElement.scrollWidth") <= 360
+    assert problems == []
