@@ -293,6 +293,14 @@ def test_an_impairment_taken_for_a_specialization_stays_unless_the_gm_removes_it
     assert not brunella.traits.filter(pk=knee.pk).exists()
 
 
+def test_without_an_impairment_left_the_player_still_edits_the_backgrounds(brunella, player) -> None:
+    Character.objects.filter(pk=brunella.pk).update(took_impairment=True)
+    brunella.traits.filter(kind=Trait.Kind.IMPAIRMENT).delete()  # the GM removed it
+    soldier = brunella.traits.get()
+    save(brunella, "traits", [TraitRow(at="trait-0", id=soldier.pk, kind="background", name="Veteran")], player)
+    assert brunella.traits.get().name == "Veteran"
+
+
 def test_equipment_is_added_changed_and_removed(brunella, player) -> None:
     old_map, otto = brunella.assets.order_by("name")
     weapon, armor = brunella.weapons.get(), brunella.armor.get()
