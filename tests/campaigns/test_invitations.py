@@ -170,14 +170,19 @@ def test_revoking_asks_first_then_the_link_stops_working(client, gm, outsider, c
     assert "This invitation was revoked by the GM." in html(gone)
 
 
-def test_players_cannot_revoke(client, gm, player, campaign) -> None:
+def test_only_the_gm_may_revoke(client, gm, player, outsider, campaign) -> None:
     invitation = invite(campaign, gm)
-    client.force_login(player)
+    confirm = reverse("campaigns:confirm-revoke-invitation", args=[campaign.pk, invitation.pk])
+    revoke = reverse("campaigns:revoke-invitation", args=[campaign.pk, invitation.pk])
 
-    assert (
-        client.get(reverse("campaigns:confirm-revoke-invitation", args=[campaign.pk, invitation.pk])).status_code == 403
-    )
-    assert client.post(reverse("campaigns:revoke-invitation", args=[campaign.pk, invitation.pk])).status_code == 403
+    assert_login_redirect(client.get(confirm))
+    assert_login_redirect(client.post(revoke))
+    client.force_login(outsider)
+    assert client.get(confirm).status_code == 404
+    assert client.post(revoke).status_code == 404
+    client.force_login(player)
+    assert client.get(confirm).status_code == 403
+    assert client.post(revoke).status_code == 403
     invitation.refresh_from_db()
     assert invitation.revoked_at is None
 

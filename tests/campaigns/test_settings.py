@@ -67,7 +67,8 @@ def test_players_outsiders_and_visitors_cannot_change_settings(client, player, o
     assert campaign.options == before
 
 
-def test_the_gm_saves_new_settings(client, gm, campaign) -> None:
+def test_the_gm_saves_new_settings(client, gm, player, campaign) -> None:
+    brunella = with_skills(make_character(campaign, player, "Brunella", pulse=4), "Healing")
     client.force_login(gm)
     before = campaign.last_activity_at
 
@@ -85,6 +86,11 @@ def test_the_gm_saves_new_settings(client, gm, campaign) -> None:
     assert campaign.options["explosion"] == "gritty"
     assert campaign.options["ability_names"][2] == "Vigor"
     assert campaign.last_activity_at > before
+    # Abilities are stored by key: renaming one changes no sheet.
+    brunella.refresh_from_db()
+    assert (brunella.pulse, brunella.version, list(brunella.skills.values_list("name", flat=True))) == (
+        4, 1, ["Healing"],
+    )  # fmt: skip
 
 
 def test_a_skill_characters_have_follows_its_new_name(client, gm, player, campaign) -> None:
