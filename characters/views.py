@@ -1,17 +1,199 @@
-"""The character sheet pages."""
+"""The character sheet pages, and editing the sheet in place, section by section.
+
+Each region of the sheet is a partial of ``characters/sheet.html`` named
+``section-<region>``, whose DOM id is the region. With htmx, Edit swaps the
+region for its form and Save swaps the region back, read-only and current;
+without JavaScript, Edit is a link to a page with just that form, and Save
+redirects to the sheet. Who may edit what is ``operations.SECTIONS``.
+"""
 
 from __future__ import annotations
 
-from django.http import HttpRequest, HttpResponse
-from django.shortcuts import render
-from django.views.decorators.http import require_safe
+from typing import Any
 
-from characters import access, sheets
+from django.core.exceptions import PermissionDenied
+from django.http import Http404, HttpRequest, HttpResponse, QueryDict
+from django.shortcuts import redirect, render
+from django.urls import reverse
+from django.views.decorators.http import require_http_methods, require_safe
+from django.views.decorators.vary import vary_on_headers
+
+from characters import access, operations, sheets
+from characters.forms import EDITS, SectionEdit
+from characters.models import Character
+
+#: Where each section shows on the sheet: the region's DOM id (and partial ``section-<region>``).
+#: The skill dice and the specializations are edited apart but shown together.
+REGIONS: dict[str, str] = {
+    "details": "details",
+    "abilities": "abilities",
+    "skills": "skills",
+    "specializations": "skills",
+    "traits": "traits",
+    "equipment": "equipment",
+    "hit-points": "hit-points",
+    "reputation": "standing",
+    "notes": "notes",
+}
+assert REGIONS.keys() == operations.SECTIONS.keys()
+#: The visible text of an Edit button that shares its region with another.
+BUTTONS = {"skills": "Edit dice", "specializations": "Edit specializations"}
+
+CONFLICT = (
+    "Someone else changed this section since you opened it. Here is what it says now; your changes were not saved"
+)
+NO_VERSION = (
+    "This form did not say which version of the sheet it was made from, so nothing was saved. "
+    "Here is what the section says now"
+)
+
+
+def _full(character: Character) -> Character:
+    """The character with everything its sheet shows, keeping what ``access`` found out."""
+    full = sheets.with_sheet(Character.objects.filter(pk=character.pk)).get()
+    full.can_edit, full.viewer_is_gm = character.can_edit, character.viewer_is_gm
+    return full
+
+
+def _edit_links(character: Character, request: HttpRequest, focus: str) -> dict[str, list[dict[str, Any]]]:
+    """The Edit buttons of each region (keyed with ``_`` for templates), only for sections this viewer may change."""
+    editable = operations.editable_sections(character, request.user)
+    links: dict[str, list[dict[str, Any]]] = {region.replace("-", "_"): [] for region in REGIONS.values()}
+    for key, section in operations.SECTIONS.items():
+        if key in editable:
+            links[REGIONS[key].replace("-", "_")].append(
+                {
+                    "key": key,
+                    "url": reverse("characters:edit-section", args=[character.pk, key]),
+                    "region": REGIONS[key],
+                    "text": BUTTONS.get(key, "Edit"),
+                    "hidden": "" if key in BUTTONS else section.label,
+                    "focus": key == focus,
+                }
+            )
+    return links
+
+
+def _sheet_context(request: HttpRequest, character: Character, *, focus: str = "") -> dict[str, Any]:
+    full = _full(character)
+    return {**sheets.sheet(full), "edit_links": _edit_links(full, request, focus)}
 
 
 @require_safe
 def sheet(request: HttpRequest, pk: int) -> HttpResponse:
     character = access.character_for(request.user, pk)
-    full = sheets.with_sheet(type(character).objects.filter(pk=character.pk)).get()
-    full.can_edit, full.viewer_is_gm = character.can_edit, character.viewer_is_gm
-    return render(request, "characters/sheet.html", sheets.sheet(full))
+    return render(request, "characters/sheet.html", _sheet_context(request, character))
+
+
+def _section(key: str) -> operations.Section:
+    section = operations.SECTIONS.get(key)
+    if section is None:
+        raise Http404("No such section")
+    return section
+
+
+def _sheet_url(character: Character, key: str) -> str:
+    return f"{reverse('characters:sheet', args=[character.pk])}#{REGIONS[key]}"
+
+
+def _read_view(request: HttpRequest, character: Character, key: str) -> HttpResponse:
+    """The section's region as the sheet shows it, with the keyboard back on its Edit button."""
+    if not request.htmx:
+        return redirect(_sheet_url(character, key))
+    context = _sheet_context(request, character, focus=key)
+    return render(request, f"characters/sheet.html#section-{REGIONS[key]}", context)
+
+
+@require_safe
+@vary_on_headers("HX-Request")
+def sheet_section(request: HttpRequest, pk: int, section: str) -> HttpResponse:
+    """Cancel: the region read-only again (with htmx), or the sheet at that region."""
+    _section(section)
+    return _read_view(request, access.character_for(request.user, pk), section)
+
+
+def _render_edit(
+    request: HttpRequest,
+    character: Character,
+    edit: SectionEdit,
+    *,
+    version: int,
+    status: int = 200,
+    conflict: str = "",
+    typed: list[str] | None = None,
+) -> HttpResponse:
+    key = edit.section.key
+    context = {
+        "character": character,
+        "section": edit.section,
+        "region": REGIONS[key],
+        "edit": edit,
+        "version": version,
+        "edit_url": reverse("characters:edit-section", args=[character.pk, key]),
+        "cancel_url": reverse("characters:sheet-section", args=[character.pk, key]),
+        "sheet_url": _sheet_url(character, key),
+        "conflict": conflict,
+        "typed": typed or [],
+        "in_place": bool(request.htmx),
+    }
+    template = "characters/edit_section.html" + ("#edit-form" if request.htmx else "")
+    return render(request, template, context, status=status)
+
+
+def _current(request: HttpRequest, character: Character, typed: SectionEdit, message: str, status: int) -> HttpResponse:
+    """The section's form with what it says now, and what the player had typed, saved nowhere."""
+    fresh = _full(character)
+    edit = EDITS[typed.section.key](fresh, gm=character.viewer_is_gm)
+    version = operations.section_version(fresh, typed.section.key)
+    return _render_edit(request, fresh, edit, version=version, status=status, conflict=message, typed=typed.typed())
+
+
+def _refused(request: HttpRequest, character: Character, message: str) -> HttpResponse:
+    context = {"character": character, "message": message}
+    return render(request, "characters/edit_refused.html", context, status=403)
+
+
+def _posted_version(data: QueryDict) -> int | None:
+    try:
+        version = int(data.get("version", ""))
+    except ValueError:
+        return None
+    return version if version >= 0 else None
+
+
+@require_http_methods(["GET", "HEAD", "POST"])
+@vary_on_headers("HX-Request")
+def edit_section(request: HttpRequest, pk: int, section: str) -> HttpResponse:
+    """One section's form (GET) and its save (POST), made from the version the form carries."""
+    spec = _section(section)
+    character = access.character_for(request.user, pk)
+    is_owner, is_gm = character.owner_id == request.user.pk, character.viewer_is_gm
+    reason = operations.refusal(character, spec, is_owner=is_owner, is_gm=is_gm)
+    if reason:
+        return _refused(request, character, reason)
+    full = _full(character)
+    if request.method != "POST":
+        edit = EDITS[section](full, gm=is_gm)
+        edit.focus_first()
+        return _render_edit(request, full, edit, version=operations.section_version(full, section))
+
+    edit = EDITS[section](full, request.POST, gm=is_gm)
+    version = _posted_version(request.POST)
+    if version is None:
+        return _current(request, character, edit, NO_VERSION, status=400)
+    if operations.is_stale(full, section, version):
+        return _current(request, character, edit, CONFLICT, status=409)
+    if not edit.is_valid():
+        return _render_edit(request, full, edit, version=version, status=400)
+    try:
+        operations.save_section(
+            character_id=character.pk, section=section, version=version, data=edit.values(), by=request.user
+        )
+    except operations.StaleSection:
+        return _current(request, character, edit, CONFLICT, status=409)
+    except operations.InvalidSection as problem:
+        edit.add_errors(problem.errors)
+        return _render_edit(request, full, edit, version=version, status=400)
+    except PermissionDenied as refusal:
+        return _refused(request, character, str(refusal))
+    return _read_view(request, character, section)

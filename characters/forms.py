@@ -1,0 +1,529 @@
+"""The sheet's edit forms, one per section (see ``characters.operations.SECTIONS``).
+
+A form only reads what was typed (a die label, a whole number, rows to keep,
+change, add or remove); the rules are checked by ``characters.operations``,
+and its messages are put back next to the fields they are about.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any, ClassVar
+
+from django import forms
+from django.forms.formsets import BaseFormSet, formset_factory
+from django.http import QueryDict
+
+from characters import operations
+from characters.creation import MAX_ROWS
+from characters.models import Asset, Character, Trait
+from characters.operations import ArmorRow, AssetRow, Details, Equipment, SpecializationRow, TraitRow, WeaponRow
+from rules.dice import DiceError, StepDie
+from rules.systems import lucky13
+
+DIE_CHOICES = [(StepDie(rung).label, StepDie(rung).label) for rung in range(1, 6)]
+LEVEL_CHOICES = [(level, str(level)) for level in range(1, lucky13.MAX_SPECIALIZATION_LEVEL + 1)]
+ASSET_LEVEL_CHOICES = [(level, f"{level} {label}") for level, label in lucky13.ASSET_LEVELS]
+#: Empty rows offered for adding, below the rows already on the sheet.
+NEW_ROWS = 2
+
+
+class DieField(forms.Field):
+    """A die chosen from d4 … d12. Whatever else arrives is read as no die at all,
+    which every rule refuses with its own message."""
+
+    def __init__(self, **kwargs: Any) -> None:
+        kwargs.setdefault("required", False)
+        kwargs.setdefault("widget", forms.Select(choices=DIE_CHOICES))
+        super().__init__(**kwargs)
+
+    def to_python(self, value: Any) -> StepDie:
+        if isinstance(value, StepDie):
+            return value
+        try:
+            return StepDie.parse(value) if isinstance(value, str) and value.strip() else StepDie.none()
+        except DiceError:
+            return StepDie.none()
+
+    def prepare_value(self, value: Any) -> Any:
+        return value.label if isinstance(value, StepDie) else value
+
+    def has_changed(self, initial: Any, data: Any) -> bool:
+        return self.prepare_value(self.to_python(initial)) != self.prepare_value(self.to_python(data))
+
+
+def _number(label: str, **attrs: Any) -> forms.IntegerField:
+    """A whole number; its range is a rule, checked by the operation."""
+    return forms.IntegerField(
+        label=label, error_messages={"required": "Enter a whole number.", "invalid": "Enter a whole number."},
+        widget=forms.NumberInput(attrs={"inputmode": "numeric", **attrs}),
+    )  # fmt: skip
+
+
+def _level(label: str, choices: list[tuple[int, str]]) -> forms.IntegerField:
+    field = _number(label)
+    field.widget = forms.Select(choices=choices)
+    return field
+
+
+def _name(label: str = "Name") -> forms.CharField:
+    return forms.CharField(label=label, required=False, widget=forms.TextInput(attrs={"maxlength": lucky13.MAX_NAME}))
+
+
+def _description() -> forms.CharField:
+    return forms.CharField(label="Description", required=False, widget=forms.Textarea(attrs={"rows": 2}), strip=False)
+
+
+class RowForm(forms.Form):
+    """A row of a list on the sheet: one already there (with its id) or a new one."""
+
+    id = forms.IntegerField(required=False, widget=forms.HiddenInput)
+    title = ""
+    group = ""
+
+    @property
+    def is_new(self) -> bool:
+        return not self.initial.get("id")
+
+    def typed_title(self) -> str:
+        return self.title
+
+
+class RemovableRowForm(RowForm):
+    remove = forms.BooleanField(label="Remove", required=False)
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        remove = self.fields.pop("remove")
+        if not self.is_new:  # last in the row, after the fields it would throw away
+            self.fields["remove"] = remove
+
+
+def _formset(form: type[forms.Form], prefix: str, data: QueryDict | None, initial: list[dict[str, Any]],
+             *, extra: int, **form_kwargs: Any) -> BaseFormSet:  # fmt: skip
+    formset_class = formset_factory(form, extra=extra, max_num=MAX_ROWS, absolute_max=MAX_ROWS + NEW_ROWS + 20)
+    return formset_class(data, initial=initial, prefix=prefix, form_kwargs=form_kwargs)
+
+
+def _kept(formset: BaseFormSet) -> Iterator[forms.Form]:
+    """The rows a save is about: every row that was on the sheet, and new rows that were filled in."""
+    for i, form in enumerate(formset.forms):
+        if i >= formset.initial_form_count() and not form.has_changed():
+            continue
+        yield form
+
+
+def _shown(field: forms.BoundField) -> str:
+    """A field's raw value as the player typed or chose it, for the conflict message."""
+    value = field.value()
+    if isinstance(field.field, forms.BooleanField):
+        return "yes" if field.field.to_python(value) else ""
+    if isinstance(value, list | tuple):
+        return ", ".join(str(v) for v in value)
+    choices = getattr(field.field.widget, "choices", None)
+    if choices and not isinstance(field.field, forms.MultipleChoiceField):
+        for choice, label in choices:
+            if str(choice) == str(value):
+                return str(label)
+    return "" if value is None else str(value).strip()
+
+
+class SectionEdit:
+    """The forms that edit one section, bound to what was posted or showing the sheet as it is."""
+
+    key: ClassVar[str]
+    hint = ""
+
+    def __init__(self, character: Character, data: QueryDict | None = None, *, gm: bool) -> None:
+        self.character = character
+        self.gm = gm
+        self.data = data
+        self.section = operations.SECTIONS[self.key]
+        self.top_errors: list[str] = []
+        self.groups: list[dict[str, Any]] = self.build()
+
+    def build(self) -> list[dict[str, Any]]:
+        """The parts of the form: each a dict with ``form`` or ``formset``, and a ``heading``."""
+        raise NotImplementedError
+
+    def values(self) -> Any:
+        """What was typed, parsed, for ``operations.save_section`` (call after ``is_valid``)."""
+        raise NotImplementedError
+
+    @property
+    def forms(self) -> list[forms.Form]:
+        out = []
+        for group in self.groups:
+            out.extend(group["formset"].forms if "formset" in group else [group["form"]])
+        return out
+
+    def is_valid(self) -> bool:
+        results = [g["formset"].is_valid() if "formset" in g else g["form"].is_valid() for g in self.groups]
+        return all(results)
+
+    @property
+    def errors(self) -> list[str]:
+        """Messages about the section as a whole (a field's own messages sit next to it)."""
+        out = list(self.top_errors)
+        for group in self.groups:
+            if "formset" in group:
+                out.extend(group["formset"].non_form_errors())
+        for form in self.forms:
+            out.extend(form.non_field_errors())
+        return out
+
+    @property
+    def summary(self) -> list[str]:
+        """Every message, the section's first and then each field's with its label, for the alert at the top."""
+        out = self.errors
+        for form in self.forms:
+            title = getattr(form, "title", "")
+            for field in form.visible_fields():
+                out.extend(f"{title + ', ' if title else ''}{field.label}: {error}" for error in field.errors)
+        return out
+
+    @property
+    def has_errors(self) -> bool:
+        return bool(self.top_errors) or any(
+            g["formset"].total_error_count() if "formset" in g else g["form"].errors for g in self.groups
+        )
+
+    def places(self) -> dict[str, tuple[forms.Form, str | None]]:
+        """Where each key of ``InvalidSection.errors`` shows: a field, or a row as a whole."""
+        out: dict[str, tuple[forms.Form, str | None]] = {}
+        for form in self.forms:
+            if form.prefix:
+                out[form.prefix] = (form, None)
+            for name in form.fields:
+                out[form.add_prefix(name)] = (form, name)
+        return out
+
+    def add_errors(self, errors: dict[str, list[str]]) -> None:
+        places = self.places()
+        for where, messages in errors.items():
+            form, field = places.get(where, (None, None))
+            for message in messages:
+                if form is None:
+                    self.top_errors.append(message)
+                else:
+                    form.add_error(field, message)
+
+    def focus_first(self) -> None:
+        """Move the keyboard into the form when it opens (htmx focuses ``autofocus`` after a swap)."""
+        for form in self.forms:
+            for field in form.visible_fields():
+                field.field.widget.attrs["autofocus"] = True
+                return
+
+    def typed(self) -> list[str]:
+        """What the player had typed, one line per row, so that they can enter it again."""
+        lines = []
+        for group in self.groups:
+            rows = list(_kept(group["formset"])) if "formset" in group else [group["form"]]
+            for form in rows:
+                parts = [
+                    f"{field.label}: {shown}" for field in form.visible_fields() if (shown := _shown(field))
+                ]  # fmt: skip
+                if parts:
+                    title = getattr(form, "title", "")
+                    lines.append(f"{title} — {'; '.join(parts)}" if title else "; ".join(parts))
+        return lines
+
+
+# --- The sections ----------------------------------------------------------------------------
+
+
+class DetailsForm(forms.Form):
+    name = _name()
+    concept = forms.CharField(label="Concept", required=False, widget=forms.TextInput(attrs={"maxlength": 200}))
+
+
+class DetailsEdit(SectionEdit):
+    key = "details"
+
+    def build(self) -> list[dict[str, Any]]:
+        initial = {"name": self.character.name, "concept": self.character.concept}
+        return [{"form": DetailsForm(self.data, initial=initial)}]
+
+    def values(self) -> Details:
+        data = self.groups[0]["form"].cleaned_data
+        return Details(name=data["name"], concept=data["concept"])
+
+
+class AbilitiesEdit(SectionEdit):
+    key = "abilities"
+    hint = "Each ability's die, d4 to d12. The hit points must still fit a new Pulse die."
+
+    def build(self) -> list[dict[str, Any]]:
+        form = forms.Form(self.data, initial={k: StepDie(getattr(self.character, k) or 1).label
+                                              for k in lucky13.ABILITY_KEYS})  # fmt: skip
+        names = self.character.campaign.settings["ability_names"]
+        for key, name in zip(lucky13.ABILITY_KEYS, names, strict=True):
+            form.fields[key] = DieField(label=name)
+        return [{"form": form, "class": "dice-grid"}]
+
+    def values(self) -> dict[str, StepDie]:
+        return dict(self.groups[0]["form"].cleaned_data)
+
+
+class SkillsEdit(SectionEdit):
+    key = "skills"
+    hint = "Each skill's die, d4 to d12. Specializations step up from it."
+
+    def build(self) -> list[dict[str, Any]]:
+        skills = list(self.character.skills.all())
+        self.fields = {f"skill_{s.pk}": s.name for s in skills}
+        form = forms.Form(self.data, initial={f"skill_{s.pk}": StepDie(s.die).label for s in skills})
+        for s in skills:
+            form.fields[f"skill_{s.pk}"] = DieField(label=s.name)
+        return [{"form": form, "class": "dice-grid"}]
+
+    def values(self) -> dict[str, StepDie]:
+        data = self.groups[0]["form"].cleaned_data
+        return {name: data[field] for field, name in self.fields.items()}
+
+    def places(self) -> dict[str, tuple[forms.Form, str | None]]:
+        form = self.groups[0]["form"]
+        return {**super().places(), **{name: (form, field) for field, name in self.fields.items()}}
+
+
+class SpecializationForm(RemovableRowForm):
+    skill = forms.ChoiceField(label="Skill", required=False)
+    name = _name()
+    level = _level("Level", LEVEL_CHOICES)
+
+    def __init__(self, *args: Any, gm: bool, skills: list[str], **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        if self.is_new:
+            self.title, self.group = "New specialization", "Add a specialization"
+            self.fields["skill"].choices = [("", "Choose a skill"), *((s, s) for s in skills)]
+            self.fields["level"].initial = 1
+            self.fields["level"].required = False
+        else:
+            self.title, self.group = self.initial["name"], self.initial["skill"]
+            del self.fields["skill"]
+        if not gm:  # the player renames; the GM also adds, removes and sets levels
+            for name in ("skill", "level", "remove"):
+                self.fields.pop(name, None)
+
+
+class SpecializationsEdit(SectionEdit):
+    key = "specializations"
+
+    @property
+    def hint(self) -> str:
+        if self.gm:
+            return "Each level steps the skill die up once (Spellcasting d8 with Teleport 2 is d12)."
+        return "You can rename your specializations; the GM adds them, removes them and sets their levels."
+
+    def build(self) -> list[dict[str, Any]]:
+        skills = list(self.character.skills.all())
+        initial = [
+            {"id": spec.pk, "name": spec.name, "level": spec.level, "skill": skill.name}
+            for skill in skills
+            for spec in skill.specializations.all()
+        ]
+        formset = _formset(
+            SpecializationForm, "spec", self.data, initial, extra=NEW_ROWS if self.gm else 0,
+            gm=self.gm, skills=[s.name for s in skills],
+        )  # fmt: skip
+        return [{"formset": formset, "empty": "No specializations yet."}]
+
+    def values(self) -> list[SpecializationRow]:
+        rows = []
+        for form in _kept(self.groups[0]["formset"]):
+            data = form.cleaned_data
+            rows.append(
+                SpecializationRow(
+                    at=form.prefix, id=data.get("id"), name=data.get("name", ""), skill=data.get("skill", ""),
+                    level=data.get("level"), remove=bool(data.get("remove")),
+                )
+            )  # fmt: skip
+        return rows
+
+
+class TraitForm(RemovableRowForm):
+    kind = forms.ChoiceField(label="Kind", choices=Trait.Kind.choices, initial=Trait.Kind.BACKGROUND)
+    name = _name()
+    description = _description()
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.title = "New background or impairment" if self.is_new else self.initial["name"]
+
+
+class TraitsEdit(SectionEdit):
+    key = "traits"
+    hint = "A background rolls its ability die twice and keeps the higher; an impairment keeps the lower."
+
+    def build(self) -> list[dict[str, Any]]:
+        initial = [
+            {"id": t.pk, "kind": t.kind, "name": t.name, "description": t.description}
+            for t in self.character.traits.all()
+        ]
+        return [{"formset": _formset(TraitForm, "trait", self.data, initial, extra=NEW_ROWS)}]
+
+    def values(self) -> list[TraitRow]:
+        return [
+            TraitRow(
+                at=form.prefix, id=form.cleaned_data.get("id"), kind=form.cleaned_data.get("kind", ""),
+                name=form.cleaned_data.get("name", ""), description=form.cleaned_data.get("description", ""),
+                remove=bool(form.cleaned_data.get("remove")),
+            )
+            for form in _kept(self.groups[0]["formset"])
+        ]  # fmt: skip
+
+
+class NamesField(forms.MultipleChoiceField):
+    """Skills by name; whether each is one of the character's is a rule, checked by the operation."""
+
+    def to_python(self, value: Any) -> list[str]:
+        return [name for name in super().to_python(value) if name.strip()]
+
+    def valid_value(self, value: str) -> bool:
+        return True
+
+
+class AssetForm(RemovableRowForm):
+    name = _name()
+    kind = forms.ChoiceField(label="Kind", choices=Asset.Kind.choices, initial=Asset.Kind.THING)
+    level = _level("Level", ASSET_LEVEL_CHOICES)
+    skills = NamesField(label="Helps", required=False, widget=forms.CheckboxSelectMultiple)
+    description = _description()
+
+    def __init__(self, *args: Any, skills: list[str], **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.fields["skills"].choices = [(s, s) for s in skills]
+        self.title = "New asset" if self.is_new else self.initial["name"]
+        if self.is_new:
+            self.fields["level"].initial = 3
+
+
+class WeaponForm(RemovableRowForm):
+    name = _name()
+    accuracy = DieField(label="Accuracy die", initial="d6")
+    damage = DieField(label="Damage die", initial="d6")
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.title = "New weapon" if self.is_new else self.initial["name"]
+
+
+class ArmorForm(RemovableRowForm):
+    name = _name()
+    defense = DieField(label="Defensive die", initial="d4")
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.title = "New armor" if self.is_new else self.initial["name"]
+
+
+ASSET_HINT = "A thing or a person that helps: its level (1 Inferior … 5 Perfect) steps up the skills it helps."
+
+
+class EquipmentEdit(SectionEdit):
+    key = "equipment"
+
+    def build(self) -> list[dict[str, Any]]:
+        skills = [s.name for s in self.character.skills.all()]
+        assets = [
+            {"id": a.pk, "name": a.name, "kind": a.kind, "level": a.level, "description": a.description,
+             "skills": [s.name for s in a.skills.all()]}
+            for a in self.character.assets.all()
+        ]  # fmt: skip
+        weapons = [
+            {"id": w.pk, "name": w.name, "accuracy": StepDie(w.accuracy).label, "damage": StepDie(w.damage).label}
+            for w in self.character.weapons.all()
+        ]
+        armor = [{"id": a.pk, "name": a.name, "defense": StepDie(a.defense).label} for a in self.character.armor.all()]
+        return [
+            {"heading": "Assets", "formset": _formset(AssetForm, "asset", self.data, assets, extra=1, skills=skills),
+             "hint": ASSET_HINT},
+            {"heading": "Weapons", "formset": _formset(WeaponForm, "weapon", self.data, weapons, extra=1)},
+            {"heading": "Armor", "formset": _formset(ArmorForm, "armor", self.data, armor, extra=1)},
+        ]  # fmt: skip
+
+    def values(self) -> Equipment:
+        assets, weapons, armor = (g["formset"] for g in self.groups)
+        return Equipment(
+            assets=[
+                AssetRow(
+                    at=f.prefix, id=f.cleaned_data.get("id"), name=f.cleaned_data.get("name", ""),
+                    level=f.cleaned_data.get("level"), kind=f.cleaned_data.get("kind", ""),
+                    skills=tuple(f.cleaned_data.get("skills", ())),
+                    description=f.cleaned_data.get("description", ""), remove=bool(f.cleaned_data.get("remove")),
+                )
+                for f in _kept(assets)
+            ],
+            weapons=[
+                WeaponRow(
+                    at=f.prefix, id=f.cleaned_data.get("id"), name=f.cleaned_data.get("name", ""),
+                    accuracy=f.cleaned_data.get("accuracy", StepDie.none()),
+                    damage=f.cleaned_data.get("damage", StepDie.none()), remove=bool(f.cleaned_data.get("remove")),
+                )
+                for f in _kept(weapons)
+            ],
+            armor=[
+                ArmorRow(
+                    at=f.prefix, id=f.cleaned_data.get("id"), name=f.cleaned_data.get("name", ""),
+                    defense=f.cleaned_data.get("defense", StepDie.none()), remove=bool(f.cleaned_data.get("remove")),
+                )
+                for f in _kept(armor)
+            ],
+        )  # fmt: skip
+
+
+class HitPointsEdit(SectionEdit):
+    key = "hit-points"
+
+    @property
+    def hint(self) -> str:
+        pulse = self.character.ability("pulse")
+        if pulse is None:
+            return ""
+        per_step = self.character.campaign.settings["hit_points_per_step"]
+        low, high = lucky13.death_threshold(pulse), lucky13.max_hit_points(pulse, per_step)
+        return f"From {high} (full) down to 1; at 0 or below the character is dying, and dies at {low}."
+
+    def build(self) -> list[dict[str, Any]]:
+        form = forms.Form(self.data, initial={"hit_points": self.character.hit_points})
+        form.fields["hit_points"] = _number("Current hit points")
+        return [{"form": form}]
+
+    def values(self) -> int:
+        return self.groups[0]["form"].cleaned_data["hit_points"]
+
+
+class ReputationEdit(SectionEdit):
+    key = "reputation"
+    hint = "From −5 to +5. In reaction checks the Charm die steps by the reputation."
+
+    def build(self) -> list[dict[str, Any]]:
+        form = forms.Form(self.data, initial={"reputation": self.character.reputation})
+        form.fields["reputation"] = _number("Reputation")
+        return [{"form": form}]
+
+    def values(self) -> int:
+        return self.groups[0]["form"].cleaned_data["reputation"]
+
+
+class NotesEdit(SectionEdit):
+    key = "notes"
+
+    def build(self) -> list[dict[str, Any]]:
+        form = forms.Form(self.data, initial={"notes": self.character.notes})
+        form.fields["notes"] = forms.CharField(
+            label="Notes", required=False, strip=False, widget=forms.Textarea(attrs={"rows": 8})
+        )
+        return [{"form": form}]
+
+    def values(self) -> str:
+        return self.groups[0]["form"].cleaned_data["notes"]
+
+
+EDITS: dict[str, type[SectionEdit]] = {
+    edit.key: edit
+    for edit in (DetailsEdit, AbilitiesEdit, SkillsEdit, SpecializationsEdit, TraitsEdit, EquipmentEdit,
+                 HitPointsEdit, ReputationEdit, NotesEdit)
+}  # fmt: skip
+assert EDITS.keys() == operations.SECTIONS.keys()

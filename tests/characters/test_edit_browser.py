@@ -1,0 +1,118 @@
+"""Editing the sheet in a real browser (Playwright, the system Chromium): htmx swaps a
+section for its form and back, the keyboard follows, a conflict shows in place, a
+phone-width screen, and the same edits without JavaScript. Every test also fails on
+a console error or a Content Security Policy violation (the fixtures of ``tests.pages.test_browser``,
+shared through this directory's ``conftest.py``)."""
+
+from __future__ import annotations
+
+import pytest
+from django.test import Client
+from playwright.sync_api import BrowserContext, Page, expect
+
+from characters.models import Character, Specialization
+
+pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+
+
+def unexpected(seen: list[str], status: str) -> list[str]:
+    """The problems seen, less Chromium's console note about the refusal the test expects (a 400 or a 409)."""
+    expected = f"the server responded with a status of {status}"
+    return [problem for problem in seen if expected not in problem]
+
+
+def sign_in(context: BrowserContext, user, live_server) -> None:
+    client = Client()
+    client.force_login(user)
+    cookie = client.cookies["sessionid"]
+    context.add_cookies([{"name": "sessionid", "value": cookie.value, "url": live_server.url}])
+
+
+def test_with_the_keyboard_a_section_opens_saves_and_returns_in_place(live_server, page: Page, problems, brunella,
+                                                                     player) -> None:  # fmt: skip
+    sign_in(page.context, player, live_server)
+    page.goto(f"{live_server.url}/characters/{brunella.pk}/")
+    page.evaluate("window.sameDocument = true")
+
+    page.locator("#edit-notes").focus()
+    page.keyboard.press("Enter")
+    notes = page.get_by_label("Notes", exact=True)
+    expect(notes).to_be_focused()  # the keyboard moves into the form
+    notes.fill("Paid the ferryman.")
+    page.keyboard.press("Tab")  # to Save
+    expect(page.get_by_role("button", name="Save")).to_be_focused()
+    page.keyboard.press("Enter")
+
+    expect(page.locator("#notes")).to_contain_text("Paid the ferryman.")
+    expect(page.locator("#edit-notes")).to_be_focused()  # and back to the section's Edit button
+    assert page.evaluate("window.sameDocument") is True
+    assert Character.objects.get(pk=brunella.pk).notes == "Paid the ferryman."
+    assert problems == []
+
+
+def test_the_player_renames_a_specialization_and_cancel_puts_the_section_back(live_server, page: Page, problems,
+                                                                             brunella, player) -> None:  # fmt: skip
+    sign_in(page.context, player, live_server)
+    page.goto(f"{live_server.url}/characters/{brunella.pk}/")
+    expect(page.locator("#edit-skills")).to_have_count(0)  # the skill dice are the GM's
+
+    page.get_by_role("link", name="Edit specializations").click()
+    expect(page.get_by_role("group", name="Fireball").get_by_label("Name")).to_be_focused()  # the first field
+    page.get_by_role("group", name="Teleport").get_by_label("Name").fill("Blink")
+    page.get_by_role("button", name="Save").click()
+    expect(page.locator("#skills")).to_contain_text("Blink 2 → d12")
+
+    page.get_by_role("link", name="Edit specializations").click()
+    page.get_by_role("link", name="Cancel").click()
+    expect(page.locator("#skills form")).to_have_count(0)
+    expect(page.locator("#edit-specializations")).to_be_focused()
+    assert Specialization.objects.filter(name="Blink", level=2).exists()
+    assert problems == []
+
+
+def test_a_conflict_shows_in_place_with_the_current_values(live_server, page: Page, problems, brunella, gm) -> None:
+    sign_in(page.context, gm, live_server)
+    page.goto(f"{live_server.url}/characters/{brunella.pk}/")
+    page.locator("#edit-reputation").click()
+    expect(page.get_by_role("spinbutton", name="Reputation")).to_be_focused()
+    page.get_by_role("spinbutton", name="Reputation").fill("-3")
+    # Meanwhile, in another tab, the reputation changes.
+    Character.objects.filter(pk=brunella.pk).update(reputation=4, version=2, section_versions={"reputation": 2})
+    page.get_by_role("button", name="Save").click()
+
+    alert = page.get_by_role("alert")
+    expect(alert).to_contain_text("Someone else changed this section since you opened it.")
+    expect(alert).to_contain_text("Reputation: -3")
+    expect(alert).to_be_focused()
+    expect(page.get_by_role("spinbutton", name="Reputation")).to_have_value("4")
+    assert Character.objects.get(pk=brunella.pk).reputation == 4
+    assert unexpected(problems, "409") == []
+
+
+def test_a_phone_width_screen_needs_no_sideways_scrolling(live_server, page: Page, problems, brunella, gm) -> None:
+    sign_in(page.context, gm, live_server)
+    page.set_viewport_size({"width": 360, "height": 740})
+    page.goto(f"{live_server.url}/characters/{brunella.pk}/")
+    assert page.evaluate("document.documentElement.scrollWidth") <= 360
+    page.locator("#edit-equipment").click()
+    expect(page.get_by_role("group", name="Old map").get_by_label("Name")).to_be_focused()
+    assert page.evaluate("document.documentElement.scrollWidth") <= 360
+    assert problems == []
+
+
+def test_without_javascript_edit_is_a_page_and_save_goes_back_to_the_sheet(live_server, nojs_page: Page, problems,
+                                                                          brunella, gm) -> None:  # fmt: skip
+    page = nojs_page
+    sign_in(page.context, gm, live_server)
+    page.goto(f"{live_server.url}/characters/{brunella.pk}/")
+    page.get_by_role("link", name="Edit hit points").click()
+    expect(page).to_have_url(f"{live_server.url}/characters/{brunella.pk}/edit/hit-points/")
+    page.get_by_label("Current hit points").fill("99")
+    page.get_by_role("button", name="Save").click()
+    expect(page.get_by_role("alert")).to_contain_text("hit points run from -8 (dead) to 30 (full)")
+
+    page.get_by_label("Current hit points").fill("12")
+    page.get_by_role("button", name="Save").click()
+    expect(page).to_have_url(f"{live_server.url}/characters/{brunella.pk}/#hit-points")
+    expect(page.locator("#hit-points .hp-summary")).to_contain_text("12 of 30")
+    assert unexpected(problems, "400") == []
