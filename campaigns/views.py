@@ -120,6 +120,34 @@ def _show_refusal(form: CampaignForm, options_form: Lucky13OptionsForm | None, r
             options_form.add_option_errors({key: message})
 
 
+def _submit_campaign_form(
+    request: HttpRequest,
+    context: dict[str, Any],
+    save: Callable[[dict[str, Any], dict[str, Any], dict[str, str]], Campaign],
+    success: str,
+) -> HttpResponse:
+    """A POST of the campaign form: redraw it for a refresh button, show what is wrong (400),
+    or ``save(fields, options, renames)`` and go to the campaign with the ``success`` message."""
+    form, options_form, data = context["form"], context["options_form"], request.POST
+    if any(button in data for button in REFRESH):
+        context["form"] = type(form)(initial=data.dict())
+        return _campaign_form_page(request, context, refresh=True)
+    options_valid = options_form.is_valid() if options_form is not None else True
+    if not (form.is_valid() and options_valid):
+        return _campaign_form_page(request, context, status=400)
+    try:
+        campaign = save(
+            form.cleaned_data,
+            options_form.options if options_form is not None else {},
+            options_form.renames if options_form is not None else {},
+        )
+    except Refused as refused:
+        _show_refusal(form, options_form, refused)
+        return _campaign_form_page(request, context, status=refused.status)
+    messages.success(request, success.format(name=campaign.name))
+    return redirect("campaigns:detail", pk=campaign.pk)
+
+
 @require_http_methods(["GET", "HEAD", "POST"])
 @vary_on_headers("HX-Request")
 def create_campaign(request: HttpRequest) -> HttpResponse:
@@ -132,25 +160,17 @@ def create_campaign(request: HttpRequest) -> HttpResponse:
     context = {"form": form, "options_form": options_form, "system_name": systems.get(system).NAME}
     if data is None:
         return _campaign_form_page(request, context)
-    if any(button in data for button in REFRESH):
-        context["form"] = NewCampaignForm(initial=data.dict())
-        return _campaign_form_page(request, context, refresh=True)
-    options_valid = options_form.is_valid() if options_form is not None else True
-    if not (form.is_valid() and options_valid):
-        return _campaign_form_page(request, context, status=400)
-    try:
-        campaign = operations.create_campaign(
+
+    def save(fields: dict[str, Any], options: dict[str, Any], renames: dict[str, str]) -> Campaign:
+        return operations.create_campaign(
             by=request.user,
-            name=form.cleaned_data["name"],
-            description=form.cleaned_data["description"],
-            system=form.cleaned_data["system"],
-            options=options_form.options if options_form is not None else {},
+            name=fields["name"],
+            description=fields["description"],
+            system=fields["system"],
+            options=options,
         )
-    except Refused as refused:
-        _show_refusal(form, options_form, refused)
-        return _campaign_form_page(request, context, status=refused.status)
-    messages.success(request, f"{campaign.name} is ready. Invite your players when you like.")
-    return redirect("campaigns:detail", pk=campaign.pk)
+
+    return _submit_campaign_form(request, context, save, "{name} is ready. Invite your players when you like.")
 
 
 @require_http_methods(["GET", "HEAD", "POST"])
@@ -161,34 +181,25 @@ def campaign_settings(request: HttpRequest, pk: int) -> HttpResponse:
     options = campaign.settings
     known = frozenset(s["name"] for s in options["skills"])
     data = request.POST if request.method == "POST" else None
-    initial = {"name": campaign.name, "description": campaign.description}
-    form = CampaignForm(data, initial=initial)
+    form = CampaignForm(data, initial={"name": campaign.name, "description": campaign.description})
     options_form = _options_form(campaign.system, data, options=options, known_skills=known)
     context = {"form": form, "options_form": options_form, "campaign": campaign, "system_name": campaign.rules.NAME}
     if data is None:
         return _campaign_form_page(request, context)
     if campaign.archived_at:
         raise operations.Conflict(operations.ARCHIVED)
-    if any(button in data for button in REFRESH):
-        context["form"] = CampaignForm(initial=data.dict())
-        return _campaign_form_page(request, context, refresh=True)
-    options_valid = options_form.is_valid() if options_form is not None else True
-    if not (form.is_valid() and options_valid):
-        return _campaign_form_page(request, context, status=400)
-    try:
-        operations.update_campaign(
+
+    def save(fields: dict[str, Any], new_options: dict[str, Any], renames: dict[str, str]) -> Campaign:
+        return operations.update_campaign(
             campaign_id=campaign.pk,
             by=request.user,
-            name=form.cleaned_data["name"],
-            description=form.cleaned_data["description"],
-            options=options_form.options if options_form is not None else campaign.options,
-            renames=options_form.renames if options_form is not None else {},
+            name=fields["name"],
+            description=fields["description"],
+            options=new_options if options_form is not None else campaign.options,
+            renames=renames,
         )
-    except Refused as refused:
-        _show_refusal(form, options_form, refused)
-        return _campaign_form_page(request, context, status=refused.status)
-    messages.success(request, "The campaign's settings are saved.")
-    return redirect("campaigns:detail", pk=campaign.pk)
+
+    return _submit_campaign_form(request, context, save, "The campaign's settings are saved.")
 
 
 # --- The campaign page ---------------------------------------------------------------------------
