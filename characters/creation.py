@@ -263,7 +263,7 @@ class ArmorChoice:
 
 def check_die(die: StepDie, what: str) -> StepDie:
     if not StepDie.of(4) <= die <= lucky13.MAX_ABILITY:
-        raise SheetError(what, f"a {what} die is d4 … d12")
+        raise SheetError(what, f"{lucky13.indefinite(what)} {what} die is d4 … d12")
     return die
 
 

@@ -827,10 +827,15 @@ def specialization_allowance(options: Mapping[str, Any], *, impairment: bool) ->
     return options["starting_specializations"] + (1 if impairment else 0)
 
 
+def indefinite(noun: str) -> str:
+    """ "a" or "an", for the messages players read."""
+    return "an" if noun[:1].lower() in "aeiou" else "a"
+
+
 def check_level(level: Any, what: str = "level") -> int:
     """Specialization and asset levels run 1 … 5 ("Specializations", "Equipment / assets")."""
     if isinstance(level, bool) or not isinstance(level, int) or not 1 <= level <= MAX_SPECIALIZATION_LEVEL:
-        raise SheetError(what, f"a {what} is from 1 to {MAX_SPECIALIZATION_LEVEL}")
+        raise SheetError(what, f"{indefinite(what)} {what} is from 1 to {MAX_SPECIALIZATION_LEVEL}")
     return level
 
 
