@@ -22,6 +22,7 @@ from django.utils.text import get_text_list
 
 from campaigns.models import Campaign, Invitation, Membership
 from characters.models import Character, Skill
+from characters.operations import mark_changed
 from rules import systems
 
 #: How long an invitation link may stay open, in days.
@@ -141,7 +142,9 @@ def _rename_skills(campaign: Campaign, renamed: Mapping[str, str]) -> None:
     for old, temp in temporary.items():
         skills.filter(name=temp).update(name=renamed[old])
     touched = Character.objects.filter(campaign=campaign, skills__name__in=list(renamed.values())).distinct()
-    Character.objects.filter(pk__in=touched.values("pk")).update(version=F("version") + 1, updated_at=timezone.now())
+    # Sheet forms opened before the rename show the old names: they must go stale.
+    for character in Character.objects.select_for_update().filter(pk__in=touched.values("pk")):
+        mark_changed(character, "skills", "specializations")
 
 
 @transaction.atomic

@@ -28,9 +28,12 @@ def character_for(user: AbstractBaseUser | AnonymousUser, pk: int, *, write: boo
     # A draft is the owner's work in progress: the GM may look, other players may not.
     if character.status == Character.Status.DRAFT and not (is_owner or is_gm):
         raise Http404("No such character")
-    character.can_edit = (is_owner or is_gm) and character.status != Character.Status.ARCHIVED
+    archived = character.status == Character.Status.ARCHIVED or character.campaign.archived_at is not None
+    character.can_edit = (is_owner or is_gm) and not archived
     character.viewer_is_gm = is_gm
     if write and not character.can_edit:
+        if character.campaign.archived_at is not None:
+            raise PermissionDenied("This campaign is archived: its sheets can be read but not changed.")
         if character.status == Character.Status.ARCHIVED:
             raise PermissionDenied("This character is archived and can no longer be changed.")
         raise PermissionDenied("Only the character's player and the GM can change this sheet.")

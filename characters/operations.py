@@ -85,6 +85,8 @@ def sentence(message: str) -> str:
 
 def refusal(character: Character, section: Section, *, is_owner: bool, is_gm: bool) -> str | None:
     """Why this user may not change ``section`` of ``character``, for them to read; None if they may."""
+    if character.campaign.archived_at is not None:
+        return "This campaign is archived: its sheets can be read but not changed."
     if character.status == Character.Status.ARCHIVED:
         return "This character is archived and can no longer be changed."
     if character.status == Character.Status.DRAFT:
@@ -529,11 +531,11 @@ WRITERS: Final[dict[str, Callable[..., list[str]]]] = {
 assert WRITERS.keys() == SECTIONS.keys()
 
 
-def mark_changed(character: Character, section: str, fields: Sequence[str] = ()) -> None:
-    """Record a change to ``section`` (the caller holds the row lock): a new version, and the
+def mark_changed(character: Character, *sections: str, fields: Sequence[str] = ()) -> None:
+    """Record a change to ``sections`` (the caller holds the row lock): a new version, and each
     section's version is now that one, so that forms made from before it are refused."""
     character.version += 1
-    character.section_versions = {**character.section_versions, section: character.version}
+    character.section_versions = {**character.section_versions, **dict.fromkeys(sections, character.version)}
     character.save(update_fields=[*fields, "version", "section_versions", "updated_at"])
     Campaign.objects.filter(pk=character.campaign_id).update(last_activity_at=timezone.now())
 
@@ -559,5 +561,5 @@ def save_section(*, character_id: int, section: str, version: int, data: Any, by
     if is_stale(character, section, version):
         raise StaleSection(section, made_from=version, now=section_version(character, section))
     fields = WRITERS[section](character, data, gm=is_gm)
-    mark_changed(character, section, fields)
+    mark_changed(character, section, fields=fields)
     return character

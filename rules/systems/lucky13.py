@@ -670,7 +670,7 @@ def clean_name(value: Any, what: str) -> str:
         raise ValueError(f"{what} needs a name")
     name = " ".join(value.split())
     if len(name) > MAX_NAME:
-        raise ValueError(f"{what} names are at most {MAX_NAME} characters")
+        raise ValueError(f"{name[:24]}…: names are at most {MAX_NAME} characters")
     return name
 
 
