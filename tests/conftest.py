@@ -6,6 +6,8 @@ import os
 
 import pytest
 
+from tests.browser import _async_unsafe_allowed, browser, nojs_page, page, problems  # noqa: F401  (fixtures)
+
 CI = os.environ.get("CI", "").lower() in ("1", "true", "yes")
 
 

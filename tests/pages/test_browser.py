@@ -10,11 +10,9 @@ from __future__ import annotations
 
 import random
 import re
-from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
-from playwright.sync_api import Browser, BrowserContext, ConsoleMessage, Locator, Page, Route, expect, sync_playwright
+from playwright.sync_api import Locator, Page, Route, expect
 
 from pages.templatetags.dice import percent
 from rules.dice import StepDie
@@ -22,84 +20,11 @@ from rules.systems.lucky13 import Check, check_chance
 
 pytestmark = pytest.mark.browser
 
-CHROMIUM = Path("/usr/bin/chromium")
-CHROMIUM_ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-]
-#: Runs in every page before its own scripts: reports CSP violations to the console
-#: (where the tests collect them) and counts htmx requests and swaps.
-WATCH_SCRIPT = """
-document.addEventListener("securitypolicyviolation", (event) => {
-  console.error(`CSP violation: ${event.violatedDirective} blocked ${event.blockedURI || "inline code"}`);
-});
-window.htmxRequests = 0;
-window.htmxDone = 0;
-document.addEventListener("htmx:beforeRequest", () => { window.htmxRequests += 1; });
-document.addEventListener("htmx:afterRequest", () => { window.htmxDone += 1; });
-"""
-
 
 def shown(ability: str, skill: str = "d6", difficulty: str = "d10") -> str:
     """The headline chance the page should show for a Cinematic check, as the engine computes it."""
     check = Check(StepDie.parse(ability), StepDie.parse(skill), StepDie.parse(difficulty))
     return percent(check_chance(check).p_success)
-
-
-@pytest.fixture(scope="module")
-def _async_unsafe_allowed() -> Iterator[None]:
-    # Playwright's sync API keeps an event loop running in this thread, and Django
-    # refuses database access (the test database's setup and flush) from such a thread.
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setenv("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
-        yield
-
-
-@pytest.fixture(scope="module")
-def browser(_async_unsafe_allowed: None) -> Iterator[Browser]:
-    if not CHROMIUM.exists():
-        pytest.skip(f"{CHROMIUM} is missing; install the system Chromium (apt-get install chromium)")
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
-        yield browser
-        browser.close()
-
-
-@pytest.fixture
-def problems() -> list[str]:
-    """Console errors, uncaught exceptions and CSP violations seen by the test's pages."""
-    return []
-
-
-def _open(context: BrowserContext, problems: list[str]) -> Page:
-    def on_console(message: ConsoleMessage) -> None:
-        where = message.location.get("url", "") if message.location else ""
-        if message.type == "error" and "favicon" not in f"{message.text} {where}":
-            problems.append(message.text)
-
-    page = context.new_page()
-    page.on("console", on_console)
-    page.on("pageerror", lambda error: problems.append(f"uncaught: {error}"))
-    return page
-
-
-@pytest.fixture
-def page(browser: Browser, problems: list[str]) -> Iterator[Page]:
-    context = browser.new_context()
-    context.add_init_script(WATCH_SCRIPT)
-    yield _open(context, problems)
-    context.close()
-
-
-@pytest.fixture
-def nojs_page(browser: Browser, problems: list[str]) -> Iterator[Page]:
-    context = browser.new_context(java_script_enabled=False)
-    yield _open(context, problems)
-    context.close()
 
 
 def chance(page: Page) -> Locator:
