@@ -61,10 +61,11 @@ def campaigns_of(user: AbstractBaseUser | AnonymousUser) -> QuerySet[Campaign]:
 
 def listed_characters(campaign: Campaign, user: AbstractBaseUser | AnonymousUser) -> list[Character]:
     """The characters the campaign page lists for ``user``, with their owners, in one query: every
-    active character, the viewer's own drafts, and (for the GM) the archived ones."""
+    active character, the viewer's own drafts, and (for the GM) every draft, with the server's
+    rolls in it, and the archived ones."""
     shown = Q(status=Character.Status.ACTIVE) | Q(status=Character.Status.DRAFT, owner=user.pk)
     if is_gm(user, campaign):
-        shown |= Q(status=Character.Status.ARCHIVED)
+        shown |= Q(status__in=[Character.Status.ARCHIVED, Character.Status.DRAFT])
     return list(Character.objects.filter(shown, campaign=campaign).select_related("owner").order_by("name", "pk"))
 
 

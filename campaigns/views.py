@@ -228,6 +228,9 @@ def campaign_detail(request: HttpRequest, pk: int) -> HttpResponse:
             "summary": options_summary(campaign.system, options),
             "party": party,
             "drafts": [c for c in characters if c.status == Character.Status.DRAFT and c.owner_id == request.user.pk],
+            "others_drafts": [
+                c for c in characters if c.status == Character.Status.DRAFT and c.owner_id != request.user.pk
+            ],
             "archived_characters": [c for c in characters if c.status == Character.Status.ARCHIVED] if is_gm else [],
         },
     )

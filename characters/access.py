@@ -15,13 +15,9 @@ def character_for(user: AbstractBaseUser | AnonymousUser, pk: int, *, write: boo
     """The character ``pk`` as ``user`` may see it, with ``can_edit`` set; 404 or 403 otherwise."""
     if not user.is_authenticated:
         raise Http404("No such character")
-    character = (
-        Character.objects.select_related("campaign", "owner")
-        .filter(pk=pk, campaign__memberships__user=user)
-        .annotate_role(user)
-        .first()
-    )
-    if character is None:
+    character = Character.objects.select_related("campaign", "owner").filter(pk=pk).annotate_role(user).first()
+    # Members see the campaign's characters; a player who left or was removed still sees their own.
+    if character is None or (character.viewer_role is None and character.owner_id != user.pk):
         raise Http404("No such character")
     is_gm = character.viewer_role == Membership.Role.GM
     is_owner = character.owner_id == user.pk
@@ -29,7 +25,8 @@ def character_for(user: AbstractBaseUser | AnonymousUser, pk: int, *, write: boo
     if character.status == Character.Status.DRAFT and not (is_owner or is_gm):
         raise Http404("No such character")
     archived = character.status == Character.Status.ARCHIVED or character.campaign.archived_at is not None
-    character.can_edit = (is_owner or is_gm) and not archived
+    member = character.viewer_role is not None
+    character.can_edit = (is_owner or is_gm) and member and not archived
     character.viewer_is_gm = is_gm
     if write and not character.can_edit:
         if character.campaign.archived_at is not None:

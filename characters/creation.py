@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from random import Random
-from typing import Any
+from typing import Any, Final
 
 from django.db import transaction
 from django.utils import timezone
@@ -34,6 +34,17 @@ STEPS: tuple[tuple[str, str], ...] = (
 STEP_KEYS = tuple(key for key, _ in STEPS)
 
 MAX_ROWS = 20
+#: Limits on what players type, shared by creation, sheet editing and import.
+MAX_CONCEPT: Final = 200
+MAX_DESCRIPTION: Final = 2000
+MAX_NOTES: Final = 20_000
+
+
+def clean_description(text: str) -> str:
+    text = text.strip()
+    if len(text) > MAX_DESCRIPTION:
+        raise SheetError("description", f"keep descriptions under {MAX_DESCRIPTION} characters")
+    return text
 
 
 def _locked(character_id: int) -> Character:
@@ -65,8 +76,9 @@ def start_character(*, campaign: Campaign, owner: Any, name: str, concept: str =
     if campaign.archived_at:
         raise SheetError("campaign", "this campaign is archived; no new characters can join it")
     clean = lucky13.clean_name(name, "A character")
-    if len(concept) > 200:
-        raise SheetError("concept", "keep the concept under 200 characters")
+    concept = concept.strip()
+    if len(concept) > MAX_CONCEPT:
+        raise SheetError("concept", f"keep the concept under {MAX_CONCEPT} characters")
     character = Character.objects.create(
         campaign=campaign, owner=owner, name=clean, concept=concept.strip(), creation_step=STEP_KEYS[0]
     )
@@ -103,6 +115,7 @@ def roll_abilities(*, character_id: int, rng: Random) -> Character:
         raise SheetError("method", "the abilities were rolled already; the rolls stand")
     rolls = [rng.randint(1, 100) for _ in lucky13.ABILITY_KEYS]
     _set_abilities(character, lucky13.abilities_from_percentiles(rolls))
+    _skills_follow_abilities(character, options)
     character.ability_method = Character.AbilityMethod.RANDOM
     character.creation_rolls = {**character.creation_rolls, "abilities": rolls}
     _advance(character, "abilities", fields=[*lucky13.ABILITY_KEYS, "ability_method", "creation_rolls"])
@@ -120,9 +133,24 @@ def assign_abilities(*, character_id: int, array: str, dice: Mapping[str, StepDi
         raise SheetError("method", "the abilities were rolled already; the rolls stand")
     lucky13.check_ability_array(array, dice)
     _set_abilities(character, dice)
+    _skills_follow_abilities(character, options)
     character.ability_method = array
     _advance(character, "abilities", fields=[*lucky13.ABILITY_KEYS, "ability_method"])
     return character
+
+
+def _skills_follow_abilities(character: Character, options: Mapping[str, Any]) -> None:
+    """With skills "equal to the linked ability", skill dice already set follow new abilities."""
+    if options["skill_method"] == "ability" and character.skills.exists():
+        dice = lucky13.skill_dice_by_ability(
+            options["skills"],
+            {k: getattr(character, k) and StepDie(getattr(character, k)) for k in lucky13.ABILITY_KEYS},
+        )
+        _write_skills(character, options, dice)
+
+
+def _current_skill_dice(character: Character) -> dict[str, StepDie]:
+    return {s.name: StepDie(s.die) for s in character.skills.all()}
 
 
 def abilities_of(character: Character) -> dict[str, StepDie]:
@@ -154,20 +182,31 @@ def set_skills(*, character_id: int, dice: Mapping[str, StepDie] | None = None, 
     if method == "ability":
         dice = lucky13.skill_dice_by_ability(options["skills"], abilities)
     elif method == "random":
-        if "skills" in character.creation_rolls:
-            rolls = character.creation_rolls["skills"]
-        else:
-            if rng is None:
-                raise SheetError("skills", "roll for the skills")
-            rolls = [rng.randint(1, 100) for _ in options["skills"]]
-            character.creation_rolls = {**character.creation_rolls, "skills": rolls}
-        dice = {s["name"]: lucky13.ability_from_percentile(r) for s, r in zip(options["skills"], rolls, strict=True)}
+        rolls = _skill_rolls(character, options, rng)
+        dice = {name: lucky13.ability_from_percentile(roll) for name, roll in rolls.items()}
     elif dice is None:
         raise SheetError("skills", lucky13.skill_dice_allowed(method, options, abilities))
     lucky13.check_skill_dice(method, options, abilities, dice)
     _write_skills(character, options, dice)
     _advance(character, "skills", fields=["creation_rolls"])
     return character
+
+
+def _skill_rolls(character: Character, options: Mapping[str, Any], rng: Random | None) -> dict[str, int]:
+    """The server's d100 for each skill, kept by skill name: a roll stands once made, a skill the
+    GM added since is rolled now, and the record follows the campaign's order of skills."""
+    names = [s["name"] for s in options["skills"]]
+    before = dict(
+        zip(
+            character.creation_rolls.get("skill_names", names), character.creation_rolls.get("skills", []), strict=False
+        )
+    )
+    missing = [name for name in names if name not in before]
+    if missing and rng is None:
+        raise SheetError("skills", "roll for the skills")
+    rolls = {name: before[name] if name in before else rng.randint(1, 100) for name in names}  # type: ignore[union-attr]
+    character.creation_rolls = {**character.creation_rolls, "skills": list(rolls.values()), "skill_names": names}
+    return rolls
 
 
 @dataclass(frozen=True, slots=True)
@@ -226,7 +265,9 @@ def set_traits(*, character_id: int, traits: Sequence[TraitChoice]) -> Character
         if trait.kind not in Trait.Kind.values:
             raise SheetError("traits", "a trait is a background or an impairment")
         name = lucky13.clean_name(trait.name, "Each background and impairment")
-        rows.append(Trait(character=character, kind=trait.kind, name=name, description=trait.description.strip()))
+        rows.append(
+            Trait(character=character, kind=trait.kind, name=name, description=clean_description(trait.description))
+        )
     if character.took_impairment and not any(t.kind == Trait.Kind.IMPAIRMENT for t in rows):
         raise SheetError(
             "traits",
@@ -312,8 +353,9 @@ def set_equipment(
     character.armor.all().delete()
     for asset, name in asset_rows:
         row = Asset.objects.create(
-            character=character, name=name, kind=asset.kind, level=asset.level, description=asset.description.strip()
-        )
+            character=character, name=name, kind=asset.kind, level=asset.level,
+            description=clean_description(asset.description),
+        )  # fmt: skip
         row.skills.set([skills[s] for s in asset.skills])
     Weapon.objects.bulk_create(weapon_rows)
     Armor.objects.bulk_create(armor_rows)
@@ -327,9 +369,16 @@ def finish(*, character_id: int) -> Character:
     character = _locked(character_id)
     options = character.campaign.settings
     abilities = abilities_of(character)
-    names = {s.name for s in character.skills.all()}
-    if names != {s["name"] for s in options["skills"]}:
+    dice = _current_skill_dice(character)
+    if set(dice) != {s["name"] for s in options["skills"]}:
         raise SheetError("skills", "set the skill dice first")
+    if options["skill_method"] == "random":
+        rolls = _skill_rolls(character, options, None)
+        if any(dice[name] != lucky13.ability_from_percentile(roll) for name, roll in rolls.items()):
+            raise SheetError("skills", "the skill dice must be the ones the server rolled")
+    else:
+        # The skill dice must still fit the campaign's method with the abilities as they are now.
+        lucky13.check_skill_dice(options["skill_method"], options, abilities, dice)
     if character.took_impairment and not character.traits.filter(kind=Trait.Kind.IMPAIRMENT).exists():
         raise SheetError("traits", "describe the impairment you took for the extra specialization")
     if not reached(character, "review"):

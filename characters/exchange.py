@@ -32,7 +32,16 @@ from django.utils.text import slugify
 
 from campaigns.models import Campaign
 from characters import creation
-from characters.creation import ArmorChoice, AssetChoice, SpecializationChoice, TraitChoice, WeaponChoice
+from characters.creation import (
+    MAX_CONCEPT,
+    MAX_DESCRIPTION,
+    MAX_NOTES,
+    ArmorChoice,
+    AssetChoice,
+    SpecializationChoice,
+    TraitChoice,
+    WeaponChoice,
+)
 from characters.models import Asset, Character, Trait
 from rules import systems
 from rules.dice import DiceError, StepDie
@@ -44,9 +53,6 @@ SCHEMA_VERSION: Final = 1
 #: Bounds on what an import reads: the raw document, every list in it, the free text.
 MAX_BYTES: Final = 256 * 1024
 MAX_ROWS: Final = creation.MAX_ROWS
-MAX_CONCEPT: Final = 200
-MAX_DESCRIPTION: Final = 2000
-MAX_NOTES: Final = 20_000
 MAX_SIGNATURE: Final = 200
 #: A document with more problems than this is reported in part: enough to see what is wrong.
 MAX_ERRORS: Final = 20

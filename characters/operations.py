@@ -23,16 +23,11 @@ from django.db import transaction
 from django.utils import timezone
 
 from campaigns.models import Campaign, Membership
-from characters.creation import MAX_ROWS, check_die
+from characters.creation import MAX_CONCEPT, MAX_DESCRIPTION, MAX_NOTES, MAX_ROWS, check_die
 from characters.models import Armor, Asset, Character, Skill, Specialization, Trait, Weapon
 from rules.dice import StepDie
 from rules.systems import lucky13
 from rules.systems.lucky13 import SheetError
-
-MAX_CONCEPT: Final = 200
-MAX_DESCRIPTION: Final = 2000
-MAX_NOTES: Final = 20_000
-
 
 # --- Who may change what ---------------------------------------------------------------------
 
@@ -57,9 +52,9 @@ SECTIONS: Final[dict[str, Section]] = {
     for section in (
         Section("details", "name and concept", player=True),
         Section("abilities", "abilities", player=False,
-                gm_only="only the GM can correct the ability dice; in play they rise through Adventure Points"),
+                gm_only="only the GM can correct the ability dice; in play they rise by spending Adventure Points"),
         Section("skills", "skill dice", player=False,
-                gm_only="only the GM can correct the skill dice; in play they rise through Adventure Points"),
+                gm_only="only the GM can correct the skill dice, which are set when a character is created"),
         Section("specializations", "specializations", player=True,
                 gm_only="only the GM can add or remove specializations or change their levels; "
                         "you can rename them"),

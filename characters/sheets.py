@@ -102,6 +102,7 @@ def sheet(character: Character) -> dict[str, Any]:
         "weapons": list(character.weapons.all()),
         "armor": list(character.armor.all()),
         "hit_points": hit_points(character, options["hit_points_per_step"]),
+        "charm_name": names["charm"],
         "reaction_charm": (
             lucky13.reaction_charm(StepDie(character.charm), character.reputation) if character.charm else None
         ),

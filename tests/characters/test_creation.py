@@ -320,3 +320,72 @@ def test_the_demo_characters_are_made_by_the_creation_rules() -> None:
     assert casimir.hit_points == 30  # Pulse d8
     assert brunella.weapons.get().name == "Broadsword"
     assert casimir.armor.get().name == "Chainmail"
+
+
+def test_with_skills_equal_to_abilities_the_skills_follow_new_abilities(gm, player) -> None:
+    character = through_skills(make_campaign(gm), player)  # Intellect d6: Spellcasting d6
+    new = dict(zip(lucky13.ABILITY_KEYS, map(D, ["d6", "d4", "d8", "d10", "d6"]), strict=True))
+    creation.assign_abilities(character_id=character.pk, array="balanced", dice=new)
+    assert StepDie(character.skills.get(name="Spellcasting").die) == D("d10")
+    assert StepDie(character.skills.get(name="Sneaking").die) == D("d6")
+    finished = finish_rest(Character.objects.get(pk=character.pk))
+    assert finished.status == "active"
+
+
+def test_finishing_checks_the_skill_dice_against_the_method_once_more(gm, player) -> None:
+    campaign = make_campaign(gm)
+    character = through_skills(campaign, player)
+    character.skills.filter(name="Healing").update(die=5)  # a d12 that Will d6 does not give
+    creation.set_specializations(character_id=character.pk, choices=[], took_impairment=False)
+    creation.set_traits(character_id=character.pk, traits=[])
+    creation.set_equipment(character_id=character.pk, assets=[], weapons=[], armor=[])
+    with pytest.raises(SheetError, match="Healing"):
+        creation.finish(character_id=character.pk)
+    assert Character.objects.get(pk=character.pk).status == "draft"
+
+
+def test_random_skill_rolls_are_kept_by_name_when_the_gm_adds_or_reorders_skills(gm, player) -> None:
+    campaign = make_campaign(gm, skill_method="random")
+    character = through_skills(campaign, player, rng=random.Random(3))
+    rolls = dict(zip(character.creation_rolls["skill_names"], character.creation_rolls["skills"], strict=True))
+
+    skills = list(reversed(campaign.settings["skills"])) + [{"name": "Riding", "ability": "reflex"}]
+    campaign.options = {**campaign.options, "skills": skills}
+    campaign.save()
+    with pytest.raises(SheetError, match="roll for the skills"):
+        creation.set_skills(character_id=character.pk)  # Riding has no roll yet
+    creation.set_skills(character_id=character.pk, rng=random.Random(5))
+
+    character.refresh_from_db()
+    after = dict(zip(character.creation_rolls["skill_names"], character.creation_rolls["skills"], strict=True))
+    assert {name: after[name] for name in rolls} == rolls  # every earlier roll stands, by name
+    assert "Riding" in after
+    assert StepDie(character.skills.get(name="Riding").die) == lucky13.ability_from_percentile(after["Riding"])
+    assert finish_rest(Character.objects.get(pk=character.pk)).status == "active"
+
+
+def test_descriptions_have_the_same_limit_as_on_the_sheet(gm, player) -> None:
+    character = through_skills(make_campaign(gm), player)
+    with pytest.raises(SheetError, match="under 2000 characters"):
+        creation.set_traits(character_id=character.pk, traits=[TraitChoice("background", "Soldier", "x" * 2001)])
+    with pytest.raises(SheetError, match="under 2000 characters"):
+        creation.set_equipment(
+            character_id=character.pk, assets=[AssetChoice("Map", 2, description="x" * 2001)], weapons=[], armor=[]
+        )
+    assert not character.traits.exists()
+    assert not character.assets.exists()
+
+
+def test_a_removed_player_still_reads_their_own_sheet_but_cannot_change_it(client, gm, player, campaign) -> None:
+    from django.urls import reverse
+
+    from campaigns import operations as campaign_operations
+
+    character = finish_rest(through_skills(campaign, player))
+    member = campaign.memberships.get(user=player)
+    campaign_operations.remove_member(campaign_id=campaign.pk, membership_id=member.pk, by=gm)
+
+    client.force_login(player)
+    assert client.get(reverse("characters:sheet", args=[character.pk])).status_code == 200
+    assert client.get(reverse("characters:export", args=[character.pk])).status_code == 200
+    assert client.get(reverse("characters:edit-section", args=[character.pk, "notes"])).status_code == 403
