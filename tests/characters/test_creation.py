@@ -349,7 +349,7 @@ def test_random_skill_rolls_are_kept_by_name_when_the_gm_adds_or_reorders_skills
     character = through_skills(campaign, player, rng=random.Random(3))
     rolls = dict(zip(character.creation_rolls["skill_names"], character.creation_rolls["skills"], strict=True))
 
-    skills = list(reversed(campaign.settings["skills"])) + [{"name": "Riding", "ability": "reflex"}]
+    skills = [*reversed(campaign.settings["skills"]), {"name": "Riding", "ability": "reflex"}]
     campaign.options = {**campaign.options, "skills": skills}
     campaign.save()
     with pytest.raises(SheetError, match="roll for the skills"):
