@@ -130,3 +130,148 @@ class Invitation(models.Model):
         if self.max_uses is not None and self.uses >= self.max_uses:
             return "used up"
         return "active"
+
+
+# --- The roll log ----------------------------------------------------------------------------------
+
+
+class AppendOnly(Exception):
+    """An attempt to change or remove a row of an append-only table (the roll log)."""
+
+
+class AppendOnlyQuerySet(models.QuerySet):
+    """Rows are written once: bulk updates and deletes are refused here, and by a trigger on PostgreSQL."""
+
+    def update(self, **kwargs: Any) -> int:
+        raise AppendOnly(f"{self.model.__name__} rows are never updated: record a new row instead")
+
+    def delete(self) -> tuple[int, dict[str, int]]:
+        raise AppendOnly(f"{self.model.__name__} rows are never deleted")
+
+    def bulk_update(self, objs: Any, fields: Any, batch_size: int | None = None) -> int:
+        raise AppendOnly(f"{self.model.__name__} rows are never updated: record a new row instead")
+
+    # What a cascade uses when it can skip the model's delete().
+    def _raw_delete(self, using: str) -> int:
+        raise AppendOnly(f"{self.model.__name__} rows are never deleted")
+
+
+class AppendOnlyModel(models.Model):
+    """A row that is inserted once and then never saved again nor deleted."""
+
+    class Meta:
+        abstract = True
+
+    def save(self, *args: Any, **kwargs: Any) -> None:
+        if not self._state.adding:
+            raise AppendOnly(f"{type(self).__name__} #{self.pk} is never updated: record a new row instead")
+        kwargs["force_insert"] = True
+        super().save(*args, **kwargs)
+
+    def delete(self, *args: Any, **kwargs: Any) -> tuple[int, dict[str, int]]:
+        raise AppendOnly(f"{type(self).__name__} #{self.pk} is never deleted")
+
+
+class RollQuerySet(AppendOnlyQuerySet):
+    def for_viewer(self, *, gm: bool, filtered: bool = False) -> RollQuerySet:
+        """The rolls a member sees. The GM sees all. Players see every open or revealed roll, and an
+        unrevealed secret roll only as a placeholder (so the numbering has no unexplained gaps);
+        in a filtered list, where even a placeholder would tell its kind or character, not at all."""
+        if gm or not filtered:
+            return self
+        return self.filter(Q(secret=False) | Q(reveal__isnull=False))
+
+    def newest_first(self) -> RollQuerySet:
+        return self.order_by("-seq")
+
+
+class RollKind(models.TextChoices):
+    """What a roll was for; extend it as new kinds of roll arrive (the check constraint follows in a migration)."""
+
+    CHECK = "check", "Check"
+    REACTION = "reaction", "Reaction check"
+    OPPOSED = "opposed", "Opposed roll"
+    ATTACK = "attack", "Attack"
+    DAMAGE = "damage", "Damage"
+    INITIATIVE = "initiative", "Initiative"
+    FREE = "free", "Free roll"
+
+
+class Roll(AppendOnlyModel):
+    """One roll made in a campaign, written once by :func:`campaigns.rolls.record_roll`.
+
+    Each row carries ``seq`` (1, 2, 3 … within its campaign), ``prev_hash`` (the
+    hash of roll ``seq - 1``, or 64 zeros for the first) and ``hash``, the SHA-256
+    of its canonical content (:func:`campaigns.rolls.canonical`), so that a changed,
+    removed or inserted row breaks the chain from there on.
+    """
+
+    Kind = RollKind
+
+    campaign = models.ForeignKey(Campaign, on_delete=models.PROTECT, related_name="rolls")
+    by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
+    character = models.ForeignKey(
+        "characters.Character", on_delete=models.PROTECT, null=True, blank=True, related_name="rolls"
+    )
+    kind = models.CharField(max_length=20, choices=Kind.choices)
+    #: What was rolled, in full: the expression or the dice and options of a check.
+    spec = models.JSONField()
+    #: Every die as rolled: groups of dice, each die with its faces (first face, then each explosion).
+    dice = models.JSONField()
+    total = models.IntegerField(null=True, blank=True)
+    #: success/hit/margin/dilemma as the kind has them; {} for a free roll.
+    outcome = models.JSONField(default=dict, blank=True)
+    #: The exact chance computed before the roll, "p/q", and what it is the chance of. NULL, not "",
+    #: when there is no exact chance: "no value" is a different fact from an empty string.
+    chance = models.CharField(max_length=200, null=True, blank=True)  # noqa: DJ001
+    chance_of = models.CharField(max_length=200, blank=True)
+    secret = models.BooleanField(default=False)
+    created_at = models.DateTimeField()
+    seq = models.PositiveIntegerField()
+    prev_hash = models.CharField(max_length=64)
+    hash = models.CharField(max_length=64)
+
+    objects = RollQuerySet.as_manager()
+
+    class Meta:
+        ordering = ["-seq"]
+        constraints = [
+            # Also the index the log reads newest first: a B-tree is walked backwards as fast as forwards.
+            models.UniqueConstraint(fields=["campaign", "seq"], name="campaigns_roll_unique_seq"),
+            models.CheckConstraint(condition=Q(seq__gte=1), name="campaigns_roll_seq_positive"),
+            models.CheckConstraint(condition=Q(kind__in=RollKind.values), name="campaigns_roll_kind_valid"),
+            models.CheckConstraint(
+                condition=Q(chance__isnull=True) | ~Q(chance_of=""), name="campaigns_roll_chance_says_of_what"
+            ),
+        ]
+        indexes = [
+            models.Index(fields=["campaign", "character", "-seq"], name="campaigns_roll_character_idx"),
+            models.Index(fields=["campaign", "kind", "-seq"], name="campaigns_roll_kind_idx"),
+        ]
+
+    def __str__(self) -> str:
+        return f"Roll #{self.seq} in {self.campaign_id}"
+
+    @property
+    def revealed_at(self) -> datetime | None:
+        reveal = getattr(self, "reveal", None) if self.secret else None
+        return reveal.created_at if reveal is not None else None
+
+    def visible_to_all(self) -> bool:
+        return not self.secret or self.revealed_at is not None
+
+
+class RollReveal(AppendOnlyModel):
+    """The GM showing a secret roll to the table: a row of its own, so that the roll itself never changes.
+
+    At most one per roll; once revealed, a roll stays revealed.
+    """
+
+    roll = models.OneToOneField(Roll, on_delete=models.PROTECT, related_name="reveal")
+    by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
+    created_at = models.DateTimeField(default=timezone.now)
+
+    objects = AppendOnlyQuerySet.as_manager()
+
+    def __str__(self) -> str:
+        return f"Reveal of {self.roll}"

@@ -12,6 +12,7 @@ ROOT = Path(__file__).resolve().parents[2]
 ENGINE_MODULES = (
     "rules",
     "rules.dice",
+    "rules.expressions",
     "rules.probability",
     "rules.systems",
     "rules.systems.base",
