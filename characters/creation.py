@@ -47,10 +47,21 @@ def clean_description(text: str) -> str:
     return text
 
 
-def _locked(character_id: int) -> Character:
+class StaleDraft(SheetError):
+    """The draft changed (another tab, or the GM helping) since the page was shown."""
+
+
+def _locked(character_id: int, version: int | None = None) -> Character:
+    """The draft, locked; with ``version``, only if nobody saved it since that version."""
     character = Character.objects.select_for_update().select_related("campaign").get(pk=character_id)
     if character.status != Character.Status.DRAFT:
         raise SheetError("status", "this character is already finished; edit it on its sheet")
+    if version is not None and version != character.version:
+        raise StaleDraft(
+            "version",
+            "this draft was saved somewhere else (another tab, or your GM) since you opened this page. "
+            "Here it is now; what you entered on this page was not saved",
+        )
     return character
 
 
@@ -105,9 +116,9 @@ def _set_abilities(character: Character, dice: Mapping[str, StepDie]) -> None:
 
 
 @transaction.atomic
-def roll_abilities(*, character_id: int, rng: Random) -> Character:
+def roll_abilities(*, version: int | None = None, character_id: int, rng: Random) -> Character:
     """ "Random ability method": the server rolls d100 for each ability, in order; the rolls are kept."""
-    character = _locked(character_id)
+    character = _locked(character_id, version)
     options = character.campaign.settings
     if "random" not in _methods(options):
         raise SheetError("method", "this campaign uses the array method for abilities")
@@ -123,9 +134,11 @@ def roll_abilities(*, character_id: int, rng: Random) -> Character:
 
 
 @transaction.atomic
-def assign_abilities(*, character_id: int, array: str, dice: Mapping[str, StepDie]) -> Character:
+def assign_abilities(
+    *, version: int | None = None, character_id: int, array: str, dice: Mapping[str, StepDie]
+) -> Character:
     """ "Array method": balanced or specialized dice, one per ability."""
-    character = _locked(character_id)
+    character = _locked(character_id, version)
     options = character.campaign.settings
     if array not in _methods(options):
         raise SheetError("method", "this campaign rolls abilities randomly")
@@ -173,9 +186,15 @@ def _write_skills(character: Character, options: Mapping[str, Any], dice: Mappin
 
 
 @transaction.atomic
-def set_skills(*, character_id: int, dice: Mapping[str, StepDie] | None = None, rng: Random | None = None) -> Character:
+def set_skills(
+    *,
+    version: int | None = None,
+    character_id: int,
+    dice: Mapping[str, StepDie] | None = None,
+    rng: Random | None = None,
+) -> Character:
     """Skill dice by the campaign's method: equal to the linked ability, an array, random, or point buy."""
-    character = _locked(character_id)
+    character = _locked(character_id, version)
     options = character.campaign.settings
     abilities = abilities_of(character)
     method = options["skill_method"]
@@ -217,10 +236,10 @@ class SpecializationChoice:
 
 @transaction.atomic
 def set_specializations(
-    *, character_id: int, choices: Sequence[SpecializationChoice], took_impairment: bool
+    *, version: int | None = None, character_id: int, choices: Sequence[SpecializationChoice], took_impairment: bool
 ) -> Character:
     """Starting specializations at level 1, as many as the campaign allows (+1 for an impairment)."""
-    character = _locked(character_id)
+    character = _locked(character_id, version)
     options = character.campaign.settings
     skills = {s.name: s for s in character.skills.all()}
     if not skills:
@@ -255,9 +274,9 @@ class TraitChoice:
 
 
 @transaction.atomic
-def set_traits(*, character_id: int, traits: Sequence[TraitChoice]) -> Character:
+def set_traits(*, version: int | None = None, character_id: int, traits: Sequence[TraitChoice]) -> Character:
     """Backgrounds and impairments: a name and a description each."""
-    character = _locked(character_id)
+    character = _locked(character_id, version)
     if len(traits) > MAX_ROWS:
         raise SheetError("traits", f"at most {MAX_ROWS} backgrounds and impairments")
     rows = []
@@ -311,6 +330,7 @@ def check_die(die: StepDie, what: str) -> StepDie:
 @transaction.atomic
 def set_equipment(
     *,
+    version: int | None = None,
     character_id: int,
     assets: Sequence[AssetChoice],
     weapons: Sequence[WeaponChoice],
@@ -318,7 +338,7 @@ def set_equipment(
 ) -> Character:
     """Assets (level 1 Inferior … 5 Perfect, the skills each helps; a person can be one),
     weapons (accuracy and damage dice) and armor (a defensive die)."""
-    character = _locked(character_id)
+    character = _locked(character_id, version)
     if max(len(assets), len(weapons), len(armor)) > MAX_ROWS:
         raise SheetError("equipment", f"at most {MAX_ROWS} of each")
     skills = {s.name: s for s in character.skills.all()}
@@ -364,9 +384,9 @@ def set_equipment(
 
 
 @transaction.atomic
-def finish(*, character_id: int) -> Character:
+def finish(*, version: int | None = None, character_id: int) -> Character:
     """Review done: the character joins the party at full hit points."""
-    character = _locked(character_id)
+    character = _locked(character_id, version)
     options = character.campaign.settings
     abilities = abilities_of(character)
     dice = _current_skill_dice(character)

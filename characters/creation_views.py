@@ -78,15 +78,21 @@ def _level(value: str) -> int:
         raise SpecError("asset level", "an asset level is from 1 (Inferior) to 5 (Perfect)") from None
 
 
+def _version(request: HttpRequest) -> int | None:
+    """The draft's version the page was made from (a form without one is checked no further)."""
+    value = request.POST.get("version", "")
+    return int(value) if value.isdigit() else None
+
+
 def _save_abilities(request: HttpRequest, character: Character) -> None:
     if request.POST.get("action") == "roll":
-        creation.roll_abilities(character_id=character.pk, rng=secrets.SystemRandom())
+        creation.roll_abilities(character_id=character.pk, rng=secrets.SystemRandom(), version=_version(request))
         return
     if character.ability_method == Character.AbilityMethod.RANDOM:
         return  # rolled already: nothing to choose
     array = request.POST.get("method", "")
     dice = {key: _die(request.POST.get(key, ""), key.title()) for key in lucky13.ABILITY_KEYS}
-    creation.assign_abilities(character_id=character.pk, array=array, dice=dice)
+    creation.assign_abilities(character_id=character.pk, array=array, dice=dice, version=_version(request))
 
 
 def _save_skills(request: HttpRequest, character: Character) -> None:
@@ -94,25 +100,28 @@ def _save_skills(request: HttpRequest, character: Character) -> None:
     method = options["skill_method"]
     if method in ("ability", "random"):
         rng = secrets.SystemRandom() if request.POST.get("action") == "roll" else None
-        creation.set_skills(character_id=character.pk, rng=rng)
+        creation.set_skills(character_id=character.pk, rng=rng, version=_version(request))
         return
     dice = {
         skill["name"]: _die(request.POST.get(f"skill-{i}", ""), skill["name"])
         for i, skill in enumerate(options["skills"])
     }
-    creation.set_skills(character_id=character.pk, dice=dice)
+    creation.set_skills(character_id=character.pk, dice=dice, version=_version(request))
 
 
 def _save_specializations(request: HttpRequest, character: Character) -> None:
     rows = _rows(request.POST, "spec", ("skill", "name"))
     choices = [SpecializationChoice(skill=row["skill"], name=row["name"]) for row in rows]
     took = request.POST.get("took_impairment") == "on"
-    creation.set_specializations(character_id=character.pk, choices=choices, took_impairment=took)
+    creation.set_specializations(
+        character_id=character.pk, choices=choices, took_impairment=took, version=_version(request)
+    )
 
 
 def _save_traits(request: HttpRequest, character: Character) -> None:
     rows = _rows(request.POST, "trait", ("kind", "name", "description"))
     creation.set_traits(
+        version=_version(request),
         character_id=character.pk,
         traits=[TraitChoice(kind=r["kind"], name=r["name"], description=r["description"]) for r in rows],
     )
@@ -132,11 +141,13 @@ def _save_equipment(request: HttpRequest, character: Character) -> None:
         ArmorChoice(name=r["name"], defense=_die(r["defense"], "defense"))
         for r in _rows(request.POST, "armor", ("name", "defense"))
     ]
-    creation.set_equipment(character_id=character.pk, assets=assets, weapons=weapons, armor=armor)
+    creation.set_equipment(
+        character_id=character.pk, assets=assets, weapons=weapons, armor=armor, version=_version(request)
+    )
 
 
 def _finish(request: HttpRequest, character: Character) -> None:
-    creation.finish(character_id=character.pk)
+    creation.finish(character_id=character.pk, version=_version(request))
 
 
 SAVE: dict[str, Callable[[HttpRequest, Character], None]] = {
@@ -237,11 +248,14 @@ def step(request: HttpRequest, pk: int, step: str) -> HttpResponse:
         messages.info(request, "One step at a time: this is where your character is.")
         return redirect("characters:create-step", pk=character.pk, step=character.creation_step)
     error = None
+    status = 200
     if request.method == "POST":
         try:
             SAVE[step](request, character)
+        except creation.StaleDraft as problem:
+            error, status = problem.message, 409
         except (SpecError, ValueError) as problem:
-            error = getattr(problem, "message", str(problem))
+            error, status = getattr(problem, "message", str(problem)), 400
         else:
             if step == "review":
                 messages.success(request, f"{character.name} is ready to play.")
@@ -255,5 +269,31 @@ def step(request: HttpRequest, pk: int, step: str) -> HttpResponse:
             return redirect("characters:create-step", pk=character.pk, step=following)
         character.refresh_from_db()
     context = _step_context(character, step)
+    if status == 400:
+        context.update(_as_posted(request, step))  # show what was typed, not what was saved before
     context["error"] = error
-    return render(request, f"characters/create/{step}.html", context, status=400 if error else 200)
+    return render(request, f"characters/create/{step}.html", context, status=status)
+
+
+def _as_posted(request: HttpRequest, step: str) -> dict[str, Any]:
+    """The rows of a refused step as the player entered them, plus blank rows to add more."""
+    data = request.POST
+    if step == "specializations":
+        rows = [{"skill": r["skill"], "name": r["name"]} for r in _rows(data, "spec", ("skill", "name"))]
+        return {"rows": rows + [{"skill": "", "name": ""}] * BLANK_ROWS}
+    if step == "traits":
+        rows = _rows(data, "trait", ("kind", "name", "description"))
+        return {"rows": rows + [{"kind": "background", "name": "", "description": ""}] * BLANK_ROWS}
+    if step == "equipment":
+        assets = [
+            {**r, "level": int(r["level"]) if r["level"].isdigit() else r["level"], "skills": r["list:skills"]}
+            for r in _rows(data, "asset", ("name", "kind", "level", "description"))
+        ]
+        blank_asset = {"name": "", "kind": "thing", "level": 2, "skills": [], "description": ""}
+        return {
+            "assets": assets + [blank_asset] * BLANK_ROWS,
+            "weapons": _rows(data, "weapon", ("name", "accuracy", "damage"))
+            + [{"name": "", "accuracy": "d6", "damage": "d6"}] * BLANK_ROWS,
+            "armor": _rows(data, "armor", ("name", "defense")) + [{"name": "", "defense": "d4"}] * BLANK_ROWS,
+        }
+    return {}

@@ -163,3 +163,42 @@ def test_a_finished_character_goes_to_its_sheet(client, campaign, player) -> Non
     client.force_login(brunella.owner)
     response = client.get(step_url(brunella, "abilities"))
     assert response["Location"] == reverse("characters:sheet", args=[brunella.pk])
+
+
+def test_a_step_saved_from_a_stale_page_is_refused_with_409_and_nothing_changes(client, campaign, player, gm) -> None:
+    client.force_login(player)
+    character = start(client, campaign)
+    opened_at = character.version
+    dice = {"will": "d6", "charm": "d4", "pulse": "d10", "intellect": "d6", "reflex": "d8"}
+    client.post(step_url(character, "abilities"), {"method": "balanced", **dice, "version": opened_at})
+
+    # The same page, submitted again from an old tab with other dice.
+    other = {"will": "d10", "charm": "d4", "pulse": "d6", "intellect": "d6", "reflex": "d8"}
+    response = client.post(step_url(character, "abilities"), {"method": "balanced", **other, "version": opened_at})
+
+    assert response.status_code == 409
+    assert "was saved somewhere else" in response.content.decode()
+    character.refresh_from_db()
+    assert character.ability("will").label == "d6"
+
+
+def test_a_refused_step_shows_what_was_typed(client, campaign, player) -> None:
+    client.force_login(player)
+    character = start(client, campaign)
+    dice = {"will": "d6", "charm": "d4", "pulse": "d10", "intellect": "d6", "reflex": "d8"}
+    client.post(step_url(character, "abilities"), {"method": "balanced", **dice})
+    client.post(step_url(character, "skills"), {})
+    client.post(step_url(character, "specializations"), {})
+    client.post(step_url(character, "traits"), {})
+
+    response = client.post(
+        step_url(character, "equipment"),
+        {"asset-0-name": "Lantern", "asset-0-level": "1", "asset-0-kind": "thing",
+         "weapon-0-name": "Sword", "weapon-0-accuracy": "d20", "weapon-0-damage": "d6"},
+    )  # fmt: skip
+
+    page = response.content.decode()
+    assert response.status_code == 400
+    assert 'value="Lantern"' in page
+    assert 'value="Sword"' in page
+    assert not character.assets.exists()
