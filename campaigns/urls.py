@@ -1,6 +1,6 @@
 from django.urls import path
 
-from campaigns import views
+from campaigns import roll_views, views
 
 app_name = "campaigns"
 
@@ -35,6 +35,10 @@ urlpatterns = [
         views.confirm_revoke_invitation,
         name="confirm-revoke-invitation",
     ),
+    path("campaigns/<int:pk>/rolls/", roll_views.roll_log, name="rolls"),
+    path("campaigns/<int:pk>/rolls/verify/", roll_views.verify_log, name="verify-rolls"),
+    path("campaigns/<int:pk>/rolls/free/", roll_views.free_roll, name="free-roll"),
+    path("campaigns/<int:pk>/rolls/<int:seq>/reveal/", roll_views.reveal_roll, name="reveal-roll"),
     path("invite/<slug:token>/", views.join, name="join"),
     path("invite/<slug:token>/accept/", views.accept_invitation, name="accept-invitation"),
 ]
