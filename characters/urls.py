@@ -1,6 +1,6 @@
 from django.urls import path
 
-from characters import creation_views, exchange_views, views
+from characters import creation_views, exchange_views, roll_views, views
 
 app_name = "characters"
 
@@ -8,6 +8,7 @@ urlpatterns = [
     path("characters/<int:pk>/", views.sheet, name="sheet"),
     path("characters/<int:pk>/edit/<slug:section>/", views.edit_section, name="edit-section"),
     path("characters/<int:pk>/section/<slug:section>/", views.sheet_section, name="sheet-section"),
+    path("characters/<int:pk>/roll/", roll_views.roll, name="roll"),
     path("campaigns/<int:campaign_pk>/characters/new/", creation_views.start, name="create"),
     path("characters/<int:pk>/create/<slug:step>/", creation_views.step, name="create-step"),
     path("characters/<int:pk>/export.json", exchange_views.export_character, name="export"),

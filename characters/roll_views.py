@@ -1,0 +1,353 @@
+"""Rolling from the sheet: a skill check (or a reaction check) built from the character's
+sheet, its exact chance shown live, and the roll made on the server and written to the
+campaign's roll log.
+
+The client sends only ids and choices; the dice always come from the sheet as it is
+now, re-read on every request, so a roll can never be made with dice the sheet does
+not give. Members of the campaign may look at the odds; the owner and the GM roll
+(``access.character_for(write=True)``). Like the calculator, the page works without
+JavaScript: the form is a GET that shows the chance, Roll is a POST that redirects
+back with the result kept in the session for one page view.
+"""
+
+from __future__ import annotations
+
+import secrets
+from dataclasses import dataclass
+from typing import Any, Final
+from urllib.parse import urlencode
+
+from django import forms
+from django.http import HttpRequest, HttpResponse, QueryDict
+from django.shortcuts import redirect, render
+from django.urls import reverse
+from django.views.decorators.http import require_http_methods
+from django.views.decorators.vary import vary_on_headers
+
+from campaigns.models import RollKind
+from campaigns.operations import Refused
+from campaigns.rolls import record_roll
+from characters import access
+from characters.models import Character, Skill
+from characters.sheets import with_sheet
+from pages import presenters
+from pages.forms import ABILITY_ROLL_CHOICES, STEP_LIMIT, StepsField
+from rules.dice import StepDie
+from rules.systems import lucky13
+from rules.systems.lucky13 import AbilityRoll, Check, Difficulty, Modifiers, SheetError
+
+ROLL_SESSION_KEY: Final = "sheet-roll"
+GM_ONLY_STEPS: Final = "Only the GM can add extra steps."
+DIFFICULTY_CHOICES: Final = [(d.value, f"{d.value.title()} ({d.die.label})") for d in Difficulty]
+HELP_WITH_CHOICES: Final = [
+    ("skill", "The skill (their die in it steps the Skill)"),
+    ("ability", "The ability (their die in it steps the Ability)"),
+]
+
+
+def _steps(label: str) -> StepsField:
+    return StepsField(
+        label=label,
+        initial=0,
+        required=False,
+        min_value=-STEP_LIMIT,
+        max_value=STEP_LIMIT,
+        widget=forms.NumberInput(attrs={"inputmode": "numeric", "class": "steps"}),
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class Built:
+    """A check as the sheet gives it, with what went into it (for the page and the log)."""
+
+    check: Check
+    reaction: bool
+    skill: Skill
+    ability_key: str
+    ability_name: str
+    spec: dict[str, Any]
+    steps: list[str]  # what stepped the dice, said for the player
+
+
+class SheetRollForm(forms.Form):
+    """The choices of a sheet roll; ``clean`` builds the :class:`Check` from the sheet."""
+
+    reaction = forms.BooleanField(required=False, widget=forms.HiddenInput)
+    skill = forms.TypedChoiceField(label="Skill", coerce=int)
+    specialization = forms.TypedChoiceField(label="Specialization", coerce=int, required=False, empty_value=None)
+    ability = forms.ChoiceField(label="Ability")
+    difficulty = forms.ChoiceField(label="Difficulty", choices=DIFFICULTY_CHOICES, initial=Difficulty.MODERATE.value)
+    ability_roll = forms.ChoiceField(
+        label="Background or impairment",
+        choices=ABILITY_ROLL_CHOICES,
+        initial=AbilityRoll.NORMAL.value,
+        widget=forms.RadioSelect,
+    )
+    asset = forms.TypedChoiceField(label="Asset", coerce=int, required=False, empty_value=None)
+    helper = forms.TypedChoiceField(label="Assisted by", coerce=int, required=False, empty_value=None)
+    help_with = forms.ChoiceField(
+        label="They help with", choices=HELP_WITH_CHOICES, initial="skill", widget=forms.RadioSelect
+    )
+    ability_steps = _steps("GM: extra Ability steps")
+    skill_steps = _steps("GM: extra Skill steps")
+
+    def __init__(
+        self, data: QueryDict, *, character: Character, helpers: list[Character], gm: bool, **kwargs: Any
+    ) -> None:
+        self.character, self.gm = character, gm
+        self.names = dict(zip(lucky13.ABILITY_KEYS, character.campaign.settings["ability_names"], strict=True))
+        self.explosion = lucky13.Explosion(character.campaign.settings["explosion"])
+        self.skills = {s.pk: s for s in character.skills.all()}
+        self.assets = list(character.assets.all())
+        self.helpers = {h.pk: h for h in helpers}
+        first_skill = next(iter(self.skills), None)
+        # Fields left out of a query take their defaults, so a plain link from the sheet is enough.
+        merged: dict[str, Any] = {name: field.initial for name, field in self.base_fields.items()}
+        merged["skill"] = first_skill
+        merged.update({key: data.get(key) for key in data if key in self.base_fields})
+        self.refused_steps = not gm and any(merged.get(f) not in (None, "", "0", 0) for f in self.gm_fields())
+        if not merged.get("ability"):
+            chosen = self.skills.get(_int(merged.get("skill")))
+            merged["ability"] = (chosen.ability if chosen else "") or lucky13.ABILITY_KEYS[0]
+        super().__init__(merged, **kwargs)
+        self.fields["skill"].choices = [(pk, s.name) for pk, s in self.skills.items()]
+        self.fields["ability"].choices = list(self.names.items())
+        skill = self.skills.get(_int(merged.get("skill")))
+        self.fields["specialization"].choices = [("", "none")] + [
+            (s.pk, f"{s.name} ({s.level})") for s in (skill.specializations.all() if skill else ())
+        ]
+        self.fields["asset"].choices = [("", "none")] + [
+            (a.pk, f"{a.name} ({a.get_level_display()} {a.level})") for a in self.assets if skill and _helps(a, skill)
+        ]
+        self.fields["helper"].choices = [("", "nobody")] + [(pk, h.name) for pk, h in self.helpers.items()]
+        if not gm:
+            for name in self.gm_fields():
+                del self.fields[name]
+
+    @staticmethod
+    def gm_fields() -> tuple[str, ...]:
+        return ("ability_steps", "skill_steps")
+
+    def clean(self) -> dict[str, Any]:
+        cleaned = super().clean() or {}
+        if self.refused_steps:
+            self.add_error(None, GM_ONLY_STEPS)
+        if not self.errors:
+            try:
+                self.built = self._build(cleaned)
+            except SheetError as error:
+                self.add_error(error.field if error.field in self.fields else None, error.message)
+        return cleaned
+
+    def _build(self, data: dict[str, Any]) -> Built:
+        skill = self.skills[data["skill"]]
+        reaction = bool(data.get("reaction"))
+        ability_key = "charm" if reaction else data["ability"]
+        ability_die = self.character.ability(ability_key) or StepDie.none()
+        skill_die = StepDie(skill.die)
+        difficulty = Difficulty(data["difficulty"])
+        sheet: dict[str, Any] = {
+            "character": self.character.pk,
+            "reaction": reaction,
+            "ability": ability_key,
+            "ability_name": self.names[ability_key],
+            "ability_die": ability_die.label,
+            "skill_id": skill.pk,
+            "skill_name": skill.name,
+            "skill_die": skill_die.label,
+            "difficulty": difficulty.value,
+            "specialization": None,
+            "asset": None,
+            "assist": None,
+            "reputation": None,
+            "ability_steps": data.get("ability_steps") or 0,
+            "skill_steps": data.get("skill_steps") or 0,
+        }
+        said: list[str] = []
+        level = 0
+        if data.get("specialization") is not None and not reaction:
+            special = next((s for s in skill.specializations.all() if s.pk == data["specialization"]), None)
+            if special is None:
+                raise SheetError("specialization", "choose a specialization of this skill")
+            level = special.level
+            sheet["specialization"] = {"id": special.pk, "name": special.name, "level": level}
+            said.append(f"{special.name} {level}: Skill +{level}")
+        elif data.get("specialization") is not None:
+            raise SheetError("specialization", "a reaction check rolls the skill without a specialization")
+        asset_level = 0
+        if data.get("asset") is not None:
+            asset = next((a for a in self.assets if a.pk == data["asset"]), None)
+            if asset is None or not _helps(asset, skill):
+                raise SheetError("asset", f"choose an asset that helps {skill.name}")
+            asset_level = asset.level
+            sheet["asset"] = {"id": asset.pk, "name": asset.name, "level": asset_level}
+            said.append(f"{asset.name}: Skill +{asset_level}")
+        assist: StepDie | None = None
+        target = data["help_with"]
+        if data.get("helper") is not None:
+            helper = self.helpers[data["helper"]]
+            if target == "skill":
+                theirs = next((s for s in helper.skills.all() if s.name == skill.name), None)
+                if theirs is None:
+                    raise SheetError("help_with", f"{helper.name} has no {skill.name} skill to help with")
+                assist = StepDie(theirs.die)
+            else:
+                assist = helper.ability(ability_key) or StepDie.none()
+            steps = lucky13.assist_steps(assist)
+            what = "Skill" if target == "skill" else "Ability"
+            sheet["assist"] = {"character": helper.pk, "name": helper.name, "with": target, "die": assist.label,
+                               "steps": steps}  # fmt: skip
+            said.append(f"{helper.name} helps ({assist.label}): {what} +{steps}")
+        reputation = self.character.reputation if reaction else None
+        if reaction:
+            sheet["reputation"] = reputation
+            said.append(f"Reputation {reputation:+d}: {self.names['charm']} {reputation:+d}")
+        for field, what in (("ability_steps", "Ability"), ("skill_steps", "Skill")):
+            if data.get(field):
+                said.append(f"GM: {what} {data[field]:+d}")
+        modifiers = Modifiers(
+            specialization_level=level,
+            asset_level=asset_level,
+            assist=assist,
+            assist_target=target,
+            ability_steps=data.get("ability_steps") or 0,
+            skill_steps=data.get("skill_steps") or 0,
+            reputation=reputation,
+        )
+        check = lucky13.sheet_check(
+            ability_die,
+            skill_die,
+            difficulty.die,
+            modifiers,
+            ability_roll=AbilityRoll(data["ability_roll"]),
+            explosion=self.explosion,
+        )
+        spec = {
+            "system": "lucky13",
+            "roll": "check",
+            "ability": check.ability.label,
+            "skill": check.skill.label,
+            "difficulty": check.difficulty.label,
+            "ability_roll": check.ability_roll.value,
+            "explosion": check.explosion.value,
+            "sheet": sheet,
+        }
+        return Built(check, reaction, skill, ability_key, self.names[ability_key], spec, said)
+
+    def query(self) -> dict[str, Any]:
+        """The cleaned choices, for links and the hidden fields of the Roll form."""
+        out = {}
+        for name in self.fields:
+            value = self.cleaned_data.get(name)
+            if name == "reaction":
+                value = "1" if value else ""
+            if value in (None, "") or (name in self.gm_fields() and not value):
+                continue
+            out[name] = value
+        return out
+
+
+def _int(value: Any) -> int | None:
+    try:
+        return int(value)
+    except (TypeError, ValueError):
+        return None
+
+
+def _helps(asset: Any, skill: Skill) -> bool:
+    """Only an asset that lists the skill steps it ("Equipment / assets")."""
+    return any(s.pk == skill.pk for s in asset.skills.all())
+
+
+def _load(request: HttpRequest, pk: int, *, write: bool) -> tuple[Character, list[Character]]:
+    """The character with its sheet, and the party members who could assist (other active characters)."""
+    seen = access.character_for(request.user, pk, write=write)
+    character = with_sheet(Character.objects.filter(pk=seen.pk)).get()
+    character.can_edit, character.viewer_is_gm = seen.can_edit, seen.viewer_is_gm
+    helpers = list(
+        Character.objects.filter(campaign_id=character.campaign_id)
+        .active()
+        .exclude(pk=character.pk)
+        .prefetch_related("skills")
+        .order_by("name", "pk")
+    )
+    return character, helpers
+
+
+def _chance_context(built: Built) -> dict[str, Any]:
+    check = built.check
+    return {
+        "built": built,
+        "chance": lucky13.check_chance(check),
+        "chart": presenters.totals_chart(lucky13.check_distribution(check)),
+        "dice_label": f"{check.ability} + {check.skill} + {check.difficulty}",
+    }
+
+
+def _title(form: SheetRollForm) -> str:
+    if not form.is_valid():
+        return "Roll"
+    built = form.built
+    if built.reaction:
+        return f"Reaction check: {form.names['charm']} + {built.skill.name}"
+    special = built.spec["sheet"]["specialization"]
+    return f"Roll {built.skill.name}" + (f" ({special['name']} {special['level']})" if special else "")
+
+
+def _page(request: HttpRequest, character: Character, form: SheetRollForm, **extra: Any) -> dict[str, Any]:
+    url = reverse("characters:roll", args=[character.pk])
+    context: dict[str, Any] = {"character": character, "form": form, "roll_url": url, "title": _title(form), **extra}
+    if form.is_valid():
+        context.update(_chance_context(form.built))
+        context["query"] = form.query()
+    return context
+
+
+@require_http_methods(["GET", "HEAD", "POST"])
+@vary_on_headers("HX-Request")
+def roll(request: HttpRequest, pk: int) -> HttpResponse:
+    """GET: the dice and the exact chance of a sheet roll. POST: roll them and record the roll."""
+    if request.method == "POST":
+        return _roll(request, pk)
+    character, helpers = _load(request, pk, write=False)
+    form = SheetRollForm(request.GET, character=character, helpers=helpers, gm=character.viewer_is_gm)
+    status = 200 if form.is_valid() else 400
+    context = _page(request, character, form)
+    if not request.htmx:
+        context["roll"] = request.session.pop(ROLL_SESSION_KEY, None)
+    partial = request.htmx and not request.htmx.history_restore_request
+    template = "characters/roll.html" + ("#roll-chance" if partial else "")
+    return render(request, template, context, status=status)
+
+
+def _roll(request: HttpRequest, pk: int) -> HttpResponse:
+    character, helpers = _load(request, pk, write=True)
+    form = SheetRollForm(request.POST, character=character, helpers=helpers, gm=character.viewer_is_gm)
+    if not form.is_valid():
+        if request.htmx:
+            return render(request, "pages/_roll_result.html", {"form": form, "roll_errors": True}, status=400)
+        return render(request, "characters/roll.html", _page(request, character, form), status=400)
+    built = form.built
+    chance = lucky13.check_chance(built.check)  # before the dice are rolled
+    rolled = lucky13.roll_check(built.check, secrets.SystemRandom())
+    view = presenters.check_roll_view(rolled)
+    try:
+        record_roll(
+            campaign_id=character.campaign_id,
+            by=request.user,
+            character_id=character.pk,
+            kind=RollKind.REACTION if built.reaction else RollKind.CHECK,
+            spec=built.spec,
+            dice=view,
+            total=rolled.total,
+            outcome={"success": rolled.success, "margin": rolled.margin, "dilemma": rolled.dilemma},
+            chance=chance.p_success,
+            chance_of="success",
+        )
+    except Refused as refusal:
+        context = {"message": refusal.message, "character": character}
+        return render(request, "characters/edit_refused.html", context, status=refusal.status)
+    if request.htmx:
+        return render(request, "pages/_roll_result.html", {"roll": view})
+    request.session[ROLL_SESSION_KEY] = view
+    return redirect(f"{reverse('characters:roll', args=[character.pk])}?{urlencode(form.query())}#roll-result")
