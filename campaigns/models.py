@@ -10,6 +10,7 @@ from django.db.models import F, Q
 from django.utils import timezone
 
 from rules import systems
+from rules.dice import StepDie
 from rules.systems.base import RulesSystem
 
 
@@ -194,6 +195,7 @@ class RollKind(models.TextChoices):
     ATTACK = "attack", "Attack"
     DAMAGE = "damage", "Damage"
     INITIATIVE = "initiative", "Initiative"
+    ADJUSTMENT = "adjustment", "Hit point change"
     FREE = "free", "Free roll"
 
 
@@ -275,3 +277,119 @@ class RollReveal(AppendOnlyModel):
 
     def __str__(self) -> str:
         return f"Reveal of {self.roll}"
+
+
+# --- Encounters ------------------------------------------------------------------------------------
+
+#: A die stored as its rung on the step ladder: 1 d4 … 5 d12; 0, where allowed, is no die.
+DIE_CHOICES = [(rung, StepDie(rung).label) for rung in range(0, 6)]
+
+
+class EncounterQuerySet(models.QuerySet["Encounter"]):
+    def running(self) -> EncounterQuerySet:
+        return self.filter(ended_at__isnull=True)
+
+
+class Encounter(models.Model):
+    """A fight run by the GM (Lucky 13, "Initiative", "Combat"). ``round`` is 0 until initiative
+    is rolled, then 1, 2, …; ``turn`` is the index in the initiative order of whoever acts now."""
+
+    campaign = models.ForeignKey(Campaign, on_delete=models.PROTECT, related_name="encounters")
+    name = models.CharField(max_length=120)
+    created_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
+    started_at = models.DateTimeField(default=timezone.now)
+    ended_at = models.DateTimeField(null=True, blank=True)
+    round = models.PositiveIntegerField(default=0)
+    turn = models.PositiveIntegerField(default=0)
+
+    objects = EncounterQuerySet.as_manager()
+
+    class Meta:
+        ordering = ["-started_at", "-pk"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["campaign"], condition=Q(ended_at__isnull=True), name="campaigns_encounter_one_running"
+            ),
+            models.CheckConstraint(condition=~Q(name=""), name="campaigns_encounter_name_not_blank"),
+            models.CheckConstraint(condition=Q(round__gte=0, turn__gte=0), name="campaigns_encounter_round_turn"),
+        ]
+
+    def __str__(self) -> str:
+        return self.name
+
+    @property
+    def running(self) -> bool:
+        return self.ended_at is None
+
+    @property
+    def initiative_rolled(self) -> bool:
+        return self.round > 0
+
+
+class Combatant(models.Model):
+    """A character or an NPC in an encounter. An NPC carries its own quick stat block and hit points;
+    a character's hit points are its sheet's (``Character.hit_points``), the dice copied when it joined."""
+
+    encounter = models.ForeignKey(Encounter, on_delete=models.CASCADE, related_name="combatants")
+    character = models.ForeignKey(
+        "characters.Character", on_delete=models.PROTECT, null=True, blank=True, related_name="combatants"
+    )
+    name = models.CharField(max_length=120)
+    reflex = models.PositiveSmallIntegerField(choices=DIE_CHOICES[1:])
+    combat = models.PositiveSmallIntegerField(choices=DIE_CHOICES)
+    accuracy = models.PositiveSmallIntegerField(choices=DIE_CHOICES)
+    damage = models.PositiveSmallIntegerField(choices=DIE_CHOICES)
+    armor = models.PositiveSmallIntegerField(choices=DIE_CHOICES, default=0)
+    pulse = models.PositiveSmallIntegerField(choices=DIE_CHOICES[1:])
+    #: An NPC's hit points; empty for a character, whose sheet holds them.
+    hit_points = models.IntegerField(null=True, blank=True)
+    #: Identical NPCs added together share a group number and may share one initiative roll.
+    group = models.PositiveIntegerField(null=True, blank=True)
+    initiative = models.IntegerField(null=True, blank=True)
+    #: Place in the initiative order, 0 first; empty until initiative is rolled.
+    order = models.PositiveIntegerField(null=True, blank=True)
+    stabilized = models.BooleanField(default=False)
+    removed = models.BooleanField(default=False)
+
+    class Meta:
+        ordering = ["order", "pk"]
+        constraints = [
+            models.CheckConstraint(condition=Q(reflex__gte=1, reflex__lte=5), name="campaigns_combatant_reflex_die"),
+            models.CheckConstraint(condition=Q(pulse__gte=1, pulse__lte=5), name="campaigns_combatant_pulse_die"),
+            *(
+                models.CheckConstraint(
+                    condition=Q(**{f"{key}__gte": 0, f"{key}__lte": 5}), name=f"campaigns_combatant_{key}_die"
+                )
+                for key in ("combat", "accuracy", "damage", "armor")
+            ),
+            models.CheckConstraint(condition=~Q(name=""), name="campaigns_combatant_name_not_blank"),
+            models.CheckConstraint(
+                condition=Q(character__isnull=True, hit_points__isnull=False)
+                | Q(character__isnull=False, hit_points__isnull=True),
+                name="campaigns_combatant_hit_points_of_npc_only",
+            ),
+            models.UniqueConstraint(
+                fields=["encounter", "character"],
+                condition=Q(character__isnull=False),
+                name="campaigns_combatant_character_once",
+            ),
+            models.UniqueConstraint(
+                fields=["encounter", "order"], condition=Q(order__isnull=False), name="campaigns_combatant_unique_order"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return self.name
+
+    @property
+    def is_npc(self) -> bool:
+        return self.character_id is None
+
+    @property
+    def current_hit_points(self) -> int:
+        if self.character_id is None:
+            return self.hit_points or 0
+        return self.character.hit_points or 0
+
+    def die(self, key: str) -> StepDie:
+        return StepDie(getattr(self, key))

@@ -960,3 +960,95 @@ def current_pulse(hit_points: int, per_step: int = 10) -> StepDie:
 def death_threshold(base_pulse: StepDie) -> int:
     """ "Death & dying": death at minus the base Pulse die's size (d8: −8)."""
     return -base_pulse.sides[0]
+
+
+# --- Combat --------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class InitiativeEntry:
+    """One place in the initiative order: the Reflex roll, and the roll-off totals if a tie needed them."""
+
+    key: int
+    total: int
+    reflex: StepDie
+    rolloffs: tuple[int, ...] = ()
+
+
+#: A roll-off that keeps tying is settled by the key (who was added first) after this many rounds.
+MAX_ROLLOFFS: Final = 20
+
+
+def initiative_order(
+    rolls: Sequence[tuple[int, int, StepDie]], explosion: Explosion, rng: Random
+) -> tuple[InitiativeEntry, ...]:
+    """ "Initiative": highest Reflex roll first; a tie goes to the higher Reflex die, then to a
+    roll-off of the tied Reflex dice (again while they still tie). ``rolls`` are (key, total, Reflex)."""
+    entries = [InitiativeEntry(key, total, reflex) for key, total, reflex in rolls]
+    groups: dict[tuple[int, int], list[InitiativeEntry]] = {}
+    for entry in entries:
+        groups.setdefault((entry.total, entry.reflex.rung), []).append(entry)
+    settled: list[InitiativeEntry] = []
+    for tied in groups.values():
+        settled.extend(_roll_off(tied, explosion, rng) if len(tied) > 1 else tied)
+    return tuple(sorted(settled, key=lambda e: (-e.total, -e.reflex.rung, tuple(-r for r in e.rolloffs), e.key)))
+
+
+def _roll_off(tied: list[InitiativeEntry], explosion: Explosion, rng: Random) -> list[InitiativeEntry]:
+    """Each tied combatant rolls Reflex again until no two of them have the same roll-off totals."""
+    for _ in range(MAX_ROLLOFFS):
+        tied = [
+            InitiativeEntry(e.key, e.total, e.reflex, (*e.rolloffs, roll_pool(Pool(e.reflex), explosion, rng).total))
+            for e in tied
+        ]
+        if len({e.rolloffs for e in tied}) == len(tied):
+            break
+    return tied
+
+
+class Condition(StrEnum):
+    """ "Death & dying": up above 0 hit points, dying at 0 or less, dead at minus the base Pulse size."""
+
+    UP = "up"
+    DYING = "dying"
+    DEAD = "dead"
+
+
+def condition(hit_points: int, base_pulse: StepDie) -> Condition:
+    if hit_points <= death_threshold(base_pulse):
+        return Condition.DEAD
+    return Condition.DYING if hit_points <= 0 else Condition.UP
+
+
+@dataclass(frozen=True, slots=True)
+class HitPointChange:
+    before: int
+    after: int
+    pulse_before: StepDie
+    pulse_after: StepDie
+    condition: Condition
+
+
+def change_hit_points(hit_points: int, amount: int, base_pulse: StepDie, per_step: int = 10) -> HitPointChange:
+    """ "Hit points": damage (negative ``amount``) empties slots and the current Pulse steps down;
+    healing fills them and it steps back up, never above the base Pulse's maximum; the total
+    never goes below the death threshold (dead is dead; the GM heals from there)."""
+    low, high = death_threshold(base_pulse), max_hit_points(base_pulse, per_step)
+    if amount >= 0:
+        after = max(hit_points, min(hit_points + amount, high))
+    else:
+        after = min(hit_points, max(hit_points + amount, low))
+    return HitPointChange(
+        hit_points,
+        after,
+        current_pulse(hit_points, per_step),
+        current_pulse(after, per_step),
+        condition(after, base_pulse),
+    )
+
+
+def minute_passes(hit_points: int, base_pulse: StepDie, *, stabilized: bool) -> int:
+    """ "Death & dying": a dying character who is not stabilized loses one hit point per minute."""
+    if stabilized or condition(hit_points, base_pulse) is not Condition.DYING:
+        return hit_points
+    return hit_points - 1

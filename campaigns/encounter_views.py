@@ -1,0 +1,251 @@
+"""The encounter page and the GM's actions in a fight.
+
+Thin views: load through :mod:`campaigns.access` (a non-member gets a 404, a player
+asking for a GM action a 403), parse the form, call :mod:`campaigns.encounters`,
+then redirect to the page (or, with htmx, render its ``encounter-body`` partial).
+Every member reads the page; only the GM sees and may use the controls.
+"""
+
+from __future__ import annotations
+
+import secrets
+from collections.abc import Mapping
+from typing import Any
+
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import redirect, render
+from django.urls import reverse
+from django.views.decorators.http import require_POST, require_safe
+from django.views.decorators.vary import vary_on_headers
+
+from campaigns import access, encounters
+from campaigns.encounters import StatBlock
+from campaigns.models import Campaign, Combatant, Encounter, Membership, Roll, RollKind
+from campaigns.operations import Refused
+from campaigns.views import refusals
+from characters.models import Character
+from rules.dice import StepDie
+from rules.systems import lucky13
+
+
+class BadInput(Refused):
+    status = 400
+
+
+def _whole(data: Mapping[str, Any], name: str, low: int, high: int, label: str | None = None) -> int:
+    value = str(data.get(name, "")).strip()
+    try:
+        number = int(value)
+    except ValueError:
+        number = None
+    if number is None or not low <= number <= high or len(value) > 12:
+        raise BadInput(f"The {label or name} must be a whole number from {low} to {high}.")
+    return number
+
+
+def _is_gm(campaign: Campaign) -> bool:
+    return campaign.viewer.role == Membership.Role.GM  # type: ignore[attr-defined]
+
+
+def _row(campaign: Campaign, combatant: Combatant, turn: bool) -> dict[str, Any]:
+    hp = combatant.current_hit_points
+    base = combatant.die("pulse")
+    return {
+        "combatant": combatant,
+        "hit_points": hp,
+        "maximum": lucky13.max_hit_points(base, encounters.per_step(campaign)),
+        "pulse": lucky13.current_pulse(hp, encounters.per_step(campaign)),
+        "base_pulse": base,
+        "condition": encounters.condition_of(combatant).value,
+        "turn": turn,
+        "dice": {k: StepDie(getattr(combatant, k)) for k in ("reflex", "combat", "accuracy", "damage", "armor")},
+    }
+
+
+def _preview(campaign: Campaign, rows: list[dict[str, Any]], query: Mapping[str, Any]) -> dict[str, Any] | None:
+    """The exact chance to hit for ``?attacker=&target=``, computed before anyone rolls."""
+    if not query.get("attacker") or not query.get("target"):
+        return None
+    by_pk = {row["combatant"].pk: row["combatant"] for row in rows}
+    attacker = by_pk.get(_whole(query, "attacker", 1, 10**12))
+    target = by_pk.get(_whole(query, "target", 1, 10**12))
+    if attacker is None or target is None:
+        raise BadInput("Choose an attacker and a target from this encounter.")
+    if attacker.pk == target.pk:
+        raise BadInput("A combatant cannot attack itself.")
+    chance = encounters.attack_chance(campaign, attacker, target)
+    return {"attacker": attacker, "target": target, "chance": chance, "percent": float(chance.p_attacker_wins) * 100}
+
+
+def _context(request: HttpRequest, campaign: Campaign, query: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    gm = _is_gm(campaign)
+    encounter = Encounter.objects.filter(campaign=campaign).running().first()
+    context: dict[str, Any] = {"campaign": campaign, "is_gm": gm, "encounter": encounter, "rows": []}
+    if encounter is None:
+        return context
+    combatants = list(
+        Combatant.objects.filter(encounter=encounter, removed=False).select_related("character").order_by("order", "pk")
+    )
+    rows = [_row(campaign, c, encounter.initiative_rolled and c.order == encounter.turn) for c in combatants]
+    context["rows"] = rows
+    context["acting"] = next((r["combatant"] for r in rows if r["turn"]), None)
+    last = (
+        Roll.objects.filter(campaign=campaign, kind=RollKind.ATTACK, spec__encounter=encounter.pk)
+        .order_by("-seq")
+        .first()
+    )
+    context["last_attack"] = last
+    if gm:
+        in_fight = {c.character_id for c in combatants if c.character_id}
+        context["addable"] = [
+            c for c in Character.objects.active().filter(campaign=campaign).order_by("name") if c.pk not in in_fight
+        ]
+        context["dice"] = [(rung, StepDie(rung).label) for rung in range(1, 6)]
+        context["preview"] = _preview(campaign, rows, query or {})
+    return context
+
+
+def _page(request: HttpRequest, campaign: Campaign, query: Mapping[str, Any] | None = None) -> HttpResponse:
+    template = "campaigns/encounter.html#encounter-body" if request.htmx else "campaigns/encounter.html"
+    return render(request, template, _context(request, campaign, query))
+
+
+@require_safe
+@vary_on_headers("HX-Request")
+@refusals
+def encounter(request: HttpRequest, pk: int) -> HttpResponse:
+    """The campaign's running encounter: the initiative order, whose turn it is, everyone's hit points;
+    for the GM, the controls and (with ``?attacker=&target=``) the chance to hit before rolling."""
+    campaign = access.campaign_for(request.user, pk)
+    return _page(request, campaign, request.GET)
+
+
+def _done(request: HttpRequest, campaign: Campaign) -> HttpResponse:
+    if request.htmx:
+        return _page(request, campaign)
+    return redirect(reverse("campaigns:encounter", args=[campaign.pk]))
+
+
+def _running(campaign: Campaign) -> Encounter:
+    encounter = Encounter.objects.filter(campaign=campaign).running().first()
+    if encounter is None:
+        raise BadInput("No encounter is running.")
+    return encounter
+
+
+def _ids(campaign: Campaign) -> dict[str, int]:
+    return {"campaign_id": campaign.pk, "encounter_id": _running(campaign).pk}
+
+
+@require_POST
+@refusals
+def start_encounter(request: HttpRequest, pk: int) -> HttpResponse:
+    campaign = access.campaign_for(request.user, pk, gm=True)
+    encounters.start_encounter(campaign_id=campaign.pk, by=request.user, name=request.POST.get("name", ""))
+    return _done(request, campaign)
+
+
+@require_POST
+@refusals
+def add_characters(request: HttpRequest, pk: int) -> HttpResponse:
+    campaign = access.campaign_for(request.user, pk, gm=True)
+    values = request.POST.getlist("characters")
+    if not values or not all(v.isdigit() and len(v) <= 12 for v in values):
+        raise BadInput("Choose at least one character.")
+    encounters.add_characters(**_ids(campaign), by=request.user, character_ids=[int(v) for v in values])
+    return _done(request, campaign)
+
+
+@require_POST
+@refusals
+def add_npcs(request: HttpRequest, pk: int) -> HttpResponse:
+    campaign = access.campaign_for(request.user, pk, gm=True)
+    data = request.POST
+    hit_points = data.get("hit_points", "").strip()
+    stats = StatBlock(
+        name=data.get("name", ""),
+        reflex=_whole(data, "reflex", 1, 5, "Reflex die"),
+        combat=_whole(data, "combat", 0, 5, "Combat die"),
+        accuracy=_whole(data, "accuracy", 0, 5, "accuracy die"),
+        damage=_whole(data, "damage", 0, 5, "damage die"),
+        armor=_whole(data, "armor", 0, 5, "armor die"),
+        pulse=_whole(data, "pulse", 1, 5, "Pulse die"),
+        hit_points=_whole(data, "hit_points", 1, 10_000, "hit points") if hit_points else None,
+    )
+    count = _whole(data, "count", 1, encounters.MAX_GROUP, "number of NPCs")
+    encounters.add_npcs(**_ids(campaign), by=request.user, stats=stats, count=count)
+    return _done(request, campaign)
+
+
+@require_POST
+@refusals
+def roll_initiative(request: HttpRequest, pk: int) -> HttpResponse:
+    campaign = access.campaign_for(request.user, pk, gm=True)
+    group_rolls = request.POST.get("group_rolls", "") == "1"
+    encounters.roll_initiative(**_ids(campaign), by=request.user, rng=secrets.SystemRandom(), group_rolls=group_rolls)
+    return _done(request, campaign)
+
+
+@require_POST
+@refusals
+def next_turn(request: HttpRequest, pk: int) -> HttpResponse:
+    campaign = access.campaign_for(request.user, pk, gm=True)
+    encounters.next_turn(**_ids(campaign), by=request.user)
+    return _done(request, campaign)
+
+
+@require_POST
+@refusals
+def attack(request: HttpRequest, pk: int) -> HttpResponse:
+    campaign = access.campaign_for(request.user, pk, gm=True)
+    encounters.attack(
+        **_ids(campaign),
+        by=request.user,
+        attacker_id=_whole(request.POST, "attacker", 1, 10**12),
+        target_id=_whole(request.POST, "target", 1, 10**12),
+        rng=secrets.SystemRandom(),
+    )
+    return _done(request, campaign)
+
+
+@require_POST
+@refusals
+def adjust_hit_points(request: HttpRequest, pk: int) -> HttpResponse:
+    campaign = access.campaign_for(request.user, pk, gm=True)
+    amount = _whole(request.POST, "amount", 1, 1000, "amount")
+    if request.POST.get("direction") == "damage":
+        amount = -amount
+    elif request.POST.get("direction") != "heal":
+        raise BadInput("Choose heal or damage.")
+    encounters.adjust_hit_points(
+        **_ids(campaign),
+        by=request.user,
+        combatant_id=_whole(request.POST, "combatant", 1, 10**12),
+        amount=amount,
+        reason=request.POST.get("reason", ""),
+    )
+    return _done(request, campaign)
+
+
+@require_POST
+@refusals
+def minute_passes(request: HttpRequest, pk: int) -> HttpResponse:
+    campaign = access.campaign_for(request.user, pk, gm=True)
+    encounters.minute_passes(**_ids(campaign), by=request.user)
+    return _done(request, campaign)
+
+
+@require_POST
+@refusals
+def stabilize(request: HttpRequest, pk: int) -> HttpResponse:
+    campaign = access.campaign_for(request.user, pk, gm=True)
+    encounters.stabilize(**_ids(campaign), by=request.user, combatant_id=_whole(request.POST, "combatant", 1, 10**12))
+    return _done(request, campaign)
+
+
+@require_POST
+@refusals
+def end_encounter(request: HttpRequest, pk: int) -> HttpResponse:
+    campaign = access.campaign_for(request.user, pk, gm=True)
+    encounters.end_encounter(**_ids(campaign), by=request.user)
+    return _done(request, campaign)

@@ -1,0 +1,493 @@
+"""Encounters and combat by the Lucky 13 rules ("Initiative", "Combat", "Hit points", "Death & dying").
+
+Every function here is a keyword-only, atomic operation for the campaign's GM: lock the
+campaign, then the encounter, check under the lock, write, and record every roll and every
+change of hit points in the campaign's roll log (:func:`campaigns.rolls.record_roll`).
+Dice are rolled on the server with the ``rng`` the caller passes (views pass
+``secrets.SystemRandom()``, tests a seeded ``random.Random``), in the campaign's explosion mode.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from random import Random
+from typing import Any
+
+from django.contrib.auth.models import AbstractBaseUser
+from django.db import transaction
+from django.db.models import Max
+from django.utils import timezone
+
+from campaigns.models import Campaign, Combatant, Encounter, RollKind
+from campaigns.operations import Conflict, NotFound, Refused, _gm_of
+from campaigns.rolls import record_roll
+from characters.models import Character
+from characters.operations import mark_changed
+from pages.presenters import opposed_roll_view, pool_view
+from rules.dice import StepDie
+from rules.systems import lucky13
+from rules.systems.lucky13 import Explosion, Opposed, OpposedChance, Pool
+
+#: Skills that count as the Combat skill ("Combat": "you will need a skill that can be used whenever
+#: combat occurs"), by the names the skill presets give it.
+COMBAT_SKILLS = ("combat", "fighting", "weaponry")
+
+#: The most identical NPCs added at once, and in one encounter.
+MAX_GROUP = 20
+MAX_COMBATANTS = 60
+
+#: The section of the sheet a change of hit points makes stale (``characters.operations.SECTIONS``).
+HIT_POINTS_SECTION = "hit-points"
+
+
+def explosion_of(campaign: Campaign) -> Explosion:
+    return Explosion(campaign.settings["explosion"])
+
+
+def per_step(campaign: Campaign) -> int:
+    return int(campaign.settings["hit_points_per_step"])
+
+
+def _encounter(campaign: Campaign, encounter_id: int, *, running: bool = True) -> Encounter:
+    encounter = Encounter.objects.select_for_update().filter(pk=encounter_id, campaign=campaign).first()
+    if encounter is None:
+        raise NotFound("There is no such encounter.")
+    if running and not encounter.running:
+        raise Conflict("This encounter has ended.")
+    return encounter
+
+
+def _gm_encounter(campaign_id: int, encounter_id: int, by: AbstractBaseUser) -> tuple[Campaign, Encounter]:
+    campaign = _gm_of(campaign_id, by)
+    return campaign, _encounter(campaign, encounter_id)
+
+
+def _combatant(encounter: Encounter, combatant_id: int) -> Combatant:
+    combatant = (
+        Combatant.objects.select_related("character")
+        .filter(pk=combatant_id, encounter=encounter, removed=False)
+        .first()
+    )
+    if combatant is None:
+        raise NotFound("That combatant is not in this encounter.")
+    return combatant
+
+
+# --- Setting up ------------------------------------------------------------------------------------
+
+
+@transaction.atomic
+def start_encounter(*, campaign_id: int, by: AbstractBaseUser, name: str) -> Encounter:
+    """The GM starts an encounter; a campaign runs one at a time."""
+    campaign = _gm_of(campaign_id, by)
+    name = " ".join(name.split())[:120]
+    if not name:
+        raise Refused("An encounter needs a name.", errors={"name": "An encounter needs a name."})
+    if Encounter.objects.filter(campaign=campaign).running().exists():
+        raise Conflict("An encounter is already running: end it before starting another.")
+    return Encounter.objects.create(campaign=campaign, name=name, created_by=by)
+
+
+def _combat_die(character: Character) -> int:
+    skill = next((s for s in character.skills.all() if s.name.strip().lower() in COMBAT_SKILLS), None)
+    return skill.die if skill else 0
+
+
+def _check_room(encounter: Encounter, adding: int) -> None:
+    if encounter.initiative_rolled:
+        raise Conflict("Initiative is rolled once per encounter: add everyone before rolling it.")
+    if Combatant.objects.filter(encounter=encounter, removed=False).count() + adding > MAX_COMBATANTS:
+        raise Refused(f"An encounter holds at most {MAX_COMBATANTS} combatants.")
+
+
+@transaction.atomic
+def add_characters(
+    *, campaign_id: int, encounter_id: int, by: AbstractBaseUser, character_ids: Sequence[int]
+) -> list[Combatant]:
+    """Add the campaign's active characters, with their Reflex, Combat skill, best weapon and armor."""
+    campaign, encounter = _gm_encounter(campaign_id, encounter_id, by)
+    wanted = set(character_ids)
+    if not wanted:
+        raise Refused("Choose at least one character.", errors={"characters": "Choose at least one character."})
+    characters = list(
+        Character.objects.active()
+        .filter(campaign=campaign, pk__in=wanted)
+        .prefetch_related("skills", "weapons", "armor")
+        .order_by("name", "pk")
+    )
+    if len(characters) != len(wanted):
+        raise NotFound("One of those characters is not an active character of this campaign.")
+    already = set(
+        Combatant.objects.filter(encounter=encounter, character__in=characters).values_list("character_id", flat=True)
+    )
+    if already:
+        raise Conflict("A character can join an encounter only once.")
+    _check_room(encounter, len(characters))
+    added = []
+    for character in characters:
+        weapon = max(character.weapons.all(), key=lambda w: (w.accuracy, w.damage), default=None)
+        armor = max((a.defense for a in character.armor.all()), default=0)
+        added.append(
+            Combatant.objects.create(
+                encounter=encounter,
+                character=character,
+                name=character.name,
+                reflex=character.reflex,
+                combat=_combat_die(character),
+                accuracy=weapon.accuracy if weapon else 0,
+                damage=weapon.damage if weapon else 0,
+                armor=armor,
+                pulse=character.pulse,
+            )
+        )
+    return added
+
+
+@dataclass(frozen=True, slots=True)
+class StatBlock:
+    """An NPC's quick stat block: dice as rungs (1 d4 … 5 d12; 0 no die where allowed)."""
+
+    name: str
+    reflex: int
+    combat: int
+    accuracy: int
+    damage: int
+    armor: int
+    pulse: int
+    #: Empty for full hit points (the Pulse die's maximum).
+    hit_points: int | None = None
+
+
+@transaction.atomic
+def add_npcs(
+    *, campaign_id: int, encounter_id: int, by: AbstractBaseUser, stats: StatBlock, count: int = 1
+) -> list[Combatant]:
+    """Add ``count`` identical NPCs ("Goblin 1", "Goblin 2", …), one group for a shared initiative roll."""
+    campaign, encounter = _gm_encounter(campaign_id, encounter_id, by)
+    name = " ".join(stats.name.split())[:100]
+    errors = {}
+    if not name:
+        errors["name"] = "An NPC needs a name."
+    if not 1 <= count <= MAX_GROUP:
+        errors["count"] = f"Add 1 to {MAX_GROUP} at once."
+    for key in ("reflex", "pulse"):
+        if not 1 <= getattr(stats, key) <= 5:
+            errors[key] = "Choose a die from d4 to d12."
+    for key in ("combat", "accuracy", "damage", "armor"):
+        if not 0 <= getattr(stats, key) <= 5:
+            errors[key] = "Choose no die or a die from d4 to d12."
+    full = lucky13.max_hit_points(StepDie(stats.pulse), per_step(campaign)) if "pulse" not in errors else 0
+    hit_points = full if stats.hit_points is None else stats.hit_points
+    if "pulse" not in errors and not 1 <= hit_points <= full:
+        errors["hit_points"] = f"From 1 to {full} with that Pulse."
+    if errors:
+        raise Refused("Check the stat block.", errors=errors)
+    _check_room(encounter, count)
+    group = (Combatant.objects.filter(encounter=encounter).aggregate(last=Max("group"))["last"] or 0) + 1
+    return [
+        Combatant.objects.create(
+            encounter=encounter,
+            name=name if count == 1 else f"{name} {i}",
+            reflex=stats.reflex,
+            combat=stats.combat,
+            accuracy=stats.accuracy,
+            damage=stats.damage,
+            armor=stats.armor,
+            pulse=stats.pulse,
+            hit_points=hit_points,
+            group=group,
+        )
+        for i in range(1, count + 1)
+    ]
+
+
+# --- Initiative and turns --------------------------------------------------------------------------
+
+
+@transaction.atomic
+def roll_initiative(
+    *, campaign_id: int, encounter_id: int, by: AbstractBaseUser, rng: Random, group_rolls: bool = True
+) -> list[Combatant]:
+    """ "Initiative": everyone rolls Reflex once for the encounter (with ``group_rolls``, one roll
+    for each group of identical NPCs); highest first, ties by the higher Reflex, then a roll-off.
+    Each roll, and each roll-off, is recorded."""
+    campaign, encounter = _gm_encounter(campaign_id, encounter_id, by)
+    if encounter.initiative_rolled:
+        raise Conflict("Initiative is rolled once per encounter.")
+    combatants = list(Combatant.objects.filter(encounter=encounter, removed=False).order_by("pk"))
+    if not combatants:
+        raise Conflict("Add combatants before rolling initiative.")
+    explosion = explosion_of(campaign)
+    shared: dict[int, int] = {}
+    for combatant in combatants:
+        if group_rolls and combatant.group is not None and combatant.group in shared:
+            combatant.initiative = shared[combatant.group]
+            continue
+        pool = Pool(combatant.die("reflex"))
+        rolled = lucky13.roll_pool(pool, explosion, rng)
+        combatant.initiative = rolled.total
+        members = [c.name for c in combatants if group_rolls and c.group is not None and c.group == combatant.group]
+        if combatant.group is not None and group_rolls:
+            shared[combatant.group] = rolled.total
+        record_roll(
+            campaign_id=campaign.pk,
+            by=by,
+            character_id=combatant.character_id,
+            kind=RollKind.INITIATIVE,
+            spec={"encounter": encounter.pk, "reflex": pool.ability.label, "explosion": explosion.value,
+                  "for": members or [combatant.name]},
+            dice=pool_view(pool, rolled, ("Reflex",)),
+            total=rolled.total,
+            outcome={"combatants": members or [combatant.name]},
+            chance=None,
+            chance_of="no chance: initiative is an order, not a success",
+        )  # fmt: skip
+    order = lucky13.initiative_order([(c.pk, c.initiative, c.die("reflex")) for c in combatants], explosion, rng)
+    by_pk = {c.pk: c for c in combatants}
+    for place, entry in enumerate(order):
+        combatant = by_pk[entry.key]
+        combatant.order = place
+        combatant.save(update_fields=["initiative", "order"])
+        if entry.rolloffs:
+            record_roll(
+                campaign_id=campaign.pk,
+                by=by,
+                character_id=combatant.character_id,
+                kind=RollKind.INITIATIVE,
+                spec={"encounter": encounter.pk, "reflex": entry.reflex.label, "explosion": explosion.value,
+                      "roll_off": True, "for": [combatant.name]},
+                dice=[],
+                total=entry.rolloffs[-1],
+                outcome={"roll_offs": list(entry.rolloffs), "place": place + 1},
+                chance=None,
+                chance_of="no chance: a roll-off settles a tie",
+            )  # fmt: skip
+    encounter.round, encounter.turn = 1, 0
+    encounter.save(update_fields=["round", "turn"])
+    return [by_pk[e.key] for e in order]
+
+
+def _in_order(encounter: Encounter) -> list[Combatant]:
+    return list(
+        Combatant.objects.filter(encounter=encounter, removed=False, order__isnull=False)
+        .select_related("character")
+        .order_by("order")
+    )
+
+
+@transaction.atomic
+def next_turn(*, campaign_id: int, encounter_id: int, by: AbstractBaseUser) -> Encounter:
+    """The next combatant in the initiative order acts, skipping the dying and the dead; after the
+    last, a new round begins with the first."""
+    _, encounter = _gm_encounter(campaign_id, encounter_id, by)
+    if not encounter.initiative_rolled:
+        raise Conflict("Roll initiative first.")
+    order = _in_order(encounter)
+    able = [i for i, c in enumerate(order) if condition_of(c) is lucky13.Condition.UP]
+    if not able:
+        raise Conflict("Nobody in the encounter can act.")
+    later = [i for i in able if i > encounter.turn]
+    if later:
+        encounter.turn = later[0]
+    else:
+        encounter.turn, encounter.round = able[0], encounter.round + 1
+    encounter.save(update_fields=["round", "turn"])
+    return encounter
+
+
+@transaction.atomic
+def end_encounter(*, campaign_id: int, encounter_id: int, by: AbstractBaseUser) -> Encounter:
+    _, encounter = _gm_encounter(campaign_id, encounter_id, by)
+    encounter.ended_at = timezone.now()
+    encounter.save(update_fields=["ended_at"])
+    return encounter
+
+
+# --- Hit points ------------------------------------------------------------------------------------
+
+
+def condition_of(combatant: Combatant) -> lucky13.Condition:
+    return lucky13.condition(combatant.current_hit_points, combatant.die("pulse"))
+
+
+def _set_hit_points(combatant: Combatant, hit_points: int) -> None:
+    """Write the new hit points where they live: the NPC's row, or the character's sheet (locked,
+    and marked changed so that an open hit point form is refused as stale)."""
+    if combatant.character_id is None:
+        combatant.hit_points = hit_points
+        combatant.save(update_fields=["hit_points", "stabilized"])
+        return
+    character = Character.objects.select_for_update().get(pk=combatant.character_id)
+    character.hit_points = hit_points
+    mark_changed(character, HIT_POINTS_SECTION, fields=["hit_points"])
+    combatant.character = character
+    combatant.save(update_fields=["stabilized"])
+
+
+def _change(
+    campaign: Campaign, combatant: Combatant, amount: int
+) -> lucky13.HitPointChange:  # the caller records the change
+    change = lucky13.change_hit_points(combatant.current_hit_points, amount, combatant.die("pulse"), per_step(campaign))
+    if amount < 0 or change.condition is not lucky13.Condition.DYING:
+        combatant.stabilized = False  # a new wound reopens the bleeding; the healed need no care
+    _set_hit_points(combatant, change.after)
+    return change
+
+
+def change_view(change: lucky13.HitPointChange) -> dict[str, Any]:
+    return {
+        "before": change.before,
+        "after": change.after,
+        "pulse_before": change.pulse_before.label,
+        "pulse_after": change.pulse_after.label,
+        "condition": change.condition.value,
+    }
+
+
+@dataclass(frozen=True, slots=True)
+class AttackResult:
+    roll: lucky13.OpposedRoll
+    chance: OpposedChance
+    change: lucky13.HitPointChange | None
+
+
+def opposed_for(campaign: Campaign, attacker: Combatant, target: Combatant) -> Opposed:
+    """ "Combat": Reflex + Combat + weapon Accuracy against Reflex + Combat + the Defensive die."""
+    return Opposed(
+        attacker=Pool(attacker.die("reflex"), (attacker.die("combat"), attacker.die("accuracy"))),
+        defender=Pool(target.die("reflex"), (target.die("combat"), target.die("armor"))),
+        weapon=attacker.die("damage"),
+        explosion=explosion_of(campaign),
+    )
+
+
+def attack_chance(campaign: Campaign, attacker: Combatant, target: Combatant) -> OpposedChance:
+    return lucky13.opposed_chance(opposed_for(campaign, attacker, target))
+
+
+@transaction.atomic
+def attack(
+    *, campaign_id: int, encounter_id: int, by: AbstractBaseUser, attacker_id: int, target_id: int, rng: Random
+) -> AttackResult:
+    """Roll an attack on the server: the exact chance first, then both sides; a draw fails; a hit deals
+    the damage die + the margin to the target. The attack and the damage are both recorded."""
+    campaign, encounter = _gm_encounter(campaign_id, encounter_id, by)
+    if not encounter.initiative_rolled:
+        raise Conflict("Roll initiative first.")
+    attacker = _combatant(encounter, attacker_id)
+    target = _combatant(encounter, target_id)
+    if attacker.pk == target.pk:
+        raise Refused("A combatant cannot attack itself.", errors={"target": "Choose someone else."})
+    if condition_of(attacker) is not lucky13.Condition.UP:
+        raise Conflict(f"{attacker.name} is in no state to attack.")
+    if condition_of(target) is lucky13.Condition.DEAD:
+        raise Conflict(f"{target.name} is already dead.")
+    opposed = opposed_for(campaign, attacker, target)
+    chance = lucky13.opposed_chance(opposed)
+    rolled = lucky13.roll_opposed(opposed, rng)
+    record_roll(
+        campaign_id=campaign.pk,
+        by=by,
+        character_id=attacker.character_id,
+        kind=RollKind.ATTACK,
+        spec={"encounter": encounter.pk, "attacker": attacker.name, "target": target.name,
+              "attacker_dice": [d.label for d in opposed.attacker.dice],
+              "defender_dice": [d.label for d in opposed.defender.dice],
+              "weapon_die": opposed.weapon.label, "explosion": opposed.explosion.value},
+        dice=opposed_roll_view(rolled),
+        total=rolled.attacker.total,
+        outcome={"hit": rolled.hit, "margin": rolled.margin, "defender_total": rolled.defender.total},
+        chance=chance.p_attacker_wins,
+        chance_of="hit",
+    )  # fmt: skip
+    change = None
+    if rolled.hit:
+        change = _change(campaign, target, -rolled.damage)
+        record_roll(
+            campaign_id=campaign.pk,
+            by=by,
+            character_id=target.character_id,
+            kind=RollKind.DAMAGE,
+            spec={"encounter": encounter.pk, "attacker": attacker.name, "target": target.name,
+                  "weapon_die": opposed.weapon.label, "margin": rolled.margin},
+            dice=opposed_roll_view(rolled)["damage_dice"],
+            total=rolled.damage,
+            outcome=change_view(change),
+            chance=None,
+            chance_of="no chance: damage is applied, not tested",
+        )  # fmt: skip
+    return AttackResult(rolled, chance, change)
+
+
+@transaction.atomic
+def adjust_hit_points(
+    *, campaign_id: int, encounter_id: int, by: AbstractBaseUser, combatant_id: int, amount: int, reason: str
+) -> lucky13.HitPointChange:
+    """The GM heals (positive ``amount``) or harms (negative) a combatant, with a reason, logged."""
+    campaign, encounter = _gm_encounter(campaign_id, encounter_id, by)
+    reason = " ".join(reason.split())[:200]
+    errors = {}
+    if not reason:
+        errors["reason"] = "Say why, for the log."
+    if amount == 0 or abs(amount) > 1000:
+        errors["amount"] = "A change from −1000 to 1000, not 0."
+    if errors:
+        raise Refused("Check the change.", errors=errors)
+    combatant = _combatant(encounter, combatant_id)
+    change = _change(campaign, combatant, amount)
+    _record_change(campaign, encounter, combatant, by, change, amount=amount, reason=reason)
+    return change
+
+
+def _record_change(
+    campaign: Campaign,
+    encounter: Encounter,
+    combatant: Combatant,
+    by: AbstractBaseUser,
+    change: lucky13.HitPointChange,
+    **spec: Any,
+) -> None:
+    record_roll(
+        campaign_id=campaign.pk,
+        by=by,
+        character_id=combatant.character_id,
+        kind=RollKind.ADJUSTMENT,
+        spec={"encounter": encounter.pk, "combatant": combatant.name, **spec},
+        dice=[],
+        total=change.after - change.before,
+        outcome=change_view(change),
+        chance=None,
+        chance_of="no chance: a change made by the GM",
+    )
+
+
+@transaction.atomic
+def minute_passes(*, campaign_id: int, encounter_id: int, by: AbstractBaseUser) -> list[Combatant]:
+    """ "Death & dying": every dying combatant who is not stabilized loses 1 hit point. Returns them."""
+    campaign, encounter = _gm_encounter(campaign_id, encounter_id, by)
+    bleeding = []
+    for combatant in Combatant.objects.filter(encounter=encounter, removed=False).select_related("character"):
+        if combatant.stabilized or condition_of(combatant) is not lucky13.Condition.DYING:
+            continue
+        change = _change(campaign, combatant, -1)
+        _record_change(campaign, encounter, combatant, by, change, amount=-1, reason="a minute passes while dying")
+        bleeding.append(combatant)
+    return bleeding
+
+
+@transaction.atomic
+def stabilize(*, campaign_id: int, encounter_id: int, by: AbstractBaseUser, combatant_id: int) -> Combatant:
+    """A dying combatant is stabilized: no more hit points lost by the minute until wounded again."""
+    campaign, encounter = _gm_encounter(campaign_id, encounter_id, by)
+    combatant = _combatant(encounter, combatant_id)
+    if condition_of(combatant) is not lucky13.Condition.DYING:
+        raise Conflict(f"{combatant.name} is not dying.")
+    if combatant.stabilized:
+        raise Conflict(f"{combatant.name} is already stabilized.")
+    combatant.stabilized = True
+    combatant.save(update_fields=["stabilized"])
+    hp = combatant.current_hit_points
+    change = lucky13.HitPointChange(hp, hp, StepDie.none(), StepDie.none(), lucky13.Condition.DYING)
+    _record_change(campaign, encounter, combatant, by, change, amount=0, reason="stabilized")
+    return combatant

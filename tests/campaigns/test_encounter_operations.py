@@ -1,0 +1,316 @@
+"""Encounters and combat: the operations, with scripted or seeded dice (campaigns.encounters)."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from campaigns import encounters
+from campaigns.encounters import StatBlock
+from campaigns.models import Combatant, Encounter, Roll
+from campaigns.operations import Conflict, NotAllowed, NotFound, Refused
+from characters.models import Character
+from rules.systems.lucky13 import Condition
+from tests.characters.conftest import make_character
+
+pytestmark = pytest.mark.django_db
+
+
+class Scripted(random.Random):
+    """Dice that come up as listed, in order (each ``randint`` takes the next face)."""
+
+    def __init__(self, *faces: int) -> None:
+        super().__init__(0)
+        self.faces = list(faces)
+
+    def randint(self, a: int, b: int) -> int:
+        face = self.faces.pop(0)
+        assert a <= face <= b, (face, a, b)
+        return face
+
+
+GOBLIN = StatBlock(name="Goblin", reflex=2, combat=1, accuracy=1, damage=1, armor=0, pulse=1)
+
+
+@pytest.fixture
+def brunella(campaign, player) -> Character:
+    # Reflex d10, Fighting d10, Longsword d8/d8, Leather d4, d8 Pulse, 30 hp.
+    return make_character(campaign, player)
+
+
+@pytest.fixture
+def encounter(campaign, gm) -> Encounter:
+    return encounters.start_encounter(campaign_id=campaign.pk, by=gm, name="Ambush at the ford")
+
+
+def ids(campaign, encounter):
+    return {"campaign_id": campaign.pk, "encounter_id": encounter.pk}
+
+
+@pytest.fixture
+def fight(campaign, gm, encounter, brunella):
+    """Brunella and one goblin (d4 Pulse, 10 hp), initiative rolled: Brunella 7, goblin 2."""
+    (hero,) = encounters.add_characters(**ids(campaign, encounter), by=gm, character_ids=[brunella.pk])
+    (goblin,) = encounters.add_npcs(**ids(campaign, encounter), by=gm, stats=GOBLIN)
+    encounters.roll_initiative(**ids(campaign, encounter), by=gm, rng=Scripted(7, 2))
+    hero.refresh_from_db()
+    goblin.refresh_from_db()
+    return hero, goblin
+
+
+def test_start_one_running_encounter_per_campaign(campaign, gm, player, encounter):
+    assert encounter.running
+    assert encounter.round == 0
+    with pytest.raises(Conflict):
+        encounters.start_encounter(campaign_id=campaign.pk, by=gm, name="Another")
+    with pytest.raises(NotAllowed):
+        encounters.start_encounter(campaign_id=campaign.pk, by=player, name="Mine")
+    encounters.end_encounter(**ids(campaign, encounter), by=gm)
+    assert encounters.start_encounter(campaign_id=campaign.pk, by=gm, name="Another").running
+
+
+def test_a_blank_name_is_refused(campaign, gm):
+    with pytest.raises(Refused):
+        encounters.start_encounter(campaign_id=campaign.pk, by=gm, name="   ")
+    assert not Encounter.objects.exists()
+
+
+def test_add_a_character_copies_the_combat_dice(campaign, gm, encounter, brunella):
+    (hero,) = encounters.add_characters(**ids(campaign, encounter), by=gm, character_ids=[brunella.pk])
+    assert (hero.name, hero.reflex, hero.combat, hero.accuracy, hero.damage, hero.armor, hero.pulse) == (
+        "Brunella", 4, 4, 3, 3, 1, 3,
+    )  # fmt: skip
+    assert hero.hit_points is None
+    assert hero.current_hit_points == 30
+    with pytest.raises(Conflict):
+        encounters.add_characters(**ids(campaign, encounter), by=gm, character_ids=[brunella.pk])
+
+
+def test_a_draft_or_foreign_character_cannot_join(campaign, gm, encounter, character):
+    with pytest.raises(NotFound):
+        encounters.add_characters(**ids(campaign, encounter), by=gm, character_ids=[character.pk])
+    assert not Combatant.objects.exists()
+
+
+def test_add_identical_npcs_at_once(campaign, gm, encounter):
+    goblins = encounters.add_npcs(**ids(campaign, encounter), by=gm, stats=GOBLIN, count=3)
+    assert [g.name for g in goblins] == ["Goblin 1", "Goblin 2", "Goblin 3"]
+    assert {g.group for g in goblins} == {1}
+    assert {g.hit_points for g in goblins} == {10}
+    (orc,) = encounters.add_npcs(**ids(campaign, encounter), by=gm, stats=StatBlock("Orc", 3, 3, 3, 4, 2, 4, 25))
+    assert (orc.name, orc.group, orc.hit_points) == ("Orc", 2, 25)
+
+
+@pytest.mark.parametrize(
+    "stats",
+    [
+        StatBlock("", 2, 1, 1, 1, 0, 1),
+        StatBlock("Bad", 0, 1, 1, 1, 0, 1),
+        StatBlock("Bad", 2, 6, 1, 1, 0, 1),
+        StatBlock("Bad", 2, 1, 1, 1, 0, 1, hit_points=11),
+        StatBlock("Bad", 2, 1, 1, 1, 0, 1, hit_points=0),
+    ],
+)
+def test_a_bad_stat_block_is_refused(campaign, gm, encounter, stats):
+    with pytest.raises(Refused) as refused:
+        encounters.add_npcs(**ids(campaign, encounter), by=gm, stats=stats)
+    assert refused.value.errors
+    assert not Combatant.objects.exists()
+
+
+def test_initiative_highest_first_group_rolls_once_and_everything_is_logged(campaign, gm, encounter, brunella):
+    encounters.add_characters(**ids(campaign, encounter), by=gm, character_ids=[brunella.pk])
+    encounters.add_npcs(**ids(campaign, encounter), by=gm, stats=GOBLIN, count=3)
+    # Brunella rolls 3 on her d10; the goblins' one d6 roll comes up 5 for all three: tied, with equal
+    # Reflex, so they roll off: 1, 2, 3.
+    order = encounters.roll_initiative(**ids(campaign, encounter), by=gm, rng=Scripted(3, 5, 1, 2, 3))
+    assert [c.name for c in order] == ["Goblin 3", "Goblin 2", "Goblin 1", "Brunella"]
+    assert [c.initiative for c in order] == [5, 5, 5, 3]
+    # Two Reflex rolls (Brunella, the group) and three roll-offs.
+    assert Roll.objects.filter(kind="initiative").count() == 5
+
+
+def test_initiative_ties_by_reflex_then_roll_off(campaign, gm, encounter, brunella):
+    encounters.add_characters(**ids(campaign, encounter), by=gm, character_ids=[brunella.pk])
+    encounters.add_npcs(**ids(campaign, encounter), by=gm, stats=GOBLIN, count=2)
+    # Brunella 4 (d10); goblins rolled individually: 4 and 4 on d6. Brunella wins the tie on Reflex;
+    # the goblins roll off: 2 against 5, so Goblin 2 goes before Goblin 1.
+    order = encounters.roll_initiative(
+        **ids(campaign, encounter), by=gm, rng=Scripted(4, 4, 4, 2, 5), group_rolls=False
+    )
+    assert [c.name for c in order] == ["Brunella", "Goblin 2", "Goblin 1"]
+    assert [c.order for c in Combatant.objects.order_by("order")] == [0, 1, 2]
+    rolls = Roll.objects.filter(kind="initiative").order_by("seq")
+    assert rolls.count() == 5  # three rolls, two roll-offs
+    assert [r.outcome.get("roll_offs") for r in rolls[3:]] == [[5], [2]]
+    encounter.refresh_from_db()
+    assert (encounter.round, encounter.turn) == (1, 0)
+    with pytest.raises(Conflict):
+        encounters.roll_initiative(**ids(campaign, encounter), by=gm, rng=random.Random(1))
+    with pytest.raises(Conflict):
+        encounters.add_npcs(**ids(campaign, encounter), by=gm, stats=GOBLIN)
+
+
+def test_a_group_shares_one_initiative_roll(campaign, gm, encounter):
+    encounters.add_npcs(**ids(campaign, encounter), by=gm, stats=GOBLIN, count=3)
+    encounters.add_npcs(**ids(campaign, encounter), by=gm, stats=StatBlock("Orc", 1, 1, 1, 1, 0, 1))
+    # Goblins one roll of 6 (exploding: then 2), orc 3.
+    order = encounters.roll_initiative(**ids(campaign, encounter), by=gm, rng=Scripted(6, 2, 3, 1, 2, 3))
+    assert [c.initiative for c in order] == [8, 8, 8, 3]
+    first = Roll.objects.filter(kind="initiative").order_by("seq").first()
+    assert first.spec["for"] == ["Goblin 1", "Goblin 2", "Goblin 3"]
+    assert first.dice["ability_rolls"][0]["dice"][0]["faces"] == [6, 2]
+
+
+def test_turns_advance_and_rounds_follow(campaign, gm, encounter, fight):
+    with pytest.raises(Conflict):
+        encounters.roll_initiative(**ids(campaign, encounter), by=gm, rng=random.Random(1))
+    encounter = encounters.next_turn(**ids(campaign, encounter), by=gm)
+    assert (encounter.round, encounter.turn) == (1, 1)
+    encounter = encounters.next_turn(**ids(campaign, encounter), by=gm)
+    assert (encounter.round, encounter.turn) == (2, 0)
+
+
+def test_a_hit_deals_damage_die_plus_margin_and_is_logged(campaign, gm, encounter, fight):
+    hero, goblin = fight
+    # Brunella d10 + d10 + d8: 5, 6, 4 = 15. Goblin d6 + d4 + none: 3, 2 = 5. Margin 10; d8 damage 3.
+    result = encounters.attack(
+        **ids(campaign, encounter), by=gm, attacker_id=hero.pk, target_id=goblin.pk, rng=Scripted(5, 6, 4, 3, 2, 3)
+    )
+    assert result.roll.hit
+    assert result.roll.margin == 10
+    assert result.roll.damage == 13
+    goblin.refresh_from_db()
+    assert goblin.hit_points == -3
+    assert encounters.condition_of(goblin) is Condition.DYING
+    attack, damage = Roll.objects.filter(kind__in=["attack", "damage"]).order_by("seq")
+    assert attack.outcome == {"hit": True, "margin": 10, "defender_total": 5}
+    assert attack.chance == f"{result.chance.p_attacker_wins.numerator}/{result.chance.p_attacker_wins.denominator}"
+    assert attack.chance_of == "hit"
+    assert damage.total == 13
+    assert damage.outcome["after"] == -3
+    assert damage.outcome["condition"] == "dying"
+
+
+def test_a_draw_fails_and_deals_nothing(campaign, gm, encounter, fight):
+    hero, goblin = fight
+    # Goblin d6 + d4 + d4 against Brunella d10 + d10 + d4: 5+3+3 = 11 against 4+4+3 = 11.
+    result = encounters.attack(
+        **ids(campaign, encounter), by=gm, attacker_id=goblin.pk, target_id=hero.pk, rng=Scripted(5, 3, 3, 4, 4, 3)
+    )
+    assert not result.roll.hit
+    assert result.roll.margin == 0
+    assert result.change is None
+    assert Character.objects.get(pk=hero.character_id).hit_points == 30
+    assert list(Roll.objects.filter(kind__in=["attack", "damage"]).values_list("kind", flat=True)) == ["attack"]
+
+
+def test_a_hit_on_a_character_changes_the_sheet_and_makes_its_form_stale(campaign, gm, encounter, fight):
+    hero, goblin = fight
+    version = Character.objects.get(pk=hero.character_id).version
+    # Goblin 5+3+3 = 11 against Brunella 1+2+1 = 4: margin 7, d4 damage 3 → 10 damage; 30 → 20, d6 Pulse.
+    result = encounters.attack(
+        **ids(campaign, encounter), by=gm, attacker_id=goblin.pk, target_id=hero.pk, rng=Scripted(5, 3, 3, 1, 2, 1, 3)
+    )
+    assert result.change.after == 20
+    assert result.change.pulse_after.label == "d6"
+    character = Character.objects.get(pk=hero.character_id)
+    assert character.hit_points == 20
+    assert character.version == version + 1
+    assert character.section_versions["hit-points"] == character.version
+
+
+def test_a_miss_with_seeded_dice_changes_nothing_but_the_log(campaign, gm, encounter, fight):
+    hero, goblin = fight
+    for seed in range(40):
+        before = Roll.objects.count()
+        result = encounters.attack(
+            **ids(campaign, encounter), by=gm, attacker_id=goblin.pk, target_id=hero.pk, rng=random.Random(seed)
+        )
+        if not result.roll.hit:
+            assert Roll.objects.count() == before + 1
+            return
+    pytest.fail("no miss in 40 seeds")
+
+
+def test_attack_refusals(campaign, gm, player, encounter, brunella):
+    (hero,) = encounters.add_characters(**ids(campaign, encounter), by=gm, character_ids=[brunella.pk])
+    (goblin,) = encounters.add_npcs(**ids(campaign, encounter), by=gm, stats=GOBLIN)
+    rng = random.Random(1)
+    with pytest.raises(Conflict):  # before initiative
+        encounters.attack(**ids(campaign, encounter), by=gm, attacker_id=hero.pk, target_id=goblin.pk, rng=rng)
+    encounters.roll_initiative(**ids(campaign, encounter), by=gm, rng=rng)
+    with pytest.raises(NotAllowed):
+        encounters.attack(**ids(campaign, encounter), by=player, attacker_id=hero.pk, target_id=goblin.pk, rng=rng)
+    with pytest.raises(Refused):
+        encounters.attack(**ids(campaign, encounter), by=gm, attacker_id=hero.pk, target_id=hero.pk, rng=rng)
+    with pytest.raises(NotFound):
+        encounters.attack(**ids(campaign, encounter), by=gm, attacker_id=hero.pk, target_id=999999, rng=rng)
+    assert not Roll.objects.filter(kind="attack").exists()
+
+
+def test_dying_minutes_stabilize_and_death(campaign, gm, encounter, fight):
+    hero, goblin = fight
+    encounters.adjust_hit_points(**ids(campaign, encounter), by=gm, combatant_id=goblin.pk, amount=-10, reason="cliff")
+    goblin.refresh_from_db()
+    assert goblin.hit_points == 0
+    assert encounters.condition_of(goblin) is Condition.DYING
+    assert encounters.minute_passes(**ids(campaign, encounter), by=gm) == [goblin]
+    goblin.refresh_from_db()
+    assert goblin.hit_points == -1
+    encounters.stabilize(**ids(campaign, encounter), by=gm, combatant_id=goblin.pk)
+    assert encounters.minute_passes(**ids(campaign, encounter), by=gm) == []
+    goblin.refresh_from_db()
+    assert goblin.hit_points == -1
+    assert goblin.stabilized
+    with pytest.raises(Conflict):
+        encounters.stabilize(**ids(campaign, encounter), by=gm, combatant_id=goblin.pk)
+    with pytest.raises(Conflict):
+        encounters.stabilize(**ids(campaign, encounter), by=gm, combatant_id=hero.pk)  # not dying
+    # A new wound reopens it: two more minutes and the goblin (d4 Pulse) dies at −4; the third finds it dead.
+    encounters.adjust_hit_points(**ids(campaign, encounter), by=gm, combatant_id=goblin.pk, amount=-1, reason="kick")
+    for _ in range(3):
+        encounters.minute_passes(**ids(campaign, encounter), by=gm)
+    goblin.refresh_from_db()
+    assert goblin.hit_points == -4
+    assert encounters.condition_of(goblin) is Condition.DEAD
+    assert encounters.minute_passes(**ids(campaign, encounter), by=gm) == []
+    kinds = list(Roll.objects.filter(kind="adjustment").values_list("spec__reason", flat=True))
+    assert sorted(kinds) == sorted(["cliff", "a minute passes while dying", "stabilized", "kick"]
+                                   + ["a minute passes while dying"] * 2)  # fmt: skip
+
+
+def test_healing_brings_the_pulse_back_and_stops_at_full(campaign, gm, encounter, fight):
+    hero, _ = fight
+    encounters.adjust_hit_points(**ids(campaign, encounter), by=gm, combatant_id=hero.pk, amount=-25, reason="fall")
+    change = encounters.adjust_hit_points(
+        **ids(campaign, encounter), by=gm, combatant_id=hero.pk, amount=100, reason="potion"
+    )
+    assert (change.before, change.after, change.pulse_after.label) == (5, 30, "d8")
+    roll = Roll.objects.filter(kind="adjustment").order_by("-seq").first()
+    assert roll.total == 25
+    assert roll.spec["reason"] == "potion"
+    assert roll.character_id == hero.character_id
+
+
+@pytest.mark.parametrize(("amount", "reason"), [(0, "nothing"), (5, "  "), (5000, "too much")])
+def test_a_bad_adjustment_changes_nothing(campaign, gm, encounter, fight, amount, reason):
+    _, goblin = fight
+    before = Roll.objects.count()
+    with pytest.raises(Refused):
+        encounters.adjust_hit_points(
+            **ids(campaign, encounter), by=gm, combatant_id=goblin.pk, amount=amount, reason=reason
+        )
+    goblin.refresh_from_db()
+    assert goblin.hit_points == 10
+    assert Roll.objects.count() == before
+
+
+def test_an_ended_encounter_refuses_changes(campaign, gm, encounter, fight):
+    _, goblin = fight
+    encounters.end_encounter(**ids(campaign, encounter), by=gm)
+    with pytest.raises(Conflict):
+        encounters.next_turn(**ids(campaign, encounter), by=gm)
+    with pytest.raises(Conflict):
+        encounters.adjust_hit_points(**ids(campaign, encounter), by=gm, combatant_id=goblin.pk, amount=1, reason="x")

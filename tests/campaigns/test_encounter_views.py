@@ -1,0 +1,228 @@
+"""The encounter page and the GM's actions, with the full cast: the GM acts, a player reads (403 on
+actions), an outsider gets 404, an anonymous visitor is sent to log in; bad input is a 4xx that
+changes nothing."""
+
+from __future__ import annotations
+
+import pytest
+from django.urls import reverse
+
+from campaigns import encounters
+from campaigns.encounters import StatBlock
+from campaigns.models import Combatant, Encounter, Roll
+from characters.models import Character
+from tests.characters.conftest import make_character
+
+pytestmark = pytest.mark.django_db
+
+GOBLIN = StatBlock(name="Goblin", reflex=2, combat=1, accuracy=1, damage=1, armor=0, pulse=1)
+HX = {"HTTP_HX_REQUEST": "true"}
+
+
+def url(name, campaign):
+    return reverse(f"campaigns:{name}", args=[campaign.pk])
+
+
+@pytest.fixture
+def brunella(campaign, player) -> Character:
+    return make_character(campaign, player)
+
+
+@pytest.fixture
+def encounter(campaign, gm) -> Encounter:
+    return encounters.start_encounter(campaign_id=campaign.pk, by=gm, name="Ambush at the ford")
+
+
+@pytest.fixture
+def fight(campaign, gm, encounter, brunella):
+    ids = {"campaign_id": campaign.pk, "encounter_id": encounter.pk}
+    (hero,) = encounters.add_characters(**ids, by=gm, character_ids=[brunella.pk])
+    (goblin,) = encounters.add_npcs(**ids, by=gm, stats=GOBLIN)
+    import random
+
+    encounters.roll_initiative(**ids, by=gm, rng=random.Random(3))
+    hero.refresh_from_db()
+    goblin.refresh_from_db()
+    return hero, goblin
+
+
+def test_the_gm_sees_the_controls(client, gm, campaign, fight):
+    client.force_login(gm)
+    response = client.get(url("encounter", campaign))
+    assert response.status_code == 200
+    body = response.content.decode()
+    assert "Ambush at the ford" in body
+    assert "Initiative order" in body
+    assert "GM controls" in body
+    assert "30 of 30 hp" in body
+    assert "10 of 10 hp" in body
+    assert 'aria-current="true"' in body
+
+
+def test_a_player_reads_without_controls(client, player, campaign, fight):
+    client.force_login(player)
+    response = client.get(url("encounter", campaign))
+    assert response.status_code == 200
+    body = response.content.decode()
+    assert "Initiative order" in body
+    assert "GM controls" not in body
+
+
+def test_no_encounter_running(client, gm, player, campaign):
+    client.force_login(player)
+    assert "No encounter is running" in client.get(url("encounter", campaign)).content.decode()
+    assert "Start an encounter" not in client.get(url("encounter", campaign)).content.decode()
+    client.force_login(gm)
+    assert "Start an encounter" in client.get(url("encounter", campaign)).content.decode()
+
+
+def test_outsider_404_and_anonymous_login(client, outsider, campaign, fight):
+    response = client.get(url("encounter", campaign))
+    assert response.status_code == 302
+    assert "login" in response["Location"]
+    client.force_login(outsider)
+    assert client.get(url("encounter", campaign)).status_code == 404
+    assert client.post(url("encounter-next-turn", campaign)).status_code == 404
+
+
+def test_the_htmx_fragment(client, gm, campaign, fight):
+    client.force_login(gm)
+    response = client.get(url("encounter", campaign), **HX)
+    body = response.content.decode()
+    assert response.status_code == 200
+    assert body.lstrip().startswith('<div id="encounter-body"')
+    assert "<html" not in body
+
+
+def test_the_link_from_the_campaign_page(client, player, campaign):
+    client.force_login(player)
+    assert url("encounter", campaign) in client.get(url("detail", campaign)).content.decode()
+
+
+def test_start_add_and_roll_initiative_through_the_pages(client, gm, campaign, brunella):
+    client.force_login(gm)
+    response = client.post(url("encounter-start", campaign), {"name": "Bridge"})
+    assert response.status_code == 302
+    assert response["Location"] == url("encounter", campaign)
+    encounter = Encounter.objects.get()
+    client.post(url("encounter-add-characters", campaign), {"characters": [brunella.pk]})
+    fields = {"name": "Wolf", "count": "3", "reflex": "3", "combat": "2", "accuracy": "0", "damage": "2",
+              "armor": "0", "pulse": "2", "hit_points": ""}  # fmt: skip
+    assert client.post(url("encounter-add-npcs", campaign), fields).status_code == 302
+    assert Combatant.objects.filter(encounter=encounter).count() == 4
+    response = client.post(url("encounter-initiative", campaign), {"group_rolls": "1"}, **HX)
+    assert response.status_code == 200
+    assert "Initiative order" in response.content.decode()
+    encounter.refresh_from_db()
+    assert encounter.round == 1
+    # One roll for Brunella, one for the wolves (plus any roll-offs).
+    assert Roll.objects.filter(kind="initiative", spec__roll_off__isnull=True).count() == 2
+
+
+def test_attack_chance_before_and_result_after(client, gm, campaign, fight):
+    hero, goblin = fight
+    client.force_login(gm)
+    response = client.get(url("encounter", campaign), {"attacker": hero.pk, "target": goblin.pk})
+    body = response.content.decode()
+    assert "hits Goblin with a chance of" in body
+    assert "Roll the attack" in body
+    response = client.post(url("encounter-attack", campaign), {"attacker": hero.pk, "target": goblin.pk})
+    assert response.status_code == 302
+    roll = Roll.objects.get(kind="attack")
+    assert roll.chance_of == "hit"
+    body = client.get(url("encounter", campaign)).content.decode()
+    assert "Last attack" in body
+    assert f"Roll #{roll.seq}" in body
+
+
+def test_adjust_minute_stabilize_next_turn_and_end(client, gm, campaign, fight):
+    _hero, goblin = fight
+    client.force_login(gm)
+    response = client.post(
+        url("encounter-adjust", campaign),
+        {"combatant": goblin.pk, "direction": "damage", "amount": "10", "reason": "falls"},
+    )
+    assert response.status_code == 302
+    goblin.refresh_from_db()
+    assert goblin.hit_points == 0
+    assert "Dying" in client.get(url("encounter", campaign)).content.decode()
+    client.post(url("encounter-minute", campaign))
+    goblin.refresh_from_db()
+    assert goblin.hit_points == -1
+    assert client.post(url("encounter-stabilize", campaign), {"combatant": goblin.pk}).status_code == 302
+    goblin.refresh_from_db()
+    assert goblin.stabilized
+    assert client.post(url("encounter-next-turn", campaign)).status_code == 302
+    assert client.post(url("encounter-end", campaign)).status_code == 302
+    assert not Encounter.objects.running().exists()
+
+
+@pytest.mark.parametrize(
+    ("name", "data"),
+    [
+        ("encounter-start", {"name": "Another"}),
+        ("encounter-add-npcs", {"name": "Rat", "count": "1", "reflex": "1", "combat": "0", "accuracy": "0",
+                                "damage": "1", "armor": "0", "pulse": "1"}),
+        ("encounter-next-turn", {}),
+        ("encounter-attack", {}),
+        ("encounter-adjust", {}),
+        ("encounter-minute", {}),
+        ("encounter-stabilize", {}),
+        ("encounter-end", {}),
+        ("encounter-initiative", {}),
+        ("encounter-add-characters", {}),
+    ],
+)  # fmt: skip
+def test_players_may_not_act(client, player, other_player, campaign, fight, name, data):
+    before = Roll.objects.count()
+    for user in (player, other_player):
+        client.force_login(user)
+        assert client.post(url(name, campaign), data).status_code == 403
+    assert Roll.objects.count() == before
+    assert Encounter.objects.running().count() == 1
+    assert Combatant.objects.count() == 2
+
+
+def test_actions_are_post_only(client, gm, campaign, fight):
+    client.force_login(gm)
+    assert client.get(url("encounter-next-turn", campaign)).status_code == 405
+
+
+@pytest.mark.parametrize(
+    ("name", "data"),
+    [
+        ("encounter-attack", {"attacker": "x", "target": "1"}),
+        ("encounter-adjust", {"combatant": "1", "direction": "damage", "amount": "-5", "reason": "x"}),
+        ("encounter-adjust", {"combatant": "1", "direction": "sideways", "amount": "5", "reason": "x"}),
+        ("encounter-adjust", {"combatant": "1", "direction": "heal", "amount": "5", "reason": "  "}),
+        ("encounter-add-npcs", {"name": "Rat", "count": "99", "reflex": "1", "combat": "0", "accuracy": "0",
+                                "damage": "1", "armor": "0", "pulse": "1"}),
+        ("encounter-add-characters", {"characters": "abc"}),
+        ("encounter-stabilize", {"combatant": "0"}),
+    ],
+)  # fmt: skip
+def test_bad_input_is_a_4xx_and_changes_nothing(client, gm, campaign, fight, name, data):
+    hero, goblin = fight
+    client.force_login(gm)
+    before = Roll.objects.count()
+    response = client.post(url(name, campaign), data)
+    assert 400 <= response.status_code < 500
+    assert "Nothing was changed" in response.content.decode()
+    goblin.refresh_from_db()
+    assert goblin.hit_points == 10
+    assert Character.objects.get(pk=hero.character_id).hit_points == 30
+    assert Roll.objects.count() == before
+    assert Combatant.objects.count() == 2
+
+
+def test_a_bad_attack_preview_is_a_400(client, gm, campaign, fight):
+    hero, _ = fight
+    client.force_login(gm)
+    assert client.get(url("encounter", campaign), {"attacker": hero.pk, "target": hero.pk}).status_code == 400
+    assert client.get(url("encounter", campaign), {"attacker": hero.pk, "target": "999999"}).status_code == 400
+
+
+def test_a_second_encounter_is_a_409(client, gm, campaign, encounter):
+    client.force_login(gm)
+    assert client.post(url("encounter-start", campaign), {"name": "Another"}).status_code == 409
+    assert Encounter.objects.count() == 1
