@@ -1,6 +1,6 @@
 from django.urls import path
 
-from campaigns import encounter_views, roll_views, views
+from campaigns import dashboard_views, encounter_views, roll_views, views
 
 app_name = "campaigns"
 
@@ -35,6 +35,7 @@ urlpatterns = [
         views.confirm_revoke_invitation,
         name="confirm-revoke-invitation",
     ),
+    path("campaigns/<int:pk>/dashboard/", dashboard_views.dashboard, name="dashboard"),
     path("campaigns/<int:pk>/rolls/", roll_views.roll_log, name="rolls"),
     path("campaigns/<int:pk>/rolls/verify/", roll_views.verify_log, name="verify-rolls"),
     path("campaigns/<int:pk>/rolls/free/", roll_views.free_roll, name="free-roll"),

@@ -17,6 +17,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Final
 
+import django.dispatch
 from django.contrib.auth.models import AbstractBaseUser
 from django.core.exceptions import PermissionDenied
 from django.db import transaction
@@ -526,6 +527,10 @@ WRITERS: Final[dict[str, Callable[..., list[str]]]] = {
 assert WRITERS.keys() == SECTIONS.keys()
 
 
+#: Sent after commit with ``character_id`` whenever a sheet is saved: the live dashboard listens.
+character_changed = django.dispatch.Signal()
+
+
 def mark_changed(character: Character, *sections: str, fields: Sequence[str] = ()) -> None:
     """Record a change to ``sections`` (the caller holds the row lock): a new version, and each
     section's version is now that one, so that forms made from before it are refused."""
@@ -533,6 +538,8 @@ def mark_changed(character: Character, *sections: str, fields: Sequence[str] = (
     character.section_versions = {**character.section_versions, **dict.fromkeys(sections, character.version)}
     character.save(update_fields=[*fields, "version", "section_versions", "updated_at"])
     Campaign.objects.filter(pk=character.campaign_id).update(last_activity_at=timezone.now())
+    # Every sheet save passes here: announce it (hit points, AP, reputation) once it is committed.
+    transaction.on_commit(lambda: character_changed.send(sender=Character, character_id=character.pk))
 
 
 @transaction.atomic

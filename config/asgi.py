@@ -1,4 +1,8 @@
-"""ASGI entry point: ``uvicorn config.asgi:application``."""
+"""ASGI entry point: ``uvicorn config.asgi:application``.
+
+HTTP goes to Django; WebSockets (the live dashboard) to Channels, which checks the
+Origin against ``ALLOWED_HOSTS`` and loads the user from the session cookie.
+"""
 
 import os
 
@@ -6,4 +10,18 @@ from django.core.asgi import get_asgi_application
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
 
-application = get_asgi_application()
+# Django is set up before anything imports models (the routing and its consumers do).
+django_application = get_asgi_application()
+
+from channels.auth import AuthMiddlewareStack  # noqa: E402
+from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
+from channels.security.websocket import AllowedHostsOriginValidator  # noqa: E402
+
+from campaigns.routing import websocket_urlpatterns  # noqa: E402
+
+application = ProtocolTypeRouter(
+    {
+        "http": django_application,
+        "websocket": AuthMiddlewareStack(AllowedHostsOriginValidator(URLRouter(websocket_urlpatterns))),
+    }
+)

@@ -62,6 +62,7 @@ INSTALLED_APPS = [
     "django.contrib.sessions",
     "django.contrib.messages",
     "django.contrib.staticfiles",
+    "channels",
     "django_htmx",
     "template_partials",
     "csp",
@@ -235,3 +236,17 @@ AXES_DISABLE_ACCESS_LOG = True
 # --proxy-headers sets it from X-Forwarded-For. --forwarded-allow-ips must name only the proxy itself,
 # or a client could pick its own address, and so a fresh counter, with a forged header.
 AXES_VERBOSE = False  # no start-up banner on every manage.py command
+
+# --- Live updates
+# Campaign events (rolls, hit points, awards) reach open dashboards through a channel layer.
+# One process needs nothing more than memory; with REDIS_URL every server process shares events.
+REDIS_URL = os.environ.get("REDIS_URL", "")
+if REDIS_URL:
+    CHANNEL_LAYERS = {
+        "default": {
+            "BACKEND": "channels_redis.core.RedisChannelLayer",
+            "CONFIG": {"hosts": [REDIS_URL], "prefix": os.environ.get("CHANNEL_PREFIX", "dicehall")},
+        }
+    }
+else:
+    CHANNEL_LAYERS = {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}}

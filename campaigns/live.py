@@ -1,0 +1,111 @@
+"""Live campaign events: what the dashboard shows, and announcing changes to its open sockets.
+
+Every member's socket joins the campaign's group (:func:`group_name`). A recorded roll and a
+saved sheet are announced after their transaction commits, as ready-made HTML fragments: the
+same templates the pages use, so a swapped fragment is exactly what a reload would show. A
+roll is rendered twice, once as the GM sees it and once as players do; a secret roll not yet
+revealed goes to the GM's sockets only. Publishing never breaks the write that caused it: the
+row is committed already, and a page catches up on reload (or on reconnecting).
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any, Final
+
+from asgiref.sync import async_to_sync
+from channels.layers import get_channel_layer
+from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
+from django.dispatch import receiver
+from django.template.loader import render_to_string
+
+from campaigns.models import Campaign, Membership, Roll
+from campaigns.roll_views import roll_entry
+from campaigns.rolls import roll_recorded
+from characters import sheets
+from characters.models import Character
+from characters.operations import character_changed
+
+logger = logging.getLogger(__name__)
+
+#: Rolls in the dashboard's feed.
+FEED_SIZE: Final = 20
+
+
+def group_name(campaign_id: int) -> str:
+    return f"campaign-{campaign_id}"
+
+
+def role_of(user: AbstractBaseUser | AnonymousUser | None, campaign_id: int) -> str | None:
+    """The user's role in the campaign, or None for an outsider and for anyone logged out."""
+    if user is None or not user.is_authenticated:
+        return None
+    return Membership.objects.filter(campaign_id=campaign_id, user_id=user.pk).values_list("role", flat=True).first()
+
+
+def party_row(character: Character, per_step: int) -> dict[str, Any]:
+    return {"character": character, "hit_points": sheets.hit_points(character, per_step)}
+
+
+def party_row_html(row: dict[str, Any]) -> str:
+    return render_to_string("campaigns/dashboard_party_row.html", {"row": row})
+
+
+def party(campaign: Campaign) -> list[dict[str, Any]]:
+    """The active characters with their owners, in one query."""
+    per_step = campaign.settings.get("hit_points_per_step", 10)
+    characters = Character.objects.active().filter(campaign=campaign).select_related("owner").order_by("name", "pk")
+    return [party_row(c, per_step) for c in characters]
+
+
+def feed_rolls(campaign_id: int, *, gm: bool, after: int = 0) -> list[Roll]:
+    """The newest rolls the viewer may see, newest first, in one query. Players never get a
+    secret roll before it is revealed, not even as a placeholder: the feed is what the socket sends."""
+    rows = Roll.objects.filter(campaign_id=campaign_id, seq__gt=after).for_viewer(gm=gm, filtered=True)
+    return list(rows.select_related("by", "character", "reveal").newest_first()[:FEED_SIZE])
+
+
+def feed_entry(roll: Roll, *, gm: bool) -> dict[str, Any]:
+    # Revealing is done from the roll log; the feed only shows.
+    return {**roll_entry(roll, gm=gm), "can_reveal": False}
+
+
+def roll_html(roll: Roll, *, gm: bool) -> str:
+    return render_to_string("campaigns/_roll.html", {"entry": feed_entry(roll, gm=gm), "campaign": roll.campaign})
+
+
+def _send(campaign_id: int, event: dict[str, Any]) -> None:
+    layer = get_channel_layer()
+    if layer is None:
+        return
+    try:
+        async_to_sync(layer.group_send)(group_name(campaign_id), event)
+    except Exception:  # the write stands; the dashboards catch up on reconnecting
+        logger.exception("Could not announce %s to campaign %s", event["type"], campaign_id)
+
+
+@receiver(roll_recorded, dispatch_uid="campaigns.live.announce_roll")
+def announce_roll(sender: Any, roll: Roll, **kwargs: Any) -> None:
+    roll = Roll.objects.select_related("campaign", "by", "character", "reveal").get(pk=roll.pk)
+    hidden = roll.secret and roll.revealed_at is None
+    event = {
+        "type": "roll.recorded",
+        "seq": roll.seq,
+        "gm_html": roll_html(roll, gm=True),
+        "player_html": None if hidden else roll_html(roll, gm=False),
+    }
+    _send(roll.campaign_id, event)
+
+
+@receiver(character_changed, dispatch_uid="campaigns.live.announce_character")
+def announce_character(sender: Any, character_id: int, **kwargs: Any) -> None:
+    character = Character.objects.select_related("owner", "campaign").get(pk=character_id)
+    if character.status != Character.Status.ACTIVE:
+        return
+    per_step = character.campaign.settings.get("hit_points_per_step", 10)
+    event = {
+        "type": "party.changed",
+        "id": f"party-{character.pk}",
+        "html": party_row_html(party_row(character, per_step)),
+    }
+    _send(character.campaign_id, event)

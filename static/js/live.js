@@ -1,0 +1,68 @@
+// The live dashboard: one WebSocket per page; the server sends HTML fragments, each swapped in by its id.
+// On a drop the page says so, reconnects with backoff and asks for the rolls after the last one it shows.
+(() => {
+  "use strict";
+  const root = document.getElementById("live");
+  if (!root || !("WebSocket" in window)) return;
+  const status = document.getElementById("live-status");
+  const feed = document.getElementById("roll-feed");
+  const feedEmpty = document.getElementById("roll-feed-empty");
+  const feedSize = Number(root.dataset.feedSize) || 20;
+  let lastSeq = Number(root.dataset.lastSeq) || 0;
+  let delay = 500;
+
+  const parse = (html) => {
+    const template = document.createElement("template");
+    template.innerHTML = html.trim();
+    return template.content.firstElementChild;
+  };
+  const seqOf = (element) => Number(element.id.replace("roll-", ""));
+  const enhance = (element) => { if (window.htmx) window.htmx.process(element); };
+
+  function swap(id, html) {
+    const old = document.getElementById(id);
+    if (!old) return;
+    const element = parse(html);
+    old.replaceWith(element);
+    enhance(element);
+  }
+
+  function addRoll(seq, html) {
+    const element = parse(html);
+    const old = document.getElementById(element.id);
+    if (old) old.replaceWith(element);
+    else feed.insertBefore(element, [...feed.children].find((li) => seqOf(li) < seq) || null);
+    while (feed.children.length > feedSize) feed.lastElementChild.remove();
+    feedEmpty.hidden = true;
+    lastSeq = Math.max(lastSeq, seq);
+    enhance(element);
+  }
+
+  function say(text) {
+    status.textContent = text;
+    status.hidden = !text;
+    root.dataset.live = text ? "down" : "up";
+  }
+
+  function connect() {
+    const scheme = location.protocol === "https:" ? "wss:" : "ws:";
+    const socket = new WebSocket(`${scheme}//${location.host}${root.dataset.liveUrl}`);
+    socket.addEventListener("open", () => {
+      delay = 500;
+      socket.send(JSON.stringify({ since: lastSeq }));
+      say("");
+    });
+    socket.addEventListener("message", (event) => {
+      const message = JSON.parse(event.data);
+      if (message.type === "roll") addRoll(message.seq, message.html);
+      else if (message.type === "fragment") swap(message.id, message.html);
+    });
+    socket.addEventListener("close", (event) => {
+      if (event.code === 4403) return say("Live updates are off: you are no longer a member here. Reload the page.");
+      say("Connection lost — reconnecting…");
+      setTimeout(connect, delay);
+      delay = Math.min(delay * 2, 10000);
+    });
+  }
+  connect();
+})();

@@ -1,0 +1,214 @@
+"""The dashboard's socket on the in-memory channel layer, through the whole ASGI stack
+(session cookie, Origin check, routing): who may join, and what each member receives."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+import pytest
+from asgiref.sync import async_to_sync
+from asgiref.testing import ApplicationCommunicator
+from channels.db import database_sync_to_async
+from django.test import Client
+
+from campaigns import rolls
+from campaigns.consumers import NOT_A_MEMBER
+from campaigns.models import Campaign
+from characters.operations import save_section, section_version
+from config.asgi import application
+from tests.campaigns.helpers import make_character
+
+# The socket's queries run on other threads than the test's: the rows must be committed.
+pytestmark = pytest.mark.django_db(transaction=True)
+
+Scenario = Callable[[], Awaitable[None]]
+
+
+class WebsocketCommunicator(ApplicationCommunicator):
+    """channels.testing.WebsocketCommunicator, whose package needs daphne (not a dependency here):
+    a WebSocket scope and the few shortcuts these tests use, on asgiref's own communicator."""
+
+    def __init__(self, app: Any, path: str, headers: list[tuple[bytes, bytes]]) -> None:
+        scope = {"type": "websocket", "path": path, "query_string": b"", "headers": headers, "subprotocols": []}
+        super().__init__(app, scope)
+
+    async def connect(self, timeout: float = 1) -> tuple[bool, Any]:
+        await self.send_input({"type": "websocket.connect"})
+        response = await self.receive_output(timeout)
+        return (response["type"] == "websocket.accept", response.get("code"))
+
+    async def send_json_to(self, data: Any) -> None:
+        await self.send_to(text_data=json.dumps(data))
+
+    async def send_to(self, *, text_data: str) -> None:
+        await self.send_input({"type": "websocket.receive", "text": text_data})
+
+    async def receive_json_from(self, timeout: float = 1) -> Any:
+        response = await self.receive_output(timeout)
+        assert response["type"] == "websocket.send", response
+        return json.loads(response["text"])
+
+    async def disconnect(self, code: int = 1000, timeout: float = 1) -> None:
+        await self.send_input({"type": "websocket.disconnect", "code": code})
+        await self.wait(timeout)
+
+
+def cookie_for(user: Any) -> bytes:
+    client = Client()
+    client.force_login(user)
+    return f"sessionid={client.cookies['sessionid'].value}".encode()
+
+
+async def communicator(
+    campaign: Campaign, user: Any = None, *, origin: bytes = b"http://testserver"
+) -> WebsocketCommunicator:
+    headers = [(b"origin", origin), (b"host", b"testserver")]
+    if user is not None:
+        headers.append((b"cookie", await database_sync_to_async(cookie_for)(user)))
+    return WebsocketCommunicator(application, f"/ws/campaigns/{campaign.pk}/", headers=headers)
+
+
+def run(scenario: Scenario) -> None:
+    async_to_sync(scenario)()
+
+
+def free_roll(campaign: Campaign, by: Any, text: str = "2d6+1", *, secret: bool = False) -> int:
+    import random
+
+    roll = rolls.roll_free(
+        campaign_id=campaign.pk, by=by, text=text, explode=False, secret=secret, rng=random.Random(13)
+    )
+    return roll.seq
+
+
+async def joined(campaign: Campaign, user: Any) -> WebsocketCommunicator:
+    socket = await communicator(campaign, user)
+    connected, _ = await socket.connect()
+    assert connected
+    assert await socket.receive_nothing(timeout=0.1)  # a member is not closed
+    return socket
+
+
+def test_a_member_joins_and_receives_each_roll_as_a_fragment(campaign, gm, player) -> None:
+    async def scenario() -> None:
+        socket = await joined(campaign, gm)
+        seq = await database_sync_to_async(free_roll)(campaign, player)
+        message = await socket.receive_json_from(timeout=2)
+        assert message["type"] == "roll"
+        assert message["seq"] == seq == 1
+        assert message["html"].startswith('<li class="roll-entry" id="roll-1">')
+        assert "<code>2d6+1</code>" in message["html"]
+        assert "player" in message["html"]
+        await socket.disconnect()
+
+    run(scenario)
+
+
+@pytest.mark.parametrize("who", ["outsider", "anonymous"])
+def test_an_outsider_or_anonymous_visitor_is_closed_with_a_code(campaign, gm, outsider, who) -> None:
+    async def scenario() -> None:
+        socket = await communicator(campaign, outsider if who == "outsider" else None)
+        connected, _ = await socket.connect()
+        assert connected  # accepted only to say why it closes
+        assert await socket.receive_output(timeout=1) == {"type": "websocket.close", "code": NOT_A_MEMBER}
+        await database_sync_to_async(free_roll)(campaign, gm)
+        assert await socket.receive_nothing(timeout=0.2)
+
+    run(scenario)
+
+
+def test_a_foreign_origin_is_refused(campaign, gm) -> None:
+    async def scenario() -> None:
+        socket = await communicator(campaign, gm, origin=b"http://evil.example")
+        connected, _ = await socket.connect()
+        assert not connected
+
+    run(scenario)
+
+
+def test_a_secret_roll_reaches_the_gm_only(campaign, gm, player) -> None:
+    async def scenario() -> None:
+        gm_socket = await joined(campaign, gm)
+        player_socket = await joined(campaign, player)
+        await database_sync_to_async(free_roll)(campaign, gm, "d20", secret=True)
+        message = await gm_socket.receive_json_from(timeout=2)
+        assert message["seq"] == 1
+        assert "Secret" in message["html"]
+        assert "<code>d20</code>" in message["html"]
+        assert "Reveal" not in message["html"]  # revealing is done from the roll log
+        assert await player_socket.receive_nothing(timeout=0.3)
+
+        await database_sync_to_async(free_roll)(campaign, gm, "d6")  # an open roll reaches both
+        assert (await gm_socket.receive_json_from(timeout=2))["seq"] == 2
+        assert (await player_socket.receive_json_from(timeout=2))["seq"] == 2
+        await gm_socket.disconnect()
+        await player_socket.disconnect()
+
+    run(scenario)
+
+
+def test_a_hit_point_change_reaches_every_member_as_the_party_row(campaign, gm, player) -> None:
+    brunella = make_character(campaign, player, "Brunella")
+
+    def wound() -> None:
+        fresh = type(brunella).objects.get(pk=brunella.pk)
+        save_section(
+            character_id=brunella.pk,
+            section="hit-points",
+            version=section_version(fresh, "hit-points"),
+            data=-1,
+            by=gm,
+        )
+
+    async def scenario() -> None:
+        socket = await joined(campaign, player)
+        await database_sync_to_async(wound)()
+        message = await socket.receive_json_from(timeout=2)
+        assert message["type"] == "fragment"
+        assert message["id"] == f"party-{brunella.pk}"
+        assert message["html"].startswith(f'<li class="party-member" id="party-{brunella.pk}">')
+        assert "-1 of 30" in message["html"]
+        assert "Dying" in message["html"]
+        await socket.disconnect()
+
+    run(scenario)
+
+
+def test_on_reconnecting_the_page_gets_what_it_missed(campaign, gm, player) -> None:
+    brunella = make_character(campaign, player, "Brunella")
+    for text in ["d4", "d6", "d8"]:
+        free_roll(campaign, player, text)
+    free_roll(campaign, gm, "d20", secret=True)
+
+    async def catch_up(user: Any) -> list[dict[str, Any]]:
+        socket = await joined(campaign, user)
+        await socket.send_json_to({"since": 1})
+        messages = []
+        while not await socket.receive_nothing(timeout=0.3):
+            messages.append(await socket.receive_json_from())
+        await socket.disconnect()
+        return messages
+
+    async def scenario() -> None:
+        for_player = await catch_up(player)
+        assert [(m["type"], m.get("seq")) for m in for_player] == [("roll", 2), ("roll", 3), ("fragment", None)]
+        assert for_player[-1]["id"] == f"party-{brunella.pk}"
+        for_gm = await catch_up(gm)
+        assert [m.get("seq") for m in for_gm] == [2, 3, 4, None]
+
+    run(scenario)
+
+
+@pytest.mark.parametrize("content", [{"since": "1"}, {"since": -1}, {"since": True}, [1], {"other": 1}])
+def test_a_malformed_request_is_ignored(campaign, player, content) -> None:
+    free_roll(campaign, player)
+
+    async def scenario() -> None:
+        socket = await joined(campaign, player)
+        await socket.send_to(text_data=json.dumps(content))
+        assert await socket.receive_nothing(timeout=0.2)
+        await socket.disconnect()
+
+    run(scenario)
