@@ -23,7 +23,7 @@ from campaigns.encounters import StatBlock
 from campaigns.models import Campaign, Combatant, Encounter, Membership, Roll, RollKind
 from campaigns.operations import Refused
 from campaigns.views import refusals
-from characters.models import Character
+from characters.models import Character, Weapon
 from rules.dice import StepDie
 from rules.systems import lucky13
 
@@ -73,8 +73,20 @@ def _preview(campaign: Campaign, rows: list[dict[str, Any]], query: Mapping[str,
         raise BadInput("Choose an attacker and a target from this encounter.")
     if attacker.pk == target.pk:
         raise BadInput("A combatant cannot attack itself.")
-    chance = encounters.attack_chance(campaign, attacker, target)
-    return {"attacker": attacker, "target": target, "chance": chance, "percent": float(chance.p_attacker_wins) * 100}
+    weapon = encounters.weapon_for(attacker, _weapon_id(query))
+    chance = encounters.attack_chance(campaign, attacker, target, weapon)
+    return {
+        "attacker": attacker,
+        "target": target,
+        "weapon": weapon,
+        "chance": chance,
+        "percent": float(chance.p_attacker_wins) * 100,
+    }
+
+
+def _weapon_id(data: Mapping[str, Any]) -> int | None:
+    """``weapon``: empty for the attacker's usual dice, or the id of one of a character's weapons."""
+    return _whole(data, "weapon", 1, 10**12) if str(data.get("weapon", "")).strip() else None
 
 
 def _context(request: HttpRequest, campaign: Campaign, query: Mapping[str, Any] | None = None) -> dict[str, Any]:
@@ -101,6 +113,11 @@ def _context(request: HttpRequest, campaign: Campaign, query: Mapping[str, Any] 
             c for c in Character.objects.active().filter(campaign=campaign).order_by("name") if c.pk not in in_fight
         ]
         context["dice"] = [(rung, StepDie(rung).label) for rung in range(1, 6)]
+        context["weapons"] = list(
+            Weapon.objects.filter(character__in=in_fight)
+            .select_related("character")
+            .order_by("character__name", "name")
+        )
         context["preview"] = _preview(campaign, rows, query or {})
     return context
 
@@ -203,6 +220,7 @@ def attack(request: HttpRequest, pk: int) -> HttpResponse:
         by=request.user,
         attacker_id=_whole(request.POST, "attacker", 1, 10**12),
         target_id=_whole(request.POST, "target", 1, 10**12),
+        weapon_id=_weapon_id(request.POST),
         rng=secrets.SystemRandom(),
     )
     return _done(request, campaign)

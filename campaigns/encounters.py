@@ -22,7 +22,7 @@ from django.utils import timezone
 from campaigns.models import Campaign, Combatant, Encounter, RollKind
 from campaigns.operations import Conflict, NotFound, Refused, _gm_of
 from campaigns.rolls import record_roll
-from characters.models import Character
+from characters.models import Character, Weapon
 from characters.operations import mark_changed
 from pages.presenters import opposed_roll_view, pool_view
 from rules.dice import StepDie
@@ -352,26 +352,47 @@ class AttackResult:
     change: lucky13.HitPointChange | None
 
 
-def opposed_for(campaign: Campaign, attacker: Combatant, target: Combatant) -> Opposed:
+def weapon_for(attacker: Combatant, weapon_id: int | None) -> Weapon | None:
+    """One of a character attacker's weapons (None: the dice the combatant joined with)."""
+    if weapon_id is None:
+        return None
+    weapon = Weapon.objects.filter(pk=weapon_id, character_id=attacker.character_id).first()
+    if attacker.character_id is None or weapon is None:
+        raise Refused(f"That weapon is not one of {attacker.name}'s.", errors={"weapon": "Choose their own weapon."})
+    return weapon
+
+
+def opposed_for(campaign: Campaign, attacker: Combatant, target: Combatant, weapon: Weapon | None = None) -> Opposed:
     """ "Combat": Reflex + Combat + weapon Accuracy against Reflex + Combat + the Defensive die."""
+    accuracy = StepDie(weapon.accuracy) if weapon else attacker.die("accuracy")
     return Opposed(
-        attacker=Pool(attacker.die("reflex"), (attacker.die("combat"), attacker.die("accuracy"))),
+        attacker=Pool(attacker.die("reflex"), (attacker.die("combat"), accuracy)),
         defender=Pool(target.die("reflex"), (target.die("combat"), target.die("armor"))),
-        weapon=attacker.die("damage"),
+        weapon=StepDie(weapon.damage) if weapon else attacker.die("damage"),
         explosion=explosion_of(campaign),
     )
 
 
-def attack_chance(campaign: Campaign, attacker: Combatant, target: Combatant) -> OpposedChance:
-    return lucky13.opposed_chance(opposed_for(campaign, attacker, target))
+def attack_chance(
+    campaign: Campaign, attacker: Combatant, target: Combatant, weapon: Weapon | None = None
+) -> OpposedChance:
+    return lucky13.opposed_chance(opposed_for(campaign, attacker, target, weapon))
 
 
 @transaction.atomic
 def attack(
-    *, campaign_id: int, encounter_id: int, by: AbstractBaseUser, attacker_id: int, target_id: int, rng: Random
+    *,
+    campaign_id: int,
+    encounter_id: int,
+    by: AbstractBaseUser,
+    attacker_id: int,
+    target_id: int,
+    rng: Random,
+    weapon_id: int | None = None,
 ) -> AttackResult:
     """Roll an attack on the server: the exact chance first, then both sides; a draw fails; a hit deals
-    the damage die + the margin to the target. The attack and the damage are both recorded."""
+    the damage die + the margin to the target. The attack and the damage are both recorded. A character
+    may use any of their weapons (``weapon_id``); otherwise the dice the combatant joined with."""
     campaign, encounter = _gm_encounter(campaign_id, encounter_id, by)
     if not encounter.initiative_rolled:
         raise Conflict("Roll initiative first.")
@@ -379,11 +400,12 @@ def attack(
     target = _combatant(encounter, target_id)
     if attacker.pk == target.pk:
         raise Refused("A combatant cannot attack itself.", errors={"target": "Choose someone else."})
+    weapon = weapon_for(attacker, weapon_id)
     if condition_of(attacker) is not lucky13.Condition.UP:
         raise Conflict(f"{attacker.name} is in no state to attack.")
     if condition_of(target) is lucky13.Condition.DEAD:
         raise Conflict(f"{target.name} is already dead.")
-    opposed = opposed_for(campaign, attacker, target)
+    opposed = opposed_for(campaign, attacker, target, weapon)
     chance = lucky13.opposed_chance(opposed)
     rolled = lucky13.roll_opposed(opposed, rng)
     record_roll(
@@ -394,6 +416,7 @@ def attack(
         spec={"encounter": encounter.pk, "attacker": attacker.name, "target": target.name,
               "attacker_dice": [d.label for d in opposed.attacker.dice],
               "defender_dice": [d.label for d in opposed.defender.dice],
+              "weapon": weapon.name if weapon else None,
               "weapon_die": opposed.weapon.label, "explosion": opposed.explosion.value},
         dice=opposed_roll_view(rolled),
         total=rolled.attacker.total,

@@ -10,7 +10,7 @@ from campaigns import encounters
 from campaigns.encounters import StatBlock
 from campaigns.models import Combatant, Encounter, Roll
 from campaigns.operations import Conflict, NotAllowed, NotFound, Refused
-from characters.models import Character
+from characters.models import Character, Weapon
 from rules.systems.lucky13 import Condition
 from tests.characters.conftest import make_character
 
@@ -314,3 +314,39 @@ def test_an_ended_encounter_refuses_changes(campaign, gm, encounter, fight):
         encounters.next_turn(**ids(campaign, encounter), by=gm)
     with pytest.raises(Conflict):
         encounters.adjust_hit_points(**ids(campaign, encounter), by=gm, combatant_id=goblin.pk, amount=1, reason="x")
+
+
+def test_a_character_attacks_with_any_of_their_weapons(campaign, gm, encounter, fight):
+    hero, goblin = fight
+    dagger = Weapon.objects.create(character_id=hero.character_id, name="Dagger", accuracy=1, damage=1)
+    # Brunella d10 + d10 + d4 (dagger): 5, 6, 3 = 14 against the goblin's 3, 2 = 5; margin 9, d4 damage 1.
+    result = encounters.attack(
+        **ids(campaign, encounter),
+        by=gm,
+        attacker_id=hero.pk,
+        target_id=goblin.pk,
+        weapon_id=dagger.pk,
+        rng=Scripted(5, 6, 3, 3, 2, 1),
+    )
+    assert result.roll.damage == 10
+    roll = Roll.objects.get(kind="attack")
+    assert roll.spec["weapon"] == "Dagger"
+    assert roll.spec["weapon_die"] == "d4"
+    assert roll.spec["attacker_dice"] == ["d10", "d10", "d4"]
+
+
+def test_a_weapon_must_be_the_attackers_own(campaign, gm, player, encounter, fight):
+    hero, goblin = fight
+    other = make_character(campaign, player, name="Casimir")
+    axe = Weapon.objects.get(character=other)
+    own = Weapon.objects.get(character_id=hero.character_id)
+    rng = random.Random(1)
+    with pytest.raises(Refused):
+        encounters.attack(
+            **ids(campaign, encounter), by=gm, attacker_id=hero.pk, target_id=goblin.pk, weapon_id=axe.pk, rng=rng
+        )
+    with pytest.raises(Refused):  # an NPC has only its stat block
+        encounters.attack(
+            **ids(campaign, encounter), by=gm, attacker_id=goblin.pk, target_id=hero.pk, weapon_id=own.pk, rng=rng
+        )
+    assert not Roll.objects.filter(kind="attack").exists()

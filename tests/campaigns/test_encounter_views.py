@@ -10,7 +10,7 @@ from django.urls import reverse
 from campaigns import encounters
 from campaigns.encounters import StatBlock
 from campaigns.models import Combatant, Encounter, Roll
-from characters.models import Character
+from characters.models import Character, Weapon
 from tests.characters.conftest import make_character
 
 pytestmark = pytest.mark.django_db
@@ -226,3 +226,48 @@ def test_a_second_encounter_is_a_409(client, gm, campaign, encounter):
     client.force_login(gm)
     assert client.post(url("encounter-start", campaign), {"name": "Another"}).status_code == 409
     assert Encounter.objects.count() == 1
+
+
+def test_the_chance_with_a_chosen_weapon(client, gm, campaign, fight):
+    hero, goblin = fight
+    dagger = Weapon.objects.create(character_id=hero.character_id, name="Dagger", accuracy=1, damage=1)
+    client.force_login(gm)
+    body = client.get(
+        url("encounter", campaign), {"attacker": hero.pk, "target": goblin.pk, "weapon": dagger.pk}
+    ).content.decode()
+    assert "with the Dagger" in body
+    assert f'name="weapon" value="{dagger.pk}"' in body
+    response = client.post(
+        url("encounter-attack", campaign), {"attacker": hero.pk, "target": goblin.pk, "weapon": dagger.pk}
+    )
+    assert response.status_code == 302
+    assert Roll.objects.get(kind="attack").spec["weapon"] == "Dagger"
+
+
+def test_another_combatants_weapon_is_a_400(client, gm, campaign, fight):
+    hero, goblin = fight
+    client.force_login(gm)
+    sword = Weapon.objects.get(character_id=hero.character_id)
+    data = {"attacker": goblin.pk, "target": hero.pk, "weapon": sword.pk}
+    assert client.get(url("encounter", campaign), data).status_code == 400
+    assert client.post(url("encounter-attack", campaign), data).status_code == 400
+    assert not Roll.objects.filter(kind="attack").exists()
+
+
+def test_the_page_query_count_does_not_grow_with_combatants(
+    client, gm, player, campaign, fight, encounter, django_assert_num_queries
+):
+    Combatant.objects.bulk_create(
+        Combatant(encounter=encounter, name=f"Rat {i}", reflex=1, combat=0, accuracy=0, damage=1, pulse=1,
+                  hit_points=10, group=9)
+        for i in range(10)
+    )  # fmt: skip
+    client.force_login(player)
+    # Session, user, campaign, its members, the running encounter, its combatants with their
+    # characters, the last attack.
+    with django_assert_num_queries(7):
+        assert client.get(url("encounter", campaign)).status_code == 200
+    client.force_login(gm)
+    # The same, then the GM's lists: the active characters to add, the weapons of those in the fight.
+    with django_assert_num_queries(9):
+        assert client.get(url("encounter", campaign)).status_code == 200
