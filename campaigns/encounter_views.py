@@ -263,6 +263,16 @@ def stabilize(request: HttpRequest, pk: int) -> HttpResponse:
 
 @require_POST
 @refusals
+def remove_combatant(request: HttpRequest, pk: int) -> HttpResponse:
+    campaign = access.campaign_for(request.user, pk, gm=True)
+    encounters.remove_combatant(
+        **_ids(campaign), by=request.user, combatant_id=_whole(request.POST, "combatant", 1, 10**12)
+    )
+    return _done(request, campaign)
+
+
+@require_POST
+@refusals
 def end_encounter(request: HttpRequest, pk: int) -> HttpResponse:
     campaign = access.campaign_for(request.user, pk, gm=True)
     encounters.end_encounter(**_ids(campaign), by=request.user)

@@ -283,17 +283,28 @@ def next_turn(*, campaign_id: int, encounter_id: int, by: AbstractBaseUser) -> E
     _, encounter = _gm_encounter(campaign_id, encounter_id, by)
     if not encounter.initiative_rolled:
         raise Conflict("Roll initiative first.")
-    order = _in_order(encounter)
-    able = [i for i, c in enumerate(order) if condition_of(c) is lucky13.Condition.UP]
+    # Places in the order, not list positions: a removed combatant keeps its place, unused.
+    able = [c.order for c in _in_order(encounter) if condition_of(c) is lucky13.Condition.UP]
     if not able:
         raise Conflict("Nobody in the encounter can act.")
-    later = [i for i in able if i > encounter.turn]
+    later = [place for place in able if place > encounter.turn]
     if later:
         encounter.turn = later[0]
     else:
         encounter.turn, encounter.round = able[0], encounter.round + 1
     encounter.save(update_fields=["round", "turn"])
     return encounter
+
+
+@transaction.atomic
+def remove_combatant(*, campaign_id: int, encounter_id: int, by: AbstractBaseUser, combatant_id: int) -> Combatant:
+    """A combatant leaves the fight (fled, captured, no longer in play): off the order and out of
+    reach of attacks; the row stays, so the roll log's references still read."""
+    _, encounter = _gm_encounter(campaign_id, encounter_id, by)
+    combatant = _combatant(encounter, combatant_id)
+    combatant.removed = True
+    combatant.save(update_fields=["removed"])
+    return combatant
 
 
 @transaction.atomic

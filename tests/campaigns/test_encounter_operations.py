@@ -350,3 +350,23 @@ def test_a_weapon_must_be_the_attackers_own(campaign, gm, player, encounter, fig
             **ids(campaign, encounter), by=gm, attacker_id=goblin.pk, target_id=hero.pk, weapon_id=own.pk, rng=rng
         )
     assert not Roll.objects.filter(kind="attack").exists()
+
+
+def test_a_removed_combatant_leaves_the_order_and_cannot_be_attacked(campaign, gm, encounter, brunella):
+    encounters.add_characters(**ids(campaign, encounter), by=gm, character_ids=[brunella.pk])
+    encounters.add_npcs(**ids(campaign, encounter), by=gm, stats=GOBLIN, count=2)
+    # Brunella 7; the goblins roll separately, 5 and 3.
+    order = encounters.roll_initiative(**ids(campaign, encounter), by=gm, rng=Scripted(7, 5, 3), group_rolls=False)
+    hero, first_goblin, second_goblin = order
+    encounters.remove_combatant(**ids(campaign, encounter), by=gm, combatant_id=first_goblin.pk)
+    # Brunella (place 0) → Goblin 2 (place 2), skipping the removed Goblin 1 → a new round.
+    assert encounters.next_turn(**ids(campaign, encounter), by=gm).turn == 2
+    encounter = encounters.next_turn(**ids(campaign, encounter), by=gm)
+    assert (encounter.round, encounter.turn) == (2, 0)
+    with pytest.raises(NotFound):
+        encounters.attack(
+            **ids(campaign, encounter), by=gm, attacker_id=hero.pk, target_id=first_goblin.pk, rng=random.Random(1)
+        )
+    with pytest.raises(NotFound):
+        encounters.remove_combatant(**ids(campaign, encounter), by=gm, combatant_id=first_goblin.pk)
+    assert second_goblin.name == "Goblin 2"

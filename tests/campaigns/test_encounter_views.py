@@ -271,3 +271,18 @@ def test_the_page_query_count_does_not_grow_with_combatants(
     # The same, then the GM's lists: the active characters to add, the weapons of those in the fight.
     with django_assert_num_queries(9):
         assert client.get(url("encounter", campaign)).status_code == 200
+
+
+def test_remove_a_combatant(client, gm, player, campaign, fight):
+    _, goblin = fight
+    client.force_login(player)
+    assert client.post(url("encounter-remove", campaign), {"combatant": goblin.pk}).status_code == 403
+    client.force_login(gm)
+    assert client.post(url("encounter-remove", campaign), {"combatant": "x"}).status_code == 400
+    goblin.refresh_from_db()
+    assert not goblin.removed
+    response = client.post(url("encounter-remove", campaign), {"combatant": goblin.pk}, **HX)
+    assert response.status_code == 200
+    assert "Goblin" not in response.content.decode()
+    goblin.refresh_from_db()
+    assert goblin.removed
