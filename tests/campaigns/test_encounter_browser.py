@@ -1,0 +1,78 @@
+"""The encounter page in a real browser: the chance to hit and the attack swapped in place by
+htmx, the keyboard, the same forms without JavaScript, and a phone-width screen."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+from playwright.sync_api import Page, expect
+
+from campaigns import encounters
+from campaigns.encounters import StatBlock
+from campaigns.models import Encounter, Roll
+from tests.campaigns.test_browser import sign_in
+from tests.characters.conftest import make_character
+
+pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+
+
+@pytest.fixture
+def fight(campaign, gm, player) -> Encounter:
+    encounter = encounters.start_encounter(campaign_id=campaign.pk, by=gm, name="Ambush at the ford")
+    ids = {"campaign_id": campaign.pk, "encounter_id": encounter.pk}
+    brunella = make_character(campaign, player)
+    encounters.add_characters(**ids, by=gm, character_ids=[brunella.pk])
+    stats = StatBlock(name="Goblin Skulk-Underbridge", reflex=2, combat=1, accuracy=1, damage=1, armor=0, pulse=1)
+    encounters.add_npcs(**ids, by=gm, stats=stats, count=3)
+    encounters.roll_initiative(**ids, by=gm, rng=random.Random(5))
+    return encounter
+
+
+def test_with_htmx_the_chance_then_the_attack_swap_in_place(live_server, page: Page, problems, gm, campaign, fight):
+    sign_in(page.context, gm, live_server)
+    page.goto(f"{live_server.url}/campaigns/{campaign.pk}/encounter/")
+    page.evaluate("window.sameDocument = true")
+
+    page.get_by_label("Attacker").select_option(label="Brunella")
+    page.get_by_label("Target").select_option(label="Goblin Skulk-Underbridge 1")
+    page.get_by_role("button", name="Show the chance to hit").click()
+    expect(page.get_by_text("hits Goblin Skulk-Underbridge 1 with a chance of")).to_be_visible()
+
+    page.get_by_role("button", name="Roll the attack").focus()
+    page.keyboard.press("Enter")
+    expect(page.get_by_role("heading", name="Last attack")).to_be_visible()
+    assert page.evaluate("window.sameDocument") is True
+    assert Roll.objects.filter(kind="attack").count() == 1
+
+    turn = Encounter.objects.get().turn
+    page.get_by_role("button", name="Next turn").focus()
+    with page.expect_response(lambda response: "/encounter/next-turn/" in response.url):
+        page.keyboard.press("Enter")
+    assert Encounter.objects.get().turn != turn
+    expect(page.locator("[aria-current=true]")).to_have_count(1)
+    assert page.evaluate("window.sameDocument") is True
+    assert problems == []
+
+
+def test_without_javascript_the_forms_still_work(live_server, nojs_page: Page, problems, gm, campaign, fight):
+    page = nojs_page
+    sign_in(page.context, gm, live_server)
+    page.goto(f"{live_server.url}/campaigns/{campaign.pk}/encounter/")
+    page.get_by_label("Who").select_option(label="Brunella")
+    page.get_by_label("Damage", exact=True).check()
+    page.get_by_label("Hit points", exact=True).fill("5")
+    page.get_by_label("Reason").fill("a fall")
+    page.get_by_role("button", name="Apply").click()
+    expect(page.get_by_text("25 of 30 hp")).to_be_visible()
+    assert problems == []
+
+
+@pytest.mark.parametrize("who", ["gm", "player"])
+def test_no_horizontal_scrolling_at_360_pixels(live_server, page: Page, problems, request, campaign, fight, who):
+    sign_in(page.context, request.getfixturevalue(who), live_server)
+    page.set_viewport_size({"width": 360, "height": 740})
+    page.goto(f"{live_server.url}/campaigns/{campaign.pk}/encounter/")
+    expect(page.get_by_role("heading", name="Initiative order")).to_be_visible()
+    assert page.evaluate("document.documentElement.scrollWidth") <= 360
+    assert problems == []
