@@ -7,6 +7,7 @@ and its messages are put back next to the fields they are about.
 
 from __future__ import annotations
 
+from abc import ABC, abstractmethod
 from collections.abc import Iterator
 from typing import Any, ClassVar
 
@@ -128,7 +129,7 @@ def _shown(field: forms.BoundField) -> str:
     return "" if value is None else str(value).strip()
 
 
-class SectionEdit:
+class SectionEdit(ABC):
     """The forms that edit one section, bound to what was posted or showing the sheet as it is."""
 
     key: ClassVar[str]
@@ -142,13 +143,13 @@ class SectionEdit:
         self.top_errors: list[str] = []
         self.groups: list[dict[str, Any]] = self.build()
 
+    @abstractmethod
     def build(self) -> list[dict[str, Any]]:
         """The parts of the form: each a dict with ``form`` or ``formset``, and a ``heading``."""
-        raise NotImplementedError
 
+    @abstractmethod
     def values(self) -> Any:
         """What was typed, parsed, for ``operations.save_section`` (call after ``is_valid``)."""
-        raise NotImplementedError
 
     @property
     def forms(self) -> list[forms.Form]:
