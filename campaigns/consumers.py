@@ -5,10 +5,11 @@ Only the campaign's members join its group; anyone else is accepted and closed a
 (reconnect). The server sends JSON, each message one fragment to swap in by its id:
 
 - ``{"type": "roll", "seq": 12, "html": "<li id=\\"roll-12\\" …>"}``: a roll for the feed;
-- ``{"type": "fragment", "id": "party-3", "html": "<li id=\\"party-3\\" …>"}``: a party row.
+- ``{"type": "fragment", "id": "party-3", "html": "<li id=\\"party-3\\" …>"}``: a party row, or
+  (``"id": "initiative"``) the running encounter's initiative order.
 
 The page sends ``{"since": <last roll seq it shows>}`` on (re)connecting and gets the rolls it
-missed, oldest first, and the party's rows as they are now.
+missed, oldest first, and the party's rows and the initiative order as they are now.
 """
 
 from __future__ import annotations
@@ -33,6 +34,7 @@ def _catch_up(campaign_id: int, *, gm: bool, since: int) -> list[dict[str, Any]]
     campaign = Campaign.objects.get(pk=campaign_id)
     for row in live.party(campaign):
         messages.append({"type": "fragment", "id": f"party-{row['character'].pk}", "html": live.party_row_html(row)})
+    messages.append({"type": "fragment", "id": "initiative", "html": live.initiative_html(campaign)})
     return messages
 
 
@@ -70,4 +72,7 @@ class CampaignConsumer(AsyncJsonWebsocketConsumer):
             await self.send_json({"type": "roll", "seq": event["seq"], "html": html})
 
     async def party_changed(self, event: dict[str, Any]) -> None:
+        await self.send_json({"type": "fragment", "id": event["id"], "html": event["html"]})
+
+    async def encounter_changed(self, event: dict[str, Any]) -> None:
         await self.send_json({"type": "fragment", "id": event["id"], "html": event["html"]})

@@ -15,9 +15,10 @@ from campaigns.views import refusals
 @require_safe
 @refusals
 def dashboard(request: HttpRequest, pk: int) -> HttpResponse:
-    """Six queries however large the party: the session, the user, the campaign and its members
-    (access.campaign_for), the active characters with their owners, and the feed's rolls with who
-    rolled, their character and any reveal."""
+    """Eight queries however large the party and the fight: the session, the user, the campaign and
+    its members (access.campaign_for), the active characters with their owners, the running
+    encounter and its combatants with their characters (live.initiative), and the feed's rolls with
+    who rolled, their character and any reveal."""
     campaign = access.campaign_for(request.user, pk)
     gm = campaign.viewer.role == Membership.Role.GM  # type: ignore[attr-defined]
     rolls = live.feed_rolls(campaign.pk, gm=gm)
@@ -25,6 +26,7 @@ def dashboard(request: HttpRequest, pk: int) -> HttpResponse:
         "campaign": campaign,
         "is_gm": gm,
         "party": live.party(campaign),
+        **live.initiative(campaign),
         "entries": [live.feed_entry(r, gm=gm) for r in rolls],
         "last_seq": rolls[0].seq if rolls else 0,
         "feed_size": live.FEED_SIZE,

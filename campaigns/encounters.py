@@ -17,6 +17,7 @@ from typing import Any
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
 from django.db.models import Max
+from django.dispatch import Signal
 from django.utils import timezone
 
 from campaigns.models import Campaign, Combatant, Encounter, RollKind
@@ -39,6 +40,15 @@ MAX_COMBATANTS = 60
 
 #: The section of the sheet a change of hit points makes stale (``characters.operations.SECTIONS``).
 HIT_POINTS_SECTION = "hit-points"
+
+#: Sent with ``campaign_id`` after an operation that changed an encounter has committed; the live
+#: dashboard (:mod:`campaigns.live`) listens and pushes the new initiative order to its sockets.
+encounter_changed = Signal()
+
+
+def _announce(campaign_id: int) -> None:
+    """Announce the change once the transaction commits: a rolled-back write announces nothing."""
+    transaction.on_commit(lambda: encounter_changed.send(sender=Encounter, campaign_id=campaign_id))
 
 
 def explosion_of(campaign: Campaign) -> Explosion:
@@ -86,7 +96,9 @@ def start_encounter(*, campaign_id: int, by: AbstractBaseUser, name: str) -> Enc
         raise Refused("An encounter needs a name.", errors={"name": "An encounter needs a name."})
     if Encounter.objects.filter(campaign=campaign).running().exists():
         raise Conflict("An encounter is already running: end it before starting another.")
-    return Encounter.objects.create(campaign=campaign, name=name, created_by=by)
+    encounter = Encounter.objects.create(campaign=campaign, name=name, created_by=by)
+    _announce(campaign.pk)
+    return encounter
 
 
 def _combat_die(character: Character) -> int:
@@ -141,6 +153,7 @@ def add_characters(
                 pulse=character.pulse,
             )
         )
+    _announce(campaign.pk)
     return added
 
 
@@ -184,6 +197,7 @@ def add_npcs(
     if errors:
         raise Refused("Check the stat block.", errors=errors)
     _check_room(encounter, count)
+    _announce(campaign.pk)
     group = (Combatant.objects.filter(encounter=encounter).aggregate(last=Max("group"))["last"] or 0) + 1
     return [
         Combatant.objects.create(
@@ -265,6 +279,7 @@ def roll_initiative(
             )  # fmt: skip
     encounter.round, encounter.turn = 1, 0
     encounter.save(update_fields=["round", "turn"])
+    _announce(campaign.pk)
     return [by_pk[e.key] for e in order]
 
 
@@ -293,6 +308,7 @@ def next_turn(*, campaign_id: int, encounter_id: int, by: AbstractBaseUser) -> E
     else:
         encounter.turn, encounter.round = able[0], encounter.round + 1
     encounter.save(update_fields=["round", "turn"])
+    _announce(encounter.campaign_id)
     return encounter
 
 
@@ -304,6 +320,7 @@ def remove_combatant(*, campaign_id: int, encounter_id: int, by: AbstractBaseUse
     combatant = _combatant(encounter, combatant_id)
     combatant.removed = True
     combatant.save(update_fields=["removed"])
+    _announce(encounter.campaign_id)
     return combatant
 
 
@@ -312,6 +329,7 @@ def end_encounter(*, campaign_id: int, encounter_id: int, by: AbstractBaseUser) 
     _, encounter = _gm_encounter(campaign_id, encounter_id, by)
     encounter.ended_at = timezone.now()
     encounter.save(update_fields=["ended_at"])
+    _announce(encounter.campaign_id)
     return encounter
 
 
@@ -451,6 +469,7 @@ def attack(
             chance=None,
             chance_of="no chance: damage is applied, not tested",
         )  # fmt: skip
+    _announce(campaign.pk)
     return AttackResult(rolled, chance, change)
 
 
@@ -471,6 +490,7 @@ def adjust_hit_points(
     combatant = _combatant(encounter, combatant_id)
     change = _change(campaign, combatant, amount)
     _record_change(campaign, encounter, combatant, by, change, amount=amount, reason=reason)
+    _announce(campaign.pk)
     return change
 
 
@@ -507,6 +527,7 @@ def minute_passes(*, campaign_id: int, encounter_id: int, by: AbstractBaseUser) 
         change = _change(campaign, combatant, -1)
         _record_change(campaign, encounter, combatant, by, change, amount=-1, reason="a minute passes while dying")
         bleeding.append(combatant)
+    _announce(campaign.pk)
     return bleeding
 
 
@@ -524,4 +545,5 @@ def stabilize(*, campaign_id: int, encounter_id: int, by: AbstractBaseUser, comb
     hp = combatant.current_hit_points
     change = lucky13.HitPointChange(hp, hp, StepDie.none(), StepDie.none(), lucky13.Condition.DYING)
     _record_change(campaign, encounter, combatant, by, change, amount=0, reason="stabilized")
+    _announce(campaign.pk)
     return combatant

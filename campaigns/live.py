@@ -19,7 +19,9 @@ from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
 from django.dispatch import receiver
 from django.template.loader import render_to_string
 
-from campaigns.models import Campaign, Membership, Roll
+from campaigns.encounter_views import _row as encounter_row
+from campaigns.encounters import encounter_changed
+from campaigns.models import Campaign, Combatant, Encounter, Membership, Roll
 from campaigns.roll_views import roll_entry
 from campaigns.rolls import roll_recorded
 from characters import sheets
@@ -56,6 +58,25 @@ def party(campaign: Campaign) -> list[dict[str, Any]]:
     per_step = campaign.settings.get("hit_points_per_step", 10)
     characters = Character.objects.active().filter(campaign=campaign).select_related("owner").order_by("name", "pk")
     return [party_row(c, per_step) for c in characters]
+
+
+def initiative(campaign: Campaign) -> dict[str, Any]:
+    """The running encounter, its initiative order and who acts, in two queries (the encounter;
+    its combatants with their characters), as the encounter page presents them."""
+    encounter = Encounter.objects.filter(campaign=campaign).running().first()
+    if encounter is None:
+        return {"current_encounter": None, "rows": [], "acting": None}
+    combatants = (
+        Combatant.objects.filter(encounter=encounter, removed=False).select_related("character").order_by("order", "pk")
+    )
+    rows = [encounter_row(campaign, c, encounter.initiative_rolled and c.order == encounter.turn) for c in combatants]
+    acting = next((r["combatant"] for r in rows if r["turn"]), None)
+    return {"current_encounter": encounter, "rows": rows, "acting": acting}
+
+
+def initiative_html(campaign: Campaign) -> str:
+    context = {"campaign": campaign, **initiative(campaign)}
+    return render_to_string("campaigns/dashboard_initiative.html", context)
 
 
 def feed_rolls(campaign_id: int, *, gm: bool, after: int = 0) -> list[Roll]:
@@ -109,3 +130,10 @@ def announce_character(sender: Any, character_id: int, **kwargs: Any) -> None:
         "html": party_row_html(party_row(character, per_step)),
     }
     _send(character.campaign_id, event)
+
+
+@receiver(encounter_changed, dispatch_uid="campaigns.live.announce_encounter")
+def announce_encounter(sender: Any, campaign_id: int, **kwargs: Any) -> None:
+    # Every member sees the same order: the encounter page shows no secrets outside the GM's controls.
+    campaign = Campaign.objects.get(pk=campaign_id)
+    _send(campaign_id, {"type": "encounter.changed", "id": "initiative", "html": initiative_html(campaign)})

@@ -1,4 +1,4 @@
-"""The live dashboard page for the whole cast: the party, the initiative's empty state, the feed."""
+"""The live dashboard page for the whole cast: the party, the initiative order, the feed."""
 
 from __future__ import annotations
 
@@ -7,8 +7,9 @@ import random
 import pytest
 from django.urls import reverse
 
-from campaigns import rolls
-from campaigns.models import Campaign
+from campaigns import encounters, rolls
+from campaigns.encounters import StatBlock
+from campaigns.models import Campaign, Combatant
 from tests.campaigns.helpers import assert_login_redirect, html, make_character, text
 
 pytestmark = pytest.mark.django_db
@@ -99,19 +100,78 @@ def test_a_secret_roll_is_in_the_gms_feed_only(client, campaign, gm, player) -> 
     assert "<code>d20</code>" in html(client.get(dashboard_url(campaign)))
 
 
-def test_the_dashboard_takes_six_queries_however_large(
-    client, campaign, gm, player, other_player, django_assert_num_queries
+def fight(campaign: Campaign, gm, characters, goblins: int = 2) -> int:
+    encounter = encounters.start_encounter(campaign_id=campaign.pk, by=gm, name="Ambush at the ford")
+    ids = {"campaign_id": campaign.pk, "encounter_id": encounter.pk}
+    if characters:
+        encounters.add_characters(**ids, by=gm, character_ids=[c.pk for c in characters])
+    goblin = StatBlock(name="Goblin", reflex=2, combat=1, accuracy=1, damage=1, armor=0, pulse=1)
+    encounters.add_npcs(**ids, by=gm, stats=goblin, count=goblins)
+    encounters.roll_initiative(**ids, by=gm, rng=random.Random(4))
+    return encounter.pk
+
+
+def test_the_running_encounter_shows_its_order_and_whose_turn_it_is(client, campaign, gm, player) -> None:
+    brunella = make_character(campaign, player, "Brunella")
+    encounter_id = fight(campaign, gm, [brunella])
+    encounters.next_turn(campaign_id=campaign.pk, encounter_id=encounter_id, by=gm)
+    order = list(Combatant.objects.filter(encounter_id=encounter_id).order_by("order"))
+    client.force_login(player)
+    response = client.get(dashboard_url(campaign))
+    words = text(response)
+    assert "No encounter running." not in words
+    assert "Ambush at the ford" in words
+    assert f"Round 1 · {order[1].name} acts" in words
+    page = html(response)
+    section = page[page.index('id="initiative"') : page.index('id="dashboard-rolls"')]
+    places = [section.index(f'<span class="combatant-name">{c.name}') for c in order]
+    assert places == sorted(places)  # in initiative order
+    assert section.count('aria-current="true"') == 1
+    assert (
+        f'aria-current="true">\n      <span class="combatant-name">{order[1].name} <span class="badge">Acting'
+        in section
+    )
+    assert section.count("30 of 30 hp · Pulse d8") == 1  # Brunella
+    assert section.count("10 of 10 hp · Pulse d4") == 2  # the goblins
+    assert "GM controls" not in page
+
+
+def test_a_dying_or_dead_combatant_shows_as_on_the_encounter_page(client, campaign, gm, player) -> None:
+    make_character(campaign, player, "Brunella", hit_points=-2)
+    encounter_id = fight(campaign, gm, list(campaign.characters.all()), goblins=1)
+    goblin = Combatant.objects.get(encounter_id=encounter_id, character=None)
+    encounters.adjust_hit_points(
+        campaign_id=campaign.pk, encounter_id=encounter_id, by=gm, combatant_id=goblin.pk, amount=-100, reason="x"
+    )
+    client.force_login(player)
+    section = html(client.get(dashboard_url(campaign)))
+    assert '<span class="badge dying">Dying</span>' in section
+    assert '<span class="badge dead">Dead</span>' in section
+
+
+def test_an_ended_encounter_leaves_the_empty_state(client, campaign, gm, player) -> None:
+    encounter_id = fight(campaign, gm, [])
+    encounters.end_encounter(campaign_id=campaign.pk, encounter_id=encounter_id, by=gm)
+    client.force_login(player)
+    assert "No encounter running." in text(client.get(dashboard_url(campaign)))
+
+
+@pytest.mark.parametrize("size", [1, 6])
+def test_the_dashboard_takes_eight_queries_however_large(
+    client, campaign, gm, player, other_player, django_assert_num_queries, size
 ) -> None:
-    for i in range(6):
-        make_character(campaign, player if i % 2 else other_player, f"Hero {i}")
-    for i in range(30):
+    heroes = [make_character(campaign, player if i % 2 else other_player, f"Hero {i}") for i in range(size)]
+    for i in range(5 * size):
         free_roll(campaign, gm if i % 3 else player, secret=i % 3 == 1)
+    fight(campaign, gm, heroes, goblins=3 * size)
     client.force_login(gm)
     # The session, the user, the campaign, its members, the active characters with their owners,
+    # the running encounter, its combatants with their characters (one query however many),
     # the feed's rolls with who rolled, their character and any reveal.
-    with django_assert_num_queries(6):
+    with django_assert_num_queries(8):
         response = client.get(dashboard_url(campaign))
     assert response.status_code == 200
+    assert html(response).count('<li class="combatant') == 4 * size
 
 
 def test_the_campaign_page_links_to_the_dashboard(client, campaign, player) -> None:

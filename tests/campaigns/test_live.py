@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import json
+import random
 from collections.abc import Awaitable, Callable
 from typing import Any
 
@@ -13,8 +14,9 @@ from asgiref.testing import ApplicationCommunicator
 from channels.db import database_sync_to_async
 from django.test import Client
 
-from campaigns import rolls
+from campaigns import encounters, rolls
 from campaigns.consumers import NOT_A_MEMBER
+from campaigns.encounters import StatBlock
 from campaigns.models import Campaign
 from characters.operations import save_section, section_version
 from config.asgi import application
@@ -176,6 +178,80 @@ def test_a_hit_point_change_reaches_every_member_as_the_party_row(campaign, gm, 
     run(scenario)
 
 
+def test_each_encounter_change_reaches_every_member_as_the_initiative_order(campaign, gm, player) -> None:
+    brunella = make_character(campaign, player, "Brunella")
+    goblin = StatBlock(name="Goblin", reflex=2, combat=1, accuracy=1, damage=1, armor=0, pulse=1)
+    state: dict[str, int] = {}
+
+    def start() -> None:
+        state["encounter_id"] = encounters.start_encounter(campaign_id=campaign.pk, by=gm, name="Ambush").pk
+
+    def join() -> None:
+        ids = {"campaign_id": campaign.pk, "encounter_id": state["encounter_id"]}
+        encounters.add_characters(**ids, by=gm, character_ids=[brunella.pk])
+
+    def add_goblin() -> None:
+        ids = {"campaign_id": campaign.pk, "encounter_id": state["encounter_id"]}
+        encounters.add_npcs(**ids, by=gm, stats=goblin)
+
+    def initiative() -> None:
+        ids = {"campaign_id": campaign.pk, "encounter_id": state["encounter_id"]}
+        encounters.roll_initiative(**ids, by=gm, rng=random.Random(4))
+
+    def next_turn() -> None:
+        encounters.next_turn(campaign_id=campaign.pk, encounter_id=state["encounter_id"], by=gm)
+
+    def end() -> None:
+        encounters.end_encounter(campaign_id=campaign.pk, encounter_id=state["encounter_id"], by=gm)
+
+    async def scenario() -> None:
+        sockets = [await joined(campaign, gm), await joined(campaign, player)]
+
+        async def region_after(change: Callable[[], None]) -> str:
+            await database_sync_to_async(change)()
+            htmls = []
+            for socket in sockets:
+                message = await socket.receive_json_from(timeout=2)
+                while message["type"] == "roll":  # the initiative rolls reach the feed first
+                    message = await socket.receive_json_from(timeout=2)
+                assert message["type"] == "fragment"
+                assert message["id"] == "initiative"
+                assert message["html"].startswith('<section class="campaign-section" id="initiative"')
+                htmls.append(message["html"])
+            assert htmls[0] == htmls[1]  # the same order for the GM and the players
+            return htmls[0]
+
+        assert "Initiative not rolled yet" in await region_after(start)
+        assert "Nobody has joined yet." not in await region_after(join)
+        assert "Goblin" in await region_after(add_goblin)
+        rolled = await region_after(initiative)
+        assert "Round 1 · " in rolled
+        assert rolled.count('aria-current="true"') == 1
+        turned = await region_after(next_turn)
+        assert turned != rolled
+        assert turned.count('aria-current="true"') == 1
+        assert "No encounter running." in await region_after(end)
+        for socket in sockets:
+            assert await socket.receive_nothing(timeout=0.1)
+            await socket.disconnect()
+
+    run(scenario)
+
+
+def test_a_refused_encounter_change_announces_nothing(campaign, gm, player) -> None:
+    def refused() -> None:
+        with pytest.raises(encounters.Refused):
+            encounters.start_encounter(campaign_id=campaign.pk, by=gm, name="   ")
+
+    async def scenario() -> None:
+        socket = await joined(campaign, player)
+        await database_sync_to_async(refused)()
+        assert await socket.receive_nothing(timeout=0.3)
+        await socket.disconnect()
+
+    run(scenario)
+
+
 def test_on_reconnecting_the_page_gets_what_it_missed(campaign, gm, player) -> None:
     brunella = make_character(campaign, player, "Brunella")
     for text in ["d4", "d6", "d8"]:
@@ -193,10 +269,16 @@ def test_on_reconnecting_the_page_gets_what_it_missed(campaign, gm, player) -> N
 
     async def scenario() -> None:
         for_player = await catch_up(player)
-        assert [(m["type"], m.get("seq")) for m in for_player] == [("roll", 2), ("roll", 3), ("fragment", None)]
-        assert for_player[-1]["id"] == f"party-{brunella.pk}"
+        assert [(m["type"], m.get("seq")) for m in for_player] == [
+            ("roll", 2),
+            ("roll", 3),
+            ("fragment", None),
+            ("fragment", None),
+        ]
+        assert [m["id"] for m in for_player[2:]] == [f"party-{brunella.pk}", "initiative"]
+        assert "No encounter running." in for_player[-1]["html"]
         for_gm = await catch_up(gm)
-        assert [m.get("seq") for m in for_gm] == [2, 3, 4, None]
+        assert [m.get("seq") for m in for_gm] == [2, 3, 4, None, None]
 
     run(scenario)
 

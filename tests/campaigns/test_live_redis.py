@@ -160,6 +160,8 @@ def test_a_roll_posted_to_one_process_reaches_a_socket_on_the_other(servers, env
         ws.send(json.dumps({"since": 0}))
         joined = json.loads(ws.recv(timeout=10))  # the catch-up: the party as it is now
         assert joined["type"] == "fragment"
+        order = json.loads(ws.recv(timeout=10))  # and the initiative order (no encounter yet)
+        assert (order["type"], order["id"]) == ("fragment", "initiative")
 
         post_free_roll(first, campaign, sessions["player"], "3d6%2B2")
 
