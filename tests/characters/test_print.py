@@ -9,7 +9,7 @@ import pytest
 from django.conf import settings
 from django.test import Client
 from django.urls import reverse
-from playwright.sync_api import sync_playwright
+from playwright.sync_api import Browser
 
 from characters import creation
 from characters.creation import ArmorChoice, AssetChoice, SpecializationChoice, TraitChoice, WeaponChoice
@@ -171,8 +171,6 @@ def test_the_print_rules_set_the_page_and_hide_the_screen_furniture() -> None:
 
 # --- On paper ----------------------------------------------------------------------------------
 
-CHROMIUM = Path("/usr/bin/chromium")
-
 
 def full_sheet(gm, player) -> Character:
     """A sheet as large as a starting character gets: a dozen skills, specializations, long
@@ -211,31 +209,25 @@ def full_sheet(gm, player) -> Character:
     return character
 
 
-def printed_pages(live_server, user, character: Character) -> dict[str, int]:
+def printed_pages(browser: Browser, live_server, user, character: Character) -> dict[str, int]:
     """The number of pages Chromium prints the sheet on, for A4 and for Letter paper."""
-    if not CHROMIUM.exists():
-        pytest.skip(f"{CHROMIUM} is missing; install the system Chromium (apt-get install chromium)")
     client = Client()
     client.force_login(user)
     pages = {}
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=["--no-sandbox", "--disable-gpu"])
-        context = browser.new_context()
-        context.add_cookies([{"name": "sessionid", "value": client.cookies["sessionid"].value, "url": live_server.url}])
-        page = context.new_page()
-        page.goto(f"{live_server.url}{print_url(character)}")
-        for paper in ("A4", "Letter"):
-            pdf = page.pdf(format=paper, prefer_css_page_size=True)
-            pages[paper] = len(re.findall(rb"/Type\s*/Page\b", pdf))
-        browser.close()
+    context = browser.new_context()
+    context.add_cookies([{"name": "sessionid", "value": client.cookies["sessionid"].value, "url": live_server.url}])
+    page = context.new_page()
+    page.goto(f"{live_server.url}{print_url(character)}")
+    for paper in ("A4", "Letter"):
+        pdf = page.pdf(format=paper, prefer_css_page_size=True)
+        pages[paper] = len(re.findall(rb"/Type\s*/Page\b", pdf))
+    context.close()
     return pages
 
 
 @pytest.mark.browser
 @pytest.mark.django_db(transaction=True)
-def test_a_sheet_prints_on_one_or_two_pages_of_a4_or_letter(live_server, gm, player, monkeypatch) -> None:
-    # Playwright's sync API runs an event loop in this thread; the test database is used from it.
-    monkeypatch.setenv("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
+def test_a_sheet_prints_on_one_or_two_pages_of_a4_or_letter(browser: Browser, live_server, gm, player) -> None:
     everyday = build(make_campaign(gm, player, name="Everyday"), player)
-    assert printed_pages(live_server, player, everyday) == {"A4": 1, "Letter": 1}
-    assert printed_pages(live_server, player, full_sheet(gm, player)) == {"A4": 2, "Letter": 2}
+    assert printed_pages(browser, live_server, player, everyday) == {"A4": 1, "Letter": 1}
+    assert printed_pages(browser, live_server, player, full_sheet(gm, player)) == {"A4": 2, "Letter": 2}
