@@ -4,12 +4,14 @@ Only the campaign's members join its group; anyone else is accepted and closed a
 :data:`NOT_A_MEMBER`, so that the page can tell "not allowed" (stop) from a dropped connection
 (reconnect). The server sends JSON, each message one fragment to swap in by its id:
 
-- ``{"type": "roll", "seq": 12, "html": "<li id=\\"roll-12\\" …>"}``: a roll for the feed;
+- ``{"type": "roll", "seq": 12, "html": "<li id=\\"roll-12\\" …>"}``: a roll for the feed, new or
+  just revealed by the GM (the page swaps a row it shows already, and puts a new one in place by number);
 - ``{"type": "fragment", "id": "party-3", "html": "<li id=\\"party-3\\" …>"}``: a party row, or
   (``"id": "initiative"``) the running encounter's initiative order.
 
 The page sends ``{"since": <last roll seq it shows>}`` on (re)connecting and gets the rolls it
-missed, oldest first, and the party's rows and the initiative order as they are now.
+missed, oldest first (with every revealed secret roll of the feed, in case it missed the reveal),
+and the party's rows and the initiative order as they are now.
 """
 
 from __future__ import annotations
@@ -27,9 +29,11 @@ NOT_A_MEMBER: Final = 4403
 
 
 def _catch_up(campaign_id: int, *, gm: bool, since: int) -> list[dict[str, Any]]:
+    # The feed as it is now, from what the page lacks: the rolls after ``since``, and every revealed
+    # secret roll in it, whose reveal the page may have missed (one it shows already is swapped in place).
+    rolls = [roll for roll in live.feed_rolls(campaign_id, gm=gm) if roll.seq > since or roll.revealed_at]
     messages: list[dict[str, Any]] = [
-        {"type": "roll", "seq": roll.seq, "html": live.roll_html(roll, gm=gm)}
-        for roll in reversed(live.feed_rolls(campaign_id, gm=gm, after=since))
+        {"type": "roll", "seq": roll.seq, "html": live.roll_html(roll, gm=gm)} for roll in reversed(rolls)
     ]
     campaign = Campaign.objects.get(pk=campaign_id)
     for row in live.party(campaign):
@@ -70,6 +74,10 @@ class CampaignConsumer(AsyncJsonWebsocketConsumer):
         html = event["gm_html"] if self.gm else event["player_html"]
         if html:
             await self.send_json({"type": "roll", "seq": event["seq"], "html": html})
+
+    async def roll_revealed(self, event: dict[str, Any]) -> None:
+        # The same message as a new roll: the page puts it in its place by number, or swaps the row it has.
+        await self.roll_recorded(event)
 
     async def party_changed(self, event: dict[str, Any]) -> None:
         await self.send_json({"type": "fragment", "id": event["id"], "html": event["html"]})

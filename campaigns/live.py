@@ -4,8 +4,9 @@ Every member's socket joins the campaign's group (:func:`group_name`). A recorde
 saved sheet are announced after their transaction commits, as ready-made HTML fragments: the
 same templates the pages use, so a swapped fragment is exactly what a reload would show. A
 roll is rendered twice, once as the GM sees it and once as players do; a secret roll not yet
-revealed goes to the GM's sockets only. Publishing never breaks the write that caused it: the
-row is committed already, and a page catches up on reload (or on reconnecting).
+revealed goes to the GM's sockets only, and to everyone's when the GM reveals it. Publishing
+never breaks the write that caused it: the row is committed already, and a page catches up on
+reload (or on reconnecting).
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ from campaigns.encounter_views import _row as encounter_row
 from campaigns.encounters import encounter_changed
 from campaigns.models import Campaign, Combatant, Encounter, Membership, Roll
 from campaigns.roll_views import roll_entry
-from campaigns.rolls import roll_recorded
+from campaigns.rolls import roll_recorded, roll_revealed
 from characters import sheets
 from characters.models import Character
 from characters.operations import character_changed
@@ -79,10 +80,10 @@ def initiative_html(campaign: Campaign) -> str:
     return render_to_string("campaigns/dashboard_initiative.html", context)
 
 
-def feed_rolls(campaign_id: int, *, gm: bool, after: int = 0) -> list[Roll]:
+def feed_rolls(campaign_id: int, *, gm: bool) -> list[Roll]:
     """The newest rolls the viewer may see, newest first, in one query. Players never get a
     secret roll before it is revealed, not even as a placeholder: the feed is what the socket sends."""
-    rows = Roll.objects.filter(campaign_id=campaign_id, seq__gt=after).for_viewer(gm=gm, filtered=True)
+    rows = Roll.objects.filter(campaign_id=campaign_id).for_viewer(gm=gm, filtered=True)
     return list(rows.select_related("by", "character", "reveal").newest_first()[:FEED_SIZE])
 
 
@@ -105,17 +106,28 @@ def _send(campaign_id: int, event: dict[str, Any]) -> None:
         logger.exception("Could not announce %s to campaign %s", event["type"], campaign_id)
 
 
-@receiver(roll_recorded, dispatch_uid="campaigns.live.announce_roll")
-def announce_roll(sender: Any, roll: Roll, **kwargs: Any) -> None:
+def _announce_roll(event_type: str, roll: Roll) -> None:
     roll = Roll.objects.select_related("campaign", "by", "character", "reveal").get(pk=roll.pk)
     hidden = roll.secret and roll.revealed_at is None
     event = {
-        "type": "roll.recorded",
+        "type": event_type,
         "seq": roll.seq,
         "gm_html": roll_html(roll, gm=True),
         "player_html": None if hidden else roll_html(roll, gm=False),
     }
     _send(roll.campaign_id, event)
+
+
+@receiver(roll_recorded, dispatch_uid="campaigns.live.announce_roll")
+def announce_roll(sender: Any, roll: Roll, **kwargs: Any) -> None:
+    _announce_roll("roll.recorded", roll)
+
+
+@receiver(roll_revealed, dispatch_uid="campaigns.live.announce_reveal")
+def announce_reveal(sender: Any, roll: Roll, **kwargs: Any) -> None:
+    """A revealed roll goes to every socket again: players see it for the first time, in its place
+    by number; the GM's row is swapped for one marked "Secret, revealed"."""
+    _announce_roll("roll.revealed", roll)
 
 
 @receiver(character_changed, dispatch_uid="campaigns.live.announce_character")

@@ -16,7 +16,8 @@ rows. How a caller fills it in:
   and what it is the chance of ("success", "hit", "total ≥ 9"); None when there is no exact,
   finite answer (``chance_of`` then says why, e.g. "unbounded").
 
-After the transaction commits, :data:`roll_recorded` is sent with the roll, for the live feed.
+After the transaction commits, :data:`roll_recorded` is sent with the roll, for the live feed;
+revealing a secret roll sends :data:`roll_revealed` the same way.
 
 JSON content may hold only objects, arrays, strings, integers, booleans and null: no
 floats, so that the canonical form (below) is the same on every database and machine.
@@ -49,6 +50,9 @@ GENESIS: Final = "0" * 64
 
 #: Sent after commit with ``roll``: the live dashboard listens.
 roll_recorded = django.dispatch.Signal()
+
+#: Sent after commit with ``roll`` when the GM reveals it: the players' dashboards get it at last.
+roll_revealed = django.dispatch.Signal()
 
 
 def _timestamp(moment: datetime) -> str:
@@ -203,7 +207,9 @@ def reveal_roll(*, campaign_id: int, seq: int, by: AbstractBaseUser) -> RollReve
         raise Conflict(f"Roll #{seq} was never secret.")
     if roll.revealed_at is not None:
         raise Conflict(f"Roll #{seq} is already revealed.")
-    return RollReveal.objects.create(roll=roll, by=by, created_at=timezone.now())
+    reveal = RollReveal.objects.create(roll=roll, by=by, created_at=timezone.now())
+    transaction.on_commit(lambda: roll_revealed.send(sender=Roll, roll=roll))
+    return reveal
 
 
 # --- Verifying the chain ---------------------------------------------------------------------------

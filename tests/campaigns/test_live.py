@@ -18,6 +18,7 @@ from campaigns import encounters, rolls
 from campaigns.consumers import NOT_A_MEMBER
 from campaigns.encounters import StatBlock
 from campaigns.models import Campaign
+from campaigns.operations import Conflict
 from characters.operations import save_section, section_version
 from config.asgi import application
 from tests.campaigns.helpers import make_character
@@ -292,5 +293,94 @@ def test_a_malformed_request_is_ignored(campaign, player, content) -> None:
         await socket.send_to(text_data=json.dumps(content))
         assert await socket.receive_nothing(timeout=0.2)
         await socket.disconnect()
+
+    run(scenario)
+
+
+def reveal(campaign: Campaign, gm: Any, seq: int) -> None:
+    rolls.reveal_roll(campaign_id=campaign.pk, seq=seq, by=gm)
+
+
+def test_a_revealed_roll_reaches_the_players_and_updates_the_gms_row(campaign, gm, player, other_player) -> None:
+    async def scenario() -> None:
+        gm_socket = await joined(campaign, gm)
+        player_sockets = [await joined(campaign, player), await joined(campaign, other_player)]
+        await database_sync_to_async(free_roll)(campaign, gm, "d20", secret=True)
+        secret = await gm_socket.receive_json_from(timeout=2)
+        assert '<span class="badge">Secret</span>' in secret["html"]
+        for socket in player_sockets:
+            assert await socket.receive_nothing(timeout=0.2)
+
+        await database_sync_to_async(reveal)(campaign, gm, 1)
+        revealed = await gm_socket.receive_json_from(timeout=2)
+        assert (revealed["type"], revealed["seq"]) == ("roll", 1)
+        assert revealed["html"].startswith('<li class="roll-entry secret" id="roll-1">')
+        assert "Secret, revealed" in revealed["html"]
+        assert "Reveal" not in revealed["html"].replace("Secret, revealed", "")
+        for socket in player_sockets:
+            message = await socket.receive_json_from(timeout=2)
+            assert (message["type"], message["seq"]) == ("roll", 1)
+            assert "Secret, revealed" in message["html"]
+            assert "<code>d20</code>" in message["html"]  # the whole roll, no longer a placeholder
+            assert "A secret roll by the GM" not in message["html"]
+        for socket in [gm_socket, *player_sockets]:
+            assert await socket.receive_nothing(timeout=0.1)  # announced once
+            await socket.disconnect()
+
+    run(scenario)
+
+
+def test_revealing_from_the_roll_log_page_pushes_the_roll(campaign, gm, player) -> None:
+    free_roll(campaign, gm, "d8", secret=True)
+
+    def reveal_through_the_page() -> int:
+        client = Client()
+        client.force_login(gm)
+        return client.post(f"/campaigns/{campaign.pk}/rolls/1/reveal/", HTTP_HX_REQUEST="true").status_code
+
+    async def scenario() -> None:
+        socket = await joined(campaign, player)
+        assert await database_sync_to_async(reveal_through_the_page)() == 200
+        message = await socket.receive_json_from(timeout=2)
+        assert message["seq"] == 1
+        assert "<code>d8</code>" in message["html"]
+        await socket.disconnect()
+
+    run(scenario)
+
+
+def test_a_refused_reveal_announces_nothing(campaign, gm, player) -> None:
+    free_roll(campaign, gm, "d6")  # an open roll: there is nothing to reveal
+
+    def refused() -> None:
+        with pytest.raises(Conflict):
+            reveal(campaign, gm, 1)
+
+    async def scenario() -> None:
+        sockets = [await joined(campaign, gm), await joined(campaign, player)]
+        await database_sync_to_async(refused)()
+        for socket in sockets:
+            assert await socket.receive_nothing(timeout=0.3)
+            await socket.disconnect()
+
+    run(scenario)
+
+
+def test_on_reconnecting_the_page_gets_a_reveal_it_missed(campaign, gm, player) -> None:
+    free_roll(campaign, gm, "d20", secret=True)
+    free_roll(campaign, player, "d4")
+    free_roll(campaign, gm, "d10", secret=True)  # still secret: players never get it
+    reveal(campaign, gm, 1)  # while the player's page was offline, showing roll 2 only
+
+    async def scenario() -> None:
+        socket = await joined(campaign, player)
+        await socket.send_json_to({"since": 2})
+        messages = []
+        while not await socket.receive_nothing(timeout=0.3):
+            messages.append(await socket.receive_json_from())
+        await socket.disconnect()
+        assert [(m["type"], m.get("seq", m.get("id"))) for m in messages] == [("roll", 1), ("fragment", "initiative")]
+        assert "<code>d20</code>" in messages[0]["html"]
+        assert "Secret, revealed" in messages[0]["html"]
 
     run(scenario)

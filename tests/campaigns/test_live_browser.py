@@ -125,3 +125,33 @@ def test_a_dropped_socket_is_announced_and_the_missed_roll_arrives_on_reconnecti
     dashboard.context.close()
     # The browser reports the refused connections while the server was down; nothing else.
     assert [p for p in problems if "WebSocket connection" not in p] == []
+
+
+def test_a_revealed_roll_takes_its_place_in_the_players_feed_and_the_gms_row_says_so(
+    asgi_server, browser, problems, campaign, gm, player
+) -> None:
+    def roll(by, text: str, *, secret: bool = False) -> None:
+        rolls.roll_free(campaign_id=campaign.pk, by=by, text=text, explode=False, secret=secret, rng=random.Random(4))
+
+    roll(gm, "d20", secret=True)
+    roll(player, "d6")
+    table = open_dashboard(browser, player, asgi_server, campaign, problems)
+    dashboard = open_dashboard(browser, gm, asgi_server, campaign, problems)
+    expect(table.locator("#roll-feed > li")).to_have_count(1)
+    expect(dashboard.locator("#roll-1 .badge")).to_have_text("Secret")
+
+    # Revealed from the roll log, through the server: this thread's event loop belongs to Playwright.
+    log = _open(dashboard.context, problems)
+    log.goto(f"{asgi_server.url}/campaigns/{campaign.pk}/rolls/")
+    log.get_by_role("button", name="Reveal roll #1 to everyone").click()
+    expect(log.locator("#roll-1 .badge")).to_have_text("Secret, revealed")
+
+    expect(table.locator("#roll-feed > li")).to_have_count(2, timeout=5000)
+    assert table.locator("#roll-feed > li").evaluate_all("items => items.map(li => li.id)") == ["roll-2", "roll-1"]
+    expect(table.locator("#roll-1")).to_contain_text("d20")
+    expect(dashboard.locator("#roll-1 .badge")).to_have_text("Secret, revealed", timeout=5000)
+    expect(dashboard.locator("#roll-feed > li")).to_have_count(2)
+    for page in (table, dashboard):
+        assert page.evaluate("window.sameDocument") is True
+        page.context.close()
+    assert problems == []
