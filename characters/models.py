@@ -9,13 +9,14 @@ older version is refused (see ``characters.operations``).
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Final
 
 from django.conf import settings
 from django.db import models
 from django.db.models import OuterRef, Q, Subquery
+from django.utils import timezone
 
-from campaigns.models import Membership
+from campaigns.models import AppendOnlyModel, AppendOnlyQuerySet, Membership
 from rules.dice import StepDie
 from rules.systems import lucky13
 
@@ -246,3 +247,102 @@ class Armor(models.Model):
 
     def __str__(self) -> str:
         return self.name
+
+
+# --- Adventure Points and reputation: append-only histories ------------------------------------
+
+MAX_ENTRY: Final = 1000
+"""The largest number of Adventure Points one ledger entry may move, either way."""
+
+
+class LedgerEntryQuerySet(AppendOnlyQuerySet):
+    def for_character(self, character: Character) -> LedgerEntryQuerySet:
+        return self.filter(character=character).select_related("by", "reverses", "reversed_by")
+
+
+class LedgerEntry(AppendOnlyModel):
+    """One movement of a character's Adventure Points. Written once, never changed or removed:
+    a mistake is put right by a correction, which reverses an earlier entry by reference.
+
+    ``balance`` is the character's balance after this entry, kept under the character's row
+    lock (see ``characters.ledger``), so the history shows a running balance without a sum.
+    """
+
+    class Kind(models.TextChoices):
+        AWARD = "award", "Award"
+        SPEND = "spend", "Spend"
+        CORRECTION = "correction", "Correction"
+
+    character = models.ForeignKey(Character, on_delete=models.PROTECT, related_name="ledger_entries")
+    kind = models.CharField(max_length=10, choices=Kind.choices)
+    amount = models.IntegerField()
+    balance = models.PositiveIntegerField()
+    reason = models.CharField(max_length=200)
+    adventure = models.CharField(max_length=120, blank=True)
+    #: A correction names the entry it reverses; an entry is reversed at most once.
+    reverses = models.OneToOneField("self", on_delete=models.PROTECT, null=True, blank=True, related_name="reversed_by")
+    #: What a spend bought, as the engine's Purchase: {"kind", "skill", "name", "ability", "before", "after"}.
+    purchase = models.JSONField(default=dict, blank=True)
+    by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
+    created_at = models.DateTimeField(default=timezone.now)
+
+    objects = LedgerEntryQuerySet.as_manager()
+
+    class Meta:
+        ordering = ["-pk"]
+        verbose_name_plural = "ledger entries"
+        indexes = [models.Index(fields=["character", "-id"], name="characters_ledger_by_character")]
+        constraints = [
+            models.CheckConstraint(
+                condition=Q(amount__gte=-MAX_ENTRY, amount__lte=MAX_ENTRY) & ~Q(amount=0),
+                name="characters_ledgerentry_amount_bounds",
+            ),
+            models.CheckConstraint(condition=Q(balance__gte=0), name="characters_ledgerentry_balance_not_negative"),
+            models.CheckConstraint(
+                condition=~Q(kind="award") | Q(amount__gt=0), name="characters_ledgerentry_award_adds"
+            ),
+            models.CheckConstraint(
+                condition=~Q(kind="spend") | Q(amount__lt=0), name="characters_ledgerentry_spend_takes"
+            ),
+            models.CheckConstraint(
+                condition=Q(kind="correction", reverses__isnull=False)
+                | (~Q(kind="correction") & Q(reverses__isnull=True)),
+                name="characters_ledgerentry_correction_reverses",
+            ),
+            models.CheckConstraint(
+                condition=Q(kind__in=["award", "spend", "correction"]), name="characters_ledgerentry_kind"
+            ),
+            models.CheckConstraint(condition=~Q(reason=""), name="characters_ledgerentry_reason_not_blank"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.amount:+d} AP for {self.character_id}: {self.reason}"
+
+
+class ReputationChange(AppendOnlyModel):
+    """One change of a character's reputation (−5 … +5), with why: written once, never changed."""
+
+    character = models.ForeignKey(Character, on_delete=models.PROTECT, related_name="reputation_changes")
+    change = models.SmallIntegerField()
+    reputation = models.SmallIntegerField()  # after the change
+    reason = models.CharField(max_length=200)
+    adventure = models.CharField(max_length=120, blank=True)
+    by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
+    created_at = models.DateTimeField(default=timezone.now)
+
+    objects = AppendOnlyQuerySet.as_manager()
+
+    class Meta:
+        ordering = ["-pk"]
+        constraints = [
+            models.CheckConstraint(
+                condition=Q(change__gte=-10, change__lte=10) & ~Q(change=0), name="characters_reputationchange_change"
+            ),
+            models.CheckConstraint(
+                condition=Q(reputation__gte=-5, reputation__lte=5), name="characters_reputationchange_range"
+            ),
+            models.CheckConstraint(condition=~Q(reason=""), name="characters_reputationchange_reason_not_blank"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.change:+d} reputation for {self.character_id}: {self.reason}"

@@ -25,7 +25,7 @@ from django.utils import timezone
 
 from campaigns.models import Campaign, Membership
 from characters.creation import MAX_CONCEPT, MAX_DESCRIPTION, MAX_NOTES, MAX_ROWS, check_die
-from characters.models import Armor, Asset, Character, Skill, Specialization, Trait, Weapon
+from characters.models import Armor, Asset, Character, ReputationChange, Skill, Specialization, Trait, Weapon
 from rules.dice import StepDie
 from rules.systems import lucky13
 from rules.systems.lucky13 import SheetError
@@ -562,6 +562,15 @@ def save_section(*, character_id: int, section: str, version: int, data: Any, by
         raise NotAllowed(reason)
     if is_stale(character, section, version):
         raise StaleSection(section, made_from=version, now=section_version(character, section))
+    reputation = character.reputation
     fields = WRITERS[section](character, data, gm=is_gm)
+    if character.reputation != reputation:  # the reputation's history is kept, whoever changes it
+        ReputationChange.objects.create(
+            character=character,
+            change=character.reputation - reputation,
+            reputation=character.reputation,
+            reason="Changed on the sheet",
+            by=by,
+        )
     mark_changed(character, section, fields=fields)
     return character
