@@ -11,7 +11,7 @@ import pytest
 from playwright.sync_api import Locator, Page, expect
 
 from campaigns import rolls
-from campaigns.models import Campaign, Roll, RollKind
+from campaigns.models import Campaign, RollKind
 from characters.models import Character
 from pages.presenters import check_roll_view
 from rules.dice import StepDie
@@ -175,7 +175,7 @@ def test_without_javascript_the_filters_paging_and_verify_are_plain_forms_and_li
 
 
 def test_no_horizontal_scrolling_at_360_pixels(live_server, page: Page, problems, campaign, gm, player) -> None:
-    """Long names, a check's three rows of dice, and a free roll of many exploding dice."""
+    """Long names, a check's three rows of dice, a free roll of many exploding dice and a long expression."""
     brunella = make_character(campaign, player, "Brunella Longname-Ironhand of the Drowned Kings")
     big = StepDie.parse("d12+d12+d4")
     check = lucky13.Check(big, big, big, lucky13.AbilityRoll.BACKGROUND, lucky13.Explosion.CINEMATIC)
@@ -186,16 +186,18 @@ def test_no_horizontal_scrolling_at_360_pixels(live_server, page: Page, problems
                       chance=lucky13.check_chance(check).p_success, chance_of="success")  # fmt: skip
     rolls.roll_free(campaign_id=campaign.pk, by=gm, text="30d12+4d6kh3-2", explode=True, secret=True,
                     rng=random.Random(4))  # fmt: skip
+    long = "+".join(["d10"] * 20)  # a long word in the roll's heading
+    rolls.roll_free(campaign_id=campaign.pk, by=player, text=long, explode=False, secret=False, rng=random.Random(5))
     sign_in(page.context, gm, live_server)
     page.set_viewport_size({"width": 360, "height": 740})
 
     page.goto(log_url(live_server, campaign))
 
-    expect(entries(page)).to_have_count(2)
+    expect(entries(page)).to_have_count(3)
     expect(page.locator("#roll-list .die.exploded").first).to_be_visible()
-    assert Roll.objects.count() == 2
+    expect(page.locator("#roll-3 code")).to_have_text(long)
     assert page.evaluate("document.documentElement.scrollWidth") <= 360
     page.get_by_role("button", name="Verify log").click()
-    expect(page.locator("#verify-result")).to_have_text("All 2 rolls verified.")
+    expect(page.locator("#verify-result")).to_have_text("All 3 rolls verified.")
     assert page.evaluate("document.documentElement.scrollWidth") <= 360
     assert problems == []
