@@ -1,6 +1,6 @@
 from django.urls import path
 
-from characters import creation_views, exchange_views, roll_views, views
+from characters import creation_views, exchange_views, ledger_views, roll_views, views
 
 app_name = "characters"
 
@@ -9,6 +9,11 @@ urlpatterns = [
     path("characters/<int:pk>/edit/<slug:section>/", views.edit_section, name="edit-section"),
     path("characters/<int:pk>/section/<slug:section>/", views.sheet_section, name="sheet-section"),
     path("characters/<int:pk>/roll/", roll_views.roll, name="roll"),
+    path("characters/<int:pk>/ledger/", ledger_views.ledger_page, name="ledger"),
+    path("characters/<int:pk>/ledger/<int:entry_pk>/reverse/", ledger_views.correct_entry, name="correct-entry"),
+    path("characters/<int:pk>/advance/", ledger_views.advance, name="advance"),
+    path("characters/<int:pk>/advance/buy/", ledger_views.buy, name="buy"),
+    path("campaigns/<int:campaign_pk>/award/", ledger_views.award, name="award"),
     path("campaigns/<int:campaign_pk>/characters/new/", creation_views.start, name="create"),
     path("characters/<int:pk>/create/<slug:step>/", creation_views.step, name="create-step"),
     path("characters/<int:pk>/export.json", exchange_views.export_character, name="export"),

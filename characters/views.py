@@ -20,7 +20,7 @@ from django.views.decorators.vary import vary_on_headers
 
 from characters import access, operations, sheets
 from characters.forms import EDITS, SectionEdit
-from characters.models import Character
+from characters.models import Character, LedgerEntry
 
 #: Where each section shows on the sheet: the region's DOM id (and partial ``section-<region>``).
 #: The skill dice and the specializations are edited apart but shown together.
@@ -36,6 +36,8 @@ REGIONS: dict[str, str] = {
     "notes": "notes",
 }
 assert REGIONS.keys() == operations.SECTIONS.keys()
+#: How many of the latest Adventure-Point entries the sheet shows (the ledger page has them all).
+LATEST_ENTRIES = 3
 #: The visible text of an Edit button that shares its region with another.
 BUTTONS = {"skills": "Edit dice", "specializations": "Edit specializations"}
 
@@ -76,7 +78,8 @@ def _edit_links(character: Character, request: HttpRequest, focus: str) -> dict[
 
 def _sheet_context(request: HttpRequest, character: Character, *, focus: str = "") -> dict[str, Any]:
     full = _full(character)
-    return {**sheets.sheet(full), "edit_links": _edit_links(full, request, focus)}
+    latest = LedgerEntry.objects.filter(character=full)[:LATEST_ENTRIES]  # lazy: only the standing region reads it
+    return {**sheets.sheet(full), "edit_links": _edit_links(full, request, focus), "ledger_latest": latest}
 
 
 @require_safe

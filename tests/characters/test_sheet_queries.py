@@ -21,7 +21,8 @@ SHEET_QUERIES = (
     # 9. the skills each asset helps
     # 10. its weapons
     # 11. its armor
-    11
+    # 12. its latest Adventure-Point entries
+    12
 )
 
 

@@ -1,0 +1,369 @@
+"""Adventure Points on the pages: the ledger, the GM's end-of-adventure awards, corrections,
+and spending with "What should I buy?".
+
+Every change goes through ``characters.ledger``, which checks who asks and refuses with a
+message and a status (400 bad input, 403 not yours, 404 not found, 409 not now: too few
+points, a maxed die, a sheet that changed). The forms are plain POSTs that redirect, so
+the pages work without JavaScript; on "What should I buy?" htmx swaps the comparison
+when the difficulty changes.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Any, Final
+
+from django import forms
+from django.contrib import messages
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import redirect, render
+from django.urls import reverse
+from django.views.decorators.http import require_http_methods, require_POST, require_safe
+from django.views.decorators.vary import vary_on_headers
+
+from campaigns import access as campaign_access
+from campaigns.operations import Refused
+from characters import access, ledger
+from characters.models import MAX_ENTRY, Character, LedgerEntry, ReputationChange
+from characters.sheets import with_sheet
+from pages.presenters import CHART_WIDTH, LABEL_HEIGHT, PLOT_HEIGHT
+from rules.dice import StepDie
+from rules.systems import lucky13
+from rules.systems.lucky13 import Difficulty, PurchaseKind
+
+DIFFICULTY_CHOICES: Final = [(d.value, f"{d.value.title()} ({d.die.label})") for d in Difficulty]
+NO_ADVENTURE: Final = "No adventure named"
+
+
+def _names(character: Character) -> dict[str, str]:
+    return dict(zip(lucky13.ABILITY_KEYS, character.campaign.settings["ability_names"], strict=True))
+
+
+def _adventures(campaign_id: int) -> list[str]:
+    """The adventures the campaign's ledger already names, latest first, for the form's suggestions."""
+    seen = (
+        LedgerEntry.objects.filter(character__campaign_id=campaign_id)
+        .exclude(adventure="")
+        .order_by("-pk")
+        .values_list("adventure", flat=True)[:200]
+    )
+    return list(dict.fromkeys(seen))[:20]
+
+
+# --- The ledger page ------------------------------------------------------------------------------
+
+
+def ledger_chart(entries: list[LedgerEntry]) -> dict[str, Any]:
+    """Points earned and spent per adventure, in the order the adventures began: two bars each.
+
+    A correction counts against what it reverses: taking back an award lowers what was earned,
+    refunding a purchase lowers what was spent.
+    """
+    totals: dict[str, list[int]] = {}
+    for entry in sorted(entries, key=lambda e: e.pk):
+        earned_spent = totals.setdefault(entry.adventure or NO_ADVENTURE, [0, 0])
+        kind = entry.reverses.kind if entry.reverses is not None else entry.kind
+        if kind == LedgerEntry.Kind.AWARD:
+            earned_spent[0] += entry.amount
+        else:
+            earned_spent[1] -= entry.amount
+    highest = max((max(pair) for pair in totals.values()), default=0) or 1
+    step = CHART_WIDTH / max(len(totals), 1)
+    bar = step * 0.35
+    groups = []
+    for i, (adventure, (earned, spent)) in enumerate(totals.items()):
+        left = i * step + step * 0.15
+        groups.append(
+            {
+                "adventure": adventure,
+                "earned": earned,
+                "spent": spent,
+                "bars": [
+                    {"x": round(x, 3), "height": round(h, 3), "y": round(PLOT_HEIGHT - h, 3), "kind": kind, "value": v}
+                    for x, h, kind, v in (
+                        (left, PLOT_HEIGHT * max(earned, 0) / highest, "earned", earned),
+                        (left + bar, PLOT_HEIGHT * max(spent, 0) / highest, "spent", spent),
+                    )
+                ],
+                "text_x": round(left + bar, 3),
+                "label": adventure if len(adventure) <= 14 else adventure[:13] + "…",
+            }
+        )
+    return {
+        "groups": groups,
+        "bar_width": round(bar, 3),
+        "width": CHART_WIDTH,
+        "plot_height": PLOT_HEIGHT,
+        "height": PLOT_HEIGHT + LABEL_HEIGHT,
+        "label_y": PLOT_HEIGHT + LABEL_HEIGHT - 4,
+    }
+
+
+@require_safe
+def ledger_page(request: HttpRequest, pk: int) -> HttpResponse:
+    """The whole history of a character's points with its running balance, and of their reputation."""
+    character = access.character_for(request.user, pk)
+    entries = list(LedgerEntry.objects.for_character(character))
+    context = {
+        "character": character,
+        "entries": entries,
+        "chart": ledger_chart(entries) if entries else None,
+        "reputation": list(ReputationChange.objects.filter(character=character).select_related("by")),
+        "can_correct": character.viewer_is_gm and character.can_edit,
+    }
+    return render(request, "characters/ledger.html", context)
+
+
+# --- Corrections ----------------------------------------------------------------------------------
+
+
+class CorrectionForm(forms.Form):
+    reason = forms.CharField(label="Why", max_length=ledger.MAX_REASON)
+
+
+@require_http_methods(["GET", "HEAD", "POST"])
+def correct_entry(request: HttpRequest, pk: int, entry_pk: int) -> HttpResponse:
+    """The GM reverses an entry, after seeing what that will do."""
+    character = access.character_for(request.user, pk)
+    entry = LedgerEntry.objects.for_character(character).filter(pk=entry_pk).first()
+    if entry is None:
+        return _refusal(request, character, "That entry is not in this character's ledger.", 404)
+    if not character.viewer_is_gm:
+        return _refusal(request, character, "Only the GM corrects Adventure Points.", 403)
+    form = CorrectionForm(request.POST if request.method == "POST" else None)
+    status = 200
+    if request.method == "POST":
+        if form.is_valid():
+            try:
+                ledger.correct(character_id=character.pk, entry_id=entry.pk, reason=form.cleaned_data["reason"],
+                               by=request.user)  # fmt: skip
+            except Refused as refused:
+                return _refusal(request, character, refused.message, refused.status)
+            messages.success(request, f"Reversed: {entry.reason} ({-entry.amount:+d} AP).")
+            return redirect("characters:ledger", pk=character.pk)
+        status = 400
+    context = {"character": character, "entry": entry, "form": form, "reversal": -entry.amount}
+    return render(request, "characters/ledger_correct.html", context, status=status)
+
+
+def _refusal(request: HttpRequest, character: Character, message: str, status: int) -> HttpResponse:
+    context = {"character": character, "message": message}
+    return render(request, "characters/edit_refused.html", context, status=status)
+
+
+# --- What should I buy? ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Offer:
+    """A purchase as the page shows it: what it is, its cost, the form's fields, what it changes."""
+
+    title: str
+    cost: int
+    affordable: bool
+    fields: dict[str, Any]
+    effects: list[dict[str, Any]]
+    best_gain: Fraction
+    new_name: bool
+
+
+def offers(character: Character, difficulty: StepDie) -> list[Offer]:
+    """Every purchase the sheet allows, with its effect on the exact chances, for a character
+    loaded with its sheet."""
+    names = _names(character)
+    skills = [
+        lucky13.SheetSkill(
+            skill.name,
+            skill.ability,
+            StepDie(skill.die),
+            tuple((spec.name, spec.level) for spec in skill.specializations.all()),
+        )
+        for skill in character.skills.all()
+    ]
+    abilities = {key: StepDie(getattr(character, key)) for key in lucky13.ABILITY_KEYS}
+    explosion = lucky13.Explosion(character.campaign.settings["explosion"])
+    out = []
+    for option in lucky13.suggestions(abilities, skills, difficulty=difficulty, explosion=explosion):
+        purchase = option.purchase
+        if purchase.kind == PurchaseKind.ABILITY:
+            title = f"{names[purchase.ability]} {StepDie(purchase.before)} → {StepDie(purchase.after)}"
+        elif purchase.kind == PurchaseKind.SPECIALIZATION:
+            title = f"A new specialization under {purchase.skill}"
+        else:
+            title = f"{purchase.name} ({purchase.skill}) {purchase.before} → {purchase.after}"
+        fields = {"kind": purchase.kind.value, "skill": purchase.skill, "name": purchase.name,
+                  "ability": purchase.ability, "before": purchase.before}  # fmt: skip
+        effects = [
+            {
+                "check": f"{e.skill} ({e.specialization})" if e.specialization else e.skill,
+                "before": e.before,
+                "after": e.after,
+                "gain": e.gain,
+            }
+            for e in option.effects
+        ]
+        out.append(
+            Offer(
+                title,
+                purchase.cost,
+                purchase.cost <= character.ap_balance,
+                fields,
+                effects,
+                option.best_gain,
+                purchase.kind == PurchaseKind.SPECIALIZATION,
+            )
+        )
+    return out
+
+
+class AdviceForm(forms.Form):
+    difficulty = forms.ChoiceField(label="Compare at", choices=DIFFICULTY_CHOICES, initial=Difficulty.MODERATE.value)
+
+
+def _advance_page(request: HttpRequest, character: Character, *, status: int = 200, error: str = "") -> HttpResponse:
+    full = with_sheet(Character.objects.filter(pk=character.pk)).get()
+    form = AdviceForm(request.GET or None)
+    difficulty = Difficulty(form.cleaned_data["difficulty"] if form.is_valid() else Difficulty.MODERATE.value)
+    everything = offers(full, difficulty.die)
+    affordable = sorted((o for o in everything if o.affordable), key=lambda o: (-o.best_gain / o.cost, o.cost))
+    context = {
+        "character": full,
+        "form": form if form.is_bound else AdviceForm(),
+        "difficulty": difficulty,
+        "affordable": affordable,
+        "later": sorted((o for o in everything if not o.affordable), key=lambda o: o.cost),
+        "error": error,
+        "adventures": _adventures(full.campaign_id),
+        "url": reverse("characters:advance", args=[full.pk]),
+    }
+    template = "characters/advance.html" + ("#offers" if request.htmx and not error else "")
+    return render(request, template, context, status=status)
+
+
+@require_safe
+@vary_on_headers("HX-Request")
+def advance(request: HttpRequest, pk: int) -> HttpResponse:
+    """ "What should I buy?": each purchase the character can afford, and how it changes the
+    exact chance of the checks it touches, at the difficulty the player picks."""
+    character = access.character_for(request.user, pk, write=True)
+    return _advance_page(request, character)
+
+
+class BuyForm(forms.Form):
+    kind = forms.ChoiceField(choices=[(k.value, k.value) for k in PurchaseKind])
+    skill = forms.CharField(required=False, max_length=lucky13.MAX_NAME)
+    name = forms.CharField(required=False, max_length=lucky13.MAX_NAME, label="Name")
+    ability = forms.CharField(required=False, max_length=20)
+    before = forms.IntegerField(required=False, min_value=0, max_value=5)
+    adventure = forms.CharField(required=False, max_length=ledger.MAX_ADVENTURE)
+
+
+@require_POST
+def buy(request: HttpRequest, pk: int) -> HttpResponse:
+    character = access.character_for(request.user, pk, write=True)
+    form = BuyForm(request.POST)
+    if not form.is_valid():
+        problems = "; ".join(f"{field}: {' '.join(errors)}" for field, errors in form.errors.items())
+        return _advance_page(request, character, status=400, error=f"Nothing was bought: {problems}")
+    data = form.cleaned_data
+    order = ledger.Order(data["kind"], data["skill"], data["name"], data["ability"], data["before"])
+    try:
+        entry = ledger.buy(character_id=character.pk, order=order, by=request.user, adventure=data["adventure"])
+    except Refused as refused:
+        return _advance_page(request, character, status=refused.status, error=refused.message)
+    messages.success(request, f"Bought: {entry.reason} for {-entry.amount} AP. {entry.balance} AP left.")
+    return redirect("characters:advance", pk=character.pk)
+
+
+# --- The GM's end-of-adventure awards -------------------------------------------------------------
+
+
+class AwardForm(forms.Form):
+    adventure = forms.CharField(label="Adventure", required=False, max_length=ledger.MAX_ADVENTURE)
+    amount = forms.IntegerField(label="Adventure Points for each", required=False, min_value=0, max_value=MAX_ENTRY)
+    reason = forms.CharField(label="Reason", required=False, max_length=ledger.MAX_REASON)
+
+    def __init__(self, *args: Any, characters: list[Character], **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.characters = characters
+        for character in characters:
+            self.fields[f"include-{character.pk}"] = forms.BooleanField(
+                label=f"Award {character.name}", required=False, initial=True
+            )
+            self.fields[f"amount-{character.pk}"] = forms.IntegerField(
+                label="Points instead", required=False, min_value=0, max_value=MAX_ENTRY
+            )
+            self.fields[f"reason-{character.pk}"] = forms.CharField(
+                label="Reason instead", required=False, max_length=ledger.MAX_REASON
+            )
+            self.fields[f"reputation-{character.pk}"] = forms.IntegerField(
+                label="Reputation change", required=False, min_value=-10, max_value=10, initial=0
+            )
+
+    def rows(self) -> list[dict[str, Any]]:
+        return [
+            {
+                "character": c,
+                "include": self[f"include-{c.pk}"],
+                "amount": self[f"amount-{c.pk}"],
+                "reason": self[f"reason-{c.pk}"],
+                "reputation": self[f"reputation-{c.pk}"],
+            }
+            for c in self.characters
+        ]
+
+    def awards(self) -> list[ledger.Award]:
+        data = self.cleaned_data
+        party = data["amount"] or 0
+        return [
+            ledger.Award(
+                c.pk,
+                data[f"amount-{c.pk}"] if data[f"amount-{c.pk}"] is not None else party,
+                data[f"reputation-{c.pk}"] or 0,
+                data[f"reason-{c.pk}"],
+            )
+            for c in self.characters
+            if data[f"include-{c.pk}"]
+        ]
+
+
+@require_http_methods(["GET", "HEAD", "POST"])
+def award(request: HttpRequest, campaign_pk: int) -> HttpResponse:
+    """The GM's end-of-adventure form: Adventure Points for the party (one amount and reason for
+    all, with per-character overrides) and reputation changes, written in one go."""
+    campaign = campaign_access.campaign_for(request.user, campaign_pk, gm=True)
+    characters = list(Character.objects.active().filter(campaign=campaign).select_related("owner"))
+    form = AwardForm(request.POST if request.method == "POST" else None, characters=characters)
+    status, error = 200, ""
+    if request.method == "POST":
+        if form.is_valid():
+            try:
+                awarded = ledger.award(
+                    campaign_id=campaign.pk,
+                    awards=form.awards(),
+                    reason=form.cleaned_data["reason"],
+                    adventure=form.cleaned_data["adventure"],
+                    by=request.user,
+                )
+            except Refused as refused:
+                status, error = refused.status, refused.message
+                for key, message in refused.errors.items():
+                    field = f"amount-{key}" if key.isdigit() else key
+                    form.add_error(field if field in form.fields else None, message)
+            else:
+                said = [f"{e.character.name} {e.amount} AP" for e in awarded.entries]
+                said += [f"{c.character.name} reputation {c.change:+d}" for c in awarded.reputation]
+                messages.success(request, f"Awarded: {', '.join(said)}. Everyone sees it now.")
+                return redirect("campaigns:detail", pk=campaign.pk)
+        else:
+            status = 400
+    context = {
+        "campaign": campaign,
+        "form": form,
+        "error": error,
+        "reasons": ledger.SUGGESTED_REASONS,
+        "typical": ledger.TYPICAL_AWARD,
+        "adventures": _adventures(campaign.pk),
+    }
+    return render(request, "characters/award.html", context, status=status)

@@ -1,0 +1,311 @@
+"""The Adventure-Point pages with the whole cast: the ledger, corrections, "What should I buy?",
+purchases, and the GM's end-of-adventure awards."""
+
+from __future__ import annotations
+
+import pytest
+from django.urls import reverse
+
+from characters import ledger
+from characters.ledger import Award
+from characters.models import Character, LedgerEntry, ReputationChange, Specialization
+from tests.characters.conftest import make_character
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def funded(campaign, gm, player) -> Character:
+    brunella = make_character(campaign, player)
+    ledger.award(
+        campaign_id=campaign.pk, awards=[Award(brunella.pk, 12)], reason="Completing the mission",
+        adventure="The Drowned Bell", by=gm,
+    )  # fmt: skip
+    brunella.refresh_from_db()
+    return brunella
+
+
+def login(client, request, who: str):
+    user = request.getfixturevalue(who)
+    client.force_login(user)
+    return user
+
+
+# --- The ledger page ------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("who", "status"), [("gm", 200), ("player", 200), ("other_player", 200), ("outsider", 404)])
+def test_the_ledger_page_is_for_the_campaigns_members(client, request, funded, who, status) -> None:
+    login(client, request, who)
+    response = client.get(reverse("characters:ledger", args=[funded.pk]))
+    assert response.status_code == status
+    if status == 200:
+        assert "Completing the mission" in response.text
+        assert "The Drowned Bell" in response.text
+        assert 'id="ap-balance">12<' in response.text
+        assert "<svg" in response.text  # the chart of points per adventure
+        assert ("Reverse" in response.text) == (who == "gm")
+
+
+def test_the_ledger_shows_a_running_balance_and_its_queries_stay_constant(
+    client, gm, player, funded, django_assert_num_queries
+) -> None:
+    for i in range(2):
+        ledger.buy(character_id=funded.pk, order=ledger.Order("specialization", "Fighting", f"Trick {i}"), by=player)
+    client.force_login(player)
+    # session, user, access (character + role), the entries with who made them and what they reverse,
+    # the reputation history
+    with django_assert_num_queries(5):
+        response = client.get(reverse("characters:ledger", args=[funded.pk]))
+    balances = [e.balance for e in LedgerEntry.objects.filter(character=funded)]
+    assert balances == [4, 8, 12]
+    assert response.text.index("New specialization Trick 1") < response.text.index("New specialization Trick 0")
+
+
+def test_the_chart_counts_a_correction_against_what_it_reverses(funded, gm) -> None:
+    from characters.ledger_views import ledger_chart
+
+    award = LedgerEntry.objects.get()
+    ledger.award(campaign_id=funded.campaign_id, awards=[Award(funded.pk, 5)], reason="Heroic", by=gm)
+    ledger.correct(character_id=funded.pk, entry_id=award.pk, reason="Wrong adventure", by=gm)
+    chart = ledger_chart(list(LedgerEntry.objects.for_character(funded)))
+    assert [(g["adventure"], g["earned"], g["spent"]) for g in chart["groups"]] == [
+        ("The Drowned Bell", 0, 0),
+        ("No adventure named", 5, 0),
+    ]
+
+
+def test_the_sheet_shows_the_balance_and_the_latest_entries(client, player, funded) -> None:
+    client.force_login(player)
+    response = client.get(reverse("characters:sheet", args=[funded.pk]))
+    assert 'id="sheet-ap">12<' in response.text
+    assert '<span class="num">+12</span> Completing the mission' in response.text
+    assert reverse("characters:advance", args=[funded.pk]) in response.text
+
+
+# --- Corrections ----------------------------------------------------------------------------------
+
+
+def test_the_gm_reverses_an_entry_after_confirming(client, gm, funded) -> None:
+    entry = LedgerEntry.objects.get()
+    url = reverse("characters:correct-entry", args=[funded.pk, entry.pk])
+    client.force_login(gm)
+    page = client.get(url)
+    assert page.status_code == 200
+    assert "-12 AP" in page.text
+    response = client.post(url, {"reason": "Wrong character"})
+    assert response.status_code == 302
+    funded.refresh_from_db()
+    assert funded.ap_balance == 0
+    assert LedgerEntry.objects.filter(kind="correction", reverses=entry).exists()
+
+
+@pytest.mark.parametrize(("who", "status"), [("player", 403), ("other_player", 403), ("outsider", 404)])
+def test_only_the_gm_reverses(client, request, funded, who, status) -> None:
+    entry = LedgerEntry.objects.get()
+    login(client, request, who)
+    url = reverse("characters:correct-entry", args=[funded.pk, entry.pk])
+    assert client.get(url).status_code == status
+    assert client.post(url, {"reason": "Mine"}).status_code == status
+    assert LedgerEntry.objects.count() == 1
+
+
+def test_a_correction_needs_a_reason_and_a_real_entry(client, gm, funded) -> None:
+    entry = LedgerEntry.objects.get()
+    client.force_login(gm)
+    response = client.post(reverse("characters:correct-entry", args=[funded.pk, entry.pk]), {"reason": ""})
+    assert response.status_code == 400
+    assert "This field is required" in response.text
+    assert client.get(reverse("characters:correct-entry", args=[funded.pk, entry.pk + 99])).status_code == 404
+    assert LedgerEntry.objects.count() == 1
+
+
+def test_reversing_twice_is_refused_with_a_message(client, gm, funded) -> None:
+    entry = LedgerEntry.objects.get()
+    client.force_login(gm)
+    url = reverse("characters:correct-entry", args=[funded.pk, entry.pk])
+    client.post(url, {"reason": "Once"})
+    response = client.post(url, {"reason": "Twice"})
+    assert response.status_code == 409
+    assert "already been reversed" in response.text
+    assert LedgerEntry.objects.count() == 2
+
+
+# --- What should I buy? and buying ----------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("who", "status"), [("gm", 200), ("player", 200), ("other_player", 403), ("outsider", 404)])
+def test_what_should_i_buy_is_for_the_owner_and_the_gm(client, request, funded, who, status) -> None:
+    login(client, request, who)
+    response = client.get(reverse("characters:advance", args=[funded.pk]), {"difficulty": "challenging"})
+    assert response.status_code == status
+    if status == 200:
+        text = response.text
+        # Spellcasting d8, Teleport 2 → 3: d12 → d12+d4 with Intellect d6 against Challenging d6.
+        assert "Teleport (Spellcasting) 2 → 3" in text
+        assert "Spellcasting (Teleport) at Challenging" in text
+        assert "Will d6 → d8: 24 AP" in text  # not affordable with 12: saved up for
+        assert "<!doctype html>" in text
+
+
+def test_the_comparison_swaps_in_with_htmx(client, player, funded) -> None:
+    client.force_login(player)
+    response = client.get(
+        reverse("characters:advance", args=[funded.pk]), {"difficulty": "easy"}, headers={"HX-Request": "true"}
+    )
+    assert response.status_code == 200
+    assert response.text.lstrip().startswith('<div id="offers"')
+    assert "at Easy" in response.text
+
+
+def test_a_bad_difficulty_falls_back_to_moderate(client, player, funded) -> None:
+    client.force_login(player)
+    response = client.get(reverse("characters:advance", args=[funded.pk]), {"difficulty": "impossible"})
+    assert response.status_code == 200
+    assert "at Moderate" in response.text
+
+
+def test_the_player_buys_a_level(client, player, funded) -> None:
+    client.force_login(player)
+    data = {"kind": "level", "skill": "Spellcasting", "name": "Teleport", "before": "2"}
+    response = client.post(reverse("characters:buy", args=[funded.pk]), data, follow=True)
+    assert response.redirect_chain[-1][0] == reverse("characters:advance", args=[funded.pk])
+    assert "Bought: Teleport (Spellcasting) 2 → 3 for 4 AP. 8 AP left." in response.text
+    assert Specialization.objects.get(name="Teleport").level == 3
+
+
+def test_the_gm_buys_a_new_specialization_on_the_players_behalf(client, gm, funded) -> None:
+    client.force_login(gm)
+    data = {"kind": "specialization", "skill": "Fighting", "name": "Shield wall", "before": "0"}
+    assert client.post(reverse("characters:buy", args=[funded.pk]), data).status_code == 302
+    assert LedgerEntry.objects.filter(kind="spend", by=gm).get().amount == -4
+
+
+@pytest.mark.parametrize(
+    ("data", "status", "message"),
+    [
+        ({"kind": "ability", "ability": "will", "before": "2"}, 409, "has 12 Adventure Points; this needs 24"),
+        (
+            {"kind": "level", "skill": "Spellcasting", "name": "Teleport", "before": "1"},
+            409,
+            "changed since you looked",
+        ),
+        ({"kind": "specialization", "skill": "Fighting", "name": ""}, 400, "needs a name"),
+        ({"kind": "specialization", "skill": "Fighting", "name": "Longsword"}, 400, "already has a specialization"),
+        ({"kind": "teleport"}, 400, "Nothing was bought: kind"),
+        ({"kind": "level", "skill": "Spellcasting", "name": "Teleport", "before": "x"}, 400, "Enter a whole number"),
+    ],
+)
+def test_a_purchase_that_cannot_be_made_says_why_and_changes_nothing(client, player, funded, data, status, message):
+    client.force_login(player)
+    response = client.post(reverse("characters:buy", args=[funded.pk]), data)
+    assert response.status_code == status
+    assert message in response.text
+    funded.refresh_from_db()
+    assert funded.ap_balance == 12
+    assert LedgerEntry.objects.count() == 1
+    assert Specialization.objects.get(name="Teleport").level == 2
+
+
+@pytest.mark.parametrize(("who", "status"), [("other_player", 403), ("outsider", 404)])
+def test_others_cannot_buy(client, request, funded, who, status) -> None:
+    login(client, request, who)
+    data = {"kind": "level", "skill": "Spellcasting", "name": "Teleport"}
+    assert client.post(reverse("characters:buy", args=[funded.pk]), data).status_code == status
+    assert LedgerEntry.objects.count() == 1
+
+
+def test_buying_is_a_post(client, player, funded) -> None:
+    client.force_login(player)
+    assert client.get(reverse("characters:buy", args=[funded.pk])).status_code == 405
+
+
+# --- Awards ---------------------------------------------------------------------------------------
+
+
+@pytest.fixture
+def party(campaign, player, other_player) -> list[Character]:
+    return [make_character(campaign, player), make_character(campaign, other_player, name="Tam", reputation=0)]
+
+
+def test_the_gm_awards_the_party_in_one_form(client, gm, campaign, party) -> None:
+    brunella, tam = party
+    client.force_login(gm)
+    url = reverse("characters:award", args=[campaign.pk])
+    page = client.get(url)
+    assert page.status_code == 200
+    assert "Saving another character&#x27;s life" in page.text
+    data = {
+        "adventure": "The Drowned Bell",
+        "amount": "12",
+        "reason": "Completing the mission",
+        f"include-{brunella.pk}": "on",
+        f"include-{tam.pk}": "on",
+        f"amount-{tam.pk}": "15",
+        f"reason-{tam.pk}": "A heroic act",
+        f"reputation-{tam.pk}": "2",
+        f"reputation-{brunella.pk}": "0",
+    }
+    response = client.post(url, data, follow=True)
+    assert response.redirect_chain[-1][0] == reverse("campaigns:detail", args=[campaign.pk])
+    assert "Awarded: Brunella 12 AP, Tam 15 AP, Tam reputation +2." in response.text
+    assert list(LedgerEntry.objects.order_by("pk").values_list("character__name", "amount", "reason", "adventure")) == [
+        ("Brunella", 12, "Completing the mission", "The Drowned Bell"),
+        ("Tam", 15, "A heroic act", "The Drowned Bell"),
+    ]
+    assert ReputationChange.objects.get().change == 2
+
+
+def test_a_character_left_out_gets_nothing(client, gm, campaign, party) -> None:
+    brunella, _ = party
+    client.force_login(gm)
+    data = {"amount": "10", "reason": "Mission", f"include-{brunella.pk}": "on"}
+    assert client.post(reverse("characters:award", args=[campaign.pk]), data).status_code == 302
+    assert list(LedgerEntry.objects.values_list("character__name", flat=True)) == ["Brunella"]
+
+
+@pytest.mark.parametrize(
+    ("changes", "message"),
+    [
+        ({"amount": "1001"}, "less than or equal to 1000"),
+        ({"amount": "-3"}, "greater than or equal to 0"),
+        ({"amount": "ten"}, "Enter a whole number"),
+        ({"reason": ""}, "Give a reason for the award"),
+        ({"amount": "0"}, "Give at least one character some points"),
+        ({"reputation-TAM": "6"}, "would take it past the limits"),
+    ],
+)
+def test_a_bad_award_says_why_and_changes_nothing(client, gm, campaign, party, changes, message) -> None:
+    brunella, tam = party
+    client.force_login(gm)
+    data = {"amount": "12", "reason": "Mission", f"include-{brunella.pk}": "on", f"include-{tam.pk}": "on"}
+    data.update({key.replace("TAM", str(tam.pk)): value for key, value in changes.items()})
+    response = client.post(reverse("characters:award", args=[campaign.pk]), data)
+    assert response.status_code == 400
+    assert message in response.text.replace("&#x27;", "'")
+    assert not LedgerEntry.objects.exists()
+    assert not ReputationChange.objects.exists()
+
+
+@pytest.mark.parametrize(("who", "status"), [("player", 403), ("other_player", 403), ("outsider", 404)])
+def test_only_the_gm_awards(client, request, campaign, party, who, status) -> None:
+    login(client, request, who)
+    url = reverse("characters:award", args=[campaign.pk])
+    assert client.get(url).status_code == status
+    data = {"amount": "12", "reason": "Me", f"include-{party[0].pk}": "on"}
+    assert client.post(url, data).status_code == status
+    assert not LedgerEntry.objects.exists()
+
+
+def test_the_award_page_with_no_party_says_so(client, gm, campaign) -> None:
+    client.force_login(gm)
+    response = client.get(reverse("characters:award", args=[campaign.pk]))
+    assert "No characters in play yet" in response.text
+
+
+def test_the_campaign_page_links_the_gm_to_awards(client, gm, player, campaign) -> None:
+    url = reverse("characters:award", args=[campaign.pk])
+    client.force_login(gm)
+    assert url in client.get(reverse("campaigns:detail", args=[campaign.pk])).text
+    client.force_login(player)
+    assert url not in client.get(reverse("campaigns:detail", args=[campaign.pk])).text
