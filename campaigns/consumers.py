@@ -2,7 +2,10 @@
 
 Only the campaign's members join its group; anyone else is accepted and closed at once with
 :data:`NOT_A_MEMBER`, so that the page can tell "not allowed" (stop) from a dropped connection
-(reconnect). The server sends JSON, each message one fragment to swap in by its id:
+(reconnect). A member who is removed or leaves is closed the same way the moment it commits:
+each socket also joins its member's own group, and on hearing that the membership changed it
+reads it again (a new GM, or a GM become player, then gets what their new role sees). The
+server sends JSON, each message one fragment to swap in by its id:
 
 - ``{"type": "roll", "seq": 12, "html": "<li id=\\"roll-12\\" …>"}``: a roll for the feed, new or
   just revealed by the GM (the page swaps a row it shows already, and puts a new one in place by number);
@@ -43,36 +46,57 @@ def _catch_up(campaign_id: int, *, gm: bool, since: int) -> list[dict[str, Any]]
 
 
 class CampaignConsumer(AsyncJsonWebsocketConsumer):
-    group: str | None = None
+    #: The campaign's group and the member's own (not channels' ``groups``, which are fixed per class);
+    #: empty until a member connects, and again once the socket is no member's.
+    joined: list[str]
     gm: bool = False
 
+    async def role(self) -> str | None:
+        return await database_sync_to_async(live.role_of)(self.scope.get("user"), self.campaign_id)
+
     async def connect(self) -> None:
+        self.joined = []
         self.campaign_id = int(self.scope["url_route"]["kwargs"]["pk"])
-        role = await database_sync_to_async(live.role_of)(self.scope.get("user"), self.campaign_id)
+        role = await self.role()
+        if role is not None:
+            user_id = self.scope["user"].pk
+            # In the groups before the page hears "open": nothing recorded after that is missed.
+            for group in (live.group_name(self.campaign_id), live.member_group_name(self.campaign_id, user_id)):
+                await self.channel_layer.group_add(group, self.channel_name)
+                self.joined.append(group)
+            # A removal that committed between the first look and joining the member's group was
+            # announced to nobody: a second look, now that any later one will be heard, settles it.
+            role = await self.role()
+        await self.accept()
         if role is None:
-            await self.accept()
-            await self.close(code=NOT_A_MEMBER)
+            await self.leave(code=NOT_A_MEMBER)
             return
         self.gm = role == Membership.Role.GM
-        self.group = live.group_name(self.campaign_id)
-        # In the group before the page hears "open": nothing recorded after that is missed.
-        await self.channel_layer.group_add(self.group, self.channel_name)
-        await self.accept()
+
+    async def discard(self) -> None:
+        groups, self.joined = self.joined, []
+        for group in groups:
+            await self.channel_layer.group_discard(group, self.channel_name)
+
+    async def leave(self, code: int) -> None:
+        """Out of every group, then closed: not one more message reaches the page (the handlers
+        below send nothing once ``joined`` is empty, should one be on its way already)."""
+        await self.discard()
+        await self.close(code=code)
 
     async def disconnect(self, code: int) -> None:
-        if self.group:
-            await self.channel_layer.group_discard(self.group, self.channel_name)
+        await self.discard()
 
     async def receive_json(self, content: Any, **kwargs: Any) -> None:
         since = content.get("since") if isinstance(content, dict) else None
-        if self.group is None or not isinstance(since, int) or isinstance(since, bool) or since < 0:
+        if not self.joined or not isinstance(since, int) or isinstance(since, bool) or since < 0:
             return
         for message in await database_sync_to_async(_catch_up)(self.campaign_id, gm=self.gm, since=since):
             await self.send_json(message)
 
     async def roll_recorded(self, event: dict[str, Any]) -> None:
         html = event["gm_html"] if self.gm else event["player_html"]
-        if html:
+        if html and self.joined:
             await self.send_json({"type": "roll", "seq": event["seq"], "html": html})
 
     async def roll_revealed(self, event: dict[str, Any]) -> None:
@@ -80,7 +104,18 @@ class CampaignConsumer(AsyncJsonWebsocketConsumer):
         await self.roll_recorded(event)
 
     async def party_changed(self, event: dict[str, Any]) -> None:
-        await self.send_json({"type": "fragment", "id": event["id"], "html": event["html"]})
+        if self.joined:
+            await self.send_json({"type": "fragment", "id": event["id"], "html": event["html"]})
 
     async def encounter_changed(self, event: dict[str, Any]) -> None:
-        await self.send_json({"type": "fragment", "id": event["id"], "html": event["html"]})
+        if self.joined:
+            await self.send_json({"type": "fragment", "id": event["id"], "html": event["html"]})
+
+    async def membership_changed(self, event: dict[str, Any]) -> None:
+        if not self.joined:
+            return
+        role = await self.role()
+        if role is None:
+            await self.leave(code=NOT_A_MEMBER)
+        else:
+            self.gm = role == Membership.Role.GM

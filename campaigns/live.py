@@ -1,12 +1,13 @@
 """Live campaign events: what the dashboard shows, and announcing changes to its open sockets.
 
-Every member's socket joins the campaign's group (:func:`group_name`). A recorded roll and a
-saved sheet are announced after their transaction commits, as ready-made HTML fragments: the
-same templates the pages use, so a swapped fragment is exactly what a reload would show. A
-roll is rendered twice, once as the GM sees it and once as players do; a secret roll not yet
-revealed goes to the GM's sockets only, and to everyone's when the GM reveals it. Publishing
-never breaks the write that caused it: the row is committed already, and a page catches up on
-reload (or on reconnecting).
+Every member's socket joins the campaign's group (:func:`group_name`), and a group of that
+member's own (:func:`member_group_name`) that hears when their membership changes. A recorded
+roll and a saved sheet are announced after their transaction commits, as ready-made HTML
+fragments: the same templates the pages use, so a swapped fragment is exactly what a reload
+would show. A roll is rendered twice, once as the GM sees it and once as players do; a secret
+roll not yet revealed goes to the GM's sockets only, and to everyone's when the GM reveals it.
+Publishing never breaks the write that caused it: the row is committed already, and a page
+catches up on reload (or on reconnecting).
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from django.template.loader import render_to_string
 from campaigns.encounter_views import _row as encounter_row
 from campaigns.encounters import encounter_changed
 from campaigns.models import Campaign, Combatant, Encounter, Membership, Roll
+from campaigns.operations import membership_changed
 from campaigns.roll_views import roll_entry
 from campaigns.rolls import roll_recorded, roll_revealed
 from characters import sheets
@@ -37,6 +39,11 @@ FEED_SIZE: Final = 20
 
 def group_name(campaign_id: int) -> str:
     return f"campaign-{campaign_id}"
+
+
+def member_group_name(campaign_id: int, user_id: int) -> str:
+    """One member's sockets on one campaign's dashboard: told when their membership changes."""
+    return f"campaign-{campaign_id}-user-{user_id}"
 
 
 def role_of(user: AbstractBaseUser | AnonymousUser | None, campaign_id: int) -> str | None:
@@ -96,12 +103,12 @@ def roll_html(roll: Roll, *, gm: bool) -> str:
     return render_to_string("campaigns/_roll.html", {"entry": feed_entry(roll, gm=gm), "campaign": roll.campaign})
 
 
-def _send(campaign_id: int, event: dict[str, Any]) -> None:
+def _send(campaign_id: int, event: dict[str, Any], group: str | None = None) -> None:
     layer = get_channel_layer()
     if layer is None:
         return
     try:
-        async_to_sync(layer.group_send)(group_name(campaign_id), event)
+        async_to_sync(layer.group_send)(group or group_name(campaign_id), event)
     except Exception:  # the write stands; the dashboards catch up on reconnecting
         logger.exception("Could not announce %s to campaign %s", event["type"], campaign_id)
 
@@ -149,3 +156,9 @@ def announce_encounter(sender: Any, campaign_id: int, **kwargs: Any) -> None:
     # Every member sees the same order: the encounter page shows no secrets outside the GM's controls.
     campaign = Campaign.objects.get(pk=campaign_id)
     _send(campaign_id, {"type": "encounter.changed", "id": "initiative", "html": initiative_html(campaign)})
+
+
+@receiver(membership_changed, dispatch_uid="campaigns.live.announce_membership")
+def announce_membership(sender: Any, campaign_id: int, user_id: int, **kwargs: Any) -> None:
+    # Only that member's sockets hear it; each checks the membership again (consumers.CampaignConsumer).
+    _send(campaign_id, {"type": "membership.changed"}, member_group_name(campaign_id, user_id))

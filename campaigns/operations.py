@@ -17,6 +17,7 @@ from typing import Any
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
 from django.db.models import F
+from django.dispatch import Signal
 from django.utils import timezone
 from django.utils.text import get_text_list
 
@@ -62,6 +63,18 @@ class Gone(Refused):
 
 
 ARCHIVED = "This campaign is archived, so nothing in it can change until the GM unarchives it."
+
+#: Sent with ``campaign_id`` and ``user_id`` once a change to that person's membership has committed
+#: (removed, left, became or stopped being the GM): their open dashboards (:mod:`campaigns.live`)
+#: check it again, and close if it is gone.
+membership_changed = Signal()
+
+
+def _announce_membership(campaign_id: int, *user_ids: int) -> None:
+    for user_id in user_ids:
+        transaction.on_commit(
+            lambda user_id=user_id: membership_changed.send(sender=Membership, campaign_id=campaign_id, user_id=user_id)
+        )
 
 
 def _locked(campaign_id: int) -> Campaign:
@@ -249,6 +262,7 @@ def remove_member(*, campaign_id: int, membership_id: int, by: AbstractBaseUser)
     archived = _archive_characters(campaign, member.user_id)
     member.delete()
     _touch(campaign)
+    _announce_membership(campaign.pk, member.user_id)
     return archived
 
 
@@ -266,6 +280,7 @@ def leave_campaign(*, campaign_id: int, user: AbstractBaseUser) -> int:
     archived = _archive_characters(campaign, user.pk)
     member.delete()
     _touch(campaign)
+    _announce_membership(campaign.pk, user.pk)
     return archived
 
 
@@ -281,6 +296,7 @@ def hand_over_gm(*, campaign_id: int, membership_id: int, by: AbstractBaseUser) 
     Membership.objects.filter(pk=member.pk).update(role=Membership.Role.GM)
     member.role = Membership.Role.GM
     _touch(campaign)
+    _announce_membership(campaign.pk, by.pk, member.user_id)
     return member
 
 

@@ -14,11 +14,11 @@ from asgiref.testing import ApplicationCommunicator
 from channels.db import database_sync_to_async
 from django.test import Client
 
-from campaigns import encounters, rolls
+from campaigns import encounters, live, operations, rolls
 from campaigns.consumers import NOT_A_MEMBER
 from campaigns.encounters import StatBlock
-from campaigns.models import Campaign
-from campaigns.operations import Conflict
+from campaigns.models import Campaign, Membership
+from campaigns.operations import Conflict, NotAllowed
 from characters.operations import save_section, section_version
 from config.asgi import application
 from tests.campaigns.helpers import make_character
@@ -384,3 +384,147 @@ def test_on_reconnecting_the_page_gets_a_reveal_it_missed(campaign, gm, player) 
         assert "Secret, revealed" in messages[0]["html"]
 
     run(scenario)
+
+
+# --- Membership ends: the socket closes at once --------------------------------------------------
+
+
+def membership_of(campaign: Campaign, user: Any) -> int:
+    return Membership.objects.get(campaign=campaign, user=user).pk
+
+
+async def closed_as_not_a_member(socket: WebsocketCommunicator) -> None:
+    assert await socket.receive_output(timeout=2) == {"type": "websocket.close", "code": NOT_A_MEMBER}
+
+
+def test_a_removed_player_is_closed_at_once_and_gets_nothing_more(campaign, gm, player, other_player) -> None:
+    member = membership_of(campaign, player)
+
+    def remove() -> None:
+        operations.remove_member(campaign_id=campaign.pk, membership_id=member, by=gm)
+
+    async def scenario() -> None:
+        tabs = [await joined(campaign, player), await joined(campaign, player)]  # two tabs, both closed
+        others = [await joined(campaign, gm), await joined(campaign, other_player)]
+        await database_sync_to_async(remove)()
+        for tab in tabs:
+            await closed_as_not_a_member(tab)
+        for socket in others:
+            assert await socket.receive_nothing(timeout=0.2)  # still open, and told nothing
+
+        await database_sync_to_async(free_roll)(campaign, gm, "d6")
+        for tab in tabs:
+            assert await tab.receive_nothing(timeout=0.3)
+        for socket in others:
+            assert (await socket.receive_json_from(timeout=2))["seq"] == 1
+            await socket.disconnect()
+
+    run(scenario)
+
+
+def test_removing_through_the_page_closes_the_socket(campaign, gm, player) -> None:
+    member = membership_of(campaign, player)
+
+    def remove_through_the_page() -> int:
+        client = Client()
+        client.force_login(gm)
+        return client.post(f"/campaigns/{campaign.pk}/members/{member}/remove/").status_code
+
+    async def scenario() -> None:
+        socket = await joined(campaign, player)
+        assert await database_sync_to_async(remove_through_the_page)() == 302
+        await closed_as_not_a_member(socket)
+
+    run(scenario)
+
+
+def test_a_player_who_leaves_is_closed_too(campaign, gm, player) -> None:
+    def leave() -> None:
+        operations.leave_campaign(campaign_id=campaign.pk, user=player)
+
+    async def scenario() -> None:
+        socket = await joined(campaign, player)
+        await database_sync_to_async(leave)()
+        await closed_as_not_a_member(socket)
+        await database_sync_to_async(free_roll)(campaign, gm, "d6")
+        assert await socket.receive_nothing(timeout=0.3)
+
+    run(scenario)
+
+
+def test_a_membership_in_another_campaign_is_not_this_sockets_business(campaign, gm, player) -> None:
+    elsewhere = Campaign.objects.create(name="Elsewhere", system="lucky13")
+    Membership.objects.create(campaign=elsewhere, user=gm, role=Membership.Role.GM)
+    other = Membership.objects.create(campaign=elsewhere, user=player, role=Membership.Role.PLAYER)
+
+    def remove_elsewhere() -> None:
+        operations.remove_member(campaign_id=elsewhere.pk, membership_id=other.pk, by=gm)
+
+    async def scenario() -> None:
+        socket = await joined(campaign, player)
+        await database_sync_to_async(remove_elsewhere)()
+        assert await socket.receive_nothing(timeout=0.3)
+        await database_sync_to_async(free_roll)(campaign, gm, "d6")
+        assert (await socket.receive_json_from(timeout=2))["seq"] == 1
+        await socket.disconnect()
+
+    run(scenario)
+
+
+def test_a_refused_removal_closes_nothing(campaign, gm, player) -> None:
+    def refused() -> None:
+        with pytest.raises(NotAllowed):
+            operations.remove_member(campaign_id=campaign.pk, membership_id=membership_of(campaign, gm), by=player)
+
+    async def scenario() -> None:
+        sockets = [await joined(campaign, gm), await joined(campaign, player)]
+        await database_sync_to_async(refused)()
+        for socket in sockets:
+            assert await socket.receive_nothing(timeout=0.3)
+            await socket.disconnect()
+
+    run(scenario)
+
+
+def test_a_handed_over_gm_role_changes_what_each_socket_gets(campaign, gm, player) -> None:
+    def hand_over() -> None:
+        operations.hand_over_gm(campaign_id=campaign.pk, membership_id=membership_of(campaign, player), by=gm)
+
+    async def scenario() -> None:
+        old_gm, new_gm = await joined(campaign, gm), await joined(campaign, player)
+        await database_sync_to_async(hand_over)()
+        for socket in (old_gm, new_gm):
+            assert await socket.receive_nothing(timeout=0.3)  # both stay open
+        await database_sync_to_async(free_roll)(campaign, player, "d20", secret=True)
+        message = await new_gm.receive_json_from(timeout=2)
+        assert (message["seq"], "Secret" in message["html"]) == (1, True)
+        assert await old_gm.receive_nothing(timeout=0.3)  # a player now: no secret rolls
+        await old_gm.disconnect()
+        await new_gm.disconnect()
+
+    run(scenario)
+
+
+def test_a_removal_just_before_joining_the_group_is_not_missed(campaign, gm, player, monkeypatch) -> None:
+    """The membership is gone by the time the socket joins its groups, but the first look still
+    saw it (the removal committed in between, and its announcement reached no group yet)."""
+    Membership.objects.filter(campaign=campaign, user=player).delete()
+    looks: list[str | None] = []
+    real_role_of = live.role_of
+
+    def stale_then_true(user: Any, campaign_id: int) -> str | None:
+        looks.append(real_role_of(user, campaign_id))
+        return Membership.Role.PLAYER if len(looks) == 1 else looks[-1]
+
+    monkeypatch.setattr(live, "role_of", stale_then_true)
+
+    async def scenario() -> None:
+        socket = await communicator(campaign, player)
+        connected, _ = await socket.connect()
+        assert connected
+        await closed_as_not_a_member(socket)
+        await database_sync_to_async(free_roll)(campaign, gm, "d6")
+        assert await socket.receive_nothing(timeout=0.3)
+
+    run(scenario)
+    assert looks == [None, None]

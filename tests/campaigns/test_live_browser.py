@@ -17,6 +17,7 @@ from django.test import Client
 from playwright.sync_api import Browser, BrowserContext, Page, expect
 
 from campaigns import rolls
+from campaigns.models import Membership
 from config.asgi import application
 from tests.browser import WATCH_SCRIPT, _open
 from tests.campaigns.helpers import make_character
@@ -154,4 +155,27 @@ def test_a_revealed_roll_takes_its_place_in_the_players_feed_and_the_gms_row_say
     for page in (table, dashboard):
         assert page.evaluate("window.sameDocument") is True
         page.context.close()
+    assert problems == []
+
+
+def test_a_removed_players_dashboard_stops_at_once_and_says_why(
+    asgi_server, browser, problems, campaign, gm, player
+) -> None:
+    member = Membership.objects.get(campaign=campaign, user=player)
+    table = open_dashboard(browser, player, asgi_server, campaign, problems)
+
+    # Removed by the GM through the server: this thread's event loop belongs to Playwright.
+    gm_page = _open(signed_in(browser, gm, asgi_server), problems)
+    gm_page.goto(f"{asgi_server.url}/campaigns/{campaign.pk}/members/{member.pk}/remove/confirm/")
+    gm_page.get_by_role("button", name="Remove player").click()
+    expect(gm_page.get_by_text("player has left")).to_be_visible()
+
+    status = table.get_by_role("status")
+    expect(status).to_have_text("Live updates are off: you are no longer a member here. Reload the page.")
+    expect(table.locator("#live")).to_have_attribute("data-live", "down")
+    assert table.evaluate("window.sameDocument") is True
+    table.wait_for_timeout(1000)  # no reconnecting: the page stays as it is
+    expect(status).to_have_text("Live updates are off: you are no longer a member here. Reload the page.")
+    gm_page.context.close()
+    table.context.close()
     assert problems == []
