@@ -1,0 +1,74 @@
+"""Adventure Points in a real browser: the GM awards the party 12 AP at the end of an adventure;
+the player's dashboard shows the new balance without a reload; the player buys a level of
+Teleport from "What should I buy?", and the sheet and the ledger show it."""
+
+from __future__ import annotations
+
+import pytest
+from playwright.sync_api import expect
+
+from characters.models import LedgerEntry, Specialization
+from tests.browser import _open
+from tests.campaigns.test_live_browser import asgi_server, open_dashboard, signed_in  # noqa: F401  (fixture)
+from tests.characters.conftest import make_character
+
+pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+
+
+def test_an_award_reaches_the_player_live_and_is_spent_by_the_rulebook(
+    asgi_server,  # noqa: F811
+    browser,
+    problems,
+    campaign,
+    gm,
+    player,
+    other_player,
+) -> None:
+    brunella = make_character(campaign, player)
+    make_character(campaign, other_player, name="Tam")
+    table = open_dashboard(browser, player, asgi_server, campaign, problems)
+    party_row = table.locator(f"#party-{brunella.pk}")
+    balance = party_row.locator("dt", has_text="Adventure Points").locator("xpath=following-sibling::dd")
+    expect(balance).to_have_text("0")
+
+    gm_page = _open(signed_in(browser, gm, asgi_server), problems)
+    gm_page.goto(f"{asgi_server.url}/campaigns/{campaign.pk}/")
+    gm_page.get_by_role("link", name="Award points").click()
+    gm_page.get_by_label("Adventure", exact=True).fill("The Drowned Bell")
+    gm_page.get_by_label("Adventure Points for each").fill("12")
+    gm_page.get_by_label("Reason", exact=True).fill("Completing the mission")
+    gm_page.get_by_role("button", name="Award").click()
+    expect(gm_page.get_by_role("status")).to_contain_text("Awarded: Brunella 12 AP, Tam 12 AP.")
+
+    expect(balance).to_have_text("12", timeout=5000)
+    assert table.evaluate("window.sameDocument") is True  # swapped in, not reloaded
+
+    sheet = _open(table.context, problems)
+    sheet.goto(f"{asgi_server.url}/characters/{brunella.pk}/")
+    sheet.get_by_role("link", name="What should I buy?").click()
+    sheet.wait_for_load_state()  # htmx is listening before the choice changes
+    sheet.get_by_label("Compare at").select_option("challenging")
+    offer = sheet.locator(".offer").filter(has_text="Teleport (Spellcasting) 2 → 3")
+    expect(offer).to_contain_text("Spellcasting (Teleport) at Challenging")
+    offer.get_by_role("button", name="Buy for 4 AP").click()
+    expect(sheet.get_by_role("status")).to_contain_text("Bought: Teleport (Spellcasting) 2 → 3 for 4 AP. 8 AP left.")
+
+    sheet.get_by_role("link", name="Back to Brunella’s sheet").click()
+    teleport = sheet.locator("#skills .specializations li").filter(has_text="Teleport")
+    expect(teleport.locator(".level")).to_have_text("3")
+    expect(sheet.locator("#sheet-ap")).to_have_text("8")
+    expect(sheet.locator(".ledger-latest")).to_contain_text("-4 Teleport (Spellcasting) 2 → 3")
+
+    sheet.get_by_role("link", name="History").click()
+    rows = sheet.locator("table.ledger tbody tr")
+    expect(rows).to_have_count(2)
+    expect(rows.first).to_contain_text("Teleport (Spellcasting) 2 → 3")
+    expect(rows.first.locator("td.num").last).to_have_text("8")
+    expect(rows.last).to_contain_text("The Drowned Bell")
+    expect(balance).to_have_text("8", timeout=5000)  # the purchase is live too
+
+    assert Specialization.objects.get(name="Teleport", skill__character=brunella).level == 3
+    assert list(LedgerEntry.objects.filter(character=brunella).values_list("amount", flat=True)) == [-4, 12]
+    for page in (gm_page, table):
+        page.context.close()
+    assert problems == []
