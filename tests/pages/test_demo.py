@@ -10,7 +10,7 @@ from django.contrib.auth import get_user_model
 from django.core.management import call_command
 
 from campaigns.models import Campaign, Membership
-from characters.models import Character
+from characters.models import Character, LedgerEntry, ReputationChange
 
 
 def run_demo() -> str:
@@ -38,6 +38,14 @@ def test_demo_twice_creates_everything_once_and_prints_the_password() -> None:
         ("bob", Membership.Role.PLAYER),
         ("gm", Membership.Role.GM),
     ]
+    # One adventure played: awards, a reputation change and a purchase, written once.
+    assert sorted(LedgerEntry.objects.values_list("character__name", "kind", "amount")) == [
+        ("Brunella", "award", 14),
+        ("Brunella", "spend", -4),
+        ("Casimir", "award", 17),
+    ]
+    assert sorted(Character.objects.values_list("name", "ap_balance")) == [("Brunella", 10), ("Casimir", 17)]
+    assert list(ReputationChange.objects.values_list("character__name", "change")) == [("Casimir", 1)]
     assert f"'{settings.DEMO_PASSWORD}'" in first
     assert f"'{settings.DEMO_PASSWORD}'" in second
 

@@ -10,9 +10,9 @@ from django.core.management.base import BaseCommand
 from django.db import transaction
 
 from campaigns.models import Campaign, Membership
-from characters import creation
+from characters import creation, ledger
 from characters.creation import ArmorChoice, AssetChoice, SpecializationChoice, TraitChoice, WeaponChoice
-from characters.models import Character
+from characters.models import Character, LedgerEntry
 from rules.dice import StepDie
 from rules.systems import lucky13
 
@@ -79,6 +79,8 @@ class Command(BaseCommand):
             )
             if not Character.objects.filter(campaign=campaign, owner=users[username], name=sheet["name"]).exists():
                 self._create(campaign, users[username], sheet)
+        if not LedgerEntry.objects.filter(character__campaign=campaign).exists():
+            self._first_adventure(campaign, users["gm"])
         self.stdout.write(
             f"Demo campaign '{CAMPAIGN}' with the users gm (the GM), alice and bob; "
             f"users made now have the password '{password}' (DEMO_PASSWORD), existing ones keep theirs."
@@ -98,3 +100,21 @@ class Command(BaseCommand):
             character_id=character.pk, assets=sheet["assets"], weapons=sheet["weapons"], armor=sheet["armor"]
         )
         creation.finish(character_id=character.pk)
+
+    def _first_adventure(self, campaign: Campaign, gm: Any) -> None:
+        """An adventure already played, so the ledger and "What should I buy?" have something to show."""
+        party = {c.name: c for c in Character.objects.active().filter(campaign=campaign)}
+        awards = [
+            ledger.Award(c.pk, 17, reputation=1, reason="Saving another character's life")
+            if name == "Casimir"
+            else ledger.Award(c.pk, 14)
+            for name, c in party.items()
+        ]
+        ledger.award(
+            campaign_id=campaign.pk, awards=awards, reason="Completing the mission", adventure="The Drowned Bell", by=gm
+        )
+        if "Brunella" in party:
+            order = ledger.Order("level", "Fighting", "Broadsword")
+            ledger.buy(
+                character_id=party["Brunella"].pk, order=order, by=party["Brunella"].owner, adventure="The Drowned Bell"
+            )
