@@ -72,3 +72,34 @@ def test_an_award_reaches_the_player_live_and_is_spent_by_the_rulebook(
     for page in (gm_page, table):
         page.context.close()
     assert problems == []
+
+
+def test_the_adventure_point_pages_fit_a_phone_and_work_by_keyboard(live_server, page, problems, campaign, gm, player):
+    from characters import ledger
+    from tests.characters.test_edit_browser import sign_in
+
+    brunella = make_character(campaign, player)
+    ledger.award(
+        campaign_id=campaign.pk, awards=[ledger.Award(brunella.pk, 30)], reason="Discovering vital intel",
+        adventure="A very long adventure name that would not fit on one line", by=gm,
+    )  # fmt: skip
+    page.set_viewport_size({"width": 360, "height": 740})
+    sign_in(page.context, gm, live_server)
+    for path in (
+        f"/campaigns/{campaign.pk}/award/",
+        f"/characters/{brunella.pk}/ledger/",
+        f"/characters/{brunella.pk}/advance/",
+    ):
+        page.goto(live_server.url + path)
+        assert page.evaluate("document.documentElement.scrollWidth") <= 360, path
+
+    # By keyboard alone: name a new specialization under Fighting and buy it.
+    offer = page.locator(".offer").filter(has_text="A new specialization under Fighting")
+    offer.get_by_label("Name").focus()
+    page.keyboard.type("Riposte")
+    page.keyboard.press("Tab")
+    expect(offer.get_by_role("button", name="Buy for 4 AP")).to_be_focused()
+    page.keyboard.press("Enter")
+    expect(page.get_by_role("status")).to_contain_text("Bought: New specialization Riposte (Fighting) for 4 AP.")
+    assert Specialization.objects.get(name="Riposte").level == 1
+    assert problems == []
