@@ -34,6 +34,8 @@ from rules.systems.lucky13 import Difficulty, PurchaseKind
 
 DIFFICULTY_CHOICES: Final = [(d.value, f"{d.value.title()} ({d.die.label})") for d in Difficulty]
 NO_ADVENTURE: Final = "No adventure named"
+#: Widest an adventure's pair of bars is drawn, in the chart's units.
+MAX_GROUP_WIDTH: Final = 64
 
 
 def _names(character: Character) -> dict[str, str]:
@@ -69,8 +71,9 @@ def ledger_chart(entries: list[LedgerEntry]) -> dict[str, Any]:
         else:
             earned_spent[1] -= entry.amount
     highest = max((max(pair) for pair in totals.values()), default=0) or 1
-    step = CHART_WIDTH / max(len(totals), 1)
+    step = min(CHART_WIDTH / max(len(totals), 1), MAX_GROUP_WIDTH)  # a lone adventure does not fill the width
     bar = step * 0.35
+    room = PLOT_HEIGHT - 12  # headroom for the number above the tallest bar
     groups = []
     for i, (adventure, (earned, spent)) in enumerate(totals.items()):
         left = i * step + step * 0.15
@@ -80,10 +83,18 @@ def ledger_chart(entries: list[LedgerEntry]) -> dict[str, Any]:
                 "earned": earned,
                 "spent": spent,
                 "bars": [
-                    {"x": round(x, 3), "height": round(h, 3), "y": round(PLOT_HEIGHT - h, 3), "kind": kind, "value": v}
+                    {
+                        "x": round(x, 3),
+                        "height": round(h, 3),
+                        "y": round(PLOT_HEIGHT - h, 3),
+                        "kind": kind,
+                        "value": v,
+                        "text_x": round(x + bar / 2, 3),
+                        "text_y": round(PLOT_HEIGHT - h - 2, 3),
+                    }
                     for x, h, kind, v in (
-                        (left, PLOT_HEIGHT * max(earned, 0) / highest, "earned", earned),
-                        (left + bar, PLOT_HEIGHT * max(spent, 0) / highest, "spent", spent),
+                        (left, room * max(earned, 0) / highest, "earned", earned),
+                        (left + bar, room * max(spent, 0) / highest, "spent", spent),
                     )
                 ],
                 "text_x": round(left + bar, 3),
