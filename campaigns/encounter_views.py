@@ -63,7 +63,8 @@ def _row(campaign: Campaign, combatant: Combatant, turn: bool) -> dict[str, Any]
 
 
 def _preview(campaign: Campaign, rows: list[dict[str, Any]], query: Mapping[str, Any]) -> dict[str, Any] | None:
-    """The exact chance to hit for ``?attacker=&target=``, computed before anyone rolls."""
+    """The exact chance to hit for ``?attacker=&target=``, computed before anyone rolls, with the
+    specializations that apply resolved, so that the Roll form sends exactly what was shown."""
     if not query.get("attacker") or not query.get("target"):
         return None
     by_pk = {row["combatant"].pk: row["combatant"] for row in rows}
@@ -74,11 +75,26 @@ def _preview(campaign: Campaign, rows: list[dict[str, Any]], query: Mapping[str,
     if attacker.pk == target.pk:
         raise BadInput("A combatant cannot attack itself.")
     weapon = encounters.weapon_for(attacker, _weapon_id(query))
-    chance = encounters.attack_chance(campaign, attacker, target, weapon)
+    choices = _specialization_choices(query)
+    attacking = encounters.specialization_for(attacker, choices["attacker_specialization"], weapon)
+    defending = encounters.specialization_for(target, choices["defender_specialization"], side="defender")
+    opposed = encounters.opposed_for(
+        campaign, attacker, target, weapon, attacker_specialization=attacking, defender_specialization=defending
+    )
+    chance = lucky13.opposed_chance(opposed)
     return {
         "attacker": attacker,
         "target": target,
         "weapon": weapon,
+        "attacker_specialization": attacking,
+        "defender_specialization": defending,
+        "sides": [
+            {"name": attacker.name, "specialization": attacking},
+            {"name": target.name, "specialization": defending},
+        ],
+        # As the GM left the form, to draw it again that way.
+        "choices": {key: "none" if value is None else str(value) for key, value in choices.items()},
+        "opposed": opposed,
         "chance": chance,
         "percent": float(chance.p_attacker_wins) * 100,
     }
@@ -87,6 +103,24 @@ def _preview(campaign: Campaign, rows: list[dict[str, Any]], query: Mapping[str,
 def _weapon_id(data: Mapping[str, Any]) -> int | None:
     """``weapon``: empty for the attacker's usual dice, or the id of one of a character's weapons."""
     return _whole(data, "weapon", 1, 10**12) if str(data.get("weapon", "")).strip() else None
+
+
+def _specialization_choices(data: Mapping[str, Any]) -> dict[str, int | str | None]:
+    """``attacker_specialization``: empty or ``like-the-weapon`` for the attacker's Combat specialization
+    named like the weapon, ``none``, or one's id; ``defender_specialization``: empty or ``none``, or an id."""
+    choices: dict[str, int | str | None] = {}
+    for field, default in (
+        ("attacker_specialization", encounters.LIKE_THE_WEAPON),
+        ("defender_specialization", None),
+    ):
+        value = str(data.get(field, "")).strip()
+        if value in ("", default):
+            choices[field] = default
+        elif value == "none":
+            choices[field] = None
+        else:
+            choices[field] = _whole(data, field, 1, 10**12, "specialization")
+    return choices
 
 
 def _context(request: HttpRequest, campaign: Campaign, query: Mapping[str, Any] | None = None) -> dict[str, Any]:
@@ -118,6 +152,14 @@ def _context(request: HttpRequest, campaign: Campaign, query: Mapping[str, Any] 
             .select_related("character")
             .order_by("character__name", "name")
         )
+        names = {c.character_id: c.name for c in combatants if c.character_id}
+        context["specializations"] = [
+            {"name": names[character_id], "specialization": specialization}
+            for character_id, theirs in sorted(
+                encounters.combat_specializations(in_fight).items(), key=lambda item: names[item[0]]
+            )
+            for specialization in theirs
+        ]
         context["preview"] = _preview(campaign, rows, query or {})
     return context
 
@@ -221,6 +263,7 @@ def attack(request: HttpRequest, pk: int) -> HttpResponse:
         attacker_id=_whole(request.POST, "attacker", 1, 10**12),
         target_id=_whole(request.POST, "target", 1, 10**12),
         weapon_id=_weapon_id(request.POST),
+        **_specialization_choices(request.POST),
         rng=secrets.SystemRandom(),
     )
     return _done(request, campaign)

@@ -9,10 +9,10 @@ Dice are rolled on the server with the ``rng`` the caller passes (views pass
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from random import Random
-from typing import Any
+from typing import Any, Final
 
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
@@ -23,12 +23,12 @@ from django.utils import timezone
 from campaigns.models import Campaign, Combatant, Encounter, RollKind
 from campaigns.operations import Conflict, NotFound, Refused, _gm_of
 from campaigns.rolls import record_roll
-from characters.models import Character, Weapon
+from characters.models import Character, Skill, Specialization, Weapon
 from characters.operations import mark_changed
 from pages.presenters import opposed_roll_view, pool_view
 from rules.dice import StepDie
 from rules.systems import lucky13
-from rules.systems.lucky13 import Explosion, Opposed, OpposedChance, Pool
+from rules.systems.lucky13 import Explosion, Modifiers, Opposed, OpposedChance, Pool, SheetError
 
 #: Skills that count as the Combat skill ("Combat": "you will need a skill that can be used whenever
 #: combat occurs"), by the names the skill presets give it.
@@ -101,9 +101,29 @@ def start_encounter(*, campaign_id: int, by: AbstractBaseUser, name: str) -> Enc
     return encounter
 
 
+def _combat_skill(skills: Iterable[Skill]) -> Skill | None:
+    """The character's Combat skill: the first of their skills (in sheet order) named as one."""
+    return next((s for s in skills if s.name.strip().lower() in COMBAT_SKILLS), None)
+
+
 def _combat_die(character: Character) -> int:
-    skill = next((s for s in character.skills.all() if s.name.strip().lower() in COMBAT_SKILLS), None)
+    skill = _combat_skill(character.skills.all())
     return skill.die if skill else 0
+
+
+def combat_specializations(character_ids: Iterable[int]) -> dict[int, list[Specialization]]:
+    """Each character's specializations under their Combat skill, by name, in two queries (their
+    skills, the skills' specializations); a character without any is left out."""
+    skills = Skill.objects.filter(character_id__in=set(character_ids)).prefetch_related("specializations")
+    by_character: dict[int, list[Skill]] = {}
+    for skill in skills.order_by("character_id", "position", "pk"):
+        by_character.setdefault(skill.character_id, []).append(skill)
+    found = {}
+    for character_id, theirs in by_character.items():
+        skill = _combat_skill(theirs)
+        if skill is not None and skill.specializations.all():
+            found[character_id] = list(skill.specializations.all())
+    return found
 
 
 def _check_room(encounter: Encounter, adding: int) -> None:
@@ -149,6 +169,7 @@ def add_characters(
                 combat=_combat_die(character),
                 accuracy=weapon.accuracy if weapon else 0,
                 damage=weapon.damage if weapon else 0,
+                weapon=weapon.name if weapon else "",
                 armor=armor,
                 pulse=character.pulse,
             )
@@ -391,21 +412,99 @@ def weapon_for(attacker: Combatant, weapon_id: int | None) -> Weapon | None:
     return weapon
 
 
-def opposed_for(campaign: Campaign, attacker: Combatant, target: Combatant, weapon: Weapon | None = None) -> Opposed:
-    """ "Combat": Reflex + Combat + weapon Accuracy against Reflex + Combat + the Defensive die."""
+#: The attacker's specialization choice that means "their Combat specialization named like the
+#: weapon they attack with, if they have one" (the default on the attack form).
+LIKE_THE_WEAPON: Final = "like-the-weapon"
+
+
+def _same_name(a: str, b: str) -> bool:
+    return " ".join(a.split()).casefold() == " ".join(b.split()).casefold()
+
+
+def specialization_for(
+    combatant: Combatant, choice: int | str | None, weapon: Weapon | None = None, *, side: str = "attacker"
+) -> Specialization | None:
+    """The Combat specialization that applies to ``combatant``'s side of an attack ("Specializations",
+    "Modifiers"): none, the one chosen (by id; it must be theirs), or with :data:`LIKE_THE_WEAPON` the
+    one named like the weapon (the chosen one, or the one the combatant joined with), if any."""
+    if choice is None:
+        return None
+    if combatant.character_id is None:
+        if choice == LIKE_THE_WEAPON:
+            return None
+        raise Refused(
+            f"{combatant.name} has no specializations: only characters do.",
+            errors={f"{side}_specialization": "Choose none."},
+        )
+    theirs = combat_specializations([combatant.character_id]).get(combatant.character_id, [])
+    if choice == LIKE_THE_WEAPON:
+        name = weapon.name if weapon else combatant.weapon
+        return next((s for s in theirs if name and _same_name(s.name, name)), None)
+    chosen = next((s for s in theirs if s.pk == choice), None)
+    if chosen is None:
+        raise Refused(
+            f"That specialization is not one of {combatant.name}'s Combat specializations.",
+            errors={f"{side}_specialization": "Choose one of their own, or none."},
+        )
+    return chosen
+
+
+def opposed_for(
+    campaign: Campaign,
+    attacker: Combatant,
+    target: Combatant,
+    weapon: Weapon | None = None,
+    *,
+    attacker_specialization: Specialization | None = None,
+    defender_specialization: Specialization | None = None,
+) -> Opposed:
+    """ "Combat": Reflex + Combat + weapon Accuracy against Reflex + Combat + the Defensive die, a Combat
+    specialization stepping its side's Combat die up by its level (``lucky13.combat_pool``)."""
     accuracy = StepDie(weapon.accuracy) if weapon else attacker.die("accuracy")
-    return Opposed(
-        attacker=Pool(attacker.die("reflex"), (attacker.die("combat"), accuracy)),
-        defender=Pool(target.die("reflex"), (target.die("combat"), target.die("armor"))),
-        weapon=StepDie(weapon.damage) if weapon else attacker.die("damage"),
-        explosion=explosion_of(campaign),
-    )
+
+    def level(specialization: Specialization | None) -> Modifiers:
+        return Modifiers(specialization_level=specialization.level if specialization else 0)
+
+    try:
+        return Opposed(
+            attacker=lucky13.combat_pool(
+                attacker.die("reflex"), attacker.die("combat"), accuracy, level(attacker_specialization)
+            ),
+            defender=lucky13.combat_pool(
+                target.die("reflex"), target.die("combat"), target.die("armor"), level(defender_specialization)
+            ),
+            weapon=StepDie(weapon.damage) if weapon else attacker.die("damage"),
+            explosion=explosion_of(campaign),
+        )
+    except SheetError as error:
+        raise Refused(f"This attack can't be rolled: {error.message}.") from None
 
 
 def attack_chance(
-    campaign: Campaign, attacker: Combatant, target: Combatant, weapon: Weapon | None = None
+    campaign: Campaign,
+    attacker: Combatant,
+    target: Combatant,
+    weapon: Weapon | None = None,
+    *,
+    attacker_specialization: Specialization | None = None,
+    defender_specialization: Specialization | None = None,
 ) -> OpposedChance:
-    return lucky13.opposed_chance(opposed_for(campaign, attacker, target, weapon))
+    opposed = opposed_for(
+        campaign,
+        attacker,
+        target,
+        weapon,
+        attacker_specialization=attacker_specialization,
+        defender_specialization=defender_specialization,
+    )
+    return lucky13.opposed_chance(opposed)
+
+
+def specialization_view(specialization: Specialization | None) -> dict[str, Any] | None:
+    """A specialization as an attack's spec records it."""
+    if specialization is None:
+        return None
+    return {"id": specialization.pk, "name": specialization.name, "level": specialization.level}
 
 
 @transaction.atomic
@@ -418,10 +517,14 @@ def attack(
     target_id: int,
     rng: Random,
     weapon_id: int | None = None,
+    attacker_specialization: int | str | None = LIKE_THE_WEAPON,
+    defender_specialization: int | None = None,
 ) -> AttackResult:
     """Roll an attack on the server: the exact chance first, then both sides; a draw fails; a hit deals
     the damage die + the margin to the target. The attack and the damage are both recorded. A character
-    may use any of their weapons (``weapon_id``); otherwise the dice the combatant joined with."""
+    may use any of their weapons (``weapon_id``); otherwise the dice the combatant joined with. Each side
+    may have one of its Combat specializations apply (by id; None for none); the attacker's defaults to
+    the one named like the weapon (:func:`specialization_for`)."""
     campaign, encounter = _gm_encounter(campaign_id, encounter_id, by)
     if not encounter.initiative_rolled:
         raise Conflict("Roll initiative first.")
@@ -434,7 +537,11 @@ def attack(
         raise Conflict(f"{attacker.name} is in no state to attack.")
     if condition_of(target) is lucky13.Condition.DEAD:
         raise Conflict(f"{target.name} is already dead.")
-    opposed = opposed_for(campaign, attacker, target, weapon)
+    attacking = specialization_for(attacker, attacker_specialization, weapon)
+    defending = specialization_for(target, defender_specialization, side="defender")
+    opposed = opposed_for(
+        campaign, attacker, target, weapon, attacker_specialization=attacking, defender_specialization=defending
+    )
     chance = lucky13.opposed_chance(opposed)
     rolled = lucky13.roll_opposed(opposed, rng)
     record_roll(
@@ -446,7 +553,9 @@ def attack(
               "attacker_dice": [d.label for d in opposed.attacker.dice],
               "defender_dice": [d.label for d in opposed.defender.dice],
               "weapon": weapon.name if weapon else None,
-              "weapon_die": opposed.weapon.label, "explosion": opposed.explosion.value},
+              "weapon_die": opposed.weapon.label, "explosion": opposed.explosion.value,
+              "attacker_specialization": specialization_view(attacking),
+              "defender_specialization": specialization_view(defending)},
         dice=opposed_roll_view(rolled),
         total=rolled.attacker.total,
         outcome={"hit": rolled.hit, "margin": rolled.margin, "defender_total": rolled.defender.total},

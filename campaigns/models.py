@@ -339,6 +339,8 @@ class Combatant(models.Model):
     combat = models.PositiveSmallIntegerField(choices=DIE_CHOICES)
     accuracy = models.PositiveSmallIntegerField(choices=DIE_CHOICES)
     damage = models.PositiveSmallIntegerField(choices=DIE_CHOICES)
+    #: The name of the weapon whose dice these are (a character's, as it joined); may be empty for an NPC.
+    weapon = models.CharField(max_length=60, blank=True)
     armor = models.PositiveSmallIntegerField(choices=DIE_CHOICES, default=0)
     pulse = models.PositiveSmallIntegerField(choices=DIE_CHOICES[1:])
     #: An NPC's hit points; empty for a character, whose sheet holds them.

@@ -900,16 +900,7 @@ class Modifiers:
         return steps
 
 
-def sheet_check(
-    ability: StepDie,
-    skill: StepDie,
-    difficulty: StepDie,
-    modifiers: Modifiers = Modifiers(),  # frozen, so sharing the default is safe
-    *,
-    ability_roll: AbilityRoll = AbilityRoll.NORMAL,
-    explosion: Explosion = Explosion.CINEMATIC,
-) -> Check:
-    """The check a sheet's roll control builds: its dice stepped by every modifier at once."""
+def _check_modifiers(modifiers: Modifiers) -> None:
     if modifiers.assist_target not in ("ability", "skill"):
         raise SheetError("assist_target", "a helper helps with the ability or with the skill")
     if modifiers.specialization_level:
@@ -921,6 +912,19 @@ def sheet_check(
     for steps, what in ((modifiers.ability_steps, "ability_steps"), (modifiers.skill_steps, "skill_steps")):
         if isinstance(steps, bool) or not isinstance(steps, int) or not -MAX_STEPS <= steps <= MAX_STEPS:
             raise SheetError(what, f"extra steps are a whole number from -{MAX_STEPS} to {MAX_STEPS}")
+
+
+def sheet_check(
+    ability: StepDie,
+    skill: StepDie,
+    difficulty: StepDie,
+    modifiers: Modifiers = Modifiers(),  # frozen, so sharing the default is safe
+    *,
+    ability_roll: AbilityRoll = AbilityRoll.NORMAL,
+    explosion: Explosion = Explosion.CINEMATIC,
+) -> Check:
+    """The check a sheet's roll control builds: its dice stepped by every modifier at once."""
+    _check_modifiers(modifiers)
     try:
         return Check(
             ability=ability.step(modifiers.ability_total()),
@@ -929,6 +933,36 @@ def sheet_check(
             ability_roll=ability_roll,
             explosion=explosion,
         )
+    except DiceError as error:
+        raise SheetError("steps", str(error)) from None
+
+
+def combat_pool(
+    reflex: StepDie,
+    combat: StepDie,
+    third: StepDie,
+    modifiers: Modifiers = Modifiers(),  # frozen, so sharing the default is safe
+    *,
+    ability_roll: AbilityRoll = AbilityRoll.NORMAL,
+) -> Pool:
+    """One side of an attack ("Combat"): Reflex + Combat + the weapon's Accuracy die for the attacker,
+    or the Defensive die for the defender, each die stepped once by the net of its modifiers ("Modifiers":
+    "stepping up one of their dice, or giving them an advantage or disadvantage").
+
+    A Combat specialization steps the Combat die up by its level, as any specialization steps its
+    skill's die ("Specializations"); Reflex is the Ability die, rolled twice with the higher kept when a
+    background applies and the lower when an impairment does ("Backgrounds", "Impairments"). Reputation
+    belongs to reaction checks, never to a fight.
+    """
+    _check_modifiers(modifiers)
+    if modifiers.reputation is not None:
+        raise SheetError("reputation", "reputation steps Charm in reaction checks, not a fight")
+    try:
+        how = AbilityRoll(ability_roll)  # "background" as text too: the chances test identity with the enum
+    except ValueError:
+        raise SheetError("ability_roll", "choose normal, background or impairment") from None
+    try:
+        return Pool(reflex.step(modifiers.ability_total()), (combat.step(modifiers.skill_total()), third), how)
     except DiceError as error:
         raise SheetError("steps", str(error)) from None
 

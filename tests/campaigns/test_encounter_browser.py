@@ -41,8 +41,8 @@ def test_with_htmx_the_chance_then_the_attack_swap_in_place(live_server, page: P
     page.goto(f"{live_server.url}/campaigns/{campaign.pk}/encounter/")
     page.evaluate("window.sameDocument = true")
 
-    page.get_by_label("Attacker").select_option(label="Brunella")
-    page.get_by_label("Target").select_option(label="Goblin Skulk-Underbridge 1")
+    page.get_by_label("Attacker", exact=True).select_option(label="Brunella")
+    page.get_by_label("Target", exact=True).select_option(label="Goblin Skulk-Underbridge 1")
     page.get_by_role("button", name="Show the chance to hit").click()
     expect(page.get_by_text("hits Goblin Skulk-Underbridge 1 with a chance of")).to_be_visible()
     settled(page)  # htmx wires up the swapped-in forms as it settles; a key press before that submits plainly

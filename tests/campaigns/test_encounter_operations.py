@@ -10,8 +10,10 @@ from campaigns import encounters
 from campaigns.encounters import StatBlock
 from campaigns.models import Combatant, Encounter, Roll
 from campaigns.operations import Conflict, NotAllowed, NotFound, Refused
-from characters.models import Character, Weapon
-from rules.systems.lucky13 import Condition
+from characters.models import Character, Skill, Specialization, Weapon
+from rules.dice import StepDie
+from rules.systems import lucky13
+from rules.systems.lucky13 import Condition, Opposed, Pool
 from tests.characters.conftest import make_character
 
 pytestmark = pytest.mark.django_db
@@ -81,6 +83,7 @@ def test_add_a_character_copies_the_combat_dice(campaign, gm, encounter, brunell
     assert (hero.name, hero.reflex, hero.combat, hero.accuracy, hero.damage, hero.armor, hero.pulse) == (
         "Brunella", 4, 4, 3, 3, 1, 3,
     )  # fmt: skip
+    assert hero.weapon == "Longsword"
     assert hero.hit_points is None
     assert hero.current_hit_points == 30
     with pytest.raises(Conflict):
@@ -174,7 +177,8 @@ def test_turns_advance_and_rounds_follow(campaign, gm, encounter, fight):
 
 def test_a_hit_deals_damage_die_plus_margin_and_is_logged(campaign, gm, encounter, fight):
     hero, goblin = fight
-    # Brunella d10 + d10 + d8: 5, 6, 4 = 15. Goblin d6 + d4 + none: 3, 2 = 5. Margin 10; d8 damage 3.
+    # Brunella d10 + d12 (Fighting d10, stepped by Longsword 1) + d8: 5, 6, 4 = 15. Goblin d6 + d4 + none:
+    # 3, 2 = 5. Margin 10; d8 damage 3.
     result = encounters.attack(
         **ids(campaign, encounter), by=gm, attacker_id=hero.pk, target_id=goblin.pk, rng=Scripted(5, 6, 4, 3, 2, 3)
     )
@@ -370,3 +374,90 @@ def test_a_removed_combatant_leaves_the_order_and_cannot_be_attacked(campaign, g
     with pytest.raises(NotFound):
         encounters.remove_combatant(**ids(campaign, encounter), by=gm, combatant_id=first_goblin.pk)
     assert second_goblin.name == "Goblin 2"
+
+
+# --- Combat specializations ("Specializations", "Modifiers") -----------------------------------------
+
+
+def longsword(hero: Combatant) -> Specialization:
+    return Specialization.objects.get(skill__character_id=hero.character_id, name="Longsword")
+
+
+def test_the_specialization_named_like_the_weapon_steps_the_combat_die_by_default(campaign, gm, encounter, fight):
+    hero, goblin = fight
+    result = encounters.attack(
+        **ids(campaign, encounter), by=gm, attacker_id=hero.pk, target_id=goblin.pk, rng=random.Random(2)
+    )
+    roll = Roll.objects.get(kind="attack")
+    assert roll.spec["attacker_dice"] == ["d10", "d12", "d8"]  # Fighting d10, Longsword 1
+    assert roll.spec["attacker_specialization"] == {"id": longsword(hero).pk, "name": "Longsword", "level": 1}
+    assert roll.spec["defender_specialization"] is None
+    D = StepDie.parse
+    exact = lucky13.opposed_chance(
+        Opposed(
+            Pool(D("d10"), (D("d12"), D("d8"))),
+            Pool(D("d6"), (D("d4"), D("none"))),
+            D("d8"),
+            lucky13.Explosion.CINEMATIC,
+        )
+    )
+    assert result.chance == exact
+    assert roll.chance == f"{exact.p_attacker_wins.numerator}/{exact.p_attacker_wins.denominator}"
+
+
+def test_the_attacker_may_choose_none_or_another_of_their_combat_specializations(campaign, gm, encounter, fight):
+    hero, goblin = fight
+    fighting = Skill.objects.get(character_id=hero.character_id, name="Fighting")
+    riposte = Specialization.objects.create(skill=fighting, name="Riposte", level=3)
+    # Two misses, so that the goblin stands for both: 1+1+1 against 5+3, then 1+(1+1)+1 against 5+3.
+    rng = Scripted(1, 1, 1, 5, 3, 1, 1, 1, 1, 5, 3)
+    common = {**ids(campaign, encounter), "by": gm, "attacker_id": hero.pk, "target_id": goblin.pk, "rng": rng}
+    plain = encounters.attack(**common, attacker_specialization=None)
+    chosen = encounters.attack(**common, attacker_specialization=riposte.pk)
+    plain_roll, chosen_roll = Roll.objects.filter(kind="attack").order_by("seq")
+    assert plain_roll.spec["attacker_dice"] == ["d10", "d10", "d8"]
+    assert plain_roll.spec["attacker_specialization"] is None
+    assert chosen_roll.spec["attacker_dice"] == ["d10", "d12+d6", "d8"]  # d10 stepped up 3: d12, d12+d4, d12+d6
+    assert chosen_roll.spec["attacker_specialization"]["name"] == "Riposte"
+    assert plain.chance.p_attacker_wins < chosen.chance.p_attacker_wins
+
+
+def test_a_weapon_without_a_namesake_specialization_gets_none_by_default(campaign, gm, encounter, fight):
+    hero, goblin = fight
+    dagger = Weapon.objects.create(character_id=hero.character_id, name="Dagger", accuracy=1, damage=1)
+    encounters.attack(
+        **ids(campaign, encounter), by=gm, attacker_id=hero.pk, target_id=goblin.pk, weapon_id=dagger.pk,
+        rng=random.Random(4),
+    )  # fmt: skip
+    assert Roll.objects.get(kind="attack").spec["attacker_specialization"] is None
+
+
+def test_the_defender_may_use_a_combat_specialization(campaign, gm, encounter, fight):
+    hero, goblin = fight
+    encounters.attack(
+        **ids(campaign, encounter), by=gm, attacker_id=goblin.pk, target_id=hero.pk,
+        defender_specialization=longsword(hero).pk, rng=random.Random(5),
+    )  # fmt: skip
+    roll = Roll.objects.get(kind="attack")
+    assert roll.spec["defender_dice"] == ["d10", "d12", "d4"]
+    assert roll.spec["defender_specialization"]["name"] == "Longsword"
+    assert roll.spec["attacker_specialization"] is None  # the goblin has no specializations
+
+
+def test_only_the_combatants_own_combat_specializations_apply(campaign, gm, player, encounter, fight):
+    hero, goblin = fight
+    teleport = Specialization.objects.get(skill__character_id=hero.character_id, name="Teleport")  # Spellcasting
+    other = make_character(campaign, player, name="Casimir")
+    theirs = Specialization.objects.get(skill__character=other, name="Longsword")
+    common = {**ids(campaign, encounter), "by": gm, "rng": random.Random(6)}
+    for attacker, target, choices in [
+        (hero, goblin, {"attacker_specialization": teleport.pk}),
+        (hero, goblin, {"attacker_specialization": theirs.pk}),
+        (goblin, hero, {"attacker_specialization": theirs.pk}),  # an NPC has none
+        (goblin, hero, {"defender_specialization": theirs.pk}),
+    ]:
+        with pytest.raises(Refused) as refused:
+            encounters.attack(**common, attacker_id=attacker.pk, target_id=target.pk, **choices)
+        assert refused.value.status == 400
+        assert set(refused.value.errors) <= {"attacker_specialization", "defender_specialization"}
+    assert not Roll.objects.filter(kind__in=["attack", "damage"]).exists()

@@ -10,7 +10,7 @@ from django.urls import reverse
 from campaigns import encounters
 from campaigns.encounters import StatBlock
 from campaigns.models import Combatant, Encounter, Roll
-from characters.models import Character, Weapon
+from characters.models import Character, Specialization, Weapon
 from tests.characters.conftest import make_character
 
 pytestmark = pytest.mark.django_db
@@ -268,8 +268,9 @@ def test_the_page_query_count_does_not_grow_with_combatants(
     with django_assert_num_queries(7):
         assert client.get(url("encounter", campaign)).status_code == 200
     client.force_login(gm)
-    # The same, then the GM's lists: the active characters to add, the weapons of those in the fight.
-    with django_assert_num_queries(9):
+    # The same, then the GM's lists: the active characters to add, the weapons of those in the fight,
+    # and their skills with the skills' specializations (for the Combat specializations).
+    with django_assert_num_queries(11):
         assert client.get(url("encounter", campaign)).status_code == 200
 
 
@@ -286,3 +287,97 @@ def test_remove_a_combatant(client, gm, player, campaign, fight):
     assert "Goblin" not in response.content.decode()
     goblin.refresh_from_db()
     assert goblin.removed
+
+
+# --- Combat specializations on the attack form ------------------------------------------------------
+
+
+def longsword(hero):
+    return Specialization.objects.get(skill__character_id=hero.character_id, name="Longsword")
+
+
+def test_the_preview_applies_the_specialization_named_like_the_weapon(client, gm, campaign, fight):
+    hero, goblin = fight
+    client.force_login(gm)
+    body = client.get(url("encounter", campaign), {"attacker": hero.pk, "target": goblin.pk}).content.decode()
+    assert "Reflex d10 + Combat d12 + accuracy d8 against Reflex d6 + Combat d4 + armor none." in body
+    assert "Brunella's Longsword 1 steps Combat up 1." in body
+    assert f'name="attacker_specialization" value="{longsword(hero).pk}"' in body
+    assert 'name="defender_specialization" value="none"' in body
+    chance = encounters.attack_chance(campaign, hero, goblin, attacker_specialization=longsword(hero))
+    assert f"{float(chance.p_attacker_wins) * 100:.1f}%" in body
+
+
+def test_the_preview_without_a_specialization_and_the_roll_that_follows(client, gm, campaign, fight):
+    hero, goblin = fight
+    client.force_login(gm)
+    query = {"attacker": hero.pk, "target": goblin.pk, "attacker_specialization": "none"}
+    body = client.get(url("encounter", campaign), query).content.decode()
+    assert "Combat d10 + accuracy d8" in body
+    assert "steps Combat up" not in body
+    assert '<option value="none" selected>None</option>' in body  # the form as the GM left it
+    assert 'name="attacker_specialization" value="none"' in body
+    chance = encounters.attack_chance(campaign, hero, goblin)
+    assert f"{float(chance.p_attacker_wins) * 100:.1f}%" in body
+    response = client.post(url("encounter-attack", campaign), {**query})
+    assert response.status_code == 302
+    roll = Roll.objects.get(kind="attack")
+    assert roll.spec["attacker_dice"] == ["d10", "d10", "d8"]
+    assert roll.chance == f"{chance.p_attacker_wins.numerator}/{chance.p_attacker_wins.denominator}"
+
+
+def test_a_chosen_specialization_for_the_target_reaches_the_roll(client, gm, campaign, fight):
+    hero, goblin = fight
+    client.force_login(gm)
+    query = {"attacker": goblin.pk, "target": hero.pk, "defender_specialization": longsword(hero).pk}
+    body = client.get(url("encounter", campaign), query, **HX).content.decode()
+    assert body.lstrip().startswith('<div id="encounter-body"')
+    assert "against Reflex d10 + Combat d12 + armor d4" in body
+    assert f'<option value="{longsword(hero).pk}" selected>Brunella: Longsword 1</option>' in body
+    response = client.post(url("encounter-attack", campaign), query, **HX)
+    assert response.status_code == 200
+    roll = Roll.objects.get(kind="attack")
+    assert roll.spec["defender_dice"] == ["d10", "d12", "d4"]
+    assert "Brunella's Longsword 1 stepped Combat up 1." in response.content.decode()
+
+
+def test_the_form_lists_only_combat_specializations(client, gm, player, campaign, fight):
+    client.force_login(gm)
+    body = client.get(url("encounter", campaign)).content.decode()
+    assert "Brunella: Longsword 1" in body
+    assert "Teleport" not in body  # a Spellcasting specialization
+    client.force_login(player)
+    assert "Combat specialization" not in client.get(url("encounter", campaign)).content.decode()
+
+
+@pytest.mark.parametrize(
+    "case", ["not a number", "zero", "like the weapon, for the target", "not under Combat", "for an NPC"]
+)
+def test_a_bad_specialization_is_a_400_and_rolls_nothing(client, gm, campaign, fight, case):
+    attacker, target = fight
+    choices = {
+        "not a number": {"attacker_specialization": "abc"},
+        "zero": {"attacker_specialization": "0"},
+        "like the weapon, for the target": {"defender_specialization": "like-the-weapon"},
+        "not under Combat": {"attacker_specialization": Specialization.objects.get(name="Teleport").pk},
+        "for an NPC": {"attacker_specialization": longsword(attacker).pk},
+    }[case]
+    if case == "for an NPC":
+        attacker, target = target, attacker
+    client.force_login(gm)
+    data = {"attacker": attacker.pk, "target": target.pk, **choices}
+    assert client.get(url("encounter", campaign), data).status_code == 400
+    response = client.post(url("encounter-attack", campaign), data)
+    assert response.status_code == 400
+    assert "Nothing was changed" in response.content.decode()
+    assert not Roll.objects.filter(kind__in=["attack", "damage"]).exists()
+
+
+def test_players_and_outsiders_cannot_attack_with_a_specialization(client, player, outsider, campaign, fight):
+    hero, goblin = fight
+    data = {"attacker": hero.pk, "target": goblin.pk, "attacker_specialization": longsword(hero).pk}
+    client.force_login(player)
+    assert client.post(url("encounter-attack", campaign), data).status_code == 403
+    client.force_login(outsider)
+    assert client.post(url("encounter-attack", campaign), data).status_code == 404
+    assert not Roll.objects.filter(kind="attack").exists()
