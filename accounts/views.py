@@ -18,6 +18,8 @@ from django.views.decorators.debug import sensitive_post_parameters
 from django.views.decorators.http import require_http_methods
 
 from accounts.forms import AccountForm, SignupForm
+from api.models import ApiToken
+from api.views import TokenForm
 
 _login_view = auth_views.LoginView.as_view()
 
@@ -75,4 +77,9 @@ def account(request: HttpRequest) -> HttpResponse:
         messages.success(request, "Your email address is saved.")
         return redirect("account")
     status = 400 if form.errors else 200
-    return render(request, "accounts/account.html", {"form": form}, status=status)
+    context = {
+        "form": form,
+        "tokens": ApiToken.objects.live().filter(user=request.user),
+        "token_form": TokenForm(),
+    }
+    return render(request, "accounts/account.html", context, status=status)

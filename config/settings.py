@@ -72,6 +72,7 @@ INSTALLED_APPS = [
     "campaigns",
     "characters",
     "accounts",
+    "api",
 ]
 
 MIDDLEWARE = [
@@ -239,6 +240,17 @@ AXES_VERBOSE = False  # no start-up banner on every manage.py command
 
 # --- Live updates
 # Campaign events (rolls, hit points, awards) reach open dashboards through a channel layer.
+# The cache holds short-lived counters (the API's rate limit): shared by every process with Redis.
+CACHES = {
+    "default": (
+        {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": os.environ["REDIS_URL"]}
+        if os.environ.get("REDIS_URL")
+        else {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}
+    )
+}
+#: Requests a minute each personal API token may make (429 with Retry-After past it).
+API_RATE_LIMIT = int(os.environ.get("API_RATE_LIMIT", "600"))
+
 # One process needs nothing more than memory; with REDIS_URL every server process shares events.
 REDIS_URL = os.environ.get("REDIS_URL", "")
 if REDIS_URL:

@@ -6,5 +6,6 @@ urlpatterns = [
     path("", include("characters.urls")),
     path("", include("campaigns.urls")),
     path("accounts/", include("accounts.urls")),
+    path("", include("api.urls")),
     path("admin/", admin.site.urls),
 ]

@@ -1,0 +1,52 @@
+"""The JSON API, version 1, under ``/api/v1/``: django-ninja, with the OpenAPI schema generated
+from the code at ``/api/v1/openapi.json``.
+
+It adds no game or permission logic of its own: each endpoint parses its body with a schema,
+loads objects through the apps' ``access`` modules and changes them through their operations,
+exactly as the pages do. Authentication is a personal token (``Authorization: Bearer …``),
+rate-limited per token.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.http import HttpRequest
+from ninja import NinjaAPI
+from ninja.security import HttpBearer
+
+from api import errors, tokens
+
+
+class TokenAuth(HttpBearer):
+    """A live personal token; the request then acts as its user, as a page would for a logged-in user."""
+
+    openapi_scheme = "bearer"
+
+    def authenticate(self, request: HttpRequest, token: str) -> Any:
+        found = tokens.authenticate(token)
+        if found is None:
+            return None
+        limited = tokens.check_rate(found)
+        if limited is not None:
+            raise errors.RateLimited(limited.retry_after)
+        request.user = found.user
+        return found
+
+
+api = NinjaAPI(
+    title="Dicehall API",
+    version="1",
+    description="Campaigns, characters, rolls and Adventure Points of Dicehall. "
+    "Authenticate with a personal token from your account page: `Authorization: Bearer <token>`.",
+    urls_namespace="api-v1",
+    auth=TokenAuth(),
+    docs_url=None,  # the docs page is ours (api.views.docs): no scripts from elsewhere
+    openapi_url="/openapi.json",
+)
+errors.install(api)
+
+# Each resource's endpoints live in a module of api.routers.
+from api.routers import chance  # noqa: E402
+
+api.add_router("/", chance.router)

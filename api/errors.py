@@ -1,0 +1,97 @@
+"""Every error the API returns is JSON: a machine-readable ``code`` and a ``message`` for people,
+with ``errors`` (by field) where a request had several problems. Nothing is changed by a
+request that gets one."""
+
+from __future__ import annotations
+
+from typing import Any, Final
+
+from django.core.exceptions import PermissionDenied, RequestDataTooBig
+from django.http import Http404, HttpRequest, HttpResponse
+from ninja import NinjaAPI, Schema
+from ninja.errors import AuthenticationError, HttpError, ValidationError
+
+from campaigns.operations import Conflict, Gone, NotAllowed, NotFound, Refused
+
+
+class Error(Schema):
+    code: str
+    message: str
+    errors: dict[str, str] | None = None
+
+
+class RateLimited(Exception):
+    def __init__(self, retry_after: int) -> None:
+        super().__init__(f"retry after {retry_after} s")
+        self.retry_after = retry_after
+
+
+#: Statuses any authenticated endpoint may answer with, besides its own.
+COMMON: Final = (401, 422, 429)
+
+
+def responses(ok: dict[int, Any], *statuses: int) -> dict[int, Any]:
+    """An endpoint's documented responses: its successes, the errors it can give, and the common ones."""
+    return {**ok, **dict.fromkeys(sorted({*statuses, *COMMON}), Error)}
+
+
+def _code(refused: Refused) -> str:
+    explicit = getattr(refused, "code", None)
+    if explicit:
+        return explicit
+    for kind, code in ((NotAllowed, "forbidden"), (NotFound, "not_found"), (Conflict, "conflict"), (Gone, "gone")):
+        if isinstance(refused, kind):
+            return code
+    return "invalid"
+
+
+def _error(api: NinjaAPI, request: HttpRequest, status: int, code: str, message: str, **extra: Any) -> HttpResponse:
+    body = {"code": code, "message": message, **{k: v for k, v in extra.items() if v}}
+    return api.create_response(request, body, status=status)
+
+
+def install(api: NinjaAPI) -> None:
+    @api.exception_handler(Refused)
+    def refused(request: HttpRequest, exc: Refused) -> HttpResponse:
+        return _error(api, request, exc.status, _code(exc), exc.message, errors=exc.errors or None)
+
+    @api.exception_handler(Http404)
+    def not_found(request: HttpRequest, exc: Http404) -> HttpResponse:
+        return _error(api, request, 404, "not_found", str(exc) or "Not found.")
+
+    @api.exception_handler(PermissionDenied)
+    def forbidden(request: HttpRequest, exc: PermissionDenied) -> HttpResponse:
+        return _error(api, request, 403, "forbidden", str(exc) or "You may not do that.")
+
+    @api.exception_handler(AuthenticationError)
+    def unauthorized(request: HttpRequest, exc: AuthenticationError) -> HttpResponse:
+        response = _error(
+            api, request, 401, "unauthorized", "Send a live personal API token: Authorization: Bearer <token>."
+        )
+        response["WWW-Authenticate"] = "Bearer"
+        return response
+
+    @api.exception_handler(RateLimited)
+    def rate_limited(request: HttpRequest, exc: RateLimited) -> HttpResponse:
+        response = _error(
+            api, request, 429, "rate_limited", f"Too many requests with this token; try again in {exc.retry_after} s."
+        )
+        response["Retry-After"] = str(exc.retry_after)
+        return response
+
+    @api.exception_handler(ValidationError)
+    def invalid(request: HttpRequest, exc: ValidationError) -> HttpResponse:
+        errors = {}
+        for error in exc.errors:
+            where = ".".join(str(part) for part in error.get("loc", ()))
+            errors.setdefault(where or "request", error.get("msg", "invalid"))
+        first = next(iter(errors.items()), ("request", "invalid"))
+        return _error(api, request, 422, "invalid_request", f"{first[0]}: {first[1]}", errors=errors)
+
+    @api.exception_handler(RequestDataTooBig)
+    def too_big(request: HttpRequest, exc: RequestDataTooBig) -> HttpResponse:
+        return _error(api, request, 413, "too_large", "The request body is too large.")
+
+    @api.exception_handler(HttpError)
+    def http_error(request: HttpRequest, exc: HttpError) -> HttpResponse:
+        return _error(api, request, exc.status_code, "bad_request", str(exc))

@@ -1,0 +1,38 @@
+"""``POST /api/v1/chance``: the exact chance of a roll spec, the same specs and results as
+``python -m rules chance`` (rules README, "The chance interface")."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.http import HttpRequest
+from ninja import Body, Router
+
+from api.errors import responses
+from campaigns.operations import Refused
+from rules.__main__ import chance as chance_of
+from rules.systems import SpecError
+
+router = Router(tags=["Chance"])
+
+EXAMPLE = {"system": "lucky13", "roll": "check", "ability": "d8", "skill": "d6", "difficulty": "moderate"}
+SPEC = Body(..., examples=[EXAMPLE])
+
+
+class InvalidSpec(Refused):
+    code = "invalid_spec"
+
+
+@router.post(
+    "/chance",
+    response=responses({200: dict[str, Any]}, 400),
+    summary="Exact chance of a roll",
+    description="The body is one spec of the chance interface, e.g. "
+    '`{"system": "lucky13", "roll": "check", "ability": "d8", "skill": "d6", "difficulty": "moderate"}`; '
+    'probabilities come back as exact fractions, `"p/q"`. A bad spec is a 400 naming the field.',
+)
+def chance(request: HttpRequest, spec: dict[str, Any] = SPEC) -> dict[str, Any]:
+    try:
+        return chance_of(spec)
+    except SpecError as error:
+        raise InvalidSpec(f"{error.field}: {error.message}", errors={error.field: error.message}) from None
