@@ -47,6 +47,7 @@ api = NinjaAPI(
 errors.install(api)
 
 # Each resource's endpoints live in a module of api.routers.
-from api.routers import chance  # noqa: E402
+from api.routers import campaigns, chance, characters, ledger, rolls  # noqa: E402
 
-api.add_router("/", chance.router)
+for module in (campaigns, characters, rolls, ledger, chance):
+    api.add_router("/", module.router)
