@@ -23,9 +23,17 @@ from campaigns.encounters import StatBlock
 from campaigns.models import Campaign, Combatant, Encounter, Membership, Roll, RollKind
 from campaigns.operations import Refused
 from campaigns.views import refusals
-from characters.models import Character, Weapon
+from characters.models import Character, Trait, Weapon
 from rules.dice import StepDie
 from rules.systems import lucky13
+from rules.systems.lucky13 import AbilityRoll
+
+#: "Backgrounds", "Impairments": in a fight the Ability die is Reflex.
+ABILITY_ROLL_CHOICES = [
+    (AbilityRoll.NORMAL.value, "Neither"),
+    (AbilityRoll.BACKGROUND.value, "A background: Reflex twice, keep the higher"),
+    (AbilityRoll.IMPAIRMENT.value, "An impairment: Reflex twice, keep the lower"),
+]
 
 
 class BadInput(Refused):
@@ -76,12 +84,20 @@ def _preview(campaign: Campaign, rows: list[dict[str, Any]], query: Mapping[str,
         raise BadInput("A combatant cannot attack itself.")
     weapon = encounters.weapon_for(attacker, _weapon_id(query))
     choices = _specialization_choices(query)
+    rolls = _ability_rolls(query)
     attacking = encounters.specialization_for(attacker, choices["attacker_specialization"], weapon)
     defending = encounters.specialization_for(target, choices["defender_specialization"], side="defender")
     opposed = encounters.opposed_for(
-        campaign, attacker, target, weapon, attacker_specialization=attacking, defender_specialization=defending
+        campaign,
+        attacker,
+        target,
+        weapon,
+        attacker_specialization=attacking,
+        defender_specialization=defending,
+        **rolls,
     )
     chance = lucky13.opposed_chance(opposed)
+    traits = _traits([attacker, target])
     return {
         "attacker": attacker,
         "target": target,
@@ -89,11 +105,17 @@ def _preview(campaign: Campaign, rows: list[dict[str, Any]], query: Mapping[str,
         "attacker_specialization": attacking,
         "defender_specialization": defending,
         "sides": [
-            {"name": attacker.name, "specialization": attacking},
-            {"name": target.name, "specialization": defending},
+            {"name": combatant.name, "specialization": specialization, "roll": roll, "traits": traits[combatant.pk]}
+            for combatant, specialization, roll in (
+                (attacker, attacking, rolls["attacker_roll"]),
+                (target, defending, rolls["defender_roll"]),
+            )
         ],
         # As the GM left the form, to draw it again that way.
-        "choices": {key: "none" if value is None else str(value) for key, value in choices.items()},
+        "choices": {
+            **{key: "none" if value is None else str(value) for key, value in choices.items()},
+            **{key: roll.value for key, roll in rolls.items()},
+        },
         "opposed": opposed,
         "chance": chance,
         "percent": float(chance.p_attacker_wins) * 100,
@@ -103,6 +125,28 @@ def _preview(campaign: Campaign, rows: list[dict[str, Any]], query: Mapping[str,
 def _weapon_id(data: Mapping[str, Any]) -> int | None:
     """``weapon``: empty for the attacker's usual dice, or the id of one of a character's weapons."""
     return _whole(data, "weapon", 1, 10**12) if str(data.get("weapon", "")).strip() else None
+
+
+def _ability_rolls(data: Mapping[str, Any]) -> dict[str, AbilityRoll]:
+    """``attacker_roll``, ``defender_roll``: ``background`` or ``impairment`` when one applies to that
+    side (Reflex rolled twice, the higher or the lower kept); empty or ``normal`` when neither does."""
+    rolls = {}
+    for field in ("attacker_roll", "defender_roll"):
+        value = str(data.get(field, "")).strip() or AbilityRoll.NORMAL.value
+        if value not in AbilityRoll.__members__.values():
+            raise BadInput(f"The {field.replace('_', ' ')} is normal, background or impairment.")
+        rolls[field] = AbilityRoll(value)
+    return rolls
+
+
+def _traits(combatants: list[Combatant]) -> dict[int, dict[str, list[str]]]:
+    """The backgrounds and impairments on the sheets of these combatants, by combatant, in one query
+    (none for an NPC): the GM judges which apply to the attack."""
+    by_character: dict[int, dict[str, list[str]]] = {}
+    character_ids = [c.character_id for c in combatants if c.character_id]
+    for trait in Trait.objects.filter(character_id__in=character_ids).order_by("kind", "name", "pk"):
+        by_character.setdefault(trait.character_id, {}).setdefault(trait.kind, []).append(trait.name)
+    return {c.pk: by_character.get(c.character_id, {}) if c.character_id else {} for c in combatants}
 
 
 def _specialization_choices(data: Mapping[str, Any]) -> dict[str, int | str | None]:
@@ -160,7 +204,19 @@ def _context(request: HttpRequest, campaign: Campaign, query: Mapping[str, Any] 
             )
             for specialization in theirs
         ]
-        context["preview"] = _preview(campaign, rows, query or {})
+        context["preview"] = preview = _preview(campaign, rows, query or {})
+        chosen = preview["choices"] if preview else {}
+        context["ability_roll_sides"] = [
+            {
+                "field": field,
+                "who": who,
+                "choices": [
+                    (value, label, value == chosen.get(field, AbilityRoll.NORMAL.value))
+                    for value, label in ABILITY_ROLL_CHOICES
+                ],
+            }
+            for field, who in (("attacker_roll", "The attacker"), ("defender_roll", "The target"))
+        ]
     return context
 
 
@@ -264,6 +320,7 @@ def attack(request: HttpRequest, pk: int) -> HttpResponse:
         target_id=_whole(request.POST, "target", 1, 10**12),
         weapon_id=_weapon_id(request.POST),
         **_specialization_choices(request.POST),
+        **_ability_rolls(request.POST),
         rng=secrets.SystemRandom(),
     )
     return _done(request, campaign)

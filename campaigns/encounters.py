@@ -28,7 +28,7 @@ from characters.operations import mark_changed
 from pages.presenters import opposed_roll_view, pool_view
 from rules.dice import StepDie
 from rules.systems import lucky13
-from rules.systems.lucky13 import Explosion, Modifiers, Opposed, OpposedChance, Pool, SheetError
+from rules.systems.lucky13 import AbilityRoll, Explosion, Modifiers, Opposed, OpposedChance, Pool, SheetError
 
 #: Skills that count as the Combat skill ("Combat": "you will need a skill that can be used whenever
 #: combat occurs"), by the names the skill presets give it.
@@ -457,9 +457,12 @@ def opposed_for(
     *,
     attacker_specialization: Specialization | None = None,
     defender_specialization: Specialization | None = None,
+    attacker_roll: AbilityRoll = AbilityRoll.NORMAL,
+    defender_roll: AbilityRoll = AbilityRoll.NORMAL,
 ) -> Opposed:
     """ "Combat": Reflex + Combat + weapon Accuracy against Reflex + Combat + the Defensive die, a Combat
-    specialization stepping its side's Combat die up by its level (``lucky13.combat_pool``)."""
+    specialization stepping its side's Combat die up by its level, and a background or an impairment
+    rolling its side's Reflex twice, the higher or the lower kept (``lucky13.combat_pool``)."""
     accuracy = StepDie(weapon.accuracy) if weapon else attacker.die("accuracy")
 
     def level(specialization: Specialization | None) -> Modifiers:
@@ -468,10 +471,18 @@ def opposed_for(
     try:
         return Opposed(
             attacker=lucky13.combat_pool(
-                attacker.die("reflex"), attacker.die("combat"), accuracy, level(attacker_specialization)
+                attacker.die("reflex"),
+                attacker.die("combat"),
+                accuracy,
+                level(attacker_specialization),
+                ability_roll=attacker_roll,
             ),
             defender=lucky13.combat_pool(
-                target.die("reflex"), target.die("combat"), target.die("armor"), level(defender_specialization)
+                target.die("reflex"),
+                target.die("combat"),
+                target.die("armor"),
+                level(defender_specialization),
+                ability_roll=defender_roll,
             ),
             weapon=StepDie(weapon.damage) if weapon else attacker.die("damage"),
             explosion=explosion_of(campaign),
@@ -485,19 +496,10 @@ def attack_chance(
     attacker: Combatant,
     target: Combatant,
     weapon: Weapon | None = None,
-    *,
-    attacker_specialization: Specialization | None = None,
-    defender_specialization: Specialization | None = None,
+    **modifiers: Any,
 ) -> OpposedChance:
-    opposed = opposed_for(
-        campaign,
-        attacker,
-        target,
-        weapon,
-        attacker_specialization=attacker_specialization,
-        defender_specialization=defender_specialization,
-    )
-    return lucky13.opposed_chance(opposed)
+    """The exact chance of :func:`opposed_for`, with the same modifiers."""
+    return lucky13.opposed_chance(opposed_for(campaign, attacker, target, weapon, **modifiers))
 
 
 def specialization_view(specialization: Specialization | None) -> dict[str, Any] | None:
@@ -519,12 +521,16 @@ def attack(
     weapon_id: int | None = None,
     attacker_specialization: int | str | None = LIKE_THE_WEAPON,
     defender_specialization: int | None = None,
+    attacker_roll: AbilityRoll = AbilityRoll.NORMAL,
+    defender_roll: AbilityRoll = AbilityRoll.NORMAL,
 ) -> AttackResult:
     """Roll an attack on the server: the exact chance first, then both sides; a draw fails; a hit deals
     the damage die + the margin to the target. The attack and the damage are both recorded. A character
     may use any of their weapons (``weapon_id``); otherwise the dice the combatant joined with. Each side
     may have one of its Combat specializations apply (by id; None for none); the attacker's defaults to
-    the one named like the weapon (:func:`specialization_for`)."""
+    the one named like the weapon (:func:`specialization_for`). Each side may have a background apply, or
+    an impairment (``attacker_roll``, ``defender_roll``): the GM judges which apply, as the rule text has
+    it ("Backgrounds": "creative adjudication on the GM's part")."""
     campaign, encounter = _gm_encounter(campaign_id, encounter_id, by)
     if not encounter.initiative_rolled:
         raise Conflict("Roll initiative first.")
@@ -540,7 +546,14 @@ def attack(
     attacking = specialization_for(attacker, attacker_specialization, weapon)
     defending = specialization_for(target, defender_specialization, side="defender")
     opposed = opposed_for(
-        campaign, attacker, target, weapon, attacker_specialization=attacking, defender_specialization=defending
+        campaign,
+        attacker,
+        target,
+        weapon,
+        attacker_specialization=attacking,
+        defender_specialization=defending,
+        attacker_roll=attacker_roll,
+        defender_roll=defender_roll,
     )
     chance = lucky13.opposed_chance(opposed)
     rolled = lucky13.roll_opposed(opposed, rng)
@@ -555,7 +568,9 @@ def attack(
               "weapon": weapon.name if weapon else None,
               "weapon_die": opposed.weapon.label, "explosion": opposed.explosion.value,
               "attacker_specialization": specialization_view(attacking),
-              "defender_specialization": specialization_view(defending)},
+              "defender_specialization": specialization_view(defending),
+              "attacker_roll": opposed.attacker.ability_roll.value,
+              "defender_roll": opposed.defender.ability_roll.value},
         dice=opposed_roll_view(rolled),
         total=rolled.attacker.total,
         outcome={"hit": rolled.hit, "margin": rolled.margin, "defender_total": rolled.defender.total},

@@ -85,3 +85,33 @@ def test_no_horizontal_scrolling_at_360_pixels(live_server, page: Page, problems
     expect(page.get_by_role("heading", name="Initiative order")).to_be_visible()
     assert page.evaluate("document.documentElement.scrollWidth") <= 360
     assert problems == []
+
+
+def test_ticking_a_background_changes_the_chance_before_the_attack(
+    live_server, page: Page, problems, gm, campaign, fight
+):
+    sign_in(page.context, gm, live_server)
+    page.goto(f"{live_server.url}/campaigns/{campaign.pk}/encounter/")
+    page.evaluate("window.sameDocument = true")
+    page.get_by_label("Attacker", exact=True).select_option(label="Brunella")
+    page.get_by_label("Target", exact=True).select_option(label="Goblin Skulk-Underbridge 1")
+    page.get_by_role("button", name="Show the chance to hit").click()
+    chance = page.locator(".chance strong")
+    expect(chance).to_be_visible()
+    settled(page)
+    plain = chance.inner_text()
+    expect(page.get_by_text("Brunella's Longsword 1 steps Combat up 1.")).to_be_visible()
+
+    page.get_by_role("group", name="The attacker: a background or an impairment that applies").get_by_label(
+        "A background: Reflex twice, keep the higher"
+    ).check()
+    page.get_by_role("button", name="Show the chance to hit").click()
+    expect(page.get_by_text("Brunella rolls Reflex twice and keeps the higher (a background).")).to_be_visible()
+    settled(page)
+    assert float(chance.inner_text().rstrip("%")) > float(plain.rstrip("%"))
+
+    page.get_by_role("button", name="Roll the attack").click()
+    expect(page.get_by_text("Brunella rolled Reflex twice, keeping the higher.")).to_be_visible()
+    assert Roll.objects.get(kind="attack").spec["attacker_roll"] == "background"
+    assert page.evaluate("window.sameDocument") is True
+    assert problems == []

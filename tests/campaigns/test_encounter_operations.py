@@ -13,7 +13,7 @@ from campaigns.operations import Conflict, NotAllowed, NotFound, Refused
 from characters.models import Character, Skill, Specialization, Weapon
 from rules.dice import StepDie
 from rules.systems import lucky13
-from rules.systems.lucky13 import Condition, Opposed, Pool
+from rules.systems.lucky13 import AbilityRoll, Condition, Opposed, Pool
 from tests.characters.conftest import make_character
 
 pytestmark = pytest.mark.django_db
@@ -461,3 +461,55 @@ def test_only_the_combatants_own_combat_specializations_apply(campaign, gm, play
         assert refused.value.status == 400
         assert set(refused.value.errors) <= {"attacker_specialization", "defender_specialization"}
     assert not Roll.objects.filter(kind__in=["attack", "damage"]).exists()
+
+
+# --- Backgrounds and impairments ("Backgrounds", "Impairments", "Modifiers") ---------------------------
+
+
+def test_a_background_rolls_the_attackers_reflex_twice_and_keeps_the_higher(campaign, gm, encounter, fight):
+    hero, goblin = fight
+    # Brunella's Reflex d10 twice: 2 and 7, keep 7; Combat d12 (Longsword 1) 3; Longsword d8 4: 14.
+    # The goblin: 2 + 2 = 4. Margin 10; d8 damage 1: 11.
+    result = encounters.attack(
+        **ids(campaign, encounter), by=gm, attacker_id=hero.pk, target_id=goblin.pk,
+        attacker_roll=AbilityRoll.BACKGROUND, rng=Scripted(2, 7, 3, 4, 2, 2, 1),
+    )  # fmt: skip
+    assert (result.roll.attacker.total, result.roll.defender.total, result.roll.damage) == (14, 4, 11)
+    roll = Roll.objects.get(kind="attack")
+    assert (roll.spec["attacker_roll"], roll.spec["defender_roll"]) == ("background", "normal")
+    ability = roll.dice["attacker"]["ability_rolls"]
+    assert [(r["total"], r["kept"]) for r in ability] == [(2, False), (7, True)]
+    D = StepDie.parse
+    attacking = Pool(D("d10"), (D("d12"), D("d8")), AbilityRoll.BACKGROUND)
+    exact = lucky13.opposed_chance(
+        Opposed(attacking, Pool(D("d6"), (D("d4"), D("none"))), D("d8"), lucky13.Explosion.CINEMATIC)
+    )
+    assert result.chance == exact
+
+
+def test_an_impairment_of_the_target_keeps_the_lower_reflex(campaign, gm, encounter, fight):
+    hero, goblin = fight
+    # The goblin 5 + 3 + 3 = 11 against Brunella's Reflex d10 twice, 9 and 1, keep 1; Combat d10 2; Leather
+    # d4 1: 4. Margin 7; d4 damage 2: 9.
+    result = encounters.attack(
+        **ids(campaign, encounter), by=gm, attacker_id=goblin.pk, target_id=hero.pk,
+        defender_roll=AbilityRoll.IMPAIRMENT, rng=Scripted(5, 3, 3, 9, 1, 2, 1, 2),
+    )  # fmt: skip
+    assert (result.roll.attacker.total, result.roll.defender.total, result.roll.damage) == (11, 4, 9)
+    assert Character.objects.get(pk=hero.character_id).hit_points == 21
+    roll = Roll.objects.get(kind="attack")
+    assert roll.spec["defender_roll"] == "impairment"
+    assert roll.dice["defender"]["ability_roll"] == "impairment"
+    plain = encounters.attack_chance(campaign, goblin, hero)
+    assert result.chance.p_attacker_wins > plain.p_attacker_wins
+
+
+def test_an_unknown_ability_roll_is_refused(campaign, gm, encounter, fight):
+    hero, goblin = fight
+    with pytest.raises(Refused) as refused:
+        encounters.attack(
+            **ids(campaign, encounter), by=gm, attacker_id=hero.pk, target_id=goblin.pk,
+            attacker_roll="thrice", rng=random.Random(1),
+        )  # fmt: skip
+    assert refused.value.status == 400
+    assert not Roll.objects.filter(kind="attack").exists()

@@ -11,6 +11,7 @@ from campaigns import encounters
 from campaigns.encounters import StatBlock
 from campaigns.models import Combatant, Encounter, Roll
 from characters.models import Character, Specialization, Weapon
+from rules.systems.lucky13 import AbilityRoll
 from tests.characters.conftest import make_character
 
 pytestmark = pytest.mark.django_db
@@ -378,6 +379,80 @@ def test_players_and_outsiders_cannot_attack_with_a_specialization(client, playe
     data = {"attacker": hero.pk, "target": goblin.pk, "attacker_specialization": longsword(hero).pk}
     client.force_login(player)
     assert client.post(url("encounter-attack", campaign), data).status_code == 403
+    client.force_login(outsider)
+    assert client.post(url("encounter-attack", campaign), data).status_code == 404
+    assert not Roll.objects.filter(kind="attack").exists()
+
+
+# --- Backgrounds and impairments on the attack form -------------------------------------------------
+
+
+def test_a_background_and_an_impairment_change_the_chance_shown_before_the_attack(client, gm, campaign, fight):
+    hero, goblin = fight
+    client.force_login(gm)
+    query = {"attacker": hero.pk, "target": goblin.pk, "attacker_roll": "background", "defender_roll": "impairment"}
+    body = client.get(url("encounter", campaign), query).content.decode()
+    chance = encounters.attack_chance(
+        campaign, hero, goblin, attacker_specialization=longsword(hero),
+        attacker_roll=AbilityRoll.BACKGROUND, defender_roll=AbilityRoll.IMPAIRMENT,
+    )  # fmt: skip
+    plain = encounters.attack_chance(campaign, hero, goblin, attacker_specialization=longsword(hero))
+    assert chance.p_attacker_wins > plain.p_attacker_wins
+    assert f"{float(chance.p_attacker_wins) * 100:.1f}%" in body
+    assert f"{float(plain.p_attacker_wins) * 100:.1f}%" not in body
+    assert "Brunella rolls Reflex twice and keeps the higher (a background)." in body
+    assert "Goblin rolls Reflex twice and keeps the lower (an impairment)." in body
+    assert "On Brunella's sheet: background Soldier; impairment Bad knee." in body  # for the GM to judge
+    assert '<input type="radio" name="attacker_roll" value="background" checked>' in body
+    assert '<input type="radio" name="defender_roll" value="impairment" checked>' in body
+    assert '<input type="hidden" name="attacker_roll" value="background">' in body
+    assert '<input type="hidden" name="defender_roll" value="impairment">' in body
+
+    response = client.post(url("encounter-attack", campaign), query, **HX)
+    assert response.status_code == 200
+    roll = Roll.objects.get(kind="attack")
+    assert (roll.spec["attacker_roll"], roll.spec["defender_roll"]) == ("background", "impairment")
+    assert roll.chance == f"{chance.p_attacker_wins.numerator}/{chance.p_attacker_wins.denominator}"
+    assert len(roll.dice["attacker"]["ability_rolls"]) == 2
+    body = response.content.decode()
+    assert body.lstrip().startswith('<div id="encounter-body"')
+    assert "Brunella rolled Reflex twice, keeping the higher." in body
+    assert "Goblin rolled Reflex twice, keeping the lower." in body
+
+
+def test_by_default_neither_applies(client, gm, campaign, fight):
+    hero, goblin = fight
+    client.force_login(gm)
+    body = client.get(url("encounter", campaign), {"attacker": hero.pk, "target": goblin.pk}).content.decode()
+    assert '<input type="radio" name="attacker_roll" value="normal" checked>' in body
+    assert '<input type="radio" name="defender_roll" value="normal" checked>' in body
+    assert "Reflex twice and keeps" not in body
+    assert client.post(url("encounter-attack", campaign), {"attacker": hero.pk, "target": goblin.pk}).status_code == 302
+    roll = Roll.objects.get(kind="attack")
+    assert (roll.spec["attacker_roll"], roll.spec["defender_roll"]) == ("normal", "normal")
+
+
+@pytest.mark.parametrize("choices", [{"attacker_roll": "twice"}, {"defender_roll": "advantage"}])
+def test_a_bad_ability_roll_is_a_400_and_rolls_nothing(client, gm, campaign, fight, choices):
+    hero, goblin = fight
+    client.force_login(gm)
+    data = {"attacker": hero.pk, "target": goblin.pk, **choices}
+    assert client.get(url("encounter", campaign), data).status_code == 400
+    response = client.post(url("encounter-attack", campaign), data)
+    assert response.status_code == 400
+    assert "Nothing was changed" in response.content.decode()
+    assert not Roll.objects.filter(kind__in=["attack", "damage"]).exists()
+    goblin.refresh_from_db()
+    assert goblin.hit_points == 10
+
+
+def test_players_and_outsiders_cannot_attack_with_a_background(client, player, outsider, campaign, fight):
+    hero, goblin = fight
+    data = {"attacker": hero.pk, "target": goblin.pk, "attacker_roll": "background"}
+    client.force_login(player)
+    assert client.post(url("encounter-attack", campaign), data).status_code == 403
+    body = client.get(url("encounter", campaign), data).content.decode()
+    assert "Reflex twice" not in body  # a player reads the page, without the GM's preview
     client.force_login(outsider)
     assert client.post(url("encounter-attack", campaign), data).status_code == 404
     assert not Roll.objects.filter(kind="attack").exists()
