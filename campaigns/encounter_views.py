@@ -9,6 +9,7 @@ Every member reads the page; only the GM sees and may use the controls.
 from __future__ import annotations
 
 import secrets
+from collections import Counter
 from collections.abc import Mapping
 from typing import Any
 
@@ -177,6 +178,11 @@ def _context(request: HttpRequest, campaign: Campaign, query: Mapping[str, Any] 
         Combatant.objects.filter(encounter=encounter, removed=False).select_related("character").order_by("order", "pk")
     )
     rows = [_row(campaign, c, encounter.initiative_rolled and c.order == encounter.turn) for c in combatants]
+    # Equal initiative rolls: the ties the GM may settle by moving a combatant up or down.
+    rolled = Counter(c.initiative for c in combatants if c.initiative is not None)
+    for i, row in enumerate(rows):
+        row["tied"] = rolled[row["combatant"].initiative] > 1
+        row["moves"] = [("up", "↑", i == 0), ("down", "↓", i == len(rows) - 1)]
     context["rows"] = rows
     context["acting"] = next((r["combatant"] for r in rows if r["turn"]), None)
     last = (
@@ -358,6 +364,23 @@ def minute_passes(request: HttpRequest, pk: int) -> HttpResponse:
 def stabilize(request: HttpRequest, pk: int) -> HttpResponse:
     campaign = access.campaign_for(request.user, pk, gm=True)
     encounters.stabilize(**_ids(campaign), by=request.user, combatant_id=_whole(request.POST, "combatant", 1, 10**12))
+    return _done(request, campaign)
+
+
+@require_POST
+@refusals
+def move_in_order(request: HttpRequest, pk: int) -> HttpResponse:
+    """The GM moves a combatant one place up or down the initiative order (``direction``)."""
+    campaign = access.campaign_for(request.user, pk, gm=True)
+    direction = request.POST.get("direction", "")
+    if direction not in encounters.DIRECTIONS:
+        raise BadInput("Move a combatant up or down.")
+    encounters.move_in_order(
+        **_ids(campaign),
+        by=request.user,
+        combatant_id=_whole(request.POST, "combatant", 1, 10**12),
+        direction=direction,
+    )
     return _done(request, campaign)
 
 

@@ -333,6 +333,58 @@ def next_turn(*, campaign_id: int, encounter_id: int, by: AbstractBaseUser) -> E
     return encounter
 
 
+#: Which way the GM moves a combatant in the initiative order: up is earlier.
+DIRECTIONS: Final = ("up", "down")
+
+
+@transaction.atomic
+def move_in_order(
+    *, campaign_id: int, encounter_id: int, by: AbstractBaseUser, combatant_id: int, direction: str
+) -> list[Combatant]:
+    """The GM moves a combatant one place up or down the initiative order, past the next combatant still
+    in the fight ("Initiative": "In the case of a tie, the GM may decide who is higher in the initiative
+    order … The GM also has the discretion to make a ruling based on other factors"). The two swap
+    places; the turn stays with the place, so whoever holds the acting place after the move acts now
+    (breaking a tie for the first place before anyone acts makes the new first act). Recorded in the
+    roll log as an initiative entry. Returns the order as it now stands."""
+    campaign, encounter = _gm_encounter(campaign_id, encounter_id, by)
+    if direction not in DIRECTIONS:
+        raise Refused("Move a combatant up or down.", errors={"direction": "Choose up or down."})
+    if not encounter.initiative_rolled:
+        raise Conflict("Roll initiative first: the order comes from it.")
+    combatant = _combatant(encounter, combatant_id)
+    order = _in_order(encounter)
+    index = next(i for i, c in enumerate(order) if c.pk == combatant.pk)
+    other_index = index - 1 if direction == "up" else index + 1
+    if not 0 <= other_index < len(order):
+        raise Conflict(f"{combatant.name} is already {'first' if direction == 'up' else 'last'} in the order.")
+    other = order[other_index]
+    mine, theirs = combatant.order, other.order
+    # One at a time through an empty place: the order is unique within the encounter at every statement.
+    Combatant.objects.filter(pk=combatant.pk).update(order=None)
+    Combatant.objects.filter(pk=other.pk).update(order=mine)
+    Combatant.objects.filter(pk=combatant.pk).update(order=theirs)
+    combatant.order, other.order = theirs, mine
+    order[index], order[other_index] = other, combatant
+    record_roll(
+        campaign_id=campaign.pk,
+        by=by,
+        character_id=combatant.character_id,
+        kind=RollKind.INITIATIVE,
+        spec={"encounter": encounter.pk, "reorder": True, "combatant": combatant.name, "direction": direction,
+              "for": [combatant.name]},
+        dice=[],
+        total=None,
+        outcome={"passed": other.name, "tie": combatant.initiative == other.initiative,
+                 "initiative": combatant.initiative, "passed_initiative": other.initiative,
+                 "place": other_index + 1, "order": [c.name for c in order]},
+        chance=None,
+        chance_of="the GM's ruling on the order, not a roll",
+    )  # fmt: skip
+    _announce(campaign.pk)
+    return order
+
+
 @transaction.atomic
 def remove_combatant(*, campaign_id: int, encounter_id: int, by: AbstractBaseUser, combatant_id: int) -> Combatant:
     """A combatant leaves the fight (fled, captured, no longer in play): off the order and out of

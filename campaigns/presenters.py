@@ -1,4 +1,5 @@
-"""Campaign options as the campaign page shows them: labels, not keys."""
+"""Campaign options as the campaign page shows them: labels, not keys; and log entries that are
+rulings rather than dice, in a sentence."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ from typing import Any
 from django.utils import timezone
 from django.utils.timesince import timesince
 
+from campaigns.models import Roll, RollKind
 from rules import systems
 
 
@@ -45,3 +47,16 @@ def ago(moment: datetime, now: datetime | None = None) -> str:
     if now - moment < timedelta(minutes=1):
         return "just now"
     return f"{timesince(moment, now)} ago"
+
+
+def roll_summary(roll: Roll) -> str | None:
+    """A sentence for a log entry that records a GM's ruling in an encounter rather than dice
+    (the initiative order changed); None for every other roll, whose dice say it all."""
+    spec, outcome = roll.spec, roll.outcome
+    if roll.kind == RollKind.INITIATIVE and spec.get("reorder"):
+        tie = f" (both rolled {outcome['initiative']}: a tie settled by the GM)" if outcome.get("tie") else ""
+        return (
+            f"The GM moved {spec['combatant']} {spec['direction']} the initiative order, past {outcome['passed']}, "
+            f"to place {outcome['place']}{tie}."
+        )
+    return None

@@ -22,6 +22,7 @@ from django.views.decorators.vary import vary_on_headers
 from campaigns import access, rolls
 from campaigns.models import Campaign, Membership, Roll, RollKind
 from campaigns.operations import Refused
+from campaigns.presenters import roll_summary
 from campaigns.views import refusals
 
 #: Rolls on a page of the log.
@@ -51,6 +52,7 @@ def roll_entry(roll: Roll, *, gm: bool) -> dict[str, Any]:
     entry: dict[str, Any] = {"roll": roll, "hidden": hidden, "can_reveal": gm and roll.secret and not roll.revealed_at}
     if hidden:
         return entry
+    entry["summary"] = roll_summary(roll)
     if isinstance(roll.dice, list):
         entry["groups"] = [_group_view(g) for g in roll.dice]
     else:  # a check or an opposed roll: the presenter's view, with its pools

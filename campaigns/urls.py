@@ -50,6 +50,7 @@ urlpatterns = [
     path("campaigns/<int:pk>/encounter/adjust/", encounter_views.adjust_hit_points, name="encounter-adjust"),
     path("campaigns/<int:pk>/encounter/minute/", encounter_views.minute_passes, name="encounter-minute"),
     path("campaigns/<int:pk>/encounter/stabilize/", encounter_views.stabilize, name="encounter-stabilize"),
+    path("campaigns/<int:pk>/encounter/move/", encounter_views.move_in_order, name="encounter-move"),
     path("campaigns/<int:pk>/encounter/remove/", encounter_views.remove_combatant, name="encounter-remove"),
     path("campaigns/<int:pk>/encounter/end/", encounter_views.end_encounter, name="encounter-end"),
     path("invite/<slug:token>/", views.join, name="join"),

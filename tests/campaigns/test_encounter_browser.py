@@ -115,3 +115,20 @@ def test_ticking_a_background_changes_the_chance_before_the_attack(
     assert Roll.objects.get(kind="attack").spec["attacker_roll"] == "background"
     assert page.evaluate("window.sameDocument") is True
     assert problems == []
+
+
+def test_the_gm_moves_a_combatant_down_the_order_by_keyboard(live_server, page: Page, problems, gm, campaign, fight):
+    sign_in(page.context, gm, live_server)
+    page.goto(f"{live_server.url}/campaigns/{campaign.pk}/encounter/")
+    page.evaluate("window.sameDocument = true")
+    names = page.locator("ol.initiative .combatant-name")
+    first, second = names.nth(0).inner_text(), names.nth(1).inner_text()
+    first = first.replace("Acting", "").strip()
+    page.get_by_role("button", name=f"Move {first} down").focus()
+    with page.expect_response(lambda response: "/encounter/move/" in response.url):
+        page.keyboard.press("Enter")
+    expect(names.nth(1)).to_have_text(first)
+    expect(names.nth(0)).to_contain_text(second.replace("Acting", "").strip())
+    expect(page.locator("[aria-current=true]")).to_have_count(1)
+    assert page.evaluate("window.sameDocument") is True
+    assert problems == []

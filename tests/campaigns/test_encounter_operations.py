@@ -6,7 +6,7 @@ import random
 
 import pytest
 
-from campaigns import encounters
+from campaigns import encounters, rolls
 from campaigns.encounters import StatBlock
 from campaigns.models import Combatant, Encounter, Roll
 from campaigns.operations import Conflict, NotAllowed, NotFound, Refused
@@ -513,3 +513,81 @@ def test_an_unknown_ability_roll_is_refused(campaign, gm, encounter, fight):
         )  # fmt: skip
     assert refused.value.status == 400
     assert not Roll.objects.filter(kind="attack").exists()
+
+
+# --- The GM's rulings on the initiative order ("Initiative") -----------------------------------------
+
+
+@pytest.fixture
+def tied(campaign, gm, encounter, brunella):
+    """Brunella (Reflex d10) and two goblins (Reflex d6) rolling separately: 7, 6 exploding into 7, and 3.
+    The tie at 7 goes to the higher Reflex: Brunella, Goblin 1, Goblin 2."""
+    encounters.add_characters(**ids(campaign, encounter), by=gm, character_ids=[brunella.pk])
+    encounters.add_npcs(**ids(campaign, encounter), by=gm, stats=GOBLIN, count=2)
+    return encounters.roll_initiative(**ids(campaign, encounter), by=gm, rng=Scripted(7, 6, 1, 3), group_rolls=False)
+
+
+def names_in_order(encounter):
+    return [c.name for c in encounter.combatants.filter(removed=False).order_by("order")]
+
+
+def test_the_gm_breaks_a_tie_by_judgement_and_it_is_logged(campaign, gm, encounter, tied):
+    hero, first_goblin, _ = tied
+    order = encounters.move_in_order(**ids(campaign, encounter), by=gm, combatant_id=first_goblin.pk, direction="up")
+    assert [c.name for c in order] == ["Goblin 1", "Brunella", "Goblin 2"] == names_in_order(encounter)
+    encounter.refresh_from_db()
+    assert (encounter.round, encounter.turn) == (1, 0)  # the first place acts: now Goblin 1
+    roll = Roll.objects.filter(kind="initiative").order_by("-seq").first()
+    assert roll.spec == {"encounter": encounter.pk, "reorder": True, "combatant": "Goblin 1", "direction": "up",
+                         "for": ["Goblin 1"]}  # fmt: skip
+    assert roll.outcome == {"passed": "Brunella", "tie": True, "initiative": 7, "passed_initiative": 7, "place": 1,
+                            "order": ["Goblin 1", "Brunella", "Goblin 2"]}  # fmt: skip
+    assert (roll.total, roll.chance, roll.dice, roll.character_id) == (None, None, [], None)
+    assert rolls.verify_chain(campaign) is None
+    # The turns follow the new order.
+    assert encounters.next_turn(**ids(campaign, encounter), by=gm).turn == 1
+    assert Combatant.objects.get(order=1, encounter=encounter) == hero
+
+
+def test_the_gm_may_move_anyone_down_past_a_higher_roll(campaign, gm, encounter, tied):
+    hero, _, _ = tied
+    encounters.move_in_order(**ids(campaign, encounter), by=gm, combatant_id=hero.pk, direction="down")
+    encounters.move_in_order(**ids(campaign, encounter), by=gm, combatant_id=hero.pk, direction="down")
+    assert names_in_order(encounter) == ["Goblin 1", "Goblin 2", "Brunella"]
+    last = Roll.objects.filter(kind="initiative").order_by("-seq").first()
+    assert (last.outcome["passed"], last.outcome["tie"], last.outcome["place"]) == ("Goblin 2", False, 3)
+    assert last.character_id == hero.character_id
+
+
+def test_a_move_past_the_end_or_before_initiative_is_refused(campaign, gm, encounter, tied, brunella):
+    hero, first_goblin, second_goblin = tied
+    before = Roll.objects.count()
+    with pytest.raises(Conflict):
+        encounters.move_in_order(**ids(campaign, encounter), by=gm, combatant_id=hero.pk, direction="up")
+    with pytest.raises(Conflict):
+        encounters.move_in_order(**ids(campaign, encounter), by=gm, combatant_id=second_goblin.pk, direction="down")
+    with pytest.raises(Refused):
+        encounters.move_in_order(**ids(campaign, encounter), by=gm, combatant_id=hero.pk, direction="sideways")
+    assert names_in_order(encounter) == ["Brunella", "Goblin 1", "Goblin 2"]
+    assert Roll.objects.count() == before
+    encounters.end_encounter(**ids(campaign, encounter), by=gm)
+    with pytest.raises(Conflict):
+        encounters.move_in_order(**ids(campaign, encounter), by=gm, combatant_id=first_goblin.pk, direction="up")
+    fresh = encounters.start_encounter(campaign_id=campaign.pk, by=gm, name="Later")
+    (goblin,) = encounters.add_npcs(**ids(campaign, fresh), by=gm, stats=GOBLIN)
+    with pytest.raises(Conflict):  # no order before initiative
+        encounters.move_in_order(**ids(campaign, fresh), by=gm, combatant_id=goblin.pk, direction="down")
+
+
+def test_only_the_gm_moves_and_only_those_still_in_the_fight(campaign, gm, player, encounter, tied):
+    _, first_goblin, second_goblin = tied
+    with pytest.raises(NotAllowed):
+        encounters.move_in_order(**ids(campaign, encounter), by=player, combatant_id=first_goblin.pk, direction="up")
+    encounters.remove_combatant(**ids(campaign, encounter), by=gm, combatant_id=first_goblin.pk)
+    with pytest.raises(NotFound):
+        encounters.move_in_order(**ids(campaign, encounter), by=gm, combatant_id=first_goblin.pk, direction="up")
+    # Past the removed goblin's empty place, to the one still there.
+    encounters.move_in_order(**ids(campaign, encounter), by=gm, combatant_id=second_goblin.pk, direction="up")
+    assert names_in_order(encounter) == ["Goblin 2", "Brunella"]
+    first_goblin.refresh_from_db()
+    assert first_goblin.order == 1  # the removed keep their place, unused

@@ -456,3 +456,90 @@ def test_players_and_outsiders_cannot_attack_with_a_background(client, player, o
     client.force_login(outsider)
     assert client.post(url("encounter-attack", campaign), data).status_code == 404
     assert not Roll.objects.filter(kind="attack").exists()
+
+
+# --- Moving a combatant in the initiative order -------------------------------------------------------
+
+
+def order_of(encounter):
+    return list(encounter.combatants.filter(removed=False).order_by("order").values_list("name", flat=True))
+
+
+def test_the_gm_moves_a_combatant_and_sees_the_new_order(client, gm, campaign, encounter, fight):
+    hero, goblin = fight
+    first = order_of(encounter)
+    client.force_login(gm)
+    body = client.get(url("encounter", campaign)).content.decode()
+    last = goblin if first[-1] == "Goblin" else hero
+    assert f'Move<span class="visually-hidden"> {last.name}</span> up' in body
+    assert f'Move<span class="visually-hidden"> {last.name}</span> down' not in body  # already last
+    response = client.post(url("encounter-move", campaign), {"combatant": last.pk, "direction": "up"})
+    assert response.status_code == 302
+    assert response["Location"] == url("encounter", campaign)
+    assert order_of(encounter) == first[::-1]
+    roll = Roll.objects.filter(kind="initiative").order_by("-seq").first()
+    assert roll.spec["reorder"] is True
+    log = client.get(url("rolls", campaign)).content.decode()
+    assert f"The GM moved {last.name} up the initiative order, past {first[0]}, to place 1" in log
+
+
+def test_moving_with_htmx_swaps_the_encounter_body(client, gm, campaign, encounter, fight):
+    hero, _ = fight
+    first = order_of(encounter)
+    mover = hero if first[0] == "Goblin" else encounter.combatants.get(name="Goblin")
+    client.force_login(gm)
+    response = client.post(url("encounter-move", campaign), {"combatant": mover.pk, "direction": "up"}, **HX)
+    assert response.status_code == 200
+    body = response.content.decode()
+    assert body.lstrip().startswith('<div id="encounter-body"')
+    assert "<html" not in body
+    assert body.index(mover.name) < body.index(first[0])
+
+
+def test_players_see_the_order_without_the_move_buttons(client, player, campaign, fight):
+    client.force_login(player)
+    body = client.get(url("encounter", campaign)).content.decode()
+    assert "Initiative order" in body
+    assert "encounter/move/" not in body
+
+
+@pytest.mark.parametrize(("who", "status"), [("player", 403), ("other_player", 403), ("outsider", 404)])
+def test_only_the_gm_moves(client, request, campaign, encounter, fight, who, status):
+    _, goblin = fight
+    first = order_of(encounter)
+    before = Roll.objects.count()
+    client.force_login(request.getfixturevalue(who))
+    assert (
+        client.post(url("encounter-move", campaign), {"combatant": goblin.pk, "direction": "up"}).status_code == status
+    )
+    assert order_of(encounter) == first
+    assert Roll.objects.count() == before
+
+
+@pytest.mark.parametrize(
+    "data",
+    [{"combatant": "x", "direction": "up"}, {"combatant": "1", "direction": "sideways"}, {"direction": "up"},
+     {"combatant": "999999", "direction": "up"}],
+)  # fmt: skip
+def test_a_bad_move_is_a_4xx_and_changes_nothing(client, gm, campaign, encounter, fight, data):
+    first = order_of(encounter)
+    before = Roll.objects.count()
+    client.force_login(gm)
+    response = client.post(url("encounter-move", campaign), data)
+    assert 400 <= response.status_code < 500
+    assert "Nothing was changed" in response.content.decode()
+    assert order_of(encounter) == first
+    assert Roll.objects.count() == before
+
+
+def test_moving_the_first_up_is_a_409(client, gm, campaign, encounter, fight):
+    first = encounter.combatants.get(order=0)
+    client.force_login(gm)
+    response = client.post(url("encounter-move", campaign), {"combatant": first.pk, "direction": "up"})
+    assert response.status_code == 409
+    assert "already first" in response.content.decode()
+
+
+def test_moving_is_post_only(client, gm, campaign, fight):
+    client.force_login(gm)
+    assert client.get(url("encounter-move", campaign)).status_code == 405

@@ -528,3 +528,31 @@ def test_a_removal_just_before_joining_the_group_is_not_missed(campaign, gm, pla
 
     run(scenario)
     assert looks == [None, None]
+
+
+def test_the_gms_move_in_the_initiative_order_reaches_every_dashboard(campaign, gm, player) -> None:
+    goblin = StatBlock(name="Goblin", reflex=2, combat=1, accuracy=1, damage=1, armor=0, pulse=1)
+    encounter = encounters.start_encounter(campaign_id=campaign.pk, by=gm, name="Ambush")
+    ids = {"campaign_id": campaign.pk, "encounter_id": encounter.pk}
+    encounters.add_npcs(**ids, by=gm, stats=goblin, count=2)
+    encounters.roll_initiative(**ids, by=gm, rng=random.Random(4), group_rolls=False)
+    last = encounter.combatants.order_by("-order").first()
+
+    def move() -> None:
+        encounters.move_in_order(**ids, by=gm, combatant_id=last.pk, direction="up")
+
+    async def scenario() -> None:
+        sockets = [await joined(campaign, gm), await joined(campaign, player)]
+        await database_sync_to_async(move)()
+        for socket in sockets:
+            logged = await socket.receive_json_from(timeout=2)
+            assert logged["type"] == "roll"
+            assert f"The GM moved {last.name} up the initiative order" in logged["html"]
+            region = await socket.receive_json_from(timeout=2)
+            assert (region["type"], region["id"]) == ("fragment", "initiative")
+            assert region["html"].index(last.name) < region["html"].index(
+                "Goblin 1" if last.name == "Goblin 2" else "Goblin 2"
+            )
+            await socket.disconnect()
+
+    run(scenario)
