@@ -384,12 +384,36 @@ def move_in_order(request: HttpRequest, pk: int) -> HttpResponse:
     return _done(request, campaign)
 
 
+@require_safe
+@vary_on_headers("HX-Request")
+@refusals
+def confirm_remove_combatant(request: HttpRequest, pk: int) -> HttpResponse:
+    """The step before a combatant leaves the fight (``?combatant=``): who, what it means, and a reason
+    for the log. With htmx it takes the place of the encounter's body; Cancel brings that back."""
+    campaign = access.campaign_for(request.user, pk, gm=True)
+    encounter = _running(campaign)
+    combatant_id = _whole(request.GET, "combatant", 1, 10**12)
+    combatant = (
+        Combatant.objects.select_related("character")
+        .filter(pk=combatant_id, encounter=encounter, removed=False)
+        .first()
+    )
+    if combatant is None:
+        raise BadInput("Choose a combatant who is in this encounter.")
+    context = {"campaign": campaign, "encounter": encounter, "combatant": combatant}
+    template = "campaigns/encounter_remove.html" + ("#encounter-body" if request.htmx else "")
+    return render(request, template, context)
+
+
 @require_POST
 @refusals
 def remove_combatant(request: HttpRequest, pk: int) -> HttpResponse:
     campaign = access.campaign_for(request.user, pk, gm=True)
     encounters.remove_combatant(
-        **_ids(campaign), by=request.user, combatant_id=_whole(request.POST, "combatant", 1, 10**12)
+        **_ids(campaign),
+        by=request.user,
+        combatant_id=_whole(request.POST, "combatant", 1, 10**12),
+        reason=request.POST.get("reason", ""),
     )
     return _done(request, campaign)
 

@@ -386,13 +386,28 @@ def move_in_order(
 
 
 @transaction.atomic
-def remove_combatant(*, campaign_id: int, encounter_id: int, by: AbstractBaseUser, combatant_id: int) -> Combatant:
+def remove_combatant(
+    *, campaign_id: int, encounter_id: int, by: AbstractBaseUser, combatant_id: int, reason: str = ""
+) -> Combatant:
     """A combatant leaves the fight (fled, captured, no longer in play): off the order and out of
-    reach of attacks; the row stays, so the roll log's references still read."""
-    _, encounter = _gm_encounter(campaign_id, encounter_id, by)
+    reach of attacks; the row stays, so the roll log's references still read. Recorded in the roll
+    log, with the GM's reason if they gave one, and the hit points the combatant left with."""
+    campaign, encounter = _gm_encounter(campaign_id, encounter_id, by)
     combatant = _combatant(encounter, combatant_id)
     combatant.removed = True
     combatant.save(update_fields=["removed"])
+    record_roll(
+        campaign_id=campaign.pk,
+        by=by,
+        character_id=combatant.character_id,
+        kind=RollKind.REMOVAL,
+        spec={"encounter": encounter.pk, "combatant": combatant.name, "reason": " ".join(reason.split())[:200]},
+        dice=[],
+        total=None,
+        outcome={"hit_points": combatant.current_hit_points, "condition": condition_of(combatant).value},
+        chance=None,
+        chance_of="the GM's ruling, not a roll",
+    )  # fmt: skip
     _announce(encounter.campaign_id)
     return combatant
 

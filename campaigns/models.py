@@ -196,6 +196,7 @@ class RollKind(models.TextChoices):
     DAMAGE = "damage", "Damage"
     INITIATIVE = "initiative", "Initiative"
     ADJUSTMENT = "adjustment", "Hit point change"
+    REMOVAL = "removal", "Left the fight"
     FREE = "free", "Free roll"
 
 

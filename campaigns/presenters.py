@@ -51,12 +51,19 @@ def ago(moment: datetime, now: datetime | None = None) -> str:
 
 def roll_summary(roll: Roll) -> str | None:
     """A sentence for a log entry that records a GM's ruling in an encounter rather than dice
-    (the initiative order changed); None for every other roll, whose dice say it all."""
+    (the initiative order changed, a combatant left the fight); None for every other roll, whose
+    dice say it all."""
     spec, outcome = roll.spec, roll.outcome
     if roll.kind == RollKind.INITIATIVE and spec.get("reorder"):
         tie = f" (both rolled {outcome['initiative']}: a tie settled by the GM)" if outcome.get("tie") else ""
         return (
             f"The GM moved {spec['combatant']} {spec['direction']} the initiative order, past {outcome['passed']}, "
             f"to place {outcome['place']}{tie}."
+        )
+    if roll.kind == RollKind.REMOVAL:
+        reason = f" ({spec['reason']})" if spec.get("reason") else ""
+        return (
+            f"The GM took {spec['combatant']} out of the fight{reason}, "
+            f"at {outcome['hit_points']} hit point{'' if abs(outcome['hit_points']) == 1 else 's'}."
         )
     return None

@@ -52,6 +52,11 @@ urlpatterns = [
     path("campaigns/<int:pk>/encounter/stabilize/", encounter_views.stabilize, name="encounter-stabilize"),
     path("campaigns/<int:pk>/encounter/move/", encounter_views.move_in_order, name="encounter-move"),
     path("campaigns/<int:pk>/encounter/remove/", encounter_views.remove_combatant, name="encounter-remove"),
+    path(
+        "campaigns/<int:pk>/encounter/remove/confirm/",
+        encounter_views.confirm_remove_combatant,
+        name="encounter-confirm-remove",
+    ),
     path("campaigns/<int:pk>/encounter/end/", encounter_views.end_encounter, name="encounter-end"),
     path("invite/<slug:token>/", views.join, name="join"),
     path("invite/<slug:token>/accept/", views.accept_invitation, name="accept-invitation"),

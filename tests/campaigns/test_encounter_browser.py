@@ -4,6 +4,7 @@ htmx, the keyboard, the same forms without JavaScript, and a phone-width screen.
 from __future__ import annotations
 
 import random
+import re
 
 import pytest
 from playwright.sync_api import Page, expect
@@ -131,4 +132,45 @@ def test_the_gm_moves_a_combatant_down_the_order_by_keyboard(live_server, page: 
     expect(names.nth(0)).to_contain_text(second.replace("Acting", "").strip())
     expect(page.locator("[aria-current=true]")).to_have_count(1)
     assert page.evaluate("window.sameDocument") is True
+    assert problems == []
+
+
+def test_removing_asks_first_then_logs_in_place(live_server, page: Page, problems, gm, campaign, fight):
+    sign_in(page.context, gm, live_server)
+    page.goto(f"{live_server.url}/campaigns/{campaign.pk}/encounter/")
+    page.evaluate("window.sameDocument = true")
+    page.get_by_label("Leaves the fight").select_option(label="Goblin Skulk-Underbridge 2")
+    page.get_by_role("button", name="Remove…").click()
+    expect(page.get_by_role("heading", name="Take Goblin Skulk-Underbridge 2 out of the fight?")).to_be_visible()
+    settled(page)
+    page.get_by_role("link", name="Cancel").click()  # changed their mind: the encounter is back
+    expect(page.get_by_role("heading", name="Initiative order")).to_be_visible()
+    settled(page)
+    assert not Roll.objects.filter(kind="removal").exists()
+
+    page.get_by_label("Leaves the fight").select_option(label="Goblin Skulk-Underbridge 2")
+    page.get_by_role("button", name="Remove…").click()
+    page.get_by_label("Why, for the log (optional)").fill("fled")
+    settled(page)
+    page.get_by_role("button", name="Take Goblin Skulk-Underbridge 2 out").click()
+    expect(page.get_by_role("heading", name="Initiative order")).to_be_visible()
+    expect(page.locator("ol.initiative")).not_to_contain_text("Goblin Skulk-Underbridge 2")
+    assert Roll.objects.get(kind="removal").spec["reason"] == "fled"
+    assert page.evaluate("window.sameDocument") is True
+    assert problems == []
+
+
+def test_removing_without_javascript_goes_through_the_confirmation_page(
+    live_server, nojs_page: Page, problems, gm, campaign, fight
+):
+    page = nojs_page
+    sign_in(page.context, gm, live_server)
+    page.goto(f"{live_server.url}/campaigns/{campaign.pk}/encounter/")
+    page.get_by_label("Leaves the fight").select_option(label="Brunella")
+    page.get_by_role("button", name="Remove…").click()
+    expect(page).to_have_url(re.compile(r"/encounter/remove/confirm/\?combatant=\d+$"))
+    page.get_by_role("button", name="Take Brunella out").click()
+    expect(page).to_have_url(f"{live_server.url}/campaigns/{campaign.pk}/encounter/")
+    expect(page.locator("ol.initiative")).not_to_contain_text("Brunella")
+    assert Roll.objects.get(kind="removal").spec["combatant"] == "Brunella"
     assert problems == []

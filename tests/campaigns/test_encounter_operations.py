@@ -591,3 +591,35 @@ def test_only_the_gm_moves_and_only_those_still_in_the_fight(campaign, gm, playe
     assert names_in_order(encounter) == ["Goblin 2", "Brunella"]
     first_goblin.refresh_from_db()
     assert first_goblin.order == 1  # the removed keep their place, unused
+
+
+# --- Leaving the fight is logged -------------------------------------------------------------------------
+
+
+def test_a_removal_is_written_to_the_roll_log_with_the_reason(campaign, gm, encounter, fight):
+    hero, goblin = fight
+    encounters.adjust_hit_points(**ids(campaign, encounter), by=gm, combatant_id=goblin.pk, amount=-3, reason="trip")
+    encounters.remove_combatant(
+        **ids(campaign, encounter), by=gm, combatant_id=goblin.pk, reason="  fled   over the bridge "
+    )
+    encounters.remove_combatant(**ids(campaign, encounter), by=gm, combatant_id=hero.pk)
+    fled, left = Roll.objects.filter(kind="removal").order_by("seq")
+    assert fled.spec == {"encounter": encounter.pk, "combatant": "Goblin", "reason": "fled over the bridge"}
+    assert fled.outcome == {"hit_points": 7, "condition": "up"}
+    assert (fled.character_id, fled.total, fled.chance, fled.dice) == (None, None, None, [])
+    assert fled.chance_of == "the GM's ruling, not a roll"
+    assert left.character_id == hero.character_id
+    assert left.spec["reason"] == ""
+    assert rolls.verify_chain(campaign) is None
+
+
+def test_a_refused_removal_logs_nothing(campaign, gm, player, encounter, fight):
+    _, goblin = fight
+    before = Roll.objects.count()
+    with pytest.raises(NotAllowed):
+        encounters.remove_combatant(**ids(campaign, encounter), by=player, combatant_id=goblin.pk)
+    with pytest.raises(NotFound):
+        encounters.remove_combatant(**ids(campaign, encounter), by=gm, combatant_id=999999)
+    assert Roll.objects.count() == before
+    goblin.refresh_from_db()
+    assert not goblin.removed

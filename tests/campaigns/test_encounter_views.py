@@ -543,3 +543,78 @@ def test_moving_the_first_up_is_a_409(client, gm, campaign, encounter, fight):
 def test_moving_is_post_only(client, gm, campaign, fight):
     client.force_login(gm)
     assert client.get(url("encounter-move", campaign)).status_code == 405
+
+
+# --- Removing a combatant: a confirmation step, then the log ------------------------------------------
+
+
+def test_the_remove_form_leads_to_a_confirmation_that_changes_nothing(client, gm, campaign, fight):
+    _, goblin = fight
+    client.force_login(gm)
+    body = client.get(url("encounter", campaign)).content.decode()
+    assert f'action="{url("encounter-confirm-remove", campaign)}"' in body
+    response = client.get(url("encounter-confirm-remove", campaign), {"combatant": goblin.pk})
+    assert response.status_code == 200
+    page = response.content.decode()
+    assert "<html" in page
+    assert "Take Goblin out of the fight?" in page
+    assert f'action="{url("encounter-remove", campaign)}"' in page
+    assert f'<input type="hidden" name="combatant" value="{goblin.pk}">' in page
+    goblin.refresh_from_db()
+    assert not goblin.removed
+    assert not Roll.objects.filter(kind="removal").exists()
+
+
+def test_the_confirmation_as_an_htmx_fragment(client, gm, campaign, fight):
+    _, goblin = fight
+    client.force_login(gm)
+    response = client.get(url("encounter-confirm-remove", campaign), {"combatant": goblin.pk}, **HX)
+    body = response.content.decode()
+    assert response.status_code == 200
+    assert body.lstrip().startswith('<div id="encounter-body"')
+    assert "<html" not in body
+    assert "Take Goblin out" in body
+    assert f'hx-get="{url("encounter", campaign)}"' in body  # Cancel brings the encounter back
+
+
+def test_confirming_removes_and_logs_with_the_reason(client, gm, player, campaign, fight):
+    _, goblin = fight
+    client.force_login(gm)
+    response = client.post(url("encounter-remove", campaign), {"combatant": goblin.pk, "reason": "fled"})
+    assert response.status_code == 302
+    assert response["Location"] == url("encounter", campaign)
+    goblin.refresh_from_db()
+    assert goblin.removed
+    roll = Roll.objects.get(kind="removal")
+    assert roll.spec["reason"] == "fled"
+    client.force_login(player)  # every member reads the log
+    log = client.get(url("rolls", campaign)).content.decode()
+    assert "The GM took Goblin out of the fight (fled), at 10 hit points." in log
+    assert "Left the fight" in log
+
+
+@pytest.mark.parametrize(("who", "status"), [("player", 403), ("outsider", 404)])
+def test_only_the_gm_sees_the_confirmation(client, request, campaign, fight, who, status):
+    _, goblin = fight
+    client.force_login(request.getfixturevalue(who))
+    assert client.get(url("encounter-confirm-remove", campaign), {"combatant": goblin.pk}).status_code == status
+
+
+@pytest.mark.parametrize("combatant", ["", "x", "999999", "removed"])
+def test_a_confirmation_for_nobody_in_the_fight_is_a_400(client, gm, campaign, encounter, fight, combatant):
+    _, goblin = fight
+    if combatant == "removed":
+        encounters.remove_combatant(campaign_id=campaign.pk, encounter_id=encounter.pk, by=gm, combatant_id=goblin.pk)
+        combatant = goblin.pk
+    client.force_login(gm)
+    before = Roll.objects.count()
+    response = client.get(url("encounter-confirm-remove", campaign), {"combatant": combatant})
+    assert response.status_code == 400
+    assert Roll.objects.count() == before
+
+
+def test_no_confirmation_without_a_running_encounter(client, gm, campaign, encounter, fight):
+    _, goblin = fight
+    encounters.end_encounter(campaign_id=campaign.pk, encounter_id=encounter.pk, by=gm)
+    client.force_login(gm)
+    assert client.get(url("encounter-confirm-remove", campaign), {"combatant": goblin.pk}).status_code == 400

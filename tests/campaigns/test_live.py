@@ -556,3 +556,27 @@ def test_the_gms_move_in_the_initiative_order_reaches_every_dashboard(campaign, 
             await socket.disconnect()
 
     run(scenario)
+
+
+def test_a_removal_reaches_every_feed_and_order(campaign, gm, player) -> None:
+    goblin = StatBlock(name="Goblin", reflex=2, combat=1, accuracy=1, damage=1, armor=0, pulse=1)
+    encounter = encounters.start_encounter(campaign_id=campaign.pk, by=gm, name="Ambush")
+    ids = {"campaign_id": campaign.pk, "encounter_id": encounter.pk}
+    first, _ = encounters.add_npcs(**ids, by=gm, stats=goblin, count=2)
+
+    def remove() -> None:
+        encounters.remove_combatant(**ids, by=gm, combatant_id=first.pk, reason="fled")
+
+    async def scenario() -> None:
+        sockets = [await joined(campaign, gm), await joined(campaign, player)]
+        await database_sync_to_async(remove)()
+        for socket in sockets:
+            logged = await socket.receive_json_from(timeout=2)
+            assert "The GM took Goblin 1 out of the fight (fled), at 10 hit points." in logged["html"]
+            region = await socket.receive_json_from(timeout=2)
+            assert region["id"] == "initiative"
+            assert "Goblin 1" not in region["html"]
+            assert "Goblin 2" in region["html"]
+            await socket.disconnect()
+
+    run(scenario)
