@@ -13,7 +13,6 @@ back with the result kept in the session for one page view.
 from __future__ import annotations
 
 import secrets
-from dataclasses import dataclass
 from typing import Any, Final
 from urllib.parse import urlencode
 
@@ -24,20 +23,16 @@ from django.urls import reverse
 from django.views.decorators.http import require_http_methods
 from django.views.decorators.vary import vary_on_headers
 
-from campaigns.models import RollKind
 from campaigns.operations import Refused
-from campaigns.rolls import record_roll
-from characters import access
-from characters.models import Character, Skill
-from characters.sheets import with_sheet
+from characters import sheet_rolls
+from characters.models import Character
+from characters.sheet_rolls import GM_ONLY_STEPS, Built
 from pages import presenters
 from pages.forms import ABILITY_ROLL_CHOICES, STEP_LIMIT, StepsField
-from rules.dice import StepDie
 from rules.systems import lucky13
-from rules.systems.lucky13 import AbilityRoll, Check, Difficulty, Modifiers, SheetError
+from rules.systems.lucky13 import AbilityRoll, Difficulty, SheetError
 
 ROLL_SESSION_KEY: Final = "sheet-roll"
-GM_ONLY_STEPS: Final = "Only the GM can add extra steps."
 DIFFICULTY_CHOICES: Final = [(d.value, f"{d.value.title()} ({d.die.label})") for d in Difficulty]
 HELP_WITH_CHOICES: Final = [
     ("skill", "The skill (their die in it steps the Skill)"),
@@ -54,19 +49,6 @@ def _steps(label: str) -> StepsField:
         max_value=STEP_LIMIT,
         widget=forms.NumberInput(attrs={"inputmode": "numeric", "class": "steps"}),
     )
-
-
-@dataclass(frozen=True, slots=True)
-class Built:
-    """A check as the sheet gives it, with what went into it (for the page and the log)."""
-
-    check: Check
-    reaction: bool
-    skill: Skill
-    ability_key: str
-    ability_name: str
-    spec: dict[str, Any]
-    steps: list[str]  # what stepped the dice, said for the player
 
 
 class SheetRollForm(forms.Form):
@@ -117,7 +99,9 @@ class SheetRollForm(forms.Form):
             (s.pk, f"{s.name} ({s.level})") for s in (skill.specializations.all() if skill else ())
         ]
         self.fields["asset"].choices = [("", "none")] + [
-            (a.pk, f"{a.name} ({a.get_level_display()} {a.level})") for a in self.assets if skill and _helps(a, skill)
+            (a.pk, f"{a.name} ({a.get_level_display()} {a.level})")
+            for a in self.assets
+            if skill and sheet_rolls.helps(a, skill)
         ]
         self.fields["helper"].choices = [("", "nobody")] + [(pk, h.name) for pk, h in self.helpers.items()]
         if not gm:
@@ -140,99 +124,21 @@ class SheetRollForm(forms.Form):
         return cleaned
 
     def _build(self, data: dict[str, Any]) -> Built:
-        skill = self.skills[data["skill"]]
         reaction = bool(data.get("reaction"))
-        ability_key = "charm" if reaction else data["ability"]
-        ability_die = self.character.ability(ability_key) or StepDie.none()
-        skill_die = StepDie(skill.die)
-        difficulty = Difficulty(data["difficulty"])
-        sheet: dict[str, Any] = {
-            "character": self.character.pk,
-            "reaction": reaction,
-            "ability": ability_key,
-            "ability_name": self.names[ability_key],
-            "ability_die": ability_die.label,
-            "skill_id": skill.pk,
-            "skill_name": skill.name,
-            "skill_die": skill_die.label,
-            "difficulty": difficulty.value,
-            "specialization": None,
-            "asset": None,
-            "assist": None,
-            "reputation": None,
-            "ability_steps": data.get("ability_steps") or 0,
-            "skill_steps": data.get("skill_steps") or 0,
-        }
-        said: list[str] = []
-        level = 0
-        if data.get("specialization") is not None and not reaction:
-            special = next((s for s in skill.specializations.all() if s.pk == data["specialization"]), None)
-            if special is None:
-                raise SheetError("specialization", "choose a specialization of this skill")
-            level = special.level
-            sheet["specialization"] = {"id": special.pk, "name": special.name, "level": level}
-            said.append(f"{special.name} {level}: Skill +{level}")
-        elif data.get("specialization") is not None:
-            raise SheetError("specialization", "a reaction check rolls the skill without a specialization")
-        asset_level = 0
-        if data.get("asset") is not None:
-            asset = next((a for a in self.assets if a.pk == data["asset"]), None)
-            if asset is None or not _helps(asset, skill):
-                raise SheetError("asset", f"choose an asset that helps {skill.name}")
-            asset_level = asset.level
-            sheet["asset"] = {"id": asset.pk, "name": asset.name, "level": asset_level}
-            said.append(f"{asset.name}: Skill +{asset_level}")
-        assist: StepDie | None = None
-        target = data["help_with"]
-        if data.get("helper") is not None:
-            helper = self.helpers[data["helper"]]
-            if target == "skill":
-                theirs = next((s for s in helper.skills.all() if s.name == skill.name), None)
-                if theirs is None:
-                    raise SheetError("help_with", f"{helper.name} has no {skill.name} skill to help with")
-                assist = StepDie(theirs.die)
-            else:
-                assist = helper.ability(ability_key) or StepDie.none()
-            steps = lucky13.assist_steps(assist)
-            what = "Skill" if target == "skill" else "Ability"
-            sheet["assist"] = {"character": helper.pk, "name": helper.name, "with": target, "die": assist.label,
-                               "steps": steps}  # fmt: skip
-            said.append(f"{helper.name} helps ({assist.label}): {what} +{steps}")
-        reputation = self.character.reputation if reaction else None
-        if reaction:
-            sheet["reputation"] = reputation
-            said.append(f"Reputation {reputation:+d}: {self.names['charm']} {reputation:+d}")
-        for field, what in (("ability_steps", "Ability"), ("skill_steps", "Skill")):
-            if data.get(field):
-                said.append(f"GM: {what} {data[field]:+d}")
-        modifiers = Modifiers(
-            specialization_level=level,
-            asset_level=asset_level,
-            assist=assist,
-            assist_target=target,
+        choices = sheet_rolls.Choices(
+            skill=data["skill"],
+            reaction=reaction,
+            specialization=data.get("specialization"),
+            ability=None if reaction else data["ability"],
+            difficulty=Difficulty(data["difficulty"]),
+            ability_roll=AbilityRoll(data["ability_roll"]),
+            asset=data.get("asset"),
+            helper=data.get("helper"),
+            help_with=data["help_with"],
             ability_steps=data.get("ability_steps") or 0,
             skill_steps=data.get("skill_steps") or 0,
-            reputation=reputation,
         )
-        check = lucky13.sheet_check(
-            ability_die,
-            skill_die,
-            difficulty.die,
-            modifiers,
-            ability_roll=AbilityRoll(data["ability_roll"]),
-            explosion=self.explosion,
-        )
-        spec = {
-            "system": "lucky13",
-            "roll": "check",
-            "ability": check.ability.label,
-            "skill": check.skill.label,
-            "difficulty": check.difficulty.label,
-            "ability_roll": check.ability_roll.value,
-            "explosion": check.explosion.value,
-            "sheet": sheet,
-        }
-        return Built(check, reaction, skill, ability_key, self.names[ability_key], spec, said)
+        return sheet_rolls.build(self.character, list(self.helpers.values()), choices, gm=self.gm)
 
     def query(self) -> dict[str, Any]:
         """The cleaned choices, for links and the hidden fields of the Roll form."""
@@ -254,24 +160,8 @@ def _int(value: Any) -> int | None:
         return None
 
 
-def _helps(asset: Any, skill: Skill) -> bool:
-    """Only an asset that lists the skill steps it ("Equipment / assets")."""
-    return any(s.pk == skill.pk for s in asset.skills.all())
-
-
 def _load(request: HttpRequest, pk: int, *, write: bool) -> tuple[Character, list[Character]]:
-    """The character with its sheet, and the party members who could assist (other active characters)."""
-    seen = access.character_for(request.user, pk, write=write)
-    character = with_sheet(Character.objects.filter(pk=seen.pk)).get()
-    character.can_edit, character.viewer_is_gm = seen.can_edit, seen.viewer_is_gm
-    helpers = list(
-        Character.objects.filter(campaign_id=character.campaign_id)
-        .active()
-        .exclude(pk=character.pk)
-        .prefetch_related("skills")
-        .order_by("name", "pk")
-    )
-    return character, helpers
+    return sheet_rolls.load(request.user, pk, write=write)
 
 
 def _chance_context(built: Built) -> dict[str, Any]:
@@ -327,23 +217,8 @@ def _roll(request: HttpRequest, pk: int) -> HttpResponse:
         if request.htmx:
             return render(request, "pages/_roll_result.html", {"form": form, "roll_errors": True}, status=400)
         return render(request, "characters/roll.html", _page(request, character, form), status=400)
-    built = form.built
-    chance = lucky13.check_chance(built.check)  # before the dice are rolled
-    rolled = lucky13.roll_check(built.check, secrets.SystemRandom())
-    view = presenters.check_roll_view(rolled)
     try:
-        record_roll(
-            campaign_id=character.campaign_id,
-            by=request.user,
-            character_id=character.pk,
-            kind=RollKind.REACTION if built.reaction else RollKind.CHECK,
-            spec=built.spec,
-            dice=view,
-            total=rolled.total,
-            outcome={"success": rolled.success, "margin": rolled.margin, "dilemma": rolled.dilemma},
-            chance=chance.p_success,
-            chance_of="success",
-        )
+        view = sheet_rolls.roll(character, form.built, by=request.user, rng=secrets.SystemRandom()).view
     except Refused as refusal:
         context = {"message": refusal.message, "character": character}
         return render(request, "characters/edit_refused.html", context, status=refusal.status)
