@@ -1,7 +1,228 @@
-"""The API's rolls endpoints."""
+"""Rolls: a roll from a character's sheet, a campaign's log read a page at a time, and the check
+of the log's hash chain.
+
+A sheet roll is built by :mod:`characters.sheet_rolls`, exactly as the sheet's roll page builds
+it: the body only names the skill, specialization, asset and helper (by name or by id) and the
+options; the dice come from the sheet and are rolled here, with ``secrets.SystemRandom``.
+"""
 
 from __future__ import annotations
 
-from ninja import Router
+import secrets
+from datetime import datetime
+from typing import Annotated, Any, Final, Literal
+
+from django.http import HttpRequest
+from ninja import Field, Query, Router, Schema, Status
+from pydantic import ConfigDict, StrictInt
+
+from api.errors import responses
+from api.params import MAX_ID, PathId
+from campaigns import access as campaign_access
+from campaigns.models import Membership, Roll
+from campaigns.operations import Refused
+from campaigns.rolls import check_chain
+from characters import sheet_rolls
+from pages.forms import STEP_LIMIT
+from rules.systems import lucky13
+from rules.systems.lucky13 import AbilityRoll, Difficulty, SheetError
 
 router = Router(tags=["Rolls"])
+
+#: Rolls on a page of the log when the request does not say; at most MAX_LIMIT.
+DEFAULT_LIMIT: Final = 50
+MAX_LIMIT: Final = 200
+#: Longer than any name a sheet holds: a longer one cannot name anything.
+MAX_REF: Final = 200
+
+#: A skill, specialization, asset or character: its name, or its id.
+Ref = Annotated[StrictInt, Field(ge=1, le=MAX_ID)] | Annotated[str, Field(min_length=1, max_length=MAX_REF)]
+Steps = Annotated[StrictInt, Field(ge=-STEP_LIMIT, le=STEP_LIMIT)]
+
+EXAMPLE: Final = {
+    "kind": "check",
+    "skill": "Fighting",
+    "specialization": "Longsword",
+    "difficulty": "moderate",
+    "ability_roll": "background",
+}
+
+
+class InvalidRoll(Refused):
+    code = "invalid_roll"
+
+
+class RollIn(Schema):
+    """A roll the sheet offers. Only ``skill`` is needed; the rest take the sheet roll page's defaults."""
+
+    model_config = ConfigDict(extra="forbid", json_schema_extra={"examples": [EXAMPLE]})
+
+    kind: Literal["check", "reaction"] = Field(
+        "check", description="A skill check, or a reaction check (Charm, stepped by reputation, + the skill)."
+    )
+    skill: Ref = Field(..., description="The skill, by name or id.")
+    specialization: Ref | None = Field(None, description="A specialization of the skill (a check only).")
+    ability: Literal[lucky13.ABILITY_KEYS] | None = Field(  # type: ignore[valid-type]
+        None, description="The ability to roll instead of the skill's own (a check only)."
+    )
+    difficulty: Difficulty = Difficulty.MODERATE
+    ability_roll: AbilityRoll = Field(
+        AbilityRoll.NORMAL,
+        description="Roll the Ability die twice: keep the higher (background) or lower (impairment).",
+    )
+    asset: Ref | None = Field(None, description="An asset of the character that helps this skill.")
+    helper: Ref | None = Field(None, description="Another character in play in the campaign who assists.")
+    help_with: Literal[sheet_rolls.HELP_WITH] = Field(  # type: ignore[valid-type]
+        "skill", description="What the helper's die steps: the skill or the ability."
+    )
+    ability_steps: Steps = Field(0, description="GM only: extra steps for the Ability die.")
+    skill_steps: Steps = Field(0, description="GM only: extra steps for the Skill die.")
+
+
+class RollOut(Schema):
+    """A roll of the log. A secret roll the GM has not revealed shows to players only as a placeholder:
+    ``hidden`` true, and nothing but its number and time."""
+
+    id: int
+    seq: int = Field(..., description="Its number in the campaign's log: 1, 2, 3 …")
+    hidden: bool
+    secret: bool
+    revealed_at: datetime | None
+    created_at: datetime
+    kind: str | None
+    by: str | None = Field(..., description="Who rolled: a username.")
+    character: int | None = Field(..., description="The character's id, for a roll made for one.")
+    spec: dict[str, Any] | None = Field(..., description="What was rolled, in full.")
+    dice: list[Any] | dict[str, Any] | None = Field(
+        ..., description="Every die as rolled: its faces, the first and then each explosion."
+    )
+    total: int | None
+    success: bool | None
+    margin: int | None
+    dilemma: bool | None
+    outcome: dict[str, Any] | None
+    chance: str | None = Field(..., description='The exact chance computed before the roll, "p/q".')
+    chance_of: str | None = Field(..., description="What the chance is the chance of, or why there is none.")
+
+
+class RollPage(Schema):
+    rolls: list[RollOut]
+    next: int | None = Field(
+        ..., description="Pass as `after` for the next page; null when this page reached the newest roll."
+    )
+
+
+class ChainOut(Schema):
+    count: int = Field(..., description="Rolls checked, up to and including the first broken link.")
+    broken: int | None = Field(..., description="The seq of the first roll that does not match; null if none.")
+    ok: bool
+
+
+def _typed(value: Any, kind: type) -> Any:
+    return value if type(value) is kind else None
+
+
+def roll_out(roll: Roll, *, gm: bool) -> dict[str, Any]:
+    """What a member sees of one roll: everything, or for a player a placeholder of a secret one."""
+    hidden = roll.secret and not gm and roll.revealed_at is None
+    shown: dict[str, Any] = {
+        "id": roll.pk,
+        "seq": roll.seq,
+        "hidden": hidden,
+        "secret": roll.secret,
+        "revealed_at": None if hidden else roll.revealed_at,
+        "created_at": roll.created_at,
+    }
+    if hidden:
+        empty = ("kind", "by", "character", "spec", "dice", "total", "success", "margin", "dilemma", "outcome")
+        return {**shown, **dict.fromkeys((*empty, "chance", "chance_of"))}
+    outcome = roll.outcome if isinstance(roll.outcome, dict) else {}
+    return {
+        **shown,
+        "kind": roll.kind,
+        "by": roll.by.get_username(),
+        "character": roll.character_id,
+        "spec": roll.spec,
+        "dice": roll.dice,
+        "total": roll.total,
+        "success": _typed(outcome.get("success"), bool),
+        "margin": _typed(outcome.get("margin"), int),
+        "dilemma": _typed(outcome.get("dilemma"), bool),
+        "outcome": outcome,
+        "chance": roll.chance,
+        "chance_of": roll.chance_of,
+    }
+
+
+@router.post(
+    "/characters/{id}/rolls",
+    response=responses({201: RollOut}, 400, 403, 404, 409, 413),
+    summary="Roll from a character's sheet",
+    description="Builds the check from the sheet as it is now (as the sheet's roll page does), computes its exact "
+    "chance, rolls it on the server and records it in the campaign's log. The owner and the GM roll; other "
+    "members get 403, anyone else 404. A choice the sheet does not offer is a 400 naming the field; extra steps "
+    "from anyone but the GM are a 403.",
+)
+def roll_from_sheet(request: HttpRequest, id: PathId, asked: RollIn) -> Status[dict[str, Any]]:
+    character, helpers = sheet_rolls.load(request.user, id, write=True)
+    choices = sheet_rolls.Choices(
+        skill=asked.skill,
+        reaction=asked.kind == "reaction",
+        specialization=asked.specialization,
+        ability=asked.ability,
+        difficulty=asked.difficulty,
+        ability_roll=asked.ability_roll,
+        asset=asked.asset,
+        helper=asked.helper,
+        help_with=asked.help_with,
+        ability_steps=asked.ability_steps,
+        skill_steps=asked.skill_steps,
+    )
+    try:
+        built = sheet_rolls.build(character, helpers, choices, gm=character.viewer_is_gm)
+    except SheetError as problem:
+        raise InvalidRoll(f"{problem.field}: {problem.message}", errors={problem.field: problem.message}) from None
+    made = sheet_rolls.roll(character, built, by=request.user, rng=secrets.SystemRandom())
+    return Status(201, roll_out(made.roll, gm=True))
+
+
+@router.get(
+    "/campaigns/{id}/rolls",
+    response=responses({200: RollPage}, 404),
+    summary="The campaign's roll log, oldest first",
+    description="A page of the log from the oldest roll, or from the roll after `after` (a `seq`). "
+    "Follow `next` until it is null; later, ask again with the last `seq` you have to get newer rolls. "
+    "Players see a secret roll the GM has not revealed only as a placeholder. Members only (others 404).",
+)
+def roll_log(
+    request: HttpRequest,
+    id: PathId,
+    after: int = Query(0, ge=0, le=MAX_ID, description="The seq of the last roll you have; 0 for the first."),
+    limit: int = Query(DEFAULT_LIMIT, ge=1, le=MAX_LIMIT, description="Rolls on the page."),
+) -> dict[str, Any]:
+    campaign = campaign_access.campaign_for(request.user, id)
+    gm = campaign.viewer.role == Membership.Role.GM  # type: ignore[attr-defined]
+    # One query: the page by the (campaign, seq) index, one more than asked to know whether there is a next.
+    rows = (
+        Roll.objects.filter(campaign=campaign, seq__gt=after)
+        .for_viewer(gm=gm)
+        .select_related("by", "reveal")
+        .order_by("seq")[: limit + 1]
+    )
+    page = list(rows)
+    more = len(page) > limit
+    page = page[:limit]
+    return {"rolls": [roll_out(r, gm=gm) for r in page], "next": page[-1].seq if more else None}
+
+
+@router.get(
+    "/campaigns/{id}/rolls/verify",
+    response=responses({200: ChainOut}, 404),
+    summary="Verify the roll log's hash chain",
+    description="Recomputes every roll's hash in order, as the log page's Verify does: `broken` is the first roll "
+    "that was changed, removed or inserted, or null when the chain holds. Members only (others 404).",
+)
+def verify_log(request: HttpRequest, id: PathId) -> dict[str, Any]:
+    campaign = campaign_access.campaign_for(request.user, id)
+    report = check_chain(campaign)
+    return {"count": report.count, "broken": report.broken, "ok": report.broken is None}

@@ -1,0 +1,409 @@
+"""The rolls endpoints: a roll from the sheet (built as the roll page builds it, its exact chance,
+every die), the log a page at a time as each member sees it, and the hash-chain check."""
+
+from __future__ import annotations
+
+import random
+from fractions import Fraction
+
+import pytest
+from django.db import connection
+from django.test import override_settings
+from django.test.utils import CaptureQueriesContext
+
+from campaigns import rolls
+from campaigns.models import Campaign, Membership, Roll, RollKind
+from characters.models import Asset, Character, Skill, Specialization
+from pages.presenters import check_roll_view
+from rules.dice import StepDie
+from rules.systems import lucky13
+from rules.systems.lucky13 import AbilityRoll, Check, Explosion
+from tests.characters.conftest import make_character
+
+pytestmark = pytest.mark.django_db
+
+D = StepDie.parse
+CAST = ("gm", "player", "other_player", "outsider", None)
+
+
+@pytest.fixture
+def brunella(campaign, player) -> Character:
+    """The player's fighter: Reflex d10, Fighting d10 with Longsword 1, Uncle Otto (Standard 3) helps Fighting."""
+    return make_character(campaign, player)
+
+
+@pytest.fixture
+def otto(campaign, other_player) -> Character:
+    """Another character of the party, who can assist: Fighting d10, Reflex d10."""
+    return make_character(campaign, other_player, name="Otto")
+
+
+@pytest.fixture
+def stranger(outsider) -> Character:
+    """A character in another campaign."""
+    elsewhere = Campaign.objects.create(name="Elsewhere", system="lucky13")
+    Membership.objects.create(campaign=elsewhere, user=outsider, role=Membership.Role.GM)
+    return make_character(elsewhere, outsider, name="Stranger")
+
+
+def user(request: pytest.FixtureRequest, name: str | None):
+    return request.getfixturevalue(name) if name else None
+
+
+def seeded(monkeypatch: pytest.MonkeyPatch, seed: int) -> None:
+    monkeypatch.setattr("api.routers.rolls.secrets.SystemRandom", lambda: random.Random(seed))
+
+
+def record(campaign, by, *, secret: bool = False, total: int = 8) -> Roll:
+    return rolls.record_roll(
+        campaign_id=campaign.pk,
+        by=by,
+        kind=RollKind.FREE,
+        spec={"expression": "2d6+1"},
+        dice=[{"label": "2d6", "dice": [{"sides": 6, "faces": [3, 4]}], "total": 7}],
+        total=total,
+        outcome={"modifier": 1},
+        chance=Fraction(7, 12),
+        chance_of="total ≥ 8",
+        secret=secret,
+    )
+
+
+# --- Who may roll, read and verify ----------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("who", "roll", "read"),
+    [("gm", 201, 200), ("player", 201, 200), ("other_player", 403, 200), ("outsider", 404, 404), (None, 401, 401)],
+)
+def test_the_cast(api, request, brunella, who, roll, read) -> None:
+    client = api(user(request, who))
+    response = client.post(f"/characters/{brunella.pk}/rolls", {"skill": "Fighting"})
+    assert response.status_code == roll
+    assert response.json()["code" if roll != 201 else "kind"]
+    assert Roll.objects.count() == (1 if roll == 201 else 0)
+    assert client.get(f"/campaigns/{brunella.campaign_id}/rolls").status_code == read
+    assert client.get(f"/campaigns/{brunella.campaign_id}/rolls/verify").status_code == read
+
+
+def test_a_draft_is_the_owners_and_an_archived_character_rolls_nothing(api, campaign, gm, player, other_player) -> None:
+    draft = make_character(campaign, player, name="Draft", status=Character.Status.DRAFT)
+    assert api(other_player).post(f"/characters/{draft.pk}/rolls", {"skill": "Fighting"}).status_code == 404
+    archived = make_character(campaign, player, name="Gone", status=Character.Status.ARCHIVED)
+    response = api(player).post(f"/characters/{archived.pk}/rolls", {"skill": "Fighting"})
+    assert (response.status_code, response.json()["code"]) == (403, "forbidden")
+    assert not Roll.objects.exists()
+
+
+@pytest.mark.parametrize("bad_id", [0, -1, 2**63, "x"])
+def test_an_id_that_cannot_be_a_row_is_a_422(api, player, bad_id) -> None:
+    client = api(player)
+    assert client.post(f"/characters/{bad_id}/rolls", {"skill": "Fighting"}).status_code == 422
+    assert client.get(f"/campaigns/{bad_id}/rolls").status_code == 422
+    assert client.get(f"/campaigns/{bad_id}/rolls/verify").status_code == 422
+
+
+def test_an_id_that_names_nothing_is_a_404(api, player) -> None:
+    assert api(player).post(f"/characters/{2**63 - 1}/rolls", {"skill": "Fighting"}).status_code == 404
+    assert api(player).get("/campaigns/999999/rolls").status_code == 404
+
+
+# --- Rolling from the sheet -----------------------------------------------------------------------
+
+
+def test_the_issues_example_rolls_and_records_every_die_with_the_exact_chance(
+    api, brunella, player, monkeypatch
+) -> None:
+    seeded(monkeypatch, 7)
+    body = {
+        "kind": "check",
+        "skill": "Fighting",
+        "specialization": "Longsword",
+        "difficulty": "moderate",
+        "ability_roll": "background",
+    }
+    response = api(player).post(f"/characters/{brunella.pk}/rolls", body)
+    assert response.status_code == 201
+
+    # Reflex d10, background; Fighting d10 + Longsword 1 = d12; Moderate d10; Cinematic (the default).
+    check = Check(D("d10"), D("d12"), D("d10"), AbilityRoll.BACKGROUND, Explosion.CINEMATIC)
+    rolled = lucky13.roll_check(check, random.Random(7))
+    roll = Roll.objects.get()
+    data = response.json()
+    assert data["chance"] == roll.chance == "1081/1200"
+    assert Fraction(data["chance"]) == lucky13.check_chance(check).p_success
+    assert (data["id"], data["seq"], data["kind"], data["character"]) == (roll.pk, 1, "check", brunella.pk)
+    assert data["dice"] == roll.dice == check_roll_view(rolled)
+    assert (data["total"], data["success"], data["margin"], data["dilemma"]) == (
+        rolled.total,
+        rolled.success,
+        rolled.margin,
+        rolled.dilemma,
+    )
+    assert data["by"] == "player"
+    assert (data["hidden"], data["secret"]) == (False, False)
+    faces = [die["faces"] for group in data["dice"]["pool"]["ability_rolls"] for die in group["dice"]]
+    assert len(faces) == 2  # the Ability die twice, for the background
+    assert roll.spec["sheet"]["specialization"]["name"] == "Longsword"
+
+
+def test_the_api_builds_the_same_check_as_the_roll_page(api, client, brunella, otto, gm, monkeypatch) -> None:
+    """The same choices, by name in the API and by id on the page, give the same recorded spec and chance."""
+    seeded(monkeypatch, 11)
+    monkeypatch.setattr("characters.roll_views.secrets.SystemRandom", lambda: random.Random(11))
+    fighting = Skill.objects.get(character=brunella, name="Fighting")
+    longsword = Specialization.objects.get(skill=fighting, name="Longsword")
+    asset = Asset.objects.get(character=brunella, name="Uncle Otto")
+    by_name = {
+        "skill": "Fighting",
+        "specialization": "Longsword",
+        "asset": "Uncle Otto",
+        "helper": "Otto",
+        "help_with": "ability",
+        "difficulty": "difficult",
+        "ability_roll": "impairment",
+        "ability_steps": -1,
+        "skill_steps": 2,
+    }
+    assert api(gm).post(f"/characters/{brunella.pk}/rolls", by_name).status_code == 201
+    client.force_login(gm)
+    by_id = {
+        **by_name,
+        "skill": fighting.pk,
+        "specialization": longsword.pk,
+        "asset": asset.pk,
+        "helper": otto.pk,
+        "ability": "reflex",
+    }
+    assert client.post(f"/characters/{brunella.pk}/roll/", by_id, HTTP_HX_REQUEST="true").status_code == 200
+    from_api, from_page = Roll.objects.order_by("seq")
+    assert from_api.spec == from_page.spec
+    assert from_api.chance == from_page.chance
+    assert from_api.dice == from_page.dice
+    # Reflex d10 + Otto's Reflex d10 (4 steps) − 1; Fighting d10 + Longsword 1 + Otto the asset 3 + 2; Difficult d8.
+    check = Check(D("d10").step(3), D("d10").step(6), D("d8"), AbilityRoll.IMPAIRMENT, Explosion.CINEMATIC)
+    assert Fraction(from_api.chance) == lucky13.check_chance(check).p_success
+
+
+def test_things_are_named_by_id_too(api, brunella, otto, player) -> None:
+    fighting = Skill.objects.get(character=brunella, name="Fighting")
+    longsword = Specialization.objects.get(skill=fighting, name="Longsword")
+    body = {"skill": fighting.pk, "specialization": longsword.pk, "helper": otto.pk}
+    response = api(player).post(f"/characters/{brunella.pk}/rolls", body)
+    assert response.status_code == 201
+    sheet = Roll.objects.get().spec["sheet"]
+    assert (sheet["skill_id"], sheet["specialization"]["id"], sheet["assist"]["character"]) == (
+        fighting.pk,
+        longsword.pk,
+        otto.pk,
+    )
+
+
+def test_names_ignore_case_and_a_shared_name_must_be_an_id(api, brunella, player) -> None:
+    assert api(player).post(f"/characters/{brunella.pk}/rolls", {"skill": "fighting"}).status_code == 201
+    fighting = Skill.objects.get(character=brunella, name="Fighting")
+    for name in ("Shield", "Shield"):
+        Asset.objects.create(character=brunella, name=name, level=1).skills.set([fighting])
+    response = api(player).post(f"/characters/{brunella.pk}/rolls", {"skill": "Fighting", "asset": "Shield"})
+    assert response.status_code == 400
+    assert "name it by its id" in response.json()["errors"]["asset"]
+    assert Roll.objects.count() == 1
+
+
+def test_a_reaction_check_rolls_charm_stepped_by_reputation(api, brunella, player) -> None:
+    Character.objects.filter(pk=brunella.pk).update(reputation=2)
+    response = api(player).post(f"/characters/{brunella.pk}/rolls", {"kind": "reaction", "skill": "Scholarship"})
+    assert response.status_code == 201
+    roll = Roll.objects.get()
+    assert roll.kind == response.json()["kind"] == "reaction"
+    check = Check(D("d8"), D("d6"), D("d10"))  # Charm d4 + 2, Scholarship d6, Moderate
+    assert Fraction(response.json()["chance"]) == lucky13.check_chance(check).p_success
+
+
+def test_the_gm_adds_steps_and_a_player_may_not(api, brunella, gm, player) -> None:
+    body = {"skill": "Healing", "ability_steps": -2, "skill_steps": 3}
+    response = api(player).post(f"/characters/{brunella.pk}/rolls", body)
+    assert (response.status_code, response.json()["code"]) == (403, "forbidden")
+    assert not Roll.objects.exists()
+    assert api(gm).post(f"/characters/{brunella.pk}/rolls", body).status_code == 201
+    assert Roll.objects.get().spec["ability"] == D("d6").step(-2).label
+    assert Roll.objects.get().spec["skill"] == D("d6").step(3).label
+
+
+def test_the_campaigns_explosion_mode_is_used(api, brunella, gm) -> None:
+    Campaign.objects.filter(pk=brunella.campaign_id).update(options={"explosion": "gritty"})
+    response = api(gm).post(f"/characters/{brunella.pk}/rolls", {"skill": "Fighting"})
+    assert response.json()["spec"]["explosion"] == "gritty"
+
+
+@pytest.mark.parametrize(
+    "bad",
+    [
+        {"skill": "Fighting", "luck": 3},  # an unknown field
+        {"skill": "Fighting", "kind": "juggle"},
+        {"skill": True},
+        {"skill": 1.5},
+        {"skill": ""},
+        {"skill": "x" * 201},
+        {"skill": 0},
+        {"skill": 2**63},
+        {"skill": None},
+        {},
+        {"skill": "Fighting", "difficulty": "impossible"},
+        {"skill": "Fighting", "ability": "luck"},
+        {"skill": "Fighting", "ability_roll": "twice"},
+        {"skill": "Fighting", "ability_steps": 11},
+        {"skill": "Fighting", "skill_steps": "2"},
+        {"skill": "Fighting", "skill_steps": 1.0},
+        {"skill": "Fighting", "help_with": "neither"},
+        {"skill": "Fighting", "specialization": ["Longsword"]},
+        ["Fighting"],
+        "Fighting",
+    ],
+)
+def test_a_malformed_body_is_a_422_and_nothing_is_rolled(api, brunella, gm, bad) -> None:
+    response = api(gm).post(f"/characters/{brunella.pk}/rolls", bad)
+    assert response.status_code == 422
+    assert response.json()["code"] == "invalid_request"
+    assert not Roll.objects.exists()
+
+
+@pytest.mark.parametrize(
+    ("bad", "field"),
+    [
+        ({"skill": "Juggling"}, "skill"),
+        ({"skill": "OTTOS_FIGHTING"}, "skill"),  # a skill of another character
+        ({"skill": "Fighting", "specialization": "Teleport"}, "specialization"),  # of another skill
+        ({"skill": "Fighting", "asset": "Old map"}, "asset"),  # helps Scholarship only
+        ({"skill": "Fighting", "asset": 999999}, "asset"),
+        ({"skill": "Fighting", "helper": "Brunella"}, "helper"),  # not her own helper
+        ({"skill": "Fighting", "helper": "STRANGER"}, "helper"),  # in another campaign
+        ({"kind": "reaction", "skill": "Fighting", "specialization": "Longsword"}, "specialization"),
+        ({"kind": "reaction", "skill": "Fighting", "ability": "reflex"}, "ability"),
+    ],
+)
+def test_a_choice_the_sheet_does_not_offer_is_a_400_naming_it(api, brunella, otto, stranger, gm, bad, field) -> None:
+    ids = {"OTTOS_FIGHTING": Skill.objects.get(character=otto, name="Fighting").pk, "STRANGER": stranger.pk}
+    body = {key: ids.get(value, value) for key, value in bad.items()}
+    response = api(gm).post(f"/characters/{brunella.pk}/rolls", body)
+    assert response.status_code == 400
+    assert response.json()["code"] == "invalid_roll"
+    assert field in response.json()["errors"]
+    assert not Roll.objects.exists()
+
+
+def test_a_helper_without_the_skill_is_refused(api, brunella, otto, gm) -> None:
+    Skill.objects.filter(character=otto, name="Healing").delete()
+    response = api(gm).post(f"/characters/{brunella.pk}/rolls", {"skill": "Healing", "helper": "Otto"})
+    assert response.status_code == 400
+    assert "Otto has no Healing skill" in response.json()["message"]
+    assert not Roll.objects.exists()
+
+
+# --- The log --------------------------------------------------------------------------------------
+
+
+def test_the_log_is_read_oldest_first_a_page_at_a_time_by_keyset(api, campaign, gm, player) -> None:
+    made = [record(campaign, player, total=n) for n in range(1, 8)]
+    client = api(player)
+    seen, after, pages = [], 0, 0
+    while after is not None:
+        with CaptureQueriesContext(connection) as queries:
+            response = client.get(f"/campaigns/{campaign.pk}/rolls", data={"after": after, "limit": 3})
+        assert response.status_code == 200
+        assert not any("OFFSET" in q["sql"].upper() for q in queries.captured_queries)
+        seen += response.json()["rolls"]
+        after = response.json()["next"]
+        pages += 1
+    assert pages == 3
+    assert [r["seq"] for r in seen] == [r.seq for r in made] == [1, 2, 3, 4, 5, 6, 7]
+    assert [r["total"] for r in seen] == [1, 2, 3, 4, 5, 6, 7]
+    first = seen[0]
+    assert (first["id"], first["kind"], first["by"], first["chance"], first["chance_of"]) == (
+        made[0].pk,
+        "free",
+        "player",
+        "7/12",
+        "total ≥ 8",
+    )
+    assert first["dice"] == made[0].dice
+    # Caught up: nothing newer yet, and the next roll arrives after the last seq.
+    assert client.get(f"/campaigns/{campaign.pk}/rolls", data={"after": 7}).json() == {"rolls": [], "next": None}
+    record(campaign, gm)
+    assert [r["seq"] for r in client.get(f"/campaigns/{campaign.pk}/rolls", data={"after": 7}).json()["rolls"]] == [8]
+
+
+def test_the_log_reads_a_page_in_a_fixed_number_of_queries(api, campaign, player, django_assert_num_queries) -> None:
+    client = api(player)
+    client.get(f"/campaigns/{campaign.pk}/rolls")  # the token's first use is noted once
+    for _ in range(30):
+        record(campaign, player)
+    # The token with its user; the campaign; its members with their users; the page of rolls with
+    # who rolled and any reveal. The same for 30 rolls as for 1.
+    for limit in (1, 30):
+        with django_assert_num_queries(4):
+            assert len(client.get(f"/campaigns/{campaign.pk}/rolls", data={"limit": limit}).json()["rolls"]) == limit
+
+
+def test_players_see_an_unrevealed_secret_roll_only_as_a_placeholder(api, campaign, gm, player) -> None:
+    record(campaign, player)
+    secret = record(campaign, gm, secret=True, total=17)
+    record(campaign, gm, secret=True, total=4)
+    rolls.reveal_roll(campaign_id=campaign.pk, seq=3, by=gm)
+
+    as_player = api(player).get(f"/campaigns/{campaign.pk}/rolls").json()["rolls"]
+    assert [r["seq"] for r in as_player] == [1, 2, 3]
+    hidden = as_player[1]
+    assert hidden["hidden"] is True
+    assert hidden["id"] == secret.pk
+    assert {k for k, v in hidden.items() if v is not None} == {"id", "seq", "hidden", "secret", "created_at"}
+    assert (as_player[2]["hidden"], as_player[2]["total"], as_player[2]["revealed_at"] is not None) == (False, 4, True)
+
+    as_gm = api(gm).get(f"/campaigns/{campaign.pk}/rolls").json()["rolls"]
+    assert [(r["hidden"], r["total"]) for r in as_gm] == [(False, 8), (False, 17), (False, 4)]
+
+
+@pytest.mark.parametrize(
+    "query", [{"limit": 0}, {"limit": 201}, {"limit": "x"}, {"after": -1}, {"after": "1.5"}, {"after": 2**63}]
+)
+def test_a_bad_page_is_a_422(api, campaign, player, query) -> None:
+    response = api(player).get(f"/campaigns/{campaign.pk}/rolls", data=query)
+    assert response.status_code == 422
+    assert response.json()["code"] == "invalid_request"
+
+
+# --- Verifying ------------------------------------------------------------------------------------
+
+
+def test_verify_reports_the_count_and_the_first_broken_link(api, campaign, player) -> None:
+    client = api(player)
+    assert client.get(f"/campaigns/{campaign.pk}/rolls/verify").json() == {"count": 0, "broken": None, "ok": True}
+    for _ in range(4):
+        record(campaign, player)
+    assert client.get(f"/campaigns/{campaign.pk}/rolls/verify").json() == {"count": 4, "broken": None, "ok": True}
+    with connection.cursor() as cursor:
+        if connection.vendor == "postgresql":  # the trigger is off for this test's transaction only
+            cursor.execute("ALTER TABLE campaigns_roll DISABLE TRIGGER campaigns_roll_append_only")
+        cursor.execute("UPDATE campaigns_roll SET total = 12 WHERE campaign_id = %s AND seq = 3", [campaign.pk])
+    assert client.get(f"/campaigns/{campaign.pk}/rolls/verify").json() == {"count": 3, "broken": 3, "ok": False}
+
+
+# --- The schema -----------------------------------------------------------------------------------
+
+
+def test_the_schema_documents_every_status_of_the_rolls_endpoints(client) -> None:
+    paths = client.get("/api/v1/openapi.json").json()["paths"]
+    common = {"401", "422", "429"}
+    errors = {"400", "403", "404", "409", "413"}
+    assert set(paths["/api/v1/characters/{id}/rolls"]["post"]["responses"]) == {"201", *errors, *common}
+    assert set(paths["/api/v1/campaigns/{id}/rolls"]["get"]["responses"]) == {"200", "404", *common}
+    assert set(paths["/api/v1/campaigns/{id}/rolls/verify"]["get"]["responses"]) == {"200", "404", *common}
+    body = paths["/api/v1/characters/{id}/rolls"]["post"]["requestBody"]["content"]["application/json"]["schema"]
+    assert body == {"$ref": "#/components/schemas/RollIn"}
+
+
+@override_settings(DATA_UPLOAD_MAX_MEMORY_SIZE=1000)
+def test_an_oversized_roll_is_a_413(api, brunella, player) -> None:
+    response = api(player).post(f"/characters/{brunella.pk}/rolls", {"skill": "x" * 2000})
+    assert response.status_code == 413
+    assert not Roll.objects.exists()
