@@ -41,6 +41,8 @@ MAX_ADVENTURE: Final = 120
 
 
 class NotEnoughPoints(Conflict):
+    code = "not_enough_points"
+
     def __init__(self, character: Character, *, needed: int) -> None:
         have = character.ap_balance
         super().__init__(f"{character.name} has {have} Adventure Points; this needs {needed}.")
@@ -49,6 +51,8 @@ class NotEnoughPoints(Conflict):
 
 class StaleSheet(Conflict):
     """The part of the sheet a purchase changes was changed since the buyer looked at it."""
+
+    code = "stale_sheet"
 
 
 # --- Checks shared by every write -----------------------------------------------------------------

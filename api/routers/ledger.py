@@ -1,7 +1,204 @@
-"""The API's ledger endpoints."""
+"""Adventure Points: a character's ledger, the GM's awards and corrections, and purchases.
+
+Every change goes through :mod:`characters.ledger`, as the pages' do: it checks who asks and
+refuses with a status (400 bad input, 403 not yours, 404 not found, 409 not now: too few points,
+a maxed die, a sheet that changed since ``before``).
+"""
 
 from __future__ import annotations
 
-from ninja import Router
+from datetime import datetime
+from typing import Annotated, Any, Final, Literal
+
+from django.http import HttpRequest
+from ninja import Body, Field, Router, Schema, Status
+from pydantic import ConfigDict, Discriminator, StrictInt, Tag
+
+from api.errors import responses
+from api.params import MAX_ID, PathId
+from characters import access, ledger
+from characters.models import MAX_ENTRY, LedgerEntry
+from rules.systems import lucky13
 
 router = Router(tags=["Adventure Points"])
+
+Reason = Annotated[str, Field(max_length=ledger.MAX_REASON, description="Why, for the ledger.")]
+Adventure = Annotated[str, Field(max_length=ledger.MAX_ADVENTURE, description="The adventure it belongs to.")]
+Name = Annotated[str, Field(max_length=lucky13.MAX_NAME)]
+#: What the buyer saw: a specialization's level, or an ability's rung (1 d4 … 5 d12).
+Before = Annotated[StrictInt | None, Field(ge=0, le=lucky13.MAX_SPECIALIZATION_LEVEL)]
+
+AWARD_EXAMPLE: Final = {"amount": 12, "reason": "Completing the mission", "adventure": "The Drowned Abbey"}
+CORRECTION_EXAMPLE: Final = {"reverses": 41, "reason": "Awarded twice by mistake"}
+
+
+class Forbid(Schema):
+    model_config = ConfigDict(extra="forbid")
+
+
+class AwardIn(Forbid):
+    """The GM awards Adventure Points (1 … 1000)."""
+
+    model_config = ConfigDict(extra="forbid", json_schema_extra={"examples": [AWARD_EXAMPLE]})
+
+    amount: StrictInt = Field(..., ge=-MAX_ENTRY, le=MAX_ENTRY)
+    reason: Reason
+    adventure: Adventure = ""
+
+
+class CorrectionIn(Forbid):
+    """The GM reverses an earlier entry: a new entry of the opposite amount that names it."""
+
+    model_config = ConfigDict(extra="forbid", json_schema_extra={"examples": [CORRECTION_EXAMPLE]})
+
+    reverses: StrictInt = Field(..., ge=1, le=MAX_ID, description="The id of the entry to reverse.")
+    reason: Reason
+
+
+class SpecializationIn(Forbid):
+    """A new specialization under a skill, at level 1."""
+
+    kind: Literal["specialization"]
+    skill: Name
+    name: Name
+    before: Before = None
+    adventure: Adventure = ""
+
+
+class LevelIn(Forbid):
+    """One more level of a specialization."""
+
+    kind: Literal["level"]
+    skill: Name
+    name: Name
+    before: Before = None
+    adventure: Adventure = ""
+
+
+class AbilityIn(Forbid):
+    """The next die of an ability."""
+
+    kind: Literal["ability"]
+    ability: Literal[lucky13.ABILITY_KEYS]  # type: ignore[valid-type]
+    before: Before = None
+    adventure: Adventure = ""
+
+
+PurchaseIn = Annotated[SpecializationIn | LevelIn | AbilityIn, Field(discriminator="kind")]
+
+
+def _change_kind(body: Any) -> str | None:
+    if isinstance(body, dict):
+        return "correction" if "reverses" in body else "award"
+    return None
+
+
+#: An award, or a correction (a body that names the entry it ``reverses``).
+ChangeIn = Annotated[
+    Annotated[AwardIn, Tag("award")] | Annotated[CorrectionIn, Tag("correction")], Discriminator(_change_kind)
+]
+
+
+class EntryOut(Schema):
+    id: int
+    kind: LedgerEntry.Kind
+    amount: int
+    balance: int = Field(..., description="The balance after this entry.")
+    reason: str
+    adventure: str
+    by: str = Field(..., description="Who made the entry: a username.")
+    created_at: datetime
+    reverses: int | None = Field(..., description="For a correction, the id of the entry it reverses.")
+    reversed_by: int | None = Field(..., description="The id of the correction that reversed this entry, if any.")
+    purchase: dict[str, Any] = Field(..., description="What a spend bought.")
+
+
+class LedgerOut(Schema):
+    entries: list[EntryOut] = Field(..., description="Newest first.")
+    balance: int
+
+
+class Written(Schema):
+    entry: EntryOut
+    balance: int
+
+
+def entry_out(entry: LedgerEntry) -> dict[str, Any]:
+    reversed_by = getattr(entry, "reversed_by", None)  # a reverse one-to-one raises when there is none
+    return {
+        "id": entry.pk,
+        "kind": entry.kind,
+        "amount": entry.amount,
+        "balance": entry.balance,
+        "reason": entry.reason,
+        "adventure": entry.adventure,
+        "by": entry.by.get_username(),
+        "created_at": entry.created_at,
+        "reverses": entry.reverses_id,
+        "reversed_by": reversed_by.pk if reversed_by is not None else None,
+        "purchase": entry.purchase,
+    }
+
+
+def _written(entry: LedgerEntry) -> Status[dict[str, Any]]:
+    return Status(201, {"entry": entry_out(entry), "balance": entry.balance})
+
+
+@router.get(
+    "/characters/{id}/ledger",
+    response=responses({200: LedgerOut}, 404),
+    summary="A character's Adventure-Point ledger",
+    description="Every award, spend and correction, newest first, with the balance after each. "
+    "The campaign's members see it; anyone else gets 404.",
+)
+def ledger_of(request: HttpRequest, id: PathId) -> dict[str, Any]:
+    character = access.character_for(request.user, id)
+    entries = LedgerEntry.objects.for_character(character)
+    return {"entries": [entry_out(e) for e in entries], "balance": character.ap_balance}
+
+
+@router.post(
+    "/characters/{id}/ledger",
+    response=responses({201: Written}, 400, 403, 404, 409, 413),
+    summary="Award Adventure Points, or correct an entry",
+    description='GM only. An award: `{"amount": 12, "reason": …, "adventure": …}` (1 … 1000 points). '
+    'A correction: `{"reverses": <entry id>, "reason": …}` writes the opposite amount and takes back what a '
+    "spend bought; reversing points already spent is a 409. Other members get 403, anyone else 404.",
+)
+def write_entry(request: HttpRequest, id: PathId, change: Body[ChangeIn]) -> Status[dict[str, Any]]:
+    character = access.character_for(request.user, id)
+    if isinstance(change, CorrectionIn):
+        entry = ledger.correct(character_id=character.pk, entry_id=change.reverses, reason=change.reason,
+                               by=request.user)  # fmt: skip
+        return _written(entry)
+    awarded = ledger.award(
+        campaign_id=character.campaign_id,
+        awards=[ledger.Award(character.pk, change.amount)],
+        reason=change.reason,
+        adventure=change.adventure,
+        by=request.user,
+    )
+    return _written(awarded.entries[0])
+
+
+@router.post(
+    "/characters/{id}/purchases",
+    response=responses({201: Written}, 400, 403, 404, 409, 413),
+    summary="Spend Adventure Points",
+    description="The owner or the GM buys, by the rulebook: a new specialization "
+    '(`{"kind": "specialization", "skill": …, "name": …}`, 4 points), a level '
+    '(`{"kind": "level", "skill": …, "name": …}`, 4 points) or an ability\'s next die '
+    '(`{"kind": "ability", "ability": "will"}`, its size × 4). With `before` (the level or die rung you saw) a '
+    "sheet changed since is a 409 `stale_sheet` and nothing is bought; too few points is a 409 `not_enough_points`.",
+)
+def buy(request: HttpRequest, id: PathId, order: PurchaseIn) -> Status[dict[str, Any]]:
+    character = access.character_for(request.user, id, write=True)
+    wanted = ledger.Order(
+        kind=order.kind,
+        skill=getattr(order, "skill", ""),
+        name=getattr(order, "name", ""),
+        ability=getattr(order, "ability", ""),
+        before=order.before,
+    )
+    entry = ledger.buy(character_id=character.pk, order=wanted, by=request.user, adventure=order.adventure)
+    return _written(entry)

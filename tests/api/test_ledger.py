@@ -1,0 +1,326 @@
+"""The Adventure-Point endpoints: the ledger as members see it, the GM's awards and corrections,
+purchases by the owner or the GM, and bad input refused with nothing changed."""
+
+from __future__ import annotations
+
+import pytest
+from django.test import override_settings
+
+from campaigns.models import Campaign
+from characters import ledger
+from characters.ledger import Award
+from characters.models import Character, LedgerEntry, Specialization
+from rules.dice import StepDie
+from tests.characters.conftest import make_character
+
+pytestmark = pytest.mark.django_db
+
+D = StepDie.parse
+
+
+@pytest.fixture
+def brunella(campaign, player) -> Character:
+    return make_character(campaign, player)
+
+
+def user(request: pytest.FixtureRequest, name: str | None):
+    return request.getfixturevalue(name) if name else None
+
+
+def fund(character: Character, gm, amount: int) -> LedgerEntry:
+    (entry,) = ledger.award(
+        campaign_id=character.campaign_id, awards=[Award(character.pk, amount)], reason="Completing the mission", by=gm
+    ).entries
+    character.refresh_from_db()
+    return entry
+
+
+def state(character: Character) -> tuple[int, int, int, list]:
+    """What a refused request must leave as it was: the balance, the entries, the sheet's dice and specializations."""
+    character.refresh_from_db()
+    specializations = list(Specialization.objects.filter(skill__character=character).values_list("name", "level"))
+    return character.ap_balance, LedgerEntry.objects.count(), character.will, sorted(specializations)
+
+
+# --- Who may read, award, correct and buy ---------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("who", "read", "award", "buy"),
+    [
+        ("gm", 200, 201, 201),
+        ("player", 200, 403, 201),
+        ("other_player", 200, 403, 403),
+        ("outsider", 404, 404, 404),
+        (None, 401, 401, 401),
+    ],
+)
+def test_the_cast(api, request, brunella, gm, who, read, award, buy) -> None:
+    earned = fund(brunella, gm, 20)
+    client = api(user(request, who))
+    response = client.get(f"/characters/{brunella.pk}/ledger")
+    assert response.status_code == read
+    if read == 200:
+        assert response.json()["balance"] == 20
+        assert [e["id"] for e in response.json()["entries"]] == [earned.pk]
+
+    response = client.post(f"/characters/{brunella.pk}/ledger", {"amount": 5, "reason": "A heroic act"})
+    assert response.status_code == award
+    assert response.json()["code" if award != 201 else "balance"]
+    brunella.refresh_from_db()
+    assert brunella.ap_balance == (25 if award == 201 else 20)
+    response = client.post(f"/characters/{brunella.pk}/ledger", {"reverses": earned.pk, "reason": "By mistake"})
+    assert response.status_code == award
+    brunella.refresh_from_db()
+    assert brunella.ap_balance == (5 if award == 201 else 20)
+
+    before = brunella.ap_balance
+    response = client.post(
+        f"/characters/{brunella.pk}/purchases", {"kind": "specialization", "skill": "Healing", "name": "Herbs"}
+    )
+    assert response.status_code == buy
+    brunella.refresh_from_db()
+    assert brunella.ap_balance == (before - 4 if buy == 201 else before)
+    assert Specialization.objects.filter(name="Herbs").exists() is (buy == 201)
+
+
+def test_a_draft_is_hidden_from_other_players(api, campaign, player, other_player) -> None:
+    draft = make_character(campaign, player, name="Draft", status=Character.Status.DRAFT)
+    assert api(other_player).get(f"/characters/{draft.pk}/ledger").status_code == 404
+    assert api(player).get(f"/characters/{draft.pk}/ledger").status_code == 200
+
+
+@pytest.mark.parametrize("bad_id", [0, -3, 2**63, "x"])
+def test_an_id_that_cannot_be_a_row_is_a_422(api, gm, bad_id) -> None:
+    client = api(gm)
+    assert client.get(f"/characters/{bad_id}/ledger").status_code == 422
+    assert client.post(f"/characters/{bad_id}/ledger", {"amount": 5, "reason": "x"}).status_code == 422
+    assert client.post(f"/characters/{bad_id}/purchases", {"kind": "ability", "ability": "will"}).status_code == 422
+
+
+# --- The ledger -----------------------------------------------------------------------------------
+
+
+def test_the_ledger_lists_every_entry_newest_first_with_the_running_balance(api, brunella, gm, player) -> None:
+    earned = fund(brunella, gm, 30)
+    spent = ledger.buy(character_id=brunella.pk, order=ledger.Order("level", "Fighting", "Longsword"), by=player)
+    undone = ledger.correct(character_id=brunella.pk, entry_id=spent.pk, reason="Wrong sword", by=gm)
+    data = api(player).get(f"/characters/{brunella.pk}/ledger").json()
+    assert data["balance"] == 30
+    assert [(e["id"], e["kind"], e["amount"], e["balance"]) for e in data["entries"]] == [
+        (undone.pk, "correction", 4, 30),
+        (spent.pk, "spend", -4, 26),
+        (earned.pk, "award", 30, 30),
+    ]
+    correction, spend, award = data["entries"]
+    assert (correction["reverses"], spend["reversed_by"], award["reversed_by"]) == (spent.pk, undone.pk, None)
+    assert spend["purchase"]["kind"] == "level"
+    assert (spend["by"], award["by"], award["reason"]) == ("player", "gm", "Completing the mission")
+    assert award["created_at"]
+
+
+# --- Awards and corrections -----------------------------------------------------------------------
+
+
+def test_the_gm_awards_points(api, brunella, gm) -> None:
+    body = {"amount": 12, "reason": "Completing the mission", "adventure": "The Drowned Abbey"}
+    response = api(gm).post(f"/characters/{brunella.pk}/ledger", body)
+    assert response.status_code == 201
+    entry = LedgerEntry.objects.get()
+    assert response.json() == {
+        "entry": {
+            "id": entry.pk,
+            "kind": "award",
+            "amount": 12,
+            "balance": 12,
+            "reason": "Completing the mission",
+            "adventure": "The Drowned Abbey",
+            "by": "gm",
+            "created_at": response.json()["entry"]["created_at"],
+            "reverses": None,
+            "reversed_by": None,
+            "purchase": {},
+        },
+        "balance": 12,
+    }
+    brunella.refresh_from_db()
+    assert brunella.ap_balance == 12
+
+
+def test_the_gm_corrects_an_entry_and_a_spend_gives_back_what_it_bought(api, brunella, gm, player) -> None:
+    fund(brunella, gm, 10)
+    bought = api(player).post(
+        f"/characters/{brunella.pk}/purchases", {"kind": "level", "skill": "Fighting", "name": "Longsword", "before": 1}
+    )
+    assert bought.status_code == 201
+    assert bought.json()["balance"] == 6
+    assert Specialization.objects.get(name="Longsword").level == 2
+    response = api(gm).post(
+        f"/characters/{brunella.pk}/ledger", {"reverses": bought.json()["entry"]["id"], "reason": "Bought by mistake"}
+    )
+    assert response.status_code == 201
+    assert response.json()["entry"]["kind"] == "correction"
+    assert response.json()["entry"]["reverses"] == bought.json()["entry"]["id"]
+    assert response.json()["balance"] == 10
+    assert Specialization.objects.get(name="Longsword").level == 1
+    again = api(gm).post(
+        f"/characters/{brunella.pk}/ledger", {"reverses": bought.json()["entry"]["id"], "reason": "Twice"}
+    )
+    assert (again.status_code, again.json()["code"]) == (409, "conflict")
+
+
+def test_correcting_an_entry_of_another_character_is_a_404(api, campaign, brunella, gm, other_player) -> None:
+    otto = make_character(campaign, other_player, name="Otto")
+    theirs = fund(otto, gm, 10)
+    response = api(gm).post(f"/characters/{brunella.pk}/ledger", {"reverses": theirs.pk, "reason": "x"})
+    assert response.status_code == 404
+    assert LedgerEntry.objects.count() == 1
+
+
+def test_an_archived_campaign_takes_no_awards(api, brunella, gm) -> None:
+    Campaign.objects.filter(pk=brunella.campaign_id).update(archived_at="2026-01-01T00:00:00Z")
+    response = api(gm).post(f"/characters/{brunella.pk}/ledger", {"amount": 5, "reason": "x"})
+    assert response.status_code == 409
+    assert not LedgerEntry.objects.exists()
+
+
+@pytest.mark.parametrize(
+    ("body", "status"),
+    [
+        ({"amount": 1001, "reason": "x"}, 422),
+        ({"amount": -1001, "reason": "x"}, 422),
+        ({"amount": 10**30, "reason": "x"}, 422),
+        ({"amount": 12.5, "reason": "x"}, 422),
+        ({"amount": 12.0, "reason": "x"}, 422),
+        ({"amount": "12", "reason": "x"}, 422),
+        ({"amount": True, "reason": "x"}, 422),
+        ({"amount": None, "reason": "x"}, 422),
+        ({"amount": 12}, 422),
+        ({"amount": 12, "reason": "x" * 201}, 422),
+        ({"amount": 12, "reason": "x", "points": 3}, 422),  # an unknown field
+        ({"amount": 12, "reason": "x", "reverses": 1}, 422),  # an award or a correction, not both
+        ({"reverses": "1", "reason": "x"}, 422),
+        ({"reverses": 0, "reason": "x"}, 422),
+        ({"reverses": 1}, 422),
+        ({}, 422),
+        ([12], 422),
+        ("12", 422),
+        ({"amount": -5, "reason": "x"}, 400),  # an award adds points; the ledger says so
+        ({"amount": 0, "reason": "x"}, 400),
+        ({"amount": 12, "reason": "   "}, 400),
+        ({"reverses": 999999, "reason": "x"}, 404),
+        ({"reverses": "EARNED", "reason": "  "}, 400),  # a correction needs a reason
+    ],
+)
+def test_a_bad_award_or_correction_changes_nothing(api, brunella, gm, body, status) -> None:
+    earned = fund(brunella, gm, 10)
+    if isinstance(body, dict) and body.get("reverses") == "EARNED":
+        body = {**body, "reverses": earned.pk}
+    before = state(brunella)
+    response = api(gm).post(f"/characters/{brunella.pk}/ledger", body)
+    assert response.status_code == status
+    assert response.json()["code"]
+    assert response.json()["message"]
+    assert state(brunella) == before
+
+
+# --- Purchases ------------------------------------------------------------------------------------
+
+
+def test_buying_an_ability_and_a_new_specialization(api, brunella, gm, player) -> None:
+    fund(brunella, gm, 40)
+    response = api(player).post(
+        f"/characters/{brunella.pk}/purchases", {"kind": "ability", "ability": "will", "before": D("d6").rung}
+    )
+    assert response.status_code == 201
+    assert (response.json()["entry"]["amount"], response.json()["balance"]) == (-24, 16)  # d6 × 4
+    assert response.json()["entry"]["reason"] == "Will d6 → d8"
+    brunella.refresh_from_db()
+    assert brunella.will == D("d8").rung
+    response = api(gm).post(
+        f"/characters/{brunella.pk}/purchases",
+        {"kind": "specialization", "skill": "Sneaking", "name": "Rooftops", "adventure": "Night"},
+    )
+    assert response.status_code == 201
+    assert (response.json()["balance"], response.json()["entry"]["adventure"]) == (12, "Night")
+    assert Specialization.objects.get(name="Rooftops").level == 1
+
+
+def test_too_few_points_is_a_409_and_nothing_is_bought(api, brunella, gm, player) -> None:
+    fund(brunella, gm, 3)
+    before = state(brunella)
+    response = api(player).post(
+        f"/characters/{brunella.pk}/purchases", {"kind": "level", "skill": "Fighting", "name": "Longsword"}
+    )
+    assert response.status_code == 409
+    assert response.json()["code"] == "not_enough_points"
+    assert "has 3 Adventure Points; this needs 4" in response.json()["message"]
+    assert state(brunella) == before
+
+
+def test_a_purchase_from_a_stale_sheet_is_a_409(api, brunella, gm, player) -> None:
+    fund(brunella, gm, 20)
+    before = state(brunella)
+    response = api(player).post(
+        f"/characters/{brunella.pk}/purchases", {"kind": "level", "skill": "Fighting", "name": "Longsword", "before": 2}
+    )
+    assert response.status_code == 409
+    assert response.json()["code"] == "stale_sheet"
+    assert state(brunella) == before
+
+
+def test_an_archived_character_buys_nothing(api, brunella, gm, player) -> None:
+    fund(brunella, gm, 20)
+    Character.objects.filter(pk=brunella.pk).update(status=Character.Status.ARCHIVED)
+    before = state(brunella)
+    response = api(player).post(f"/characters/{brunella.pk}/purchases", {"kind": "ability", "ability": "will"})
+    assert response.status_code == 403
+    assert state(brunella) == before
+
+
+@pytest.mark.parametrize(
+    ("body", "status"),
+    [
+        ({"kind": "skill", "skill": "Fighting", "name": "x"}, 422),
+        ({"skill": "Fighting", "name": "Axe"}, 422),
+        ({"kind": "ability", "ability": "luck"}, 422),
+        ({"kind": "ability", "ability": "will", "skill": "Fighting"}, 422),  # not a field of an ability purchase
+        ({"kind": "ability", "ability": "will", "before": "2"}, 422),
+        ({"kind": "ability", "ability": "will", "before": 6}, 422),
+        ({"kind": "level", "skill": "Fighting"}, 422),
+        ({"kind": "level", "skill": 3, "name": "Longsword"}, 422),
+        ({"kind": "specialization", "skill": "Fighting", "name": "x" * 61}, 422),
+        ({"kind": "specialization", "skill": "Fighting", "name": "Axe", "adventure": "x" * 121}, 422),
+        ([{"kind": "ability", "ability": "will"}], 422),
+        ({"kind": "level", "skill": "Juggling", "name": "Longsword"}, 400),
+        ({"kind": "level", "skill": "Fighting", "name": "Axe"}, 400),
+        ({"kind": "specialization", "skill": "Fighting", "name": "Longsword"}, 400),  # already there
+        ({"kind": "specialization", "skill": "Fighting", "name": "   "}, 400),
+        ({"kind": "ability", "ability": "reflex", "before": 4}, 409),  # d10 → d12 costs 40
+    ],
+)
+def test_a_bad_purchase_changes_nothing(api, brunella, gm, player, body, status) -> None:
+    fund(brunella, gm, 10)
+    before = state(brunella)
+    response = api(player).post(f"/characters/{brunella.pk}/purchases", body)
+    assert response.status_code == status
+    assert response.json()["code"]
+    assert state(brunella) == before
+
+
+# --- The schema -----------------------------------------------------------------------------------
+
+
+def test_the_schema_documents_every_status_of_the_adventure_point_endpoints(client) -> None:
+    paths = client.get("/api/v1/openapi.json").json()["paths"]
+    common = {"401", "422", "429"}
+    assert set(paths["/api/v1/characters/{id}/ledger"]["get"]["responses"]) == {"200", "404", *common}
+    for path in ("/api/v1/characters/{id}/ledger", "/api/v1/characters/{id}/purchases"):
+        assert set(paths[path]["post"]["responses"]) == {"201", "400", "403", "404", "409", "413", *common}
+
+
+@override_settings(DATA_UPLOAD_MAX_MEMORY_SIZE=1000)
+def test_an_oversized_award_is_a_413_and_changes_nothing(api, brunella, gm) -> None:
+    response = api(gm).post(f"/characters/{brunella.pk}/ledger", {"amount": 5, "reason": "x" * 2000})
+    assert response.status_code == 413
+    assert not LedgerEntry.objects.exists()
