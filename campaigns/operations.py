@@ -186,6 +186,11 @@ def update_campaign(
     old_skills = [s["name"] for s in before["skills"]]
     new_skills = [s["name"] for s in after["skills"]]
     renamed, removed = _skill_changes(old_skills, new_skills, renames)
+    # Characters' skills follow a rename, so it must land on a name the new list has.
+    strays = [name for name in dict.fromkeys(renamed.values()) if name not in new_skills]
+    if strays:
+        message = f"{get_text_list(strays, 'and')}: a skill can only be renamed to a name in the new skill list."
+        raise Refused(message, errors={"skills": message})
 
     errors: dict[str, str] = {}
     holders: dict[str, list[str]] = {}
