@@ -11,11 +11,13 @@ from __future__ import annotations
 import secrets
 from collections import Counter
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, Final
 
-from django.http import HttpRequest, HttpResponse
+from django.db.models import Count
+from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
+from django.utils.http import urlencode
 from django.views.decorators.http import require_POST, require_safe
 from django.views.decorators.vary import vary_on_headers
 
@@ -23,6 +25,7 @@ from campaigns import access, encounters
 from campaigns.encounters import StatBlock
 from campaigns.models import Campaign, Combatant, Encounter, Membership, Roll, RollKind
 from campaigns.operations import Refused
+from campaigns.roll_views import roll_entry
 from campaigns.views import refusals
 from characters.models import Character, Trait, Weapon
 from rules.dice import StepDie
@@ -168,10 +171,16 @@ def _specialization_choices(data: Mapping[str, Any]) -> dict[str, int | str | No
     return choices
 
 
+#: Ended encounters listed on the encounter page; the rest are on the list of ended encounters.
+RECENT_ENDED: Final = 5
+
+
 def _context(request: HttpRequest, campaign: Campaign, query: Mapping[str, Any] | None = None) -> dict[str, Any]:
     gm = _is_gm(campaign)
     encounter = Encounter.objects.filter(campaign=campaign).running().first()
     context: dict[str, Any] = {"campaign": campaign, "is_gm": gm, "encounter": encounter, "rows": []}
+    ended = list(Encounter.objects.filter(campaign=campaign).ended()[: RECENT_ENDED + 1])
+    context["ended"], context["more_ended"] = ended[:RECENT_ENDED], len(ended) > RECENT_ENDED
     if encounter is None:
         return context
     combatants = list(
@@ -185,12 +194,7 @@ def _context(request: HttpRequest, campaign: Campaign, query: Mapping[str, Any] 
         row["moves"] = [("up", "↑", i == 0), ("down", "↓", i == len(rows) - 1)]
     context["rows"] = rows
     context["acting"] = next((r["combatant"] for r in rows if r["turn"]), None)
-    last = (
-        Roll.objects.filter(campaign=campaign, kind=RollKind.ATTACK, spec__encounter=encounter.pk)
-        .order_by("-seq")
-        .first()
-    )
-    context["last_attack"] = last
+    context["last_attack"] = Roll.objects.of_encounter(encounter).filter(kind=RollKind.ATTACK).order_by("-seq").first()
     if gm:
         in_fight = {c.character_id for c in combatants if c.character_id}
         context["addable"] = [
@@ -424,3 +428,91 @@ def end_encounter(request: HttpRequest, pk: int) -> HttpResponse:
     campaign = access.campaign_for(request.user, pk, gm=True)
     encounters.end_encounter(**_ids(campaign), by=request.user)
     return _done(request, campaign)
+
+
+# --- Ended encounters: the list, and how each went ----------------------------------------------------
+
+#: Ended encounters on a page of the list.
+PAGE_SIZE: Final = 25
+
+
+@require_safe
+@vary_on_headers("HX-Request")
+@refusals
+def encounter_list(request: HttpRequest, pk: int) -> HttpResponse:
+    """The campaign's ended encounters, newest first, a page at a time by keyset (``?before=<id>``).
+    Five queries: the session, the user, the campaign and its members, and the page of encounters
+    with how many took part."""
+    campaign = access.campaign_for(request.user, pk)
+    rows = Encounter.objects.filter(campaign=campaign).ended()
+    before = request.GET.get("before", "")
+    if before:
+        rows = rows.filter(pk__lt=_whole(request.GET, "before", 1, 10**12, "encounter to list from"))
+    page = list(rows.annotate(taking_part=Count("combatants"))[: PAGE_SIZE + 1])
+    context = {
+        "campaign": campaign,
+        "encounters": page[:PAGE_SIZE],
+        "older_url": f"?{urlencode({'before': page[PAGE_SIZE - 1].pk})}" if len(page) > PAGE_SIZE else None,
+        "newest_url": "?" if before else None,
+    }
+    partial = request.htmx and not request.htmx.history_restore_request
+    return render(request, "campaigns/encounters.html" + ("#encounter-list" if partial else ""), context)
+
+
+def _roster(campaign: Campaign, combatants: list[Combatant], log: list[Roll]) -> list[dict[str, Any]]:
+    """Everyone who took part, in the initiative order (those who never got a place last), and how
+    they ended: an NPC's hit points are its own; a character's, the last change the log records in
+    this encounter (their sheet has moved on since), or none if the fight did not touch them."""
+    after: dict[int, dict[str, Any]] = {}
+    for roll in log:
+        if roll.kind in (RollKind.DAMAGE, RollKind.ADJUSTMENT) and roll.character_id:
+            after[roll.character_id] = roll.outcome
+    rows = []
+    for combatant in sorted(combatants, key=lambda c: (c.order is None, c.order or 0, c.pk)):
+        if combatant.character_id is None:
+            hit_points: int | None = combatant.hit_points
+            condition = encounters.condition_of(combatant).value
+        else:
+            outcome = after.get(combatant.character_id)
+            hit_points = outcome["after"] if outcome else None
+            condition = outcome["condition"] if outcome else None
+        rows.append(
+            {
+                "combatant": combatant,
+                "hit_points": hit_points,
+                "maximum": lucky13.max_hit_points(combatant.die("pulse"), encounters.per_step(campaign)),
+                "condition": condition,
+            }
+        )
+    return rows
+
+
+@require_safe
+@refusals
+def encounter_history(request: HttpRequest, pk: int, encounter_pk: int) -> HttpResponse:
+    """An ended encounter, read-only: who took part and how they ended, and every step of it from the
+    roll log, oldest first. The running encounter has its own page. Seven queries: the session, the
+    user, the campaign and its members, the encounter, its combatants with their characters, and
+    its log with who rolled, their character and any reveal."""
+    campaign = access.campaign_for(request.user, pk)
+    encounter = Encounter.objects.filter(campaign=campaign, pk=encounter_pk).select_related("created_by").first()
+    if encounter is None:
+        raise Http404("No such encounter")
+    if encounter.running:
+        return redirect(reverse("campaigns:encounter", args=[campaign.pk]))
+    gm = _is_gm(campaign)
+    combatants = list(Combatant.objects.filter(encounter=encounter).select_related("character"))
+    log = list(
+        Roll.objects.of_encounter(encounter)
+        .for_viewer(gm=gm, filtered=True)
+        .select_related("by", "character", "reveal")
+        .order_by("seq")
+    )
+    context = {
+        "campaign": campaign,
+        "encounter": encounter,
+        "roster": _roster(campaign, combatants, log),
+        # Read-only: even a secret roll is revealed from the roll log, not here.
+        "entries": [{**roll_entry(roll, gm=gm), "can_reveal": False} for roll in log],
+    }
+    return render(request, "campaigns/encounter_history.html", context)

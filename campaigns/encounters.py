@@ -20,7 +20,7 @@ from django.db.models import Max
 from django.dispatch import Signal
 from django.utils import timezone
 
-from campaigns.models import Campaign, Combatant, Encounter, RollKind
+from campaigns.models import Campaign, Combatant, Encounter, Roll, RollKind
 from campaigns.operations import Conflict, NotFound, Refused, _gm_of
 from campaigns.rolls import record_roll
 from characters.models import Character, Skill, Specialization, Weapon
@@ -87,6 +87,11 @@ def _combatant(encounter: Encounter, combatant_id: int) -> Combatant:
 # --- Setting up ------------------------------------------------------------------------------------
 
 
+def _last_seq(campaign: Campaign) -> int:
+    """The campaign's last roll number (0 before the first); the campaign is locked, so it holds."""
+    return Roll.objects.filter(campaign=campaign).order_by("-seq").values_list("seq", flat=True).first() or 0
+
+
 @transaction.atomic
 def start_encounter(*, campaign_id: int, by: AbstractBaseUser, name: str) -> Encounter:
     """The GM starts an encounter; a campaign runs one at a time."""
@@ -96,7 +101,7 @@ def start_encounter(*, campaign_id: int, by: AbstractBaseUser, name: str) -> Enc
         raise Refused("An encounter needs a name.", errors={"name": "An encounter needs a name."})
     if Encounter.objects.filter(campaign=campaign).running().exists():
         raise Conflict("An encounter is already running: end it before starting another.")
-    encounter = Encounter.objects.create(campaign=campaign, name=name, created_by=by)
+    encounter = Encounter.objects.create(campaign=campaign, name=name, created_by=by, log_after=_last_seq(campaign))
     _announce(campaign.pk)
     return encounter
 
@@ -414,9 +419,10 @@ def remove_combatant(
 
 @transaction.atomic
 def end_encounter(*, campaign_id: int, encounter_id: int, by: AbstractBaseUser) -> Encounter:
-    _, encounter = _gm_encounter(campaign_id, encounter_id, by)
+    campaign, encounter = _gm_encounter(campaign_id, encounter_id, by)
     encounter.ended_at = timezone.now()
-    encounter.save(update_fields=["ended_at"])
+    encounter.log_until = _last_seq(campaign)
+    encounter.save(update_fields=["ended_at", "log_until"])
     _announce(encounter.campaign_id)
     return encounter
 

@@ -185,6 +185,15 @@ class RollQuerySet(AppendOnlyQuerySet):
     def newest_first(self) -> RollQuerySet:
         return self.order_by("-seq")
 
+    def of_encounter(self, encounter: Encounter) -> RollQuerySet:
+        """Everything the encounter wrote to the log: rolls whose spec names it, within its range."""
+        rows = self.filter(campaign_id=encounter.campaign_id, spec__encounter=encounter.pk)
+        if encounter.log_after is not None:
+            rows = rows.filter(seq__gt=encounter.log_after)
+        if encounter.log_until is not None:
+            rows = rows.filter(seq__lte=encounter.log_until)
+        return rows
+
 
 class RollKind(models.TextChoices):
     """What a roll was for; extend it as new kinds of roll arrive (the check constraint follows in a migration)."""
@@ -290,6 +299,10 @@ class EncounterQuerySet(models.QuerySet["Encounter"]):
     def running(self) -> EncounterQuerySet:
         return self.filter(ended_at__isnull=True)
 
+    def ended(self) -> EncounterQuerySet:
+        """Newest first: one encounter runs at a time, so a later one has a larger key."""
+        return self.filter(ended_at__isnull=False).order_by("-pk")
+
 
 class Encounter(models.Model):
     """A fight run by the GM (Lucky 13, "Initiative", "Combat"). ``round`` is 0 until initiative
@@ -302,6 +315,10 @@ class Encounter(models.Model):
     ended_at = models.DateTimeField(null=True, blank=True)
     round = models.PositiveIntegerField(default=0)
     turn = models.PositiveIntegerField(default=0)
+    #: The campaign's last roll number when the encounter started and when it ended: its own rolls lie
+    #: between, so its log is read by a range of the (campaign, seq) index. Empty for older encounters.
+    log_after = models.PositiveIntegerField(null=True, blank=True)
+    log_until = models.PositiveIntegerField(null=True, blank=True)
 
     objects = EncounterQuerySet.as_manager()
 

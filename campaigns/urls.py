@@ -58,6 +58,12 @@ urlpatterns = [
         name="encounter-confirm-remove",
     ),
     path("campaigns/<int:pk>/encounter/end/", encounter_views.end_encounter, name="encounter-end"),
+    path("campaigns/<int:pk>/encounters/", encounter_views.encounter_list, name="encounters"),
+    path(
+        "campaigns/<int:pk>/encounters/<int:encounter_pk>/",
+        encounter_views.encounter_history,
+        name="encounter-history",
+    ),
     path("invite/<slug:token>/", views.join, name="join"),
     path("invite/<slug:token>/accept/", views.accept_invitation, name="accept-invitation"),
 ]

@@ -174,3 +174,20 @@ def test_removing_without_javascript_goes_through_the_confirmation_page(
     expect(page.locator("ol.initiative")).not_to_contain_text("Brunella")
     assert Roll.objects.get(kind="removal").spec["combatant"] == "Brunella"
     assert problems == []
+
+
+def test_an_ended_encounter_is_listed_and_reads_on_a_phone(
+    live_server, page: Page, problems, gm, player, campaign, fight
+):
+    encounters.end_encounter(campaign_id=campaign.pk, encounter_id=fight.pk, by=gm)
+    sign_in(page.context, player, live_server)
+    page.set_viewport_size({"width": 360, "height": 740})
+    page.goto(f"{live_server.url}/campaigns/{campaign.pk}/")
+    page.get_by_role("link", name="Ended encounters").click()
+    assert page.evaluate("document.documentElement.scrollWidth") <= 360
+    page.get_by_role("link", name="Ambush at the ford").click()
+    expect(page.get_by_role("heading", name="Ambush at the ford")).to_be_visible()
+    expect(page.get_by_role("heading", name="How it went")).to_be_visible()
+    expect(page.locator(".roll-log > li")).to_have_count(Roll.objects.filter(spec__encounter=fight.pk).count())
+    assert page.evaluate("document.documentElement.scrollWidth") <= 360
+    assert problems == []

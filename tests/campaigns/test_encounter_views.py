@@ -264,14 +264,14 @@ def test_the_page_query_count_does_not_grow_with_combatants(
         for i in range(10)
     )  # fmt: skip
     client.force_login(player)
-    # Session, user, campaign, its members, the running encounter, its combatants with their
-    # characters, the last attack.
-    with django_assert_num_queries(7):
+    # Session, user, campaign, its members, the running encounter, the latest ended encounters, its
+    # combatants with their characters, the last attack.
+    with django_assert_num_queries(8):
         assert client.get(url("encounter", campaign)).status_code == 200
     client.force_login(gm)
     # The same, then the GM's lists: the active characters to add, the weapons of those in the fight,
     # and their skills with the skills' specializations (for the Combat specializations).
-    with django_assert_num_queries(11):
+    with django_assert_num_queries(12):
         assert client.get(url("encounter", campaign)).status_code == 200
 
 
