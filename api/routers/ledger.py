@@ -15,16 +15,18 @@ from ninja import Body, Field, Router, Schema, Status
 from pydantic import ConfigDict, Discriminator, StrictInt, Tag
 
 from api.errors import responses
-from api.params import MAX_ID, PathId
+from api.params import MAX_ID, NO_NUL, PathId
 from characters import access, ledger
 from characters.models import MAX_ENTRY, LedgerEntry
 from rules.systems import lucky13
 
 router = Router(tags=["Adventure Points"])
 
-Reason = Annotated[str, Field(max_length=ledger.MAX_REASON, description="Why, for the ledger.")]
-Adventure = Annotated[str, Field(max_length=ledger.MAX_ADVENTURE, description="The adventure it belongs to.")]
-Name = Annotated[str, Field(max_length=lucky13.MAX_NAME)]
+Reason = Annotated[str, Field(max_length=ledger.MAX_REASON, pattern=NO_NUL, description="Why, for the ledger.")]
+Adventure = Annotated[
+    str, Field(max_length=ledger.MAX_ADVENTURE, pattern=NO_NUL, description="The adventure it belongs to.")
+]
+Name = Annotated[str, Field(max_length=lucky13.MAX_NAME, pattern=NO_NUL)]
 #: What the buyer saw: a specialization's level, or an ability's rung (1 d4 … 5 d12).
 Before = Annotated[StrictInt | None, Field(ge=0, le=lucky13.MAX_SPECIALIZATION_LEVEL)]
 

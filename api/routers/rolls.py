@@ -17,7 +17,7 @@ from ninja import Field, Query, Router, Schema, Status
 from pydantic import ConfigDict, StrictInt
 
 from api.errors import responses
-from api.params import MAX_ID, PathId
+from api.params import MAX_ID, NO_NUL, PathId
 from campaigns import access as campaign_access
 from campaigns.models import Membership, Roll
 from campaigns.operations import Refused
@@ -36,7 +36,10 @@ MAX_LIMIT: Final = 200
 MAX_REF: Final = 200
 
 #: A skill, specialization, asset or character: its name, or its id.
-Ref = Annotated[StrictInt, Field(ge=1, le=MAX_ID)] | Annotated[str, Field(min_length=1, max_length=MAX_REF)]
+Ref = (
+    Annotated[StrictInt, Field(ge=1, le=MAX_ID)]
+    | Annotated[str, Field(min_length=1, max_length=MAX_REF, pattern=NO_NUL)]
+)
 Steps = Annotated[StrictInt, Field(ge=-STEP_LIMIT, le=STEP_LIMIT)]
 
 EXAMPLE: Final = {

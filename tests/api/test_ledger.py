@@ -197,6 +197,8 @@ def test_an_archived_campaign_takes_no_awards(api, brunella, gm) -> None:
         ({"amount": None, "reason": "x"}, 422),
         ({"amount": 12}, 422),
         ({"amount": 12, "reason": "x" * 201}, 422),
+        ({"amount": 12, "reason": "x\x00"}, 422),  # NUL: the pages' forms refuse it, and PostgreSQL cannot store it
+        ({"amount": 12, "reason": "x", "adventure": "\x00"}, 422),
         ({"amount": 12, "reason": "x", "points": 3}, 422),  # an unknown field
         ({"amount": 12, "reason": "x", "reverses": 1}, 422),  # an award or a correction, not both
         ({"reverses": "1", "reason": "x"}, 422),
@@ -290,6 +292,8 @@ def test_an_archived_character_buys_nothing(api, brunella, gm, player) -> None:
         ({"kind": "level", "skill": "Fighting"}, 422),
         ({"kind": "level", "skill": 3, "name": "Longsword"}, 422),
         ({"kind": "specialization", "skill": "Fighting", "name": "x" * 61}, 422),
+        ({"kind": "specialization", "skill": "Fighting", "name": "A\x00xe"}, 422),
+        ({"kind": "level", "skill": "Fight\x00ing", "name": "Longsword"}, 422),
         ({"kind": "specialization", "skill": "Fighting", "name": "Axe", "adventure": "x" * 121}, 422),
         ([{"kind": "ability", "ability": "will"}], 422),
         ({"kind": "level", "skill": "Juggling", "name": "Longsword"}, 400),
