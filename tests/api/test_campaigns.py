@@ -60,6 +60,16 @@ def test_my_campaigns_are_the_ones_i_am_in(as_, campaign, who, status, listed) -
             assert c["options"] == campaign.settings
 
 
+def test_my_campaigns_take_two_queries_however_many(as_, gm, django_assert_num_queries) -> None:
+    client = as_("gm")
+    client.get("/campaigns")  # the token's first use is noted once
+    for n in range(3):
+        client.post("/campaigns", {"name": f"Side quest {n}"})
+    # The token with its user; the campaigns with the asker's role and the party's size.
+    with django_assert_num_queries(2):
+        assert len(client.get("/campaigns").json()) == 4
+
+
 # --- POST /campaigns ------------------------------------------------------------------------------
 
 

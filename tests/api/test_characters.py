@@ -9,15 +9,17 @@ from __future__ import annotations
 
 import copy
 import json
+import threading
 from typing import Any
 
 import pytest
+from django.db import connection
 from django.test import override_settings
 from django.utils import timezone
 
 from campaigns.models import Campaign, Membership
 from characters import exchange
-from characters.models import Asset, Character, ReputationChange, Weapon
+from characters.models import Armor, Asset, Character, ReputationChange, Skill, Specialization, Trait, Weapon
 from characters.sheets import with_sheet
 from tests.characters.conftest import make_character
 
@@ -110,6 +112,18 @@ def test_a_campaigns_characters_are_what_its_page_lists(as_, campaign, party, wh
     }  # fmt: skip
 
 
+def test_the_list_takes_the_same_queries_for_any_party(as_, campaign, party, django_assert_num_queries) -> None:
+    client = as_("gm")
+    client.get("/campaigns")  # the token's first use is noted once
+    # The token with its user; the campaign; its members with their users; the characters listed,
+    # with their owners. The same for one more character.
+    with django_assert_num_queries(4):
+        assert len(client.get(f"/campaigns/{campaign.pk}/characters").json()) == 4
+    make_character(campaign, campaign.memberships.get(role="player", user__username="player").user, name="Ilse")
+    with django_assert_num_queries(4):
+        assert len(client.get(f"/campaigns/{campaign.pk}/characters").json()) == 5
+
+
 # --- GET /characters/{id} -------------------------------------------------------------------------
 
 
@@ -133,6 +147,31 @@ def test_a_draft_is_its_players_and_the_gms(as_, campaign, player, who, status) 
     if status == 200:
         assert response.json()["abilities"] == dict.fromkeys(["will", "charm", "pulse", "intellect", "reflex"])
         assert response.json()["hit_points"] is None
+
+
+def grow(character: Character, n: int) -> None:
+    """``n`` more of everything a sheet lists."""
+    for i in range(n):
+        skill = Skill.objects.create(character=character, name=f"Extra skill {i}", position=10 + i, die=1)
+        Specialization.objects.create(skill=skill, name=f"Trick {i}")
+        Trait.objects.create(character=character, kind="background", name=f"Past {i}")
+        Asset.objects.create(character=character, name=f"Asset {i}").skills.set([skill])
+        Weapon.objects.create(character=character, name=f"Knife {i}", accuracy=1, damage=1)
+        Armor.objects.create(character=character, name=f"Shield {i}", defense=1)
+
+
+def test_reading_takes_the_same_queries_however_big_the_sheet(as_, brunella, django_assert_num_queries) -> None:
+    client = as_("player")
+    client.get(f"/characters/{brunella.pk}")  # the token's first use is noted once
+    # The token with its user; the character with its campaign, its owner and the reader's role;
+    # the character again with its sheet: skills, specializations, traits, assets, the skills each
+    # helps, weapons, armor. The same for a sheet with five more of everything.
+    with django_assert_num_queries(10):
+        small = client.get(f"/characters/{brunella.pk}").json()
+    grow(brunella, 5)
+    with django_assert_num_queries(10):
+        big = client.get(f"/characters/{brunella.pk}").json()
+    assert (len(small["skills"]), len(big["skills"])) == (5, 10)
 
 
 def test_a_character_that_does_not_exist_is_a_404(as_) -> None:
@@ -391,6 +430,38 @@ def test_a_stale_version_is_a_409_with_the_document_as_it_is(as_, brunella, vers
         other = as_("player").patch(f"/characters/{brunella.pk}", {"version": version + 2, "notes": "Mine."})
         assert other.status_code == 409
     assert document(brunella) == before
+
+
+@pytest.mark.postgres
+@pytest.mark.django_db(transaction=True)
+def test_two_patches_made_from_one_version_one_is_saved(api, brunella, gm, player) -> None:
+    """The player's notes and the GM's hit points, both made from version 1, arrive at once. The
+    sheet's own check is per part, and these are different parts: the row lock and the version
+    check under it make the second wait, then see version 2 and be refused."""
+    clients = [api(player), api(gm)]
+    start = threading.Barrier(len(clients))
+    answers: list[int] = []
+
+    def patch(client, changes) -> None:
+        try:
+            start.wait()
+            answers.append(client.patch(f"/characters/{brunella.pk}", {"version": 1, **changes}).status_code)
+        finally:
+            connection.close()
+
+    threads = [
+        threading.Thread(target=patch, args=[clients[0], {"notes": "Mine."}]),
+        threading.Thread(target=patch, args=[clients[1], {"hit_points": 12}]),
+    ]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=30)
+
+    assert sorted(answers) == [200, 409]
+    after = document(brunella)
+    assert after["version"] == 2
+    assert (after["notes"] == "Mine.") != (after["hit_points"] == 12)
 
 
 # --- PATCH /characters/{id}: bad values -----------------------------------------------------------
