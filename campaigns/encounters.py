@@ -281,7 +281,7 @@ def roll_initiative(
             total=rolled.total,
             outcome={"combatants": members or [combatant.name]},
             chance=None,
-            chance_of="no chance: initiative is an order, not a success",
+            chance_of="initiative is an order, not a success",
         )  # fmt: skip
     order = lucky13.initiative_order([(c.pk, c.initiative, c.die("reflex")) for c in combatants], explosion, rng)
     by_pk = {c.pk: c for c in combatants}
@@ -301,7 +301,7 @@ def roll_initiative(
                 total=entry.rolloffs[-1],
                 outcome={"roll_offs": list(entry.rolloffs), "place": place + 1},
                 chance=None,
-                chance_of="no chance: a roll-off settles a tie",
+                chance_of="a roll-off settles a tie",
             )  # fmt: skip
     encounter.round, encounter.turn = 1, 0
     encounter.save(update_fields=["round", "turn"])
@@ -664,7 +664,7 @@ def attack(
             total=rolled.damage,
             outcome=change_view(change),
             chance=None,
-            chance_of="no chance: damage is applied, not tested",
+            chance_of="damage is applied, not tested",
         )  # fmt: skip
     _announce(campaign.pk)
     return AttackResult(rolled, chance, change)
@@ -709,7 +709,7 @@ def _record_change(
         total=change.after - change.before,
         outcome=change_view(change),
         chance=None,
-        chance_of="no chance: a change made by the GM",
+        chance_of="a change made by the GM",
     )
 
 
