@@ -25,7 +25,7 @@ class InvalidSpec(Refused):
 
 @router.post(
     "/chance",
-    response=responses({200: dict[str, Any]}, 400),
+    response=responses({200: dict[str, Any]}, 400, 413),
     summary="Exact chance of a roll",
     description="The body is one spec of the chance interface, e.g. "
     '`{"system": "lucky13", "roll": "check", "ability": "d8", "skill": "d6", "difficulty": "moderate"}`; '

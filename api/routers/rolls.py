@@ -166,20 +166,20 @@ def roll_out(roll: Roll, *, gm: bool) -> dict[str, Any]:
     "members get 403, anyone else 404. A choice the sheet does not offer is a 400 naming the field; extra steps "
     "from anyone but the GM are a 403.",
 )
-def roll_from_sheet(request: HttpRequest, id: PathId, asked: RollIn) -> Status[dict[str, Any]]:
+def roll_from_sheet(request: HttpRequest, id: PathId, roll: RollIn) -> Status[dict[str, Any]]:
     character, helpers = sheet_rolls.load(request.user, id, write=True)
     choices = sheet_rolls.Choices(
-        skill=asked.skill,
-        reaction=asked.kind == "reaction",
-        specialization=asked.specialization,
-        ability=asked.ability,
-        difficulty=asked.difficulty,
-        ability_roll=asked.ability_roll,
-        asset=asked.asset,
-        helper=asked.helper,
-        help_with=asked.help_with,
-        ability_steps=asked.ability_steps,
-        skill_steps=asked.skill_steps,
+        skill=roll.skill,
+        reaction=roll.kind == "reaction",
+        specialization=roll.specialization,
+        ability=roll.ability,
+        difficulty=roll.difficulty,
+        ability_roll=roll.ability_roll,
+        asset=roll.asset,
+        helper=roll.helper,
+        help_with=roll.help_with,
+        ability_steps=roll.ability_steps,
+        skill_steps=roll.skill_steps,
     )
     try:
         built = sheet_rolls.build(character, helpers, choices, gm=character.viewer_is_gm)

@@ -171,7 +171,7 @@ def test_the_served_schema_is_valid_openapi_3(client) -> None:
     assert schema["openapi"].startswith("3.")
     validate(schema)
     chance = schema["paths"]["/api/v1/chance"]["post"]
-    assert {"200", "400", "401", "422", "429"} <= set(chance["responses"])
+    assert {"200", "400", "401", "413", "422", "429"} <= set(chance["responses"])
     assert schema["components"]["securitySchemes"]
 
 
