@@ -324,6 +324,8 @@ class Document:
 
 #: A field the document leaves out: the reader reports it if it is required, and reads nothing.
 _MISSING: Final = object()
+#: Text with ``\u0000`` in it: PostgreSQL cannot store it, and no form of the site takes it.
+NUL: Final = "must not contain the NUL character (\\u0000)"
 
 
 class _Problems:
@@ -378,6 +380,9 @@ class _Reader(_Problems):
         if not isinstance(value, str):
             self.fail(at, "must be text")
             return None
+        if "\x00" in value:
+            self.fail(at, NUL)
+            return None
         if len(value) > limit:
             self.fail(at, f"at most {limit:,} characters; this has {len(value):,}")
             return None
@@ -389,6 +394,9 @@ class _Reader(_Problems):
             return None
         if not isinstance(value, str):
             self.fail(at, "must be text")
+            return None
+        if "\x00" in value:
+            self.fail(at, NUL)
             return None
         try:
             return lucky13.clean_name(value, what)

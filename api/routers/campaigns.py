@@ -11,11 +11,11 @@ from typing import Annotated, Any, Literal
 
 from django.http import HttpRequest
 from django.urls import reverse
-from ninja import Field, Router, Schema, Status
-from pydantic import ConfigDict, StrictInt, StringConstraints
+from ninja import Field, Path, Router, Schema, Status
+from pydantic import AfterValidator, ConfigDict, StrictInt, StringConstraints
 
 from api.errors import responses
-from api.params import PathId
+from api.params import NO_NUL, PathId
 from campaigns import access, operations
 from campaigns.models import Campaign, Invitation, Membership
 from campaigns.operations import MAX_INVITATION_DAYS, Refused
@@ -29,7 +29,25 @@ MAX_DESCRIPTION = 5000
 #: The database's limit for a count of uses (a PositiveIntegerField on PostgreSQL).
 MAX_USES = 2**31 - 1
 
-SkillName = Annotated[str, StringConstraints(max_length=200)]
+SkillName = Annotated[str, StringConstraints(max_length=200, pattern=NO_NUL)]
+
+
+def _without_nul(value: Any) -> Any:
+    """Options are any JSON the rules system reads; no text in them (key or value) may hold NUL,
+    which PostgreSQL cannot store and the pages' forms refuse."""
+    left = [value]
+    while left:
+        item = left.pop()
+        if isinstance(item, str) and "\x00" in item:
+            raise ValueError("text may not contain the NUL character")
+        if isinstance(item, dict):
+            left.extend([*item.keys(), *item.values()])
+        elif isinstance(item, list):
+            left.extend(item)
+    return value
+
+
+Options = Annotated[dict[str, Any], AfterValidator(_without_nul)]
 
 
 # --- Schemas -------------------------------------------------------------------------------------
@@ -61,10 +79,10 @@ class CampaignDetail(CampaignOut):
 class CampaignIn(Schema):
     model_config = ConfigDict(extra="forbid")
 
-    name: Annotated[str, StringConstraints(max_length=MAX_NAME)]
-    description: Annotated[str, StringConstraints(max_length=MAX_DESCRIPTION)] = ""
-    system: Annotated[str, StringConstraints(max_length=20)] = "lucky13"
-    options: dict[str, Any] | None = Field(
+    name: Annotated[str, StringConstraints(max_length=MAX_NAME, pattern=NO_NUL)]
+    description: Annotated[str, StringConstraints(max_length=MAX_DESCRIPTION, pattern=NO_NUL)] = ""
+    system: Annotated[str, StringConstraints(max_length=20, pattern=NO_NUL)] = "lucky13"
+    options: Options | None = Field(
         None, description="Campaign options of the rules system; whatever is left out takes its default."
     )
 
@@ -72,9 +90,9 @@ class CampaignIn(Schema):
 class CampaignPatch(Schema):
     model_config = ConfigDict(extra="forbid")
 
-    name: Annotated[str, StringConstraints(max_length=MAX_NAME)] | None = None
-    description: Annotated[str, StringConstraints(max_length=MAX_DESCRIPTION)] | None = None
-    options: dict[str, Any] | None = Field(
+    name: Annotated[str, StringConstraints(max_length=MAX_NAME, pattern=NO_NUL)] | None = None
+    description: Annotated[str, StringConstraints(max_length=MAX_DESCRIPTION, pattern=NO_NUL)] | None = None
+    options: Options | None = Field(
         None,
         description="Merged key by key into the campaign's options (as JSON Merge Patch, RFC 7396): a key given "
         "replaces that option, a key set to null goes back to its default, a key left out stays as it is. "
@@ -247,7 +265,7 @@ def create_invitation(request: HttpRequest, id: PathId, invitation: InvitationIn
     response=responses({200: MembershipOut, 201: MembershipOut}, 404, 410),
     summary="Join a campaign with an invitation",
 )
-def accept_invitation(request: HttpRequest, token: str) -> Status:
+def accept_invitation(request: HttpRequest, token: Annotated[str, Path(pattern=NO_NUL)]) -> Status:
     """You join the invitation's campaign as a player (201), or get your membership if you are
     a member already (200, no use counted). An unknown token is a 404; a link that was revoked,
     has expired or is used up, or a campaign that is archived, is a 410 that says which."""

@@ -40,7 +40,7 @@ from ninja import Field, Router, Schema, Status
 from pydantic import ConfigDict, StrictBool, StrictInt, StringConstraints
 
 from api.errors import Error, responses
-from api.params import PathId
+from api.params import NO_NUL, PathId
 from campaigns.access import campaign_for, listed_characters
 from campaigns.operations import Refused
 from characters import access, exchange, operations, sheets
@@ -59,8 +59,8 @@ DESCRIPTION: Final = 10_000
 NOTES: Final = 100_000
 ROWS: Final = 100
 
-Text = Annotated[str, StringConstraints(max_length=NAME)]
-DieLabel = Annotated[str, StringConstraints(max_length=DIE)]
+Text = Annotated[str, StringConstraints(max_length=NAME, pattern=NO_NUL)]
+DieLabel = Annotated[str, StringConstraints(max_length=DIE, pattern=NO_NUL)]
 
 
 def _no_default(schema: dict[str, Any]) -> None:
@@ -186,22 +186,22 @@ class SpecializationPatch(_In):
 
 class SkillPatch(_In):
     name: Text = Field(description="Which of the character's skills (they are the campaign's).")
-    ability: Annotated[str, StringConstraints(max_length=DIE)] | None = optional()
+    ability: Annotated[str, StringConstraints(max_length=DIE, pattern=NO_NUL)] | None = optional()
     die: DieLabel = optional()
     specializations: list[SpecializationPatch] = optional(max_length=ROWS)
 
 
 class TraitPatch(_In):
     name: Text
-    description: Annotated[str, StringConstraints(max_length=DESCRIPTION)] = optional()
+    description: Annotated[str, StringConstraints(max_length=DESCRIPTION, pattern=NO_NUL)] = optional()
 
 
 class AssetPatch(_In):
     name: Text
     level: StrictInt = optional()
-    kind: Annotated[str, StringConstraints(max_length=DIE)] = optional()
+    kind: Annotated[str, StringConstraints(max_length=DIE, pattern=NO_NUL)] = optional()
     skills: list[Text] = optional(max_length=ROWS)
-    description: Annotated[str, StringConstraints(max_length=DESCRIPTION)] = optional()
+    description: Annotated[str, StringConstraints(max_length=DESCRIPTION, pattern=NO_NUL)] = optional()
 
 
 class WeaponPatch(_In):
@@ -234,7 +234,7 @@ class CharacterPatch(_In):
     schema_version: StrictInt = optional()
     system: Text = optional()
     name: Text = optional()
-    concept: Annotated[str, StringConstraints(max_length=CONCEPT)] = optional()
+    concept: Annotated[str, StringConstraints(max_length=CONCEPT, pattern=NO_NUL)] = optional()
     ability_names: dict[Text, Text] = optional(max_length=len(lucky13.ABILITY_KEYS) + 1)
     abilities: AbilitiesPatch = optional()
     ability_method: Text | None = optional()
@@ -248,7 +248,7 @@ class CharacterPatch(_In):
     armor: list[ArmorPatch] = optional(max_length=ROWS)
     hit_points: StrictInt | None = optional(ge=-10_000, le=10_000)
     reputation: StrictInt = optional(ge=-1000, le=1000)
-    notes: Annotated[str, StringConstraints(max_length=NOTES)] = optional()
+    notes: Annotated[str, StringConstraints(max_length=NOTES, pattern=NO_NUL)] = optional()
     integrity: Text | None = optional()
 
 

@@ -681,12 +681,13 @@ def validate_options(options: Mapping[str, Any]) -> dict[str, Any]:
     known = {option.key for option in OPTIONS}
     errors: dict[str, str] = {key: "is not an option of Lucky 13" for key in options if key not in known}
     out = default_options()
-    if "skill_preset" in options and "skills" not in options and options["skill_preset"] in SKILL_PRESETS:
-        out["skills"] = [{"name": n, "ability": a} for n, a in SKILL_PRESETS[options["skill_preset"]][1]]
+    preset = options.get("skill_preset")
+    if "skills" not in options and isinstance(preset, str) and preset in SKILL_PRESETS:
+        out["skills"] = [{"name": n, "ability": a} for n, a in SKILL_PRESETS[preset][1]]
     out.update({key: value for key, value in options.items() if key in known})
     choices = {option.key: {c for c, _ in option.choices} for option in OPTIONS if option.choices}
     for key, allowed in choices.items():
-        if out[key] not in allowed:
+        if not isinstance(out[key], str) or out[key] not in allowed:  # a list or an object is no choice
             errors[key] = f"must be one of {', '.join(sorted(allowed))}"
     names = out["ability_names"]
     try:

@@ -114,9 +114,13 @@ def test_options_are_the_rules_systems(as_) -> None:
         ({"name": "X" * 121}, 422, {"body.campaign.name"}),
         ({"name": "X", "description": "d" * 5001}, 422, {"body.campaign.description"}),
         ({}, 422, {"body.campaign.name"}),
+        ({"name": "X", "options": {"explosion": ["gritty"], "skill_preset": {}}}, 400, {"explosion", "skill_preset"}),
+        ({"name": "Nul\u0000"}, 422, {"body.campaign.name"}),
+        ({"name": "X", "options": {"skills": [{"name": "Nul\u0000"}]}}, 422, {"body.campaign.options"}),
     ],
     ids=["bad-options", "unknown-option", "no-skills", "unknown-system", "blank-name", "unknown-field",
-         "name-not-text", "options-not-object", "name-too-long", "description-too-long", "no-name"],
+         "name-not-text", "options-not-object", "name-too-long", "description-too-long", "no-name",
+         "options-not-text", "nul-in-name", "nul-in-options"],
 )  # fmt: skip
 def test_a_bad_new_campaign_is_4xx_by_field_and_nothing_is_created(as_, body, status, fields) -> None:
     response = as_("gm").post("/campaigns", body)
@@ -254,9 +258,13 @@ def test_an_archived_campaign_cannot_change(as_, campaign) -> None:
         ({"renames": {"Healing": 3}}, 422, {"body.changes.renames.Healing"}),
         ({"renames": {f"S{i}": f"T{i}" for i in range(21)}}, 422, {"body.changes.renames"}),
         ({"description": "d" * 5001}, 422, {"body.changes.description"}),
+        ({"description": "\u0000"}, 422, {"body.changes.description"}),
+        ({"options": {"ability_names": ["\u0000", "B", "C", "D", "E"]}}, 422, {"body.changes.options"}),
+        ({"renames": {"Healing": "Nul\u0000"}}, 422, {"body.changes.renames.Healing"}),
     ],
     ids=["bad-option", "same-ability-names", "blank-name", "system-is-fixed", "name-not-text", "options-not-object",
-         "rename-not-text", "too-many-renames", "description-too-long"],
+         "rename-not-text", "too-many-renames", "description-too-long", "nul-in-description", "nul-in-options",
+         "nul-in-renames"],
 )  # fmt: skip
 def test_a_bad_change_is_4xx_by_field_and_changes_nothing(as_, campaign, body, status, fields) -> None:
     before = snapshot(campaign)
@@ -374,6 +382,10 @@ def test_an_unknown_invitation_is_a_404(as_, token) -> None:
     response = as_("outsider").post(f"/invitations/{token}/accept")
     assert response.status_code == 404
     assert "not valid" in response.json()["message"]
+
+
+def test_a_token_with_nul_is_a_422(as_) -> None:
+    assert as_("outsider").post("/invitations/ab%00cd/accept").status_code == 422
 
 
 def test_a_joined_player_sees_the_campaign(as_, campaign, invitation) -> None:

@@ -230,9 +230,11 @@ def _with(**changes: Any) -> dict[str, Any]:
         (_with(notes=7), {"notes"}),
         (_with(weapons=[{"name": "Sickle", "accuracy": "d6"}]), {"weapons[0].damage"}),
         ([HILDE], {"document"}),
+        (_with(name="Nul\u0000", notes="\u0000"), {"name", "notes"}),
     ],
     ids=["unknown-field", "abilities-not-object", "die-off-the-ladder", "not-the-array", "skill-not-its-ability",
-         "too-many-specializations", "unknown-version", "no-name", "notes-not-text", "missing-field", "a-list"],
+         "too-many-specializations", "unknown-version", "no-name", "notes-not-text", "missing-field", "a-list",
+         "nul"],
 )  # fmt: skip
 def test_a_bad_document_is_a_400_by_field_and_nothing_is_created(as_, campaign, body, fields) -> None:
     response = as_("player").post(f"/campaigns/{campaign.pk}/characters", body)
@@ -526,6 +528,8 @@ MALFORMED = {
     "too-many-rows": {"armor": [{"name": "Shield", "defense": "d4"}] * 101},
     "huge-hit-points": {"hit_points": 10**12},
     "level-not-a-number": {"skills": [{"name": "Fighting", "specializations": [{"name": "Longsword", "level": "2"}]}]},
+    "nul-in-notes": {"notes": "Nul\u0000"},
+    "nul-in-a-row": {"weapons": [{"name": "Nul\u0000", "accuracy": "d6", "damage": "d6"}]},
 }
 
 

@@ -1,0 +1,42 @@
+"""Campaign options come from forms and from the JSON API, so any JSON at all may arrive: the
+engine either cleans it or names each bad option (OptionsError), and never fails otherwise."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from rules.systems import lucky13
+from tests.rules.reference import PROPERTY
+
+KEYS = [option.key for option in lucky13.OPTIONS]
+
+json_values = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=8),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=8), inner, max_size=4),
+    max_leaves=12,
+)
+
+
+@PROPERTY
+@given(st.dictionaries(st.sampled_from([*KEYS, "flying"]), json_values, max_size=5))
+def test_any_json_is_cleaned_or_named_option_by_option(options) -> None:
+    cleaned, errors = None, {}
+    try:
+        cleaned = lucky13.validate_options(options)
+    except lucky13.OptionsError as error:
+        errors = error.errors
+    if cleaned is None:
+        assert errors
+        assert set(errors) <= {*options, "skill_array"}  # the array is checked against the skills
+    else:
+        assert set(cleaned) == set(KEYS)
+
+
+@pytest.mark.parametrize("key", ["explosion", "skill_preset", "ability_methods", "skill_method"])
+@pytest.mark.parametrize("value", [[], ["gritty"], {"gritty": True}])
+def test_a_list_or_an_object_is_no_choice(key, value) -> None:
+    with pytest.raises(lucky13.OptionsError) as error:
+        lucky13.validate_options({key: value})
+    assert set(error.value.errors) == {key}
