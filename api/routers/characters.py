@@ -216,11 +216,13 @@ class ArmorPatch(_In):
 
 
 class AbilitiesPatch(_In):
-    will: DieLabel = optional()
-    charm: DieLabel = optional()
-    pulse: DieLabel = optional()
-    intellect: DieLabel = optional()
-    reflex: DieLabel = optional()
+    """Null as a draft's document has it: a finished character's ability needs a die."""
+
+    will: DieLabel | None = optional()
+    charm: DieLabel | None = optional()
+    pulse: DieLabel | None = optional()
+    intellect: DieLabel | None = optional()
+    reflex: DieLabel | None = optional()
 
 
 class CharacterPatch(_In):

@@ -415,6 +415,18 @@ def test_rows_are_matched_by_name_then_in_order(as_, brunella) -> None:
     assert [w.pk for w in Weapon.objects.filter(character=brunella)] == [longsword.pk]
 
 
+def test_the_sheets_rules_for_the_whole_part_name_its_field(as_, brunella) -> None:
+    """An impairment taken for an extra specialization stays: the sheet says so of the whole part,
+    and the API of the field it is about."""
+    Character.objects.filter(pk=brunella.pk).update(took_impairment=True)
+    before = document(brunella)
+    response = as_("player").patch(f"/characters/{brunella.pk}", {"version": 1, "impairments": []})
+    assert response.status_code == 400
+    assert "only the GM can remove the last one" in errors_of(response)["impairments"]
+    assert document(brunella) == before
+    assert as_("gm").patch(f"/characters/{brunella.pk}", {"version": 1, "impairments": []}).status_code == 200
+
+
 # --- PATCH /characters/{id}: versions -------------------------------------------------------------
 
 
@@ -473,6 +485,7 @@ BAD = {
     "long-name": ({"name": "N" * 61}, {"name"}),
     "die-off-the-ladder": ({"abilities": {"pulse": "d20"}}, {"abilities.pulse"}),
     "pulse-under-the-hit-points": ({"abilities": {"pulse": "d4"}}, {"abilities.pulse"}),
+    "no-die": ({"abilities": {"will": None}}, {"abilities.will"}),
     "hit-points-past-full": ({"hit_points": 99}, {"hit_points"}),
     "reputation": ({"reputation": 6}, {"reputation"}),
     "long-notes": ({"notes": "x" * 20_001}, {"notes"}),
@@ -568,6 +581,9 @@ def test_an_archived_campaigns_characters_are_read_only(as_, campaign, brunella)
 
 def test_a_draft_is_finished_in_the_creation_steps(as_, campaign, player) -> None:
     draft = Character.objects.create(campaign=campaign, owner=player, name="Draft")
+    unchanged = as_("player").patch(f"/characters/{draft.pk}", document(draft))  # its nulls as they are
+    assert unchanged.status_code == 200
+    assert unchanged.json() == document(draft)
     response = as_("player").patch(f"/characters/{draft.pk}", {"version": 1, "notes": "Ideas."})
     assert response.status_code == 403
     assert "still a draft" in response.json()["message"]
