@@ -35,6 +35,16 @@ def responses(ok: dict[int, Any], *statuses: int) -> dict[int, Any]:
     return {**ok, **dict.fromkeys(sorted({*statuses, *COMMON}), Error)}
 
 
+def _field_path(loc: tuple[Any, ...]) -> tuple[Any, ...]:
+    """Where a problem is, as the client wrote it: ``("body", "changes", "notes")`` is ``notes``
+    (the body's parameter name is ours, not the client's); a query parameter is its name."""
+    if loc[:1] == ("body",):
+        return loc[2:] or ("body",)
+    if loc[:1] in (("query",), ("path",)):
+        return loc[1:] or loc
+    return loc
+
+
 def _code(refused: Refused) -> str:
     explicit = getattr(refused, "code", None)
     if explicit:
@@ -83,7 +93,7 @@ def install(api: NinjaAPI) -> None:
     def invalid(request: HttpRequest, exc: ValidationError) -> HttpResponse:
         errors = {}
         for error in exc.errors:
-            where = ".".join(str(part) for part in error.get("loc", ()))
+            where = ".".join(str(part) for part in _field_path(tuple(error.get("loc", ()))))
             errors.setdefault(where or "request", error.get("msg", "invalid"))
         first = next(iter(errors.items()), ("request", "invalid"))
         return _error(api, request, 422, "invalid_request", f"{first[0]}: {first[1]}", errors=errors)
