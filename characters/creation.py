@@ -97,6 +97,18 @@ def start_character(*, campaign: Campaign, owner: Any, name: str, concept: str =
     return character
 
 
+@transaction.atomic
+def delete_draft(*, character_id: int, by: Any) -> str:
+    """The owner throws away a draft they no longer want; returns its name. A finished
+    character is never deleted (it is archived instead), and nobody else's draft is."""
+    character = _locked(character_id)
+    if character.owner_id != by.pk:
+        raise SheetError("owner", "only the player who started a draft can delete it")
+    name = character.name
+    character.delete()  # its skills, specializations, traits and equipment go with it
+    return name
+
+
 def _methods(options: Mapping[str, Any]) -> set[str]:
     allowed = options["ability_methods"]
     return (

@@ -297,3 +297,23 @@ def _as_posted(request: HttpRequest, step: str) -> dict[str, Any]:
             "armor": _rows(data, "armor", ("name", "defense")) + [{"name": "", "defense": "d4"}] * BLANK_ROWS,
         }
     return {}
+
+
+@require_http_methods(["GET", "HEAD", "POST"])
+def delete_draft(request: HttpRequest, pk: int) -> HttpResponse:
+    """The owner deletes a draft, after confirming: a finished character is archived, never deleted."""
+    character = access.character_for(request.user, pk)
+    if character.status != Character.Status.DRAFT:
+        return redirect("characters:sheet", pk=character.pk)
+    if character.owner_id != request.user.pk:
+        context = {"character": character, "message": "Only the player who started a draft can delete it."}
+        return render(request, "characters/edit_refused.html", context, status=403)
+    if request.method == "POST":
+        try:
+            name = creation.delete_draft(character_id=character.pk, by=request.user)
+        except SpecError as problem:
+            context = {"character": character, "message": problem.message}
+            return render(request, "characters/edit_refused.html", context, status=409)
+        messages.success(request, f"The draft {name} is deleted.")
+        return redirect("campaigns:detail", pk=character.campaign_id)
+    return render(request, "characters/delete_draft.html", {"character": character})

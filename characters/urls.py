@@ -16,6 +16,7 @@ urlpatterns = [
     path("campaigns/<int:campaign_pk>/award/", ledger_views.award, name="award"),
     path("campaigns/<int:campaign_pk>/characters/new/", creation_views.start, name="create"),
     path("characters/<int:pk>/create/<slug:step>/", creation_views.step, name="create-step"),
+    path("characters/<int:pk>/delete/", creation_views.delete_draft, name="delete-draft"),
     path("characters/<int:pk>/export.json", exchange_views.export_character, name="export"),
     path("characters/<int:pk>/print/", exchange_views.print_sheet, name="print"),
     path("campaigns/<int:campaign_pk>/characters/import/", exchange_views.import_character, name="import"),
