@@ -53,7 +53,9 @@ class StaleDraft(SheetError):
 
 def _locked(character_id: int, version: int | None = None) -> Character:
     """The draft, locked; with ``version``, only if nobody saved it since that version."""
-    character = Character.objects.select_for_update().select_related("campaign").get(pk=character_id)
+    character = Character.objects.lock(character_id)
+    if character is None:
+        raise Character.DoesNotExist(f"No character {character_id}")
     if character.status != Character.Status.DRAFT:
         raise SheetError("status", "this character is already finished; edit it on its sheet")
     if version is not None and version != character.version:

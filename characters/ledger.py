@@ -89,7 +89,7 @@ def _writable(character: Character) -> None:
 def _lock(character_id: int, user: AbstractBaseUser, *, spend: bool) -> tuple[Character, bool]:
     """The character, locked, and whether ``user`` is the GM; refused unless the user may do this:
     the GM awards and corrects, the owner or the GM spends; anyone else outside the campaign gets 404."""
-    character = Character.objects.select_for_update().select_related("campaign").filter(pk=character_id).first()
+    character = Character.objects.lock(character_id)
     if character is None:
         raise NotFound("No such character.")
     membership = Membership.objects.filter(campaign_id=character.campaign_id, user_id=user.pk).first()
@@ -162,7 +162,7 @@ def award(
     """The GM's end-of-adventure awards: Adventure Points (1 … 1000 each; 0 gives none) and
     reputation changes (the reputation stays within −5 … +5, "Reputation") for any of the
     campaign's characters in play, all written at once or not at all."""
-    campaign = Campaign.objects.filter(pk=campaign_id).first()
+    campaign = Campaign.objects.select_for_update().filter(pk=campaign_id).first()  # the campaign first, always
     if campaign is None or not Membership.objects.filter(campaign=campaign, user_id=by.pk).exists():
         raise NotFound("No such campaign.")
     if not _is_gm(campaign_id, by):
@@ -188,7 +188,7 @@ def award(
     # One lock per character, taken in a fixed order so that two awards never wait on each other.
     characters = {
         c.pk: c
-        for c in Character.objects.select_for_update()
+        for c in Character.objects.select_for_update(of=("self",))
         .select_related("campaign")
         .filter(pk__in=ids, campaign=campaign, status=Character.Status.ACTIVE)
         .order_by("pk")

@@ -16,7 +16,7 @@ from django.db import models
 from django.db.models import OuterRef, Q, Subquery
 from django.utils import timezone
 
-from campaigns.models import AppendOnlyModel, AppendOnlyQuerySet, Membership
+from campaigns.models import AppendOnlyModel, AppendOnlyQuerySet, Campaign, Membership
 from rules.dice import StepDie
 from rules.systems import lucky13
 
@@ -32,6 +32,18 @@ class CharacterQuerySet(models.QuerySet["Character"]):
         """Adds ``viewer_role``: the user's role in each character's campaign (or None)."""
         role = Membership.objects.filter(campaign=OuterRef("campaign"), user=user).values("role")[:1]
         return self.annotate(viewer_role=Subquery(role))
+
+    def lock(self, pk: int) -> Character | None:
+        """The character, locked for a write, with its campaign (locked first) selected.
+
+        Every write that locks a campaign and one of its characters takes the campaign first
+        (the roll log and encounters do too), so two such writes queue instead of deadlocking.
+        """
+        campaign_id = self.filter(pk=pk).values_list("campaign_id", flat=True).first()
+        if campaign_id is None:
+            return None
+        list(Campaign.objects.select_for_update().filter(pk=campaign_id).values_list("pk", flat=True))
+        return self.select_for_update(of=("self",)).select_related("campaign").filter(pk=pk).first()
 
     def active(self) -> CharacterQuerySet:
         """Finished characters in play: not drafts, not archived."""

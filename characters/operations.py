@@ -553,7 +553,9 @@ def save_section(*, character_id: int, section: str, version: int, data: Any, by
     spec = SECTIONS.get(section)
     if spec is None:
         raise SheetError("section", f"{section!r} is not a section of the sheet")
-    character = Character.objects.select_for_update().select_related("campaign").get(pk=character_id)
+    character = Character.objects.lock(character_id)
+    if character is None:
+        raise Character.DoesNotExist(f"No character {character_id}")
     is_gm = Membership.objects.filter(
         campaign_id=character.campaign_id, user_id=by.pk, role=Membership.Role.GM
     ).exists()

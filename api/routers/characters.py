@@ -662,7 +662,7 @@ def update_character(request: HttpRequest, id: PathId, changes: CharacterPatch) 
     character = access.character_for(request.user, id, write=True)
     try:
         with transaction.atomic():
-            version = Character.objects.select_for_update().values_list("version", flat=True).get(pk=character.pk)
+            version = Character.objects.lock(character.pk).version  # the campaign first, then the character
             if changes.version != version:
                 raise _Stale
             full = sheets.with_sheet(Character.objects.filter(pk=character.pk)).get()

@@ -43,7 +43,7 @@ class AwardIn(Forbid):
 
     model_config = ConfigDict(extra="forbid", json_schema_extra={"examples": [AWARD_EXAMPLE]})
 
-    amount: StrictInt = Field(..., ge=-MAX_ENTRY, le=MAX_ENTRY)
+    amount: StrictInt = Field(..., ge=1, le=MAX_ENTRY)
     reason: Reason
     adventure: Adventure = ""
 

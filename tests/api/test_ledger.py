@@ -207,8 +207,8 @@ def test_an_archived_campaign_takes_no_awards(api, brunella, gm) -> None:
         ({}, 422),
         ([12], 422),
         ("12", 422),
-        ({"amount": -5, "reason": "x"}, 400),  # an award adds points; the ledger says so
-        ({"amount": 0, "reason": "x"}, 400),
+        ({"amount": -5, "reason": "x"}, 422),  # an award adds points (1 … 1000)
+        ({"amount": 0, "reason": "x"}, 422),
         ({"amount": 12, "reason": "   "}, 400),
         ({"reverses": 999999, "reason": "x"}, 404),
         ({"reverses": "EARNED", "reason": "  "}, 400),  # a correction needs a reason

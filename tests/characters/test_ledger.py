@@ -4,6 +4,7 @@ reputation history; append-only in code and on PostgreSQL; safe under concurrent
 from __future__ import annotations
 
 import threading
+import time
 
 import pytest
 from django.db import DatabaseError, IntegrityError, connection, transaction
@@ -460,3 +461,65 @@ def test_awards_racing_with_spends(campaign, gm, player) -> None:
     assert_balanced(brunella)
     assert brunella.ap_balance == 40 - 4 * bought
     assert Specialization.objects.filter(name__startswith="Salve").count() == bought
+
+
+@pytest.mark.postgres
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.parametrize("write", ["buy", "award", "correct"])
+def test_points_and_the_gms_encounter_actions_queue_instead_of_deadlocking(campaign, gm, player, monkeypatch, write):
+    """The GM harms Brunella in a fight (campaign locked, then the character) while a ledger write
+    for her runs: both take the campaign first, so one waits for the other and both succeed."""
+    from campaigns import encounters
+
+    brunella = make_character(campaign, player)
+    award = fund(brunella, gm, 12)
+    encounter = encounters.start_encounter(campaign_id=campaign.pk, by=gm, name="Ambush at the ford")
+    (hero,) = encounters.add_characters(
+        campaign_id=campaign.pk, encounter_id=encounter.pk, by=gm, character_ids=[brunella.pk]
+    )
+    campaign_locked = threading.Event()
+    slow_combatant = encounters._combatant
+
+    def combatant_after_a_pause(*args, **kwargs):
+        campaign_locked.set()  # the campaign row is held by now
+        time.sleep(1)
+        return slow_combatant(*args, **kwargs)
+
+    monkeypatch.setattr(encounters, "_combatant", combatant_after_a_pause)
+    ledger_writes = {
+        "buy": lambda: ledger.buy(
+            character_id=brunella.pk, order=Order("level", "Spellcasting", "Teleport"), by=player
+        ),
+        "award": lambda: ledger.award(campaign_id=campaign.pk, awards=[Award(brunella.pk, 3)], reason="Mission", by=gm),
+        "correct": lambda: ledger.correct(character_id=brunella.pk, entry_id=award.pk, reason="Oops", by=gm),
+    }
+    errors: list[BaseException] = []
+
+    def harm() -> None:
+        try:
+            encounters.adjust_hit_points(
+                campaign_id=campaign.pk, encounter_id=encounter.pk, by=gm, combatant_id=hero.pk, amount=-5,
+                reason="Arrow",
+            )  # fmt: skip
+        except BaseException as error:  # reported below
+            errors.append(error)
+        finally:
+            connection.close()
+
+    def points() -> None:
+        try:
+            campaign_locked.wait(10)
+            ledger_writes[write]()
+        except BaseException as error:  # reported below
+            errors.append(error)
+        finally:
+            connection.close()
+
+    threads = [threading.Thread(target=harm), threading.Thread(target=points)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=60)
+    assert errors == []
+    assert_balanced(brunella)
+    assert brunella.hit_points == 25
