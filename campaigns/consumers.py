@@ -4,7 +4,8 @@ Only the campaign's members join its group; anyone else is accepted and closed a
 :data:`NOT_A_MEMBER`, so that the page can tell "not allowed" (stop) from a dropped connection
 (reconnect). A member who is removed or leaves is closed the same way the moment it commits:
 each socket also joins its member's own group, and on hearing that the membership changed it
-reads it again (a new GM, or a GM become player, then gets what their new role sees). The
+reads it again (a new GM, or a GM become player, then gets what their new role sees); logging
+out closes that browser's sockets with :data:`LOGGED_OUT`. The
 server sends JSON, each message one fragment to swap in by its id:
 
 - ``{"type": "roll", "seq": 12, "html": "<li id=\\"roll-12\\" …>"}``: a roll for the feed, new or
@@ -29,6 +30,8 @@ from campaigns.models import Campaign, Membership
 
 #: The close code for an outsider or a logged-out visitor (4000–4999 are the application's own).
 NOT_A_MEMBER: Final = 4403
+#: The close code for a socket whose browser logged out while it was open.
+LOGGED_OUT: Final = 4401
 
 
 def _catch_up(campaign_id: int, *, gm: bool, since: int) -> list[dict[str, Any]]:
@@ -110,6 +113,11 @@ class CampaignConsumer(AsyncJsonWebsocketConsumer):
     async def encounter_changed(self, event: dict[str, Any]) -> None:
         if self.joined:
             await self.send_json({"type": "fragment", "id": event["id"], "html": event["html"]})
+
+    async def session_ended(self, event: dict[str, Any]) -> None:
+        session = self.scope.get("session")
+        if self.joined and session is not None and session.session_key == event["session_key"]:
+            await self.leave(code=LOGGED_OUT)
 
     async def membership_changed(self, event: dict[str, Any]) -> None:
         if not self.joined:

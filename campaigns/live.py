@@ -18,6 +18,7 @@ from typing import Any, Final
 from asgiref.sync import async_to_sync
 from channels.layers import get_channel_layer
 from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
+from django.contrib.auth.signals import user_logged_out
 from django.dispatch import receiver
 from django.template.loader import render_to_string
 
@@ -162,3 +163,16 @@ def announce_encounter(sender: Any, campaign_id: int, **kwargs: Any) -> None:
 def announce_membership(sender: Any, campaign_id: int, user_id: int, **kwargs: Any) -> None:
     # Only that member's sockets hear it; each checks the membership again (consumers.CampaignConsumer).
     _send(campaign_id, {"type": "membership.changed"}, member_group_name(campaign_id, user_id))
+
+
+@receiver(user_logged_out, dispatch_uid="campaigns.live.announce_logout")
+def announce_logout(sender: Any, request: Any, user: Any, **kwargs: Any) -> None:
+    """Logging out closes that browser's dashboards at once (not the user's other browsers): each
+    of the user's sockets hears which session ended and compares it with its own."""
+    session_key = getattr(getattr(request, "session", None), "session_key", None)
+    if user is None or not session_key:
+        return
+    for campaign_id in Membership.objects.filter(user=user).values_list("campaign_id", flat=True):
+        _send(
+            campaign_id, {"type": "session.ended", "session_key": session_key}, member_group_name(campaign_id, user.pk)
+        )

@@ -59,6 +59,7 @@
     });
     socket.addEventListener("close", (event) => {
       if (event.code === 4403) return say("Live updates are off: you are no longer a member here. Reload the page.");
+      if (event.code === 4401) return say("Live updates are off: you logged out. Log in again to follow the table.");
       say("Connection lost — reconnecting…");
       setTimeout(connect, delay);
       delay = Math.min(delay * 2, 10000);

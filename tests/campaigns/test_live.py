@@ -580,3 +580,34 @@ def test_a_removal_reaches_every_feed_and_order(campaign, gm, player) -> None:
             await socket.disconnect()
 
     run(scenario)
+
+
+def test_logging_out_closes_that_browsers_dashboards_only(campaign, gm) -> None:
+    """The GM logs out on a shared computer: that browser's dashboard stops at once (no more secret
+    rolls reach it), while the GM's dashboard in another browser goes on."""
+    from django.urls import reverse
+
+    from campaigns.consumers import LOGGED_OUT
+
+    shared = Client()
+    shared.force_login(gm)
+    cookie = f"sessionid={shared.cookies['sessionid'].value}".encode()
+
+    async def scenario() -> None:
+        headers = [(b"origin", b"http://testserver"), (b"host", b"testserver"), (b"cookie", cookie)]
+        left_open = WebsocketCommunicator(application, f"/ws/campaigns/{campaign.pk}/", headers=headers)
+        connected, _ = await left_open.connect()
+        assert connected
+        assert await left_open.receive_nothing(timeout=0.1)
+        elsewhere = await joined(campaign, gm)  # another browser, another session
+
+        await database_sync_to_async(shared.post)(reverse("logout"))
+        assert await left_open.receive_output(timeout=2) == {"type": "websocket.close", "code": LOGGED_OUT}
+        assert await elsewhere.receive_nothing(timeout=0.2)
+
+        await database_sync_to_async(free_roll)(campaign, gm, "d20", secret=True)
+        assert await left_open.receive_nothing(timeout=0.3)
+        assert (await elsewhere.receive_json_from(timeout=2))["seq"] == 1
+        await elsewhere.disconnect()
+
+    run(scenario)
