@@ -24,7 +24,7 @@ from django.views.decorators.vary import vary_on_headers
 from campaigns import access, encounters
 from campaigns.encounters import StatBlock
 from campaigns.models import Campaign, Combatant, Encounter, Membership, Roll, RollKind
-from campaigns.operations import Refused
+from campaigns.operations import NotFound, Refused
 from campaigns.roll_views import roll_entry
 from campaigns.views import refusals
 from characters.models import Character, Trait, Weapon
@@ -397,13 +397,10 @@ def confirm_remove_combatant(request: HttpRequest, pk: int) -> HttpResponse:
     campaign = access.campaign_for(request.user, pk, gm=True)
     encounter = _running(campaign)
     combatant_id = _whole(request.GET, "combatant", 1, 10**12)
-    combatant = (
-        Combatant.objects.select_related("character")
-        .filter(pk=combatant_id, encounter=encounter, removed=False)
-        .first()
-    )
-    if combatant is None:
-        raise BadInput("Choose a combatant who is in this encounter.")
+    try:
+        combatant = encounters.combatant_in(encounter, combatant_id)
+    except NotFound:
+        raise BadInput("Choose a combatant who is in this encounter.") from None
     context = {"campaign": campaign, "encounter": encounter, "combatant": combatant}
     template = "campaigns/encounter_remove.html" + ("#encounter-body" if request.htmx else "")
     return render(request, template, context)

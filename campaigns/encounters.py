@@ -73,7 +73,8 @@ def _gm_encounter(campaign_id: int, encounter_id: int, by: AbstractBaseUser) -> 
     return campaign, _encounter(campaign, encounter_id)
 
 
-def _combatant(encounter: Encounter, combatant_id: int) -> Combatant:
+def combatant_in(encounter: Encounter, combatant_id: int) -> Combatant:
+    """A combatant still in the fight, with its character; NotFound otherwise."""
     combatant = (
         Combatant.objects.select_related("character")
         .filter(pk=combatant_id, encounter=encounter, removed=False)
@@ -357,7 +358,7 @@ def move_in_order(
         raise Refused("Move a combatant up or down.", errors={"direction": "Choose up or down."})
     if not encounter.initiative_rolled:
         raise Conflict("Roll initiative first: the order comes from it.")
-    combatant = _combatant(encounter, combatant_id)
+    combatant = combatant_in(encounter, combatant_id)
     order = _in_order(encounter)
     index = next(i for i, c in enumerate(order) if c.pk == combatant.pk)
     other_index = index - 1 if direction == "up" else index + 1
@@ -398,7 +399,7 @@ def remove_combatant(
     reach of attacks; the row stays, so the roll log's references still read. Recorded in the roll
     log, with the GM's reason if they gave one, and the hit points the combatant left with."""
     campaign, encounter = _gm_encounter(campaign_id, encounter_id, by)
-    combatant = _combatant(encounter, combatant_id)
+    combatant = combatant_in(encounter, combatant_id)
     combatant.removed = True
     combatant.save(update_fields=["removed"])
     record_roll(
@@ -607,8 +608,8 @@ def attack(
     campaign, encounter = _gm_encounter(campaign_id, encounter_id, by)
     if not encounter.initiative_rolled:
         raise Conflict("Roll initiative first.")
-    attacker = _combatant(encounter, attacker_id)
-    target = _combatant(encounter, target_id)
+    attacker = combatant_in(encounter, attacker_id)
+    target = combatant_in(encounter, target_id)
     if attacker.pk == target.pk:
         raise Refused("A combatant cannot attack itself.", errors={"target": "Choose someone else."})
     weapon = weapon_for(attacker, weapon_id)
@@ -684,7 +685,7 @@ def adjust_hit_points(
         errors["amount"] = "A change from −1000 to 1000, not 0."
     if errors:
         raise Refused("Check the change.", errors=errors)
-    combatant = _combatant(encounter, combatant_id)
+    combatant = combatant_in(encounter, combatant_id)
     change = _change(campaign, combatant, amount)
     _record_change(campaign, encounter, combatant, by, change, amount=amount, reason=reason)
     _announce(campaign.pk)
@@ -732,7 +733,7 @@ def minute_passes(*, campaign_id: int, encounter_id: int, by: AbstractBaseUser) 
 def stabilize(*, campaign_id: int, encounter_id: int, by: AbstractBaseUser, combatant_id: int) -> Combatant:
     """A dying combatant is stabilized: no more hit points lost by the minute until wounded again."""
     campaign, encounter = _gm_encounter(campaign_id, encounter_id, by)
-    combatant = _combatant(encounter, combatant_id)
+    combatant = combatant_in(encounter, combatant_id)
     if condition_of(combatant) is not lucky13.Condition.DYING:
         raise Conflict(f"{combatant.name} is not dying.")
     if combatant.stabilized:

@@ -58,10 +58,6 @@ class StaleSheet(Conflict):
 # --- Checks shared by every write -----------------------------------------------------------------
 
 
-def _is_gm(campaign_id: int, user: AbstractBaseUser) -> bool:
-    return Membership.objects.filter(campaign_id=campaign_id, user_id=user.pk, role=Membership.Role.GM).exists()
-
-
 def _text(value: Any, what: str, limit: int, *, required: bool) -> str:
     text = " ".join(str(value if value is not None else "").split())
     if required and not text:
@@ -163,9 +159,10 @@ def award(
     reputation changes (the reputation stays within −5 … +5, "Reputation") for any of the
     campaign's characters in play, all written at once or not at all."""
     campaign = Campaign.objects.select_for_update().filter(pk=campaign_id).first()  # the campaign first, always
-    if campaign is None or not Membership.objects.filter(campaign=campaign, user_id=by.pk).exists():
+    role = Membership.objects.filter(campaign=campaign, user_id=by.pk).values_list("role", flat=True).first()
+    if campaign is None or role is None:
         raise NotFound("No such campaign.")
-    if not _is_gm(campaign_id, by):
+    if role != Membership.Role.GM:
         raise NotAllowed("Only the GM awards Adventure Points.")
     if campaign.archived_at is not None:
         raise Conflict(ARCHIVED)

@@ -478,14 +478,14 @@ def test_points_and_the_gms_encounter_actions_queue_instead_of_deadlocking(campa
         campaign_id=campaign.pk, encounter_id=encounter.pk, by=gm, character_ids=[brunella.pk]
     )
     campaign_locked = threading.Event()
-    slow_combatant = encounters._combatant
+    slow_combatant = encounters.combatant_in
 
     def combatant_after_a_pause(*args, **kwargs):
         campaign_locked.set()  # the campaign row is held by now
         time.sleep(1)
         return slow_combatant(*args, **kwargs)
 
-    monkeypatch.setattr(encounters, "_combatant", combatant_after_a_pause)
+    monkeypatch.setattr(encounters, "combatant_in", combatant_after_a_pause)
     ledger_writes = {
         "buy": lambda: ledger.buy(
             character_id=brunella.pk, order=Order("level", "Spellcasting", "Teleport"), by=player
