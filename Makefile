@@ -45,6 +45,7 @@ bench: $(VENV)/.installed-dev
 lint: $(VENV)/.installed-dev
 	$(PY) -m ruff check .
 	$(PY) -m ruff format --check .
+	$(VENV)/bin/lint-imports
 
 format: $(VENV)/.installed-dev
 	$(PY) -m ruff format .

@@ -47,7 +47,7 @@ api = NinjaAPI(
 errors.install(api)
 
 # Each resource's endpoints live in a module of api.routers.
-from api.routers import campaigns, chance, characters, ledger, rolls  # noqa: E402
+from api.routers import campaigns, chance, characters, ledger, rolls, systems  # noqa: E402
 
-for module in (campaigns, characters, rolls, ledger, chance):
+for module in (campaigns, characters, rolls, ledger, chance, systems):
     api.add_router("/", module.router)

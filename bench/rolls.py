@@ -45,8 +45,9 @@ def main(argv: list[str] | None = None) -> int:
     from django.test.utils import setup_test_environment
     from django.urls import reverse
 
-    from campaigns.models import Campaign, Membership, RollKind
+    from campaigns.models import Campaign, Membership
     from characters.models import Character
+    from play.models import RollKind
 
     setup_test_environment()
     call_command("migrate", verbosity=0)
@@ -61,7 +62,7 @@ def main(argv: list[str] | None = None) -> int:
     die = '{"sides":6,"faces":[3,4],"value":7,"imploded":false,"exploded":false,"kept":true}'
     dice = f'[{{"label":"2d6","dice":[{die}],"total":7}}]'
     sql = (
-        "INSERT INTO campaigns_roll (campaign_id, by_id, character_id, kind, spec, dice, total, outcome, chance, "
+        "INSERT INTO play_roll (campaign_id, by_id, character_id, kind, spec, dice, total, outcome, chance, "
         "chance_of, secret, created_at, seq, prev_hash, hash) VALUES "
         "(%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s)"
     )
@@ -94,14 +95,14 @@ def main(argv: list[str] | None = None) -> int:
     print(f"inserted in {time.perf_counter() - started:.1f} s", flush=True)
     if connection.vendor == "postgresql":
         with connection.cursor() as cursor:
-            cursor.execute("ANALYZE campaigns_roll")
+            cursor.execute("ANALYZE play_roll")
     else:
         with connection.cursor() as cursor:
             cursor.execute("ANALYZE")
 
     client = Client()
     client.force_login(gm)
-    url = reverse("campaigns:rolls", args=[campaign.pk])
+    url = reverse("play:rolls", args=[campaign.pk])
     cases = {
         "first page": url,
         "deep page (?before=1000)": f"{url}?before=1000",

@@ -65,7 +65,7 @@ class Gone(Refused):
 ARCHIVED = "This campaign is archived, so nothing in it can change until the GM unarchives it."
 
 #: Sent with ``campaign_id`` and ``user_id`` once a change to that person's membership has committed
-#: (removed, left, became or stopped being the GM): their open dashboards (:mod:`campaigns.live`)
+#: (removed, left, became or stopped being the GM): their open dashboards (:mod:`play.live`)
 #: check it again, and close if it is gone.
 membership_changed = Signal()
 
@@ -88,7 +88,7 @@ def _role(campaign: Campaign, user: AbstractBaseUser) -> str | None:
     return Membership.objects.filter(campaign=campaign, user=user).values_list("role", flat=True).first()
 
 
-def _gm_of(campaign_id: int, by: AbstractBaseUser, *, open_only: bool = True) -> Campaign:
+def gm_of(campaign_id: int, by: AbstractBaseUser, *, open_only: bool = True) -> Campaign:
     """The campaign, locked, after checking under the lock that ``by`` is still its GM."""
     campaign = _locked(campaign_id)
     if _role(campaign, by) != Membership.Role.GM:
@@ -134,7 +134,7 @@ def create_campaign(
     return campaign
 
 
-def _skill_changes(old: list[str], new: list[str], renames: Mapping[str, str]) -> tuple[dict[str, str], list[str]]:
+def skill_changes(old: list[str], new: list[str], renames: Mapping[str, str]) -> tuple[dict[str, str], list[str]]:
     """Which of the old skills are renamed and which removed.
 
     ``renames`` maps an old name to the name its row now carries. An old skill
@@ -177,7 +177,7 @@ def update_campaign(
     step are fixed once characters have hit points. Ability names are free:
     sheets store abilities by key.
     """
-    campaign = _gm_of(campaign_id, by)
+    campaign = gm_of(campaign_id, by)
     name = " ".join(name.split())
     if not name:
         raise Refused("A campaign needs a name.", errors={"name": "A campaign needs a name."})
@@ -185,7 +185,7 @@ def update_campaign(
     after = campaign.rules.validate_options(options)
     old_skills = [s["name"] for s in before["skills"]]
     new_skills = [s["name"] for s in after["skills"]]
-    renamed, removed = _skill_changes(old_skills, new_skills, renames)
+    renamed, removed = skill_changes(old_skills, new_skills, renames)
     # Characters' skills follow a rename, so it must land on a name the new list has.
     strays = [name for name in dict.fromkeys(renamed.values()) if name not in new_skills]
     if strays:
@@ -228,7 +228,7 @@ def update_campaign(
 @transaction.atomic
 def archive_campaign(*, campaign_id: int, by: AbstractBaseUser) -> Campaign:
     """Archived, the campaign is read-only: no new invitations, members, characters or settings."""
-    campaign = _gm_of(campaign_id, by, open_only=False)
+    campaign = gm_of(campaign_id, by, open_only=False)
     if campaign.archived_at:
         raise Conflict("This campaign is already archived.")
     campaign.archived_at = campaign.last_activity_at = timezone.now()
@@ -238,7 +238,7 @@ def archive_campaign(*, campaign_id: int, by: AbstractBaseUser) -> Campaign:
 
 @transaction.atomic
 def unarchive_campaign(*, campaign_id: int, by: AbstractBaseUser) -> Campaign:
-    campaign = _gm_of(campaign_id, by, open_only=False)
+    campaign = gm_of(campaign_id, by, open_only=False)
     if not campaign.archived_at:
         raise Conflict("This campaign is not archived.")
     campaign.archived_at = None
@@ -260,7 +260,7 @@ def _member(campaign: Campaign, membership_id: int) -> Membership:
 @transaction.atomic
 def remove_member(*, campaign_id: int, membership_id: int, by: AbstractBaseUser) -> int:
     """The GM removes a player; their characters in the campaign are archived. Returns how many."""
-    campaign = _gm_of(campaign_id, by)
+    campaign = gm_of(campaign_id, by)
     member = _member(campaign, membership_id)
     if member.role == Membership.Role.GM:
         raise Refused("The GM can't be removed. Hand the GM role to another member first.")
@@ -293,7 +293,7 @@ def leave_campaign(*, campaign_id: int, user: AbstractBaseUser) -> int:
 def hand_over_gm(*, campaign_id: int, membership_id: int, by: AbstractBaseUser) -> Membership:
     """Another member becomes the GM and ``by`` a player. The one-GM unique index
     (``campaigns_membership_one_gm``) is checked per statement, so demote first, then promote."""
-    campaign = _gm_of(campaign_id, by)
+    campaign = gm_of(campaign_id, by)
     member = _member(campaign, membership_id)
     if member.role == Membership.Role.GM:
         raise Refused("You are the GM already.")
@@ -315,7 +315,7 @@ def create_invitation(*, campaign_id: int, by: AbstractBaseUser, days: int, max_
         raise Refused(f"An invitation lasts from 1 to {MAX_INVITATION_DAYS} days.")
     if max_uses is not None and max_uses < 1:
         raise Refused("An invitation can be used at least once.")
-    campaign = _gm_of(campaign_id, by)
+    campaign = gm_of(campaign_id, by)
     invitation = Invitation.objects.create(
         campaign=campaign, created_by=by, expires_at=timezone.now() + timedelta(days=days), max_uses=max_uses
     )
@@ -326,7 +326,7 @@ def create_invitation(*, campaign_id: int, by: AbstractBaseUser, days: int, max_
 @transaction.atomic
 def revoke_invitation(*, campaign_id: int, invitation_id: int, by: AbstractBaseUser) -> Invitation:
     """The link stops working at once. Allowed in an archived campaign too: it only closes a door."""
-    campaign = _gm_of(campaign_id, by, open_only=False)
+    campaign = gm_of(campaign_id, by, open_only=False)
     invitation = Invitation.objects.select_for_update().filter(pk=invitation_id, campaign=campaign).first()
     if invitation is None:
         raise NotFound("There is no such invitation.")

@@ -154,10 +154,10 @@ def create_campaign(request: HttpRequest) -> HttpResponse:
     data = request.POST if request.method == "POST" else None
     form = NewCampaignForm(data)
     system = (data or {}).get("system") or form.fields["system"].initial
-    if system not in systems.KEYS:
+    if system not in systems.registered_keys():
         system = systems.KEYS[0]
     options_form = _options_form(system, data)
-    context = {"form": form, "options_form": options_form, "system_name": systems.get(system).NAME}
+    context = {"form": form, "options_form": options_form, "system_name": systems.get(system).name}
     if data is None:
         return _campaign_form_page(request, context)
 
@@ -183,7 +183,7 @@ def campaign_settings(request: HttpRequest, pk: int) -> HttpResponse:
     data = request.POST if request.method == "POST" else None
     form = CampaignForm(data, initial={"name": campaign.name, "description": campaign.description})
     options_form = _options_form(campaign.system, data, options=options, known_skills=known)
-    context = {"form": form, "options_form": options_form, "campaign": campaign, "system_name": campaign.rules.NAME}
+    context = {"form": form, "options_form": options_form, "campaign": campaign, "system_name": campaign.rules.name}
     if data is None:
         return _campaign_form_page(request, context)
     if campaign.archived_at:

@@ -852,10 +852,10 @@ def import_character(*, campaign: Campaign, owner: Any, document: Any) -> Charac
     """
     doc = read_document(document)
     if doc.system != campaign.system:
-        other = systems.get(doc.system).NAME if doc.system in systems.KEYS else json.dumps(doc.system)
+        other = systems.get(doc.system).name if doc.system in systems.registered_keys() else json.dumps(doc.system)
         raise _refuse(
             "system",
-            f"{campaign.name} plays {campaign.rules.NAME} and this is a {other} character: "
+            f"{campaign.name} plays {campaign.rules.name} and this is a {other} character: "
             "a character moves only between campaigns of the same rules system",
         )
     found = _Problems()

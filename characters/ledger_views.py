@@ -27,10 +27,10 @@ from campaigns.operations import Refused
 from characters import access, ledger
 from characters.models import MAX_ENTRY, Character, LedgerEntry, ReputationChange
 from characters.sheets import with_sheet
-from pages.presenters import CHART_WIDTH, LABEL_HEIGHT, PLOT_HEIGHT
 from rules.dice import StepDie
 from rules.systems import lucky13
 from rules.systems.lucky13 import Difficulty, PurchaseKind
+from web.presenters import CHART_WIDTH, LABEL_HEIGHT, PLOT_HEIGHT
 
 DIFFICULTY_CHOICES: Final = [(d.value, f"{d.value.title()} ({d.die.label})") for d in Difficulty]
 NO_ADVENTURE: Final = "No adventure named"

@@ -27,10 +27,10 @@ from campaigns.operations import Refused
 from characters import sheet_rolls
 from characters.models import Character
 from characters.sheet_rolls import GM_ONLY_STEPS, Built
-from pages import presenters
-from pages.forms import ABILITY_ROLL_CHOICES, STEP_LIMIT, StepsField
 from rules.systems import lucky13
 from rules.systems.lucky13 import AbilityRoll, Difficulty, SheetError
+from web import presenters
+from web.fields import ABILITY_ROLL_CHOICES, steps_field
 
 ROLL_SESSION_KEY: Final = "sheet-roll"
 DIFFICULTY_CHOICES: Final = [(d.value, f"{d.value.title()} ({d.die.label})") for d in Difficulty]
@@ -38,17 +38,6 @@ HELP_WITH_CHOICES: Final = [
     ("skill", "The skill (their die in it steps the Skill)"),
     ("ability", "The ability (their die in it steps the Ability)"),
 ]
-
-
-def _steps(label: str) -> StepsField:
-    return StepsField(
-        label=label,
-        initial=0,
-        required=False,
-        min_value=-STEP_LIMIT,
-        max_value=STEP_LIMIT,
-        widget=forms.NumberInput(attrs={"inputmode": "numeric", "class": "steps"}),
-    )
 
 
 class SheetRollForm(forms.Form):
@@ -70,8 +59,8 @@ class SheetRollForm(forms.Form):
     help_with = forms.ChoiceField(
         label="They help with", choices=HELP_WITH_CHOICES, initial="skill", widget=forms.RadioSelect
     )
-    ability_steps = _steps("GM: extra Ability steps")
-    skill_steps = _steps("GM: extra Skill steps")
+    ability_steps = steps_field("GM: extra Ability steps")
+    skill_steps = steps_field("GM: extra Skill steps")
 
     def __init__(
         self, data: QueryDict, *, character: Character, helpers: list[Character], gm: bool, **kwargs: Any

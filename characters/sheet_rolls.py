@@ -19,16 +19,16 @@ from typing import Any, Final, TypeVar
 
 from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
 
-from campaigns.models import Roll, RollKind
 from campaigns.operations import NotAllowed
-from campaigns.rolls import record_roll
 from characters import access
 from characters.models import Asset, Character, Skill, Specialization
 from characters.sheets import with_sheet
-from pages import presenters
+from play.models import Roll, RollKind
+from play.rolls import record_roll
 from rules.dice import StepDie
 from rules.systems import lucky13
 from rules.systems.lucky13 import AbilityRoll, Check, CheckRoll, Difficulty, Modifiers, SheetError
+from web import presenters
 
 GM_ONLY_STEPS: Final = "Only the GM can add extra steps."
 HELP_WITH: Final = ("skill", "ability")
@@ -238,7 +238,7 @@ def build(character: Character, helpers: Sequence[Character], choices: Choices, 
 def roll(character: Character, built: Built, *, by: AbstractBaseUser, rng: Random) -> Rolled:
     """Roll a built check with ``rng`` (``secrets.SystemRandom()`` outside tests) and record it,
     with its exact chance of success computed before the dice are rolled. Refused
-    (:class:`~campaigns.operations.Refused`) as :func:`campaigns.rolls.record_roll` refuses."""
+    (:class:`~campaigns.operations.Refused`) as :func:`play.rolls.record_roll` refuses."""
     chance = lucky13.check_chance(built.check).p_success
     rolled = lucky13.roll_check(built.check, rng)
     view = presenters.check_roll_view(rolled)

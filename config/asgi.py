@@ -17,7 +17,7 @@ from channels.auth import AuthMiddlewareStack  # noqa: E402
 from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
 from channels.security.websocket import AllowedHostsOriginValidator  # noqa: E402
 
-from campaigns.routing import websocket_urlpatterns  # noqa: E402
+from play.routing import websocket_urlpatterns  # noqa: E402
 
 application = ProtocolTypeRouter(
     {

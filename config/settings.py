@@ -67,10 +67,10 @@ INSTALLED_APPS = [
     "template_partials",
     "csp",
     "axes",
-    "rules",
     "pages",
     "campaigns",
     "characters",
+    "play",
     "accounts",
     "api",
 ]
@@ -106,6 +106,8 @@ TEMPLATES = [
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
             ],
+            # How a chance is written on any app's page; web is a plain package, not an app.
+            "libraries": {"dice": "web.templatetags.dice"},
         },
     },
 ]

@@ -5,6 +5,7 @@ urlpatterns = [
     path("", include("pages.urls")),
     path("", include("characters.urls")),
     path("", include("campaigns.urls")),
+    path("", include("play.urls")),
     path("accounts/", include("accounts.urls")),
     path("", include("api.urls")),
     path("admin/", admin.site.urls),

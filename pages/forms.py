@@ -12,6 +12,7 @@ from django.http import QueryDict
 from rules.dice import StepDie
 from rules.systems.base import SpecError
 from rules.systems.lucky13 import AbilityRoll, Difficulty, Explosion, parse_check, parse_opposed
+from web.fields import ABILITY_ROLL_CHOICES, steps_field
 
 #: d4 … d12, then the stepped dice up to d12+d12+d4.
 LADDER = [StepDie(rung).label for rung in range(1, 12)]
@@ -21,35 +22,11 @@ DIFFICULTY_CHOICES = [
     ("Difficulty", [(d.value, f"{d.value.title()} ({d.die.label})") for d in Difficulty]),
     ("Any die", DIE_CHOICES),
 ]
-ABILITY_ROLL_CHOICES = [
-    (AbilityRoll.NORMAL.value, "Normal"),
-    (AbilityRoll.BACKGROUND.value, "Background (roll Ability twice, keep higher)"),
-    (AbilityRoll.IMPAIRMENT.value, "Impairment (roll Ability twice, keep lower)"),
-]
 EXPLOSION_CHOICES = [
     (Explosion.CINEMATIC.value, "Cinematic (every die explodes, again and again)"),
     (Explosion.GRITTY.value, "Gritty (Ability dice explode once)"),
     (Explosion.NONE.value, "No explosions"),
 ]
-STEP_LIMIT = 10
-
-
-class StepsField(forms.IntegerField):
-    """A number of steps; a box left empty (say, while typing) means none."""
-
-    def clean(self, value: Any) -> int:
-        return super().clean(value) or 0
-
-
-def _steps(label: str) -> forms.IntegerField:
-    return StepsField(
-        label=label,
-        initial=0,
-        required=False,
-        min_value=-STEP_LIMIT,
-        max_value=STEP_LIMIT,
-        widget=forms.NumberInput(attrs={"inputmode": "numeric", "class": "steps"}),
-    )
 
 
 class SpecForm(forms.Form):
@@ -86,11 +63,11 @@ class SpecForm(forms.Form):
 
 class CheckForm(SpecForm):
     ability = forms.ChoiceField(label="Ability", choices=OPTIONAL_DIE_CHOICES, initial="d8")
-    ability_steps = _steps("Ability steps")
+    ability_steps = steps_field("Ability steps")
     skill = forms.ChoiceField(label="Skill", choices=OPTIONAL_DIE_CHOICES, initial="d6")
-    skill_steps = _steps("Skill steps")
+    skill_steps = steps_field("Skill steps")
     difficulty = forms.ChoiceField(label="Difficulty", choices=DIFFICULTY_CHOICES, initial=Difficulty.MODERATE.value)
-    difficulty_steps = _steps("Difficulty steps")
+    difficulty_steps = steps_field("Difficulty steps")
     ability_roll = forms.ChoiceField(
         label="Ability roll", choices=ABILITY_ROLL_CHOICES, initial=AbilityRoll.NORMAL.value, widget=forms.RadioSelect
     )

@@ -25,11 +25,11 @@ from django.urls import reverse
 from django.views.decorators.http import require_POST, require_safe
 from django.views.decorators.vary import vary_on_headers
 
-from pages import presenters
 from pages.forms import CheckForm, OpposedForm, SpecForm
 from rules import systems
 from rules.systems import lucky13
 from rules.systems.lucky13 import Check, Opposed
+from web import presenters
 
 ROLL_SESSION_KEY = "calculator-roll"
 
@@ -67,13 +67,13 @@ def about(request: HttpRequest) -> HttpResponse:
     """Every rules system's attribution, disclaimer and license, as each license asks."""
     notices = [
         {
-            "name": system.NAME,
-            "key": system.KEY,
-            "attribution": system.ATTRIBUTION,
-            "disclaimer": system.DISCLAIMER,
-            "license_name": system.LICENSE_NAME,
-            "license_file": system.LICENSE_FILE,
-            "license_text": _license_text(system.LICENSE_FILE) if system.LICENSE_FILE else "",
+            "name": system.name,
+            "key": system.key,
+            "attribution": system.attribution,
+            "disclaimer": system.disclaimer,
+            "license_name": system.license_name,
+            "license_file": system.license_file,
+            "license_text": _license_text(system.license_file) if system.license_file else "",
         }
         for system in systems.all_systems()
     ]

@@ -1,8 +1,9 @@
-"""The engine from a shell: ``python -m rules chance '<JSON spec>'`` or ``--batch FILE``.
+"""The engine from a shell: ``python -m rules chance '<JSON spec>'`` or ``--batch FILE``, and
+``python -m rules systems``.
 
-Prints one JSON object per spec; probabilities are ``"p/q"`` strings. An
-invalid spec prints a one-line error naming the bad field and exits with 2
-(rules README, "The chance interface").
+``chance`` prints one JSON object per spec; probabilities are ``"p/q"`` strings. An invalid
+spec prints a one-line error naming the bad field and exits with 2 (rules README, "The chance
+interface"). ``systems`` prints a JSON array describing every registered system.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ import sys
 from collections.abc import Mapping
 from typing import Any, BinaryIO, TextIO
 
-from rules.systems import SpecError, get
+from rules.systems import SpecError, describe_all, get
 
 EXIT_INVALID = 2
 
@@ -24,10 +25,10 @@ def chance(spec: Any) -> dict[str, Any]:
         raise SpecError("spec", "must be a JSON object")
     system = get(spec.get("system", "lucky13"))
     roll = spec.get("roll", "check")
-    kind = system.ROLL_KINDS.get(roll) if isinstance(roll, str) else None
+    kind = system.roll_kinds.get(roll) if isinstance(roll, str) else None
     if kind is None:
-        known = ", ".join(system.ROLL_KINDS)
-        raise SpecError("roll", f"unknown roll {roll!r} for {system.NAME} (known: {known})")
+        known = ", ".join(system.roll_kinds)
+        raise SpecError("roll", f"unknown roll {roll!r} for {system.name} (known: {known})")
     return kind.chance_json(spec)
 
 
@@ -69,7 +70,11 @@ def main(argv: list[str] | None = None) -> int:
     group = chance_parser.add_mutually_exclusive_group(required=True)
     group.add_argument("spec", nargs="?", help="one JSON spec")
     group.add_argument("--batch", metavar="FILE", help="a file of JSON specs, one per line ('-' for stdin)")
+    commands.add_parser("systems", help="the registered rules systems, as a JSON array")
     args = parser.parse_args(argv)
+    if args.command == "systems":
+        print(json.dumps(describe_all()))
+        return 0
     try:
         if args.batch is None:
             print(json.dumps(chance(_load(args.spec))))

@@ -36,7 +36,7 @@ document.addEventListener("htmx:afterRequest", () => { window.htmxDone += 1; });
 
 
 @pytest.fixture(scope="module")
-def _async_unsafe_allowed() -> Iterator[None]:
+def async_unsafe_allowed() -> Iterator[None]:
     # Playwright's sync API keeps an event loop running in this thread, and Django
     # refuses database access (the test database's setup and flush) from such a thread.
     with pytest.MonkeyPatch.context() as patch:
@@ -45,7 +45,7 @@ def _async_unsafe_allowed() -> Iterator[None]:
 
 
 @pytest.fixture(scope="module")
-def browser(_async_unsafe_allowed: None) -> Iterator[Browser]:
+def browser(async_unsafe_allowed: None) -> Iterator[Browser]:
     if not CHROMIUM.exists():
         pytest.skip(f"{CHROMIUM} is missing; install the system Chromium (apt-get install chromium)")
     with sync_playwright() as playwright:
@@ -60,7 +60,7 @@ def problems() -> list[str]:
     return []
 
 
-def _open(context: BrowserContext, problems: list[str]) -> Page:
+def open_page(context: BrowserContext, problems: list[str]) -> Page:
     def on_console(message: ConsoleMessage) -> None:
         where = message.location.get("url", "") if message.location else ""
         if message.type == "error" and "favicon" not in f"{message.text} {where}":
@@ -76,12 +76,12 @@ def _open(context: BrowserContext, problems: list[str]) -> Page:
 def page(browser: Browser, problems: list[str]) -> Iterator[Page]:
     context = browser.new_context()
     context.add_init_script(WATCH_SCRIPT)
-    yield _open(context, problems)
+    yield open_page(context, problems)
     context.close()
 
 
 @pytest.fixture
 def nojs_page(browser: Browser, problems: list[str]) -> Iterator[Page]:
     context = browser.new_context(java_script_enabled=False)
-    yield _open(context, problems)
+    yield open_page(context, problems)
     context.close()

@@ -6,7 +6,7 @@ import os
 
 import pytest
 
-from tests.browser import _async_unsafe_allowed, browser, nojs_page, page, problems  # noqa: F401  (fixtures)
+from tests.browser import async_unsafe_allowed, browser, nojs_page, page, problems  # noqa: F401  (fixtures)
 
 CI = os.environ.get("CI", "").lower() in ("1", "true", "yes")
 
@@ -49,6 +49,19 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
 def fast_password_hashing(settings) -> None:
     """Tests hash many passwords; the real hasher (PBKDF2) is slow on purpose and not under test."""
     settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+
+
+@pytest.fixture(autouse=True)
+def fresh_cache() -> None:
+    """Each test starts with an empty in-memory cache: the API's rate counters are keyed by token id,
+    and ids are reused once a test's transaction rolls back, so one test's requests must not count
+    against the next one's token. (A shared Redis cache is left alone: other workers use it.)"""
+    from django.core.cache import caches
+    from django.core.cache.backends.locmem import LocMemCache
+
+    default = caches["default"]
+    if isinstance(default, LocMemCache):
+        default.clear()
 
 
 @pytest.fixture

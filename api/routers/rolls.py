@@ -19,13 +19,14 @@ from pydantic import ConfigDict, StrictInt
 from api.errors import responses
 from api.params import MAX_ID, NO_NUL, PathId
 from campaigns import access as campaign_access
-from campaigns.models import Membership, Roll
+from campaigns.models import Membership
 from campaigns.operations import Refused
-from campaigns.rolls import check_chain
 from characters import sheet_rolls
-from pages.forms import STEP_LIMIT
+from play.models import Roll
+from play.rolls import check_chain
 from rules.systems import lucky13
 from rules.systems.lucky13 import AbilityRoll, Difficulty, SheetError
+from web.fields import STEP_LIMIT
 
 router = Router(tags=["Rolls"])
 

@@ -1,34 +1,84 @@
 """The registry of rules systems: ``rules.systems.get("lucky13")``.
 
-Adding a system is one new module here plus its templates; every module
-follows :class:`rules.systems.base.RulesSystem`.
+Adding a system is one new package here plus its templates: ``rules/systems/<key>/`` exports
+``SYSTEM``, an object following :class:`rules.systems.base.RulesSystem`. Nothing outside the
+system's own package names it; everything else asks this registry.
 """
 
 from __future__ import annotations
 
 from importlib import import_module
-from typing import cast
+from typing import Any, cast
 
 from rules.systems.base import RulesSystem, SpecError
 
-__all__ = ["KEYS", "UnknownSystem", "all_systems", "get"]
+__all__ = [
+    "KEYS",
+    "UnknownSystem",
+    "all_systems",
+    "describe",
+    "describe_all",
+    "get",
+    "register",
+    "registered_keys",
+    "unregister",
+]
 
-#: Registered systems, in the order a menu offers them.
+#: The systems that ship, in the order a menu offers them.
 KEYS: tuple[str, ...] = ("lucky13",)
+
+#: Systems registered at run time (a test's own system), by key.
+_EXTRA: dict[str, RulesSystem] = {}
 
 
 class UnknownSystem(SpecError):
     def __init__(self, key: object) -> None:
-        known = ", ".join(KEYS)
+        known = ", ".join(registered_keys())
         super().__init__("system", f"unknown rules system {key!r} (known: {known})")
 
 
-def get(key: str) -> RulesSystem:
-    """The module of the system ``key``; :class:`UnknownSystem` if there is none."""
-    if key not in KEYS:
+def registered_keys() -> tuple[str, ...]:
+    """Every registered system's key, in menu order."""
+    return (*KEYS, *_EXTRA)
+
+
+def get(key: object) -> RulesSystem:
+    """The system ``key``; :class:`UnknownSystem` if there is none."""
+    if isinstance(key, str) and key in _EXTRA:
+        return _EXTRA[key]
+    if not isinstance(key, str) or key not in KEYS:
         raise UnknownSystem(key)
-    return cast(RulesSystem, import_module(f"rules.systems.{key}"))
+    return cast(RulesSystem, import_module(f"rules.systems.{key}").SYSTEM)
 
 
 def all_systems() -> list[RulesSystem]:
-    return [get(key) for key in KEYS]
+    return [get(key) for key in registered_keys()]
+
+
+def register(system: RulesSystem) -> None:
+    """Adds a system that does not ship (the test suite's own); its key must be new."""
+    if system.key in registered_keys():
+        raise ValueError(f"a system {system.key!r} is already registered")
+    _EXTRA[system.key] = system
+
+
+def unregister(key: str) -> None:
+    _EXTRA.pop(key, None)
+
+
+def describe(system: RulesSystem) -> dict[str, Any]:
+    """A system as ``python -m rules systems`` and the API list it: its key and name, roll kinds,
+    currencies, and the JSON Schemas of its sheet document and its campaign options."""
+    return {
+        "key": system.key,
+        "name": system.name,
+        "roll_kinds": [{"key": kind.key, "label": kind.label} for kind in system.roll_kinds.values()],
+        "currencies": [{"key": c.key, "name": c.name, "abbreviation": c.abbreviation} for c in system.currencies],
+        "sheet_version": system.sheet_version,
+        "sheet_schema": system.sheet_model.model_json_schema(),
+        "options_schema": system.options_model.model_json_schema(),
+    }
+
+
+def describe_all() -> list[dict[str, Any]]:
+    return [describe(system) for system in all_systems()]

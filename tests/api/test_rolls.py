@@ -11,14 +11,15 @@ from django.db import connection
 from django.test import override_settings
 from django.test.utils import CaptureQueriesContext
 
-from campaigns import rolls
-from campaigns.models import Campaign, Membership, Roll, RollKind
+from campaigns.models import Campaign, Membership
 from characters.models import Asset, Character, Skill, Specialization
-from pages.presenters import check_roll_view
+from play import rolls
+from play.models import Roll, RollKind
 from rules.dice import StepDie
 from rules.systems import lucky13
 from rules.systems.lucky13 import AbilityRoll, Check, Explosion
 from tests.characters.conftest import make_character
+from web.presenters import check_roll_view
 
 pytestmark = pytest.mark.django_db
 
@@ -379,14 +380,14 @@ def test_a_bad_page_is_a_422(api, campaign, player, query) -> None:
 def test_verify_reports_the_count_and_the_first_broken_link(api, campaign, player) -> None:
     if connection.vendor == "postgresql":  # the trigger is off for this test's transaction only, before any roll
         with connection.cursor() as cursor:
-            cursor.execute("ALTER TABLE campaigns_roll DISABLE TRIGGER campaigns_roll_append_only")
+            cursor.execute("ALTER TABLE play_roll DISABLE TRIGGER play_roll_append_only")
     client = api(player)
     assert client.get(f"/campaigns/{campaign.pk}/rolls/verify").json() == {"count": 0, "broken": None, "ok": True}
     for _ in range(4):
         record(campaign, player)
     assert client.get(f"/campaigns/{campaign.pk}/rolls/verify").json() == {"count": 4, "broken": None, "ok": True}
     with connection.cursor() as cursor:
-        cursor.execute("UPDATE campaigns_roll SET total = 12 WHERE campaign_id = %s AND seq = 3", [campaign.pk])
+        cursor.execute("UPDATE play_roll SET total = 12 WHERE campaign_id = %s AND seq = 3", [campaign.pk])
     assert client.get(f"/campaigns/{campaign.pk}/rolls/verify").json() == {"count": 3, "broken": 3, "ok": False}
 
 

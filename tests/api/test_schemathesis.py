@@ -19,9 +19,9 @@ from django.db import close_old_connections
 from schemathesis.config import SchemathesisConfig
 
 from api import tokens
-from campaigns import rolls
 from characters import ledger
 from config.wsgi import application
+from play import rolls
 from tests.characters.conftest import make_character
 
 SEED = 20260

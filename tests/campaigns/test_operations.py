@@ -36,7 +36,7 @@ pytestmark = pytest.mark.django_db
     ids=["add", "rename", "remove", "swap", "rename-onto-removed", "by-name", "stale-identity"],
 )
 def test_what_a_new_skill_list_renames_and_removes(old, new, renames, renamed, removed) -> None:
-    assert operations._skill_changes(old, new, renames) == (renamed, removed)
+    assert operations.skill_changes(old, new, renames) == (renamed, removed)
 
 
 def test_the_creator_is_the_gm_and_the_options_are_the_engines(gm) -> None:

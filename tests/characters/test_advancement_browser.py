@@ -8,9 +8,9 @@ import pytest
 from playwright.sync_api import expect
 
 from characters.models import LedgerEntry, Specialization
-from tests.browser import _open
-from tests.campaigns.test_live_browser import asgi_server, open_dashboard, signed_in  # noqa: F401  (fixture)
+from tests.browser import open_page
 from tests.characters.conftest import make_character
+from tests.play.test_live_browser import asgi_server, open_dashboard, signed_in  # noqa: F401  (fixture)
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -31,7 +31,7 @@ def test_an_award_reaches_the_player_live_and_is_spent_by_the_rulebook(
     balance = party_row.locator("dt", has_text="Adventure Points").locator("xpath=following-sibling::dd")
     expect(balance).to_have_text("0")
 
-    gm_page = _open(signed_in(browser, gm, asgi_server), problems)
+    gm_page = open_page(signed_in(browser, gm, asgi_server), problems)
     gm_page.goto(f"{asgi_server.url}/campaigns/{campaign.pk}/")
     gm_page.get_by_role("link", name="Award points").click()
     gm_page.get_by_label("Adventure", exact=True).fill("The Drowned Bell")
@@ -43,7 +43,7 @@ def test_an_award_reaches_the_player_live_and_is_spent_by_the_rulebook(
     expect(balance).to_have_text("12", timeout=5000)
     assert table.evaluate("window.sameDocument") is True  # swapped in, not reloaded
 
-    sheet = _open(table.context, problems)
+    sheet = open_page(table.context, problems)
     sheet.goto(f"{asgi_server.url}/characters/{brunella.pk}/")
     sheet.get_by_role("link", name="What should I buy?").click()
     sheet.wait_for_load_state()  # htmx is listening before the choice changes

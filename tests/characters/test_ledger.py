@@ -469,7 +469,7 @@ def test_awards_racing_with_spends(campaign, gm, player) -> None:
 def test_points_and_the_gms_encounter_actions_queue_instead_of_deadlocking(campaign, gm, player, monkeypatch, write):
     """The GM harms Brunella in a fight (campaign locked, then the character) while a ledger write
     for her runs: both take the campaign first, so one waits for the other and both succeed."""
-    from campaigns import encounters
+    from play import encounters
 
     brunella = make_character(campaign, player)
     award = fund(brunella, gm, 12)

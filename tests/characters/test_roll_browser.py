@@ -16,15 +16,15 @@ from fractions import Fraction
 import pytest
 from playwright.sync_api import Page, expect
 
-from campaigns.models import Roll
 from characters.models import Character, Skill
-from pages.presenters import check_roll_view
-from pages.templatetags.dice import percent, ratio
+from play.models import Roll
 from rules.dice import StepDie
 from rules.systems import lucky13
 from rules.systems.lucky13 import AbilityRoll, Check, Explosion
 from tests.campaigns.test_browser import sign_in
 from tests.characters.conftest import make_character
+from web.presenters import check_roll_view
+from web.templatetags.dice import percent, ratio
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 

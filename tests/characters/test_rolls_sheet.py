@@ -11,14 +11,15 @@ from django.test import Client
 from django.urls import reverse
 from playwright.sync_api import Page, expect
 
-from campaigns.models import Campaign, Membership, Roll
+from campaigns.models import Campaign, Membership
 from characters.models import Character, Skill, Specialization
 from characters.roll_views import ROLL_SESSION_KEY, SheetRollForm
-from pages.presenters import check_roll_view
+from play.models import Roll
 from rules.dice import StepDie
 from rules.systems import lucky13
 from rules.systems.lucky13 import AbilityRoll, Check, Explosion
 from tests.characters.conftest import make_character
+from web.presenters import check_roll_view
 
 pytestmark = pytest.mark.django_db
 

@@ -14,9 +14,9 @@ import re
 import pytest
 from playwright.sync_api import Locator, Page, Route, expect
 
-from pages.templatetags.dice import percent
 from rules.dice import StepDie
 from rules.systems.lucky13 import Check, check_chance
+from web.templatetags.dice import percent
 
 pytestmark = pytest.mark.browser
 

@@ -1,9 +1,0 @@
-"""WebSocket routes: the live campaign dashboard."""
-
-from django.urls import path
-
-from campaigns import consumers
-
-websocket_urlpatterns = [
-    path("ws/campaigns/<int:pk>/", consumers.CampaignConsumer.as_asgi()),
-]

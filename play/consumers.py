@@ -1,0 +1,129 @@
+"""The live dashboard's socket: ``ws/campaigns/<pk>/``.
+
+Only the campaign's members join its group; anyone else is accepted and closed at once with
+:data:`NOT_A_MEMBER`, so that the page can tell "not allowed" (stop) from a dropped connection
+(reconnect). A member who is removed or leaves is closed the same way the moment it commits:
+each socket also joins its member's own group, and on hearing that the membership changed it
+reads it again (a new GM, or a GM become player, then gets what their new role sees); logging
+out closes that browser's sockets with :data:`LOGGED_OUT`. The
+server sends JSON, each message one fragment to swap in by its id:
+
+- ``{"type": "roll", "seq": 12, "html": "<li id=\\"roll-12\\" …>"}``: a roll for the feed, new or
+  just revealed by the GM (the page swaps a row it shows already, and puts a new one in place by number);
+- ``{"type": "fragment", "id": "party-3", "html": "<li id=\\"party-3\\" …>"}``: a party row, or
+  (``"id": "initiative"``) the running encounter's initiative order.
+
+The page sends ``{"since": <last roll seq it shows>}`` on (re)connecting and gets the rolls it
+missed, oldest first (with every revealed secret roll of the feed, in case it missed the reveal),
+and the party's rows and the initiative order as they are now.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Final
+
+from channels.db import database_sync_to_async
+from channels.generic.websocket import AsyncJsonWebsocketConsumer
+
+from campaigns.models import Campaign, Membership
+from play import live
+
+#: The close code for an outsider or a logged-out visitor (4000–4999 are the application's own).
+NOT_A_MEMBER: Final = 4403
+#: The close code for a socket whose browser logged out while it was open.
+LOGGED_OUT: Final = 4401
+
+
+def _catch_up(campaign_id: int, *, gm: bool, since: int) -> list[dict[str, Any]]:
+    # The feed as it is now, from what the page lacks: the rolls after ``since``, and every revealed
+    # secret roll in it, whose reveal the page may have missed (one it shows already is swapped in place).
+    rolls = [roll for roll in live.feed_rolls(campaign_id, gm=gm) if roll.seq > since or roll.revealed_at]
+    messages: list[dict[str, Any]] = [
+        {"type": "roll", "seq": roll.seq, "html": live.roll_html(roll, gm=gm)} for roll in reversed(rolls)
+    ]
+    campaign = Campaign.objects.get(pk=campaign_id)
+    for row in live.party(campaign):
+        messages.append({"type": "fragment", "id": f"party-{row['character'].pk}", "html": live.party_row_html(row)})
+    messages.append({"type": "fragment", "id": "initiative", "html": live.initiative_html(campaign)})
+    return messages
+
+
+class CampaignConsumer(AsyncJsonWebsocketConsumer):
+    #: The campaign's group and the member's own (not channels' ``groups``, which are fixed per class);
+    #: empty until a member connects, and again once the socket is no member's.
+    joined: list[str]
+    gm: bool = False
+
+    async def role(self) -> str | None:
+        return await database_sync_to_async(live.role_of)(self.scope.get("user"), self.campaign_id)
+
+    async def connect(self) -> None:
+        self.joined = []
+        self.campaign_id = int(self.scope["url_route"]["kwargs"]["pk"])
+        role = await self.role()
+        if role is not None:
+            user_id = self.scope["user"].pk
+            # In the groups before the page hears "open": nothing recorded after that is missed.
+            for group in (live.group_name(self.campaign_id), live.member_group_name(self.campaign_id, user_id)):
+                await self.channel_layer.group_add(group, self.channel_name)
+                self.joined.append(group)
+            # A removal that committed between the first look and joining the member's group was
+            # announced to nobody: a second look, now that any later one will be heard, settles it.
+            role = await self.role()
+        await self.accept()
+        if role is None:
+            await self.leave(code=NOT_A_MEMBER)
+            return
+        self.gm = role == Membership.Role.GM
+
+    async def discard(self) -> None:
+        groups, self.joined = self.joined, []
+        for group in groups:
+            await self.channel_layer.group_discard(group, self.channel_name)
+
+    async def leave(self, code: int) -> None:
+        """Out of every group, then closed: not one more message reaches the page (the handlers
+        below send nothing once ``joined`` is empty, should one be on its way already)."""
+        await self.discard()
+        await self.close(code=code)
+
+    async def disconnect(self, code: int) -> None:
+        await self.discard()
+
+    async def receive_json(self, content: Any, **kwargs: Any) -> None:
+        since = content.get("since") if isinstance(content, dict) else None
+        if not self.joined or not isinstance(since, int) or isinstance(since, bool) or since < 0:
+            return
+        for message in await database_sync_to_async(_catch_up)(self.campaign_id, gm=self.gm, since=since):
+            await self.send_json(message)
+
+    async def roll_recorded(self, event: dict[str, Any]) -> None:
+        html = event["gm_html"] if self.gm else event["player_html"]
+        if html and self.joined:
+            await self.send_json({"type": "roll", "seq": event["seq"], "html": html})
+
+    async def roll_revealed(self, event: dict[str, Any]) -> None:
+        # The same message as a new roll: the page puts it in its place by number, or swaps the row it has.
+        await self.roll_recorded(event)
+
+    async def party_changed(self, event: dict[str, Any]) -> None:
+        if self.joined:
+            await self.send_json({"type": "fragment", "id": event["id"], "html": event["html"]})
+
+    async def encounter_changed(self, event: dict[str, Any]) -> None:
+        if self.joined:
+            await self.send_json({"type": "fragment", "id": event["id"], "html": event["html"]})
+
+    async def session_ended(self, event: dict[str, Any]) -> None:
+        session = self.scope.get("session")
+        if self.joined and session is not None and session.session_key == event["session_key"]:
+            await self.leave(code=LOGGED_OUT)
+
+    async def membership_changed(self, event: dict[str, Any]) -> None:
+        if not self.joined:
+            return
+        role = await self.role()
+        if role is None:
+            await self.leave(code=NOT_A_MEMBER)
+        else:
+            self.gm = role == Membership.Role.GM

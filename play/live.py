@@ -1,0 +1,179 @@
+"""Live campaign events: what the dashboard shows, and announcing changes to its open sockets.
+
+Every member's socket joins the campaign's group (:func:`group_name`), and a group of that
+member's own (:func:`member_group_name`) that hears when their membership changes. A recorded
+roll and a saved sheet are announced after their transaction commits, as ready-made HTML
+fragments: the same templates the pages use, so a swapped fragment is exactly what a reload
+would show. A roll is rendered twice, once as the GM sees it and once as players do; a secret
+roll not yet revealed goes to the GM's sockets only, and to everyone's when the GM reveals it.
+Publishing never breaks the write that caused it: the row is committed already, and a page
+catches up on reload (or on reconnecting).
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any, Final
+
+from asgiref.sync import async_to_sync
+from channels.layers import get_channel_layer
+from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
+from django.contrib.auth.signals import user_logged_out
+from django.dispatch import receiver
+from django.template.loader import render_to_string
+
+from campaigns.models import Campaign, Membership
+from campaigns.operations import membership_changed
+from characters import sheets
+from characters.models import Character
+from characters.operations import character_changed
+from play.encounter_views import combatant_row
+from play.encounters import encounter_changed
+from play.models import Combatant, Encounter, Roll
+from play.roll_views import roll_entry
+from play.rolls import roll_recorded, roll_revealed
+
+logger = logging.getLogger(__name__)
+
+#: Rolls in the dashboard's feed.
+FEED_SIZE: Final = 20
+
+
+def group_name(campaign_id: int) -> str:
+    return f"campaign-{campaign_id}"
+
+
+def member_group_name(campaign_id: int, user_id: int) -> str:
+    """One member's sockets on one campaign's dashboard: told when their membership changes."""
+    return f"campaign-{campaign_id}-user-{user_id}"
+
+
+def role_of(user: AbstractBaseUser | AnonymousUser | None, campaign_id: int) -> str | None:
+    """The user's role in the campaign, or None for an outsider and for anyone logged out."""
+    if user is None or not user.is_authenticated:
+        return None
+    return Membership.objects.filter(campaign_id=campaign_id, user_id=user.pk).values_list("role", flat=True).first()
+
+
+def party_row(character: Character, per_step: int) -> dict[str, Any]:
+    return {"character": character, "hit_points": sheets.hit_points(character, per_step)}
+
+
+def party_row_html(row: dict[str, Any]) -> str:
+    return render_to_string("play/dashboard_party_row.html", {"row": row})
+
+
+def party(campaign: Campaign) -> list[dict[str, Any]]:
+    """The active characters with their owners, in one query."""
+    per_step = campaign.settings.get("hit_points_per_step", 10)
+    characters = Character.objects.active().filter(campaign=campaign).select_related("owner").order_by("name", "pk")
+    return [party_row(c, per_step) for c in characters]
+
+
+def initiative(campaign: Campaign) -> dict[str, Any]:
+    """The running encounter, its initiative order and who acts, in two queries (the encounter;
+    its combatants with their characters), as the encounter page presents them."""
+    encounter = Encounter.objects.filter(campaign=campaign).running().first()
+    if encounter is None:
+        return {"current_encounter": None, "rows": [], "acting": None}
+    combatants = (
+        Combatant.objects.filter(encounter=encounter, removed=False).select_related("character").order_by("order", "pk")
+    )
+    rows = [combatant_row(campaign, c, encounter.initiative_rolled and c.order == encounter.turn) for c in combatants]
+    acting = next((r["combatant"] for r in rows if r["turn"]), None)
+    return {"current_encounter": encounter, "rows": rows, "acting": acting}
+
+
+def initiative_html(campaign: Campaign) -> str:
+    context = {"campaign": campaign, **initiative(campaign)}
+    return render_to_string("play/dashboard_initiative.html", context)
+
+
+def feed_rolls(campaign_id: int, *, gm: bool) -> list[Roll]:
+    """The newest rolls the viewer may see, newest first, in one query. Players never get a
+    secret roll before it is revealed, not even as a placeholder: the feed is what the socket sends."""
+    rows = Roll.objects.filter(campaign_id=campaign_id).for_viewer(gm=gm, filtered=True)
+    return list(rows.select_related("by", "character", "reveal").newest_first()[:FEED_SIZE])
+
+
+def feed_entry(roll: Roll, *, gm: bool) -> dict[str, Any]:
+    # Revealing is done from the roll log; the feed only shows.
+    return {**roll_entry(roll, gm=gm), "can_reveal": False}
+
+
+def roll_html(roll: Roll, *, gm: bool) -> str:
+    return render_to_string("play/_roll.html", {"entry": feed_entry(roll, gm=gm), "campaign": roll.campaign})
+
+
+def _send(campaign_id: int, event: dict[str, Any], group: str | None = None) -> None:
+    layer = get_channel_layer()
+    if layer is None:
+        return
+    try:
+        async_to_sync(layer.group_send)(group or group_name(campaign_id), event)
+    except Exception:  # the write stands; the dashboards catch up on reconnecting
+        logger.exception("Could not announce %s to campaign %s", event["type"], campaign_id)
+
+
+def _announce_roll(event_type: str, roll: Roll) -> None:
+    roll = Roll.objects.select_related("campaign", "by", "character", "reveal").get(pk=roll.pk)
+    hidden = roll.secret and roll.revealed_at is None
+    event = {
+        "type": event_type,
+        "seq": roll.seq,
+        "gm_html": roll_html(roll, gm=True),
+        "player_html": None if hidden else roll_html(roll, gm=False),
+    }
+    _send(roll.campaign_id, event)
+
+
+@receiver(roll_recorded, dispatch_uid="play.live.announce_roll")
+def announce_roll(sender: Any, roll: Roll, **kwargs: Any) -> None:
+    _announce_roll("roll.recorded", roll)
+
+
+@receiver(roll_revealed, dispatch_uid="play.live.announce_reveal")
+def announce_reveal(sender: Any, roll: Roll, **kwargs: Any) -> None:
+    """A revealed roll goes to every socket again: players see it for the first time, in its place
+    by number; the GM's row is swapped for one marked "Secret, revealed"."""
+    _announce_roll("roll.revealed", roll)
+
+
+@receiver(character_changed, dispatch_uid="play.live.announce_character")
+def announce_character(sender: Any, character_id: int, **kwargs: Any) -> None:
+    character = Character.objects.select_related("owner", "campaign").get(pk=character_id)
+    if character.status != Character.Status.ACTIVE:
+        return
+    per_step = character.campaign.settings.get("hit_points_per_step", 10)
+    event = {
+        "type": "party.changed",
+        "id": f"party-{character.pk}",
+        "html": party_row_html(party_row(character, per_step)),
+    }
+    _send(character.campaign_id, event)
+
+
+@receiver(encounter_changed, dispatch_uid="play.live.announce_encounter")
+def announce_encounter(sender: Any, campaign_id: int, **kwargs: Any) -> None:
+    # Every member sees the same order: the encounter page shows no secrets outside the GM's controls.
+    campaign = Campaign.objects.get(pk=campaign_id)
+    _send(campaign_id, {"type": "encounter.changed", "id": "initiative", "html": initiative_html(campaign)})
+
+
+@receiver(membership_changed, dispatch_uid="play.live.announce_membership")
+def announce_membership(sender: Any, campaign_id: int, user_id: int, **kwargs: Any) -> None:
+    # Only that member's sockets hear it; each checks the membership again (consumers.CampaignConsumer).
+    _send(campaign_id, {"type": "membership.changed"}, member_group_name(campaign_id, user_id))
+
+
+@receiver(user_logged_out, dispatch_uid="play.live.announce_logout")
+def announce_logout(sender: Any, request: Any, user: Any, **kwargs: Any) -> None:
+    """Logging out closes that browser's dashboards at once (not the user's other browsers): each
+    of the user's sockets hears which session ended and compares it with its own."""
+    session_key = getattr(getattr(request, "session", None), "session_key", None)
+    if user is None or not session_key:
+        return
+    for campaign_id in Membership.objects.filter(user=user).values_list("campaign_id", flat=True):
+        _send(
+            campaign_id, {"type": "session.ended", "session_key": session_key}, member_group_name(campaign_id, user.pk)
+        )

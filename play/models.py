@@ -1,0 +1,260 @@
+"""The table: the roll log (rolls and their reveals) and encounters (a fight and its combatants).
+
+Rolls are append-only (:class:`~campaigns.models.AppendOnlyModel`, and a trigger on PostgreSQL).
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from django.conf import settings
+from django.db import models
+from django.db.models import Q
+from django.utils import timezone
+
+from campaigns.models import AppendOnlyModel, AppendOnlyQuerySet, Campaign
+from rules.dice import StepDie
+
+# --- The roll log ----------------------------------------------------------------------------------
+
+
+class RollQuerySet(AppendOnlyQuerySet):
+    def for_viewer(self, *, gm: bool, filtered: bool = False) -> RollQuerySet:
+        """The rolls a member sees. The GM sees all. Players see every open or revealed roll, and an
+        unrevealed secret roll only as a placeholder (so the numbering has no unexplained gaps);
+        in a filtered list, where even a placeholder would tell its kind or character, not at all."""
+        if gm or not filtered:
+            return self
+        return self.filter(Q(secret=False) | Q(reveal__isnull=False))
+
+    def newest_first(self) -> RollQuerySet:
+        return self.order_by("-seq")
+
+    def of_encounter(self, encounter: Encounter) -> RollQuerySet:
+        """Everything the encounter wrote to the log: rolls whose spec names it, within its range."""
+        rows = self.filter(campaign_id=encounter.campaign_id, spec__encounter=encounter.pk)
+        if encounter.log_after is not None:
+            rows = rows.filter(seq__gt=encounter.log_after)
+        if encounter.log_until is not None:
+            rows = rows.filter(seq__lte=encounter.log_until)
+        return rows
+
+
+class RollKind(models.TextChoices):
+    """What a roll was for; extend it as new kinds of roll arrive (the check constraint follows in a migration)."""
+
+    CHECK = "check", "Check"
+    REACTION = "reaction", "Reaction check"
+    OPPOSED = "opposed", "Opposed roll"
+    ATTACK = "attack", "Attack"
+    DAMAGE = "damage", "Damage"
+    INITIATIVE = "initiative", "Initiative"
+    ADJUSTMENT = "adjustment", "Hit point change"
+    REMOVAL = "removal", "Left the fight"
+    FREE = "free", "Free roll"
+
+
+class Roll(AppendOnlyModel):
+    """One roll made in a campaign, written once by :func:`play.rolls.record_roll`.
+
+    Each row carries ``seq`` (1, 2, 3 … within its campaign), ``prev_hash`` (the
+    hash of roll ``seq - 1``, or 64 zeros for the first) and ``hash``, the SHA-256
+    of its canonical content (:func:`play.rolls.canonical`), so that a changed,
+    removed or inserted row breaks the chain from there on.
+    """
+
+    Kind = RollKind
+
+    campaign = models.ForeignKey(Campaign, on_delete=models.PROTECT, related_name="rolls")
+    by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
+    character = models.ForeignKey(
+        "characters.Character", on_delete=models.PROTECT, null=True, blank=True, related_name="rolls"
+    )
+    kind = models.CharField(max_length=20, choices=Kind.choices)
+    #: What was rolled, in full: the expression or the dice and options of a check.
+    spec = models.JSONField()
+    #: Every die as rolled: groups of dice, each die with its faces (first face, then each explosion).
+    dice = models.JSONField()
+    total = models.IntegerField(null=True, blank=True)
+    #: success/hit/margin/dilemma as the kind has them; {} for a free roll.
+    outcome = models.JSONField(default=dict, blank=True)
+    #: The exact chance computed before the roll, "p/q", and what it is the chance of. NULL, not "",
+    #: when there is no exact chance: "no value" is a different fact from an empty string.
+    chance = models.CharField(max_length=200, null=True, blank=True)  # noqa: DJ001
+    chance_of = models.CharField(max_length=200, blank=True)
+    secret = models.BooleanField(default=False)
+    created_at = models.DateTimeField()
+    seq = models.PositiveIntegerField()
+    prev_hash = models.CharField(max_length=64)
+    hash = models.CharField(max_length=64)
+
+    objects = RollQuerySet.as_manager()
+
+    class Meta:
+        ordering = ["-seq"]
+        constraints = [
+            # Also the index the log reads newest first: a B-tree is walked backwards as fast as forwards.
+            models.UniqueConstraint(fields=["campaign", "seq"], name="play_roll_unique_seq"),
+            models.CheckConstraint(condition=Q(seq__gte=1), name="play_roll_seq_positive"),
+            models.CheckConstraint(condition=Q(kind__in=RollKind.values), name="play_roll_kind_valid"),
+            models.CheckConstraint(
+                condition=Q(chance__isnull=True) | ~Q(chance_of=""), name="play_roll_chance_says_of_what"
+            ),
+        ]
+        indexes = [
+            models.Index(fields=["campaign", "character", "-seq"], name="play_roll_character_idx"),
+            models.Index(fields=["campaign", "kind", "-seq"], name="play_roll_kind_idx"),
+        ]
+
+    def __str__(self) -> str:
+        return f"Roll #{self.seq} in {self.campaign_id}"
+
+    @property
+    def revealed_at(self) -> datetime | None:
+        reveal = getattr(self, "reveal", None) if self.secret else None
+        return reveal.created_at if reveal is not None else None
+
+    def visible_to_all(self) -> bool:
+        return not self.secret or self.revealed_at is not None
+
+
+class RollReveal(AppendOnlyModel):
+    """The GM showing a secret roll to the table: a row of its own, so that the roll itself never changes.
+
+    At most one per roll; once revealed, a roll stays revealed.
+    """
+
+    roll = models.OneToOneField(Roll, on_delete=models.PROTECT, related_name="reveal")
+    by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
+    created_at = models.DateTimeField(default=timezone.now)
+
+    objects = AppendOnlyQuerySet.as_manager()
+
+    def __str__(self) -> str:
+        return f"Reveal of {self.roll}"
+
+
+# --- Encounters ------------------------------------------------------------------------------------
+
+#: A die stored as its rung on the step ladder: 1 d4 … 5 d12; 0, where allowed, is no die.
+DIE_CHOICES = [(rung, StepDie(rung).label) for rung in range(0, 6)]
+
+
+class EncounterQuerySet(models.QuerySet["Encounter"]):
+    def running(self) -> EncounterQuerySet:
+        return self.filter(ended_at__isnull=True)
+
+    def ended(self) -> EncounterQuerySet:
+        """Newest first: one encounter runs at a time, so a later one has a larger key."""
+        return self.filter(ended_at__isnull=False).order_by("-pk")
+
+
+class Encounter(models.Model):
+    """A fight run by the GM (Lucky 13, "Initiative", "Combat"). ``round`` is 0 until initiative
+    is rolled, then 1, 2, …; ``turn`` is the index in the initiative order of whoever acts now."""
+
+    campaign = models.ForeignKey(Campaign, on_delete=models.PROTECT, related_name="encounters")
+    name = models.CharField(max_length=120)
+    created_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
+    started_at = models.DateTimeField(default=timezone.now)
+    ended_at = models.DateTimeField(null=True, blank=True)
+    round = models.PositiveIntegerField(default=0)
+    turn = models.PositiveIntegerField(default=0)
+    #: The campaign's last roll number when the encounter started and when it ended: its own rolls lie
+    #: between, so its log is read by a range of the (campaign, seq) index. Empty for older encounters.
+    log_after = models.PositiveIntegerField(null=True, blank=True)
+    log_until = models.PositiveIntegerField(null=True, blank=True)
+
+    objects = EncounterQuerySet.as_manager()
+
+    class Meta:
+        ordering = ["-started_at", "-pk"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["campaign"], condition=Q(ended_at__isnull=True), name="play_encounter_one_running"
+            ),
+            models.CheckConstraint(condition=~Q(name=""), name="play_encounter_name_not_blank"),
+            models.CheckConstraint(condition=Q(round__gte=0, turn__gte=0), name="play_encounter_round_turn"),
+        ]
+
+    def __str__(self) -> str:
+        return self.name
+
+    @property
+    def running(self) -> bool:
+        return self.ended_at is None
+
+    @property
+    def initiative_rolled(self) -> bool:
+        return self.round > 0
+
+
+class Combatant(models.Model):
+    """A character or an NPC in an encounter. An NPC carries its own quick stat block and hit points;
+    a character's hit points are its sheet's (``Character.hit_points``), the dice copied when it joined."""
+
+    encounter = models.ForeignKey(Encounter, on_delete=models.CASCADE, related_name="combatants")
+    character = models.ForeignKey(
+        "characters.Character", on_delete=models.PROTECT, null=True, blank=True, related_name="combatants"
+    )
+    name = models.CharField(max_length=120)
+    reflex = models.PositiveSmallIntegerField(choices=DIE_CHOICES[1:])
+    combat = models.PositiveSmallIntegerField(choices=DIE_CHOICES)
+    accuracy = models.PositiveSmallIntegerField(choices=DIE_CHOICES)
+    damage = models.PositiveSmallIntegerField(choices=DIE_CHOICES)
+    #: The name of the weapon whose dice these are (a character's, as it joined); may be empty for an NPC.
+    weapon = models.CharField(max_length=60, blank=True)
+    armor = models.PositiveSmallIntegerField(choices=DIE_CHOICES, default=0)
+    pulse = models.PositiveSmallIntegerField(choices=DIE_CHOICES[1:])
+    #: An NPC's hit points; empty for a character, whose sheet holds them.
+    hit_points = models.IntegerField(null=True, blank=True)
+    #: Identical NPCs added together share a group number and may share one initiative roll.
+    group = models.PositiveIntegerField(null=True, blank=True)
+    initiative = models.IntegerField(null=True, blank=True)
+    #: Place in the initiative order, 0 first; empty until initiative is rolled.
+    order = models.PositiveIntegerField(null=True, blank=True)
+    stabilized = models.BooleanField(default=False)
+    removed = models.BooleanField(default=False)
+
+    class Meta:
+        ordering = ["order", "pk"]
+        constraints = [
+            models.CheckConstraint(condition=Q(reflex__gte=1, reflex__lte=5), name="play_combatant_reflex_die"),
+            models.CheckConstraint(condition=Q(pulse__gte=1, pulse__lte=5), name="play_combatant_pulse_die"),
+            *(
+                models.CheckConstraint(
+                    condition=Q(**{f"{key}__gte": 0, f"{key}__lte": 5}), name=f"play_combatant_{key}_die"
+                )
+                for key in ("combat", "accuracy", "damage", "armor")
+            ),
+            models.CheckConstraint(condition=~Q(name=""), name="play_combatant_name_not_blank"),
+            models.CheckConstraint(
+                condition=Q(character__isnull=True, hit_points__isnull=False)
+                | Q(character__isnull=False, hit_points__isnull=True),
+                name="play_combatant_hit_points_of_npc_only",
+            ),
+            models.UniqueConstraint(
+                fields=["encounter", "character"],
+                condition=Q(character__isnull=False),
+                name="play_combatant_character_once",
+            ),
+            models.UniqueConstraint(
+                fields=["encounter", "order"], condition=Q(order__isnull=False), name="play_combatant_unique_order"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return self.name
+
+    @property
+    def is_npc(self) -> bool:
+        return self.character_id is None
+
+    @property
+    def current_hit_points(self) -> int:
+        if self.character_id is None:
+            return self.hit_points or 0
+        return self.character.hit_points or 0
+
+    def die(self, key: str) -> StepDie:
+        return StepDie(getattr(self, key))

@@ -1,0 +1,190 @@
+"""The roll log page, verifying it, revealing a secret roll, and the free dice box.
+
+Thin views: load through :mod:`campaigns.access`, parse the query or the form,
+call :mod:`play.rolls`, render a page or a partial. The log is read newest
+first by keyset (``?before=<seq>``), never by OFFSET, so a deep page costs what
+the first one does.
+"""
+
+from __future__ import annotations
+
+import secrets
+from typing import Any, Final
+
+from django.contrib import messages
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import redirect, render
+from django.urls import reverse
+from django.utils.http import urlencode
+from django.views.decorators.http import require_POST, require_safe
+from django.views.decorators.vary import vary_on_headers
+
+from campaigns import access
+from campaigns.models import Campaign, Membership
+from campaigns.operations import Refused
+from campaigns.views import refusals
+from play import rolls
+from play.models import Roll, RollKind
+from play.presenters import roll_summary
+
+#: Rolls on a page of the log.
+PAGE_SIZE: Final = 25
+
+
+def _is_gm(campaign: Campaign) -> bool:
+    return campaign.viewer.role == Membership.Role.GM  # type: ignore[attr-defined]
+
+
+def _group_view(group: dict[str, Any]) -> dict[str, Any]:
+    """A stored group of dice, split into the dice that count and the dice a keep term dropped."""
+    dice = group.get("dice", [])
+    kept = [d for d in dice if d.get("kept", True)]
+    dropped = [d for d in dice if not d.get("kept", True)]
+    return {
+        "label": group.get("label", ""),
+        "total": group.get("total"),
+        "kept": {"label": group.get("label", ""), "dice": kept},
+        "dropped": {"label": f"{group.get('label', '')}, dropped", "dice": dropped} if dropped else None,
+    }
+
+
+def roll_entry(roll: Roll, *, gm: bool) -> dict[str, Any]:
+    """What the log shows of one roll. A secret roll not yet revealed is, to players, only a placeholder."""
+    hidden = roll.secret and not gm and roll.revealed_at is None
+    entry: dict[str, Any] = {"roll": roll, "hidden": hidden, "can_reveal": gm and roll.secret and not roll.revealed_at}
+    if hidden:
+        return entry
+    entry["summary"] = roll_summary(roll)
+    if isinstance(roll.dice, list):
+        entry["groups"] = [_group_view(g) for g in roll.dice]
+    else:  # a check or an opposed roll: the presenter's view, with its pools
+        entry["view"] = roll.dice
+    return entry
+
+
+class BadQuery(Refused):
+    status = 400
+
+
+def _positive(value: str, name: str) -> int:
+    if not value.isdigit() or int(value) < 1 or len(value) > 12:
+        raise BadQuery(f"The {name} must be a whole number of 1 or more, not {value[:20]!r}.")
+    return int(value)
+
+
+def _filters(request: HttpRequest, characters: list[Any]) -> dict[str, Any]:
+    """The log's query: ``character`` (one the viewer can see), ``kind``, ``before`` (a seq)."""
+    query: dict[str, Any] = {}
+    if character := request.GET.get("character", ""):
+        pk = _positive(character, "character")
+        if pk not in {c.pk for c in characters}:
+            raise BadQuery("There is no such character in this campaign.")
+        query["character"] = pk
+    if kind := request.GET.get("kind", ""):
+        if kind not in RollKind.values:
+            raise BadQuery(f"{kind[:20]!r} is not a kind of roll; choose one of {', '.join(RollKind.values)}.")
+        query["kind"] = kind
+    if before := request.GET.get("before", ""):
+        query["before"] = _positive(before, "roll number")
+    return query
+
+
+@require_safe
+@vary_on_headers("HX-Request")
+@refusals
+def roll_log(request: HttpRequest, pk: int) -> HttpResponse:
+    """Newest first, a page at a time. Six queries however long the log: the session, the user,
+    the campaign and its members (access.campaign_for), the characters for the filter, and the
+    page of rolls with who rolled, their character and any reveal."""
+    campaign = access.campaign_for(request.user, pk)
+    gm = _is_gm(campaign)
+    characters = access.listed_characters(campaign, request.user)
+    query = _filters(request, characters)
+    filtered = "character" in query or "kind" in query
+    rows = Roll.objects.filter(campaign=campaign).for_viewer(gm=gm, filtered=filtered)
+    if "character" in query:
+        rows = rows.filter(character_id=query["character"])
+    if "kind" in query:
+        rows = rows.filter(kind=query["kind"])
+    if "before" in query:
+        rows = rows.filter(seq__lt=query["before"])
+    page = list(rows.select_related("by", "character", "reveal").newest_first()[: PAGE_SIZE + 1])
+    more = len(page) > PAGE_SIZE
+    page = page[:PAGE_SIZE]
+    keep = {k: v for k, v in query.items() if k != "before"}
+    context = {
+        "campaign": campaign,
+        "is_gm": gm,
+        "entries": [roll_entry(r, gm=gm) for r in page],
+        "characters": characters,
+        "kinds": RollKind.choices,
+        "query": query,
+        "older_url": f"?{urlencode({**keep, 'before': page[-1].seq})}" if more else None,
+        "newest_url": f"?{urlencode(keep)}" if "before" in query else None,
+    }
+    partial = request.htmx and not request.htmx.history_restore_request
+    return render(request, "play/rolls.html" + ("#roll-list" if partial else ""), context)
+
+
+@require_safe
+@vary_on_headers("HX-Request")
+@refusals
+def verify_log(request: HttpRequest, pk: int) -> HttpResponse:
+    campaign = access.campaign_for(request.user, pk)
+    report = rolls.check_chain(campaign)
+    template = "play/_roll_verify.html" if request.htmx else "play/rolls_verify.html"
+    return render(request, template, {"campaign": campaign, "report": report})
+
+
+@require_POST
+@refusals
+def reveal_roll(request: HttpRequest, pk: int, seq: int) -> HttpResponse:
+    campaign = access.campaign_for(request.user, pk, gm=True)
+    reveal = rolls.reveal_roll(campaign_id=campaign.pk, seq=seq, by=request.user)
+    if request.htmx:
+        roll = Roll.objects.select_related("by", "character", "reveal").get(pk=reveal.roll_id)
+        return render(request, "play/_roll.html", {"entry": roll_entry(roll, gm=True), "campaign": campaign})
+    messages.success(request, f"Roll #{seq} is now visible to every member.")
+    return redirect(reverse("play:rolls", args=[campaign.pk]) + f"#roll-{seq}")
+
+
+def _summary(roll: Roll) -> str:
+    """A free roll in one line, for the message shown after a roll made without JavaScript."""
+
+    def die(d: dict[str, Any]) -> str:
+        return "+".join(map(str, d["faces"])) + ("" if d["kept"] else " dropped")
+
+    dice = "; ".join(f"{g['label']}: " + ", ".join(die(d) for d in g["dice"]) for g in roll.dice)
+    secret = " (secret)" if roll.secret else ""
+    return f"You rolled {roll.spec['expression']}{secret}: {roll.total} ({dice})."
+
+
+@require_POST
+@refusals
+def free_roll(request: HttpRequest, pk: int) -> HttpResponse:
+    """Roll a free expression; with htmx the result replaces the dice box's result region."""
+    campaign = access.campaign_for(request.user, pk)
+    text = request.POST.get("expression", "")
+    explode, secret = bool(request.POST.get("explode")), bool(request.POST.get("secret"))
+    context: dict[str, Any] = {"campaign": campaign, "is_gm": _is_gm(campaign), "typed": text[:200]}
+    context.update(explode=explode, secret=secret)
+    try:
+        roll = rolls.roll_free(
+            campaign_id=campaign.pk,
+            by=request.user,
+            text=text,
+            explode=explode,
+            secret=secret,
+            rng=secrets.SystemRandom(),
+        )
+    except Refused as refused:
+        if refused.status != 400:
+            raise
+        context["error"] = refused.message
+        template = "play/_roll_free_result.html" if request.htmx else "play/rolls_free.html"
+        return render(request, template, context, status=400)
+    if request.htmx:
+        context["entry"] = roll_entry(roll, gm=True)
+        return render(request, "play/_roll_free_result.html", context)
+    messages.success(request, _summary(roll))
+    return redirect(reverse("campaigns:detail", args=[campaign.pk]) + "#dice-box")

@@ -1,0 +1,303 @@
+"""The roll log: recording a roll, revealing a secret one, and verifying the hash chain.
+
+Every roll made in a campaign (from a sheet, an encounter, the free dice box)
+goes through :func:`record_roll`, and nothing else writes :class:`~play.models.Roll`
+rows. How a caller fills it in:
+
+- ``kind``: a :class:`~play.models.RollKind` value.
+- ``spec``: what was rolled, in full, enough to roll it again: ``{"expression": "2d6+1"}``,
+  or the fields of a check (the same JSON as ``python -m rules chance``).
+- ``dice``: every die as rolled. Free rolls store a list of groups, each
+  ``{"label", "dice": [{"sides", "faces", "value", "imploded", "exploded", "kept"}], "total"}``;
+  checks and opposed rolls store :func:`web.presenters.check_roll_view` /
+  ``opposed_roll_view`` (their pools show with ``pages/_pool.html``).
+- ``total``, ``outcome``: the result; ``outcome`` holds success/hit/margin/dilemma as the kind has them.
+- ``chance`` and ``chance_of``: the exact chance computed before the roll (a Fraction or "p/q")
+  and what it is the chance of ("success", "hit", "total ≥ 9"); None when there is no exact,
+  finite answer (``chance_of`` then says why, e.g. "unbounded").
+
+After the transaction commits, :data:`roll_recorded` is sent with the roll, for the live feed;
+revealing a secret roll sends :data:`roll_revealed` the same way.
+
+JSON content may hold only objects, arrays, strings, integers, booleans and null: no
+floats, so that the canonical form (below) is the same on every database and machine.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from fractions import Fraction
+from typing import Any, Final
+
+import django.dispatch
+from django.contrib.auth.models import AbstractBaseUser
+from django.db import transaction
+from django.utils import timezone
+
+from campaigns.models import Campaign, Membership
+from campaigns.operations import ARCHIVED, Conflict, NotAllowed, NotFound, Refused
+from characters.models import Character
+from play.models import Roll, RollKind, RollReveal
+from rules import expressions
+from rules.expressions import Constant, ExpressionError, ExpressionRoll
+from web.presenters import die_view
+
+#: The ``prev_hash`` of a campaign's first roll.
+GENESIS: Final = "0" * 64
+
+#: Sent after commit with ``roll``: the live dashboard listens.
+roll_recorded = django.dispatch.Signal()
+
+#: Sent after commit with ``roll`` when the GM reveals it: the players' dashboards get it at last.
+roll_revealed = django.dispatch.Signal()
+
+
+def _timestamp(moment: datetime) -> str:
+    return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+
+
+def _check_json(value: Any, where: str) -> None:
+    if value is None or isinstance(value, (bool, int, str)):
+        return
+    if isinstance(value, Mapping):
+        for key, item in value.items():
+            if not isinstance(key, str):
+                raise TypeError(f"{where}: object keys must be strings, not {key!r}")
+            _check_json(item, where)
+        return
+    if isinstance(value, (list, tuple)):
+        for item in value:
+            _check_json(item, where)
+        return
+    raise TypeError(f"{where}: {type(value).__name__} is not allowed in a roll (integers, strings, booleans only)")
+
+
+def canonical(roll: Roll) -> bytes:
+    """The bytes a roll's hash is taken over.
+
+    A JSON object with exactly these keys: ``campaign`` (id), ``seq``, ``by`` (user
+    id), ``character`` (id or null), ``kind``, ``spec``, ``dice``, ``total`` (integer
+    or null), ``outcome``, ``chance`` ("p/q" or null), ``chance_of``, ``secret``,
+    ``created_at`` and ``prev_hash``. ``created_at`` is ISO 8601 in UTC with
+    microseconds and a ``Z``: ``2026-11-22T01:55:00.123456Z``. Serialised with keys
+    sorted at every level, no whitespace (``","`` and ``":"`` separators), non-ASCII
+    characters as themselves, encoded as UTF-8; numbers are integers only.
+    ``hash`` is the lowercase hex SHA-256 of these bytes.
+    """
+    content = {
+        "campaign": roll.campaign_id,
+        "seq": roll.seq,
+        "by": roll.by_id,
+        "character": roll.character_id,
+        "kind": roll.kind,
+        "spec": roll.spec,
+        "dice": roll.dice,
+        "total": roll.total,
+        "outcome": roll.outcome,
+        "chance": roll.chance,
+        "chance_of": roll.chance_of,
+        "secret": roll.secret,
+        "created_at": _timestamp(roll.created_at),
+        "prev_hash": roll.prev_hash,
+    }
+    return json.dumps(content, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False).encode()
+
+
+def content_hash(roll: Roll) -> str:
+    return hashlib.sha256(canonical(roll)).hexdigest()
+
+
+def _ratio(chance: Fraction | str | None) -> str | None:
+    if chance is None:
+        return None
+    p = Fraction(chance)
+    if not 0 <= p <= 1:
+        raise ValueError(f"a chance is between 0 and 1, not {p}")
+    return f"{p.numerator}/{p.denominator}"
+
+
+@transaction.atomic
+def record_roll(
+    *,
+    campaign_id: int,
+    by: AbstractBaseUser,
+    character_id: int | None = None,
+    kind: str,
+    spec: Mapping[str, Any],
+    dice: Sequence[Any] | Mapping[str, Any],
+    total: int | None,
+    outcome: Mapping[str, Any],
+    chance: Fraction | str | None,
+    chance_of: str = "",
+    secret: bool = False,
+) -> Roll:
+    """Append a roll to the campaign's log, chained to the one before it.
+
+    The campaign row is locked first, so that concurrent rolls take turns: each
+    reads the true last roll and no two get the same ``seq`` or fork the chain.
+    Refused (:class:`~campaigns.operations.Refused`) for a non-member, an archived
+    campaign, a character of another campaign, and a secret roll by anyone but the GM.
+    """
+    campaign = Campaign.objects.select_for_update().filter(pk=campaign_id).first()
+    if campaign is None:
+        raise NotFound("There is no such campaign.")
+    role = Membership.objects.filter(campaign=campaign, user=by).values_list("role", flat=True).first()
+    if role is None:
+        raise NotAllowed("Only the campaign's members can roll here.")
+    if campaign.archived_at:
+        raise Conflict(ARCHIVED)
+    if secret and role != Membership.Role.GM:
+        raise NotAllowed("Only the GM can roll in secret.")
+    if kind not in RollKind.values:
+        raise ValueError(f"unknown kind of roll: {kind!r}")
+    if character_id is not None and not Character.objects.filter(pk=character_id, campaign=campaign).exists():
+        raise NotFound("That character is not in this campaign.")
+    ratio = _ratio(chance)
+    if ratio is not None and not chance_of:
+        raise ValueError("say what the chance is the chance of")
+    for name, value in (("spec", spec), ("dice", dice), ("outcome", outcome)):
+        _check_json(value, name)
+    if total is not None and (isinstance(total, bool) or not isinstance(total, int)):
+        raise TypeError("total is an integer or None")
+
+    last = Roll.objects.filter(campaign=campaign).order_by("-seq").values_list("seq", "hash").first()
+    seq, prev_hash = (last[0] + 1, last[1]) if last else (1, GENESIS)
+    now = timezone.now()
+    roll = Roll(
+        campaign=campaign,
+        by=by,
+        character_id=character_id,
+        kind=kind,
+        # A JSON round trip: the row holds plain lists and dicts, as it will when read back.
+        spec=json.loads(json.dumps(spec)),
+        dice=json.loads(json.dumps(dice)),
+        total=total,
+        outcome=json.loads(json.dumps(outcome)),
+        chance=ratio,
+        chance_of=chance_of,
+        secret=secret,
+        created_at=now,
+        seq=seq,
+        prev_hash=prev_hash,
+    )
+    roll.hash = content_hash(roll)
+    roll.save()
+    Campaign.objects.filter(pk=campaign.pk).update(last_activity_at=now)
+    transaction.on_commit(lambda: roll_recorded.send(sender=Roll, roll=roll))
+    return roll
+
+
+@transaction.atomic
+def reveal_roll(*, campaign_id: int, seq: int, by: AbstractBaseUser) -> RollReveal:
+    """The GM shows a secret roll to every member. Revealing is recorded as a row of its own."""
+    campaign = Campaign.objects.select_for_update().filter(pk=campaign_id).first()
+    if campaign is None:
+        raise NotFound("There is no such campaign.")
+    if not Membership.objects.filter(campaign=campaign, user=by, role=Membership.Role.GM).exists():
+        raise NotAllowed("Only the GM can reveal a secret roll.")
+    if campaign.archived_at:
+        raise Conflict(ARCHIVED)
+    roll = Roll.objects.filter(campaign=campaign, seq=seq).select_related("reveal").first()
+    if roll is None:
+        raise NotFound("There is no such roll.")
+    if not roll.secret:
+        raise Conflict(f"Roll #{seq} was never secret.")
+    if roll.revealed_at is not None:
+        raise Conflict(f"Roll #{seq} is already revealed.")
+    reveal = RollReveal.objects.create(roll=roll, by=by, created_at=timezone.now())
+    transaction.on_commit(lambda: roll_revealed.send(sender=Roll, roll=roll))
+    return reveal
+
+
+# --- Verifying the chain ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class ChainReport:
+    count: int
+    #: The first roll that does not match (or the first missing number); None when all do.
+    broken: int | None
+
+
+def _rolls_in_order(campaign: Campaign, chunk: int = 2000) -> Iterator[Roll]:
+    """Every roll of the campaign by ``seq``, read a chunk at a time by keyset: never all in memory."""
+    after = 0
+    while True:
+        page = list(Roll.objects.filter(campaign=campaign, seq__gt=after).order_by("seq")[:chunk])
+        yield from page
+        if len(page) < chunk:
+            return
+        after = page[-1].seq
+
+
+def check_chain(campaign: Campaign) -> ChainReport:
+    """Recompute every hash in order; a roll matches when its ``seq`` follows the previous one,
+    its ``prev_hash`` is the previous roll's hash, and its ``hash`` is the hash of its content."""
+    expected_seq, prev_hash, count = 1, GENESIS, 0
+    for roll in _rolls_in_order(campaign):
+        count += 1
+        if roll.seq != expected_seq or roll.prev_hash != prev_hash or roll.hash != content_hash(roll):
+            return ChainReport(count=count, broken=expected_seq)
+        expected_seq, prev_hash = roll.seq + 1, roll.hash
+    return ChainReport(count=count, broken=None)
+
+
+def verify_chain(campaign: Campaign) -> int | None:
+    """The ``seq`` of the first broken link of the campaign's log, or None when the chain holds."""
+    return check_chain(campaign).broken
+
+
+# --- The free dice box -----------------------------------------------------------------------------
+
+
+def free_roll_dice(rolled: ExpressionRoll) -> list[dict[str, Any]]:
+    """The dice of a free roll as the log stores them: one group per term, every die with ``kept``."""
+    groups = []
+    for term in rolled.terms:
+        if isinstance(term.term, Constant):
+            continue
+        sign = "-" if term.term.sign < 0 else ""
+        groups.append(
+            {
+                "label": f"{sign}{term.term}",
+                "dice": [{**die_view(d), "kept": k} for d, k in zip(term.dice, term.kept, strict=True)],
+                "total": term.value,
+            }
+        )
+    return groups
+
+
+def roll_free(*, campaign_id: int, by: AbstractBaseUser, text: str, explode: bool, secret: bool, rng: Any) -> Roll:
+    """Parse, roll and record a free dice expression. A bad expression is refused (400) before anything is written.
+
+    The chance stored is P(total ≥ the rolled total), exact, when the distribution is finite and
+    cheap (:func:`rules.expressions.distribution`); with exploding dice there is none ("unbounded").
+    """
+    try:
+        expression = expressions.parse(text, explode=explode)
+    except ExpressionError as error:
+        raise Refused(f"Cannot roll {text.strip()[:40]!r}: {error}.") from error
+    rolled = expressions.roll(expression, rng)
+    chance = expressions.chance_at_least(expression, rolled.total)
+    return record_roll(
+        campaign_id=campaign_id,
+        by=by,
+        kind=RollKind.FREE,
+        spec={"expression": str(expression), "typed": text, "explode": explode},
+        dice=free_roll_dice(rolled),
+        total=rolled.total,
+        outcome={"modifier": expression.modifier},
+        chance=chance,
+        chance_of=(
+            f"total ≥ {rolled.total}"
+            if chance is not None
+            else "unbounded"
+            if expression.explodes
+            else "too many possible totals to compute exactly"
+        ),
+        secret=secret,
+    )

@@ -1,0 +1,40 @@
+"""The table's pages, under the campaign's URLs: the roll log and the dice box, the live dashboard,
+and encounters. The dashboard's WebSocket route is in :mod:`play.routing`."""
+
+from django.urls import path
+
+from play import dashboard_views, encounter_views, roll_views
+
+app_name = "play"
+
+urlpatterns = [
+    path("campaigns/<int:pk>/dashboard/", dashboard_views.dashboard, name="dashboard"),
+    path("campaigns/<int:pk>/rolls/", roll_views.roll_log, name="rolls"),
+    path("campaigns/<int:pk>/rolls/verify/", roll_views.verify_log, name="verify-rolls"),
+    path("campaigns/<int:pk>/rolls/free/", roll_views.free_roll, name="free-roll"),
+    path("campaigns/<int:pk>/rolls/<int:seq>/reveal/", roll_views.reveal_roll, name="reveal-roll"),
+    path("campaigns/<int:pk>/encounter/", encounter_views.encounter, name="encounter"),
+    path("campaigns/<int:pk>/encounter/start/", encounter_views.start_encounter, name="encounter-start"),
+    path("campaigns/<int:pk>/encounter/characters/", encounter_views.add_characters, name="encounter-add-characters"),
+    path("campaigns/<int:pk>/encounter/npcs/", encounter_views.add_npcs, name="encounter-add-npcs"),
+    path("campaigns/<int:pk>/encounter/initiative/", encounter_views.roll_initiative, name="encounter-initiative"),
+    path("campaigns/<int:pk>/encounter/next-turn/", encounter_views.next_turn, name="encounter-next-turn"),
+    path("campaigns/<int:pk>/encounter/attack/", encounter_views.attack, name="encounter-attack"),
+    path("campaigns/<int:pk>/encounter/adjust/", encounter_views.adjust_hit_points, name="encounter-adjust"),
+    path("campaigns/<int:pk>/encounter/minute/", encounter_views.minute_passes, name="encounter-minute"),
+    path("campaigns/<int:pk>/encounter/stabilize/", encounter_views.stabilize, name="encounter-stabilize"),
+    path("campaigns/<int:pk>/encounter/move/", encounter_views.move_in_order, name="encounter-move"),
+    path("campaigns/<int:pk>/encounter/remove/", encounter_views.remove_combatant, name="encounter-remove"),
+    path(
+        "campaigns/<int:pk>/encounter/remove/confirm/",
+        encounter_views.confirm_remove_combatant,
+        name="encounter-confirm-remove",
+    ),
+    path("campaigns/<int:pk>/encounter/end/", encounter_views.end_encounter, name="encounter-end"),
+    path("campaigns/<int:pk>/encounters/", encounter_views.encounter_list, name="encounters"),
+    path(
+        "campaigns/<int:pk>/encounters/<int:encounter_pk>/",
+        encounter_views.encounter_history,
+        name="encounter-history",
+    ),
+]

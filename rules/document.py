@@ -1,0 +1,116 @@
+"""The building blocks of every system's sheet document: a frozen model, stable item ids, and
+the text types whose limits every edge (form, API, WebSocket, import) shares.
+
+A sheet is a pydantic model, validated whole. Its list items carry ids that never change and
+are never reused (the sheet keeps ``next_id``), so a ledger entry, a roll or an edit points at an
+item by id and a rename changes no history (ARCHITECTURE.md, "References").
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Iterable, Sequence
+from typing import Annotated, Any, Final, Protocol
+
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError
+
+__all__ = [
+    "MAX_ITEM_ID",
+    "MAX_NAME",
+    "MAX_TEXT",
+    "Document",
+    "ItemId",
+    "LongText",
+    "Name",
+    "Problem",
+    "ShortText",
+    "fresh_id",
+    "problems_of",
+    "require_unique",
+]
+
+#: Longest name of an item (skill, specialization, trait, asset, weapon…): fits its column and a line.
+MAX_NAME: Final = 60
+#: Longest free text of a sheet (notes, descriptions).
+MAX_TEXT: Final = 10_000
+#: Ids fit a JSON number any client reads exactly (2**53).
+MAX_ITEM_ID: Final = 2**53
+
+# Control characters (C0, DEL, C1) other than the newline and the tab free text may hold.
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+
+
+def _no_control(value: str) -> str:
+    if _CONTROL.search(value.replace("\r\n", "\n")):
+        raise ValueError("must not contain control characters")
+    return unicodedata.normalize("NFC", value)
+
+
+def _one_line(value: str) -> str:
+    if "\n" in value or "\t" in value or "\r" in value:
+        raise ValueError("must be on one line")
+    collapsed = " ".join(value.split())
+    if not collapsed:
+        raise ValueError("needs a name")
+    return collapsed
+
+
+#: A stable item id: positive, unique in its list, never reused within a sheet.
+ItemId = Annotated[int, Field(ge=1, le=MAX_ITEM_ID, strict=True)]
+#: The name of an item: one line, no control characters, not blank, trimmed.
+Name = Annotated[str, AfterValidator(_no_control), AfterValidator(_one_line), Field(max_length=MAX_NAME)]
+#: A short phrase such as a concept (one line, may be empty).
+ShortText = Annotated[
+    str, AfterValidator(_no_control), AfterValidator(lambda v: " ".join(v.split())), Field(max_length=200)
+]
+#: Free text: notes and descriptions (lines allowed, no other control characters).
+LongText = Annotated[str, AfterValidator(_no_control), Field(max_length=MAX_TEXT)]
+
+
+class Document(BaseModel):
+    """A frozen part of a sheet document: unknown fields are refused, nothing is changed in place."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid", strict=False, validate_default=True)
+
+
+class _HasId(Protocol):
+    id: int
+
+
+def require_unique(items: Sequence[Any], what: str, *, key: str = "name") -> None:
+    """Ids, and names (case-insensitively), are unique in one list of a sheet."""
+    ids = [item.id for item in items]
+    if len(set(ids)) != len(ids):
+        raise ValueError(f"two {what} have the same id")
+    names = [str(getattr(item, key)).casefold() for item in items]
+    seen: set[str] = set()
+    for name, item in zip(names, items, strict=True):
+        if name in seen:
+            raise ValueError(f"two {what} are called {getattr(item, key)}")
+        seen.add(name)
+
+
+def fresh_id(next_id: int, lists: Iterable[Sequence[_HasId]]) -> int:
+    """The id for a new item: past every id the sheet holds or has ever handed out."""
+    return max([next_id, *(item.id + 1 for items in lists for item in items)])
+
+
+class Problem(BaseModel):
+    """One thing wrong with a sheet or a draft, said for a player, and where (a dotted path)."""
+
+    model_config = ConfigDict(frozen=True)
+    field: str
+    message: str
+
+
+def problems_of(error: ValidationError) -> tuple[Problem, ...]:
+    """A pydantic error as player-readable problems: the path joined by dots, the message in words."""
+    out = []
+    for item in error.errors(include_url=False):
+        path = ".".join(str(part) for part in item["loc"]) or "sheet"
+        message = item["msg"]
+        for prefix in ("Value error, ", "Assertion failed, "):
+            message = message.removeprefix(prefix)
+        out.append(Problem(field=path, message=message))
+    return tuple(out)

@@ -1,0 +1,96 @@
+"""Creating a Lucky 13 character: ability methods, skill dice by the campaign's method, and the
+starting specializations ("Character creation", "Abilities", "Skills", "Impairments")."""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from typing import Any, Final
+
+from rules.dice import StepDie
+from rules.systems.lucky13.vocabulary import ABILITY_KEYS, MAX_ABILITY, SheetError
+
+#: "Array method": one die per ability. Specialized lists seven dice, of which five are used.
+BALANCED_ARRAY: Final = tuple(StepDie.of(s) for s in (4, 6, 6, 8, 10))
+
+
+SPECIALIZED_ARRAY: Final = tuple(StepDie.of(s) for s in (4, 4, 6, 6, 6, 10, 12))
+
+
+def ability_from_percentile(roll: int) -> StepDie:
+    """ "Random ability method": d100 01–20 d4, 21–40 d6, 41–60 d8, 61–80 d10, 81–00 d12 (00 is 100)."""
+    if not 1 <= roll <= 100:
+        raise ValueError("a percentile roll is 1 … 100")
+    return StepDie((roll - 1) // 20 + 1)
+
+
+def abilities_from_percentiles(rolls: Sequence[int]) -> dict[str, StepDie]:
+    """ "Random ability method": one d100 per ability, in order (Will, Charm, Pulse, Intellect, Reflex)."""
+    if len(rolls) != len(ABILITY_KEYS):
+        raise SheetError("abilities", "roll once for each of the five abilities")
+    return {key: ability_from_percentile(roll) for key, roll in zip(ABILITY_KEYS, rolls, strict=True)}
+
+
+def check_ability_array(array: str, dice: Mapping[str, StepDie]) -> None:
+    """ "Array method": balanced gives each ability one of d4 d6 d6 d8 d10; specialized
+    assigns five of the seven dice d4 d4 d6 d6 d6 d10 d12, one per ability."""
+    pool = {"balanced": BALANCED_ARRAY, "specialized": SPECIALIZED_ARRAY}.get(array)
+    if pool is None:
+        raise SheetError("array", "choose the balanced or the specialized array")
+    missing = [key for key in ABILITY_KEYS if key not in dice]
+    if missing:
+        raise SheetError("abilities", f"give every ability a die ({', '.join(missing)} has none)")
+    left = Counter(pool)
+    left.subtract(dice[key] for key in ABILITY_KEYS)
+    overused = sorted({d.label for d, n in left.items() if n < 0}, key=lambda label: StepDie.parse(label))
+    if overused:
+        shown = " ".join(d.label for d in pool)
+        raise SheetError("abilities", f"the {array} array is {shown}: too many {', '.join(overused)}")
+
+
+def skill_dice_allowed(method: str, options: Mapping[str, Any], abilities: Mapping[str, StepDie]) -> str:
+    """What a player may choose for skill dice under the campaign's method, said for a player."""
+    return {
+        "ability": "each skill's die is its linked ability's die (d4 for a skill with no linked ability)",
+        "array": f"assign the dice {' '.join(options['skill_array'])}, one per skill",
+        "random": "the server rolls d100 for each skill, as for abilities",
+        "point_buy": f"spend up to {options['skill_points']} points: d4 costs 1, d6 2, d8 3, d10 4, d12 5",
+    }[method]
+
+
+def skill_dice_by_ability(skills: Sequence[Mapping[str, Any]], abilities: Mapping[str, StepDie]) -> dict[str, StepDie]:
+    """Skill method "equal to the linked ability" (Top Secret NWO's way, "Skills")."""
+    return {s["name"]: abilities[s["ability"]] if s["ability"] else StepDie.of(4) for s in skills}
+
+
+def check_skill_dice(
+    method: str, options: Mapping[str, Any], abilities: Mapping[str, StepDie], dice: Mapping[str, StepDie]
+) -> None:
+    """The skill dice a player chose, against the campaign's skill method."""
+    skills = options["skills"]
+    names = [s["name"] for s in skills]
+    if sorted(dice) != sorted(names):
+        raise SheetError("skills", f"give a die to each skill: {', '.join(names)}")
+    if any(not StepDie.of(4) <= d <= MAX_ABILITY for d in dice.values()):
+        raise SheetError("skills", "skill dice run from d4 to d12")
+    if method == "ability":
+        expected = skill_dice_by_ability(skills, abilities)
+        wrong = [name for name in names if dice[name] != expected[name]]
+        if wrong:
+            raise SheetError("skills", f"{', '.join(wrong)}: {skill_dice_allowed(method, options, abilities)}")
+    elif method == "array":
+        left = Counter(StepDie.parse(label) for label in options["skill_array"])
+        left.subtract(dice.values())
+        if any(n < 0 for n in left.values()):
+            raise SheetError("skills", skill_dice_allowed(method, options, abilities))
+    elif method == "point_buy":
+        spent = sum(d.rung for d in dice.values())
+        if spent > options["skill_points"]:
+            raise SheetError("skills", f"those dice cost {spent} points; the budget is {options['skill_points']}")
+    elif method != "random":  # random dice come from the server's rolls, never from the player
+        raise SheetError("skill_method", f"unknown skill method {method!r}")
+
+
+def specialization_allowance(options: Mapping[str, Any], *, impairment: bool) -> int:
+    """ "Impairments": a player who takes one may select one additional specialization."""
+    return options["starting_specializations"] + (1 if impairment else 0)

@@ -1,0 +1,171 @@
+"""A Lucky 13 campaign's options: play style, ability names, the skill list, hit points per
+Pulse step, and the creation methods ("Abilities", "Skills", "Cinematic", "Gritty")."""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Mapping
+from typing import Annotated, Any, Final, Literal
+
+from pydantic import Field
+
+from rules.dice import DiceError, StepDie
+from rules.document import Document, Name
+from rules.systems.base import Option, OptionsError
+from rules.systems.lucky13.checks import Explosion
+from rules.systems.lucky13.sheet import AbilityKey, Die
+from rules.systems.lucky13.vocabulary import ABILITIES, ABILITY_KEYS, MAX_ABILITY, MAX_SKILLS, clean_name
+
+#: "Skills example" presets. The rule text links no skill to an ability; these links are our
+#: reading of what each skill leans on (recorded in the closing note); a GM can change them.
+SKILL_PRESETS: Final = {
+    "fantasy": (
+        "Fantasy",
+        (("Spellcasting", "intellect"), ("Scholarship", "intellect"), ("Healing", "will"), ("Sneaking", "reflex"),
+         ("Fighting", "reflex")),
+    ),
+    "post_apocalyptic": (
+        "Post-Apocalyptic",
+        (("History", "intellect"), ("Communication", "charm"), ("Technology", "intellect"), ("Weaponry", "reflex")),
+    ),
+    "sci_fi": (
+        "Sci-fi",
+        (("Technology", "intellect"), ("Astrogation", "intellect"), ("Mysticism", "will"), ("Mechanics", "intellect"),
+         ("Diplomacy", "charm"), ("Combat", "reflex")),
+    ),
+}  # fmt: skip
+
+ABILITY_METHODS: Final = (("either", "Random or array, as each player likes"), ("random", "Random"), ("array", "Array"))
+SKILL_METHODS: Final = (
+    ("ability", "Equal to the linked ability"),
+    ("array", "Array"),
+    ("random", "Random"),
+    ("point_buy", "Point buy"),
+)
+
+
+OPTIONS: Final = (
+    Option("explosion", "Play style", Explosion.CINEMATIC.value,
+           ((Explosion.CINEMATIC.value, "Cinematic: every die explodes, again and again"),
+            (Explosion.GRITTY.value, "Gritty: only Ability dice explode, once"))),
+    Option("ability_names", "Ability names", list(ABILITIES), help="Rename the five abilities to suit your game."),
+    Option("skill_preset", "Skill list", "fantasy",
+           (*((key, label) for key, (label, _) in SKILL_PRESETS.items()), ("custom", "Custom"))),
+    Option("skills", "Skills", [{"name": n, "ability": a} for n, a in SKILL_PRESETS["fantasy"][1]]),
+    Option("hit_points_per_step", "Hit points per Pulse step", 10, help="10 in the rule text; 1 to 100."),
+    Option("ability_methods", "Ability methods", "either", ABILITY_METHODS),
+    Option("skill_method", "Skill method", "ability", SKILL_METHODS),
+    Option("skill_array", "Skill array", ["d4", "d6", "d6", "d8", "d10"],
+           help="With the array method: the dice players assign to skills, one each."),
+    Option("skill_points", "Skill point budget", 15,
+           help="With point buy: d4 costs 1, d6 2, d8 3, d10 4, d12 5."),
+    Option("starting_specializations", "Starting specializations", 3, help="0 to 10; one more for an impairment."),
+)  # fmt: skip
+
+
+def default_options() -> dict[str, Any]:
+    return {option.key: copy.deepcopy(option.default) for option in OPTIONS}
+
+
+def _whole(value: Any, low: int, high: int) -> int | None:
+    if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
+        return None
+    return value
+
+
+def validate_options(options: Mapping[str, Any]) -> dict[str, Any]:
+    """Campaign options with defaults filled in; :class:`OptionsError` names every bad one."""
+    if not isinstance(options, Mapping):
+        raise OptionsError({"options": "must be an object"})
+    known = {option.key for option in OPTIONS}
+    errors: dict[str, str] = {key: "is not an option of Lucky 13" for key in options if key not in known}
+    out = default_options()
+    preset = options.get("skill_preset")
+    if "skills" not in options and isinstance(preset, str) and preset in SKILL_PRESETS:
+        out["skills"] = [{"name": n, "ability": a} for n, a in SKILL_PRESETS[preset][1]]
+    out.update({key: value for key, value in options.items() if key in known})
+    choices = {option.key: {c for c, _ in option.choices} for option in OPTIONS if option.choices}
+    for key, allowed in choices.items():
+        if not isinstance(out[key], str) or out[key] not in allowed:  # a list or an object is no choice
+            errors[key] = f"must be one of {', '.join(sorted(allowed))}"
+    names = out["ability_names"]
+    try:
+        if not isinstance(names, list | tuple) or len(names) != len(ABILITY_KEYS):
+            raise ValueError("five ability names are needed")
+        out["ability_names"] = [clean_name(name, "Each ability") for name in names]
+        if len({n.lower() for n in out["ability_names"]}) != len(ABILITY_KEYS):
+            raise ValueError("the five abilities need different names")
+    except ValueError as error:
+        errors["ability_names"] = str(error)
+    try:
+        out["skills"] = _clean_skills(out["skills"])
+    except ValueError as error:
+        errors["skills"] = str(error)
+    if _whole(out["hit_points_per_step"], 1, 100) is None:
+        errors["hit_points_per_step"] = "must be a whole number from 1 to 100"
+    if _whole(out["starting_specializations"], 0, 10) is None:
+        errors["starting_specializations"] = "must be a whole number from 0 to 10"
+    if _whole(out["skill_points"], 1, 5 * MAX_SKILLS) is None:
+        errors["skill_points"] = f"must be a whole number from 1 to {5 * MAX_SKILLS}"
+    try:
+        array = [StepDie.parse(label) for label in out["skill_array"]]
+        if not array or any(not StepDie.of(4) <= d <= MAX_ABILITY for d in array):
+            raise DiceError("list the dice, each d4 … d12")
+        out["skill_array"] = [d.label for d in array]
+    except (DiceError, TypeError) as error:
+        errors["skill_array"] = str(error)
+    if not errors and out["skill_method"] == "array" and len(out["skill_array"]) < len(out["skills"]):
+        errors["skill_array"] = f"needs a die for each of the {len(out['skills'])} skills"
+    if errors:
+        raise OptionsError(errors)
+    return out
+
+
+def _clean_skills(skills: Any) -> list[dict[str, Any]]:
+    if not isinstance(skills, list) or not skills:
+        raise ValueError("list at least one skill")
+    if len(skills) > MAX_SKILLS:
+        raise ValueError(f"at most {MAX_SKILLS} skills")
+    out = []
+    for skill in skills:
+        if not isinstance(skill, Mapping):
+            raise ValueError("each skill has a name and, if it has one, a linked ability")
+        ability = skill.get("ability") or None
+        if ability is not None and ability not in ABILITY_KEYS:
+            raise ValueError(f"{ability!r} is not an ability ({', '.join(ABILITY_KEYS)})")
+        out.append({"name": clean_name(skill.get("name"), "Each skill"), "ability": ability})
+    if len({s["name"].lower() for s in out}) != len(out):
+        raise ValueError("two skills have the same name")
+    return out
+
+
+class SkillEntry(Document):
+    """A skill of the campaign's list and the ability it is linked to (``None``: chosen at each roll)."""
+
+    name: Name
+    ability: AbilityKey | None = None
+
+
+class Options(Document):
+    """A Lucky 13 campaign's options, as :func:`validate_options` leaves them (its JSON Schema is the
+    options' contract for the API and the command line)."""
+
+    explosion: Literal["cinematic", "gritty"] = "cinematic"
+    ability_names: tuple[Name, Name, Name, Name, Name] = ABILITIES
+    skill_preset: Literal["fantasy", "post_apocalyptic", "sci_fi", "custom"] = "fantasy"
+    skills: tuple[SkillEntry, ...] = Field(
+        default=tuple(SkillEntry(name=n, ability=a) for n, a in SKILL_PRESETS["fantasy"][1]),
+        min_length=1,
+        max_length=MAX_SKILLS,
+    )
+    hit_points_per_step: Annotated[int, Field(ge=1, le=100, strict=True)] = 10
+    ability_methods: Literal["either", "random", "array"] = "either"
+    skill_method: Literal["ability", "array", "random", "point_buy"] = "ability"
+    skill_array: tuple[Die, ...] = Field(default=("d4", "d6", "d6", "d8", "d10"), min_length=1)
+    skill_points: Annotated[int, Field(ge=1, le=5 * MAX_SKILLS, strict=True)] = 15
+    starting_specializations: Annotated[int, Field(ge=0, le=10, strict=True)] = 3
+
+
+def read_options(options: Mapping[str, Any]) -> Options:
+    """A campaign's options as the typed model; :class:`OptionsError` names every bad one."""
+    return Options.model_validate(validate_options(options))

@@ -1,0 +1,502 @@
+"""Lucky 13 behind the system protocol (``rules.systems.base.RulesSystem``): the one object the
+apps reach through the registry. Every method works on the sheet document
+(:mod:`rules.systems.lucky13.sheet`) and leaves the rules to the modules beside it.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Callable, Mapping
+from random import Random
+from typing import Any, ClassVar, Final
+
+from pydantic import ValidationError
+
+from rules.dice import DiceError, StepDie
+from rules.document import Problem, problems_of
+from rules.systems.base import (
+    CreationStep,
+    Currency,
+    EditRefused,
+    EditSection,
+    Effect,
+    Offer,
+    Role,
+    SheetInvalid,
+    SheetRoll,
+    SpecError,
+    Track,
+    Vitals,
+)
+from rules.systems.lucky13 import identity
+from rules.systems.lucky13.advancement import SheetSkill, buy_ability, buy_level, buy_specialization, suggestions
+from rules.systems.lucky13.checks import ROLL_KINDS, AbilityRoll, Difficulty, Explosion, parse_difficulty
+from rules.systems.lucky13.creation import (
+    ability_from_percentile,
+    check_ability_array,
+    check_skill_dice,
+    specialization_allowance,
+)
+from rules.systems.lucky13.health import Condition, condition, death_threshold, max_hit_points
+from rules.systems.lucky13.modifiers import Modifiers, reaction_charm, sheet_check
+from rules.systems.lucky13.options import OPTIONS, Options, default_options, validate_options
+from rules.systems.lucky13.sheet import (
+    SCHEMA_VERSION,
+    Abilities,
+    Creation,
+    Sheet,
+    Skill,
+    Specialization,
+    incomplete,
+    migrate,
+)
+from rules.systems.lucky13.vocabulary import ABILITY_KEYS, MAX_SPECIALIZATION_LEVEL, SheetError
+
+#: The steps of guided creation after name and concept, in the rule text's order.
+CREATION_STEPS: Final = (
+    CreationStep("abilities", "Abilities", server_rolls=True),
+    CreationStep("skills", "Skills", server_rolls=True),
+    CreationStep("specializations", "Specializations"),
+    CreationStep("traits", "Backgrounds and impairments"),
+    CreationStep("equipment", "Equipment"),
+    CreationStep("review", "Review"),
+)
+STEP_KEYS: Final = tuple(step.key for step in CREATION_STEPS)
+
+_EVERYONE: Final = frozenset({Role.OWNER, Role.GM})
+_GM: Final = frozenset({Role.GM})
+
+#: Who may change each part of a finished sheet: our reading of the rule text (issue 3). The
+#: player keeps the story (concept, backgrounds, gear, notes); the numbers that move in play
+#: through Adventure Points, damage or the GM's judgement are the GM's to correct.
+EDIT_SECTIONS: Final = (
+    EditSection("details", "concept", _EVERYONE),
+    EditSection("abilities", "abilities", _GM),
+    EditSection("skills", "skill dice", _GM),
+    EditSection("specializations", "specializations", _EVERYONE),
+    EditSection("traits", "backgrounds and impairments", _EVERYONE),
+    EditSection("equipment", "equipment", _EVERYONE),
+    EditSection("hit-points", "hit points", _GM),
+    EditSection("reputation", "reputation", _GM),
+    EditSection("notes", "notes", _EVERYONE),
+)
+#: The document fields each section replaces.
+SECTION_FIELDS: Final = {
+    "details": ("concept",),
+    "abilities": ("abilities",),
+    "skills": ("skills",),
+    "specializations": ("skills",),
+    "traits": ("traits",),
+    "equipment": ("assets", "weapons", "armor"),
+    "hit-points": ("hit_points",),
+    "reputation": ("reputation",),
+    "notes": ("notes",),
+}
+
+ADVENTURE_POINTS: Final = Currency("ap", "Adventure Points", "AP")
+
+
+def _invalid(field: str, message: str) -> SheetInvalid:
+    return SheetInvalid([Problem(field=field, message=message)])
+
+
+class Lucky13:
+    """The Lucky 13 Game Engine v1.0 as the apps see it."""
+
+    key: Final = identity.KEY
+    name: Final = identity.NAME
+    attribution: Final = identity.ATTRIBUTION
+    disclaimer: Final = identity.DISCLAIMER
+    license_name: Final = identity.LICENSE_NAME
+    license_file: Final = identity.LICENSE_FILE
+
+    options_model: ClassVar = Options
+    option_fields: Final = OPTIONS
+    sheet_model: ClassVar = Sheet
+    sheet_version: Final = SCHEMA_VERSION
+    creation_steps: Final = CREATION_STEPS
+    edit_sections: Final = EDIT_SECTIONS
+    roll_kinds: Final = ROLL_KINDS
+    currencies: Final = (ADVENTURE_POINTS,)
+
+    # --- Options -------------------------------------------------------------------------
+
+    def default_options(self) -> dict[str, Any]:
+        return default_options()
+
+    def validate_options(self, options: Mapping[str, Any]) -> dict[str, Any]:
+        return validate_options(options)
+
+    def options_summary(self, options: Mapping[str, Any]) -> list[dict[str, Any]]:
+        """The options that matter under the chosen methods, in words."""
+        labels = {o.key: dict(o.choices) for o in OPTIONS if o.choices}
+        names = dict(zip(ABILITY_KEYS, options["ability_names"], strict=True))
+        skill_method = labels["skill_method"][options["skill_method"]]
+        if options["skill_method"] == "array":
+            skill_method += f": {' '.join(options['skill_array'])}"
+        elif options["skill_method"] == "point_buy":
+            skill_method += f": a budget of {options['skill_points']} points"
+        skills = [f"{s['name']} ({names[s['ability']]})" if s["ability"] else s["name"] for s in options["skills"]]
+        return [
+            {"label": "Play style", "value": labels["explosion"][options["explosion"]]},
+            {"label": "Abilities", "value": ", ".join(options["ability_names"])},
+            {"label": "Skills", "value": labels["skill_preset"].get(options["skill_preset"], "Custom"), "list": skills},
+            {"label": "Hit points per Pulse step", "value": options["hit_points_per_step"]},
+            {"label": "Ability methods", "value": labels["ability_methods"][options["ability_methods"]]},
+            {"label": "Skill method", "value": skill_method},
+            {"label": "Starting specializations", "value": options["starting_specializations"]},
+        ]
+
+    # --- The sheet -----------------------------------------------------------------------
+
+    def migrate(self, document: dict[str, Any], from_version: int) -> dict[str, Any]:
+        return migrate(document, from_version)
+
+    def read_sheet(self, document: Mapping[str, Any]) -> Sheet:
+        if not isinstance(document, Mapping):
+            raise _invalid("sheet", "must be an object")
+        version = document.get("schema_version", SCHEMA_VERSION)
+        if isinstance(version, bool) or not isinstance(version, int):
+            raise _invalid("schema_version", "must be a whole number")
+        try:
+            upgraded = migrate(dict(document), version) if version != SCHEMA_VERSION else document
+            return Sheet.model_validate(upgraded)
+        except ValidationError as error:
+            raise SheetInvalid(problems_of(error)) from None
+        except ValueError as error:
+            raise _invalid("schema_version", str(error)) from None
+
+    def validate(self, sheet: Sheet, options: Mapping[str, Any], *, finished: bool) -> tuple[Problem, ...]:
+        problems = []
+        if finished:
+            problems += [Problem(field=f, message="is needed on a finished character") for f in incomplete(sheet)]
+        pulse = sheet.abilities.pulse
+        if pulse is not None and sheet.hit_points is not None:
+            base = StepDie.parse(pulse)
+            top = max_hit_points(base, options["hit_points_per_step"])
+            if not death_threshold(base) <= sheet.hit_points <= top:
+                problems.append(
+                    Problem(
+                        field="hit_points",
+                        message=f"hit points run from {death_threshold(base)} to {top} with a {pulse} Pulse",
+                    )
+                )
+        return tuple(problems)
+
+    # --- Creation ------------------------------------------------------------------------
+
+    def new_draft(self, options: Mapping[str, Any]) -> Sheet:
+        """A fresh draft: the campaign's skills, each with its id and linked ability, no dice yet."""
+        skills = tuple(
+            Skill(id=number, name=skill["name"], ability=skill["ability"])
+            for number, skill in enumerate(options["skills"], 1)
+        )
+        return Sheet(skills=skills, next_id=len(skills) + 1, creation=Creation(step="abilities"))
+
+    def check_step(self, sheet: Sheet, step: str, options: Mapping[str, Any]) -> tuple[Problem, ...]:
+        if step not in STEP_KEYS:
+            return (Problem(field="step", message=f"there is no creation step {step!r}"),)
+        checks: dict[str, Callable[[Sheet, Mapping[str, Any]], None]] = {
+            "abilities": _check_abilities,
+            "skills": _check_skills,
+            "specializations": _check_specializations,
+            "traits": _check_traits,
+            "equipment": lambda sheet, options: None,
+            "review": lambda sheet, options: None,
+        }
+        problems: list[Problem] = []
+        for key in STEP_KEYS[: STEP_KEYS.index(step) + 1]:
+            try:
+                checks[key](sheet, options)
+            except SheetError as error:
+                problems.append(Problem(field=error.field, message=error.message))
+        if step == "review":
+            problems += self.validate(sheet, options, finished=False)
+        return tuple(problems)
+
+    def roll_step(self, sheet: Sheet, step: str, options: Mapping[str, Any], rng: Random) -> Sheet:
+        """The server's d100s ("Random ability method"; the random skill method likewise).
+
+        Abilities are rolled once per draft, and each skill once: a roll on record is never
+        replaced (the rule text gives no reroll), and it stays with the skill's id if it is renamed.
+        """
+        if step == "abilities":
+            if sheet.creation.ability_rolls:
+                return sheet
+            rolls = tuple(rng.randint(1, 100) for _ in ABILITY_KEYS)
+            dice = {key: ability_from_percentile(roll).label for key, roll in zip(ABILITY_KEYS, rolls, strict=True)}
+            creation = sheet.creation.model_copy(update={"ability_rolls": rolls, "ability_method": "random"})
+            return sheet.model_copy(update={"abilities": Abilities(**dice), "creation": creation})
+        if step == "skills" and options["skill_method"] == "random":
+            skills = []
+            for skill in sheet.skills:
+                if skill.rolled is None:
+                    roll = rng.randint(1, 100)
+                    skill = skill.model_copy(update={"rolled": roll, "die": ability_from_percentile(roll).label})
+                skills.append(skill)
+            return sheet.model_copy(update={"skills": tuple(skills)})
+        raise SpecError("step", f"the server rolls nothing at the {step} step")
+
+    # --- Edits ---------------------------------------------------------------------------
+
+    def edit(
+        self, sheet: Sheet, section: str, value: Mapping[str, Any], *, role: Role, options: Mapping[str, Any]
+    ) -> Sheet:
+        spec = next((s for s in EDIT_SECTIONS if s.key == section), None)
+        if spec is None:
+            raise _invalid("section", f"there is no section {section!r}")
+        if role not in spec.editors:
+            raise EditRefused(section, f"only the GM can change the {spec.label}")
+        fields = SECTION_FIELDS[section]
+        unknown = sorted(set(value) - set(fields))
+        if unknown:
+            raise _invalid(unknown[0], f"is not part of the {spec.label}")
+        if section == "specializations" and role is not Role.GM:
+            _only_renamed(sheet, value.get("skills", ()))
+        document = {**sheet.model_dump(mode="json"), **value}
+        edited = self.read_sheet(document)
+        if section == "specializations":
+            _only_specializations_changed(sheet, edited)
+        problems = self.validate(edited, options, finished=True)
+        if problems:
+            raise SheetInvalid(problems)
+        return edited
+
+    # --- The table -----------------------------------------------------------------------
+
+    def vitals(self, sheet: Sheet, options: Mapping[str, Any]) -> Vitals:
+        if sheet.abilities.pulse is None or sheet.hit_points is None:
+            return Vitals(tracks=(), state="draft", can_act=False, why_not="the character is not finished")
+        base = StepDie.parse(sheet.abilities.pulse)
+        state = condition(sheet.hit_points, base)
+        hit_points = Track(
+            "hit_points",
+            "Hit points",
+            sheet.hit_points,
+            maximum=max_hit_points(base, options["hit_points_per_step"]),
+            minimum=death_threshold(base),
+        )
+        why_not = {
+            Condition.DYING: "dying: at 0 hit points or fewer the character does not act",
+            Condition.DEAD: "dead",
+        }.get(state, "")
+        return Vitals(tracks=(hit_points,), state=state.value, can_act=state is Condition.UP, why_not=why_not)
+
+    def sheet_roll(self, sheet: Sheet, situation: Mapping[str, Any], options: Mapping[str, Any]) -> SheetRoll:
+        """A check from the sheet ("Skill checks"): ``situation`` names the skill and optionally a
+        specialization (by id), the ability (default: the skill's link), the difficulty, a
+        background or impairment, and the GM's steps; or ``{"reaction": true}`` for a reaction check."""
+        names = dict(zip(ABILITY_KEYS, options["ability_names"], strict=True))
+        abilities = sheet.abilities.dice()
+        difficulty = parse_difficulty(situation)
+        how = AbilityRoll(situation.get("ability_roll", "normal"))
+        steps = Modifiers(ability_steps=situation.get("ability_steps", 0), skill_steps=situation.get("skill_steps", 0))
+        if situation.get("reaction"):
+            if "charm" not in abilities:
+                raise SpecError("reaction", "the sheet has no Charm die yet")
+            charm = reaction_charm(abilities["charm"], sheet.reputation)
+            check = sheet_check(charm, StepDie.none(), difficulty, steps, ability_roll=how,
+                                explosion=Explosion(options["explosion"]))  # fmt: skip
+            label = f"{names['charm']} reaction vs {_difficulty_words(situation)}"
+        else:
+            skill, specialization = _skill_of(sheet, situation)
+            ability_key = situation.get("ability") or skill.ability
+            if ability_key not in abilities:
+                raise SpecError("ability", f"choose the ability {skill.name} is rolled with")
+            if skill.die is None:
+                raise SpecError("skill", f"{skill.name} has no die yet")
+            level = specialization.level if specialization else 0
+            modifiers = Modifiers(
+                specialization_level=level, ability_steps=steps.ability_steps, skill_steps=steps.skill_steps
+            )
+            check = sheet_check(abilities[ability_key], StepDie.parse(skill.die), difficulty, modifiers,
+                                ability_roll=how, explosion=Explosion(options["explosion"]))  # fmt: skip
+            what = f"{skill.name} ({specialization.name} {specialization.level})" if specialization else skill.name
+            label = f"{names[ability_key]} + {what} vs {_difficulty_words(situation)}"
+        if how is not AbilityRoll.NORMAL:
+            label += f", with {'a background' if how is AbilityRoll.BACKGROUND else 'an impairment'}"
+        spec = {
+            "system": self.key,
+            "roll": "check",
+            "ability": check.ability.label,
+            "skill": check.skill.label,
+            "difficulty": check.difficulty.label,
+            "ability_roll": check.ability_roll.value,
+            "explosion": check.explosion.value,
+        }
+        return SheetRoll(kind="check", spec=spec, label=label)
+
+    # --- Advancement ---------------------------------------------------------------------
+
+    def offers(self, sheet: Sheet, options: Mapping[str, Any], situation: Mapping[str, Any]) -> tuple[Offer, ...]:
+        """ "Skill advancement": every purchase the sheet allows, with how it changes each check it
+        touches at the situation's difficulty (Moderate by default)."""
+        difficulty = parse_difficulty({"difficulty": situation.get("difficulty", Difficulty.MODERATE.value)})
+        skills = [
+            SheetSkill(
+                s.name, s.ability or "", StepDie.parse(s.die), tuple((p.name, p.level) for p in s.specializations)
+            )
+            for s in sheet.skills
+            if s.die is not None
+        ]
+        by_name = {s.name: s for s in sheet.skills}
+        out = []
+        for suggestion in suggestions(
+            sheet.abilities.dice(), skills, difficulty=difficulty, explosion=Explosion(options["explosion"])
+        ):
+            purchase = suggestion.purchase
+            if purchase.kind == "ability":
+                key, label = f"ability:{purchase.ability}", f"Raise {purchase.ability} to the next die"
+            else:
+                skill = by_name[purchase.skill]
+                if purchase.kind == "level":
+                    spec = next(p for p in skill.specializations if p.name == purchase.name)
+                    key, label = f"level:{spec.id}", f"{purchase.name} ({skill.name}) to level {purchase.after}"
+                else:
+                    key, label = f"specialization:{skill.id}", f"A new specialization of {skill.name}"
+            effects = tuple(
+                Effect(f"{e.skill} ({e.specialization})" if e.specialization else e.skill, e.before, e.after)
+                for e in suggestion.effects
+            )
+            out.append(Offer(key, label, ADVENTURE_POINTS.key, purchase.cost, effects))
+        return tuple(out)
+
+    def buy(
+        self, sheet: Sheet, offer: str, options: Mapping[str, Any], choice: Mapping[str, Any] | None = None
+    ) -> tuple[Sheet, Offer]:
+        """The sheet after a purchase; ``choice`` names a new specialization (``{"name": …}``)."""
+        kind, _, target = offer.partition(":")
+        if kind == "ability":
+            current = getattr(sheet.abilities, target, None) if target in ABILITY_KEYS else None
+            if current is None:
+                raise SpecError("offer", f"{target!r} is not an ability of the sheet")
+            purchase = buy_ability(target, StepDie.parse(current))
+            abilities = sheet.abilities.model_copy(update={target: StepDie(purchase.after).label})
+            bought = sheet.model_copy(update={"abilities": abilities})
+            label = f"Raise {target} to {StepDie(purchase.after).label}"
+        elif kind == "level" and target.isdecimal() and (found := sheet.specialization(int(target))):
+            skill, spec = found
+            purchase = buy_level(skill.name, spec.name, spec.level)
+            raised = spec.model_copy(update={"level": purchase.after})
+            levels = tuple(raised if p.id == spec.id else p for p in skill.specializations)
+            bought = _replace_skill(sheet, skill, _with_specs(skill, levels))
+            label = f"{spec.name} ({skill.name}) to level {purchase.after}"
+        elif kind == "specialization" and target.isdecimal() and (skill := sheet.skill(int(target))):
+            name = (choice or {}).get("name")
+            purchase = buy_specialization(skill.name, name, [p.name for p in skill.specializations])
+            sheet, (new_id,) = sheet.with_ids(1)
+            spec = Specialization(id=new_id, name=purchase.name, level=1)
+            bought = _replace_skill(sheet, skill, _with_specs(skill, (*skill.specializations, spec)))
+            label = f"{purchase.name} ({skill.name}), a new specialization"
+        else:
+            raise SpecError("offer", f"there is no purchase {offer!r} on this sheet")
+        return self.read_sheet(bought.model_dump(mode="json")), Offer(offer, label, ADVENTURE_POINTS.key, purchase.cost)
+
+
+# --- Creation checks, each raising SheetError for the player -------------------------------------
+
+
+def _check_abilities(sheet: Sheet, options: Mapping[str, Any]) -> None:
+    dice = sheet.abilities.dice()
+    missing = [key for key in ABILITY_KEYS if key not in dice]
+    if missing:
+        raise SheetError("abilities", f"give every ability a die ({', '.join(missing)} has none)")
+    method = sheet.creation.ability_method
+    if method == "random":
+        expected = [ability_from_percentile(roll) for roll in sheet.creation.ability_rolls]
+        if expected != [dice[key] for key in ABILITY_KEYS]:
+            raise SheetError("abilities", "the ability dice must be the ones the server rolled")
+    elif method in ("balanced", "specialized"):
+        check_ability_array(method, dice)
+    else:
+        raise SheetError("ability_method", "choose how the abilities are made: rolled, or an array")
+
+
+def _check_skills(sheet: Sheet, options: Mapping[str, Any]) -> None:
+    empty = [skill.name for skill in sheet.skills if skill.die is None]
+    if empty:
+        raise SheetError("skills", f"give a die to each skill ({', '.join(empty)} has none)")
+    dice = {skill.name: StepDie.parse(skill.die) for skill in sheet.skills if skill.die}
+    if options["skill_method"] == "random":
+        if any(s.rolled is None or ability_from_percentile(s.rolled).label != s.die for s in sheet.skills):
+            raise SheetError("skills", "the skill dice must be the ones the server rolled")
+        return
+    campaign = {"skills": [{"name": s.name, "ability": s.ability} for s in sheet.skills]}
+    check_skill_dice(options["skill_method"], {**options, **campaign}, sheet.abilities.dice(), dice)
+
+
+def _check_specializations(sheet: Sheet, options: Mapping[str, Any]) -> None:
+    taken = [spec for skill in sheet.skills for spec in skill.specializations]
+    allowed = specialization_allowance(options, impairment=sheet.creation.took_impairment)
+    if len(taken) > allowed:
+        raise SheetError("specializations", f"choose at most {allowed} starting specializations")
+    if any(spec.level != 1 for spec in taken):
+        raise SheetError("specializations", "starting specializations are at level 1")
+
+
+def _check_traits(sheet: Sheet, options: Mapping[str, Any]) -> None:
+    if sheet.creation.took_impairment and not any(t.kind == "impairment" for t in sheet.traits):
+        raise SheetError("traits", "describe the impairment you took for the extra specialization")
+
+
+# --- Edits -------------------------------------------------------------------------------------
+
+
+def _only_renamed(sheet: Sheet, skills: Any) -> None:
+    """A player may rename specializations but not add, remove or level them (issue 3)."""
+    try:
+        levels = Counter((s["id"], p["id"], p.get("level", 1)) for s in skills for p in s.get("specializations", ()))
+    except (TypeError, KeyError, AttributeError):
+        raise _invalid("skills", "list the skills, each with its specializations") from None
+    before = Counter((s.id, p.id, p.level) for s in sheet.skills for p in s.specializations)
+    if levels != before:
+        raise EditRefused(
+            "specializations",
+            "only the GM can add or remove specializations or change their levels; you can rename them",
+        )
+
+
+def _only_specializations_changed(before: Sheet, after: Sheet) -> None:
+    def bare(sheet: Sheet) -> list[dict[str, Any]]:
+        return [s.model_dump(exclude={"specializations"}) for s in sheet.skills]
+
+    if bare(before) != bare(after):
+        raise _invalid("skills", "only the specializations change here; skill dice are a section of their own")
+    for skill in after.skills:
+        if any(p.level > MAX_SPECIALIZATION_LEVEL for p in skill.specializations):
+            raise _invalid("skills", f"specializations stop at level {MAX_SPECIALIZATION_LEVEL}")
+
+
+def _skill_of(sheet: Sheet, situation: Mapping[str, Any]) -> tuple[Skill, Specialization | None]:
+    spec_id = situation.get("specialization")
+    if spec_id is not None:
+        found = sheet.specialization(spec_id) if isinstance(spec_id, int) else None
+        if found is None:
+            raise SpecError("specialization", "the sheet has no such specialization")
+        return found
+    skill_id = situation.get("skill")
+    skill = sheet.skill(skill_id) if isinstance(skill_id, int) and not isinstance(skill_id, bool) else None
+    if skill is None:
+        raise SpecError("skill", "the sheet has no such skill")
+    return skill, None
+
+
+def _difficulty_words(situation: Mapping[str, Any]) -> str:
+    value = situation.get("difficulty")
+    if isinstance(value, str) and value.strip().lower() in Difficulty.__members__.values():
+        return value.strip().capitalize()
+    try:
+        return f"a {StepDie.parse(value).label} Difficulty die"
+    except (DiceError, TypeError):
+        return str(value)
+
+
+def _with_specs(skill: Skill, specializations: tuple[Specialization, ...]) -> Skill:
+    return skill.model_copy(update={"specializations": specializations})
+
+
+def _replace_skill(sheet: Sheet, old: Skill, new: Skill) -> Sheet:
+    return sheet.model_copy(update={"skills": tuple(new if s.id == old.id else s for s in sheet.skills)})
+
+
+SYSTEM: Final = Lucky13()

@@ -1,0 +1,625 @@
+"""Encounters and combat: the operations, with scripted or seeded dice (play.encounters)."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from campaigns.operations import Conflict, NotAllowed, NotFound, Refused
+from characters.models import Character, Skill, Specialization, Weapon
+from play import encounters, rolls
+from play.encounters import StatBlock
+from play.models import Combatant, Encounter, Roll
+from rules.dice import StepDie
+from rules.systems import lucky13
+from rules.systems.lucky13 import AbilityRoll, Condition, Opposed, Pool
+from tests.characters.conftest import make_character
+
+pytestmark = pytest.mark.django_db
+
+
+class Scripted(random.Random):
+    """Dice that come up as listed, in order (each ``randint`` takes the next face)."""
+
+    def __init__(self, *faces: int) -> None:
+        super().__init__(0)
+        self.faces = list(faces)
+
+    def randint(self, a: int, b: int) -> int:
+        face = self.faces.pop(0)
+        assert a <= face <= b, (face, a, b)
+        return face
+
+
+GOBLIN = StatBlock(name="Goblin", reflex=2, combat=1, accuracy=1, damage=1, armor=0, pulse=1)
+
+
+@pytest.fixture
+def brunella(campaign, player) -> Character:
+    # Reflex d10, Fighting d10, Longsword d8/d8, Leather d4, d8 Pulse, 30 hp.
+    return make_character(campaign, player)
+
+
+@pytest.fixture
+def encounter(campaign, gm) -> Encounter:
+    return encounters.start_encounter(campaign_id=campaign.pk, by=gm, name="Ambush at the ford")
+
+
+def ids(campaign, encounter):
+    return {"campaign_id": campaign.pk, "encounter_id": encounter.pk}
+
+
+@pytest.fixture
+def fight(campaign, gm, encounter, brunella):
+    """Brunella and one goblin (d4 Pulse, 10 hp), initiative rolled: Brunella 7, goblin 2."""
+    (hero,) = encounters.add_characters(**ids(campaign, encounter), by=gm, character_ids=[brunella.pk])
+    (goblin,) = encounters.add_npcs(**ids(campaign, encounter), by=gm, stats=GOBLIN)
+    encounters.roll_initiative(**ids(campaign, encounter), by=gm, rng=Scripted(7, 2))
+    hero.refresh_from_db()
+    goblin.refresh_from_db()
+    return hero, goblin
+
+
+def test_start_one_running_encounter_per_campaign(campaign, gm, player, encounter):
+    assert encounter.running
+    assert encounter.round == 0
+    with pytest.raises(Conflict):
+        encounters.start_encounter(campaign_id=campaign.pk, by=gm, name="Another")
+    with pytest.raises(NotAllowed):
+        encounters.start_encounter(campaign_id=campaign.pk, by=player, name="Mine")
+    encounters.end_encounter(**ids(campaign, encounter), by=gm)
+    assert encounters.start_encounter(campaign_id=campaign.pk, by=gm, name="Another").running
+
+
+def test_a_blank_name_is_refused(campaign, gm):
+    with pytest.raises(Refused):
+        encounters.start_encounter(campaign_id=campaign.pk, by=gm, name="   ")
+    assert not Encounter.objects.exists()
+
+
+def test_add_a_character_copies_the_combat_dice(campaign, gm, encounter, brunella):
+    (hero,) = encounters.add_characters(**ids(campaign, encounter), by=gm, character_ids=[brunella.pk])
+    assert (hero.name, hero.reflex, hero.combat, hero.accuracy, hero.damage, hero.armor, hero.pulse) == (
+        "Brunella", 4, 4, 3, 3, 1, 3,
+    )  # fmt: skip
+    assert hero.weapon == "Longsword"
+    assert hero.hit_points is None
+    assert hero.current_hit_points == 30
+    with pytest.raises(Conflict):
+        encounters.add_characters(**ids(campaign, encounter), by=gm, character_ids=[brunella.pk])
+
+
+def test_a_draft_or_foreign_character_cannot_join(campaign, gm, encounter, character):
+    with pytest.raises(NotFound):
+        encounters.add_characters(**ids(campaign, encounter), by=gm, character_ids=[character.pk])
+    assert not Combatant.objects.exists()
+
+
+def test_add_identical_npcs_at_once(campaign, gm, encounter):
+    goblins = encounters.add_npcs(**ids(campaign, encounter), by=gm, stats=GOBLIN, count=3)
+    assert [g.name for g in goblins] == ["Goblin 1", "Goblin 2", "Goblin 3"]
+    assert {g.group for g in goblins} == {1}
+    assert {g.hit_points for g in goblins} == {10}
+    (orc,) = encounters.add_npcs(**ids(campaign, encounter), by=gm, stats=StatBlock("Orc", 3, 3, 3, 4, 2, 4, 25))
+    assert (orc.name, orc.group, orc.hit_points) == ("Orc", 2, 25)
+
+
+@pytest.mark.parametrize(
+    "stats",
+    [
+        StatBlock("", 2, 1, 1, 1, 0, 1),
+        StatBlock("Bad", 0, 1, 1, 1, 0, 1),
+        StatBlock("Bad", 2, 6, 1, 1, 0, 1),
+        StatBlock("Bad", 2, 1, 1, 1, 0, 1, hit_points=11),
+        StatBlock("Bad", 2, 1, 1, 1, 0, 1, hit_points=0),
+    ],
+)
+def test_a_bad_stat_block_is_refused(campaign, gm, encounter, stats):
+    with pytest.raises(Refused) as refused:
+        encounters.add_npcs(**ids(campaign, encounter), by=gm, stats=stats)
+    assert refused.value.errors
+    assert not Combatant.objects.exists()
+
+
+def test_initiative_highest_first_group_rolls_once_and_everything_is_logged(campaign, gm, encounter, brunella):
+    encounters.add_characters(**ids(campaign, encounter), by=gm, character_ids=[brunella.pk])
+    encounters.add_npcs(**ids(campaign, encounter), by=gm, stats=GOBLIN, count=3)
+    # Brunella rolls 3 on her d10; the goblins' one d6 roll comes up 5 for all three: tied, with equal
+    # Reflex, so they roll off: 1, 2, 3.
+    order = encounters.roll_initiative(**ids(campaign, encounter), by=gm, rng=Scripted(3, 5, 1, 2, 3))
+    assert [c.name for c in order] == ["Goblin 3", "Goblin 2", "Goblin 1", "Brunella"]
+    assert [c.initiative for c in order] == [5, 5, 5, 3]
+    # Two Reflex rolls (Brunella, the group) and three roll-offs.
+    assert Roll.objects.filter(kind="initiative").count() == 5
+
+
+def test_initiative_ties_by_reflex_then_roll_off(campaign, gm, encounter, brunella):
+    encounters.add_characters(**ids(campaign, encounter), by=gm, character_ids=[brunella.pk])
+    encounters.add_npcs(**ids(campaign, encounter), by=gm, stats=GOBLIN, count=2)
+    # Brunella 4 (d10); goblins rolled individually: 4 and 4 on d6. Brunella wins the tie on Reflex;
+    # the goblins roll off: 2 against 5, so Goblin 2 goes before Goblin 1.
+    order = encounters.roll_initiative(
+        **ids(campaign, encounter), by=gm, rng=Scripted(4, 4, 4, 2, 5), group_rolls=False
+    )
+    assert [c.name for c in order] == ["Brunella", "Goblin 2", "Goblin 1"]
+    assert [c.order for c in Combatant.objects.order_by("order")] == [0, 1, 2]
+    rolls = Roll.objects.filter(kind="initiative").order_by("seq")
+    assert rolls.count() == 5  # three rolls, two roll-offs
+    assert [r.outcome.get("roll_offs") for r in rolls[3:]] == [[5], [2]]
+    encounter.refresh_from_db()
+    assert (encounter.round, encounter.turn) == (1, 0)
+    with pytest.raises(Conflict):
+        encounters.roll_initiative(**ids(campaign, encounter), by=gm, rng=random.Random(1))
+    with pytest.raises(Conflict):
+        encounters.add_npcs(**ids(campaign, encounter), by=gm, stats=GOBLIN)
+
+
+def test_a_group_shares_one_initiative_roll(campaign, gm, encounter):
+    encounters.add_npcs(**ids(campaign, encounter), by=gm, stats=GOBLIN, count=3)
+    encounters.add_npcs(**ids(campaign, encounter), by=gm, stats=StatBlock("Orc", 1, 1, 1, 1, 0, 1))
+    # Goblins one roll of 6 (exploding: then 2), orc 3.
+    order = encounters.roll_initiative(**ids(campaign, encounter), by=gm, rng=Scripted(6, 2, 3, 1, 2, 3))
+    assert [c.initiative for c in order] == [8, 8, 8, 3]
+    first = Roll.objects.filter(kind="initiative").order_by("seq").first()
+    assert first.spec["for"] == ["Goblin 1", "Goblin 2", "Goblin 3"]
+    assert first.dice["ability_rolls"][0]["dice"][0]["faces"] == [6, 2]
+
+
+def test_turns_advance_and_rounds_follow(campaign, gm, encounter, fight):
+    with pytest.raises(Conflict):
+        encounters.roll_initiative(**ids(campaign, encounter), by=gm, rng=random.Random(1))
+    encounter = encounters.next_turn(**ids(campaign, encounter), by=gm)
+    assert (encounter.round, encounter.turn) == (1, 1)
+    encounter = encounters.next_turn(**ids(campaign, encounter), by=gm)
+    assert (encounter.round, encounter.turn) == (2, 0)
+
+
+def test_a_hit_deals_damage_die_plus_margin_and_is_logged(campaign, gm, encounter, fight):
+    hero, goblin = fight
+    # Brunella d10 + d12 (Fighting d10, stepped by Longsword 1) + d8: 5, 6, 4 = 15. Goblin d6 + d4 + none:
+    # 3, 2 = 5. Margin 10; d8 damage 3.
+    result = encounters.attack(
+        **ids(campaign, encounter), by=gm, attacker_id=hero.pk, target_id=goblin.pk, rng=Scripted(5, 6, 4, 3, 2, 3)
+    )
+    assert result.roll.hit
+    assert result.roll.margin == 10
+    assert result.roll.damage == 13
+    goblin.refresh_from_db()
+    assert goblin.hit_points == -3
+    assert encounters.condition_of(goblin) is Condition.DYING
+    attack, damage = Roll.objects.filter(kind__in=["attack", "damage"]).order_by("seq")
+    assert attack.outcome == {"hit": True, "margin": 10, "defender_total": 5}
+    assert attack.chance == f"{result.chance.p_attacker_wins.numerator}/{result.chance.p_attacker_wins.denominator}"
+    assert attack.chance_of == "hit"
+    assert damage.total == 13
+    assert damage.outcome["after"] == -3
+    assert damage.outcome["condition"] == "dying"
+
+
+def test_a_draw_fails_and_deals_nothing(campaign, gm, encounter, fight):
+    hero, goblin = fight
+    # Goblin d6 + d4 + d4 against Brunella d10 + d10 + d4: 5+3+3 = 11 against 4+4+3 = 11.
+    result = encounters.attack(
+        **ids(campaign, encounter), by=gm, attacker_id=goblin.pk, target_id=hero.pk, rng=Scripted(5, 3, 3, 4, 4, 3)
+    )
+    assert not result.roll.hit
+    assert result.roll.margin == 0
+    assert result.change is None
+    assert Character.objects.get(pk=hero.character_id).hit_points == 30
+    assert list(Roll.objects.filter(kind__in=["attack", "damage"]).values_list("kind", flat=True)) == ["attack"]
+
+
+def test_a_hit_on_a_character_changes_the_sheet_and_makes_its_form_stale(campaign, gm, encounter, fight):
+    hero, goblin = fight
+    version = Character.objects.get(pk=hero.character_id).version
+    # Goblin 5+3+3 = 11 against Brunella 1+2+1 = 4: margin 7, d4 damage 3 → 10 damage; 30 → 20, d6 Pulse.
+    result = encounters.attack(
+        **ids(campaign, encounter), by=gm, attacker_id=goblin.pk, target_id=hero.pk, rng=Scripted(5, 3, 3, 1, 2, 1, 3)
+    )
+    assert result.change.after == 20
+    assert result.change.pulse_after.label == "d6"
+    character = Character.objects.get(pk=hero.character_id)
+    assert character.hit_points == 20
+    assert character.version == version + 1
+    assert character.section_versions["hit-points"] == character.version
+
+
+def test_a_miss_with_seeded_dice_changes_nothing_but_the_log(campaign, gm, encounter, fight):
+    hero, goblin = fight
+    for seed in range(40):
+        before = Roll.objects.count()
+        result = encounters.attack(
+            **ids(campaign, encounter), by=gm, attacker_id=goblin.pk, target_id=hero.pk, rng=random.Random(seed)
+        )
+        if not result.roll.hit:
+            assert Roll.objects.count() == before + 1
+            return
+    pytest.fail("no miss in 40 seeds")
+
+
+def test_attack_refusals(campaign, gm, player, encounter, brunella):
+    (hero,) = encounters.add_characters(**ids(campaign, encounter), by=gm, character_ids=[brunella.pk])
+    (goblin,) = encounters.add_npcs(**ids(campaign, encounter), by=gm, stats=GOBLIN)
+    rng = random.Random(1)
+    with pytest.raises(Conflict):  # before initiative
+        encounters.attack(**ids(campaign, encounter), by=gm, attacker_id=hero.pk, target_id=goblin.pk, rng=rng)
+    encounters.roll_initiative(**ids(campaign, encounter), by=gm, rng=rng)
+    with pytest.raises(NotAllowed):
+        encounters.attack(**ids(campaign, encounter), by=player, attacker_id=hero.pk, target_id=goblin.pk, rng=rng)
+    with pytest.raises(Refused):
+        encounters.attack(**ids(campaign, encounter), by=gm, attacker_id=hero.pk, target_id=hero.pk, rng=rng)
+    with pytest.raises(NotFound):
+        encounters.attack(**ids(campaign, encounter), by=gm, attacker_id=hero.pk, target_id=999999, rng=rng)
+    assert not Roll.objects.filter(kind="attack").exists()
+
+
+def test_dying_minutes_stabilize_and_death(campaign, gm, encounter, fight):
+    hero, goblin = fight
+    encounters.adjust_hit_points(**ids(campaign, encounter), by=gm, combatant_id=goblin.pk, amount=-10, reason="cliff")
+    goblin.refresh_from_db()
+    assert goblin.hit_points == 0
+    assert encounters.condition_of(goblin) is Condition.DYING
+    assert encounters.minute_passes(**ids(campaign, encounter), by=gm) == [goblin]
+    goblin.refresh_from_db()
+    assert goblin.hit_points == -1
+    encounters.stabilize(**ids(campaign, encounter), by=gm, combatant_id=goblin.pk)
+    assert encounters.minute_passes(**ids(campaign, encounter), by=gm) == []
+    goblin.refresh_from_db()
+    assert goblin.hit_points == -1
+    assert goblin.stabilized
+    with pytest.raises(Conflict):
+        encounters.stabilize(**ids(campaign, encounter), by=gm, combatant_id=goblin.pk)
+    with pytest.raises(Conflict):
+        encounters.stabilize(**ids(campaign, encounter), by=gm, combatant_id=hero.pk)  # not dying
+    # A new wound reopens it: two more minutes and the goblin (d4 Pulse) dies at −4; the third finds it dead.
+    encounters.adjust_hit_points(**ids(campaign, encounter), by=gm, combatant_id=goblin.pk, amount=-1, reason="kick")
+    for _ in range(3):
+        encounters.minute_passes(**ids(campaign, encounter), by=gm)
+    goblin.refresh_from_db()
+    assert goblin.hit_points == -4
+    assert encounters.condition_of(goblin) is Condition.DEAD
+    assert encounters.minute_passes(**ids(campaign, encounter), by=gm) == []
+    kinds = list(Roll.objects.filter(kind="adjustment").values_list("spec__reason", flat=True))
+    assert sorted(kinds) == sorted(["cliff", "a minute passes while dying", "stabilized", "kick"]
+                                   + ["a minute passes while dying"] * 2)  # fmt: skip
+
+
+def test_healing_brings_the_pulse_back_and_stops_at_full(campaign, gm, encounter, fight):
+    hero, _ = fight
+    encounters.adjust_hit_points(**ids(campaign, encounter), by=gm, combatant_id=hero.pk, amount=-25, reason="fall")
+    change = encounters.adjust_hit_points(
+        **ids(campaign, encounter), by=gm, combatant_id=hero.pk, amount=100, reason="potion"
+    )
+    assert (change.before, change.after, change.pulse_after.label) == (5, 30, "d8")
+    roll = Roll.objects.filter(kind="adjustment").order_by("-seq").first()
+    assert roll.total == 25
+    assert roll.spec["reason"] == "potion"
+    assert roll.character_id == hero.character_id
+
+
+@pytest.mark.parametrize(("amount", "reason"), [(0, "nothing"), (5, "  "), (5000, "too much")])
+def test_a_bad_adjustment_changes_nothing(campaign, gm, encounter, fight, amount, reason):
+    _, goblin = fight
+    before = Roll.objects.count()
+    with pytest.raises(Refused):
+        encounters.adjust_hit_points(
+            **ids(campaign, encounter), by=gm, combatant_id=goblin.pk, amount=amount, reason=reason
+        )
+    goblin.refresh_from_db()
+    assert goblin.hit_points == 10
+    assert Roll.objects.count() == before
+
+
+def test_an_ended_encounter_refuses_changes(campaign, gm, encounter, fight):
+    _, goblin = fight
+    encounters.end_encounter(**ids(campaign, encounter), by=gm)
+    with pytest.raises(Conflict):
+        encounters.next_turn(**ids(campaign, encounter), by=gm)
+    with pytest.raises(Conflict):
+        encounters.adjust_hit_points(**ids(campaign, encounter), by=gm, combatant_id=goblin.pk, amount=1, reason="x")
+
+
+def test_a_character_attacks_with_any_of_their_weapons(campaign, gm, encounter, fight):
+    hero, goblin = fight
+    dagger = Weapon.objects.create(character_id=hero.character_id, name="Dagger", accuracy=1, damage=1)
+    # Brunella d10 + d10 + d4 (dagger): 5, 6, 3 = 14 against the goblin's 3, 2 = 5; margin 9, d4 damage 1.
+    result = encounters.attack(
+        **ids(campaign, encounter),
+        by=gm,
+        attacker_id=hero.pk,
+        target_id=goblin.pk,
+        weapon_id=dagger.pk,
+        rng=Scripted(5, 6, 3, 3, 2, 1),
+    )
+    assert result.roll.damage == 10
+    roll = Roll.objects.get(kind="attack")
+    assert roll.spec["weapon"] == "Dagger"
+    assert roll.spec["weapon_die"] == "d4"
+    assert roll.spec["attacker_dice"] == ["d10", "d10", "d4"]
+
+
+def test_a_weapon_must_be_the_attackers_own(campaign, gm, player, encounter, fight):
+    hero, goblin = fight
+    other = make_character(campaign, player, name="Casimir")
+    axe = Weapon.objects.get(character=other)
+    own = Weapon.objects.get(character_id=hero.character_id)
+    rng = random.Random(1)
+    with pytest.raises(Refused):
+        encounters.attack(
+            **ids(campaign, encounter), by=gm, attacker_id=hero.pk, target_id=goblin.pk, weapon_id=axe.pk, rng=rng
+        )
+    with pytest.raises(Refused):  # an NPC has only its stat block
+        encounters.attack(
+            **ids(campaign, encounter), by=gm, attacker_id=goblin.pk, target_id=hero.pk, weapon_id=own.pk, rng=rng
+        )
+    assert not Roll.objects.filter(kind="attack").exists()
+
+
+def test_a_removed_combatant_leaves_the_order_and_cannot_be_attacked(campaign, gm, encounter, brunella):
+    encounters.add_characters(**ids(campaign, encounter), by=gm, character_ids=[brunella.pk])
+    encounters.add_npcs(**ids(campaign, encounter), by=gm, stats=GOBLIN, count=2)
+    # Brunella 7; the goblins roll separately, 5 and 3.
+    order = encounters.roll_initiative(**ids(campaign, encounter), by=gm, rng=Scripted(7, 5, 3), group_rolls=False)
+    hero, first_goblin, second_goblin = order
+    encounters.remove_combatant(**ids(campaign, encounter), by=gm, combatant_id=first_goblin.pk)
+    # Brunella (place 0) → Goblin 2 (place 2), skipping the removed Goblin 1 → a new round.
+    assert encounters.next_turn(**ids(campaign, encounter), by=gm).turn == 2
+    encounter = encounters.next_turn(**ids(campaign, encounter), by=gm)
+    assert (encounter.round, encounter.turn) == (2, 0)
+    with pytest.raises(NotFound):
+        encounters.attack(
+            **ids(campaign, encounter), by=gm, attacker_id=hero.pk, target_id=first_goblin.pk, rng=random.Random(1)
+        )
+    with pytest.raises(NotFound):
+        encounters.remove_combatant(**ids(campaign, encounter), by=gm, combatant_id=first_goblin.pk)
+    assert second_goblin.name == "Goblin 2"
+
+
+# --- Combat specializations ("Specializations", "Modifiers") -----------------------------------------
+
+
+def longsword(hero: Combatant) -> Specialization:
+    return Specialization.objects.get(skill__character_id=hero.character_id, name="Longsword")
+
+
+def test_the_specialization_named_like_the_weapon_steps_the_combat_die_by_default(campaign, gm, encounter, fight):
+    hero, goblin = fight
+    result = encounters.attack(
+        **ids(campaign, encounter), by=gm, attacker_id=hero.pk, target_id=goblin.pk, rng=random.Random(2)
+    )
+    roll = Roll.objects.get(kind="attack")
+    assert roll.spec["attacker_dice"] == ["d10", "d12", "d8"]  # Fighting d10, Longsword 1
+    assert roll.spec["attacker_specialization"] == {"id": longsword(hero).pk, "name": "Longsword", "level": 1}
+    assert roll.spec["defender_specialization"] is None
+    D = StepDie.parse
+    exact = lucky13.opposed_chance(
+        Opposed(
+            Pool(D("d10"), (D("d12"), D("d8"))),
+            Pool(D("d6"), (D("d4"), D("none"))),
+            D("d8"),
+            lucky13.Explosion.CINEMATIC,
+        )
+    )
+    assert result.chance == exact
+    assert roll.chance == f"{exact.p_attacker_wins.numerator}/{exact.p_attacker_wins.denominator}"
+
+
+def test_the_attacker_may_choose_none_or_another_of_their_combat_specializations(campaign, gm, encounter, fight):
+    hero, goblin = fight
+    fighting = Skill.objects.get(character_id=hero.character_id, name="Fighting")
+    riposte = Specialization.objects.create(skill=fighting, name="Riposte", level=3)
+    # Two misses, so that the goblin stands for both: 1+1+1 against 5+3, then 1+(1+1)+1 against 5+3.
+    rng = Scripted(1, 1, 1, 5, 3, 1, 1, 1, 1, 5, 3)
+    common = {**ids(campaign, encounter), "by": gm, "attacker_id": hero.pk, "target_id": goblin.pk, "rng": rng}
+    plain = encounters.attack(**common, attacker_specialization=None)
+    chosen = encounters.attack(**common, attacker_specialization=riposte.pk)
+    plain_roll, chosen_roll = Roll.objects.filter(kind="attack").order_by("seq")
+    assert plain_roll.spec["attacker_dice"] == ["d10", "d10", "d8"]
+    assert plain_roll.spec["attacker_specialization"] is None
+    assert chosen_roll.spec["attacker_dice"] == ["d10", "d12+d6", "d8"]  # d10 stepped up 3: d12, d12+d4, d12+d6
+    assert chosen_roll.spec["attacker_specialization"]["name"] == "Riposte"
+    assert plain.chance.p_attacker_wins < chosen.chance.p_attacker_wins
+
+
+def test_a_weapon_without_a_namesake_specialization_gets_none_by_default(campaign, gm, encounter, fight):
+    hero, goblin = fight
+    dagger = Weapon.objects.create(character_id=hero.character_id, name="Dagger", accuracy=1, damage=1)
+    encounters.attack(
+        **ids(campaign, encounter), by=gm, attacker_id=hero.pk, target_id=goblin.pk, weapon_id=dagger.pk,
+        rng=random.Random(4),
+    )  # fmt: skip
+    assert Roll.objects.get(kind="attack").spec["attacker_specialization"] is None
+
+
+def test_the_defender_may_use_a_combat_specialization(campaign, gm, encounter, fight):
+    hero, goblin = fight
+    encounters.attack(
+        **ids(campaign, encounter), by=gm, attacker_id=goblin.pk, target_id=hero.pk,
+        defender_specialization=longsword(hero).pk, rng=random.Random(5),
+    )  # fmt: skip
+    roll = Roll.objects.get(kind="attack")
+    assert roll.spec["defender_dice"] == ["d10", "d12", "d4"]
+    assert roll.spec["defender_specialization"]["name"] == "Longsword"
+    assert roll.spec["attacker_specialization"] is None  # the goblin has no specializations
+
+
+def test_only_the_combatants_own_combat_specializations_apply(campaign, gm, player, encounter, fight):
+    hero, goblin = fight
+    teleport = Specialization.objects.get(skill__character_id=hero.character_id, name="Teleport")  # Spellcasting
+    other = make_character(campaign, player, name="Casimir")
+    theirs = Specialization.objects.get(skill__character=other, name="Longsword")
+    common = {**ids(campaign, encounter), "by": gm, "rng": random.Random(6)}
+    for attacker, target, choices in [
+        (hero, goblin, {"attacker_specialization": teleport.pk}),
+        (hero, goblin, {"attacker_specialization": theirs.pk}),
+        (goblin, hero, {"attacker_specialization": theirs.pk}),  # an NPC has none
+        (goblin, hero, {"defender_specialization": theirs.pk}),
+    ]:
+        with pytest.raises(Refused) as refused:
+            encounters.attack(**common, attacker_id=attacker.pk, target_id=target.pk, **choices)
+        assert refused.value.status == 400
+        assert set(refused.value.errors) <= {"attacker_specialization", "defender_specialization"}
+    assert not Roll.objects.filter(kind__in=["attack", "damage"]).exists()
+
+
+# --- Backgrounds and impairments ("Backgrounds", "Impairments", "Modifiers") ---------------------------
+
+
+def test_a_background_rolls_the_attackers_reflex_twice_and_keeps_the_higher(campaign, gm, encounter, fight):
+    hero, goblin = fight
+    # Brunella's Reflex d10 twice: 2 and 7, keep 7; Combat d12 (Longsword 1) 3; Longsword d8 4: 14.
+    # The goblin: 2 + 2 = 4. Margin 10; d8 damage 1: 11.
+    result = encounters.attack(
+        **ids(campaign, encounter), by=gm, attacker_id=hero.pk, target_id=goblin.pk,
+        attacker_roll=AbilityRoll.BACKGROUND, rng=Scripted(2, 7, 3, 4, 2, 2, 1),
+    )  # fmt: skip
+    assert (result.roll.attacker.total, result.roll.defender.total, result.roll.damage) == (14, 4, 11)
+    roll = Roll.objects.get(kind="attack")
+    assert (roll.spec["attacker_roll"], roll.spec["defender_roll"]) == ("background", "normal")
+    ability = roll.dice["attacker"]["ability_rolls"]
+    assert [(r["total"], r["kept"]) for r in ability] == [(2, False), (7, True)]
+    D = StepDie.parse
+    attacking = Pool(D("d10"), (D("d12"), D("d8")), AbilityRoll.BACKGROUND)
+    exact = lucky13.opposed_chance(
+        Opposed(attacking, Pool(D("d6"), (D("d4"), D("none"))), D("d8"), lucky13.Explosion.CINEMATIC)
+    )
+    assert result.chance == exact
+
+
+def test_an_impairment_of_the_target_keeps_the_lower_reflex(campaign, gm, encounter, fight):
+    hero, goblin = fight
+    # The goblin 5 + 3 + 3 = 11 against Brunella's Reflex d10 twice, 9 and 1, keep 1; Combat d10 2; Leather
+    # d4 1: 4. Margin 7; d4 damage 2: 9.
+    result = encounters.attack(
+        **ids(campaign, encounter), by=gm, attacker_id=goblin.pk, target_id=hero.pk,
+        defender_roll=AbilityRoll.IMPAIRMENT, rng=Scripted(5, 3, 3, 9, 1, 2, 1, 2),
+    )  # fmt: skip
+    assert (result.roll.attacker.total, result.roll.defender.total, result.roll.damage) == (11, 4, 9)
+    assert Character.objects.get(pk=hero.character_id).hit_points == 21
+    roll = Roll.objects.get(kind="attack")
+    assert roll.spec["defender_roll"] == "impairment"
+    assert roll.dice["defender"]["ability_roll"] == "impairment"
+    plain = encounters.attack_chance(campaign, goblin, hero)
+    assert result.chance.p_attacker_wins > plain.p_attacker_wins
+
+
+def test_an_unknown_ability_roll_is_refused(campaign, gm, encounter, fight):
+    hero, goblin = fight
+    with pytest.raises(Refused) as refused:
+        encounters.attack(
+            **ids(campaign, encounter), by=gm, attacker_id=hero.pk, target_id=goblin.pk,
+            attacker_roll="thrice", rng=random.Random(1),
+        )  # fmt: skip
+    assert refused.value.status == 400
+    assert not Roll.objects.filter(kind="attack").exists()
+
+
+# --- The GM's rulings on the initiative order ("Initiative") -----------------------------------------
+
+
+@pytest.fixture
+def tied(campaign, gm, encounter, brunella):
+    """Brunella (Reflex d10) and two goblins (Reflex d6) rolling separately: 7, 6 exploding into 7, and 3.
+    The tie at 7 goes to the higher Reflex: Brunella, Goblin 1, Goblin 2."""
+    encounters.add_characters(**ids(campaign, encounter), by=gm, character_ids=[brunella.pk])
+    encounters.add_npcs(**ids(campaign, encounter), by=gm, stats=GOBLIN, count=2)
+    return encounters.roll_initiative(**ids(campaign, encounter), by=gm, rng=Scripted(7, 6, 1, 3), group_rolls=False)
+
+
+def names_in_order(encounter):
+    return [c.name for c in encounter.combatants.filter(removed=False).order_by("order")]
+
+
+def test_the_gm_breaks_a_tie_by_judgement_and_it_is_logged(campaign, gm, encounter, tied):
+    hero, first_goblin, _ = tied
+    order = encounters.move_in_order(**ids(campaign, encounter), by=gm, combatant_id=first_goblin.pk, direction="up")
+    assert [c.name for c in order] == ["Goblin 1", "Brunella", "Goblin 2"] == names_in_order(encounter)
+    encounter.refresh_from_db()
+    assert (encounter.round, encounter.turn) == (1, 0)  # the first place acts: now Goblin 1
+    roll = Roll.objects.filter(kind="initiative").order_by("-seq").first()
+    assert roll.spec == {"encounter": encounter.pk, "reorder": True, "combatant": "Goblin 1", "direction": "up",
+                         "for": ["Goblin 1"]}  # fmt: skip
+    assert roll.outcome == {"passed": "Brunella", "tie": True, "initiative": 7, "passed_initiative": 7, "place": 1,
+                            "order": ["Goblin 1", "Brunella", "Goblin 2"]}  # fmt: skip
+    assert (roll.total, roll.chance, roll.dice, roll.character_id) == (None, None, [], None)
+    assert rolls.verify_chain(campaign) is None
+    # The turns follow the new order.
+    assert encounters.next_turn(**ids(campaign, encounter), by=gm).turn == 1
+    assert Combatant.objects.get(order=1, encounter=encounter) == hero
+
+
+def test_the_gm_may_move_anyone_down_past_a_higher_roll(campaign, gm, encounter, tied):
+    hero, _, _ = tied
+    encounters.move_in_order(**ids(campaign, encounter), by=gm, combatant_id=hero.pk, direction="down")
+    encounters.move_in_order(**ids(campaign, encounter), by=gm, combatant_id=hero.pk, direction="down")
+    assert names_in_order(encounter) == ["Goblin 1", "Goblin 2", "Brunella"]
+    last = Roll.objects.filter(kind="initiative").order_by("-seq").first()
+    assert (last.outcome["passed"], last.outcome["tie"], last.outcome["place"]) == ("Goblin 2", False, 3)
+    assert last.character_id == hero.character_id
+
+
+def test_a_move_past_the_end_or_before_initiative_is_refused(campaign, gm, encounter, tied, brunella):
+    hero, first_goblin, second_goblin = tied
+    before = Roll.objects.count()
+    with pytest.raises(Conflict):
+        encounters.move_in_order(**ids(campaign, encounter), by=gm, combatant_id=hero.pk, direction="up")
+    with pytest.raises(Conflict):
+        encounters.move_in_order(**ids(campaign, encounter), by=gm, combatant_id=second_goblin.pk, direction="down")
+    with pytest.raises(Refused):
+        encounters.move_in_order(**ids(campaign, encounter), by=gm, combatant_id=hero.pk, direction="sideways")
+    assert names_in_order(encounter) == ["Brunella", "Goblin 1", "Goblin 2"]
+    assert Roll.objects.count() == before
+    encounters.end_encounter(**ids(campaign, encounter), by=gm)
+    with pytest.raises(Conflict):
+        encounters.move_in_order(**ids(campaign, encounter), by=gm, combatant_id=first_goblin.pk, direction="up")
+    fresh = encounters.start_encounter(campaign_id=campaign.pk, by=gm, name="Later")
+    (goblin,) = encounters.add_npcs(**ids(campaign, fresh), by=gm, stats=GOBLIN)
+    with pytest.raises(Conflict):  # no order before initiative
+        encounters.move_in_order(**ids(campaign, fresh), by=gm, combatant_id=goblin.pk, direction="down")
+
+
+def test_only_the_gm_moves_and_only_those_still_in_the_fight(campaign, gm, player, encounter, tied):
+    _, first_goblin, second_goblin = tied
+    with pytest.raises(NotAllowed):
+        encounters.move_in_order(**ids(campaign, encounter), by=player, combatant_id=first_goblin.pk, direction="up")
+    encounters.remove_combatant(**ids(campaign, encounter), by=gm, combatant_id=first_goblin.pk)
+    with pytest.raises(NotFound):
+        encounters.move_in_order(**ids(campaign, encounter), by=gm, combatant_id=first_goblin.pk, direction="up")
+    # Past the removed goblin's empty place, to the one still there.
+    encounters.move_in_order(**ids(campaign, encounter), by=gm, combatant_id=second_goblin.pk, direction="up")
+    assert names_in_order(encounter) == ["Goblin 2", "Brunella"]
+    first_goblin.refresh_from_db()
+    assert first_goblin.order == 1  # the removed keep their place, unused
+
+
+# --- Leaving the fight is logged -------------------------------------------------------------------------
+
+
+def test_a_removal_is_written_to_the_roll_log_with_the_reason(campaign, gm, encounter, fight):
+    hero, goblin = fight
+    encounters.adjust_hit_points(**ids(campaign, encounter), by=gm, combatant_id=goblin.pk, amount=-3, reason="trip")
+    encounters.remove_combatant(
+        **ids(campaign, encounter), by=gm, combatant_id=goblin.pk, reason="  fled   over the bridge "
+    )
+    encounters.remove_combatant(**ids(campaign, encounter), by=gm, combatant_id=hero.pk)
+    fled, left = Roll.objects.filter(kind="removal").order_by("seq")
+    assert fled.spec == {"encounter": encounter.pk, "combatant": "Goblin", "reason": "fled over the bridge"}
+    assert fled.outcome == {"hit_points": 7, "condition": "up"}
+    assert (fled.character_id, fled.total, fled.chance, fled.dice) == (None, None, None, [])
+    assert fled.chance_of == "the GM's ruling, not a roll"
+    assert left.character_id == hero.character_id
+    assert left.spec["reason"] == ""
+    assert rolls.verify_chain(campaign) is None
+
+
+def test_a_refused_removal_logs_nothing(campaign, gm, player, encounter, fight):
+    _, goblin = fight
+    before = Roll.objects.count()
+    with pytest.raises(NotAllowed):
+        encounters.remove_combatant(**ids(campaign, encounter), by=player, combatant_id=goblin.pk)
+    with pytest.raises(NotFound):
+        encounters.remove_combatant(**ids(campaign, encounter), by=gm, combatant_id=999999)
+    assert Roll.objects.count() == before
+    goblin.refresh_from_db()
+    assert not goblin.removed

@@ -1,0 +1,241 @@
+"""A rules system that exists only for the tests: Coin, a game of flipping coins.
+
+It follows the system protocol (``rules.systems.base.RulesSystem``) with nothing borrowed from
+Lucky 13, to prove that the protocol is all a system needs. A character has Nerve (how many
+coins they flip, 1 … 6), Luck hit points and a list of tricks; a flip succeeds with at least as
+many heads as the task needs. Tokens buy Nerve and new tricks.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from fractions import Fraction
+from math import comb
+from random import Random
+from typing import Annotated, Any, ClassVar, Final, Literal
+
+from pydantic import Field, ValidationError
+
+from rules.document import Document, ItemId, LongText, Name, Problem, problems_of
+from rules.systems.base import (
+    CreationStep,
+    Currency,
+    EditRefused,
+    EditSection,
+    Effect,
+    Offer,
+    Option,
+    OptionsError,
+    Role,
+    RollKind,
+    SheetInvalid,
+    SheetRoll,
+    SpecError,
+    Track,
+    Vitals,
+)
+
+MAX_NERVE: Final = 6
+
+
+class Trick(Document):
+    id: ItemId
+    name: Name
+
+
+class Sheet(Document):
+    schema_version: Literal[2] = 2
+    nerve: Annotated[int, Field(ge=1, le=MAX_NERVE, strict=True)] | None = None
+    luck: Annotated[int, Field(ge=0, le=20, strict=True)] = 5
+    tricks: tuple[Trick, ...] = ()
+    notes: LongText = ""
+    step: Literal["", "nerve", "tricks"] = "nerve"
+    next_id: Annotated[int, Field(ge=1, strict=True)] = 1
+
+
+class Options(Document):
+    luck: Annotated[int, Field(ge=1, le=20, strict=True)] = 5
+
+
+@dataclass(frozen=True, slots=True)
+class Flip:
+    coins: int
+    need: int
+
+
+@dataclass(frozen=True, slots=True)
+class Flipped:
+    flip: Flip
+    faces: tuple[str, ...]
+
+    @property
+    def success(self) -> bool:
+        return self.faces.count("heads") >= self.flip.need
+
+
+def parse_flip(spec: Mapping[str, Any]) -> Flip:
+    for field in spec:
+        if field not in ("system", "roll", "coins", "need"):
+            raise SpecError(str(field), "is not a field of this roll")
+    coins, need = spec.get("coins"), spec.get("need", 1)
+    if isinstance(coins, bool) or not isinstance(coins, int) or not 1 <= coins <= MAX_NERVE:
+        raise SpecError("coins", f"flip 1 to {MAX_NERVE} coins")
+    if isinstance(need, bool) or not isinstance(need, int) or not 0 <= need <= coins:
+        raise SpecError("need", "need 0 heads up to the number of coins")
+    return Flip(coins, need)
+
+
+def flip_chance(flip: Flip) -> Fraction:
+    """P(at least ``need`` heads of ``coins`` fair coins), by counting."""
+    return Fraction(sum(comb(flip.coins, k) for k in range(flip.need, flip.coins + 1)), 2**flip.coins)
+
+
+def flip_coins(flip: Flip, rng: Random) -> Flipped:
+    return Flipped(flip, tuple(rng.choice(("heads", "tails")) for _ in range(flip.coins)))
+
+
+def _chance_json(spec: Mapping[str, Any]) -> dict[str, Any]:
+    p = flip_chance(parse_flip(spec))
+    return {"p_success": f"{p.numerator}/{p.denominator}"}
+
+
+FLIP: Final = RollKind(
+    key="flip",
+    label="Flip",
+    fields=frozenset({"system", "roll", "coins", "need"}),
+    parse=parse_flip,
+    roll=flip_coins,
+    chance=flip_chance,
+    chance_json=_chance_json,
+    describe=lambda flip: f"{flip.coins} coins, {flip.need} heads needed",
+)
+TOKENS: Final = Currency("tokens", "Tokens", "T")
+
+
+def migrate(document: dict[str, Any], from_version: int) -> dict[str, Any]:
+    """Version 2 renamed ``courage`` to ``nerve``."""
+    if from_version > 2 or from_version < 1:
+        raise ValueError(f"there is no sheet version {from_version}")
+    if from_version < 2:
+        document = {**document, "schema_version": 2}
+        if "courage" in document:
+            document["nerve"] = document.pop("courage")
+    return document
+
+
+class Coin:
+    key: Final = "coin"
+    name: Final = "Coin"
+    attribution: Final = "Coin is a test game."
+    disclaimer: Final = ""
+    license_name: Final = ""
+    license_file: Final = ""
+    options_model: ClassVar = Options
+    option_fields: Final = (Option("luck", "Starting Luck", 5),)
+    sheet_model: ClassVar = Sheet
+    sheet_version: Final = 2
+    creation_steps: Final = (CreationStep("nerve", "Nerve", server_rolls=True), CreationStep("tricks", "Tricks"))
+    edit_sections: Final = (
+        EditSection("notes", "notes"),
+        EditSection("luck", "Luck", frozenset({Role.GM})),
+        EditSection("tricks", "tricks"),
+    )
+    roll_kinds: Final = {"flip": FLIP}
+    currencies: Final = (TOKENS,)
+
+    def default_options(self) -> dict[str, Any]:
+        return Options().model_dump()
+
+    def validate_options(self, options: Mapping[str, Any]) -> dict[str, Any]:
+        try:
+            return Options.model_validate(options).model_dump()
+        except ValidationError as error:
+            raise OptionsError({p.field.split(".")[0]: p.message for p in problems_of(error)}) from None
+
+    def options_summary(self, options: Mapping[str, Any]) -> list[dict[str, Any]]:
+        return [{"label": "Starting Luck", "value": options["luck"]}]
+
+    def migrate(self, document: dict[str, Any], from_version: int) -> dict[str, Any]:
+        return migrate(document, from_version)
+
+    def read_sheet(self, document: Mapping[str, Any]) -> Sheet:
+        try:
+            version = document.get("schema_version", 2)
+            return Sheet.model_validate(migrate(dict(document), version) if version != 2 else document)
+        except ValidationError as error:
+            raise SheetInvalid(problems_of(error)) from None
+        except (ValueError, TypeError, AttributeError) as error:
+            raise SheetInvalid([Problem(field="sheet", message=str(error))]) from None
+
+    def validate(self, sheet: Sheet, options: Mapping[str, Any], *, finished: bool) -> tuple[Problem, ...]:
+        if finished and sheet.nerve is None:
+            return (Problem(field="nerve", message="flip for Nerve first"),)
+        return ()
+
+    def new_draft(self, options: Mapping[str, Any]) -> Sheet:
+        return Sheet(luck=options["luck"])
+
+    def check_step(self, sheet: Sheet, step: str, options: Mapping[str, Any]) -> tuple[Problem, ...]:
+        if step not in ("nerve", "tricks"):
+            return (Problem(field="step", message=f"there is no creation step {step!r}"),)
+        return self.validate(sheet, options, finished=True)
+
+    def roll_step(self, sheet: Sheet, step: str, options: Mapping[str, Any], rng: Random) -> Sheet:
+        if step != "nerve":
+            raise SpecError("step", f"the server rolls nothing at the {step} step")
+        if sheet.nerve is not None:
+            return sheet
+        return sheet.model_copy(update={"nerve": rng.randint(1, 3), "step": "tricks"})
+
+    def edit(
+        self, sheet: Sheet, section: str, value: Mapping[str, Any], *, role: Role, options: Mapping[str, Any]
+    ) -> Sheet:
+        spec = next((s for s in self.edit_sections if s.key == section), None)
+        if spec is None:
+            raise SheetInvalid([Problem(field="section", message=f"there is no section {section!r}")])
+        if role not in spec.editors:
+            raise EditRefused(section, f"only the GM can change the {spec.label}")
+        if set(value) - {section}:
+            raise SheetInvalid([Problem(field=sorted(set(value) - {section})[0], message="is not part of it")])
+        return self.read_sheet({**sheet.model_dump(mode="json"), **value})
+
+    def vitals(self, sheet: Sheet, options: Mapping[str, Any]) -> Vitals:
+        luck = Track("luck", "Luck", sheet.luck, maximum=20, minimum=0)
+        if sheet.luck == 0:
+            return Vitals((luck,), "out", can_act=False, why_not="out of Luck")
+        return Vitals((luck,), "up")
+
+    def sheet_roll(self, sheet: Sheet, situation: Mapping[str, Any], options: Mapping[str, Any]) -> SheetRoll:
+        if sheet.nerve is None:
+            raise SpecError("nerve", "the character has no Nerve yet")
+        flip = parse_flip({"coins": sheet.nerve, "need": situation.get("need", 1)})
+        spec = {"system": self.key, "roll": "flip", "coins": flip.coins, "need": flip.need}
+        return SheetRoll("flip", spec, f"Nerve ({flip.coins} coins) needing {flip.need} heads")
+
+    def offers(self, sheet: Sheet, options: Mapping[str, Any], situation: Mapping[str, Any]) -> tuple[Offer, ...]:
+        out = [Offer("trick", "A new trick", TOKENS.key, 1)]
+        if sheet.nerve is not None and sheet.nerve < MAX_NERVE:
+            need = situation.get("need", 1)
+            before = flip_chance(Flip(sheet.nerve, need)) if need <= sheet.nerve else Fraction(0)
+            after = flip_chance(Flip(sheet.nerve + 1, need))
+            out.append(
+                Offer("nerve", "One more coin of Nerve", TOKENS.key, 2 * sheet.nerve, (Effect("Flip", before, after),))
+            )
+        return tuple(out)
+
+    def buy(
+        self, sheet: Sheet, offer: str, options: Mapping[str, Any], choice: Mapping[str, Any] | None = None
+    ) -> tuple[Sheet, Offer]:
+        found = next((o for o in self.offers(sheet, options, {}) if o.key == offer), None)
+        if found is None:
+            raise SpecError("offer", f"there is no purchase {offer!r} on this sheet")
+        if offer == "nerve":
+            return self.read_sheet({**sheet.model_dump(mode="json"), "nerve": sheet.nerve + 1}), found
+        trick = {"id": sheet.next_id, "name": (choice or {}).get("name", "")}
+        document = sheet.model_dump(mode="json")
+        document.update(tricks=[*document["tricks"], trick], next_id=sheet.next_id + 1)
+        return self.read_sheet(document), found
+
+
+SYSTEM: Final = Coin()

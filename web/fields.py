@@ -1,0 +1,38 @@
+"""The form field types shared by every form that builds dice: the calculator's, the
+sheet roll's and, through :data:`STEP_LIMIT`, the API's schemas, so a step count or
+an Ability roll means the same, within the same limits, wherever it is typed."""
+
+from __future__ import annotations
+
+from typing import Any, Final
+
+from django import forms
+
+from rules.systems.lucky13 import AbilityRoll
+
+ABILITY_ROLL_CHOICES: Final = [
+    (AbilityRoll.NORMAL.value, "Normal"),
+    (AbilityRoll.BACKGROUND.value, "Background (roll Ability twice, keep higher)"),
+    (AbilityRoll.IMPAIRMENT.value, "Impairment (roll Ability twice, keep lower)"),
+]
+#: The most steps up or down a form or the API accepts for one die.
+STEP_LIMIT: Final = 10
+
+
+class StepsField(forms.IntegerField):
+    """A number of steps; a box left empty (say, while typing) means none."""
+
+    def clean(self, value: Any) -> int:
+        return super().clean(value) or 0
+
+
+def steps_field(label: str) -> StepsField:
+    """An optional step count within ±:data:`STEP_LIMIT`, drawn as a small number box."""
+    return StepsField(
+        label=label,
+        initial=0,
+        required=False,
+        min_value=-STEP_LIMIT,
+        max_value=STEP_LIMIT,
+        widget=forms.NumberInput(attrs={"inputmode": "numeric", "class": "steps"}),
+    )
