@@ -55,7 +55,12 @@ def main(argv: list[str] | None = None) -> int:
     gm = user_model.objects.create_user(f"bench-gm-{time.time_ns()}")
     campaign = Campaign.objects.create(name="Bench")
     Membership.objects.create(campaign=campaign, user=gm, role=Membership.Role.GM)
-    characters = [Character.objects.create(campaign=campaign, owner=gm, name=f"C{i}") for i in range(4)]
+    # Drafts as their system starts them: a sheet document, as every character has.
+    draft = campaign.rules.new_draft(campaign.settings).model_dump(mode="json")
+    characters = [
+        Character.objects.create(campaign=campaign, owner=gm, name=f"C{i}", sheet=draft, status="draft")
+        for i in range(4)
+    ]
 
     print(f"database: {connection.vendor}; inserting {args.rolls:,} rolls…", flush=True)
     kinds = RollKind.values

@@ -9,7 +9,6 @@ is written for people and whose ``status`` is the HTTP answer it deserves.
 
 from __future__ import annotations
 
-import uuid
 from collections.abc import Mapping
 from datetime import timedelta
 from typing import Any
@@ -21,45 +20,14 @@ from django.dispatch import Signal
 from django.utils import timezone
 from django.utils.text import get_text_list
 
+from campaigns.errors import Conflict, Gone, NotAllowed, NotFound, Refused
 from campaigns.models import Campaign, Invitation, Membership
-from characters.models import Character, Skill
-from characters.operations import mark_changed
+from characters import write
+from characters.models import Character
 from rules import systems
 
 #: How long an invitation link may stay open, in days.
 MAX_INVITATION_DAYS = 90
-
-
-class Refused(Exception):
-    """An action the campaign's state or the asker's role does not allow."""
-
-    status = 400
-
-    def __init__(self, message: str, *, errors: Mapping[str, str] | None = None) -> None:
-        super().__init__(message)
-        self.message = message
-        #: Messages by option or field, for a form to show next to its fields.
-        self.errors = dict(errors or {})
-
-
-class NotAllowed(Refused):
-    status = 403
-
-
-class NotFound(Refused):
-    status = 404
-
-
-class Conflict(Refused):
-    """The campaign is in a state that forbids this (archived, already so, in use by characters)."""
-
-    status = 409
-
-
-class Gone(Refused):
-    """An invitation that was real but can no longer be used."""
-
-    status = 410
 
 
 ARCHIVED = "This campaign is archived, so nothing in it can change until the GM unarchives it."
@@ -146,18 +114,24 @@ def skill_changes(old: list[str], new: list[str], renames: Mapping[str, str]) ->
     return renamed, removed
 
 
-def _rename_skills(campaign: Campaign, renamed: Mapping[str, str]) -> None:
-    """Every character's skill follows its new name; in two passes, so that swaps never collide."""
-    skills = Skill.objects.filter(character__campaign=campaign)
-    temporary = {old: f"~{uuid.uuid4().hex}" for old in renamed}
-    for old, temp in temporary.items():
-        skills.filter(name=old).update(name=temp)
-    for old, temp in temporary.items():
-        skills.filter(name=temp).update(name=renamed[old])
-    touched = Character.objects.filter(campaign=campaign, skills__name__in=list(renamed.values())).distinct()
-    # Sheet forms opened before the rename show the old names: they must go stale.
-    for character in Character.objects.select_for_update().filter(pk__in=touched.values("pk")):
-        mark_changed(character, "skills", "specializations")
+def _rename_skills(
+    campaign: Campaign, characters: list[Character], renamed: Mapping[str, str], by: AbstractBaseUser
+) -> None:
+    """Every character's skill follows its new name, through the sheet's one write path (so
+    that sheet forms opened before the rename, showing the old names, go stale)."""
+    for character in characters:
+        character.campaign = campaign
+        doc = character.document
+        if not any(skill.name in renamed for skill in doc.skills):
+            continue
+        skills = tuple(skill.model_copy(update={"name": renamed.get(skill.name, skill.name)}) for skill in doc.skills)
+        sheet = character.rules.read_sheet({**doc.model_dump(mode="json"), "skills": [
+            s.model_dump(mode="json") for s in skills
+        ]})  # fmt: skip
+        write.write(
+            character, sheet, by=by, what="Skills renamed with the campaign's skill list",
+            sections=["skills", "specializations"],
+        )  # fmt: skip
 
 
 @transaction.atomic
@@ -193,22 +167,20 @@ def update_campaign(
         raise Refused(message, errors={"skills": message})
 
     errors: dict[str, str] = {}
+    characters = list(Character.objects.select_for_update().filter(campaign=campaign).order_by("name", "pk"))
     holders: dict[str, list[str]] = {}
-    for skill, character in (
-        Skill.objects.filter(character__campaign=campaign, name__in=removed)
-        .order_by("name", "character__name")
-        .values_list("name", "character__name")
-    ):
-        holders.setdefault(skill, []).append(character)
+    for character in characters:
+        for skill in character.document.skills:
+            if skill.name in removed:
+                holders.setdefault(skill.name, []).append(character.name)
     if holders:
         errors["skills"] = " ".join(
             f"{skill} can't be removed: {get_text_list(names, 'and')} "
             f"{'has' if len(names) == 1 else 'have'} it. Rename it instead, or keep it."
-            for skill, names in holders.items()
+            for skill, names in sorted(holders.items())
         )
-    if (
-        after["hit_points_per_step"] != before["hit_points_per_step"]
-        and Character.objects.filter(campaign=campaign, hit_points__isnull=False).exists()
+    if after["hit_points_per_step"] != before["hit_points_per_step"] and any(
+        character.sheet.get("hit_points") is not None for character in characters
     ):
         errors["hit_points_per_step"] = (
             f"Characters already have hit points counted at {before['hit_points_per_step']} a Pulse step, "
@@ -217,9 +189,9 @@ def update_campaign(
     if errors:
         raise Conflict("Nothing was changed: the campaign's characters depend on these settings.", errors=errors)
 
-    if renamed:
-        _rename_skills(campaign, renamed)
     campaign.name, campaign.description, campaign.options = name, description.strip(), after
+    if renamed:
+        _rename_skills(campaign, characters, renamed, by)
     campaign.last_activity_at = timezone.now()
     campaign.save(update_fields=["name", "description", "options", "last_activity_at"])
     return campaign

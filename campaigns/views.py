@@ -211,11 +211,21 @@ def campaign_detail(request: HttpRequest, pk: int) -> HttpResponse:
     campaign = access.campaign_for(request.user, pk)
     options = campaign.settings
     characters = access.listed_characters(campaign, request.user)
-    per_step = options.get("hit_points_per_step", 10)
+    # From each sheet document, read on the row: no query per character.
     party = [
-        {"character": c, "hit_points": sheets.hit_points(c, per_step)}
+        {
+            "character": c,
+            "sheet": c.document,
+            "vitals": c.rules.vitals(c.document, options),
+            "hit_points": sheets.hit_points(c, options["hit_points_per_step"]),
+        }
         for c in characters
         if c.status == Character.Status.ACTIVE
+    ]
+    drafts = [
+        {"character": c, "step": c.document.creation.step, "ability_rolls": c.document.creation.ability_rolls}
+        for c in characters
+        if c.status == Character.Status.DRAFT
     ]
     is_gm = campaign.viewer.role == Membership.Role.GM
     return render(
@@ -227,10 +237,8 @@ def campaign_detail(request: HttpRequest, pk: int) -> HttpResponse:
             "members": list(campaign.memberships.all()),
             "summary": options_summary(campaign.system, options),
             "party": party,
-            "drafts": [c for c in characters if c.status == Character.Status.DRAFT and c.owner_id == request.user.pk],
-            "others_drafts": [
-                c for c in characters if c.status == Character.Status.DRAFT and c.owner_id != request.user.pk
-            ],
+            "drafts": [row for row in drafts if row["character"].owner_id == request.user.pk],
+            "others_drafts": [row for row in drafts if row["character"].owner_id != request.user.pk],
             "archived_characters": [c for c in characters if c.status == Character.Status.ARCHIVED] if is_gm else [],
         },
     )

@@ -1,43 +1,63 @@
 """Creating a Lucky 13 character, step by step, as the rule text orders it.
 
-Each step is a keyword-only, atomic operation: it locks the draft, checks the
-choice with the engine (``rules.systems.lucky13``), writes, and moves the draft
-to the next step. A draft can be left at any step and finished later; nothing
-a player chose is lost when they go back to an earlier step.
+A draft is a character (status draft) whose sheet document its system started
+(``new_draft``); each step is a keyword-only, atomic operation: it locks the draft, checks the
+version the page was made from, changes the document, checks it with the system
+(``check_step``, ``roll_step`` for the server's d100s) and saves it through the one write
+path (:mod:`characters.write`), moving the draft's progress (``sheet.creation.step``) on. A
+draft can be left at any step and finished later; nothing a player chose is lost when they go
+back to an earlier step, and every item keeps its id when a step is saved again.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass
 from random import Random
 from typing import Any, Final
 
 from django.db import transaction
-from django.utils import timezone
+from django.db.models import ProtectedError
 
 from campaigns.models import Campaign
-from characters.models import Armor, Asset, Character, Skill, Specialization, Trait, Weapon
+from characters import write
+from characters.models import Character, SheetChange
+from rules import systems
 from rules.dice import StepDie
 from rules.systems import lucky13
+from rules.systems.base import SheetInvalid
 from rules.systems.lucky13 import SheetError
 
-#: The steps after name and concept, in order.
-STEPS: tuple[tuple[str, str], ...] = (
-    ("abilities", "Abilities"),
-    ("skills", "Skills"),
-    ("specializations", "Specializations"),
-    ("traits", "Backgrounds and impairments"),
-    ("equipment", "Equipment"),
-    ("review", "Review"),
-)
-STEP_KEYS = tuple(key for key, _ in STEPS)
+#: The steps after name and concept, in order (the system's own list).
+STEPS: Final = tuple((step.key, step.label) for step in lucky13.SYSTEM.creation_steps)
+STEP_KEYS: Final = tuple(key for key, _ in STEPS)
+#: The fields a step's checks report at: a step is refused only for what it itself decides.
+STEP_FIELDS: Final = {
+    "abilities": frozenset({"abilities", "ability_method", "array"}),
+    "skills": frozenset({"skills", "skill_method"}),
+    "specializations": frozenset({"specializations"}),
+    "traits": frozenset({"traits"}),
+    "equipment": frozenset({"assets", "weapons", "armor"}),
+}
+TRAIT_KINDS: Final = (("background", "Background"), ("impairment", "Impairment"))
+ASSET_KINDS: Final = (("thing", "Thing"), ("person", "Person"))
 
 MAX_ROWS = 20
 #: Limits on what players type, shared by creation, sheet editing and import.
 MAX_CONCEPT: Final = 200
 MAX_DESCRIPTION: Final = 2000
 MAX_NOTES: Final = 20_000
+
+#: How a refused part of the document is named in a message.
+_NOUNS: Final = {
+    "concept": "the concept",
+    "abilities": "each ability",
+    "skills": "each skill and specialization",
+    "traits": "each background and impairment",
+    "assets": "each asset",
+    "weapons": "each weapon",
+    "armor": "each piece of armor",
+}
 
 
 def clean_description(text: str) -> str:
@@ -51,14 +71,40 @@ class StaleDraft(SheetError):
     """The draft changed (another tab, or the GM helping) since the page was shown."""
 
 
+def _refusal(error: SheetInvalid, field: str) -> SheetError:
+    """The system's refusal of a document as the step's error, its first problem said for a player."""
+    problem = error.problems[0] if error.problems else None
+    if problem is None:
+        return SheetError(field, "the draft is not valid")
+    parts = problem.field.split(".")
+    top = parts[0] if parts[0] in _NOUNS else field
+    message = problem.message
+    for prefix in ("String ", "Value ", "Input "):  # pydantic's own words start with what is wrong
+        message = message.removeprefix(prefix)
+    if message.startswith(("must", "should", "needs")):
+        part = parts[-1] if len(parts) > 1 and not parts[-1].isdecimal() else ""
+        message = f"{_NOUNS.get(top, 'the draft')}{f' {part}' if part and part != top else ''} {message}"
+    return SheetError(top, message)
+
+
+def _read(character: Character, document: Mapping[str, Any], field: str) -> Any:
+    """A document of the draft's system, validated whole (refusals as :class:`SheetError`)."""
+    try:
+        return character.rules.read_sheet(document)
+    except SheetInvalid as error:
+        raise _refusal(error, field) from None
+
+
+def _dump(sheet: Any) -> dict[str, Any]:
+    return sheet.model_dump(mode="json")
+
+
 def _locked(character_id: int, version: int | None = None) -> Character:
     """The draft, locked; with ``version``, only if nobody saved it since that version."""
-    character = Character.objects.lock(character_id)
-    if character is None:
-        raise Character.DoesNotExist(f"No character {character_id}")
+    character = write.lock(character_id)
     if character.status != Character.Status.DRAFT:
         raise SheetError("status", "this character is already finished; edit it on its sheet")
-    if version is not None and version != character.version:
+    if version is not None and write.is_stale(character, version):
         raise StaleDraft(
             "version",
             "this draft was saved somewhere else (another tab, or your GM) since you opened this page. "
@@ -67,47 +113,90 @@ def _locked(character_id: int, version: int | None = None) -> Character:
     return character
 
 
-def _advance(character: Character, done: str, *, fields: Sequence[str] = ()) -> None:
-    """Record progress: the next step unless the draft already went further."""
+def _following(current: str, done: str) -> str:
+    """Progress after ``done``: the next step unless the draft already went further."""
     following = STEP_KEYS[min(STEP_KEYS.index(done) + 1, len(STEP_KEYS) - 1)]
-    if not character.creation_step or STEP_KEYS.index(character.creation_step) < STEP_KEYS.index(following):
-        character.creation_step = following
-    character.version += 1
-    character.save(update_fields=[*fields, "creation_step", "version", "updated_at"])
-    Campaign.objects.filter(pk=character.campaign_id).update(last_activity_at=timezone.now())
+    if current in STEP_KEYS and STEP_KEYS.index(current) >= STEP_KEYS.index(following):
+        return current
+    return following
+
+
+def _check(character: Character, sheet: Any, step: str) -> None:
+    """The system's check of ``step``: the first problem of this step (all of them at review)."""
+    problems = character.rules.check_step(sheet, step, character.campaign.settings)
+    if step != "review":
+        problems = tuple(p for p in problems if p.field.split(".")[0] in STEP_FIELDS[step])
+    if problems:
+        raise SheetError(problems[0].field.split(".")[0], problems[0].message)
+
+
+def _save(
+    character: Character, sheet: Any, *, step: str, by: Any, what: str, sections: Sequence[str] = ()
+) -> Character:
+    """The step's sheet, with the draft's progress moved on, through the write path."""
+    document = _dump(sheet)
+    document["creation"]["step"] = _following(sheet.creation.step, step)
+    saved = _read(character, document, step)
+    try:
+        return write.write(character, saved, by=by, what=what, sections=sections)
+    except SheetInvalid as error:
+        raise _refusal(error, step) from None
 
 
 def reached(character: Character, step: str) -> bool:
     """Whether the draft has got as far as ``step`` (earlier steps can be revisited)."""
-    current = character.creation_step or STEP_KEYS[-1]
+    current = character.document.creation.step or STEP_KEYS[-1]
     return STEP_KEYS.index(step) <= STEP_KEYS.index(current)
 
 
 @transaction.atomic
 def start_character(*, campaign: Campaign, owner: Any, name: str, concept: str = "") -> Character:
-    """Name and concept: the draft exists from here on."""
+    """Name and concept: the draft exists from here on, with the campaign's skills and no dice."""
     if campaign.archived_at:
         raise SheetError("campaign", "this campaign is archived; no new characters can join it")
     clean = lucky13.clean_name(name, "A character")
-    concept = concept.strip()
+    concept = " ".join(concept.split())
     if len(concept) > MAX_CONCEPT:
         raise SheetError("concept", f"keep the concept under {MAX_CONCEPT} characters")
-    character = Character.objects.create(
-        campaign=campaign, owner=owner, name=clean, concept=concept.strip(), creation_step=STEP_KEYS[0]
-    )
-    Campaign.objects.filter(pk=campaign.pk).update(last_activity_at=timezone.now())
-    return character
+    character = Character.objects.create(campaign=campaign, owner=owner, name=clean)
+    character = write.lock(character.pk)
+    rules = systems.get(campaign.system)
+    sheet = _read(character, {**_dump(rules.new_draft(campaign.settings)), "concept": concept}, "concept")
+    try:
+        return write.write(character, sheet, by=owner, what="Started", sections=["details"])
+    except SheetInvalid as error:
+        raise _refusal(error, "concept") from None
+
+
+def unfinished(character: Character) -> bool:
+    """A draft, or a draft archived when its player left or was removed (never finished): the
+    owner may still throw it away. A character that was ever finished is only archived."""
+    if character.status == Character.Status.DRAFT:
+        return True
+    if character.status != Character.Status.ARCHIVED:
+        return False
+    try:
+        return character.document.creation.step != ""
+    except SheetInvalid:
+        return False
 
 
 @transaction.atomic
 def delete_draft(*, character_id: int, by: Any) -> str:
-    """The owner throws away a draft they no longer want; returns its name. A finished
-    character is never deleted (it is archived instead), and nobody else's draft is."""
-    character = _locked(character_id)
+    """The owner throws away a draft they no longer want, even after leaving the campaign;
+    returns its name. A finished character is never deleted (it is archived instead), and
+    nobody else's draft is."""
+    character = write.lock(character_id)
+    if not unfinished(character):
+        raise SheetError("status", "this character is already finished; edit it on its sheet")
     if character.owner_id != by.pk:
         raise SheetError("owner", "only the player who started a draft can delete it")
     name = character.name
-    character.delete()  # its skills, specializations, traits and equipment go with it
+    SheetChange.objects.discard_draft(character)  # the draft's history goes with it
+    try:
+        character.delete()
+    except ProtectedError:  # rolled dice or ledger entries point at it: history is never deleted
+        raise SheetError("character", f"{name} is in the campaign's records, so the draft stays") from None
     return name
 
 
@@ -124,79 +213,111 @@ def allowed_ability_methods(options: Mapping[str, Any]) -> list[str]:
     return [m for m in ("random", "balanced", "specialized") if m in _methods(options)]
 
 
-def _set_abilities(character: Character, dice: Mapping[str, StepDie]) -> None:
-    for key in lucky13.ABILITY_KEYS:
-        setattr(character, key, dice[key].rung)
+def _abilities(sheet: Any) -> dict[str, StepDie]:
+    dice = sheet.abilities.dice()
+    if len(dice) != len(lucky13.ABILITY_KEYS):
+        raise SheetError("abilities", "choose the abilities first")
+    return dice
+
+
+def abilities_of(character: Character) -> dict[str, StepDie]:
+    return _abilities(character.document)
+
+
+def _with_abilities(character: Character, sheet: Any, dice: Mapping[str, StepDie], method: str) -> Any:
+    document = _dump(sheet)
+    document["abilities"] = {key: dice[key].label for key in lucky13.ABILITY_KEYS}
+    document["creation"]["ability_method"] = method
+    return _skills_follow_abilities(character, _read(character, document, "abilities"))
 
 
 @transaction.atomic
-def roll_abilities(*, version: int | None = None, character_id: int, rng: Random) -> Character:
+def roll_abilities(*, version: int | None = None, character_id: int, rng: Random, by: Any = None) -> Character:
     """ "Random ability method": the server rolls d100 for each ability, in order; the rolls are kept."""
     character = _locked(character_id, version)
     options = character.campaign.settings
     if "random" not in _methods(options):
         raise SheetError("method", "this campaign uses the array method for abilities")
-    if character.ability_method == Character.AbilityMethod.RANDOM:
+    sheet = character.document
+    if sheet.creation.ability_method == "random":
         raise SheetError("method", "the abilities were rolled already; the rolls stand")
-    rolls = [rng.randint(1, 100) for _ in lucky13.ABILITY_KEYS]
-    _set_abilities(character, lucky13.abilities_from_percentiles(rolls))
-    _skills_follow_abilities(character, options)
-    character.ability_method = Character.AbilityMethod.RANDOM
-    character.creation_rolls = {**character.creation_rolls, "abilities": rolls}
-    _advance(character, "abilities", fields=[*lucky13.ABILITY_KEYS, "ability_method", "creation_rolls"])
-    return character
+    rolled = character.rules.roll_step(sheet, "abilities", options, rng)
+    # Rolls already on record (a draft that went to an array since) stand: the system never rerolls.
+    dice = lucky13.abilities_from_percentiles(rolled.creation.ability_rolls)
+    rolled = _with_abilities(character, rolled, dice, "random")
+    _check(character, rolled, "abilities")
+    return _save(character, rolled, step="abilities", by=by, what="Rolled the abilities", sections=["abilities"])
 
 
 @transaction.atomic
 def assign_abilities(
-    *, version: int | None = None, character_id: int, array: str, dice: Mapping[str, StepDie]
+    *, version: int | None = None, character_id: int, array: str, dice: Mapping[str, StepDie], by: Any = None
 ) -> Character:
     """ "Array method": balanced or specialized dice, one per ability."""
     character = _locked(character_id, version)
     options = character.campaign.settings
     if array not in _methods(options):
         raise SheetError("method", "this campaign rolls abilities randomly")
-    if character.ability_method == Character.AbilityMethod.RANDOM:
+    sheet = character.document
+    if sheet.creation.ability_method == "random":
         raise SheetError("method", "the abilities were rolled already; the rolls stand")
-    lucky13.check_ability_array(array, dice)
-    _set_abilities(character, dice)
-    _skills_follow_abilities(character, options)
-    character.ability_method = array
-    _advance(character, "abilities", fields=[*lucky13.ABILITY_KEYS, "ability_method"])
-    return character
+    lucky13.check_ability_array(array, dice)  # before the dice go on the sheet: each is one of the array's
+    assigned = _with_abilities(character, sheet, dice, array)
+    _check(character, assigned, "abilities")
+    what = f"Abilities: the {array} array"
+    return _save(character, assigned, step="abilities", by=by, what=what, sections=["abilities"])
 
 
-def _skills_follow_abilities(character: Character, options: Mapping[str, Any]) -> None:
+def _skills_follow_abilities(character: Character, sheet: Any) -> Any:
     """With skills "equal to the linked ability", skill dice already set follow new abilities."""
-    if options["skill_method"] == "ability" and character.skills.exists():
-        dice = lucky13.skill_dice_by_ability(
-            options["skills"],
-            {k: getattr(character, k) and StepDie(getattr(character, k)) for k in lucky13.ABILITY_KEYS},
-        )
-        _write_skills(character, options, dice)
+    options = character.campaign.settings
+    if options["skill_method"] != "ability" or all(skill.die is None for skill in sheet.skills):
+        return sheet
+    synced = _campaign_skills(character, sheet)
+    return _with_skill_dice(character, synced, _dice_by_ability(synced))
 
 
-def _current_skill_dice(character: Character) -> dict[str, StepDie]:
-    return {s.name: StepDie(s.die) for s in character.skills.all()}
+def _campaign_skills(character: Character, sheet: Any) -> Any:
+    """The draft's skills as the campaign lists them now, in its order: a skill keeps its id, die,
+    roll and specializations by name; a skill new to the list (every skill, for a draft that has
+    none yet) gets a fresh id; one the campaign dropped stays only if something hangs on it."""
+    listed = character.campaign.settings["skills"]
+    by_name = {skill.name.casefold(): skill for skill in sheet.skills}
+    new = [entry for entry in listed if entry["name"].casefold() not in by_name]
+    sheet, fresh = sheet.with_ids(len(new))
+    ids = dict(zip((entry["name"] for entry in new), fresh, strict=True))
+    skills = []
+    for entry in listed:
+        old = by_name.pop(entry["name"].casefold(), None)
+        kept = _dump(old) if old is not None else {"id": ids[entry["name"]]}
+        skills.append({**kept, "name": entry["name"], "ability": entry["ability"]})
+    helped = {skill_id for asset in sheet.assets for skill_id in asset.skills}
+    skills += [_dump(skill) for skill in by_name.values() if skill.specializations or skill.id in helped]
+    return _read(character, {**_dump(sheet), "skills": skills}, "skills")
 
 
-def abilities_of(character: Character) -> dict[str, StepDie]:
-    dice = {key: character.ability(key) for key in lucky13.ABILITY_KEYS}
-    if any(d is None for d in dice.values()):
-        raise SheetError("abilities", "choose the abilities first")
-    return dice  # type: ignore[return-value]
+def _dice_by_ability(sheet: Any) -> dict[int, StepDie]:
+    """Skill method "equal to the linked ability": each skill's die is its ability's (d4 without one)."""
+    abilities = _abilities(sheet)
+    return {skill.id: abilities[skill.ability] if skill.ability else StepDie.of(4) for skill in sheet.skills}
 
 
-def _write_skills(character: Character, options: Mapping[str, Any], dice: Mapping[str, StepDie]) -> None:
-    existing = {s.name: s for s in character.skills.all()}
-    for position, skill in enumerate(options["skills"]):
-        row = existing.pop(skill["name"], None) or Skill(character=character, name=skill["name"])
-        row.position, row.ability, row.die = position, skill["ability"] or "", dice[skill["name"]].rung
-        row.save()
-    # Skills no longer in the campaign's list: drop them only if nothing hangs on them.
-    for stale in existing.values():
-        if not stale.specializations.exists():
-            stale.delete()
+def _with_skill_dice(character: Character, sheet: Any, dice: Mapping[int, StepDie]) -> Any:
+    skills = [{**_dump(skill), "die": dice[skill.id].label} for skill in sheet.skills]
+    return _read(character, {**_dump(sheet), "skills": skills}, "skills")
+
+
+def _skill_id(sheet: Any, skill: str | int) -> int | None:
+    """A skill of the draft named by its id or by its name (any case, spaces collapsed)."""
+    if isinstance(skill, int) and not isinstance(skill, bool):
+        return skill if sheet.skill(skill) is not None else None
+    name = " ".join(str(skill).split()).casefold()
+    return next((s.id for s in sheet.skills if s.name.casefold() == name), None)
+
+
+def skills_for_step(character: Character) -> Any:
+    """The draft's sheet with the skills the skills step works on (the campaign's, kept by name)."""
+    return _campaign_skills(character, character.document)
 
 
 @transaction.atomic
@@ -204,80 +325,98 @@ def set_skills(
     *,
     version: int | None = None,
     character_id: int,
-    dice: Mapping[str, StepDie] | None = None,
+    dice: Mapping[str | int, StepDie] | None = None,
     rng: Random | None = None,
+    by: Any = None,
 ) -> Character:
-    """Skill dice by the campaign's method: equal to the linked ability, an array, random, or point buy."""
+    """Skill dice by the campaign's method: equal to the linked ability, an array, random, or point
+    buy. ``dice`` names each skill by its name or its id."""
     character = _locked(character_id, version)
     options = character.campaign.settings
-    abilities = abilities_of(character)
+    abilities = _abilities(character.document)
+    sheet = _campaign_skills(character, character.document)
     method = options["skill_method"]
     if method == "ability":
-        dice = lucky13.skill_dice_by_ability(options["skills"], abilities)
+        sheet = _with_skill_dice(character, sheet, _dice_by_ability(sheet))
+        what = "Skill dice from the abilities"
     elif method == "random":
-        rolls = _skill_rolls(character, options, rng)
-        dice = {name: lucky13.ability_from_percentile(roll) for name, roll in rolls.items()}
-    elif dice is None:
-        raise SheetError("skills", lucky13.skill_dice_allowed(method, options, abilities))
-    lucky13.check_skill_dice(method, options, abilities, dice)
-    _write_skills(character, options, dice)
-    _advance(character, "skills", fields=["creation_rolls"])
-    return character
-
-
-def _skill_rolls(character: Character, options: Mapping[str, Any], rng: Random | None) -> dict[str, int]:
-    """The server's d100 for each skill, kept by skill name: a roll stands once made, a skill the
-    GM added since is rolled now, and the record follows the campaign's order of skills."""
-    names = [s["name"] for s in options["skills"]]
-    before = dict(
-        zip(
-            character.creation_rolls.get("skill_names", names), character.creation_rolls.get("skills", []), strict=False
-        )
-    )
-    missing = [name for name in names if name not in before]
-    if missing and rng is None:
-        raise SheetError("skills", "roll for the skills")
-    rolls = {name: before[name] if name in before else rng.randint(1, 100) for name in names}  # type: ignore[union-attr]
-    character.creation_rolls = {**character.creation_rolls, "skills": list(rolls.values()), "skill_names": names}
-    return rolls
+        if rng is None:
+            if any(skill.rolled is None for skill in sheet.skills):
+                raise SheetError("skills", "roll for the skills")
+        else:
+            sheet = character.rules.roll_step(sheet, "skills", options, rng)  # a roll on record stands
+        what = "Rolled the skills"
+    else:
+        if dice is None:
+            raise SheetError("skills", lucky13.skill_dice_allowed(method, options, abilities))
+        if any(not StepDie.of(4) <= die <= lucky13.MAX_ABILITY for die in dice.values()):
+            raise SheetError("skills", "skill dice run from d4 to d12")
+        chosen = {_skill_id(sheet, key): die for key, die in dice.items()}
+        if set(chosen) != {skill.id for skill in sheet.skills}:
+            raise SheetError("skills", f"give a die to each skill: {', '.join(s.name for s in sheet.skills)}")
+        sheet = _with_skill_dice(character, sheet, chosen)  # type: ignore[arg-type]
+        what = "Skill dice"
+    _check(character, sheet, "skills")
+    return _save(character, sheet, step="skills", by=by, what=what, sections=["skills"])
 
 
 @dataclass(frozen=True, slots=True)
 class SpecializationChoice:
-    skill: str
+    skill: str | int  # the skill's name, or its id
     name: str
+
+
+def _reused_ids(sheet: Any, old: Mapping[Hashable, int], keys: Sequence[Hashable]) -> tuple[Any, list[int]]:
+    """An id for each of ``keys``: an item chosen again keeps its id, a new one gets a fresh id."""
+    left = dict(old)
+    reused = [left.pop(key, None) for key in keys]
+    sheet, fresh = sheet.with_ids(reused.count(None))
+    handed = iter(fresh)
+    return sheet, [item_id if item_id is not None else next(handed) for item_id in reused]
 
 
 @transaction.atomic
 def set_specializations(
-    *, version: int | None = None, character_id: int, choices: Sequence[SpecializationChoice], took_impairment: bool
+    *,
+    version: int | None = None,
+    character_id: int,
+    choices: Sequence[SpecializationChoice],
+    took_impairment: bool,
+    by: Any = None,
 ) -> Character:
     """Starting specializations at level 1, as many as the campaign allows (+1 for an impairment)."""
     character = _locked(character_id, version)
     options = character.campaign.settings
-    skills = {s.name: s for s in character.skills.all()}
-    if not skills:
+    sheet = character.document
+    if not sheet.skills or any(skill.die is None for skill in sheet.skills):
         raise SheetError("specializations", "set the skills first")
     allowance = lucky13.specialization_allowance(options, impairment=took_impairment)
     if len(choices) > allowance:
         extra = " (one more with an impairment)" if not took_impairment else ""
         raise SheetError("specializations", f"a new character starts with at most {allowance}{extra}")
-    seen = set()
+    picked: list[tuple[int, str]] = []
     for choice in choices:
-        if choice.skill not in skills:
-            raise SheetError("specializations", f"{choice.skill!r} is not one of this campaign's skills")
+        skill_id = _skill_id(sheet, choice.skill)
+        if skill_id is None:
+            raise SheetError("specializations", f"this character has no skill called {choice.skill}")
         name = lucky13.clean_name(choice.name, "Each specialization")
-        if (choice.skill, name.lower()) in seen:
-            raise SheetError("specializations", f"{name} is listed twice under {choice.skill}")
-        seen.add((choice.skill, name.lower()))
-    Specialization.objects.filter(skill__character=character).delete()
-    Specialization.objects.bulk_create(
-        Specialization(skill=skills[c.skill], name=lucky13.clean_name(c.name, "Each specialization"), level=1)
-        for c in choices
-    )
-    character.took_impairment = took_impairment
-    _advance(character, "specializations", fields=["took_impairment"])
-    return character
+        if (skill_id, name.casefold()) in {(s, n.casefold()) for s, n in picked}:
+            raise SheetError("specializations", f"{name} is listed twice under {sheet.skill(skill_id).name}")
+        picked.append((skill_id, name))
+    old = {(skill.id, spec.name.casefold()): spec.id for skill in sheet.skills for spec in skill.specializations}
+    sheet, ids = _reused_ids(sheet, old, [(s, n.casefold()) for s, n in picked])
+    skills = [
+        {**_dump(skill), "specializations": [
+            {"id": spec_id, "name": name, "level": 1} for (s, name), spec_id in zip(picked, ids, strict=True)
+            if s == skill.id
+        ]}
+        for skill in sheet.skills
+    ]  # fmt: skip
+    document = {**_dump(sheet), "skills": skills}
+    document["creation"]["took_impairment"] = took_impairment
+    chosen = _read(character, document, "specializations")
+    _check(character, chosen, "specializations")
+    return _save(character, chosen, step="specializations", by=by, what="Specializations", sections=["skills"])
 
 
 @dataclass(frozen=True, slots=True)
@@ -288,29 +427,32 @@ class TraitChoice:
 
 
 @transaction.atomic
-def set_traits(*, version: int | None = None, character_id: int, traits: Sequence[TraitChoice]) -> Character:
+def set_traits(
+    *, version: int | None = None, character_id: int, traits: Sequence[TraitChoice], by: Any = None
+) -> Character:
     """Backgrounds and impairments: a name and a description each."""
     character = _locked(character_id, version)
+    sheet = character.document
     if len(traits) > MAX_ROWS:
         raise SheetError("traits", f"at most {MAX_ROWS} backgrounds and impairments")
     rows = []
     for trait in traits:
-        if trait.kind not in Trait.Kind.values:
+        if trait.kind not in dict(TRAIT_KINDS):
             raise SheetError("traits", "a trait is a background or an impairment")
         name = lucky13.clean_name(trait.name, "Each background and impairment")
-        rows.append(
-            Trait(character=character, kind=trait.kind, name=name, description=clean_description(trait.description))
-        )
-    if character.took_impairment and not any(t.kind == Trait.Kind.IMPAIRMENT for t in rows):
+        rows.append({"kind": trait.kind, "name": name, "description": clean_description(trait.description)})
+    if sheet.creation.took_impairment and not any(row["kind"] == "impairment" for row in rows):
         raise SheetError(
             "traits",
             "you took an impairment for an extra specialization: describe it here, "
             "or go back and give up the extra specialization",
         )
-    character.traits.all().delete()
-    Trait.objects.bulk_create(rows)
-    _advance(character, "traits")
-    return character
+    old = {(t.kind, t.name.casefold()): t.id for t in sheet.traits}
+    sheet, ids = _reused_ids(sheet, old, [(row["kind"], row["name"].casefold()) for row in rows])
+    document = {**_dump(sheet), "traits": [{"id": i, **row} for i, row in zip(ids, rows, strict=True)]}
+    chosen = _read(character, document, "traits")
+    _check(character, chosen, "traits")
+    return _save(character, chosen, step="traits", by=by, what="Backgrounds and impairments", sections=["traits"])
 
 
 @dataclass(frozen=True, slots=True)
@@ -318,7 +460,7 @@ class AssetChoice:
     name: str
     level: int
     kind: str = "thing"
-    skills: tuple[str, ...] = ()
+    skills: tuple[str | int, ...] = ()  # each skill's name, or its id
     description: str = ""
 
 
@@ -349,78 +491,72 @@ def set_equipment(
     assets: Sequence[AssetChoice],
     weapons: Sequence[WeaponChoice],
     armor: Sequence[ArmorChoice],
+    by: Any = None,
 ) -> Character:
     """Assets (level 1 Inferior … 5 Perfect, the skills each helps; a person can be one),
     weapons (accuracy and damage dice) and armor (a defensive die)."""
     character = _locked(character_id, version)
+    sheet = character.document
     if max(len(assets), len(weapons), len(armor)) > MAX_ROWS:
         raise SheetError("equipment", f"at most {MAX_ROWS} of each")
-    skills = {s.name: s for s in character.skills.all()}
     asset_rows = []
     for asset in assets:
         lucky13.check_level(asset.level, "asset level")
-        unknown = [name for name in asset.skills if name not in skills]
+        helped = [_skill_id(sheet, skill) for skill in asset.skills]
+        unknown = [str(skill) for skill, found in zip(asset.skills, helped, strict=True) if found is None]
         if unknown:
-            raise SheetError("assets", f"{', '.join(unknown)} is not one of this character's skills")
-        if asset.kind not in Asset.Kind.values:
+            raise SheetError("assets", f"{', '.join(unknown)}: this character has no such skill")
+        if asset.kind not in dict(ASSET_KINDS):
             raise SheetError("assets", "an asset is a thing or a person")
-        asset_rows.append((asset, lucky13.clean_name(asset.name, "Each asset")))
+        asset_rows.append({
+            "name": lucky13.clean_name(asset.name, "Each asset"), "kind": asset.kind, "level": asset.level,
+            "skills": list(dict.fromkeys(helped)), "description": clean_description(asset.description),
+        })  # fmt: skip
     weapon_rows = [
-        Weapon(
-            character=character,
-            name=lucky13.clean_name(w.name, "Each weapon"),
-            accuracy=check_die(w.accuracy, "accuracy").rung,
-            damage=check_die(w.damage, "damage").rung,
-        )
+        {
+            "name": lucky13.clean_name(w.name, "Each weapon"),
+            "accuracy": check_die(w.accuracy, "accuracy").label,
+            "damage": check_die(w.damage, "damage").label,
+        }
         for w in weapons
     ]
     armor_rows = [
-        Armor(
-            character=character,
-            name=lucky13.clean_name(a.name, "Each armor"),
-            defense=check_die(a.defense, "defensive").rung,
-        )
+        {"name": lucky13.clean_name(a.name, "Each armor"), "defense": check_die(a.defense, "defensive").label}
         for a in armor
     ]
-    character.assets.all().delete()
-    character.weapons.all().delete()
-    character.armor.all().delete()
-    for asset, name in asset_rows:
-        row = Asset.objects.create(
-            character=character, name=name, kind=asset.kind, level=asset.level,
-            description=clean_description(asset.description),
-        )  # fmt: skip
-        row.skills.set([skills[s] for s in asset.skills])
-    Weapon.objects.bulk_create(weapon_rows)
-    Armor.objects.bulk_create(armor_rows)
-    _advance(character, "equipment")
-    return character
+    document = _dump(sheet)
+    lists = (("assets", asset_rows, sheet.assets), ("weapons", weapon_rows, sheet.weapons))
+    for field, rows, items in (*lists, ("armor", armor_rows, sheet.armor)):
+        old = {item.name.casefold(): item.id for item in items}
+        sheet, ids = _reused_ids(sheet, old, [row["name"].casefold() for row in rows])
+        document[field] = [{"id": i, **row} for i, row in zip(ids, rows, strict=True)]
+    document["next_id"] = sheet.next_id
+    chosen = _read(character, document, "equipment")
+    _check(character, chosen, "equipment")
+    sections = ["equipment"]
+    return _save(character, chosen, step="equipment", by=by, what="Equipment", sections=sections)
 
 
 @transaction.atomic
-def finish(*, version: int | None = None, character_id: int) -> Character:
+def finish(*, version: int | None = None, character_id: int, by: Any = None) -> Character:
     """Review done: the character joins the party at full hit points."""
     character = _locked(character_id, version)
     options = character.campaign.settings
-    abilities = abilities_of(character)
-    dice = _current_skill_dice(character)
-    if set(dice) != {s["name"] for s in options["skills"]}:
+    sheet = character.document
+    abilities = _abilities(sheet)
+    listed = {entry["name"].casefold() for entry in options["skills"]}
+    if {skill.name.casefold() for skill in sheet.skills} != listed or any(s.die is None for s in sheet.skills):
         raise SheetError("skills", "set the skill dice first")
-    if options["skill_method"] == "random":
-        rolls = _skill_rolls(character, options, None)
-        if any(dice[name] != lucky13.ability_from_percentile(roll) for name, roll in rolls.items()):
-            raise SheetError("skills", "the skill dice must be the ones the server rolled")
-    else:
-        # The skill dice must still fit the campaign's method with the abilities as they are now.
-        lucky13.check_skill_dice(options["skill_method"], options, abilities, dice)
-    if character.took_impairment and not character.traits.filter(kind=Trait.Kind.IMPAIRMENT).exists():
-        raise SheetError("traits", "describe the impairment you took for the extra specialization")
+    # The whole draft once more: the skill dice must still fit the campaign's method with the
+    # abilities as they are now, and an impairment taken for a specialization must be described.
+    _check(character, sheet, "review")
     if not reached(character, "review"):
         raise SheetError("review", "go through every step first")
-    character.hit_points = lucky13.max_hit_points(abilities["pulse"], options["hit_points_per_step"])
-    character.status = Character.Status.ACTIVE
-    character.creation_step = ""
-    character.version += 1
-    character.save(update_fields=["hit_points", "status", "creation_step", "version", "updated_at"])
-    Campaign.objects.filter(pk=character.campaign_id).update(last_activity_at=timezone.now())
-    return character
+    document = _dump(sheet)
+    document["hit_points"] = lucky13.max_hit_points(abilities["pulse"], options["hit_points_per_step"])
+    document["creation"]["step"] = ""
+    finished = _read(character, document, "review")
+    try:
+        return write.write(character, finished, by=by, what="Finished", status=Character.Status.ACTIVE)
+    except SheetInvalid as error:
+        raise _refusal(error, "review") from None

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import secrets
 from collections.abc import Callable
-from typing import Any
+from typing import Any, Final
 
 from django.contrib import messages
 from django.http import HttpRequest, HttpResponse, QueryDict
@@ -18,15 +18,18 @@ from django.urls import reverse
 from django.views.decorators.http import require_http_methods
 
 from campaigns.access import campaign_for
-from characters import access, creation, sheets
+from characters import access, creation, sheets, write
 from characters.creation import ArmorChoice, AssetChoice, SpecializationChoice, TraitChoice, WeaponChoice
-from characters.models import Asset, Character, Trait
+from characters.models import Character
 from rules.dice import DiceError, StepDie
 from rules.systems import lucky13
 from rules.systems.base import SpecError
 
 DIE_LABELS = [StepDie(rung).label for rung in range(1, 6)]
 BLANK_ROWS = 2
+BLANK_ASSET: Final = {"name": "", "kind": "thing", "level": 2, "skills": [], "description": ""}
+BLANK_WEAPON: Final = {"name": "", "accuracy": "d6", "damage": "d6"}
+BLANK_ARMOR: Final = {"name": "", "defense": "d4"}
 
 
 @require_http_methods(["GET", "HEAD", "POST"])
@@ -40,7 +43,7 @@ def start(request: HttpRequest, campaign_pk: int) -> HttpResponse:
                 campaign=campaign, owner=request.user, name=values["name"], concept=values["concept"]
             )
         except (SpecError, ValueError) as problem:
-            error = getattr(problem, "message", str(problem))
+            error = write.sentence(getattr(problem, "message", str(problem)))
         else:
             return redirect("characters:create-step", pk=character.pk, step=creation.STEP_KEYS[0])
     status = 400 if error else 200
@@ -53,7 +56,7 @@ def start(request: HttpRequest, campaign_pk: int) -> HttpResponse:
 def _rows(data: QueryDict, prefix: str, fields: tuple[str, ...]) -> list[dict[str, str]]:
     """Indexed form rows (``spec-0-name``…); a row without a name is an unused blank row."""
     indexes = sorted(
-        {int(key.split("-")[1]) for key in data if key.startswith(f"{prefix}-") and key.split("-")[1].isdigit()}
+        {int(part) for part in (key.split("-")[1] for key in data if key.startswith(f"{prefix}-")) if _index(part)}
     )
     rows = []
     for i in indexes[: creation.MAX_ROWS + BLANK_ROWS]:
@@ -62,6 +65,11 @@ def _rows(data: QueryDict, prefix: str, fields: tuple[str, ...]) -> list[dict[st
         if row["name"]:
             rows.append(row)
     return rows
+
+
+def _index(part: str) -> bool:
+    """A form row's index: a few ASCII digits."""
+    return part.isascii() and part.isdecimal() and len(part) < 5
 
 
 def _die(value: str, what: str) -> StepDie:
@@ -78,43 +86,51 @@ def _level(value: str) -> int:
         raise SpecError("asset level", "an asset level is from 1 (Inferior) to 5 (Perfect)") from None
 
 
+def _skill(value: str) -> str | int:
+    """A skill as a form names it: by its id (a name is taken too)."""
+    return int(value) if value.isascii() and value.isdecimal() and len(value) < 17 else value
+
+
 def _version(request: HttpRequest) -> int | None:
     """The draft's version the page was made from (a form without one is checked no further)."""
     value = request.POST.get("version", "")
-    return int(value) if value.isdigit() else None
+    return int(value) if value.isascii() and value.isdecimal() and len(value) < 17 else None
 
 
 def _save_abilities(request: HttpRequest, character: Character) -> None:
     if request.POST.get("action") == "roll":
-        creation.roll_abilities(character_id=character.pk, rng=secrets.SystemRandom(), version=_version(request))
+        creation.roll_abilities(
+            character_id=character.pk, rng=secrets.SystemRandom(), version=_version(request), by=request.user
+        )
         return
-    if character.ability_method == Character.AbilityMethod.RANDOM:
+    if character.document.creation.ability_method == "random":
         return  # rolled already: nothing to choose
     array = request.POST.get("method", "")
-    dice = {key: _die(request.POST.get(key, ""), key.title()) for key in lucky13.ABILITY_KEYS}
-    creation.assign_abilities(character_id=character.pk, array=array, dice=dice, version=_version(request))
+    dice = {key: _die(request.POST.get(key, ""), name) for key, name in _ability_names(character)}
+    creation.assign_abilities(
+        character_id=character.pk, array=array, dice=dice, version=_version(request), by=request.user
+    )
 
 
 def _save_skills(request: HttpRequest, character: Character) -> None:
-    options = character.campaign.settings
-    method = options["skill_method"]
+    method = character.campaign.settings["skill_method"]
     if method in ("ability", "random"):
         rng = secrets.SystemRandom() if request.POST.get("action") == "roll" else None
-        creation.set_skills(character_id=character.pk, rng=rng, version=_version(request))
+        creation.set_skills(character_id=character.pk, rng=rng, version=_version(request), by=request.user)
         return
-    dice = {
-        skill["name"]: _die(request.POST.get(f"skill-{i}", ""), skill["name"])
-        for i, skill in enumerate(options["skills"])
+    dice: dict[str | int, StepDie] = {
+        skill.id: _die(request.POST.get(f"skill-{skill.id}", ""), skill.name)
+        for skill in creation.skills_for_step(character).skills
     }
-    creation.set_skills(character_id=character.pk, dice=dice, version=_version(request))
+    creation.set_skills(character_id=character.pk, dice=dice, version=_version(request), by=request.user)
 
 
 def _save_specializations(request: HttpRequest, character: Character) -> None:
     rows = _rows(request.POST, "spec", ("skill", "name"))
-    choices = [SpecializationChoice(skill=row["skill"], name=row["name"]) for row in rows]
+    choices = [SpecializationChoice(skill=_skill(row["skill"]), name=row["name"]) for row in rows]
     took = request.POST.get("took_impairment") == "on"
     creation.set_specializations(
-        character_id=character.pk, choices=choices, took_impairment=took, version=_version(request)
+        character_id=character.pk, choices=choices, took_impairment=took, version=_version(request), by=request.user
     )
 
 
@@ -124,13 +140,14 @@ def _save_traits(request: HttpRequest, character: Character) -> None:
         version=_version(request),
         character_id=character.pk,
         traits=[TraitChoice(kind=r["kind"], name=r["name"], description=r["description"]) for r in rows],
+        by=request.user,
     )
 
 
 def _save_equipment(request: HttpRequest, character: Character) -> None:
     assets = [
         AssetChoice(name=r["name"], level=_level(r["level"]), kind=r["kind"] or "thing",
-                    skills=tuple(r["list:skills"]), description=r["description"])  # type: ignore[arg-type]
+                    skills=tuple(_skill(s) for s in r["list:skills"]), description=r["description"])
         for r in _rows(request.POST, "asset", ("name", "kind", "level", "description"))
     ]  # fmt: skip
     weapons = [
@@ -142,12 +159,13 @@ def _save_equipment(request: HttpRequest, character: Character) -> None:
         for r in _rows(request.POST, "armor", ("name", "defense"))
     ]
     creation.set_equipment(
-        character_id=character.pk, assets=assets, weapons=weapons, armor=armor, version=_version(request)
-    )
+        character_id=character.pk, assets=assets, weapons=weapons, armor=armor, version=_version(request),
+        by=request.user,
+    )  # fmt: skip
 
 
 def _finish(request: HttpRequest, character: Character) -> None:
-    creation.finish(character_id=character.pk, version=_version(request))
+    creation.finish(character_id=character.pk, version=_version(request), by=request.user)
 
 
 SAVE: dict[str, Callable[[HttpRequest, Character], None]] = {
@@ -160,10 +178,16 @@ SAVE: dict[str, Callable[[HttpRequest, Character], None]] = {
 }
 
 
+def _ability_names(character: Character) -> list[tuple[str, str]]:
+    return list(zip(lucky13.ABILITY_KEYS, character.campaign.settings["ability_names"], strict=True))
+
+
 def _step_context(character: Character, step: str) -> dict[str, Any]:
     options = character.campaign.settings
+    doc = character.document
     context: dict[str, Any] = {
         "character": character,
+        "doc": doc,
         "campaign": character.campaign,
         "options": options,
         "step": step,
@@ -172,68 +196,69 @@ def _step_context(character: Character, step: str) -> dict[str, Any]:
             for key, label in creation.STEPS
         ],
         "dice": DIE_LABELS,
-        "ability_names": list(zip(lucky13.ABILITY_KEYS, options["ability_names"], strict=True)),
+        "ability_names": _ability_names(character),
     }
     if step == "abilities":
         context["methods"] = creation.allowed_ability_methods(options)
-        context["rolls"] = list(
-            zip(options["ability_names"], character.creation_rolls.get("abilities", []), strict=False)
-        )
-        context["current"] = {key: (character.ability(key) or "") for key in lucky13.ABILITY_KEYS}
+        context["method"] = doc.creation.ability_method
+        context["rolls"] = dict(zip(lucky13.ABILITY_KEYS, doc.creation.ability_rolls, strict=False))
+        context["current"] = {key: getattr(doc.abilities, key) or "" for key in lucky13.ABILITY_KEYS}
         context["balanced"] = " ".join(d.label for d in lucky13.BALANCED_ARRAY)
         context["specialized"] = " ".join(d.label for d in lucky13.SPECIALIZED_ARRAY)
     elif step == "skills":
-        existing = {s.name: StepDie(s.die).label for s in character.skills.all()}
-        abilities = {key: character.ability(key) for key in lucky13.ABILITY_KEYS}
-        names = dict(zip(lucky13.ABILITY_KEYS, options["ability_names"], strict=True))
-        rolls = character.creation_rolls.get("skills", [])
+        try:
+            skills = creation.skills_for_step(character).skills
+        except SpecError:
+            skills = doc.skills
+        abilities = doc.abilities.dice()
+        names = dict(_ability_names(character))
         context["skills"] = [
             {
-                "index": i,
-                "name": s["name"],
-                "ability": names.get(s["ability"] or "", ""),
-                "current": existing.get(s["name"], ""),
-                "from_ability": (abilities.get(s["ability"]) or StepDie.of(4)).label if s["ability"] else "d4",
-                "roll": rolls[i] if i < len(rolls) else None,
+                "index": s.id,
+                "name": s.name,
+                "ability": names.get(s.ability or "", ""),
+                "current": s.die or "",
+                "from_ability": abilities[s.ability].label if s.ability in abilities else "d4",
+                "roll": s.rolled,
             }
-            for i, s in enumerate(options["skills"])
+            for s in skills
         ]
+        context["to_roll"] = any(s.rolled is None for s in skills)
         context["method"] = options["skill_method"]
-        if all(abilities.values()):
-            context["method_help"] = lucky13.skill_dice_allowed(options["skill_method"], options, abilities)  # type: ignore[arg-type]
+        if len(abilities) == len(lucky13.ABILITY_KEYS):
+            context["method_help"] = lucky13.skill_dice_allowed(options["skill_method"], options, abilities)
     elif step == "specializations":
         current = [
-            {"skill": sp.skill.name, "name": sp.name}
-            for sp in character.skills.all()
-            for sp in sp.specializations.all()
+            {"skill": str(skill.id), "name": spec.name} for skill in doc.skills for spec in skill.specializations
         ]
         allowance = lucky13.specialization_allowance(options, impairment=True)
         context["rows"] = current + [{"skill": "", "name": ""}] * max(allowance - len(current), 0)
-        context["skill_names"] = [s.name for s in character.skills.all()]
+        context["skill_choices"] = [(str(s.id), s.name) for s in doc.skills]
         context["allowance"] = lucky13.specialization_allowance(options, impairment=False)
+        context["took_impairment"] = doc.creation.took_impairment
     elif step == "traits":
-        current = [{"kind": t.kind, "name": t.name, "description": t.description} for t in character.traits.all()]
+        current = [{"kind": t.kind, "name": t.name, "description": t.description} for t in doc.traits]
         context["rows"] = current + [{"kind": "background", "name": "", "description": ""}] * BLANK_ROWS
-        context["kinds"] = Trait.Kind.choices
+        context["kinds"] = creation.TRAIT_KINDS
     elif step == "equipment":
         context["assets"] = [
-            {"name": a.name, "kind": a.kind, "level": a.level, "skills": [s.name for s in a.skills.all()],
+            {"name": a.name, "kind": a.kind, "level": a.level, "skills": [str(i) for i in a.skills],
              "description": a.description}
-            for a in character.assets.all()
-        ] + [{"name": "", "kind": "thing", "level": 2, "skills": [], "description": ""}] * BLANK_ROWS  # fmt: skip
-        context["weapons"] = [
-            {"name": w.name, "accuracy": StepDie(w.accuracy).label, "damage": StepDie(w.damage).label}
-            for w in character.weapons.all()
-        ] + [{"name": "", "accuracy": "d6", "damage": "d6"}] * BLANK_ROWS
-        context["armor"] = [{"name": a.name, "defense": StepDie(a.defense).label} for a in character.armor.all()] + [
-            {"name": "", "defense": "d4"}
-        ] * BLANK_ROWS
-        context["skill_names"] = [s.name for s in character.skills.all()]
+            for a in doc.assets
+        ] + [BLANK_ASSET] * BLANK_ROWS  # fmt: skip
+        weapons = [{"name": w.name, "accuracy": w.accuracy, "damage": w.damage} for w in doc.weapons]
+        context["weapons"] = weapons + [BLANK_WEAPON] * BLANK_ROWS
+        context["armor"] = [{"name": a.name, "defense": a.defense} for a in doc.armor] + [BLANK_ARMOR] * BLANK_ROWS
+        context["skill_choices"] = [(str(s.id), s.name) for s in doc.skills]
         context["asset_levels"] = lucky13.ASSET_LEVELS
-        context["asset_kinds"] = Asset.Kind.choices
+        context["asset_kinds"] = creation.ASSET_KINDS
     elif step == "review":
-        full = sheets.with_sheet(Character.objects.filter(pk=character.pk)).get()
-        context["sheet"] = sheets.sheet(full)
+        context["sheet"] = sheets.sheet(character)
+        pulse = doc.abilities.dice().get("pulse")
+        if pulse is not None:  # what the character joins the party with
+            context["pulse"] = pulse.label
+            context["max_hit_points"] = lucky13.max_hit_points(pulse, options["hit_points_per_step"])
+        context["asset_levels"] = lucky13.ASSET_LEVELS
     return context
 
 
@@ -242,11 +267,12 @@ def step(request: HttpRequest, pk: int, step: str) -> HttpResponse:
     character = access.character_for(request.user, pk, write=True)
     if character.status != Character.Status.DRAFT:
         return redirect("characters:sheet", pk=character.pk)
+    progress = character.document.creation.step or creation.STEP_KEYS[-1]
     if step not in creation.STEP_KEYS:
-        return redirect("characters:create-step", pk=character.pk, step=character.creation_step or "abilities")
+        return redirect("characters:create-step", pk=character.pk, step=progress)
     if not creation.reached(character, step):
         messages.info(request, "One step at a time: this is where your character is.")
-        return redirect("characters:create-step", pk=character.pk, step=character.creation_step)
+        return redirect("characters:create-step", pk=character.pk, step=progress)
     error = None
     status = 200
     if request.method == "POST":
@@ -270,40 +296,44 @@ def step(request: HttpRequest, pk: int, step: str) -> HttpResponse:
         character.refresh_from_db()
     context = _step_context(character, step)
     if status == 400:
-        context.update(_as_posted(request, step))  # show what was typed, not what was saved before
-    context["error"] = error
+        _as_posted(request, step, context)  # show what was typed, not what was saved before
+    context["error"] = write.sentence(error) if error else None
     return render(request, f"characters/create/{step}.html", context, status=status)
 
 
-def _as_posted(request: HttpRequest, step: str) -> dict[str, Any]:
-    """The rows of a refused step as the player entered them, plus blank rows to add more."""
+def _as_posted(request: HttpRequest, step: str, context: dict[str, Any]) -> None:
+    """The choices of a refused step as the player entered them, plus blank rows to add more."""
     data = request.POST
-    if step == "specializations":
+    if step == "abilities" and data.get("action") != "roll":
+        context["method"] = data.get("method", "")
+        context["current"] = {key: data.get(key, "") for key in lucky13.ABILITY_KEYS}
+    elif step == "skills":
+        for skill in context["skills"]:
+            if f"skill-{skill['index']}" in data:
+                skill["current"] = data[f"skill-{skill['index']}"]
+    elif step == "specializations":
         rows = [{"skill": r["skill"], "name": r["name"]} for r in _rows(data, "spec", ("skill", "name"))]
-        return {"rows": rows + [{"skill": "", "name": ""}] * BLANK_ROWS}
-    if step == "traits":
+        context["rows"] = rows + [{"skill": "", "name": ""}] * BLANK_ROWS
+        context["took_impairment"] = data.get("took_impairment") == "on"
+    elif step == "traits":
         rows = _rows(data, "trait", ("kind", "name", "description"))
-        return {"rows": rows + [{"kind": "background", "name": "", "description": ""}] * BLANK_ROWS}
-    if step == "equipment":
+        context["rows"] = rows + [{"kind": "background", "name": "", "description": ""}] * BLANK_ROWS
+    elif step == "equipment":
         assets = [
-            {**r, "level": int(r["level"]) if r["level"].isdigit() else r["level"], "skills": r["list:skills"]}
+            {**r, "level": int(r["level"]) if _index(r["level"]) else r["level"], "skills": r["list:skills"]}
             for r in _rows(data, "asset", ("name", "kind", "level", "description"))
         ]
-        blank_asset = {"name": "", "kind": "thing", "level": 2, "skills": [], "description": ""}
-        return {
-            "assets": assets + [blank_asset] * BLANK_ROWS,
-            "weapons": _rows(data, "weapon", ("name", "accuracy", "damage"))
-            + [{"name": "", "accuracy": "d6", "damage": "d6"}] * BLANK_ROWS,
-            "armor": _rows(data, "armor", ("name", "defense")) + [{"name": "", "defense": "d4"}] * BLANK_ROWS,
-        }
-    return {}
+        context["assets"] = assets + [BLANK_ASSET] * BLANK_ROWS
+        context["weapons"] = _rows(data, "weapon", ("name", "accuracy", "damage")) + [BLANK_WEAPON] * BLANK_ROWS
+        context["armor"] = _rows(data, "armor", ("name", "defense")) + [BLANK_ARMOR] * BLANK_ROWS
 
 
 @require_http_methods(["GET", "HEAD", "POST"])
 def delete_draft(request: HttpRequest, pk: int) -> HttpResponse:
-    """The owner deletes a draft, after confirming: a finished character is archived, never deleted."""
+    """The owner deletes a draft, after confirming: a finished character is archived, never deleted.
+    A player who left or was removed may still delete their own drafts (archived when they went)."""
     character = access.character_for(request.user, pk)
-    if character.status != Character.Status.DRAFT:
+    if not creation.unfinished(character):
         return redirect("characters:sheet", pk=character.pk)
     if character.owner_id != request.user.pk:
         context = {"character": character, "message": "Only the player who started a draft can delete it."}
@@ -312,8 +342,10 @@ def delete_draft(request: HttpRequest, pk: int) -> HttpResponse:
         try:
             name = creation.delete_draft(character_id=character.pk, by=request.user)
         except SpecError as problem:
-            context = {"character": character, "message": problem.message}
+            context = {"character": character, "message": write.sentence(problem.message)}
             return render(request, "characters/edit_refused.html", context, status=409)
         messages.success(request, f"The draft {name} is deleted.")
+        if character.viewer_role is None:  # no longer a member: the campaign page is not theirs to see
+            return redirect("campaigns:list")
         return redirect("campaigns:detail", pk=character.campaign_id)
     return render(request, "characters/delete_draft.html", {"character": character})

@@ -13,7 +13,7 @@ from django.views.decorators.http import require_http_methods, require_safe
 
 from campaigns.access import campaign_for
 from campaigns.models import Campaign
-from characters import access, creation, exchange, sheets
+from characters import access, exchange, sheets
 from characters.models import Character
 from rules.systems import lucky13
 
@@ -37,15 +37,13 @@ def export_character(request: HttpRequest, pk: int) -> HttpResponse:
 
 
 def _campaign_rules(campaign: Campaign) -> dict[str, Any]:
-    """What an imported character must fit, said on the form so that a player can check first."""
+    """What an unsigned document must fit, said on the form so that a player can check first."""
     options = campaign.settings
-    methods = creation.allowed_ability_methods(options)
-    labels = dict(Character.AbilityMethod.choices)
+    methods = {o.key: dict(o.choices) for o in campaign.rules.option_fields if o.choices}
     return {
-        "ability_methods": [labels[m] for m in methods],
-        "random_allowed": "random" in methods,
+        "ability_methods": methods["ability_methods"][options["ability_methods"]],
         "skills": [s["name"] for s in options["skills"]],
-        "skill_method": dict(lucky13.SKILL_METHODS)[options["skill_method"]],
+        "skill_method": methods["skill_method"][options["skill_method"]],
         "specializations": options["starting_specializations"],
     }
 
@@ -68,7 +66,8 @@ def _submitted(request: HttpRequest) -> bytes | str:
 
 @require_http_methods(["GET", "HEAD", "POST"])
 def import_character(request: HttpRequest, campaign_pk: int) -> HttpResponse:
-    """Upload or paste an exported character; it joins the campaign as a fresh creation."""
+    """Upload or paste an exported character: it joins the campaign as it was exported (a draft
+    as that draft, an archived character archived), or as a fresh creation if it is unsigned."""
     campaign = campaign_for(request.user, campaign_pk)
     context: dict[str, Any] = {"campaign": campaign, "rules": _campaign_rules(campaign), "errors": [], "pasted": ""}
     if request.method != "POST":
@@ -78,13 +77,13 @@ def import_character(request: HttpRequest, campaign_pk: int) -> HttpResponse:
         document = exchange.load_document(_submitted(request))
         character = exchange.import_character(campaign=campaign, owner=request.user, document=document)
     except exchange.DocumentError as problem:
-        context["errors"] = problem.messages
+        context["errors"] = problem.messages()
         return render(request, "characters/import.html", context, status=400)
-    reset = exchange.resets(campaign=campaign, document=document)
+    reset = exchange.resets(campaign=campaign, document=document, importer=request.user)
+    status = {"draft": "a draft", "active": "an active character", "archived": "an archived character"}
     messages.success(
         request,
-        f"{character.name} joined {campaign.name} as a new character. Started afresh, as for any new "
-        f"character: {'; '.join(reset)}.",
+        f"{character.name} joined {campaign.name} as {status[character.status]}. Started afresh: {'; '.join(reset)}.",
     )
     return redirect("characters:sheet", pk=character.pk)
 

@@ -16,17 +16,21 @@ from django.forms.formsets import BaseFormSet, formset_factory
 from django.http import QueryDict
 
 from characters import operations
-from characters.creation import MAX_ROWS
-from characters.models import Asset, Character, Trait
+from characters.models import Character
 from characters.operations import ArmorRow, AssetRow, Details, Equipment, SpecializationRow, TraitRow, WeaponRow
 from rules.dice import DiceError, StepDie
+from rules.document import MAX_SHORT_TEXT
 from rules.systems import lucky13
 
 DIE_CHOICES = [(StepDie(rung).label, StepDie(rung).label) for rung in range(1, 6)]
 LEVEL_CHOICES = [(level, str(level)) for level in range(1, lucky13.MAX_SPECIALIZATION_LEVEL + 1)]
 ASSET_LEVEL_CHOICES = [(level, f"{level} {label}") for level, label in lucky13.ASSET_LEVELS]
+#: An asset's level in words ("Standard"), for the sheet.
+ASSET_LEVEL_NAMES = dict(lucky13.ASSET_LEVELS)
 #: Empty rows offered for adding, below the rows already on the sheet.
 NEW_ROWS = 2
+#: The most rows of one list a form takes: every row a sheet may hold, and the new ones.
+MAX_ROWS = lucky13.MAX_ITEMS + NEW_ROWS
 
 
 class DieField(forms.Field):
@@ -102,7 +106,7 @@ class RemovableRowForm(RowForm):
 
 def _formset(form: type[forms.Form], prefix: str, data: QueryDict | None, initial: list[dict[str, Any]],
              *, extra: int, **form_kwargs: Any) -> BaseFormSet:  # fmt: skip
-    formset_class = formset_factory(form, extra=extra, max_num=MAX_ROWS, absolute_max=MAX_ROWS + NEW_ROWS + 20)
+    formset_class = formset_factory(form, extra=extra, max_num=MAX_ROWS, absolute_max=MAX_ROWS)
     return formset_class(data, initial=initial, prefix=prefix, form_kwargs=form_kwargs)
 
 
@@ -119,14 +123,10 @@ def _shown(field: forms.BoundField) -> str:
     value = field.value()
     if isinstance(field.field, forms.BooleanField):
         return "yes" if field.field.to_python(value) else ""
-    if isinstance(value, list | tuple):
-        return ", ".join(str(v) for v in value)
-    choices = getattr(field.field.widget, "choices", None)
-    if choices and not isinstance(field.field, forms.MultipleChoiceField):
-        for choice, label in choices:
-            if str(choice) == str(value):
-                return str(label)
-    return "" if value is None else str(value).strip()
+    labels = {str(choice): str(label) for choice, label in getattr(field.field.widget, "choices", None) or ()}
+    if isinstance(value, list | tuple):  # the skills an asset helps: their names, not their ids
+        return ", ".join(labels.get(str(v), str(v)) for v in value)
+    return labels.get(str(value), "" if value is None else str(value).strip())
 
 
 class SectionEdit(ABC):
@@ -236,14 +236,16 @@ class SectionEdit(ABC):
 
 class DetailsForm(forms.Form):
     name = _name()
-    concept = forms.CharField(label="Concept", required=False, widget=forms.TextInput(attrs={"maxlength": 200}))
+    concept = forms.CharField(
+        label="Concept", required=False, widget=forms.TextInput(attrs={"maxlength": MAX_SHORT_TEXT})
+    )
 
 
 class DetailsEdit(SectionEdit):
     key = "details"
 
     def build(self) -> list[dict[str, Any]]:
-        initial = {"name": self.character.name, "concept": self.character.concept}
+        initial = {"name": self.character.name, "concept": self.character.document.concept}
         return [{"form": DetailsForm(self.data, initial=initial)}]
 
     def values(self) -> Details:
@@ -256,8 +258,8 @@ class AbilitiesEdit(SectionEdit):
     hint = "Each ability's die, d4 to d12. The hit points must still fit a new Pulse die."
 
     def build(self) -> list[dict[str, Any]]:
-        form = forms.Form(self.data, initial={k: StepDie(getattr(self.character, k) or 1).label
-                                              for k in lucky13.ABILITY_KEYS})  # fmt: skip
+        abilities = self.character.document.abilities
+        form = forms.Form(self.data, initial={k: getattr(abilities, k) or "d4" for k in lucky13.ABILITY_KEYS})
         names = self.character.campaign.settings["ability_names"]
         for key, name in zip(lucky13.ABILITY_KEYS, names, strict=True):
             form.fields[key] = DieField(label=name)
@@ -272,32 +274,33 @@ class SkillsEdit(SectionEdit):
     hint = "Each skill's die, d4 to d12. Specializations step up from it."
 
     def build(self) -> list[dict[str, Any]]:
-        skills = list(self.character.skills.all())
-        self.fields = {f"skill_{s.pk}": s.name for s in skills}
-        form = forms.Form(self.data, initial={f"skill_{s.pk}": StepDie(s.die).label for s in skills})
+        skills = self.character.document.skills
+        #: Each skill's field, by the skill's id.
+        self.fields = {s.id: f"skill_{s.id}" for s in skills}
+        form = forms.Form(self.data, initial={f"skill_{s.id}": s.die or "d4" for s in skills})
         for s in skills:
-            form.fields[f"skill_{s.pk}"] = DieField(label=s.name)
+            form.fields[f"skill_{s.id}"] = DieField(label=s.name)
         return [{"form": form, "class": "dice-grid"}]
 
-    def values(self) -> dict[str, StepDie]:
+    def values(self) -> dict[int, StepDie]:
         data = self.groups[0]["form"].cleaned_data
-        return {name: data[field] for field, name in self.fields.items()}
+        return {skill_id: data[field] for skill_id, field in self.fields.items()}
 
     def places(self) -> dict[str, tuple[forms.Form, str | None]]:
         form = self.groups[0]["form"]
-        return {**super().places(), **{name: (form, field) for field, name in self.fields.items()}}
+        return {**super().places(), **{str(skill_id): (form, field) for skill_id, field in self.fields.items()}}
 
 
 class SpecializationForm(RemovableRowForm):
-    skill = forms.ChoiceField(label="Skill", required=False)
+    skill = forms.TypedChoiceField(label="Skill", required=False, coerce=int, empty_value=None)
     name = _name()
     level = _level("Level", LEVEL_CHOICES)
 
-    def __init__(self, *args: Any, gm: bool, skills: list[str], **kwargs: Any) -> None:
+    def __init__(self, *args: Any, gm: bool, skills: list[tuple[int, str]], **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         if self.is_new:
             self.title, self.group = "New specialization", "Add a specialization"
-            self.fields["skill"].choices = [("", "Choose a skill"), *((s, s) for s in skills)]
+            self.fields["skill"].choices = [("", "Choose a skill"), *skills]
             self.fields["level"].initial = 1
             self.fields["level"].required = False
         else:
@@ -318,15 +321,15 @@ class SpecializationsEdit(SectionEdit):
         return "You can rename your specializations; the GM adds them, removes them and sets their levels."
 
     def build(self) -> list[dict[str, Any]]:
-        skills = list(self.character.skills.all())
+        skills = self.character.document.skills
         initial = [
-            {"id": spec.pk, "name": spec.name, "level": spec.level, "skill": skill.name}
+            {"id": spec.id, "name": spec.name, "level": spec.level, "skill": skill.name}
             for skill in skills
-            for spec in skill.specializations.all()
+            for spec in skill.specializations
         ]
         formset = _formset(
             SpecializationForm, "spec", self.data, initial, extra=NEW_ROWS if self.gm else 0,
-            gm=self.gm, skills=[s.name for s in skills],
+            gm=self.gm, skills=[(s.id, s.name) for s in skills],
         )  # fmt: skip
         return [{"formset": formset, "empty": "No specializations yet."}]
 
@@ -336,7 +339,7 @@ class SpecializationsEdit(SectionEdit):
             data = form.cleaned_data
             rows.append(
                 SpecializationRow(
-                    at=form.prefix, id=data.get("id"), name=data.get("name", ""), skill=data.get("skill", ""),
+                    at=form.prefix, id=data.get("id"), name=data.get("name", ""), skill=data.get("skill"),
                     level=data.get("level"), remove=bool(data.get("remove")),
                 )
             )  # fmt: skip
@@ -344,7 +347,9 @@ class SpecializationsEdit(SectionEdit):
 
 
 class TraitForm(RemovableRowForm):
-    kind = forms.ChoiceField(label="Kind", choices=Trait.Kind.choices, initial=Trait.Kind.BACKGROUND)
+    kind = forms.ChoiceField(
+        label="Kind", choices=[("background", "Background"), ("impairment", "Impairment")], initial="background"
+    )
     name = _name()
     description = _description()
 
@@ -359,8 +364,8 @@ class TraitsEdit(SectionEdit):
 
     def build(self) -> list[dict[str, Any]]:
         initial = [
-            {"id": t.pk, "kind": t.kind, "name": t.name, "description": t.description}
-            for t in self.character.traits.all()
+            {"id": t.id, "kind": t.kind, "name": t.name, "description": t.description}
+            for t in self.character.document.traits
         ]
         return [{"formset": _formset(TraitForm, "trait", self.data, initial, extra=NEW_ROWS)}]
 
@@ -375,26 +380,36 @@ class TraitsEdit(SectionEdit):
         ]  # fmt: skip
 
 
-class NamesField(forms.MultipleChoiceField):
-    """Skills by name; whether each is one of the character's is a rule, checked by the operation."""
+class ItemsField(forms.MultipleChoiceField):
+    """Items of the sheet by id (the skills an asset helps); whether each is on the sheet is
+    checked by the operation, which says so next to the field."""
 
-    def to_python(self, value: Any) -> list[str]:
-        return [name for name in super().to_python(value) if name.strip()]
+    default_error_messages = {"invalid_id": "Choose among the character's skills."}
 
-    def valid_value(self, value: str) -> bool:
+    def to_python(self, value: Any) -> list[int]:
+        ids = []
+        for item in super().to_python(value):
+            if not item.strip():
+                continue
+            if not (item.isascii() and item.isdecimal()):
+                raise forms.ValidationError(self.error_messages["invalid_id"], code="invalid_id")
+            ids.append(int(item))
+        return ids
+
+    def valid_value(self, value: Any) -> bool:
         return True
 
 
 class AssetForm(RemovableRowForm):
     name = _name()
-    kind = forms.ChoiceField(label="Kind", choices=Asset.Kind.choices, initial=Asset.Kind.THING)
+    kind = forms.ChoiceField(label="Kind", choices=[("thing", "Thing"), ("person", "Person")], initial="thing")
     level = _level("Level", ASSET_LEVEL_CHOICES)
-    skills = NamesField(label="Helps", required=False, widget=forms.CheckboxSelectMultiple)
+    skills = ItemsField(label="Helps", required=False, widget=forms.CheckboxSelectMultiple)
     description = _description()
 
-    def __init__(self, *args: Any, skills: list[str], **kwargs: Any) -> None:
+    def __init__(self, *args: Any, skills: list[tuple[int, str]], **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        self.fields["skills"].choices = [(s, s) for s in skills]
+        self.fields["skills"].choices = skills
         self.title = "New asset" if self.is_new else self.initial["name"]
         if self.is_new:
             self.fields["level"].initial = 3
@@ -426,17 +441,15 @@ class EquipmentEdit(SectionEdit):
     key = "equipment"
 
     def build(self) -> list[dict[str, Any]]:
-        skills = [s.name for s in self.character.skills.all()]
+        doc = self.character.document
+        skills = [(s.id, s.name) for s in doc.skills]
         assets = [
-            {"id": a.pk, "name": a.name, "kind": a.kind, "level": a.level, "description": a.description,
-             "skills": [s.name for s in a.skills.all()]}
-            for a in self.character.assets.all()
+            {"id": a.id, "name": a.name, "kind": a.kind, "level": a.level, "description": a.description,
+             "skills": list(a.skills)}
+            for a in doc.assets
         ]  # fmt: skip
-        weapons = [
-            {"id": w.pk, "name": w.name, "accuracy": StepDie(w.accuracy).label, "damage": StepDie(w.damage).label}
-            for w in self.character.weapons.all()
-        ]
-        armor = [{"id": a.pk, "name": a.name, "defense": StepDie(a.defense).label} for a in self.character.armor.all()]
+        weapons = [{"id": w.id, "name": w.name, "accuracy": w.accuracy, "damage": w.damage} for w in doc.weapons]
+        armor = [{"id": a.id, "name": a.name, "defense": a.defense} for a in doc.armor]
         return [
             {"heading": "Assets", "formset": _formset(AssetForm, "asset", self.data, assets, extra=1, skills=skills),
              "hint": ASSET_HINT},
@@ -479,15 +492,16 @@ class HitPointsEdit(SectionEdit):
 
     @property
     def hint(self) -> str:
-        pulse = self.character.ability("pulse")
-        if pulse is None:
+        vitals = self.character.rules.vitals(self.character.document, self.character.campaign.settings)
+        track = next((t for t in vitals.tracks if t.key == "hit_points"), None)
+        if track is None:
             return ""
-        per_step = self.character.campaign.settings["hit_points_per_step"]
-        low, high = lucky13.death_threshold(pulse), lucky13.max_hit_points(pulse, per_step)
-        return f"From {high} (full) down to 1; at 0 or below the character is dying, and dies at {low}."
+        return (
+            f"From {track.maximum} (full) down to 1; at 0 or below the character is dying, and dies at {track.minimum}."
+        )
 
     def build(self) -> list[dict[str, Any]]:
-        form = forms.Form(self.data, initial={"hit_points": self.character.hit_points})
+        form = forms.Form(self.data, initial={"hit_points": self.character.document.hit_points})
         form.fields["hit_points"] = _number("Current hit points")
         return [{"form": form}]
 
@@ -500,7 +514,7 @@ class ReputationEdit(SectionEdit):
     hint = "From −5 to +5. In reaction checks the Charm die steps by the reputation."
 
     def build(self) -> list[dict[str, Any]]:
-        form = forms.Form(self.data, initial={"reputation": self.character.reputation})
+        form = forms.Form(self.data, initial={"reputation": self.character.document.reputation})
         form.fields["reputation"] = _number("Reputation")
         return [{"form": form}]
 
@@ -512,7 +526,7 @@ class NotesEdit(SectionEdit):
     key = "notes"
 
     def build(self) -> list[dict[str, Any]]:
-        form = forms.Form(self.data, initial={"notes": self.character.notes})
+        form = forms.Form(self.data, initial={"notes": self.character.document.notes})
         form.fields["notes"] = forms.CharField(
             label="Notes", required=False, strip=False, widget=forms.Textarea(attrs={"rows": 8})
         )

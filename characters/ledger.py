@@ -7,25 +7,31 @@ database's CHECK constraints (balance ≥ 0, on the character and on each entry)
 line behind the lock. Every function here checks who asks and refuses with a
 :class:`~campaigns.operations.Refused` (its ``status`` says 400, 403, 404 or 409) before
 anything is written; the views and the API call these and nothing else writes those rows.
+
+What a purchase buys, and what it costs, is the system's (``offers`` and ``buy``, an offer named
+by its key: ``ability:will``, ``level:<specialization id>``, ``specialization:<skill id>``); the
+sheet it leaves is saved through the one write path (:mod:`characters.write`) in the same
+transaction as the spend, and so is a reputation award and a correction's undoing.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from typing import Any, Final
 
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
 
+from campaigns.errors import Conflict, NotAllowed, NotFound, Refused
 from campaigns.models import Campaign, Membership
-from campaigns.operations import ARCHIVED, Conflict, NotAllowed, NotFound, Refused
-from characters.creation import MAX_ROWS
-from characters.models import MAX_ENTRY, Character, LedgerEntry, ReputationChange, Skill, Specialization
-from characters.operations import mark_changed, sentence
+from campaigns.operations import ARCHIVED
+from characters import write
+from characters.models import MAX_ENTRY, Character, LedgerEntry, ReputationChange
+from characters.write import mark_changed, sentence
 from rules.dice import StepDie
 from rules.systems import lucky13
-from rules.systems.lucky13 import Purchase, PurchaseKind, SheetError
+from rules.systems.base import SheetInvalid, SpecError
 
 #: "Characters are typically expected to be able to earn between 10 and 20 Adventure Points per adventure."
 TYPICAL_AWARD: Final = (10, 20)
@@ -38,6 +44,15 @@ SUGGESTED_REASONS: Final = (
 )
 MAX_REASON: Final = 200
 MAX_ADVENTURE: Final = 120
+#: The longest offer key a buyer may send ("specialization:" and an id).
+MAX_OFFER: Final = 80
+#: The most a buyer can have seen before buying: a level (at most 5) or an ability's rung (d12 is 5).
+MAX_BEFORE: Final = 5
+
+#: What Adventure Points buy: the kind of an offer key ("Skill advancement / Adventure Points").
+ABILITY, LEVEL, SPECIALIZATION = "ability", "level", "specialization"
+#: The section of the sheet each kind of purchase changes.
+SECTION_OF: Final = {SPECIALIZATION: "specializations", LEVEL: "specializations", ABILITY: "abilities"}
 
 
 class NotEnoughPoints(Conflict):
@@ -73,6 +88,11 @@ def whole_number(value: Any, what: str, *, low: int, high: int) -> int:
         message = f"{what} must be a whole number from {low} to {high}."
         raise Refused(sentence(message), errors={what: sentence(message)})
     return value
+
+
+def ability_names(character: Character) -> dict[str, str]:
+    """The campaign's names for the five abilities, by key."""
+    return dict(zip(lucky13.ABILITY_KEYS, character.campaign.settings["ability_names"], strict=True))
 
 
 def _writable(character: Character) -> None:
@@ -130,6 +150,15 @@ def _append(
     )
     character.ap_balance = balance
     return entry
+
+
+def _save(character: Character, sheet: Any, *, by: AbstractBaseUser, what: str, section: str) -> None:
+    """Save the sheet and the balance with it (the caller holds the lock); a sheet its system
+    refuses is a 400 and, the transaction undone, no entry is written either."""
+    try:
+        write.write(character, sheet, by=by, what=what, sections=[section], fields=["ap_balance"])
+    except SheetInvalid as invalid:
+        raise write.refusal(invalid) from None
 
 
 # --- GM awards ------------------------------------------------------------------------------------
@@ -194,11 +223,13 @@ def award(
         character = characters.get(a.character_id)
         if character is None:
             errors.setdefault(str(a.character_id), "That character is not in play in this campaign.")
-        elif isinstance(a.reputation, int) and not -5 <= character.reputation + a.reputation <= 5:
+            continue
+        now = character.document.reputation
+        if isinstance(a.reputation, int) and not -5 <= now + a.reputation <= 5:
             errors.setdefault(
                 str(a.character_id),
                 (
-                    f"{character.name}'s reputation is {character.reputation:+d}; a change of {a.reputation:+d} "
+                    f"{character.name}'s reputation is {now:+d}; a change of {a.reputation:+d} "
                     "would take it past the limits of −5 and +5."
                 ),
             )
@@ -208,28 +239,26 @@ def award(
     for a in awards:
         character = characters[a.character_id]
         why = _text(a.reason, "reason", MAX_REASON, required=False) or reason
-        fields, sections = [], []
         if a.amount:
             entries.append(
                 _append(character, kind=LedgerEntry.Kind.AWARD, amount=a.amount, reason=why, adventure=adventure, by=by)
             )
-            fields.append("ap_balance")
         if a.reputation:
-            character.reputation += a.reputation
+            reputation = character.document.reputation + a.reputation
+            sheet = character.document.model_copy(update={"reputation": reputation})
+            _save(character, sheet, by=by, what=f"Reputation {a.reputation:+d}: {why}", section="reputation")
             changes.append(
                 ReputationChange.objects.create(
                     character=character,
                     change=a.reputation,
-                    reputation=character.reputation,
+                    reputation=reputation,
                     reason=why,
                     adventure=adventure,
                     by=by,
                 )
             )
-            fields.append("reputation")
-            sections.append("reputation")  # an open reputation form is now out of date
-        if fields:
-            mark_changed(character, *sections, fields=fields)
+        elif a.amount:
+            mark_changed(character, fields=["ap_balance"])
     return Awarded(entries, changes)
 
 
@@ -258,9 +287,7 @@ def correct(*, character_id: int, entry_id: int, reason: str, by: AbstractBaseUs
             f"{character.name} has already spent those points: reversing this award would take the balance "
             f"from {character.ap_balance} below zero."
         )
-    sections = []
-    if entry.kind == LedgerEntry.Kind.SPEND:
-        sections = [_undo(character, entry.purchase)]
+    undone = _undo(character, entry.purchase) if entry.kind == LedgerEntry.Kind.SPEND else None
     correction = _append(
         character,
         kind=LedgerEntry.Kind.CORRECTION,
@@ -270,40 +297,61 @@ def correct(*, character_id: int, entry_id: int, reason: str, by: AbstractBaseUs
         by=by,
         reverses=entry,
     )
-    mark_changed(character, *sections, fields=_fields(sections))
+    if undone is None:
+        mark_changed(character, fields=["ap_balance"])
+    else:
+        sheet, section = undone
+        _save(character, sheet, by=by, what=f"Reversed: {entry.reason}", section=section)
     return correction
 
 
-def _fields(sections: Sequence[str]) -> list[str]:
-    fields = ["ap_balance"]
-    if "abilities" in sections:
-        fields += [*lucky13.ABILITY_KEYS, "hit_points"]
-    return fields
+def _undo(character: Character, bought: Mapping[str, Any]) -> tuple[Any, str]:
+    """The sheet with a purchase still on it taken back, and the section that changes.
 
-
-def _undo(character: Character, bought: Mapping[str, Any]) -> str:
-    """Take back a purchase still on the sheet; returns the section it changed."""
+    A specialization is found by its id; entries written before the sheet was one document
+    name it by its skill's and its own name instead, and are found by those.
+    """
+    sheet = character.document
     kind = bought.get("kind")
-    if kind == PurchaseKind.ABILITY:
-        key, before, after = bought["ability"], bought["before"], bought["after"]
-        if getattr(character, key) != after:
+    if kind == ABILITY:
+        key, before, after = bought.get("ability"), bought.get("before"), bought.get("after")
+        current = getattr(sheet.abilities, key, None) if key in lucky13.ABILITY_KEYS else None
+        if current is None or not isinstance(before, int) or StepDie.parse(current).rung != after:
             raise Conflict("The ability is no longer the die this purchase bought: correct the sheet first.")
-        setattr(character, key, before)
-        if key == "pulse":
-            maximum = lucky13.max_hit_points(StepDie(before), character.campaign.settings["hit_points_per_step"])
-            character.hit_points = min(character.hit_points, maximum)
-        return "abilities"
-    spec = Specialization.objects.filter(
-        skill__character=character, skill__name=bought.get("skill"), name=bought.get("name")
-    ).first()
-    if spec is None or spec.level != bought.get("after"):
+        changes: dict[str, Any] = {"abilities": sheet.abilities.model_copy(update={key: StepDie(before).label})}
+        if key == "pulse" and sheet.hit_points is not None:  # the row of hit points it brought goes with it
+            top = lucky13.max_hit_points(StepDie(before), character.campaign.settings["hit_points_per_step"])
+            changes["hit_points"] = min(sheet.hit_points, top)
+        return _checked(character, sheet.model_copy(update=changes)), SECTION_OF[ABILITY]
+    found = _bought_specialization(sheet, bought)
+    if kind not in (LEVEL, SPECIALIZATION) or found is None or found[1].level != bought.get("after"):
         raise Conflict("The specialization is no longer as this purchase left it: correct the sheet first.")
-    if kind == PurchaseKind.SPECIALIZATION:
-        spec.delete()
+    skill, spec = found
+    if kind == SPECIALIZATION:
+        specializations = tuple(p for p in skill.specializations if p.id != spec.id)
     else:
-        spec.level = bought["before"]
-        spec.save(update_fields=["level"])
-    return "specializations"
+        lower = spec.model_copy(update={"level": bought["before"]})
+        specializations = tuple(lower if p.id == spec.id else p for p in skill.specializations)
+    skill = skill.model_copy(update={"specializations": specializations})
+    skills = tuple(skill if s.id == skill.id else s for s in sheet.skills)
+    return _checked(character, sheet.model_copy(update={"skills": skills})), SECTION_OF[kind]
+
+
+def _bought_specialization(sheet: Any, bought: Mapping[str, Any]) -> tuple[Any, Any] | None:
+    spec_id = bought.get("specialization_id")
+    if isinstance(spec_id, int) and not isinstance(spec_id, bool):
+        return sheet.specialization(spec_id)
+    skill = next((s for s in sheet.skills if s.name == bought.get("skill")), None)
+    spec = next((p for p in skill.specializations if p.name == bought.get("name")), None) if skill else None
+    return (skill, spec) if spec is not None else None
+
+
+def _checked(character: Character, sheet: Any) -> Any:
+    """An undone sheet read back through its system, so that it is validated whole."""
+    try:
+        return character.rules.read_sheet(sheet.model_dump(mode="json"))
+    except SheetInvalid:
+        raise Conflict("The sheet cannot take this purchase back as it stands: correct the sheet first.") from None
 
 
 # --- Purchases ------------------------------------------------------------------------------------
@@ -311,110 +359,155 @@ def _undo(character: Character, bought: Mapping[str, Any]) -> str:
 
 @dataclass(frozen=True, slots=True)
 class Order:
-    """What a buyer asks for: a new specialization (skill, name), a level (skill, name), an ability.
+    """What a buyer asks for: an offer of the system by its key (``ability:will``,
+    ``level:<specialization id>``, ``specialization:<skill id>``) and, for a new specialization,
+    its ``name``.
 
-    ``before`` is what the buyer saw (the level, or the ability's rung); if the sheet no longer
-    shows it, nothing is bought, so that a second click or a second tab never buys twice.
+    ``before`` is what the buyer saw (the specialization's level, 0 for a new one, or the
+    ability's rung, 1 d4 … 5 d12); if the sheet no longer shows it, nothing is bought, so that
+    a second click or a second tab never buys twice.
     """
 
-    kind: str
-    skill: str = ""
+    offer: str
     name: str = ""
-    ability: str = ""
     before: int | None = None
 
 
-#: The section of the sheet each kind of purchase changes.
-SECTION_OF: Final = {
-    PurchaseKind.SPECIALIZATION: "specializations",
-    PurchaseKind.LEVEL: "specializations",
-    PurchaseKind.ABILITY: "abilities",
-}
+@dataclass(frozen=True, slots=True)
+class Target:
+    """What an offer key names on the sheet as it stands, with the words it has now."""
+
+    kind: str
+    before: int  # the ability's rung, the specialization's level, 0 for a new specialization
+    ability: str = ""
+    skill_id: int | None = None
+    skill: str = ""
+    specialization_id: int | None = None
+    name: str = ""
+
+    @property
+    def key(self) -> str:
+        """The offer key, written the one way the system writes it."""
+        ref = {ABILITY: self.ability, LEVEL: self.specialization_id, SPECIALIZATION: self.skill_id}[self.kind]
+        return f"{self.kind}:{ref}"
 
 
-def price(character: Character, order: Order) -> tuple[Purchase, Skill | None, Specialization | None]:
-    """The engine's :class:`Purchase` for ``order`` on this sheet, or a refusal that says why not."""
-    try:
-        kind = PurchaseKind(order.kind)
-    except ValueError:
-        raise Refused("Choose what to buy: a specialization, a level, or an ability.") from None
-    try:
-        if kind == PurchaseKind.ABILITY:
-            if order.ability not in lucky13.ABILITY_KEYS:
-                raise Refused(f"{order.ability!r} is not an ability.", errors={"ability": "Choose an ability."})
-            return lucky13.buy_ability(order.ability, StepDie(getattr(character, order.ability))), None, None
-        skill = character.skills.filter(name=order.skill).first()
+def _item_id(text: str) -> int | None:
+    return int(text) if text.isascii() and text.isdigit() and len(text) <= 16 else None
+
+
+def target(character: Character, offer: str) -> Target:
+    """What ``offer`` would change on ``character``'s sheet, or a refusal that says why not."""
+    sheet = character.document
+    kind, _, ref = str(offer).partition(":")
+    if kind == ABILITY:
+        die = getattr(sheet.abilities, ref, None) if ref in lucky13.ABILITY_KEYS else None
+        if die is None:
+            raise Refused(f"{ref!r} is not an ability.", errors={"offer": "Choose an ability."})
+        return Target(ABILITY, StepDie.parse(die).rung, ability=ref)
+    if kind == LEVEL:
+        found = sheet.specialization(number) if (number := _item_id(ref)) is not None else None
+        if found is None:
+            message = f"{character.name} has no such specialization."
+            raise Refused(message, errors={"offer": message})
+        skill, spec = found
+        return Target(LEVEL, spec.level, skill_id=skill.id, skill=skill.name, specialization_id=spec.id, name=spec.name)
+    if kind == SPECIALIZATION:
+        skill = sheet.skill(number) if (number := _item_id(ref)) is not None else None
         if skill is None:
-            raise Refused(f"{character.name} has no skill called {order.skill!r}.", errors={"skill": "Choose a skill."})
-        names = list(skill.specializations.values_list("name", flat=True))
-        if kind == PurchaseKind.SPECIALIZATION:
-            if Specialization.objects.filter(skill__character=character).count() >= MAX_ROWS:
-                raise Conflict(f"{character.name} has {MAX_ROWS} specializations, the most a sheet holds.")
-            return lucky13.buy_specialization(skill.name, order.name, names), skill, None
-        spec = skill.specializations.filter(name=order.name).first()
-        if spec is None:
-            raise Refused(f"{skill.name} has no specialization called {order.name!r}.", errors={"name": "Choose one."})
-        return lucky13.buy_level(skill.name, spec.name, spec.level), skill, spec
-    except SheetError as problem:
-        message = sentence(problem.message)
-        if problem.field in ("level", "ability"):  # at the top already
-            raise Conflict(message) from None
-        raise Refused(message, errors={problem.field: message}) from None
-    except ValueError as problem:  # clean_name: a missing or overlong name
-        raise Refused(sentence(str(problem)), errors={"name": sentence(str(problem))}) from None
+            message = f"{character.name} has no such skill."
+            raise Refused(message, errors={"offer": message})
+        return Target(SPECIALIZATION, 0, skill_id=skill.id, skill=skill.name)
+    message = "Choose what to buy: a specialization, a level, or an ability."
+    raise Refused(message, errors={"offer": message})
 
 
-def _now(purchase: Purchase, character: Character) -> str:
-    if purchase.kind == PurchaseKind.ABILITY:
-        names = dict(zip(lucky13.ABILITY_KEYS, character.campaign.settings["ability_names"], strict=True))
-        return f"{names[purchase.ability]} is {StepDie(purchase.before)} now"
-    return f"{purchase.name} is at level {purchase.before} now"
+def title(aimed: Target, names: Mapping[str, str]) -> str:
+    """What an offer buys, for "What should I buy?": "Teleport (Spellcasting) 2 → 3", "Will d6 → d8"."""
+    if aimed.kind == ABILITY:
+        return f"{names[aimed.ability]} {StepDie(aimed.before)} → {StepDie(aimed.before + 1)}"
+    if aimed.kind == SPECIALIZATION:
+        return f"A new specialization under {aimed.skill}"
+    return f"{aimed.name} ({aimed.skill}) {aimed.before} → {aimed.before + 1}"
 
 
-def describe(purchase: Purchase, names: Mapping[str, str]) -> str:
-    """What a purchase buys, for the ledger: "Teleport (Spellcasting) 2 → 3", "Will d6 → d8"."""
-    if purchase.kind == PurchaseKind.ABILITY:
-        return f"{names[purchase.ability]} {StepDie(purchase.before)} → {StepDie(purchase.after)}"
-    if purchase.kind == PurchaseKind.SPECIALIZATION:
-        return f"New specialization {purchase.name} ({purchase.skill})"
-    return f"{purchase.name} ({purchase.skill}) {purchase.before} → {purchase.after}"
+def describe(purchase: Mapping[str, Any], names: Mapping[str, str]) -> str:
+    """What a purchase bought, for the ledger: "Teleport (Spellcasting) 2 → 3", "Will d6 → d8"."""
+    if purchase["kind"] == ABILITY:
+        return f"{names[purchase['ability']]} {StepDie(purchase['before'])} → {StepDie(purchase['after'])}"
+    if purchase["kind"] == SPECIALIZATION:
+        return f"New specialization {purchase['name']} ({purchase['skill']})"
+    return f"{purchase['name']} ({purchase['skill']}) {purchase['before']} → {purchase['after']}"
+
+
+def _now(aimed: Target, names: Mapping[str, str]) -> str:
+    if aimed.kind == ABILITY:
+        return f"{names[aimed.ability]} is {StepDie(aimed.before)} now"
+    return f"{aimed.name} is at level {aimed.before} now"
+
+
+def _record(aimed: Target, cost: int, before: Any, after: Any) -> dict[str, Any]:
+    """What the ledger keeps of a purchase: the offer, the items by id with their words at the
+    time, the level or rung before and after, and the cost."""
+    record: dict[str, Any] = {"offer": aimed.key, "kind": aimed.kind, "cost": cost, "before": aimed.before}
+    if aimed.kind == ABILITY:
+        rung = StepDie.parse(getattr(after.abilities, aimed.ability)).rung
+        return {**record, "ability": aimed.ability, "after": rung}
+    skill = after.skill(aimed.skill_id)
+    had = {p.id for p in before.skill(aimed.skill_id).specializations}
+    if aimed.kind == LEVEL:
+        spec = next(p for p in skill.specializations if p.id == aimed.specialization_id)
+    else:
+        spec = next(p for p in skill.specializations if p.id not in had)
+    return {**record, "after": spec.level, "skill_id": skill.id, "skill": skill.name,
+            "specialization_id": spec.id, "name": spec.name}  # fmt: skip
 
 
 @transaction.atomic
 def buy(*, character_id: int, order: Order, by: AbstractBaseUser, adventure: str = "") -> LedgerEntry:
     """Spend Adventure Points by the rulebook ("Skill advancement / Adventure Points"): a new
     specialization (4, at level 1), one more level (4, at most 5), or the next ability die
-    (its size × 4, up to d12). The sheet change and the ledger entry are one transaction.
+    (its size × 4, up to d12), as the system's ``buy`` makes it. The sheet change and the
+    ledger entry are one transaction, under the character's row lock.
 
     If the sheet no longer shows what the buyer saw (``order.before``), nothing is bought
     (:class:`StaleSheet`).
     """
     character, _ = _lock(character_id, by, spend=True)
     adventure = _text(adventure, "adventure", MAX_ADVENTURE, required=False)
-    purchase, skill, spec = price(character, order)
-    section = SECTION_OF[purchase.kind]
-    if order.before is not None and order.before != purchase.before:
-        raise StaleSheet(f"{_now(purchase, character)}: the sheet changed since you looked, so nothing was bought.")
-    if purchase.cost > character.ap_balance:
-        raise NotEnoughPoints(character, needed=purchase.cost)
-    if purchase.kind == PurchaseKind.ABILITY:
-        setattr(character, purchase.ability, purchase.after)
-        if purchase.ability == "pulse":  # the new row of hit point slots comes filled
-            character.hit_points += character.campaign.settings["hit_points_per_step"]
-    elif purchase.kind == PurchaseKind.SPECIALIZATION:
-        Specialization.objects.create(skill=skill, name=purchase.name, level=purchase.after)
-    else:
-        spec.level = purchase.after
-        spec.save(update_fields=["level"])
-    names = dict(zip(lucky13.ABILITY_KEYS, character.campaign.settings["ability_names"], strict=True))
+    aimed = target(character, order.offer)
+    names = ability_names(character)
+    sheet = character.document
+    if aimed.kind != SPECIALIZATION and order.name:
+        message = "Only a new specialization is given a name."
+        raise Refused(message, errors={"name": message})
+    if aimed.kind == SPECIALIZATION and len(sheet.skill(aimed.skill_id).specializations) >= lucky13.MAX_ITEMS:
+        raise Conflict(f"{aimed.skill} has {lucky13.MAX_ITEMS} specializations, the most a skill holds.")
+    choice = {"name": order.name} if aimed.kind == SPECIALIZATION else None
+    try:
+        after, offer = character.rules.buy(sheet, aimed.key, character.campaign.settings, choice)
+    except SheetInvalid as invalid:
+        raise write.refusal(invalid) from None
+    except SpecError as problem:
+        message = sentence(problem.message)
+        if problem.field in (LEVEL, ABILITY):  # at the top already
+            raise Conflict(message) from None
+        raise Refused(message, errors={problem.field: message}) from None
+    except ValueError as problem:  # a missing or overlong name
+        raise Refused(sentence(str(problem)), errors={"name": sentence(str(problem))}) from None
+    if order.before is not None and order.before != aimed.before:
+        raise StaleSheet(f"{_now(aimed, names)}: the sheet changed since you looked, so nothing was bought.")
+    if offer.cost > character.ap_balance:
+        raise NotEnoughPoints(character, needed=offer.cost)
+    bought = _record(aimed, offer.cost, sheet, after)
     entry = _append(
         character,
         kind=LedgerEntry.Kind.SPEND,
-        amount=-purchase.cost,
-        reason=describe(purchase, names),
+        amount=-offer.cost,
+        reason=describe(bought, names),
         adventure=adventure,
         by=by,
-        purchase={key: value for key, value in asdict(purchase).items() if value != ""},
+        purchase=bought,
     )
-    mark_changed(character, section, fields=_fields([section]))
+    _save(character, after, by=by, what=offer.label, section=SECTION_OF[aimed.kind])
     return entry

@@ -23,23 +23,18 @@ from django.views.decorators.http import require_http_methods, require_POST, req
 from django.views.decorators.vary import vary_on_headers
 
 from campaigns import access as campaign_access
-from campaigns.operations import Refused
+from campaigns.errors import Refused
 from characters import access, ledger
 from characters.models import MAX_ENTRY, Character, LedgerEntry, ReputationChange
-from characters.sheets import with_sheet
 from rules.dice import StepDie
-from rules.systems import lucky13
-from rules.systems.lucky13 import Difficulty, PurchaseKind
+from rules.document import MAX_NAME
+from rules.systems.lucky13 import Difficulty
 from web.presenters import CHART_WIDTH, LABEL_HEIGHT, PLOT_HEIGHT
 
 DIFFICULTY_CHOICES: Final = [(d.value, f"{d.value.title()} ({d.die.label})") for d in Difficulty]
 NO_ADVENTURE: Final = "No adventure named"
 #: Widest an adventure's pair of bars is drawn, in the chart's units.
 MAX_GROUP_WIDTH: Final = 64
-
-
-def _names(character: Character) -> dict[str, str]:
-    return dict(zip(lucky13.ABILITY_KEYS, character.campaign.settings["ability_names"], strict=True))
 
 
 def _adventures(campaign_id: int) -> list[str]:
@@ -177,52 +172,30 @@ class Offer:
     effects: list[dict[str, Any]]
     best_gain: Fraction
     new_name: bool
+    kind: str
+    ability: str
 
 
 def offers(character: Character, difficulty: StepDie) -> list[Offer]:
-    """Every purchase the sheet allows, with its effect on the exact chances, for a character
-    loaded with its sheet."""
-    names = _names(character)
-    skills = [
-        lucky13.SheetSkill(
-            skill.name,
-            skill.ability,
-            StepDie(skill.die),
-            tuple((spec.name, spec.level) for spec in skill.specializations.all()),
-        )
-        for skill in character.skills.all()
-    ]
-    abilities = {key: StepDie(getattr(character, key)) for key in lucky13.ABILITY_KEYS}
-    explosion = lucky13.Explosion(character.campaign.settings["explosion"])
+    """Every purchase the sheet allows (the system's offers), with its effect on the exact chances
+    of the checks it touches at ``difficulty``."""
+    names = ledger.ability_names(character)
+    situation = {"difficulty": difficulty.label}
     out = []
-    for option in lucky13.suggestions(abilities, skills, difficulty=difficulty, explosion=explosion):
-        purchase = option.purchase
-        if purchase.kind == PurchaseKind.ABILITY:
-            title = f"{names[purchase.ability]} {StepDie(purchase.before)} → {StepDie(purchase.after)}"
-        elif purchase.kind == PurchaseKind.SPECIALIZATION:
-            title = f"A new specialization under {purchase.skill}"
-        else:
-            title = f"{purchase.name} ({purchase.skill}) {purchase.before} → {purchase.after}"
-        fields = {"kind": purchase.kind.value, "skill": purchase.skill, "name": purchase.name,
-                  "ability": purchase.ability, "before": purchase.before}  # fmt: skip
-        effects = [
-            {
-                "check": f"{e.skill} ({e.specialization})" if e.specialization else e.skill,
-                "before": e.before,
-                "after": e.after,
-                "gain": e.gain,
-            }
-            for e in option.effects
-        ]
+    for offer in character.rules.offers(character.document, character.campaign.settings, situation):
+        aimed = ledger.target(character, offer.key)
+        effects = [{"check": e.label, "before": e.before, "after": e.after, "gain": e.gain} for e in offer.effects]
         out.append(
             Offer(
-                title,
-                purchase.cost,
-                purchase.cost <= character.ap_balance,
-                fields,
-                effects,
-                option.best_gain,
-                purchase.kind == PurchaseKind.SPECIALIZATION,
+                title=ledger.title(aimed, names),
+                cost=offer.cost,
+                affordable=offer.cost <= character.ap_balance,
+                fields={"offer": offer.key, "before": aimed.before},
+                effects=effects,
+                best_gain=max((e.gain for e in offer.effects), default=Fraction(0)),
+                new_name=aimed.kind == ledger.SPECIALIZATION,
+                kind=aimed.kind,
+                ability=aimed.ability,
             )
         )
     return out
@@ -233,20 +206,19 @@ class AdviceForm(forms.Form):
 
 
 def _advance_page(request: HttpRequest, character: Character, *, status: int = 200, error: str = "") -> HttpResponse:
-    full = with_sheet(Character.objects.filter(pk=character.pk)).get()
     form = AdviceForm(request.GET or None)
     difficulty = Difficulty(form.cleaned_data["difficulty"] if form.is_valid() else Difficulty.MODERATE.value)
-    everything = offers(full, difficulty.die)
+    everything = offers(character, difficulty.die)
     affordable = sorted((o for o in everything if o.affordable), key=lambda o: (-o.best_gain / o.cost, o.cost))
     context = {
-        "character": full,
+        "character": character,
         "form": form if form.is_bound else AdviceForm(),
         "difficulty": difficulty,
         "affordable": affordable,
         "later": sorted((o for o in everything if not o.affordable), key=lambda o: o.cost),
         "error": error,
-        "adventures": _adventures(full.campaign_id),
-        "url": reverse("characters:advance", args=[full.pk]),
+        "adventures": _adventures(character.campaign_id),
+        "url": reverse("characters:advance", args=[character.pk]),
     }
     template = "characters/advance.html" + ("#offers" if request.htmx and not error else "")
     return render(request, template, context, status=status)
@@ -262,12 +234,10 @@ def advance(request: HttpRequest, pk: int) -> HttpResponse:
 
 
 class BuyForm(forms.Form):
-    kind = forms.ChoiceField(choices=[(k.value, k.value) for k in PurchaseKind])
-    skill = forms.CharField(required=False, max_length=lucky13.MAX_NAME)
-    name = forms.CharField(required=False, max_length=lucky13.MAX_NAME, label="Name")
-    ability = forms.CharField(required=False, max_length=20)
-    before = forms.IntegerField(required=False, min_value=0, max_value=5)
-    adventure = forms.CharField(required=False, max_length=ledger.MAX_ADVENTURE)
+    offer = forms.CharField(label="What to buy", max_length=ledger.MAX_OFFER)
+    name = forms.CharField(required=False, max_length=MAX_NAME, label="Name")
+    before = forms.IntegerField(label="What you saw", required=False, min_value=0, max_value=ledger.MAX_BEFORE)
+    adventure = forms.CharField(label="Adventure", required=False, max_length=ledger.MAX_ADVENTURE)
 
 
 @require_POST
@@ -275,10 +245,10 @@ def buy(request: HttpRequest, pk: int) -> HttpResponse:
     character = access.character_for(request.user, pk, write=True)
     form = BuyForm(request.POST)
     if not form.is_valid():
-        problems = "; ".join(f"{field}: {' '.join(errors)}" for field, errors in form.errors.items())
-        return _advance_page(request, character, status=400, error=f"Nothing was bought: {problems}")
+        problems = "; ".join(f"{form.fields[field].label}: {' '.join(errors)}" for field, errors in form.errors.items())
+        return _advance_page(request, character, status=400, error=problems)
     data = form.cleaned_data
-    order = ledger.Order(data["kind"], data["skill"], data["name"], data["ability"], data["before"])
+    order = ledger.Order(data["offer"], name=data["name"], before=data["before"])
     try:
         entry = ledger.buy(character_id=character.pk, order=order, by=request.user, adventure=data["adventure"])
     except Refused as refused:

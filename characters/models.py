@@ -1,10 +1,9 @@
-"""A character and its sheet, by the campaign's rules system (Lucky 13 for now).
+"""A character of any rules system, its sheet history, and its Adventure-Point ledger.
 
-The sheet's numbers that the rules bound are bounded again here, by named
-database constraints: ability and skill dice d4 … d12 (stored as their rung on
-the step ladder, 1 … 5), levels 1 … 5, reputation −5 … +5, one specialization
-of a name per skill. ``version`` rises with every save; a save made from an
-older version is refused (see ``characters.operations``).
+A character's sheet is one JSON document that its system describes and validates (the limits
+of the rule text live in the system's sheet model, ``rules/systems/<key>/``); the row keeps
+what every system shares. ``version`` rises with every save; a save made from an older
+version is refused (see ``characters.sheets``).
 """
 
 from __future__ import annotations
@@ -12,19 +11,13 @@ from __future__ import annotations
 from typing import Any, Final
 
 from django.conf import settings
-from django.db import models
+from django.db import connection, models
 from django.db.models import OuterRef, Q, Subquery
 from django.utils import timezone
 
 from campaigns.models import AppendOnlyModel, AppendOnlyQuerySet, Campaign, Membership
-from rules.dice import StepDie
-from rules.systems import lucky13
-
-DIE_RUNGS = Q(die__gte=1, die__lte=5)
-
-
-def die_choices() -> list[tuple[int, str]]:
-    return [(rung, StepDie(rung).label) for rung in range(1, 6)]
+from rules import systems
+from rules.systems.base import RulesSystem
 
 
 class CharacterQuerySet(models.QuerySet["Character"]):
@@ -51,40 +44,24 @@ class CharacterQuerySet(models.QuerySet["Character"]):
 
 
 class Character(models.Model):
+    """What every system's character shares; the rest is its ``sheet``, a document its system
+    validates (``rules.systems.get(system).read_sheet``). Every change of the sheet goes through
+    ``characters.write.write`` (the one write path), which records it in :class:`SheetChange`."""
+
     class Status(models.TextChoices):
         DRAFT = "draft", "Draft"
         ACTIVE = "active", "Active"
         ARCHIVED = "archived", "Archived"
 
-    class AbilityMethod(models.TextChoices):
-        RANDOM = "random", "Random (d100 per ability)"
-        BALANCED = "balanced", "Balanced array"
-        SPECIALIZED = "specialized", "Specialized array"
-
     campaign = models.ForeignKey("campaigns.Campaign", on_delete=models.PROTECT, related_name="characters")
     owner = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="characters")
     name = models.CharField(max_length=120)
-    concept = models.CharField(max_length=200, blank=True)
     status = models.CharField(max_length=10, choices=Status.choices, default=Status.DRAFT)
-    #: The creation step a draft was saved at, so that it can be finished later.
-    creation_step = models.CharField(max_length=20, blank=True)
-
-    ability_method = models.CharField(max_length=12, choices=AbilityMethod.choices, blank=True)
-    #: Every d100 the server rolled at creation (abilities, and skills with the random method), in order.
-    creation_rolls = models.JSONField(default=dict, blank=True)
-    will = models.PositiveSmallIntegerField(null=True, blank=True, choices=die_choices)
-    charm = models.PositiveSmallIntegerField(null=True, blank=True, choices=die_choices)
-    pulse = models.PositiveSmallIntegerField(null=True, blank=True, choices=die_choices)
-    intellect = models.PositiveSmallIntegerField(null=True, blank=True, choices=die_choices)
-    reflex = models.PositiveSmallIntegerField(null=True, blank=True, choices=die_choices)
-
-    #: Taking an impairment at creation buys one more starting specialization ("Impairments").
-    took_impairment = models.BooleanField(default=False)
-
-    hit_points = models.IntegerField(null=True, blank=True)
-    reputation = models.SmallIntegerField(default=0)
+    #: The rules system the sheet follows: the campaign's, copied so that the row says what its document is.
+    system = models.CharField(max_length=20, editable=False)
+    #: The whole sheet as its system's document (``schema_version`` inside).
+    sheet = models.JSONField(default=dict)
     ap_balance = models.PositiveIntegerField(default=0)
-    notes = models.TextField(blank=True)
 
     #: Rises with every save of the sheet; a save made from an older version is refused.
     version = models.PositiveIntegerField(default=1)
@@ -100,165 +77,67 @@ class Character(models.Model):
         ordering = ["name", "pk"]
         constraints = [
             models.CheckConstraint(condition=~Q(name=""), name="characters_character_name_not_blank"),
-            *(
-                models.CheckConstraint(
-                    condition=Q(**{f"{key}__isnull": True}) | Q(**{f"{key}__gte": 1, f"{key}__lte": 5}),
-                    name=f"characters_character_{key}_d4_to_d12",
-                )
-                for key in lucky13.ABILITY_KEYS
-            ),
-            models.CheckConstraint(
-                condition=Q(reputation__gte=-5, reputation__lte=5), name="characters_character_reputation_range"
-            ),
             models.CheckConstraint(condition=Q(ap_balance__gte=0), name="characters_character_ap_not_negative"),
             models.CheckConstraint(condition=Q(version__gte=1), name="characters_character_version_positive"),
             models.CheckConstraint(
-                condition=~Q(status="active")
-                | Q(will__isnull=False, charm__isnull=False, pulse__isnull=False, intellect__isnull=False,
-                    reflex__isnull=False, hit_points__isnull=False),
-                name="characters_character_active_is_complete",
+                condition=Q(status__in=["draft", "active", "archived"]), name="characters_character_status"
             ),
-        ]  # fmt: skip
-
-    def __str__(self) -> str:
-        return self.name
-
-    def ability(self, key: str) -> StepDie | None:
-        rung = getattr(self, key)
-        return StepDie(rung) if rung else None
-
-
-class Skill(models.Model):
-    character = models.ForeignKey(Character, on_delete=models.CASCADE, related_name="skills")
-    name = models.CharField(max_length=60)
-    position = models.PositiveSmallIntegerField(default=0)
-    ability = models.CharField(max_length=10, blank=True, choices=[(k, k.title()) for k in lucky13.ABILITY_KEYS])
-    die = models.PositiveSmallIntegerField(choices=die_choices)
-
-    class Meta:
-        ordering = ["position", "pk"]
-        constraints = [
-            models.UniqueConstraint(fields=["character", "name"], name="characters_skill_unique_name"),
-            models.CheckConstraint(condition=DIE_RUNGS, name="characters_skill_die_d4_to_d12"),
-            models.CheckConstraint(condition=~Q(name=""), name="characters_skill_name_not_blank"),
         ]
 
     def __str__(self) -> str:
         return self.name
+
+    def save(self, *args: Any, **kwargs: Any) -> None:
+        if not self.system:  # a new character follows its campaign's system
+            self.system = self.campaign.system
+        super().save(*args, **kwargs)
 
     @property
-    def step_die(self) -> StepDie:
-        return StepDie(self.die)
-
-
-class Specialization(models.Model):
-    skill = models.ForeignKey(Skill, on_delete=models.CASCADE, related_name="specializations")
-    name = models.CharField(max_length=60)
-    level = models.PositiveSmallIntegerField(default=1)
-
-    class Meta:
-        ordering = ["name", "pk"]
-        constraints = [
-            models.UniqueConstraint(fields=["skill", "name"], name="characters_specialization_unique_per_skill"),
-            models.CheckConstraint(
-                condition=Q(level__gte=1, level__lte=5), name="characters_specialization_level_1_to_5"
-            ),
-            models.CheckConstraint(condition=~Q(name=""), name="characters_specialization_name_not_blank"),
-        ]
-
-    def __str__(self) -> str:
-        return f"{self.name} ({self.skill.name} {self.level})"
+    def rules(self) -> RulesSystem:
+        return systems.get(self.system)
 
     @property
-    def effective_die(self) -> StepDie:
-        """The skill die stepped up once per level: Spellcasting d8 with Teleport 2 is d12."""
-        return lucky13.effective_skill_die(StepDie(self.skill.die), self.level)
+    def document(self) -> Any:
+        """The sheet as its system's document (read once per instance; ``sheets.write`` resets it)."""
+        cached = self.__dict__.get("_document")
+        if cached is None or cached[0] is not self.sheet:
+            cached = (self.sheet, self.rules.read_sheet(self.sheet))
+            self.__dict__["_document"] = cached
+        return cached[1]
 
 
-class Trait(models.Model):
-    """A background (roll the Ability die twice, keep the higher) or an impairment (keep the lower)."""
+class SheetChangeQuerySet(AppendOnlyQuerySet):
+    def discard_draft(self, character: Character) -> None:
+        """A deleted draft takes its history with it (the only rows of this table ever removed)."""
+        with connection.cursor() as cursor:
+            cursor.execute("DELETE FROM characters_sheetchange WHERE character_id = %s", [character.pk])
 
-    class Kind(models.TextChoices):
-        BACKGROUND = "background", "Background"
-        IMPAIRMENT = "impairment", "Impairment"
 
-    character = models.ForeignKey(Character, on_delete=models.CASCADE, related_name="traits")
-    kind = models.CharField(max_length=10, choices=Kind.choices)
-    name = models.CharField(max_length=60)
-    description = models.TextField(blank=True)
+class SheetChange(AppendOnlyModel):
+    """One change of a character's sheet: who, when, what (in words), the sheet before and after.
+    Written once by the write path; never changed (code and a PostgreSQL trigger refuse)."""
+
+    character = models.ForeignKey(Character, on_delete=models.PROTECT, related_name="sheet_changes")
+    #: The character's version this change made.
+    version = models.PositiveIntegerField()
+    what = models.CharField(max_length=200)
+    sections = models.JSONField(default=list)
+    before = models.JSONField()
+    after = models.JSONField()
+    by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, null=True, related_name="+")
+    created_at = models.DateTimeField(default=timezone.now)
+
+    objects = SheetChangeQuerySet.as_manager()
 
     class Meta:
-        ordering = ["kind", "name", "pk"]
+        ordering = ["-pk"]
+        indexes = [models.Index(fields=["character", "-id"], name="characters_sheetchange_recent")]
         constraints = [
-            models.CheckConstraint(condition=Q(kind__in=["background", "impairment"]), name="characters_trait_kind"),
-            models.CheckConstraint(condition=~Q(name=""), name="characters_trait_name_not_blank"),
+            models.UniqueConstraint(fields=["character", "version"], name="characters_sheetchange_one_per_version"),
         ]
 
     def __str__(self) -> str:
-        return self.name
-
-
-class Asset(models.Model):
-    """A thing or a person that steps the skill die up by its level (Inferior 1 … Perfect 5)."""
-
-    class Kind(models.TextChoices):
-        THING = "thing", "Thing"
-        PERSON = "person", "Person"
-
-    character = models.ForeignKey(Character, on_delete=models.CASCADE, related_name="assets")
-    name = models.CharField(max_length=60)
-    kind = models.CharField(max_length=10, choices=Kind.choices, default=Kind.THING)
-    level = models.PositiveSmallIntegerField(default=1, choices=lucky13.ASSET_LEVELS)
-    skills = models.ManyToManyField(Skill, blank=True, related_name="assets")
-    description = models.TextField(blank=True)
-
-    class Meta:
-        ordering = ["name", "pk"]
-        constraints = [
-            models.CheckConstraint(condition=Q(level__gte=1, level__lte=5), name="characters_asset_level_1_to_5"),
-            models.CheckConstraint(condition=Q(kind__in=["thing", "person"]), name="characters_asset_kind"),
-            models.CheckConstraint(condition=~Q(name=""), name="characters_asset_name_not_blank"),
-        ]
-
-    def __str__(self) -> str:
-        return self.name
-
-
-class Weapon(models.Model):
-    character = models.ForeignKey(Character, on_delete=models.CASCADE, related_name="weapons")
-    name = models.CharField(max_length=60)
-    accuracy = models.PositiveSmallIntegerField(choices=die_choices)
-    damage = models.PositiveSmallIntegerField(choices=die_choices)
-
-    class Meta:
-        ordering = ["name", "pk"]
-        constraints = [
-            models.CheckConstraint(
-                condition=Q(accuracy__gte=1, accuracy__lte=5), name="characters_weapon_accuracy_die"
-            ),
-            models.CheckConstraint(condition=Q(damage__gte=1, damage__lte=5), name="characters_weapon_damage_die"),
-            models.CheckConstraint(condition=~Q(name=""), name="characters_weapon_name_not_blank"),
-        ]
-
-    def __str__(self) -> str:
-        return self.name
-
-
-class Armor(models.Model):
-    character = models.ForeignKey(Character, on_delete=models.CASCADE, related_name="armor")
-    name = models.CharField(max_length=60)
-    defense = models.PositiveSmallIntegerField(choices=die_choices)
-
-    class Meta:
-        ordering = ["name", "pk"]
-        verbose_name_plural = "armor"
-        constraints = [
-            models.CheckConstraint(condition=Q(defense__gte=1, defense__lte=5), name="characters_armor_defense_die"),
-            models.CheckConstraint(condition=~Q(name=""), name="characters_armor_name_not_blank"),
-        ]
-
-    def __str__(self) -> str:
-        return self.name
+        return f"{self.character_id} v{self.version}: {self.what}"
 
 
 # --- Adventure Points and reputation: append-only histories ------------------------------------

@@ -1,34 +1,64 @@
 """Changing a finished character's sheet, one section at a time.
 
-Who may change what is written down once, in :data:`SECTIONS`; the views show
-Edit buttons from it and :func:`save_section` enforces it, whoever calls.
+Who may change what is written down once, in :data:`SECTIONS`; the views show Edit buttons
+from it and :func:`save_section` enforces it, whoever calls. The new sheet is built by the
+character's system (``rules.edit``), which also refuses what the role may not change and
+validates the whole sheet, and it is saved through the one write path (:mod:`characters.write`).
+What is left here is the edge: reading a form's rows into the document's values (an existing
+row is addressed by its item id, a new row gets a fresh one) and putting each refusal next to
+the field it is about, in words for players.
 
 No lost work: every save carries the version of the section it was made from
-(``Character.section_versions``; a section with no entry has not changed since
-creation, version 0). A save made from an older version is refused with
-:class:`StaleSection` before anything is checked or written. Sections never
-share what they write: the skill dice are one section and the specializations
-(their names and levels) another, so a save to one never overwrites the other.
+(``Character.section_versions``; a section with no entry has not changed since creation,
+version 0). A save made from an older version is refused with :class:`StaleSection` before
+anything is checked or written. Sections never share what they write: the skill dice are one
+section and the specializations (their names and levels) another, and each is rebuilt from the
+sheet as it is under the lock, so a save to one never overwrites the other.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Final
 
-import django.dispatch
 from django.contrib.auth.models import AbstractBaseUser
 from django.core.exceptions import PermissionDenied
 from django.db import transaction
-from django.utils import timezone
+from pydantic import TypeAdapter, ValidationError
 
-from campaigns.models import Campaign, Membership
-from characters.creation import MAX_CONCEPT, MAX_DESCRIPTION, MAX_NOTES, MAX_ROWS, check_die
-from characters.models import Armor, Asset, Character, ReputationChange, Skill, Specialization, Trait, Weapon
+from campaigns.models import Membership
+from characters import write
+from characters.models import Character, ReputationChange
+from characters.write import character_changed, mark_changed, section_version, sentence
 from rules.dice import StepDie
+from rules.document import MAX_SHORT_TEXT, Name, problems_of
 from rules.systems import lucky13
+from rules.systems.base import EditRefused, Problem, Role, SheetInvalid
 from rules.systems.lucky13 import SheetError
+
+__all__ = [
+    "SECTIONS",
+    "ArmorRow",
+    "AssetRow",
+    "Details",
+    "Equipment",
+    "InvalidSection",
+    "NotAllowed",
+    "Section",
+    "SpecializationRow",
+    "StaleSection",
+    "TraitRow",
+    "WeaponRow",
+    "character_changed",
+    "editable_sections",
+    "is_stale",
+    "mark_changed",
+    "refusal",
+    "save_section",
+    "section_version",
+    "sentence",
+]
 
 # --- Who may change what ---------------------------------------------------------------------
 
@@ -48,6 +78,7 @@ class Section:
 #: Who may change each section of a Lucky 13 sheet: our reading of the rule text (issue 3).
 #: The player keeps the story (names, backgrounds, gear, notes); the numbers that in play
 #: move through Adventure Points, damage or the GM's judgement are the GM's to correct.
+#: The system's ``edit`` holds the same rules; these add the words the pages say.
 SECTIONS: Final[dict[str, Section]] = {
     section.key: section
     for section in (
@@ -68,15 +99,6 @@ SECTIONS: Final[dict[str, Section]] = {
         Section("notes", "notes", player=True),
     )
 }  # fmt: skip
-
-
-def sentence(message: str) -> str:
-    """An engine message ("a level is from 1 to 5") as a sentence for the page."""
-    message = message.strip()
-    if not message:
-        return message
-    message = message[0].upper() + message[1:]
-    return message if message.endswith((".", "!", "?")) else message + "."
 
 
 def refusal(character: Character, section: Section, *, is_owner: bool, is_gm: bool) -> str | None:
@@ -119,8 +141,9 @@ class StaleSection(Exception):
 class InvalidSection(SheetError):
     """Values that break a rule; ``errors`` maps where each problem is to its messages, for players.
 
-    A key is a field (``"name"``), a row's field (``"spec-2-level"``: the row's ``at`` and the
-    field), or ``""`` for the section as a whole.
+    A key is a field (``"name"``, ``"reflex"``), a row's field (``"spec-2-level"``: the row's
+    ``at`` and the field), a row as a whole (its ``at``), a skill's die in the skill dice (the
+    skill's id, as text: ``"5"``), or ``""`` for the section as a whole.
     """
 
     def __init__(self, errors: dict[str, list[str]]) -> None:
@@ -129,19 +152,18 @@ class InvalidSection(SheetError):
         self.errors = errors
 
 
-def section_version(character: Character, section: str) -> int:
-    """The version at which ``section`` last changed; 0 if it has not changed since creation."""
-    return int(character.section_versions.get(section, 0))
-
-
 def is_stale(character: Character, section: str, version: int) -> bool:
-    return section_version(character, section) > version or version > character.version
+    """Whether a save of ``section`` made from ``version`` of it is too old (see :func:`write.is_stale`)."""
+    return write.is_stale(character, version, section)
 
 
 # --- What a save carries ---------------------------------------------------------------------
-# Values are parsed (dice as StepDie, numbers as int) but not yet checked: the checks are here.
-# A row's ``at`` says where a message about it belongs (the form's prefix for that row);
-# ``id`` is None for a new row.
+# Values are parsed (dice as StepDie, numbers as int) but not yet checked. A row's ``at`` says
+# where a message about it belongs (the form's prefix for that row); ``id`` is the item id of
+# the row on the sheet, None for a new row.
+#
+# The other sections carry: abilities, ``{ability key: StepDie}``; skills (their dice),
+# ``{skill id: StepDie}``; hit points and reputation, an int; notes, the text.
 
 
 @dataclass(frozen=True, slots=True)
@@ -155,7 +177,7 @@ class SpecializationRow:
     at: str
     id: int | None
     name: str
-    skill: str = ""  # new rows only: the skill it belongs to
+    skill: int | None = None  # new rows only: the id of the skill it belongs to
     level: int | None = None  # None leaves the level as it is
     remove: bool = False
 
@@ -177,7 +199,7 @@ class AssetRow:
     name: str
     level: int | None
     kind: str = "thing"
-    skills: tuple[str, ...] = ()
+    skills: tuple[int, ...] = ()  # the ids of the skills it helps
     description: str = ""
     remove: bool = False
 
@@ -208,8 +230,14 @@ class Equipment:
     armor: Sequence[ArmorRow] = ()
 
 
+# --- From rows to the document ---------------------------------------------------------------
+
+GONE: Final = "this row is no longer on the sheet: reload the page and try again"
+_NAME: Final = TypeAdapter(Name)
+
+
 class _Problems:
-    """Every rule a save breaks, collected so that the player sees them all at once."""
+    """Every value a save cannot take, collected so that the player sees them all at once."""
 
     def __init__(self) -> None:
         self.errors: dict[str, list[str]] = {}
@@ -218,328 +246,372 @@ class _Problems:
         self.errors.setdefault(where, []).append(sentence(message))
 
     def check(self, where: str, check: Callable[..., Any], *args: Any) -> Any:
-        """Runs an engine check; its message, if it refuses, goes to ``where``."""
+        """Runs a check; its message, if it refuses, goes to ``where``."""
         try:
             return check(*args)
-        except ValueError as problem:  # SheetError, and clean_name's ValueError
+        except ValueError as problem:  # SheetError too
             self.add(where, getattr(problem, "message", str(problem)))
             return None
 
-    def raise_any(self) -> None:
-        if self.errors:
-            raise InvalidSection(self.errors)
+
+@dataclass
+class _Edit:
+    """A section's new value for the system's ``edit``, and where the system's refusals belong."""
+
+    value: dict[str, Any]
+    #: Document path (``skills.0.specializations.1``) → the key its problems go to.
+    places: dict[str, str] = field(default_factory=dict)
+    #: Document path → words added to the system's message there.
+    after: dict[str, str] = field(default_factory=dict)
+    #: The sheet to edit, when the save handed out fresh ids.
+    sheet: Any = None
 
 
 def _field(at: str, name: str) -> str:
     return f"{at}-{name}" if at else name
 
 
-def _rows_of(rows: Sequence[Any], existing: Mapping[int, Any], what: str, problems: _Problems) -> None:
-    if len([r for r in rows if not r.remove]) > MAX_ROWS:
-        problems.add("", f"at most {MAX_ROWS} {what}")
-    for row in rows:
-        if row.id is not None and row.id not in existing:
-            problems.add(row.at, "this row is no longer on the sheet: reload the page and try again")
+def _name(value: Any, what: str) -> str:
+    """A name as typed: trimmed, on one line, not blank, not too long, no control characters."""
+    if isinstance(value, str) and len(" ".join(value.split())) > lucky13.MAX_NAME:
+        raise ValueError(f"a name is at most {lucky13.MAX_NAME} characters")
+    name = lucky13.clean_name(value, what)
+    try:
+        return _NAME.validate_python(name)
+    except ValidationError as error:
+        raise ValueError(f"a name {problems_of(error)[0].message}") from None
 
 
-def _description(value: str, where: str, problems: _Problems) -> str:
-    value = value.strip()
-    if len(value) > MAX_DESCRIPTION:
-        problems.add(where, f"keep descriptions under {MAX_DESCRIPTION} characters")
+def _die(die: Any, what: str) -> str:
+    """A die of the sheet (d4 … d12) as the document's label."""
+    if not isinstance(die, StepDie) or not StepDie.of(4) <= die <= lucky13.MAX_ABILITY:
+        raise ValueError(f"{lucky13.indefinite(what)} {what} die is d4 … d12")
+    return die.label
+
+
+def _text(value: Any, limit: int, what: str) -> str:
+    text = value.strip() if isinstance(value, str) else ""
+    if len(text) > limit:
+        raise ValueError(f"keep {what} under {limit:,} characters")
+    return text
+
+
+def _whole(value: Any, what: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise ValueError(f"enter {what} as a whole number")
     return value
 
 
-# --- Each section: check, then write ---------------------------------------------------------
-# A writer checks everything first and writes only if nothing is wrong; it returns the
-# Character fields it changed. ``gm`` says whether the GM is saving.
+def _rows_of(rows: Sequence[Any], existing: Mapping[int, Any], what: str, problems: _Problems) -> None:
+    if len([r for r in rows if not r.remove]) > lucky13.MAX_ITEMS:
+        problems.add("", f"at most {lucky13.MAX_ITEMS} {what}")
+    for row in rows:
+        if row.id is not None and row.id not in existing:
+            problems.add(row.at, GONE)
 
 
-def _save_details(character: Character, data: Details, *, gm: bool) -> list[str]:
-    problems = _Problems()
-    name = problems.check("name", lucky13.clean_name, data.name, "A character")
-    concept = " ".join(data.concept.split())
-    if len(concept) > MAX_CONCEPT:
-        problems.add("concept", f"keep the concept under {MAX_CONCEPT} characters")
-    problems.raise_any()
-    character.name, character.concept = name, concept
-    return ["name", "concept"]
+def _list(
+    items: Sequence[Any], rows: Sequence[Any], path: str, row: Callable[[Any, Any], dict[str, Any]]
+) -> tuple[list[dict[str, Any]], dict[str, str], list[tuple[Any, dict[str, Any]]]]:
+    """A list of the sheet with ``rows`` applied: the items no row mentions stay, removed rows go,
+    changed rows change in place and new rows come last. ``row(row, current)`` gives the item's
+    new document value (``current`` is None for a new row). Returns the list, the places of its
+    rows' problems, and each (row, value) kept."""
+    rows_by_id = {r.id: r for r in rows if r.id is not None}
+    out: list[dict[str, Any]] = []
+    kept: list[tuple[Any, dict[str, Any]]] = []
+    places: dict[str, str] = {}
+    for item in items:
+        given = rows_by_id.get(item.id)
+        if given is None:
+            out.append(item.model_dump(mode="json"))
+        elif not given.remove:
+            kept.append((given, row(given, item)))
+            places[f"{path}.{len(out)}"] = given.at
+            out.append(kept[-1][1])
+    for given in rows:
+        if given.id is None and not given.remove:
+            kept.append((given, row(given, None)))
+            places[f"{path}.{len(out)}"] = given.at
+            out.append(kept[-1][1])
+    return out, places, kept
 
 
-def _hit_point_range(pulse: StepDie, options: Mapping[str, Any]) -> tuple[int, int]:
-    """ "Hit points" and "Death & dying": from death (minus the base Pulse die's size) to the maximum."""
-    return lucky13.death_threshold(pulse), lucky13.max_hit_points(pulse, options["hit_points_per_step"])
+def _unique_names(
+    items: Sequence[Any], rows: Sequence[Any], kept: Sequence[tuple[Any, dict[str, Any]]],
+    message: Callable[[str], str], problems: _Problems, *, kind: str | None = None,
+) -> None:  # fmt: skip
+    """Names used twice in one list (the document allows each once, whatever the case), said next
+    to the new or renamed rows (else the later ones). ``kind`` narrows the list to one kind."""
+    mentioned = {r.id for r in rows if r.id is not None}
+    before = {item.id: (getattr(item, "kind", None), item.name) for item in items}
+    entries = [(item.name, "", False) for item in items
+               if item.id not in mentioned and (kind is None or item.kind == kind)]  # fmt: skip
+    entries += [
+        (value["name"], _field(given.at, "name"), before.get(given.id) != (value.get("kind"), value["name"]))
+        for given, value in kept
+        if kind is None or value["kind"] == kind
+    ]
+    by_name: dict[str, list[tuple[str, str, bool]]] = {}
+    for entry in entries:
+        by_name.setdefault(entry[0].casefold(), []).append(entry)
+    for same in (same for same in by_name.values() if len(same) > 1):
+        blamed = [entry for entry in same if entry[2]] or same[1:]
+        for name, where, _ in blamed:
+            problems.add(where, message(name))
 
 
-def _save_abilities(character: Character, data: Mapping[str, StepDie], *, gm: bool) -> list[str]:
-    problems = _Problems()
-    options = character.campaign.settings
-    names = dict(zip(lucky13.ABILITY_KEYS, options["ability_names"], strict=True))
+# --- Each section: its new value ---------------------------------------------------------------
+# A builder reads the save into the section's document value, adding what it cannot read to
+# ``problems``; where it cannot read a value it keeps what the sheet says, so that the system
+# still says whether this role may make the change at all.
+
+
+def _details(character: Character, doc: Any, data: Details, problems: _Problems, gm: bool) -> _Edit:
+    name = problems.check("name", _name, data.name, "A character")
+    concept = problems.check("concept", _text, " ".join(str(data.concept).split()), MAX_SHORT_TEXT, "the concept")
+    if name is not None:
+        character.name = name
+    return _Edit({"concept": concept if concept is not None else doc.concept}, {"concept": "concept"})
+
+
+def _abilities(character: Character, doc: Any, data: Mapping[str, StepDie], problems: _Problems, gm: bool) -> _Edit:
     dice = {}
     for key in lucky13.ABILITY_KEYS:
-        die = data.get(key)
-        dice[key] = problems.check(key, check_die, die if die is not None else StepDie.none(), "character's ability")
-    pulse = dice["pulse"]
-    if pulse is not None and character.hit_points is not None:
-        low, high = _hit_point_range(pulse, options)
-        if not low <= character.hit_points <= high:
-            problems.add(
-                "pulse",
-                f"with {names['pulse']} {pulse} the hit points run from {low} to {high}, and {character.name} "
-                f"has {character.hit_points}: change the hit points first",
-            )
-    problems.raise_any()
-    for key, die in dice.items():
-        setattr(character, key, die.rung)
-    return list(lucky13.ABILITY_KEYS)
+        label = problems.check(key, _die, data.get(key), "character's ability")
+        dice[key] = label if label is not None else getattr(doc.abilities, key)
+    # A smaller Pulse die must still hold the hit points ("Hit points"): said next to the Pulse.
+    after = {"hit_points": f", and {character.name} has {doc.hit_points}: change the hit points first"}
+    return _Edit({"abilities": dice}, {"abilities": "", "hit_points": "pulse"}, after)
 
 
-def _save_skills(character: Character, data: Mapping[str, StepDie], *, gm: bool) -> list[str]:
-    problems = _Problems()
-    skills = list(character.skills.all())
-    unknown = sorted(set(data) - {s.name for s in skills})
-    if unknown:
-        problems.add("", f"{', '.join(unknown)} is not one of {character.name}'s skills")
-    for skill in skills:
-        if skill.name in data:
-            problems.check(skill.name, check_die, data[skill.name], "skill")
-    problems.raise_any()
-    changed = [s for s in skills if s.name in data and data[s.name].rung != s.die]
-    for skill in changed:
-        skill.die = data[skill.name].rung
-    Skill.objects.bulk_update(changed, ["die"])
-    return []
+def _skills(character: Character, doc: Any, data: Mapping[int, StepDie], problems: _Problems, gm: bool) -> _Edit:
+    ids = {skill.id for skill in doc.skills}
+    if any(key not in ids for key in data):
+        problems.add("", "one of these skills is no longer on the sheet: reload the page and try again")
+    skills, places = [], {}
+    for i, skill in enumerate(doc.skills):
+        value = skill.model_dump(mode="json")
+        if skill.id in data:
+            label = problems.check(str(skill.id), _die, data[skill.id], "skill")
+            value["die"] = label if label is not None else skill.die
+        places[f"skills.{i}"] = str(skill.id)
+        places[f"skills.{i}.die"] = str(skill.id)
+        skills.append(value)
+    return _Edit({"skills": skills}, places)
 
 
-def _save_specializations(character: Character, rows: Sequence[SpecializationRow], *, gm: bool) -> list[str]:
-    problems = _Problems()
-    skills = {s.name: s for s in character.skills.all()}
-    existing = {s.pk: s for s in Specialization.objects.filter(skill__character=character).select_related("skill")}
+def _fresh_ids(doc: Any, *lists: Sequence[Any]) -> tuple[Any, Callable[[Any], int]]:
+    """The sheet that has handed out an id to each new row of ``lists``, and each new row's id."""
+    new_rows = [row for rows in lists for row in rows if row.id is None and not row.remove]
+    sheet, fresh = doc.with_ids(len(new_rows))
+    ids = {id(row): item_id for row, item_id in zip(new_rows, fresh, strict=True)}
+    return sheet, lambda row: ids[id(row)]
+
+
+def _or(value: Any, current: Any, attribute: str, default: Any) -> Any:
+    """What was read, else what the row says now (or ``default`` for a new row)."""
+    if value is not None:
+        return value
+    return getattr(current, attribute) if current is not None else default
+
+
+def _specializations(
+    character: Character, doc: Any, rows: Sequence[SpecializationRow], problems: _Problems, gm: bool
+) -> _Edit:
+    existing = {spec.id: skill.id for skill in doc.skills for spec in skill.specializations}
     _rows_of(rows, existing, "specializations per save", problems)
-    if not gm:
-        for row in rows:
-            current = existing.get(row.id) if row.id is not None else None
-            if row.id is None or row.remove or (current and row.level is not None and row.level != current.level):
+    sheet, new_id = _fresh_ids(doc, rows)
+    by_skill: dict[int, list[SpecializationRow]] = {}
+    for row in rows:
+        if row.id is not None:
+            if row.id in existing:
+                by_skill.setdefault(existing[row.id], []).append(row)
+        elif not row.remove:
+            skill = doc.skill(row.skill) if isinstance(row.skill, int) and not isinstance(row.skill, bool) else None
+            if skill is None and not gm:  # the system refuses any new one; this one it would not even see
                 raise NotAllowed(sentence(SECTIONS["specializations"].gm_only))
-    # Every specialization left afterwards, by skill: (name, where a clash is reported, whether it is new or renamed).
-    kept: dict[int, list[tuple[str, str, bool]]] = {}
-    changes: list[tuple[Specialization, str, int]] = []
-    new: list[Specialization] = []
-    seen = {row.id for row in rows if row.id is not None}
-    for spec in existing.values():
-        if spec.pk not in seen:
-            kept.setdefault(spec.skill_id, []).append((spec.name, "", False))
-    for row in rows:
-        current = existing.get(row.id) if row.id is not None else None
-        if row.remove or (row.id is not None and current is None):
-            continue  # removed, or reported above
-        name = problems.check(_field(row.at, "name"), lucky13.clean_name, row.name, "Each specialization")
-        level = row.level if row.level is not None else (current.level if current else 1)
+            if skill is None:
+                problems.add(_field(row.at, "skill"), f"choose one of {character.name}'s skills")
+            else:
+                by_skill.setdefault(skill.id, []).append(row)
+
+    def specialization(row: SpecializationRow, current: Any) -> dict[str, Any]:
+        name = problems.check(_field(row.at, "name"), _name, row.name, "Each specialization")
+        level = _or(row.level, current, "level", 1)
         level = problems.check(_field(row.at, "level"), lucky13.check_level, level, "specialization level")
-        skill = current.skill if current else skills.get(row.skill)
-        if skill is None:
-            problems.add(_field(row.at, "skill"), f"choose one of {character.name}'s skills")
-            continue
-        if name is None or level is None:
-            continue
-        kept.setdefault(skill.pk, []).append((name, _field(row.at, "name"), current is None or name != current.name))
-        if current is None:
-            new.append(Specialization(skill=skill, name=name, level=level))
-        elif (name, level) != (current.name, current.level):
-            changes.append((current, name, level))
-    skill_names = {s.pk: s.name for s in skills.values()}
-    for skill_id, names in kept.items():
-        by_name: dict[str, list[tuple[str, str, bool]]] = {}
-        for entry in names:
-            by_name.setdefault(entry[0].lower(), []).append(entry)
-        for same in (same for same in by_name.values() if len(same) > 1):
-            blamed = [entry for entry in same if entry[2]] or same[1:]
-            for name, where, _ in blamed:
-                problems.add(where, f"{skill_names[skill_id]} already has a specialization called {name}")
-    problems.raise_any()
-    removed = [row.id for row in rows if row.remove]
-    Specialization.objects.filter(skill__character=character, pk__in=removed).delete()
-    renamed = [spec for spec, name, _ in changes if name != spec.name]
-    if renamed:  # two names swapped would clash on the way: step through names nobody uses
-        for spec in renamed:
-            spec.name = f"\u2060{spec.pk}\u2060"
-        Specialization.objects.bulk_update(renamed, ["name"])
-    for spec, name, level in changes:
-        spec.name, spec.level = name, level
-    Specialization.objects.bulk_update([spec for spec, _, _ in changes], ["name", "level"])
-    Specialization.objects.bulk_create(new)
-    return []
+        return {
+            "id": current.id if current else new_id(row),
+            "name": _or(name, current, "name", row.name),
+            "level": _or(level, current, "level", 1),
+        }
+
+    skills, places = [], {}
+    for i, skill in enumerate(doc.skills):
+        mine = by_skill.get(skill.id, [])
+        specs, where, kept = _list(skill.specializations, mine, f"skills.{i}.specializations", specialization)
+        places.update(where)
+        places[f"skills.{i}"] = ""
+        _unique_names(skill.specializations, mine, kept,
+                      lambda name, skill=skill: f"{skill.name} already has a specialization called {name}",
+                      problems)  # fmt: skip
+        skills.append({**skill.model_dump(mode="json"), "specializations": specs})
+    return _Edit({"skills": skills}, places, sheet=sheet)
 
 
-def _save_traits(character: Character, rows: Sequence[TraitRow], *, gm: bool) -> list[str]:
-    problems = _Problems()
-    existing = {t.pk: t for t in character.traits.all()}
-    had_impairment = any(t.kind == Trait.Kind.IMPAIRMENT for t in existing.values())
-    _rows_of(rows, existing, "backgrounds and impairments", problems)
-    updates, new = [], []
-    for row in rows:
-        current = existing.get(row.id) if row.id is not None else None
-        if row.remove or (row.id is not None and current is None):
-            continue
-        if row.kind not in Trait.Kind.values:
+KINDS: Final = {"background", "impairment"}
+
+
+def _traits(character: Character, doc: Any, rows: Sequence[TraitRow], problems: _Problems, gm: bool) -> _Edit:
+    _rows_of(rows, {t.id: t for t in doc.traits}, "backgrounds and impairments", problems)
+    sheet, new_id = _fresh_ids(doc, rows)
+
+    def trait(row: TraitRow, current: Any) -> dict[str, Any]:
+        if row.kind not in KINDS:
             problems.add(_field(row.at, "kind"), "a trait is a background or an impairment")
-        name = problems.check(_field(row.at, "name"), lucky13.clean_name, row.name, "Each background and impairment")
-        description = _description(row.description, _field(row.at, "description"), problems)
-        trait = current or Trait(character=character)
-        trait.kind, trait.name, trait.description = row.kind, name, description
-        (new if current is None else updates).append(trait)
-    removed = {row.id for row in rows if row.remove}
-    # Updated rows are the existing objects, changed in place: their kind is the new one.
-    left = [t for t in existing.values() if t.pk not in removed] + new
-    if (
-        character.took_impairment
-        and had_impairment
-        and not gm
-        and not any(t.kind == Trait.Kind.IMPAIRMENT for t in left)
-    ):
+        name = problems.check(_field(row.at, "name"), _name, row.name, "Each background and impairment")
+        description = problems.check(_field(row.at, "description"), _text, row.description,
+                                     lucky13.MAX_DESCRIPTION, "descriptions")  # fmt: skip
+        return {
+            "id": current.id if current else new_id(row),
+            "kind": _or(row.kind if row.kind in KINDS else None, current, "kind", "background"),
+            "name": _or(name, current, "name", row.name),
+            "description": _or(description, current, "description", ""),
+        }
+
+    traits, places, kept = _list(doc.traits, rows, "traits", trait)
+    for kind in sorted(KINDS):
+        _unique_names(doc.traits, rows, kept, lambda name, kind=kind: f"there is already {lucky13.indefinite(kind)} "
+                      f"{kind} called {name}", problems, kind=kind)  # fmt: skip
+    # "Impairments": one taken for an extra specialization stays; only the GM removes the last one.
+    had = any(t.kind == "impairment" for t in doc.traits)
+    if doc.creation.took_impairment and had and not gm and not any(t["kind"] == "impairment" for t in traits):
         problems.add(
             "",
             "you took an impairment for an extra specialization, so one stays on the sheet; "
             "only the GM can remove the last one",
         )
-    problems.raise_any()
-    Trait.objects.filter(character=character, pk__in=removed).delete()
-    Trait.objects.bulk_update(updates, ["kind", "name", "description"])
-    Trait.objects.bulk_create(new)
-    return []
+    return _Edit({"traits": traits}, places, sheet=sheet)
 
 
-def _save_equipment(character: Character, data: Equipment, *, gm: bool) -> list[str]:
+ASSET_KINDS: Final = {"thing", "person"}
+
+
+def _equipment(character: Character, doc: Any, data: Equipment, problems: _Problems, gm: bool) -> _Edit:
     """Assets (level 1 Inferior … 5 Perfect, the skills each helps; a person can be one),
     weapons (accuracy and damage dice d4 … d12) and armor (a defensive die d4 … d12)."""
-    problems = _Problems()
-    skills = {s.name: s for s in character.skills.all()}
-    assets = {a.pk: a for a in Asset.objects.filter(character=character).prefetch_related("skills")}
-    weapons = {w.pk: w for w in character.weapons.all()}
-    armor = {a.pk: a for a in character.armor.all()}
-    _rows_of(data.assets, assets, "assets", problems)
-    _rows_of(data.weapons, weapons, "weapons", problems)
-    _rows_of(data.armor, armor, "pieces of armor", problems)
+    _rows_of(data.assets, {a.id: a for a in doc.assets}, "assets", problems)
+    _rows_of(data.weapons, {w.id: w for w in doc.weapons}, "weapons", problems)
+    _rows_of(data.armor, {a.id: a for a in doc.armor}, "pieces of armor", problems)
+    sheet, new_id = _fresh_ids(doc, data.assets, data.weapons, data.armor)
+    skill_ids = {skill.id for skill in doc.skills}
 
-    asset_rows: list[tuple[Asset, list[Skill] | None]] = []
-    for row in data.assets:
-        current = assets.get(row.id) if row.id is not None else None
-        if row.remove or (row.id is not None and current is None):
-            continue
-        name = problems.check(_field(row.at, "name"), lucky13.clean_name, row.name, "Each asset")
+    def asset(row: AssetRow, current: Any) -> dict[str, Any]:
+        name = problems.check(_field(row.at, "name"), _name, row.name, "Each asset")
         level = problems.check(_field(row.at, "level"), lucky13.check_level, row.level, "level")
-        if row.kind not in Asset.Kind.values:
+        if row.kind not in ASSET_KINDS:
             problems.add(_field(row.at, "kind"), "an asset is a thing or a person")
-        unknown = [s for s in row.skills if s not in skills]
-        if unknown:
-            problems.add(_field(row.at, "skills"), f"{', '.join(unknown)} is not one of {character.name}'s skills")
-        asset = current or Asset(character=character)
-        asset.name, asset.level, asset.kind = name, level, row.kind
-        asset.description = _description(row.description, _field(row.at, "description"), problems)
-        helped = [skills[s] for s in dict.fromkeys(row.skills) if s in skills]
-        unchanged = current is not None and {s.pk for s in current.skills.all()} == {s.pk for s in helped}
-        asset_rows.append((asset, None if unchanged else helped))
+        helped = list(dict.fromkeys(row.skills))
+        if any(skill not in skill_ids for skill in helped):
+            problems.add(_field(row.at, "skills"), f"choose among {character.name}'s skills")
+        description = problems.check(_field(row.at, "description"), _text, row.description,
+                                     lucky13.MAX_DESCRIPTION, "descriptions")  # fmt: skip
+        return {
+            "id": current.id if current else new_id(row),
+            "name": _or(name, current, "name", row.name),
+            "kind": _or(row.kind if row.kind in ASSET_KINDS else None, current, "kind", "thing"),
+            "level": _or(level, current, "level", 1),
+            "skills": [skill for skill in helped if skill in skill_ids],
+            "description": _or(description, current, "description", ""),
+        }
 
-    weapon_rows = []
-    for row in data.weapons:
-        current = weapons.get(row.id) if row.id is not None else None
-        if row.remove or (row.id is not None and current is None):
-            continue
-        weapon = current or Weapon(character=character)
-        weapon.name = problems.check(_field(row.at, "name"), lucky13.clean_name, row.name, "Each weapon")
-        accuracy = problems.check(_field(row.at, "accuracy"), check_die, row.accuracy, "weapon's accuracy")
-        damage = problems.check(_field(row.at, "damage"), check_die, row.damage, "weapon's damage")
-        if accuracy and damage:
-            weapon.accuracy, weapon.damage = accuracy.rung, damage.rung
-        weapon_rows.append(weapon)
+    def weapon(row: WeaponRow, current: Any) -> dict[str, Any]:
+        name = problems.check(_field(row.at, "name"), _name, row.name, "Each weapon")
+        accuracy = problems.check(_field(row.at, "accuracy"), _die, row.accuracy, "weapon's accuracy")
+        damage = problems.check(_field(row.at, "damage"), _die, row.damage, "weapon's damage")
+        return {
+            "id": current.id if current else new_id(row),
+            "name": _or(name, current, "name", row.name),
+            "accuracy": _or(accuracy, current, "accuracy", "d4"),
+            "damage": _or(damage, current, "damage", "d4"),
+        }
 
-    armor_rows = []
-    for row in data.armor:
-        current = armor.get(row.id) if row.id is not None else None
-        if row.remove or (row.id is not None and current is None):
-            continue
-        piece = current or Armor(character=character)
-        piece.name = problems.check(_field(row.at, "name"), lucky13.clean_name, row.name, "Each piece of armor")
-        defense = problems.check(_field(row.at, "defense"), check_die, row.defense, "defensive")
-        if defense:
-            piece.defense = defense.rung
-        armor_rows.append(piece)
-    problems.raise_any()
+    def armor(row: ArmorRow, current: Any) -> dict[str, Any]:
+        name = problems.check(_field(row.at, "name"), _name, row.name, "Each piece of armor")
+        defense = problems.check(_field(row.at, "defense"), _die, row.defense, "defensive")
+        return {
+            "id": current.id if current else new_id(row),
+            "name": _or(name, current, "name", row.name),
+            "defense": _or(defense, current, "defense", "d4"),
+        }
 
-    Asset.objects.filter(character=character, pk__in=[r.id for r in data.assets if r.remove]).delete()
-    Weapon.objects.filter(character=character, pk__in=[r.id for r in data.weapons if r.remove]).delete()
-    Armor.objects.filter(character=character, pk__in=[r.id for r in data.armor if r.remove]).delete()
-    for asset, helped in asset_rows:
-        asset.save()
-        if helped is not None:
-            asset.skills.set(helped)
-    for row in (*weapon_rows, *armor_rows):
-        row.save()
-    return []
-
-
-def _save_hit_points(character: Character, data: int, *, gm: bool) -> list[str]:
-    problems = _Problems()
-    options = character.campaign.settings
-    pulse_name = options["ability_names"][lucky13.ABILITY_KEYS.index("pulse")]
-    if character.pulse is None:
-        problems.add("hit_points", f"hit points come from the {pulse_name} die, once the abilities are set")
-        problems.raise_any()
-    low, high = _hit_point_range(StepDie(character.pulse), options)
-    if isinstance(data, bool) or not isinstance(data, int) or not low <= data <= high:
-        problems.add(
-            "hit_points",
-            f"with a {StepDie(character.pulse)} {pulse_name}, hit points run from {low} (dead) to {high} (full)",
-        )
-    problems.raise_any()
-    character.hit_points = data
-    return ["hit_points"]
+    value, places = {}, {}
+    lists: tuple[tuple[str, Sequence[Any], Sequence[Any], Callable[[Any, Any], dict[str, Any]], str], ...] = (
+        ("assets", doc.assets, data.assets, asset, "asset"),
+        ("weapons", doc.weapons, data.weapons, weapon, "weapon"),
+        ("armor", doc.armor, data.armor, armor, "piece of armor"),
+    )
+    for key, items, rows, read, noun in lists:
+        value[key], where, kept = _list(items, rows, key, read)
+        places.update(where)
+        _unique_names(items, rows, kept, lambda name, noun=noun: f"there is already "
+                      f"{lucky13.indefinite(noun)} {noun} called {name}", problems)  # fmt: skip
+    return _Edit(value, places, sheet=sheet)
 
 
-def _save_reputation(character: Character, data: int, *, gm: bool) -> list[str]:
-    problems = _Problems()
-    problems.check("reputation", lucky13.check_reputation, data)
-    problems.raise_any()
-    character.reputation = data
-    return ["reputation"]
+def _hit_points(character: Character, doc: Any, data: int, problems: _Problems, gm: bool) -> _Edit:
+    hit_points = problems.check("hit_points", _whole, data, "the hit points")
+    # "Hit points" and "Death & dying": the system's track runs from death to full.
+    vitals = character.rules.vitals(doc, character.campaign.settings)
+    track = next((t for t in vitals.tracks if t.key == "hit_points"), None)
+    if hit_points is not None and track is not None and not track.minimum <= hit_points <= track.maximum:
+        problems.add("hit_points", f"hit points run from {track.minimum} (dead) to {track.maximum} (full)")
+    return _Edit({"hit_points": hit_points if hit_points is not None else doc.hit_points}, {"hit_points": "hit_points"})
 
 
-def _save_notes(character: Character, data: str, *, gm: bool) -> list[str]:
-    problems = _Problems()
-    notes = data.strip()
-    if len(notes) > MAX_NOTES:
-        problems.add("notes", f"keep the notes under {MAX_NOTES:,} characters")
-    problems.raise_any()
-    character.notes = notes
-    return ["notes"]
+def _reputation(character: Character, doc: Any, data: int, problems: _Problems, gm: bool) -> _Edit:
+    reputation = problems.check("reputation", lucky13.check_reputation, data)
+    return _Edit({"reputation": reputation if reputation is not None else doc.reputation}, {"reputation": "reputation"})
 
 
-WRITERS: Final[dict[str, Callable[..., list[str]]]] = {
-    "details": _save_details,
-    "abilities": _save_abilities,
-    "skills": _save_skills,
-    "specializations": _save_specializations,
-    "traits": _save_traits,
-    "equipment": _save_equipment,
-    "hit-points": _save_hit_points,
-    "reputation": _save_reputation,
-    "notes": _save_notes,
+def _notes(character: Character, doc: Any, data: str, problems: _Problems, gm: bool) -> _Edit:
+    notes = problems.check("notes", _text, data, lucky13.MAX_NOTES, "the notes")
+    return _Edit({"notes": notes if notes is not None else doc.notes}, {"notes": "notes"})
+
+
+BUILDERS: Final[dict[str, Callable[[Character, Any, Any, _Problems, bool], _Edit]]] = {
+    "details": _details,
+    "abilities": _abilities,
+    "skills": _skills,
+    "specializations": _specializations,
+    "traits": _traits,
+    "equipment": _equipment,
+    "hit-points": _hit_points,
+    "reputation": _reputation,
+    "notes": _notes,
 }
-assert WRITERS.keys() == SECTIONS.keys()
+assert BUILDERS.keys() == SECTIONS.keys()
 
 
-#: Sent after commit with ``character_id`` whenever a sheet is saved: the live dashboard listens.
-character_changed = django.dispatch.Signal()
+def _placed(problems: Sequence[Problem], edit: _Edit) -> dict[str, list[str]]:
+    """The system's problems, each at the key of the nearest place the section knows."""
+    errors: dict[str, list[str]] = {}
+    for problem in problems:
+        parts = problem.field.split(".")
+        key = ""
+        for n in range(len(parts), 0, -1):
+            path = ".".join(parts[:n])
+            if path in edit.places:
+                key = edit.places[path]
+                if n < len(parts) and not parts[-1].isdecimal():
+                    key = _field(key, parts[-1])
+                break
+        message = problem.message + edit.after.get(problem.field, "")
+        errors.setdefault(key, []).append(sentence(message))
+    return errors
 
 
-def mark_changed(character: Character, *sections: str, fields: Sequence[str] = ()) -> None:
-    """Record a change to ``sections`` (the caller holds the row lock): a new version, and each
-    section's version is now that one, so that forms made from before it are refused."""
-    character.version += 1
-    character.section_versions = {**character.section_versions, **dict.fromkeys(sections, character.version)}
-    character.save(update_fields=[*fields, "version", "section_versions", "updated_at"])
-    Campaign.objects.filter(pk=character.campaign_id).update(last_activity_at=timezone.now())
-    # Every sheet save passes here: announce it (hit points, AP, reputation) once it is committed.
-    transaction.on_commit(lambda: character_changed.send(sender=Character, character_id=character.pk))
+# --- The save ----------------------------------------------------------------------------------
 
 
 @transaction.atomic
@@ -548,11 +620,12 @@ def save_section(*, character_id: int, section: str, version: int, data: Any, by
 
     Raises :class:`NotAllowed` if ``by`` may not change it (see :data:`SECTIONS`),
     :class:`StaleSection` if it changed since ``version`` (nothing is written), and
-    :class:`InvalidSection` with every broken rule (nothing is written).
+    :class:`InvalidSection` with every broken rule (nothing is written). A change of the
+    reputation is also kept in its history (:class:`ReputationChange`).
     """
     spec = SECTIONS.get(section)
     if spec is None:
-        raise SheetError("section", f"{section!r} is not a section of the sheet")
+        raise SheetError("section", f"there is no section {section!r} on the sheet")
     character = Character.objects.lock(character_id)
     if character is None:
         raise Character.DoesNotExist(f"No character {character_id}")
@@ -564,15 +637,34 @@ def save_section(*, character_id: int, section: str, version: int, data: Any, by
         raise NotAllowed(reason)
     if is_stale(character, section, version):
         raise StaleSection(section, made_from=version, now=section_version(character, section))
-    reputation = character.reputation
-    fields = WRITERS[section](character, data, gm=is_gm)
-    if character.reputation != reputation:  # the reputation's history is kept, whoever changes it
+    before = character.document
+    problems = _Problems()
+    edit = BUILDERS[section](character, before, data, problems, is_gm)
+    invalid: SheetInvalid | None = None
+    try:
+        sheet = character.rules.edit(
+            edit.sheet or before, section, edit.value, role=Role.GM if is_gm else Role.OWNER,
+            options=character.campaign.settings,
+        )  # fmt: skip
+    except EditRefused as refused:
+        raise NotAllowed(sentence(refused.message)) from None
+    except SheetInvalid as error:
+        invalid = error
+    if problems.errors:  # what could not be read is said first: the system saw what stood in for it
+        raise InvalidSection(problems.errors)
+    if invalid is not None:
+        raise InvalidSection(_placed(invalid.problems, edit))
+    try:
+        write.write(character, sheet, by=by, what=f"Edited the {spec.label}", sections=[section],
+                    fields=["name"] if section == "details" else [])  # fmt: skip
+    except SheetInvalid as error:
+        raise InvalidSection(_placed(error.problems, edit)) from None
+    if sheet.reputation != before.reputation:  # the reputation's history is kept, whoever changes it
         ReputationChange.objects.create(
             character=character,
-            change=character.reputation - reputation,
-            reputation=character.reputation,
+            change=sheet.reputation - before.reputation,
+            reputation=sheet.reputation,
             reason="Changed on the sheet",
             by=by,
         )
-    mark_changed(character, section, fields=fields)
     return character

@@ -23,7 +23,7 @@ from django.urls import reverse
 from django.views.decorators.http import require_http_methods
 from django.views.decorators.vary import vary_on_headers
 
-from campaigns.operations import Refused
+from campaigns.errors import Refused
 from characters import sheet_rolls
 from characters.models import Character
 from characters.sheet_rolls import GM_ONLY_STEPS, Built
@@ -34,6 +34,7 @@ from web.fields import ABILITY_ROLL_CHOICES, steps_field
 
 ROLL_SESSION_KEY: Final = "sheet-roll"
 DIFFICULTY_CHOICES: Final = [(d.value, f"{d.value.title()} ({d.die.label})") for d in Difficulty]
+ASSET_LEVELS: Final = dict(lucky13.ASSET_LEVELS)
 HELP_WITH_CHOICES: Final = [
     ("skill", "The skill (their die in it steps the Skill)"),
     ("ability", "The ability (their die in it steps the Ability)"),
@@ -68,8 +69,9 @@ class SheetRollForm(forms.Form):
         self.character, self.gm = character, gm
         self.names = dict(zip(lucky13.ABILITY_KEYS, character.campaign.settings["ability_names"], strict=True))
         self.explosion = lucky13.Explosion(character.campaign.settings["explosion"])
-        self.skills = {s.pk: s for s in character.skills.all()}
-        self.assets = list(character.assets.all())
+        sheet = character.document
+        self.skills = {s.id: s for s in sheet.skills}
+        self.assets = list(sheet.assets)
         self.helpers = {h.pk: h for h in helpers}
         first_skill = next(iter(self.skills), None)
         # Fields left out of a query take their defaults, so a plain link from the sheet is enough.
@@ -85,10 +87,10 @@ class SheetRollForm(forms.Form):
         self.fields["ability"].choices = list(self.names.items())
         skill = self.skills.get(_int(merged.get("skill")))
         self.fields["specialization"].choices = [("", "none")] + [
-            (s.pk, f"{s.name} ({s.level})") for s in (skill.specializations.all() if skill else ())
+            (s.id, f"{s.name} ({s.level})") for s in (skill.specializations if skill else ())
         ]
         self.fields["asset"].choices = [("", "none")] + [
-            (a.pk, f"{a.name} ({a.get_level_display()} {a.level})")
+            (a.id, f"{a.name} ({ASSET_LEVELS[a.level]} {a.level})")
             for a in self.assets
             if skill and sheet_rolls.helps(a, skill)
         ]

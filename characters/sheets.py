@@ -1,26 +1,21 @@
-"""The Lucky 13 sheet as the pages show it: plain values computed once per request."""
+"""The Lucky 13 sheet as the pages show it: plain values computed once per request, from the
+character's sheet document (no query beyond the character and its campaign)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import Any
 
-from django.db.models import Prefetch, QuerySet
+from django.db.models import QuerySet
 
-from characters.models import Asset, Character, Skill
+from characters.models import Character
 from rules.dice import StepDie
 from rules.systems import lucky13
 
 
 def with_sheet(characters: QuerySet[Character]) -> QuerySet[Character]:
-    """Everything a sheet shows, in a fixed number of queries whatever its size."""
-    return characters.select_related("campaign", "owner").prefetch_related(
-        Prefetch("skills", queryset=Skill.objects.prefetch_related("specializations")),
-        "traits",
-        Prefetch("assets", queryset=Asset.objects.prefetch_related("skills")),
-        "weapons",
-        "armor",
-    )
+    """Everything a sheet shows: the document is on the row, so one query whatever its size."""
+    return characters.select_related("campaign", "owner")
 
 
 @dataclass(frozen=True, slots=True)
@@ -50,60 +45,79 @@ class HitPoints:
         return self.death_at < self.current <= 0
 
 
+def _die(label: str | None) -> StepDie | None:
+    return None if label is None else StepDie.parse(label)
+
+
 def hit_points(character: Character, per_step: int) -> HitPoints | None:
-    if character.pulse is None or character.hit_points is None:
+    doc = character.document
+    if doc.abilities.pulse is None or doc.hit_points is None:
         return None
-    base = StepDie(character.pulse)
+    base = StepDie.parse(doc.abilities.pulse)
+    current = doc.hit_points
     rows = tuple(
-        (StepDie(step).label, min(max(character.hit_points - (step - 1) * per_step, 0), per_step), per_step)
+        (StepDie(step).label, min(max(current - (step - 1) * per_step, 0), per_step), per_step)
         for step in range(1, base.rung + 1)
     )
-    return HitPoints(character.hit_points, lucky13.max_hit_points(base, per_step), per_step, base, rows)
+    return HitPoints(current, lucky13.max_hit_points(base, per_step), per_step, base, rows)
 
 
 def abilities(character: Character, names: list[str]) -> list[dict[str, Any]]:
+    doc = character.document
     return [
-        {"key": key, "name": name, "die": character.ability(key)}
+        {"key": key, "name": name, "die": _die(getattr(doc.abilities, key))}
         for key, name in zip(lucky13.ABILITY_KEYS, names, strict=True)
     ]
 
 
 def skills(character: Character, names: dict[str, str]) -> list[dict[str, Any]]:
     out = []
-    for skill in character.skills.all():
-        die = StepDie(skill.die)
+    for skill in character.document.skills:
+        die = _die(skill.die)
         out.append(
             {
                 "skill": skill,
                 "die": die,
-                "ability_name": names.get(skill.ability, ""),
+                "ability_name": names.get(skill.ability or "", ""),
                 "specializations": [
-                    {"specialization": s, "effective": lucky13.effective_skill_die(die, s.level)}
-                    for s in skill.specializations.all()
+                    {"specialization": s, "effective": lucky13.effective_skill_die(die, s.level) if die else None}
+                    for s in skill.specializations
                 ],
             }
         )
     return out
 
 
+def assets(character: Character) -> list[dict[str, Any]]:
+    """Each asset with its level in words ("Standard") and the names of the skills it helps
+    (it names them by id)."""
+    doc = character.document
+    names = {skill.id: skill.name for skill in doc.skills}
+    levels = dict(lucky13.ASSET_LEVELS)
+    return [
+        {"asset": a, "level_name": levels.get(a.level, ""), "skills": [names[i] for i in a.skills if i in names]}
+        for a in doc.assets
+    ]
+
+
 def sheet(character: Character) -> dict[str, Any]:
     """The whole sheet for the template; the character must come from :func:`with_sheet`."""
     options = character.campaign.settings
     names = dict(zip(lucky13.ABILITY_KEYS, options["ability_names"], strict=True))
-    traits = list(character.traits.all())
+    doc = character.document
+    charm = _die(doc.abilities.charm)
     return {
         "character": character,
+        "document": doc,
         "options": options,
         "abilities": abilities(character, options["ability_names"]),
         "skills": skills(character, names),
-        "backgrounds": [t for t in traits if t.kind == "background"],
-        "impairments": [t for t in traits if t.kind == "impairment"],
-        "assets": list(character.assets.all()),
-        "weapons": list(character.weapons.all()),
-        "armor": list(character.armor.all()),
+        "backgrounds": [t for t in doc.traits if t.kind == "background"],
+        "impairments": [t for t in doc.traits if t.kind == "impairment"],
+        "assets": assets(character),
+        "weapons": list(doc.weapons),
+        "armor": list(doc.armor),
         "hit_points": hit_points(character, options["hit_points_per_step"]),
         "charm_name": names["charm"],
-        "reaction_charm": (
-            lucky13.reaction_charm(StepDie(character.charm), character.reputation) if character.charm else None
-        ),
+        "reaction_charm": lucky13.reaction_charm(charm, doc.reputation) if charm else None,
     }

@@ -51,7 +51,7 @@ NO_VERSION = (
 
 
 def _full(character: Character) -> Character:
-    """The character with everything its sheet shows, keeping what ``access`` found out."""
+    """The character as it is now, with everything its sheet shows, keeping what ``access`` found out."""
     full = sheets.with_sheet(Character.objects.filter(pk=character.pk)).get()
     full.can_edit, full.viewer_is_gm = character.can_edit, character.viewer_is_gm
     return full
@@ -77,9 +77,12 @@ def _edit_links(character: Character, request: HttpRequest, focus: str) -> dict[
 
 
 def _sheet_context(request: HttpRequest, character: Character, *, focus: str = "") -> dict[str, Any]:
-    full = _full(character)
-    latest = LedgerEntry.objects.filter(character=full)[:LATEST_ENTRIES]  # lazy: only the standing region reads it
-    return {**sheets.sheet(full), "edit_links": _edit_links(full, request, focus), "ledger_latest": latest}
+    """What the sheet shows of ``character`` (loaded through ``access``, with its campaign and owner):
+    the document is on the row, so this costs no query but the latest ledger entries, and those
+    only if the standing region is shown."""
+    latest = LedgerEntry.objects.filter(character=character)[:LATEST_ENTRIES]
+    context = {**sheets.sheet(character), "edit_links": _edit_links(character, request, focus), "ledger_latest": latest}
+    return context
 
 
 @require_safe
@@ -99,11 +102,12 @@ def _sheet_url(character: Character, key: str) -> str:
     return f"{reverse('characters:sheet', args=[character.pk])}#{REGIONS[key]}"
 
 
-def _read_view(request: HttpRequest, character: Character, key: str) -> HttpResponse:
-    """The section's region as the sheet shows it, with the keyboard back on its Edit button."""
+def _read_view(request: HttpRequest, character: Character, key: str, *, fresh: bool = False) -> HttpResponse:
+    """The section's region as the sheet shows it, with the keyboard back on its Edit button
+    (``fresh``: read the character again first, as after a save)."""
     if not request.htmx:
         return redirect(_sheet_url(character, key))
-    context = _sheet_context(request, character, focus=key)
+    context = _sheet_context(request, _full(character) if fresh else character, focus=key)
     return render(request, f"characters/sheet.html#section-{REGIONS[key]}", context)
 
 
@@ -174,20 +178,19 @@ def edit_section(request: HttpRequest, pk: int, section: str) -> HttpResponse:
     reason = operations.refusal(character, spec, is_owner=is_owner, is_gm=is_gm)
     if reason:
         return _refused(request, character, reason)
-    full = _full(character)
     if request.method != "POST":
-        edit = EDITS[section](full, gm=is_gm)
+        edit = EDITS[section](character, gm=is_gm)
         edit.focus_first()
-        return _render_edit(request, full, edit, version=operations.section_version(full, section))
+        return _render_edit(request, character, edit, version=operations.section_version(character, section))
 
-    edit = EDITS[section](full, request.POST, gm=is_gm)
+    edit = EDITS[section](character, request.POST, gm=is_gm)
     version = _posted_version(request.POST)
     if version is None:
         return _current(request, character, edit, NO_VERSION, status=400)
-    if operations.is_stale(full, section, version):
+    if operations.is_stale(character, section, version):
         return _current(request, character, edit, CONFLICT, status=409)
     if not edit.is_valid():
-        return _render_edit(request, full, edit, version=version, status=400)
+        return _render_edit(request, character, edit, version=version, status=400)
     try:
         operations.save_section(
             character_id=character.pk, section=section, version=version, data=edit.values(), by=request.user
@@ -196,7 +199,7 @@ def edit_section(request: HttpRequest, pk: int, section: str) -> HttpResponse:
         return _current(request, character, edit, CONFLICT, status=409)
     except operations.InvalidSection as problem:
         edit.add_errors(problem.errors)
-        return _render_edit(request, full, edit, version=version, status=400)
+        return _render_edit(request, character, edit, version=version, status=400)
     except PermissionDenied as refusal:
         return _refused(request, character, str(refusal))
-    return _read_view(request, character, section)
+    return _read_view(request, character, section, fresh=True)

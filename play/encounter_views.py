@@ -25,9 +25,9 @@ from campaigns import access
 from campaigns.models import Campaign, Membership
 from campaigns.operations import NotFound, Refused
 from campaigns.views import refusals
-from characters.models import Character, Trait, Weapon
+from characters.models import Character
 from play import encounters
-from play.encounters import StatBlock
+from play.encounters import SheetItem, StatBlock
 from play.models import Combatant, Encounter, Roll, RollKind
 from play.roll_views import roll_entry
 from rules.dice import StepDie
@@ -89,7 +89,7 @@ def _preview(campaign: Campaign, rows: list[dict[str, Any]], query: Mapping[str,
         raise BadInput("Choose an attacker and a target from this encounter.")
     if attacker.pk == target.pk:
         raise BadInput("A combatant cannot attack itself.")
-    weapon = encounters.weapon_for(attacker, _weapon_id(query))
+    weapon = encounters.weapon_for(attacker, _weapon(query))
     choices = _specialization_choices(query)
     rolls = _ability_rolls(query)
     attacking = encounters.specialization_for(attacker, choices["attacker_specialization"], weapon)
@@ -109,8 +109,10 @@ def _preview(campaign: Campaign, rows: list[dict[str, Any]], query: Mapping[str,
         "attacker": attacker,
         "target": target,
         "weapon": weapon,
-        "attacker_specialization": attacking,
-        "defender_specialization": defending,
+        "weapon_choice": str(SheetItem(attacker.character_id, weapon.id)) if weapon else "",
+        # What the Roll form sends: exactly the specializations the chance was computed with.
+        "attacker_specialization": _choice_of(attacker, attacking),
+        "defender_specialization": _choice_of(target, defending),
         "sides": [
             {"name": combatant.name, "specialization": specialization, "roll": roll, "traits": traits[combatant.pk]}
             for combatant, specialization, roll in (
@@ -129,9 +131,25 @@ def _preview(campaign: Campaign, rows: list[dict[str, Any]], query: Mapping[str,
     }
 
 
-def _weapon_id(data: Mapping[str, Any]) -> int | None:
-    """``weapon``: empty for the attacker's usual dice, or the id of one of a character's weapons."""
-    return _whole(data, "weapon", 1, 10**12) if str(data.get("weapon", "")).strip() else None
+def _choice_of(combatant: Combatant, specialization: Any) -> str:
+    """A resolved specialization as the form sends it back: ``character:id``, or ``none``."""
+    return "none" if specialization is None else str(SheetItem(combatant.character_id, specialization.id))
+
+
+def _sheet_item(data: Mapping[str, Any], field: str, label: str) -> SheetItem:
+    """An item of a character's sheet as a form names it: ``<character id>:<item id>``."""
+    value = str(data.get(field, "")).strip()
+    character, _, item = value.partition(":")
+    if not (character.isascii() and character.isdigit() and item.isascii() and item.isdigit()) or len(value) > 25:
+        raise BadInput(f"Choose a {label} from the list.")
+    if not (1 <= int(character) <= 10**12 and 1 <= int(item) <= 10**12):
+        raise BadInput(f"Choose a {label} from the list.")
+    return SheetItem(int(character), int(item))
+
+
+def _weapon(data: Mapping[str, Any]) -> SheetItem | None:
+    """``weapon``: empty for the attacker's usual dice, or one of a character's weapons."""
+    return _sheet_item(data, "weapon", "weapon") if str(data.get("weapon", "")).strip() else None
 
 
 def _ability_rolls(data: Mapping[str, Any]) -> dict[str, AbilityRoll]:
@@ -147,19 +165,22 @@ def _ability_rolls(data: Mapping[str, Any]) -> dict[str, AbilityRoll]:
 
 
 def _traits(combatants: list[Combatant]) -> dict[int, dict[str, list[str]]]:
-    """The backgrounds and impairments on the sheets of these combatants, by combatant, in one query
-    (none for an NPC): the GM judges which apply to the attack."""
-    by_character: dict[int, dict[str, list[str]]] = {}
-    character_ids = [c.character_id for c in combatants if c.character_id]
-    for trait in Trait.objects.filter(character_id__in=character_ids).order_by("kind", "name", "pk"):
-        by_character.setdefault(trait.character_id, {}).setdefault(trait.kind, []).append(trait.name)
-    return {c.pk: by_character.get(c.character_id, {}) if c.character_id else {} for c in combatants}
+    """The backgrounds and impairments on the sheets of these combatants, by combatant, as their
+    sheets list them (none for an NPC): the GM judges which apply to the attack."""
+    found: dict[int, dict[str, list[str]]] = {}
+    for combatant in combatants:
+        found[combatant.pk] = {}
+        if combatant.character_id is not None:
+            for trait in combatant.character.document.traits:
+                found[combatant.pk].setdefault(trait.kind, []).append(trait.name)
+    return found
 
 
-def _specialization_choices(data: Mapping[str, Any]) -> dict[str, int | str | None]:
+def _specialization_choices(data: Mapping[str, Any]) -> dict[str, SheetItem | str | None]:
     """``attacker_specialization``: empty or ``like-the-weapon`` for the attacker's Combat specialization
-    named like the weapon, ``none``, or one's id; ``defender_specialization``: empty or ``none``, or an id."""
-    choices: dict[str, int | str | None] = {}
+    named like the weapon, ``none``, or one (``<character id>:<id>``); ``defender_specialization``:
+    empty or ``none``, or one."""
+    choices: dict[str, SheetItem | str | None] = {}
     for field, default in (
         ("attacker_specialization", encounters.LIKE_THE_WEAPON),
         ("defender_specialization", None),
@@ -170,7 +191,7 @@ def _specialization_choices(data: Mapping[str, Any]) -> dict[str, int | str | No
         elif value == "none":
             choices[field] = None
         else:
-            choices[field] = _whole(data, field, 1, 10**12, "specialization")
+            choices[field] = _sheet_item(data, field, "specialization")
     return choices
 
 
@@ -204,18 +225,18 @@ def _context(request: HttpRequest, campaign: Campaign, query: Mapping[str, Any] 
             c for c in Character.objects.active().filter(campaign=campaign).order_by("name") if c.pk not in in_fight
         ]
         context["dice"] = [(rung, StepDie(rung).label) for rung in range(1, 6)]
-        context["weapons"] = list(
-            Weapon.objects.filter(character__in=in_fight)
-            .select_related("character")
-            .order_by("character__name", "name")
-        )
-        names = {c.character_id: c.name for c in combatants if c.character_id}
+        fighting = sorted((c.character for c in combatants if c.character_id), key=lambda c: (c.name, c.pk))
+        # From the sheets of those in the fight: no query.
+        context["weapons"] = [
+            {"name": character.name, "weapon": weapon, "choice": str(SheetItem(character.pk, weapon.id))}
+            for character in fighting
+            for weapon in sorted(character.document.weapons, key=lambda w: (w.name, w.id))
+        ]
+        theirs = encounters.combat_specializations(fighting)
         context["specializations"] = [
-            {"name": names[character_id], "specialization": specialization}
-            for character_id, theirs in sorted(
-                encounters.combat_specializations(in_fight).items(), key=lambda item: names[item[0]]
-            )
-            for specialization in theirs
+            {"name": character.name, "specialization": spec, "choice": str(SheetItem(character.pk, spec.id))}
+            for character in fighting
+            for spec in theirs.get(character.pk, [])
         ]
         context["preview"] = preview = _preview(campaign, rows, query or {})
         chosen = preview["choices"] if preview else {}
@@ -331,7 +352,7 @@ def attack(request: HttpRequest, pk: int) -> HttpResponse:
         by=request.user,
         attacker_id=_whole(request.POST, "attacker", 1, 10**12),
         target_id=_whole(request.POST, "target", 1, 10**12),
-        weapon_id=_weapon_id(request.POST),
+        weapon=_weapon(request.POST),
         **_specialization_choices(request.POST),
         **_ability_rolls(request.POST),
         rng=secrets.SystemRandom(),

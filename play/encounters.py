@@ -5,6 +5,8 @@ campaign, then the encounter, check under the lock, write, and record every roll
 change of hit points in the campaign's roll log (:func:`play.rolls.record_roll`).
 Dice are rolled on the server with the ``rng`` the caller passes (views pass
 ``secrets.SystemRandom()``, tests a seeded ``random.Random``), in the campaign's explosion mode.
+A character joins with the dice of its sheet document; a change of its hit points is a change
+of its sheet, made through the one write path (:mod:`characters.write`).
 """
 
 from __future__ import annotations
@@ -22,12 +24,13 @@ from django.utils import timezone
 
 from campaigns.models import Campaign
 from campaigns.operations import Conflict, NotFound, Refused, gm_of
-from characters.models import Character, Skill, Specialization, Weapon
-from characters.operations import mark_changed
+from characters import write
+from characters.models import Character
 from play.models import Combatant, Encounter, Roll, RollKind
 from play.rolls import record_roll
 from rules.dice import StepDie
 from rules.systems import lucky13
+from rules.systems.base import Role, SheetInvalid
 from rules.systems.lucky13 import AbilityRoll, Explosion, Modifiers, Opposed, OpposedChance, Pool, SheetError
 from web.presenters import opposed_roll_view, pool_view
 
@@ -39,8 +42,27 @@ COMBAT_SKILLS = ("combat", "fighting", "weaponry")
 MAX_GROUP = 20
 MAX_COMBATANTS = 60
 
-#: The section of the sheet a change of hit points makes stale (``characters.operations.SECTIONS``).
+#: The section of the sheet a change of hit points is an edit of (the system's ``edit_sections``).
 HIT_POINTS_SECTION = "hit-points"
+
+
+@dataclass(frozen=True, slots=True)
+class SheetItem:
+    """An item of a character's sheet (a weapon, a specialization) as the attack form names it: the
+    character and the item's id. Ids are unique within a sheet, not across sheets, so an id alone
+    could name another character's item."""
+
+    character_id: int
+    item_id: int
+
+    def __str__(self) -> str:
+        return f"{self.character_id}:{self.item_id}"
+
+
+def rung(label: str | None) -> int:
+    """A die label of a sheet as its rung (1 d4 … 5 d12); 0 for no die."""
+    return StepDie.parse(label).rung if label else 0
+
 
 #: Sent with ``campaign_id`` after an operation that changed an encounter has committed; the live
 #: dashboard (:mod:`play.live`) listens and pushes the new initiative order to its sockets.
@@ -108,28 +130,23 @@ def start_encounter(*, campaign_id: int, by: AbstractBaseUser, name: str) -> Enc
     return encounter
 
 
-def _combat_skill(skills: Iterable[Skill]) -> Skill | None:
+# The items of a sheet (skills, specializations, weapons) are the system's document models; the
+# apps do not name a system's classes, so they are typed ``Any`` here.
+
+
+def combat_skill(sheet: lucky13.Sheet) -> Any:
     """The character's Combat skill: the first of their skills (in sheet order) named as one."""
-    return next((s for s in skills if s.name.strip().lower() in COMBAT_SKILLS), None)
+    return next((s for s in sheet.skills if s.name.strip().lower() in COMBAT_SKILLS), None)
 
 
-def _combat_die(character: Character) -> int:
-    skill = _combat_skill(character.skills.all())
-    return skill.die if skill else 0
-
-
-def combat_specializations(character_ids: Iterable[int]) -> dict[int, list[Specialization]]:
-    """Each character's specializations under their Combat skill, by name, in two queries (their
-    skills, the skills' specializations); a character without any is left out."""
-    skills = Skill.objects.filter(character_id__in=set(character_ids)).prefetch_related("specializations")
-    by_character: dict[int, list[Skill]] = {}
-    for skill in skills.order_by("character_id", "position", "pk"):
-        by_character.setdefault(skill.character_id, []).append(skill)
+def combat_specializations(characters: Iterable[Character]) -> dict[int, list[Any]]:
+    """Each character's specializations under their Combat skill, by name, from their sheets (no
+    query); a character without any is left out."""
     found = {}
-    for character_id, theirs in by_character.items():
-        skill = _combat_skill(theirs)
-        if skill is not None and skill.specializations.all():
-            found[character_id] = list(skill.specializations.all())
+    for character in characters:
+        skill = combat_skill(character.document)
+        if skill is not None and skill.specializations:
+            found[character.pk] = sorted(skill.specializations, key=lambda s: (s.name, s.id))
     return found
 
 
@@ -149,12 +166,7 @@ def add_characters(
     wanted = set(character_ids)
     if not wanted:
         raise Refused("Choose at least one character.", errors={"characters": "Choose at least one character."})
-    characters = list(
-        Character.objects.active()
-        .filter(campaign=campaign, pk__in=wanted)
-        .prefetch_related("skills", "weapons", "armor")
-        .order_by("name", "pk")
-    )
+    characters = list(Character.objects.active().filter(campaign=campaign, pk__in=wanted).order_by("name", "pk"))
     if len(characters) != len(wanted):
         raise NotFound("One of those characters is not an active character of this campaign.")
     already = set(
@@ -165,20 +177,22 @@ def add_characters(
     _check_room(encounter, len(characters))
     added = []
     for character in characters:
-        weapon = max(character.weapons.all(), key=lambda w: (w.accuracy, w.damage), default=None)
-        armor = max((a.defense for a in character.armor.all()), default=0)
+        sheet = character.document
+        # The best weapon by its dice; of equal ones, the first on the sheet.
+        weapon = max(sheet.weapons, key=lambda w: (rung(w.accuracy), rung(w.damage)), default=None)
+        skill = combat_skill(sheet)
         added.append(
             Combatant.objects.create(
                 encounter=encounter,
                 character=character,
                 name=character.name,
-                reflex=character.reflex,
-                combat=_combat_die(character),
-                accuracy=weapon.accuracy if weapon else 0,
-                damage=weapon.damage if weapon else 0,
+                reflex=rung(sheet.abilities.reflex),
+                combat=rung(skill.die) if skill else 0,
+                accuracy=rung(weapon.accuracy) if weapon else 0,
+                damage=rung(weapon.damage) if weapon else 0,
                 weapon=weapon.name if weapon else "",
-                armor=armor,
-                pulse=character.pulse,
+                armor=max((rung(a.defense) for a in sheet.armor), default=0),
+                pulse=rung(sheet.abilities.pulse),
             )
         )
     _announce(campaign.pk)
@@ -436,27 +450,37 @@ def condition_of(combatant: Combatant) -> lucky13.Condition:
     return lucky13.condition(combatant.current_hit_points, combatant.die("pulse"))
 
 
-def _set_hit_points(combatant: Combatant, hit_points: int) -> None:
-    """Write the new hit points where they live: the NPC's row, or the character's sheet (locked,
-    and marked changed so that an open hit point form is refused as stale)."""
-    if combatant.character_id is None:
-        combatant.hit_points = hit_points
-        combatant.save(update_fields=["hit_points", "stabilized"])
-        return
-    character = Character.objects.select_for_update().get(pk=combatant.character_id)
-    character.hit_points = hit_points
-    mark_changed(character, HIT_POINTS_SECTION, fields=["hit_points"])
-    combatant.character = character
-    combatant.save(update_fields=["stabilized"])
-
-
 def _change(
-    campaign: Campaign, combatant: Combatant, amount: int
-) -> lucky13.HitPointChange:  # the caller records the change
-    change = lucky13.change_hit_points(combatant.current_hit_points, amount, combatant.die("pulse"), per_step(campaign))
+    campaign: Campaign, encounter: Encounter, combatant: Combatant, amount: int, *, by: AbstractBaseUser, why: str = ""
+) -> lucky13.HitPointChange:  # the caller records the change in the roll log
+    """Change a combatant's hit points where they live: an NPC's on its row; a character's on its
+    sheet, through the one write path (locked, read under the lock, validated, recorded in the
+    sheet's history and announced; an open hit point form goes stale). ``why`` goes in the history."""
+    per = per_step(campaign)
+    if combatant.character_id is None:
+        change = lucky13.change_hit_points(combatant.current_hit_points, amount, combatant.die("pulse"), per)
+        combatant.hit_points = change.after
+    else:
+        changes: list[lucky13.HitPointChange] = []
+
+        def edit(character: Character) -> Any:
+            sheet = character.document
+            changes.append(lucky13.change_hit_points(sheet.hit_points or 0, amount, combatant.die("pulse"), per))
+            value = {"hit_points": changes[-1].after}
+            return character.rules.edit(sheet, HIT_POINTS_SECTION, value, role=Role.GM, options=campaign.settings)
+
+        what = f"{abs(amount)} {'healing' if amount > 0 else 'damage'} in {encounter.name}"
+        try:
+            combatant.character = write.change(
+                combatant.character_id, version=None, by=by, what=f"{what}: {why}" if why else what,
+                section=HIT_POINTS_SECTION, edit=edit,
+            )  # fmt: skip
+        except SheetInvalid as error:
+            raise write.refusal(error) from None
+        change = changes[-1]
     if amount < 0 or change.condition is not lucky13.Condition.DYING:
         combatant.stabilized = False  # a new wound reopens the bleeding; the healed need no care
-    _set_hit_points(combatant, change.after)
+    combatant.save(update_fields=["stabilized"] if combatant.character_id else ["hit_points", "stabilized"])
     return change
 
 
@@ -477,12 +501,14 @@ class AttackResult:
     change: lucky13.HitPointChange | None
 
 
-def weapon_for(attacker: Combatant, weapon_id: int | None) -> Weapon | None:
-    """One of a character attacker's weapons (None: the dice the combatant joined with)."""
-    if weapon_id is None:
+def weapon_for(attacker: Combatant, choice: SheetItem | None) -> Any:
+    """One of a character attacker's weapons, from their sheet (None: the dice the combatant joined with)."""
+    if choice is None:
         return None
-    weapon = Weapon.objects.filter(pk=weapon_id, character_id=attacker.character_id).first()
-    if attacker.character_id is None or weapon is None:
+    weapon = None
+    if attacker.character_id is not None and choice.character_id == attacker.character_id:
+        weapon = next((w for w in attacker.character.document.weapons if w.id == choice.item_id), None)
+    if weapon is None:
         raise Refused(f"That weapon is not one of {attacker.name}'s.", errors={"weapon": "Choose their own weapon."})
     return weapon
 
@@ -497,10 +523,10 @@ def _same_name(a: str, b: str) -> bool:
 
 
 def specialization_for(
-    combatant: Combatant, choice: int | str | None, weapon: Weapon | None = None, *, side: str = "attacker"
-) -> Specialization | None:
+    combatant: Combatant, choice: SheetItem | str | None, weapon: Any = None, *, side: str = "attacker"
+) -> Any:
     """The Combat specialization that applies to ``combatant``'s side of an attack ("Specializations",
-    "Modifiers"): none, the one chosen (by id; it must be theirs), or with :data:`LIKE_THE_WEAPON` the
+    "Modifiers"): none, the one chosen (an item of their own sheet), or with :data:`LIKE_THE_WEAPON` the
     one named like the weapon (the chosen one, or the one the combatant joined with), if any."""
     if choice is None:
         return None
@@ -511,11 +537,13 @@ def specialization_for(
             f"{combatant.name} has no specializations: only characters do.",
             errors={f"{side}_specialization": "Choose none."},
         )
-    theirs = combat_specializations([combatant.character_id]).get(combatant.character_id, [])
+    theirs = combat_specializations([combatant.character]).get(combatant.character_id, [])
     if choice == LIKE_THE_WEAPON:
         name = weapon.name if weapon else combatant.weapon
         return next((s for s in theirs if name and _same_name(s.name, name)), None)
-    chosen = next((s for s in theirs if s.pk == choice), None)
+    chosen = None
+    if isinstance(choice, SheetItem) and choice.character_id == combatant.character_id:
+        chosen = next((s for s in theirs if s.id == choice.item_id), None)
     if chosen is None:
         raise Refused(
             f"That specialization is not one of {combatant.name}'s Combat specializations.",
@@ -528,19 +556,19 @@ def opposed_for(
     campaign: Campaign,
     attacker: Combatant,
     target: Combatant,
-    weapon: Weapon | None = None,
+    weapon: Any = None,
     *,
-    attacker_specialization: Specialization | None = None,
-    defender_specialization: Specialization | None = None,
+    attacker_specialization: Any = None,
+    defender_specialization: Any = None,
     attacker_roll: AbilityRoll = AbilityRoll.NORMAL,
     defender_roll: AbilityRoll = AbilityRoll.NORMAL,
 ) -> Opposed:
     """ "Combat": Reflex + Combat + weapon Accuracy against Reflex + Combat + the Defensive die, a Combat
     specialization stepping its side's Combat die up by its level, and a background or an impairment
     rolling its side's Reflex twice, the higher or the lower kept (``lucky13.combat_pool``)."""
-    accuracy = StepDie(weapon.accuracy) if weapon else attacker.die("accuracy")
+    accuracy = StepDie.parse(weapon.accuracy) if weapon else attacker.die("accuracy")
 
-    def level(specialization: Specialization | None) -> Modifiers:
+    def level(specialization: Any) -> Modifiers:
         return Modifiers(specialization_level=specialization.level if specialization else 0)
 
     try:
@@ -559,7 +587,7 @@ def opposed_for(
                 level(defender_specialization),
                 ability_roll=defender_roll,
             ),
-            weapon=StepDie(weapon.damage) if weapon else attacker.die("damage"),
+            weapon=StepDie.parse(weapon.damage) if weapon else attacker.die("damage"),
             explosion=explosion_of(campaign),
         )
     except SheetError as error:
@@ -570,18 +598,18 @@ def attack_chance(
     campaign: Campaign,
     attacker: Combatant,
     target: Combatant,
-    weapon: Weapon | None = None,
+    weapon: Any = None,
     **modifiers: Any,
 ) -> OpposedChance:
     """The exact chance of :func:`opposed_for`, with the same modifiers."""
     return lucky13.opposed_chance(opposed_for(campaign, attacker, target, weapon, **modifiers))
 
 
-def specialization_view(specialization: Specialization | None) -> dict[str, Any] | None:
-    """A specialization as an attack's spec records it."""
+def specialization_view(specialization: Any) -> dict[str, Any] | None:
+    """A specialization as an attack's spec records it (its id is the item's on its owner's sheet)."""
     if specialization is None:
         return None
-    return {"id": specialization.pk, "name": specialization.name, "level": specialization.level}
+    return {"id": specialization.id, "name": specialization.name, "level": specialization.level}
 
 
 @transaction.atomic
@@ -593,16 +621,17 @@ def attack(
     attacker_id: int,
     target_id: int,
     rng: Random,
-    weapon_id: int | None = None,
-    attacker_specialization: int | str | None = LIKE_THE_WEAPON,
-    defender_specialization: int | None = None,
+    weapon: SheetItem | None = None,
+    attacker_specialization: SheetItem | str | None = LIKE_THE_WEAPON,
+    defender_specialization: SheetItem | None = None,
     attacker_roll: AbilityRoll = AbilityRoll.NORMAL,
     defender_roll: AbilityRoll = AbilityRoll.NORMAL,
 ) -> AttackResult:
     """Roll an attack on the server: the exact chance first, then both sides; a draw fails; a hit deals
     the damage die + the margin to the target. The attack and the damage are both recorded. A character
-    may use any of their weapons (``weapon_id``); otherwise the dice the combatant joined with. Each side
-    may have one of its Combat specializations apply (by id; None for none); the attacker's defaults to
+    may use any of their weapons (``weapon``, an item of their sheet); otherwise the dice the combatant
+    joined with. Each side may have one of its Combat specializations apply (an item of its sheet; None
+    for none); the attacker's defaults to
     the one named like the weapon (:func:`specialization_for`). Each side may have a background apply, or
     an impairment (``attacker_roll``, ``defender_roll``): the GM judges which apply, as the rule text has
     it ("Backgrounds": "creative adjudication on the GM's part")."""
@@ -613,7 +642,7 @@ def attack(
     target = combatant_in(encounter, target_id)
     if attacker.pk == target.pk:
         raise Refused("A combatant cannot attack itself.", errors={"target": "Choose someone else."})
-    weapon = weapon_for(attacker, weapon_id)
+    weapon = weapon_for(attacker, weapon)
     if condition_of(attacker) is not lucky13.Condition.UP:
         raise Conflict(f"{attacker.name} is in no state to attack.")
     if condition_of(target) is lucky13.Condition.DEAD:
@@ -654,7 +683,7 @@ def attack(
     )  # fmt: skip
     change = None
     if rolled.hit:
-        change = _change(campaign, target, -rolled.damage)
+        change = _change(campaign, encounter, target, -rolled.damage, by=by, why=f"hit by {attacker.name}")
         record_roll(
             campaign_id=campaign.pk,
             by=by,
@@ -687,7 +716,7 @@ def adjust_hit_points(
     if errors:
         raise Refused("Check the change.", errors=errors)
     combatant = combatant_in(encounter, combatant_id)
-    change = _change(campaign, combatant, amount)
+    change = _change(campaign, encounter, combatant, amount, by=by, why=reason)
     _record_change(campaign, encounter, combatant, by, change, amount=amount, reason=reason)
     _announce(campaign.pk)
     return change
@@ -723,7 +752,7 @@ def minute_passes(*, campaign_id: int, encounter_id: int, by: AbstractBaseUser) 
     for combatant in Combatant.objects.filter(encounter=encounter, removed=False).select_related("character"):
         if combatant.stabilized or condition_of(combatant) is not lucky13.Condition.DYING:
             continue
-        change = _change(campaign, combatant, -1)
+        change = _change(campaign, encounter, combatant, -1, by=by, why="a minute passes while dying")
         _record_change(campaign, encounter, combatant, by, change, amount=-1, reason="a minute passes while dying")
         bleeding.append(combatant)
     _announce(campaign.pk)

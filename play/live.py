@@ -26,7 +26,7 @@ from campaigns.models import Campaign, Membership
 from campaigns.operations import membership_changed
 from characters import sheets
 from characters.models import Character
-from characters.operations import character_changed
+from characters.write import character_changed
 from play.encounter_views import combatant_row
 from play.encounters import encounter_changed
 from play.models import Combatant, Encounter, Roll
@@ -55,8 +55,16 @@ def role_of(user: AbstractBaseUser | AnonymousUser | None, campaign_id: int) -> 
     return Membership.objects.filter(campaign_id=campaign_id, user_id=user.pk).values_list("role", flat=True).first()
 
 
-def party_row(character: Character, per_step: int) -> dict[str, Any]:
-    return {"character": character, "hit_points": sheets.hit_points(character, per_step)}
+def party_row(character: Character, options: dict[str, Any]) -> dict[str, Any]:
+    """One member of the party, from their sheet document (no query): its system's vitals (the
+    condition), and the hit points with the Pulse die and the slots as the sheet draws them."""
+    sheet = character.document
+    return {
+        "character": character,
+        "sheet": sheet,
+        "vitals": character.rules.vitals(sheet, options),
+        "hit_points": sheets.hit_points(character, options["hit_points_per_step"]),
+    }
 
 
 def party_row_html(row: dict[str, Any]) -> str:
@@ -65,9 +73,9 @@ def party_row_html(row: dict[str, Any]) -> str:
 
 def party(campaign: Campaign) -> list[dict[str, Any]]:
     """The active characters with their owners, in one query."""
-    per_step = campaign.settings.get("hit_points_per_step", 10)
+    options = campaign.settings
     characters = Character.objects.active().filter(campaign=campaign).select_related("owner").order_by("name", "pk")
-    return [party_row(c, per_step) for c in characters]
+    return [party_row(c, options) for c in characters]
 
 
 def initiative(campaign: Campaign) -> dict[str, Any]:
@@ -144,11 +152,10 @@ def announce_character(sender: Any, character_id: int, **kwargs: Any) -> None:
     character = Character.objects.select_related("owner", "campaign").get(pk=character_id)
     if character.status != Character.Status.ACTIVE:
         return
-    per_step = character.campaign.settings.get("hit_points_per_step", 10)
     event = {
         "type": "party.changed",
         "id": f"party-{character.pk}",
-        "html": party_row_html(party_row(character, per_step)),
+        "html": party_row_html(party_row(character, character.campaign.settings)),
     }
     _send(character.campaign_id, event)
 

@@ -191,7 +191,7 @@ class Encounter(models.Model):
 
 class Combatant(models.Model):
     """A character or an NPC in an encounter. An NPC carries its own quick stat block and hit points;
-    a character's hit points are its sheet's (``Character.hit_points``), the dice copied when it joined."""
+    a character's hit points are its sheet's (``hit_points`` in its document), the dice copied when it joined."""
 
     encounter = models.ForeignKey(Encounter, on_delete=models.CASCADE, related_name="combatants")
     character = models.ForeignKey(
@@ -254,7 +254,7 @@ class Combatant(models.Model):
     def current_hit_points(self) -> int:
         if self.character_id is None:
             return self.hit_points or 0
-        return self.character.hit_points or 0
+        return self.character.document.hit_points or 0
 
     def die(self, key: str) -> StepDie:
         return StepDie(getattr(self, key))

@@ -18,6 +18,7 @@ from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationErr
 __all__ = [
     "MAX_ITEM_ID",
     "MAX_NAME",
+    "MAX_SHORT_TEXT",
     "MAX_TEXT",
     "Document",
     "ItemId",
@@ -32,8 +33,10 @@ __all__ = [
 
 #: Longest name of an item (skill, specialization, trait, asset, weapon…): fits its column and a line.
 MAX_NAME: Final = 60
-#: Longest free text of a sheet (notes, descriptions).
-MAX_TEXT: Final = 10_000
+#: Longest short phrase of a sheet (a concept).
+MAX_SHORT_TEXT: Final = 200
+#: Longest free text of a sheet (notes, descriptions); a system sets tighter limits per field.
+MAX_TEXT: Final = 20_000
 #: Ids fit a JSON number any client reads exactly (2**53).
 MAX_ITEM_ID: Final = 2**53
 
@@ -62,7 +65,7 @@ ItemId = Annotated[int, Field(ge=1, le=MAX_ITEM_ID, strict=True)]
 Name = Annotated[str, AfterValidator(_no_control), AfterValidator(_one_line), Field(max_length=MAX_NAME)]
 #: A short phrase such as a concept (one line, may be empty).
 ShortText = Annotated[
-    str, AfterValidator(_no_control), AfterValidator(lambda v: " ".join(v.split())), Field(max_length=200)
+    str, AfterValidator(_no_control), AfterValidator(lambda v: " ".join(v.split())), Field(max_length=MAX_SHORT_TEXT)
 ]
 #: Free text: notes and descriptions (lines allowed, no other control characters).
 LongText = Annotated[str, AfterValidator(_no_control), Field(max_length=MAX_TEXT)]

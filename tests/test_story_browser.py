@@ -12,7 +12,7 @@ from django.contrib.auth import get_user_model
 from playwright.sync_api import Browser, Page, expect
 
 from campaigns.models import Campaign
-from characters.models import Character, Specialization
+from characters.models import Character
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -105,7 +105,8 @@ def test_a_gm_invites_a_new_player_who_builds_a_character_and_edits_it_in_place(
     vex = Character.objects.get(name="Vex")
     assert vex.status == "active"
     assert vex.owner.username == "vex"
-    assert Specialization.objects.get(skill__character=vex).name == "Knife work"
+    assert [p.name for s in vex.document.skills for p in s.specializations] == ["Knife work"]
+    assert vex.document.hit_points == 30
     assert problems == []
     gm_context.close()
     player_context.close()

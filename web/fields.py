@@ -36,3 +36,16 @@ def steps_field(label: str) -> StepsField:
         max_value=STEP_LIMIT,
         widget=forms.NumberInput(attrs={"inputmode": "numeric", "class": "steps"}),
     )
+
+
+#: A key or id typed into a URL: ASCII digits only (``"²"`` and ``"٣"`` are digits to Python's
+#: ``str.isdigit`` but not to ``int`` or the database), at most this many of them.
+MAX_KEY_DIGITS: Final = 12
+
+
+def whole_key(value: str) -> int | None:
+    """``value`` as a key of 1 or more (a page's ``before``, an id), or ``None`` if it is not one."""
+    if not 0 < len(value) <= MAX_KEY_DIGITS or not value.isascii() or not value.isdigit():
+        return None
+    number = int(value)
+    return number if number >= 1 else None

@@ -1,9 +1,12 @@
-"""The API's characters endpoints: a campaign's characters, an import, and one character as the
-JSON document of ``docs/character-schema.md``, read and changed.
+"""The API's characters endpoints: a campaign's characters, an export, an import, and one
+character, read and changed.
 
-Characters load through :mod:`characters.access` (and their campaign through
-:mod:`campaigns.access`). An import is :func:`characters.exchange.import_character`, as on the
-import page. A PATCH is a partial document: each part of the sheet it changes is saved through
+A character is read as its system's sheet document (``sheet``, which names its ``system``; every
+item carries its id), with the fields clients have always read beside it (``abilities``,
+``skills``, ``backgrounds``…, taken from the sheet). Characters load through
+:mod:`characters.access` (and their campaign through :mod:`campaigns.access`). The export and the
+import are :mod:`characters.exchange`, as on the export and import pages. A PATCH is a partial
+character: each part of the sheet it changes is saved through
 :func:`characters.operations.save_section`, as the sheet's Save buttons do, all in one transaction.
 
 How the document's fields map to the sheet's sections (``characters.operations.SECTIONS``):
@@ -20,34 +23,37 @@ How the document's fields map to the sheet's sections (``characters.operations.S
 ``notes``                            ``notes``
 =================================== ===================
 
-The other fields (``schema``, ``schema_version``, ``system``, ``ability_names``,
-``ability_method``, ``creation_rolls``, ``took_impairment``, ``integrity``, and a skill's
-``name`` and ``ability``) are not on any section: a PATCH may repeat them as they are, and
-anything else there is a 400. A list replaces the list; its rows are matched to the rows on the
-sheet first by name, then in order, so that a row renamed in place stays the same row.
+The other fields (``id``, ``system``, ``status``, ``sheet``, ``ability_names``, ``ability_method``,
+``took_impairment``, and a skill's ``name`` and ``ability``) are not on any section: a PATCH may
+repeat them as they are, and anything else there is a 400. A list replaces the list; each of its
+rows is the sheet's item with the row's ``id`` when it gives one, else the first unclaimed item
+of its name, else the next unclaimed item in order, so a row renamed in place stays itself.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Annotated, Any, Final, Literal, TypeVar
+from typing import Annotated, Any, Final, Literal, Protocol, TypeVar, Union
 
 from django.db import transaction
 from django.http import HttpRequest, HttpResponse
 from django.urls import reverse
 from ninja import Field, Router, Schema, Status
-from pydantic import ConfigDict, StrictBool, StrictInt, StringConstraints
+from pydantic import BaseModel, ConfigDict, StrictBool, StrictInt, StringConstraints, create_model
 
 from api.errors import Error, responses
 from api.params import NO_NUL, PathId
 from campaigns.access import campaign_for, listed_characters
-from campaigns.operations import Refused
-from characters import access, exchange, operations, sheets
-from characters.models import Asset, Character, Specialization, Trait, Weapon
+from campaigns.errors import Refused
+from characters import access, exchange, operations, write
+from characters.models import Character
 from characters.operations import ArmorRow, AssetRow, Details, Equipment, SpecializationRow, TraitRow, WeaponRow
+from rules import systems
 from rules.dice import DiceError, StepDie
-from rules.systems import lucky13
+from rules.document import MAX_ITEM_ID
+from rules.systems.base import RulesSystem, SheetInvalid
 
 router = Router(tags=["Characters"])
 
@@ -58,9 +64,12 @@ CONCEPT: Final = 1000
 DESCRIPTION: Final = 10_000
 NOTES: Final = 100_000
 ROWS: Final = 100
+#: The five abilities of the export document, by the keys it uses whatever a campaign calls them.
+ABILITY_KEYS: Final = ("will", "charm", "pulse", "intellect", "reflex")
 
 Text = Annotated[str, StringConstraints(max_length=NAME, pattern=NO_NUL)]
 DieLabel = Annotated[str, StringConstraints(max_length=DIE, pattern=NO_NUL)]
+ItemId = Annotated[StrictInt, Field(ge=1, le=MAX_ITEM_ID)]
 
 
 def _no_default(schema: dict[str, Any]) -> None:
@@ -72,46 +81,78 @@ def optional(**constraints: Any) -> Any:
     return Field(None, json_schema_extra=_no_default, **constraints)
 
 
-# --- The document (docs/character-schema.md) ----------------------------------------------------
+# --- The sheet: each system's document, naming its system ----------------------------------------
+
+
+def _named_sheet(system: RulesSystem) -> type[BaseModel]:
+    """The system's sheet model with a ``system`` field holding its key, to tell the systems apart."""
+    title = "".join(part.capitalize() for part in re.split(r"[^A-Za-z0-9]+", system.key))
+    return create_model(
+        f"{title}Sheet",
+        __base__=system.sheet_model,
+        __doc__=f"A {system.name} character's sheet: the document its system validates, with its items' ids.",
+        system=(Literal[system.key], Field(description="The rules system whose document this is.")),
+    )
+
+
+#: A sheet of any system this server plays, told apart by its ``system``.
+SheetDocument = Annotated[
+    Union[tuple(_named_sheet(system) for system in systems.all_systems())],  # noqa: UP007 (built at run time)
+    Field(discriminator="system", description="The character's sheet: its system's document, by `system`."),
+]
+
+
+def sheet_of(character: Character) -> dict[str, Any]:
+    """The character's sheet as its system's JSON document, naming the system."""
+    return {"system": character.system, **character.document.model_dump(mode="json")}
+
+
+# --- The character: its sheet, and the fields clients read beside it ---------------------------
 
 
 class SpecializationEntry(Schema):
+    id: int
     name: str
     level: int = Field(description="1–5: the skill die steps up once per level.")
 
 
 class SkillEntry(Schema):
+    id: int
     name: str
     ability: str | None = Field(description="The linked ability's key, as the campaign links it.")
-    die: str = Field(description='"d4" … "d12".')
+    die: str | None = Field(description='"d4" … "d12"; null in a draft that has not given it one yet.')
     specializations: list[SpecializationEntry]
 
 
 class TraitEntry(Schema):
+    id: int
     name: str
     description: str
 
 
 class AssetEntry(Schema):
+    id: int
     name: str
     kind: Literal["thing", "person"]
     level: int = Field(description="1 Inferior … 5 Perfect.")
-    skills: list[str] = Field(description="The skills it helps, by name.")
+    skills: list[str] = Field(description="The skills it helps, by name (by id in `sheet`).")
     description: str
 
 
 class WeaponEntry(Schema):
+    id: int
     name: str
     accuracy: str
     damage: str
 
 
 class ArmorEntry(Schema):
+    id: int
     name: str
     defense: str
 
 
-class Abilities(Schema):
+class AbilityDice(Schema):
     """The five ability dice by key, whatever the campaign calls them; null in a draft that has none yet."""
 
     will: str | None
@@ -129,24 +170,25 @@ class AbilityNames(Schema):
     reflex: str
 
 
-assert tuple(Abilities.model_fields) == tuple(AbilityNames.model_fields) == lucky13.ABILITY_KEYS
+assert tuple(AbilityDice.model_fields) == tuple(AbilityNames.model_fields) == ABILITY_KEYS
 
 
-class CharacterDocument(Schema):
-    """A character as one JSON document (schema `dicehall.character`, version 1): see docs/character-schema.md."""
+class CharacterOut(Schema):
+    """A character: its sheet (its system's document, every item with its id), and beside it the
+    fields clients have always read (taken from the sheet), which a PATCH changes."""
 
-    schema_: Literal["dicehall.character"] = Field(alias="schema")
-    schema_version: int
-    system: str
+    id: int
+    system: str = Field(description="The rules system of the character (and of `sheet`).")
+    status: Literal["draft", "active", "archived"]
     version: int = Field(description="The sheet's version: it rises with every save. A PATCH must send it.")
     name: str
+    sheet: SheetDocument
     concept: str
-    ability_names: AbilityNames
-    abilities: Abilities
+    ability_names: AbilityNames = Field(description="The campaign's names for the abilities.")
+    abilities: AbilityDice
     ability_method: Literal["random", "balanced", "specialized"] | None
-    creation_rolls: dict[str, list[int]]
-    skills: list[SkillEntry]
     took_impairment: bool
+    skills: list[SkillEntry]
     backgrounds: list[TraitEntry]
     impairments: list[TraitEntry]
     assets: list[AssetEntry]
@@ -155,11 +197,10 @@ class CharacterDocument(Schema):
     hit_points: int | None
     reputation: int
     notes: str
-    integrity: str | None
 
 
 class StaleVersion(Error):
-    document: CharacterDocument = Field(description="The character as it is now.")
+    document: CharacterOut = Field(description="The character as it is now, with its sheet.")
 
 
 class CharacterSummary(Schema):
@@ -179,38 +220,49 @@ class _In(Schema):
     model_config = ConfigDict(extra="forbid")
 
 
+ROW_ID: Final = "The item's id on the sheet (`sheet`): this row is that item. Left out: matched by name, then in order."
+
+
 class SpecializationPatch(_In):
+    id: ItemId = optional(description=ROW_ID)
     name: Text
     level: StrictInt | None = Field(None, description="Left out: as it is (1 for a new one).")
 
 
 class SkillPatch(_In):
-    name: Text = Field(description="Which of the character's skills (they are the campaign's).")
+    id: ItemId = optional(description="The skill's id on the sheet; or name the skill.")
+    name: Text = optional(description="Which of the character's skills (they are the campaign's); or give its `id`.")
     ability: Annotated[str, StringConstraints(max_length=DIE, pattern=NO_NUL)] | None = optional()
-    die: DieLabel = optional()
+    die: DieLabel | None = optional(
+        description="Null as a draft's document has it: a finished character's needs a die."
+    )
     specializations: list[SpecializationPatch] = optional(max_length=ROWS)
 
 
 class TraitPatch(_In):
+    id: ItemId = optional(description=ROW_ID)
     name: Text
     description: Annotated[str, StringConstraints(max_length=DESCRIPTION, pattern=NO_NUL)] = optional()
 
 
 class AssetPatch(_In):
+    id: ItemId = optional(description=ROW_ID)
     name: Text
     level: StrictInt = optional()
     kind: Annotated[str, StringConstraints(max_length=DIE, pattern=NO_NUL)] = optional()
-    skills: list[Text] = optional(max_length=ROWS)
+    skills: list[ItemId | Text] = optional(max_length=ROWS, description="The skills it helps, by name or by id.")
     description: Annotated[str, StringConstraints(max_length=DESCRIPTION, pattern=NO_NUL)] = optional()
 
 
 class WeaponPatch(_In):
+    id: ItemId = optional(description=ROW_ID)
     name: Text
     accuracy: DieLabel = optional()
     damage: DieLabel = optional()
 
 
 class ArmorPatch(_In):
+    id: ItemId = optional(description=ROW_ID)
     name: Text
     defense: DieLabel = optional()
 
@@ -226,23 +278,23 @@ class AbilitiesPatch(_In):
 
 
 class CharacterPatch(_In):
-    """Any fields of the document, with the `version` it was read at. A field left out stays as it is;
-    a list replaces the list; `abilities` and a skill merge key by key."""
+    """Any fields of the character, with the `version` it was read at. A field left out stays as it
+    is; a list replaces the list; `abilities` and a skill merge key by key."""
 
     version: StrictInt = Field(
         ge=1, le=2**31 - 1, description="The `version` of the document these changes were made to."
     )
-    schema_: Text = optional(alias="schema")
-    schema_version: StrictInt = optional()
+    id: StrictInt = optional()
     system: Text = optional()
+    status: Text = optional()
     name: Text = optional()
+    sheet: dict[Text, Any] = optional(description="Read only: it may come back only as it is.")
     concept: Annotated[str, StringConstraints(max_length=CONCEPT, pattern=NO_NUL)] = optional()
-    ability_names: dict[Text, Text] = optional(max_length=len(lucky13.ABILITY_KEYS) + 1)
+    ability_names: dict[Text, Text] = optional(max_length=len(ABILITY_KEYS) + 1)
     abilities: AbilitiesPatch = optional()
     ability_method: Text | None = optional()
-    creation_rolls: dict[Text, list[StrictInt]] = optional(max_length=3)
-    skills: list[SkillPatch] = optional(max_length=ROWS)
     took_impairment: StrictBool = optional()
+    skills: list[SkillPatch] = optional(max_length=ROWS)
     backgrounds: list[TraitPatch] = optional(max_length=ROWS)
     impairments: list[TraitPatch] = optional(max_length=ROWS)
     assets: list[AssetPatch] = optional(max_length=ROWS)
@@ -251,20 +303,10 @@ class CharacterPatch(_In):
     hit_points: StrictInt | None = optional(ge=-10_000, le=10_000)
     reputation: StrictInt = optional(ge=-1000, le=1000)
     notes: Annotated[str, StringConstraints(max_length=NOTES, pattern=NO_NUL)] = optional()
-    integrity: Text | None = optional()
 
 
 #: Fields no section of the sheet holds: a PATCH may only repeat them.
-FIXED: Final = (
-    "schema",
-    "schema_version",
-    "system",
-    "ability_names",
-    "ability_method",
-    "creation_rolls",
-    "took_impairment",
-    "integrity",
-)
+FIXED: Final = ("id", "system", "status", "sheet", "ability_names", "ability_method", "took_impairment")
 
 
 # --- Errors --------------------------------------------------------------------------------------
@@ -293,8 +335,59 @@ class _Stale(Exception):
 # --- Reading and listing -------------------------------------------------------------------------
 
 
-def _document(pk: int) -> dict[str, Any]:
-    return exchange.export_character(sheets.with_sheet(Character.objects.filter(pk=pk)).get())
+def character_out(character: Character) -> dict[str, Any]:
+    """The character as the API reads it: its sheet, and the fields beside it, from the sheet."""
+    sheet = character.document
+    names = {skill.id: skill.name for skill in sheet.skills}
+
+    def traits(kind: str) -> list[dict[str, Any]]:
+        return [{"id": t.id, "name": t.name, "description": t.description} for t in sheet.traits if t.kind == kind]
+
+    return {
+        "id": character.pk,
+        "system": character.system,
+        "status": character.status,
+        "version": character.version,
+        "name": character.name,
+        "sheet": sheet_of(character),
+        "concept": sheet.concept,
+        "ability_names": dict(zip(ABILITY_KEYS, character.campaign.settings["ability_names"], strict=True)),
+        "abilities": sheet.abilities.model_dump(mode="json"),
+        "ability_method": sheet.creation.ability_method or None,
+        "took_impairment": sheet.creation.took_impairment,
+        "skills": [
+            {
+                "id": skill.id,
+                "name": skill.name,
+                "ability": skill.ability,
+                "die": skill.die,
+                "specializations": [{"id": s.id, "name": s.name, "level": s.level} for s in skill.specializations],
+            }
+            for skill in sheet.skills
+        ],
+        "backgrounds": traits("background"),
+        "impairments": traits("impairment"),
+        "assets": [
+            {
+                "id": a.id,
+                "name": a.name,
+                "kind": a.kind,
+                "level": a.level,
+                "skills": [names[i] for i in a.skills],
+                "description": a.description,
+            }
+            for a in sheet.assets
+        ],
+        "weapons": [{"id": w.id, "name": w.name, "accuracy": w.accuracy, "damage": w.damage} for w in sheet.weapons],
+        "armor": [{"id": a.id, "name": a.name, "defense": a.defense} for a in sheet.armor],
+        "hit_points": sheet.hit_points,
+        "reputation": sheet.reputation,
+        "notes": sheet.notes,
+    }
+
+
+def _reread(pk: int) -> dict[str, Any]:
+    return character_out(Character.objects.select_related("campaign", "owner").get(pk=pk))
 
 
 @router.get(
@@ -310,11 +403,11 @@ def list_characters(request: HttpRequest, id: PathId) -> list[dict[str, Any]]:
         {
             "id": c.pk,
             "name": c.name,
-            "concept": c.concept,
+            "concept": c.document.concept,
             "status": c.status,
             "owner": c.owner.get_username(),
             "version": c.version,
-            "hit_points": c.hit_points,
+            "hit_points": c.document.hit_points,
         }
         for c in listed_characters(campaign, request.user)
     ]
@@ -322,37 +415,49 @@ def list_characters(request: HttpRequest, id: PathId) -> list[dict[str, Any]]:
 
 @router.get(
     "/characters/{id}",
-    response=responses({200: CharacterDocument}, 404),
+    response=responses({200: CharacterOut}, 404),
     by_alias=True,
     url_name="character",
-    summary="A character, as its document",
+    summary="A character, with its sheet",
 )
 def get_character(request: HttpRequest, id: PathId) -> dict[str, Any]:
-    """The character as one document of the export schema (docs/character-schema.md), with its
-    `version`. The campaign's members see its characters, except other players' drafts (404)."""
-    return _document(access.character_for(request.user, id).pk)
+    """The character's sheet (`sheet`, its system's document, with the id of every item), and
+    beside it the fields of its export document (docs/character-schema.md) with its `version`.
+    The campaign's members see its characters, except other players' drafts (404)."""
+    return character_out(access.character_for(request.user, id))
 
 
-# --- Import --------------------------------------------------------------------------------------
+# --- Export and import ---------------------------------------------------------------------------
 
-_DOCUMENT = {"$ref": "#/components/schemas/CharacterDocument"}
-_DOCUMENT_BODY = {"required": True, "content": {"application/json": {"schema": _DOCUMENT}}}
+#: The body is read as raw JSON (so that every problem is a 400 by field), and described here.
+_DOCUMENT_BODY = {"required": True, "content": {"application/json": {"schema": exchange.Envelope.model_json_schema()}}}
 _LOCATION = {"description": "The new character's URL in the API.", "schema": {"type": "string"}}
+
+
+@router.get(
+    "/characters/{id}/export",
+    response=responses({200: exchange.Envelope}, 404),
+    summary="A character, as a document to import",
+)
+def export_character(request: HttpRequest, id: PathId) -> dict[str, Any]:
+    """The character as the export page downloads it (docs/character-schema.md): its sheet in a
+    signed envelope, which imports again (here or into another campaign) as it stands."""
+    return exchange.export_character(access.character_for(request.user, id))
 
 
 @router.post(
     "/campaigns/{id}/characters",
-    response=responses({201: CharacterDocument}, 400, 404, 413),
+    response=responses({201: CharacterOut}, 400, 404, 413),
     by_alias=True,
     summary="Import a character into a campaign",
     openapi_extra={"requestBody": _DOCUMENT_BODY, "responses": {201: {"headers": {"Location": _LOCATION}}}},
 )
 def import_character(request: HttpRequest, id: PathId, response: HttpResponse) -> Status:
-    """The body is a character document (docs/character-schema.md), at most 256 KB. It becomes
-    a new character of yours in this campaign, made as a fresh creation there: every creation
-    rule of this campaign applies, and specializations, reputation, hit points and Adventure
-    Points start afresh. Any problem is a 400 whose `errors` name the document's fields, and
-    nothing is created. The new character's URL is in `Location`."""
+    """The body is a character document (docs/character-schema.md; the older format of named
+    fields is read too), at most 256 KB. It becomes a new character of yours in this campaign: a
+    signed, unchanged export of this server as it stands, anything else as a fresh creation under
+    every creation rule of this campaign. Any problem is a 400 whose `errors` name the document's
+    fields, and nothing is created. The new character's URL is in `Location`."""
     campaign = campaign_for(request.user, id)
     try:
         document = exchange.load_document(request.body)
@@ -360,10 +465,10 @@ def import_character(request: HttpRequest, id: PathId, response: HttpResponse) -
     except exchange.DocumentError as problem:
         errors: dict[str, list[str]] = {}
         for field, message in problem.errors:
-            errors.setdefault(field, []).append(operations.sentence(message))
+            errors.setdefault(field, []).append(write.sentence(message))
         raise _refused(InvalidDocument, errors) from None
     response["Location"] = request.build_absolute_uri(reverse("api-v1:character", args=[character.pk]))
-    return Status(201, _document(character.pk))
+    return Status(201, _reread(character.pk))
 
 
 # --- A PATCH, section by section -----------------------------------------------------------------
@@ -387,11 +492,14 @@ def _die(label: str | None) -> StepDie:
         return StepDie.none()
 
 
-def _given_die(row: Schema, field: str, current: int | None) -> StepDie:
-    """A die a row of the PATCH gives, or the die on the sheet (a rung) if it leaves it out."""
-    if field in row.model_fields_set:
-        return _die(getattr(row, field))
-    return StepDie(current or 0)
+def _rung(label: str | None) -> int:
+    """The rung of a die on the sheet (0: none)."""
+    return _die(label).rung
+
+
+def _given_die(row: Schema, field: str, current: str | None) -> StepDie:
+    """A die a row of the PATCH gives, or the die on the sheet if it leaves it out."""
+    return _die(getattr(row, field) if field in row.model_fields_set else current)
 
 
 def _given(row: Schema, field: str, current: Any) -> Any:
@@ -399,29 +507,65 @@ def _given(row: Schema, field: str, current: Any) -> Any:
     return getattr(row, field) if field in row.model_fields_set else current
 
 
-Row = TypeVar("Row")
+class _Item(Protocol):
+    @property
+    def id(self) -> int: ...
+
+    @property
+    def name(self) -> str: ...
+
+
+Item = TypeVar("Item", bound=_Item)
+
+
+class _Problems:
+    """What no section can take, by field of the document, to refuse all at once."""
+
+    def __init__(self, character: Character) -> None:
+        self.character = character
+        self.errors: dict[str, list[str]] = {}
+
+    def add(self, where: str, message: str) -> None:
+        self.errors.setdefault(where, []).append(message)
 
 
 def _pair(
-    given: Sequence[Schema], existing: Sequence[Row], name: Callable[[Row], str]
-) -> tuple[list[Row | None], list[Row]]:
-    """The sheet's row each given row is (None: a new row), and the rows left over (removed).
+    given: Sequence[Any], existing: Sequence[Item], at: str, problems: _Problems
+) -> tuple[list[Item | None], list[Item]]:
+    """The sheet's item each given row is (None: a new item), and the items left over (removed).
 
-    A given row is the first unclaimed row of the same name, else the next unclaimed row in
-    order: a row renamed in place stays itself, one taken out of the middle is removed."""
+    A row with an ``id`` is the item of that id; any other row is the first unclaimed item of
+    the same name, else the next unclaimed item in order: a row renamed in place stays itself,
+    one taken out of the middle is removed."""
+    by_id = {item.id: j for j, item in enumerate(existing)}
     claimed: set[int] = set()
-    matches: list[int | None] = []
-    for row in given:
-        match = next((j for j, e in enumerate(existing) if j not in claimed and name(e) == row.name), None)
+    matches: list[int | None] = [None] * len(given)
+    for i, row in enumerate(given):
+        if "id" not in row.model_fields_set:
+            continue
+        match = by_id.get(row.id)
+        if match is None:
+            problems.add(
+                f"{at}[{i}].id", f"This is not on {problems.character.name}'s sheet (any more): read it again."
+            )
+        elif match in claimed:
+            problems.add(f"{at}[{i}].id", "Another row of this list is the same item.")
+        else:
+            claimed.add(match)
+            matches[i] = match
+    for i, row in enumerate(given):
+        if "id" in row.model_fields_set:
+            continue
+        match = next((j for j, e in enumerate(existing) if j not in claimed and e.name == row.name), None)
         if match is not None:
             claimed.add(match)
-        matches.append(match)
+            matches[i] = match
     free = [j for j in range(len(existing)) if j not in claimed]
-    for i, match in enumerate(matches):
-        if match is None and free:
+    for i, row in enumerate(given):
+        if matches[i] is None and "id" not in row.model_fields_set and free:
             matches[i] = free.pop(0)
             claimed.add(matches[i])
-    left = [row for j, row in enumerate(existing) if j not in claimed]
+    left = [item for j, item in enumerate(existing) if j not in claimed]
     return [existing[j] if j is not None else None for j in matches], left
 
 
@@ -433,170 +577,196 @@ def _rows_where(fallback: str) -> Callable[[str], str]:
         if not key:
             return fallback
         row, _, field = key.rpartition("-")
-        return f"{row}.{field}" if row and "[" in row else key
+        if row and "[" in row:
+            return f"{row}.{field}"
+        return key if "[" in key else fallback
 
     return where
 
 
 def _details(character: Character, changes: CharacterPatch) -> Save | None:
+    concept = character.document.concept
     name = _given(changes, "name", character.name)
-    concept = _given(changes, "concept", character.concept)
-    if (name, concept) == (character.name, character.concept):
+    new_concept = _given(changes, "concept", concept)
+    if (name, new_concept) == (character.name, concept):
         return None
-    return Save("details", Details(name=name, concept=concept), lambda key: key or "name")
+    return Save("details", Details(name=name, concept=new_concept), lambda key: key if key == "concept" else "name")
 
 
 def _abilities(character: Character, changes: CharacterPatch) -> Save | None:
     if "abilities" not in changes.model_fields_set:
         return None
-    given = changes.abilities
-    dice = {key: _given_die(given, key, getattr(character, key)) for key in lucky13.ABILITY_KEYS}
-    if all(die.rung == (getattr(character, key) or 0) for key, die in dice.items()):
+    current = character.document.abilities
+    dice = {key: _given_die(changes.abilities, key, getattr(current, key)) for key in ABILITY_KEYS}
+    if all(die.rung == _rung(getattr(current, key)) for key, die in dice.items()):
         return None
-    return Save("abilities", dice, lambda key: f"abilities.{key}" if key in dice else "abilities")
+
+    def where(key: str) -> str:
+        key = key.removeprefix("abilities.")
+        return f"abilities.{key}" if key in dice else "abilities"
+
+    return Save("abilities", dice, where)
 
 
-def _skills(character: Character, changes: CharacterPatch, problems: dict[str, list[str]]) -> list[Save]:
+def _skills(character: Character, changes: CharacterPatch, problems: _Problems) -> list[Save]:
     """The skill dice and the specializations: two sections, as on the sheet."""
     if "skills" not in changes.model_fields_set:
         return []
-    skills = {skill.name: skill for skill in character.skills.all()}
-    at: dict[str, int] = {}
+    sheet = character.document
+    names = {skill.name: skill for skill in sheet.skills}
+    at: dict[int, int] = {}  # skill id: where it is in the PATCH
     for i, given in enumerate(changes.skills):
-        if given.name not in skills:
-            problems.setdefault(f"skills[{i}].name", []).append(
-                f"{given.name} is not one of {character.name}'s skills: they are the campaign's "
-                f"({', '.join(skills)}); list any of them by name."
+        fields = given.model_fields_set
+        skill = sheet.skill(given.id) if "id" in fields else names.get(given.name) if "name" in fields else None
+        if "id" not in fields and "name" not in fields:
+            problems.add(f"skills[{i}].name", "Name the skill, or give its id.")
+        elif skill is None and "id" in fields:
+            problems.add(f"skills[{i}].id", f"This is not one of {character.name}'s skills.")
+        elif skill is None:
+            problems.add(
+                f"skills[{i}].name",
+                f"{character.name} has no skill called {given.name}: the skills are the campaign's "
+                f"({', '.join(names)}); list any of them by name.",
             )
-        elif given.name in at:
-            problems.setdefault(f"skills[{i}].name", []).append(f"{given.name} is listed twice.")
+        elif "name" in fields and "id" in fields and given.name != skill.name:
+            problems.add(f"skills[{i}].name", "A skill's name is the campaign's: the GM renames it in the options.")
+        elif skill.id in at:
+            problems.add(f"skills[{i}].{'id' if 'id' in fields else 'name'}", f"{skill.name} is listed twice.")
         else:
-            at[given.name] = i
-            if _given(given, "ability", skills[given.name].ability or None) != (skills[given.name].ability or None):
-                problems.setdefault(f"skills[{i}].ability", []).append(
-                    "A skill's linked ability is the campaign's: the GM sets it in the campaign's options."
+            at[skill.id] = i
+            if _given(given, "ability", skill.ability) != skill.ability:
+                problems.add(
+                    f"skills[{i}].ability",
+                    "A skill's linked ability is the campaign's: the GM sets it in the campaign's options.",
                 )
     dice = {
-        name: _die(changes.skills[i].die)
-        for name, i in at.items()
-        if "die" in changes.skills[i].model_fields_set and _die(changes.skills[i].die).rung != skills[name].die
+        skill_id: _die(changes.skills[i].die)
+        for skill_id, i in at.items()
+        if "die" in changes.skills[i].model_fields_set
+        and _die(changes.skills[i].die).rung != _rung(sheet.skill(skill_id).die)
     }
     rows: list[SpecializationRow] = []
-    for name, i in at.items():
+    changed = False
+    for skill_id, i in at.items():
         given = changes.skills[i]
         if "specializations" not in given.model_fields_set:
             continue
-        existing = list(skills[name].specializations.all())
-        matches, removed = _pair(given.specializations, existing, lambda s: s.name)
+        existing = list(sheet.skill(skill_id).specializations)
+        where = f"skills[{i}].specializations"
+        matches, removed = _pair(given.specializations, existing, where, problems)
         for j, (row, current) in enumerate(zip(given.specializations, matches, strict=True)):
             level = row.level if row.level is not None else (current.level if current else 1)
             rows.append(
-                SpecializationRow(
-                    at=f"skills[{i}].specializations[{j}]", id=current.pk if current else None,
-                    name=row.name, skill=name, level=level,
-                )
+                SpecializationRow(at=f"{where}[{j}]", id=current.id if current else None, name=row.name,
+                                  skill=skill_id, level=level)
             )  # fmt: skip
-        rows.extend(
-            SpecializationRow(at=f"skills[{i}].specializations", id=s.pk, name=s.name, remove=True) for s in removed
-        )
-    specializations = {s.pk: s for skill in skills.values() for s in skill.specializations.all()}
+            changed |= current is None or (row.name, level) != (current.name, current.level)
+        rows.extend(SpecializationRow(at=where, id=s.id, name=s.name, remove=True) for s in removed)
+        changed |= bool(removed)
     saves = []
     if dice:
-        saves.append(Save("skills", dice, lambda key: f"skills[{at[key]}].die" if key in at else "skills"))
-    if any(_changed_specialization(row, specializations) for row in rows):
+        by_name = {sheet.skill(skill_id).name: i for skill_id, i in at.items()}
+        by_id = {str(skill_id): i for skill_id, i in at.items()}
+
+        def where(key: str) -> str:
+            i = by_name.get(key, by_id.get(key))
+            return f"skills[{i}].die" if i is not None else "skills"
+
+        saves.append(Save("skills", dice, where))
+    if changed:
         saves.append(Save("specializations", rows, _rows_where("skills")))
     return saves
 
 
-def _changed_specialization(row: SpecializationRow, existing: dict[int, Specialization]) -> bool:
-    current = existing.get(row.id) if row.id is not None else None
-    return current is None or row.remove or (row.name, row.level) != (current.name, current.level)
-
-
-def _traits(character: Character, changes: CharacterPatch) -> Save | None:
+def _traits(character: Character, changes: CharacterPatch, problems: _Problems) -> Save | None:
     rows: list[TraitRow] = []
-    traits = list(character.traits.all())
-    for field, kind in (("backgrounds", Trait.Kind.BACKGROUND), ("impairments", Trait.Kind.IMPAIRMENT)):
+    changed = False
+    traits = character.document.traits
+    for field, kind in (("backgrounds", "background"), ("impairments", "impairment")):
         if field not in changes.model_fields_set:
             continue
         given = getattr(changes, field)
-        matches, removed = _pair(given, [t for t in traits if t.kind == kind], lambda t: t.name)
+        matches, removed = _pair(given, [t for t in traits if t.kind == kind], field, problems)
         for j, (row, current) in enumerate(zip(given, matches, strict=True)):
             description = _given(row, "description", current.description if current else "")
-            rows.append(TraitRow(at=f"{field}[{j}]", id=current.pk if current else None, kind=kind, name=row.name,
+            rows.append(TraitRow(at=f"{field}[{j}]", id=current.id if current else None, kind=kind, name=row.name,
                                  description=description))  # fmt: skip
-        rows.extend(TraitRow(at=field, id=t.pk, kind=kind, name=t.name, remove=True) for t in removed)
-    existing = {t.pk: t for t in traits}
-    if not any(row.id is None or row.remove or _trait_changed(row, existing[row.id]) for row in rows):
+            changed |= current is None or (row.name, description) != (current.name, current.description)
+        rows.extend(TraitRow(at=field, id=t.id, kind=kind, name=t.name, remove=True) for t in removed)
+        changed |= bool(removed)
+    if not changed:
         return None
     fallback = "impairments" if "impairments" in changes.model_fields_set else "backgrounds"
     return Save("traits", rows, _rows_where(fallback))
 
 
-def _trait_changed(row: TraitRow, current: Trait) -> bool:
-    return (row.name, row.description) != (current.name, current.description)
+def _asset_skills(character: Character, given: Sequence[int | str], where: str, problems: _Problems) -> tuple[int, ...]:
+    """The skills an asset of the PATCH helps, by name or by id, as the sheet's skill ids."""
+    skills = character.document.skills
+    by_name = {skill.name: skill.id for skill in skills}
+    ids = {skill.id for skill in skills}
+    found = [by_name.get(s) if isinstance(s, str) else s if s in ids else None for s in given]
+    unknown = [str(s) for s, i in zip(given, found, strict=True) if i is None]
+    if unknown:
+        problems.add(where, f"{', '.join(unknown)} is not one of {character.name}'s skills.")
+    return tuple(dict.fromkeys(i for i in found if i is not None))
 
 
-def _equipment(character: Character, changes: CharacterPatch) -> Save | None:
+def _equipment(character: Character, changes: CharacterPatch, problems: _Problems) -> Save | None:
+    sheet = character.document
     assets: list[AssetRow] = []
     weapons: list[WeaponRow] = []
     armor: list[ArmorRow] = []
     changed = False
     if "assets" in changes.model_fields_set:
-        matches, removed = _pair(changes.assets, list(character.assets.all()), lambda a: a.name)
+        matches, removed = _pair(changes.assets, sheet.assets, "assets", problems)
         for j, (row, current) in enumerate(zip(changes.assets, matches, strict=True)):
-            skills = [s.name for s in current.skills.all()] if current else []
+            helped = list(current.skills) if current else []
             new = AssetRow(
-                at=f"assets[{j}]", id=current.pk if current else None, name=row.name,
+                at=f"assets[{j}]", id=current.id if current else None, name=row.name,
                 level=_given(row, "level", current.level if current else None),
-                kind=_given(row, "kind", current.kind if current else Asset.Kind.THING),
-                skills=tuple(_given(row, "skills", skills)),
+                kind=_given(row, "kind", current.kind if current else "thing"),
+                skills=_asset_skills(character, _given(row, "skills", helped), f"assets[{j}].skills", problems),
                 description=_given(row, "description", current.description if current else ""),
             )  # fmt: skip
             assets.append(new)
-            changed |= current is None or _asset_changed(new, current, skills)
-        assets.extend(AssetRow(at="assets", id=a.pk, name=a.name, level=a.level, remove=True) for a in removed)
+            changed |= current is None or (new.name, new.level, new.kind, set(new.skills), new.description) != (
+                current.name, current.level, current.kind, set(current.skills), current.description
+            )  # fmt: skip
+        assets.extend(AssetRow(at="assets", id=a.id, name=a.name, level=a.level, remove=True) for a in removed)
         changed |= bool(removed)
     if "weapons" in changes.model_fields_set:
-        matches, removed = _pair(changes.weapons, list(character.weapons.all()), lambda w: w.name)
+        matches, removed = _pair(changes.weapons, sheet.weapons, "weapons", problems)
         for j, (row, current) in enumerate(zip(changes.weapons, matches, strict=True)):
             new = WeaponRow(
-                at=f"weapons[{j}]", id=current.pk if current else None, name=row.name,
+                at=f"weapons[{j}]", id=current.id if current else None, name=row.name,
                 accuracy=_given_die(row, "accuracy", current.accuracy if current else None),
                 damage=_given_die(row, "damage", current.damage if current else None),
             )  # fmt: skip
             weapons.append(new)
-            changed |= current is None or _weapon_changed(new, current)
+            changed |= current is None or (new.name, new.accuracy.rung, new.damage.rung) != (
+                current.name, _rung(current.accuracy), _rung(current.damage)
+            )  # fmt: skip
         weapons.extend(
-            WeaponRow(at="weapons", id=w.pk, name=w.name, accuracy=StepDie.none(), damage=StepDie.none(), remove=True)
+            WeaponRow(at="weapons", id=w.id, name=w.name, accuracy=StepDie.none(), damage=StepDie.none(), remove=True)
             for w in removed
         )
         changed |= bool(removed)
     if "armor" in changes.model_fields_set:
-        matches, removed = _pair(changes.armor, list(character.armor.all()), lambda a: a.name)
+        matches, removed = _pair(changes.armor, sheet.armor, "armor", problems)
         for j, (row, current) in enumerate(zip(changes.armor, matches, strict=True)):
             new = ArmorRow(
-                at=f"armor[{j}]", id=current.pk if current else None, name=row.name,
+                at=f"armor[{j}]", id=current.id if current else None, name=row.name,
                 defense=_given_die(row, "defense", current.defense if current else None),
             )  # fmt: skip
             armor.append(new)
-            changed |= current is None or (new.name, new.defense.rung) != (current.name, current.defense)
-        armor.extend(ArmorRow(at="armor", id=a.pk, name=a.name, defense=StepDie.none(), remove=True) for a in removed)
+            changed |= current is None or (new.name, new.defense.rung) != (current.name, _rung(current.defense))
+        armor.extend(ArmorRow(at="armor", id=a.id, name=a.name, defense=StepDie.none(), remove=True) for a in removed)
         changed |= bool(removed)
     if not changed:
         return None
     fallback = next(field for field in ("assets", "weapons", "armor") if field in changes.model_fields_set)
     return Save("equipment", Equipment(assets=assets, weapons=weapons, armor=armor), _rows_where(fallback))
-
-
-def _asset_changed(new: AssetRow, current: Asset, skills: list[str]) -> bool:
-    return (new.name, new.level, new.kind, set(new.skills), new.description) != (
-        current.name, current.level, current.kind, set(skills), current.description
-    )  # fmt: skip
-
-
-def _weapon_changed(new: WeaponRow, current: Weapon) -> bool:
-    return (new.name, new.accuracy.rung, new.damage.rung) != (current.name, current.accuracy, current.damage)
 
 
 def _single(changes: CharacterPatch, field: str, section: str, current: Any) -> Save | None:
@@ -605,47 +775,47 @@ def _single(changes: CharacterPatch, field: str, section: str, current: Any) -> 
     return Save(section, getattr(changes, field), lambda key: field)
 
 
-def _fixed(document: dict[str, Any], changes: CharacterPatch, problems: dict[str, list[str]]) -> None:
+def _fixed(current: dict[str, Any], changes: CharacterPatch, problems: _Problems) -> None:
     """The fields no section holds may come back only as they are."""
     given = changes.model_dump(by_alias=True, exclude_unset=True)
     for field in FIXED:
-        if field in given and given[field] != document[field]:
-            problems.setdefault(field, []).append(
-                "No part of the sheet holds this, so it cannot change here: send it as it is, or leave it out."
+        if field in given and given[field] != current[field]:
+            problems.add(
+                field, "No part of the sheet holds this, so it cannot change here: send it as it is, or leave it out."
             )
 
 
-def _saves(character: Character, document: dict[str, Any], changes: CharacterPatch) -> list[Save]:
+def _saves(character: Character, changes: CharacterPatch) -> list[Save]:
     """Each section the PATCH changes, in the sheet's order, or a 400 for what no section can take."""
-    problems: dict[str, list[str]] = {}
-    _fixed(document, changes, problems)
-    skills = _skills(character, changes, problems)
-    if problems:
-        raise _refused(InvalidChange, problems)
+    problems = _Problems(character)
+    _fixed(character_out(character), changes, problems)
+    document = character.document
     saves = [
         _details(character, changes),
         _abilities(character, changes),
-        *skills,
-        _traits(character, changes),
-        _equipment(character, changes),
-        _single(changes, "hit_points", "hit-points", character.hit_points),
-        _single(changes, "reputation", "reputation", character.reputation),
-        _single(changes, "notes", "notes", character.notes),
+        *_skills(character, changes, problems),
+        _traits(character, changes, problems),
+        _equipment(character, changes, problems),
+        _single(changes, "hit_points", "hit-points", document.hit_points),
+        _single(changes, "reputation", "reputation", document.reputation),
+        _single(changes, "notes", "notes", document.notes),
     ]
+    if problems.errors:
+        raise _refused(InvalidChange, problems.errors)
     saves = [save for save in saves if save is not None]
     sections = [save.section for save in saves]
     if "hit-points" in sections and "abilities" in sections:
         # Each save checks the hit points against the Pulse die as it then is; when the Pulse
         # shrinks, the hit points must come down first (when it grows, they go up after it).
         pulse = next(save for save in saves if save.section == "abilities").data["pulse"]
-        if character.pulse and pulse.rung and pulse.rung < character.pulse:
+        if pulse.rung and pulse.rung < _rung(document.abilities.pulse):
             saves.sort(key=lambda save: save.section != "hit-points")
     return saves
 
 
 @router.patch(
     "/characters/{id}",
-    response=responses({200: CharacterDocument, 409: StaleVersion}, 400, 403, 404, 413),
+    response=responses({200: CharacterOut, 409: StaleVersion}, 400, 403, 404, 413),
     by_alias=True,
     summary="Change a character",
 )
@@ -655,20 +825,20 @@ def update_character(request: HttpRequest, id: PathId, changes: CharacterPatch) 
     story (name, concept, backgrounds and impairments, equipment, notes, and the names of their
     specializations), the GM everything. A part you may not change is a 403 that says why; a
     value that breaks a rule is a 400 with `errors` by the document's fields; a `version` that
-    is not the sheet's is a 409 with the document as it is now. Nothing is saved unless all of
-    it is. Fields left out stay as they are; a list replaces the whole list (its rows are
-    matched to the sheet's by name, then in order); `abilities` and each listed skill change
-    only what they give. Returns the new document."""
+    is not the sheet's is a 409 with the character and its sheet as they are now. Nothing is
+    saved unless all of it is. Fields left out stay as they are; a list replaces the whole list
+    (a row with an `id` is the sheet's item of that id; the others are matched to the sheet's
+    items by name, then in order); `abilities` and each listed skill change only what they give;
+    `sheet` and the other fields no part of the sheet holds may only come back as they are.
+    Returns the character as it is now."""
     character = access.character_for(request.user, id, write=True)
     try:
         with transaction.atomic():
-            version = Character.objects.lock(character.pk).version  # the campaign first, then the character
-            if changes.version != version:
+            locked = write.lock(character.pk)  # the campaign first, then the character
+            if write.is_stale(locked, changes.version):
                 raise _Stale
-            full = sheets.with_sheet(Character.objects.filter(pk=character.pk)).get()
-            saves = _saves(full, exchange.export_character(full), changes)
             problems: dict[str, list[str]] = {}
-            for save in saves:
+            for save in _saves(locked, changes):
                 try:
                     operations.save_section(
                         character_id=character.pk, section=save.section, version=changes.version, data=save.data,
@@ -677,19 +847,22 @@ def update_character(request: HttpRequest, id: PathId, changes: CharacterPatch) 
                 except operations.InvalidSection as problem:
                     for key, messages in problem.errors.items():
                         problems.setdefault(save.where(key), []).extend(messages)
-                except operations.StaleSection:
+                except SheetInvalid as problem:
+                    for found in problem.problems:
+                        problems.setdefault(save.where(found.field), []).append(write.sentence(found.message))
+                except (operations.StaleSection, write.StaleSheet):
                     raise _Stale from None
             if problems:
                 raise _refused(InvalidChange, problems)  # and every section saved above is rolled back
     except _Stale:
-        document = _document(character.pk)
+        document = _reread(character.pk)
         return Status(
             409,
             {
                 "code": "stale_version",
                 "message": f"This character changed since version {changes.version}: it is at version "
-                f"{document['version']}. Nothing was saved; here is the document as it is now.",
+                f"{document['version']}. Nothing was saved; here it is as it is now.",
                 "document": document,
             },
         )
-    return _document(character.pk)
+    return _reread(character.pk)

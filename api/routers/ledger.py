@@ -8,7 +8,7 @@ a maxed die, a sheet that changed since ``before``).
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Annotated, Any, Final, Literal
+from typing import Annotated, Any, Final
 
 from django.http import HttpRequest
 from ninja import Body, Field, Router, Schema, Status
@@ -18,7 +18,7 @@ from api.errors import responses
 from api.params import MAX_ID, NO_NUL, PathId
 from characters import access, ledger
 from characters.models import MAX_ENTRY, LedgerEntry
-from rules.systems import lucky13
+from rules.document import MAX_NAME
 
 router = Router(tags=["Adventure Points"])
 
@@ -26,12 +26,22 @@ Reason = Annotated[str, Field(max_length=ledger.MAX_REASON, pattern=NO_NUL, desc
 Adventure = Annotated[
     str, Field(max_length=ledger.MAX_ADVENTURE, pattern=NO_NUL, description="The adventure it belongs to.")
 ]
-Name = Annotated[str, Field(max_length=lucky13.MAX_NAME, pattern=NO_NUL)]
-#: What the buyer saw: a specialization's level, or an ability's rung (1 d4 … 5 d12).
-Before = Annotated[StrictInt | None, Field(ge=0, le=lucky13.MAX_SPECIALIZATION_LEVEL)]
+Name = Annotated[str, Field(max_length=MAX_NAME, pattern=NO_NUL)]
+#: What the buyer saw: a specialization's level (0 for a new one), or an ability's rung (1 d4 … 5 d12).
+Before = Annotated[
+    StrictInt | None,
+    Field(ge=0, le=ledger.MAX_BEFORE, description="What you saw: the level (0 for a new one) or the die's rung."),
+]
+#: An offer's key: its kind and the item it names (an ability, or a sheet item's id).
+OFFER_KEY: Final = r"^[a-z_]+:[a-z0-9_]+$"
 
 AWARD_EXAMPLE: Final = {"amount": 12, "reason": "Completing the mission", "adventure": "The Drowned Abbey"}
 CORRECTION_EXAMPLE: Final = {"reverses": 41, "reason": "Awarded twice by mistake"}
+PURCHASE_EXAMPLES: Final = [
+    {"offer": "level:6", "before": 2},
+    {"offer": "specialization:5", "name": "Shield wall", "adventure": "The Drowned Abbey"},
+    {"offer": "ability:will", "before": 2},
+]
 
 
 class Forbid(Schema):
@@ -57,36 +67,19 @@ class CorrectionIn(Forbid):
     reason: Reason
 
 
-class SpecializationIn(Forbid):
-    """A new specialization under a skill, at level 1."""
+class PurchaseIn(Forbid):
+    """Spend Adventure Points on something the sheet can buy now, named as the system names it."""
 
-    kind: Literal["specialization"]
-    skill: Name
-    name: Name
+    model_config = ConfigDict(extra="forbid", json_schema_extra={"examples": PURCHASE_EXAMPLES})
+
+    offer: Annotated[str, Field(min_length=3, max_length=ledger.MAX_OFFER, pattern=OFFER_KEY)] = Field(
+        ...,
+        description="What to buy: `ability:<ability>` (its next die), `level:<specialization id>` (one more "
+        "level) or `specialization:<skill id>` (a new specialization of the skill, with its `name`).",
+    )
+    name: Name | None = Field(None, description="The name of a new specialization (only for one).")
     before: Before = None
     adventure: Adventure = ""
-
-
-class LevelIn(Forbid):
-    """One more level of a specialization."""
-
-    kind: Literal["level"]
-    skill: Name
-    name: Name
-    before: Before = None
-    adventure: Adventure = ""
-
-
-class AbilityIn(Forbid):
-    """The next die of an ability."""
-
-    kind: Literal["ability"]
-    ability: Literal[lucky13.ABILITY_KEYS]  # type: ignore[valid-type]
-    before: Before = None
-    adventure: Adventure = ""
-
-
-PurchaseIn = Annotated[SpecializationIn | LevelIn | AbilityIn, Field(discriminator="kind")]
 
 
 def _change_kind(body: Any) -> str | None:
@@ -187,20 +180,15 @@ def write_entry(request: HttpRequest, id: PathId, change: Body[ChangeIn]) -> Sta
     "/characters/{id}/purchases",
     response=responses({201: Written}, 400, 403, 404, 409, 413),
     summary="Spend Adventure Points",
-    description="The owner or the GM buys, by the rulebook: a new specialization "
-    '(`{"kind": "specialization", "skill": …, "name": …}`, 4 points), a level '
-    '(`{"kind": "level", "skill": …, "name": …}`, 4 points) or an ability\'s next die '
-    '(`{"kind": "ability", "ability": "will"}`, its size × 4). With `before` (the level or die rung you saw) a '
-    "sheet changed since is a 409 `stale_sheet` and nothing is bought; too few points is a 409 `not_enough_points`.",
+    description="The owner or the GM buys, by the rulebook, one of the things the sheet can buy now "
+    '(the page "What should I buy?" lists them): an ability\'s next die (`{"offer": "ability:will"}`, its size × 4 '
+    'points), one more level of a specialization (`{"offer": "level:<specialization id>"}`, 4 points) or a new '
+    'specialization of a skill (`{"offer": "specialization:<skill id>", "name": …}`, 4 points). With `before` (the '
+    "level or die rung you saw) a sheet changed since is a 409 `stale_sheet` and nothing is bought; too few points "
+    "is a 409 `not_enough_points`; an offer the sheet does not have is a 400.",
 )
 def buy(request: HttpRequest, id: PathId, order: PurchaseIn) -> Status[dict[str, Any]]:
     character = access.character_for(request.user, id, write=True)
-    wanted = ledger.Order(
-        kind=order.kind,
-        skill=getattr(order, "skill", ""),
-        name=getattr(order, "name", ""),
-        ability=getattr(order, "ability", ""),
-        before=order.before,
-    )
+    wanted = ledger.Order(order.offer, name=order.name or "", before=order.before)
     entry = ledger.buy(character_id=character.pk, order=wanted, by=request.user, adventure=order.adventure)
     return _written(entry)

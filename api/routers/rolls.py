@@ -2,8 +2,9 @@
 of the log's hash chain.
 
 A sheet roll is built by :mod:`characters.sheet_rolls`, exactly as the sheet's roll page builds
-it: the body only names the skill, specialization, asset and helper (by name or by id) and the
-options; the dice come from the sheet and are rolled here, with ``secrets.SystemRandom``.
+it: the body only names the skill, specialization and asset (by their ids on the sheet), the
+helper (a character's id) and the options; the dice come from the sheet and are rolled here,
+with ``secrets.SystemRandom``.
 """
 
 from __future__ import annotations
@@ -17,13 +18,15 @@ from ninja import Field, Query, Router, Schema, Status
 from pydantic import ConfigDict, StrictInt
 
 from api.errors import responses
-from api.params import MAX_ID, NO_NUL, PathId
+from api.params import MAX_ID, PathId
 from campaigns import access as campaign_access
+from campaigns.errors import Refused
 from campaigns.models import Membership
-from campaigns.operations import Refused
 from characters import sheet_rolls
+from characters.write import sentence
 from play.models import Roll
 from play.rolls import check_chain
+from rules.document import MAX_ITEM_ID
 from rules.systems import lucky13
 from rules.systems.lucky13 import AbilityRoll, Difficulty, SheetError
 from web.fields import STEP_LIMIT
@@ -33,20 +36,16 @@ router = Router(tags=["Rolls"])
 #: Rolls on a page of the log when the request does not say; at most MAX_LIMIT.
 DEFAULT_LIMIT: Final = 50
 MAX_LIMIT: Final = 200
-#: Longer than any name a sheet holds: a longer one cannot name anything.
-MAX_REF: Final = 200
-
-#: A skill, specialization, asset or character: its name, or its id.
-Ref = (
-    Annotated[StrictInt, Field(ge=1, le=MAX_ID)]
-    | Annotated[str, Field(min_length=1, max_length=MAX_REF, pattern=NO_NUL)]
-)
+#: A skill, specialization or asset of the sheet, by its id there (the sheet's JSON shows them).
+ItemRef = Annotated[StrictInt, Field(ge=1, le=MAX_ITEM_ID)]
+#: Another character, by its id.
+CharacterRef = Annotated[StrictInt, Field(ge=1, le=MAX_ID)]
 Steps = Annotated[StrictInt, Field(ge=-STEP_LIMIT, le=STEP_LIMIT)]
 
 EXAMPLE: Final = {
     "kind": "check",
-    "skill": "Fighting",
-    "specialization": "Longsword",
+    "skill": 5,
+    "specialization": 8,
     "difficulty": "moderate",
     "ability_roll": "background",
 }
@@ -64,8 +63,8 @@ class RollIn(Schema):
     kind: Literal["check", "reaction"] = Field(
         "check", description="A skill check, or a reaction check (Charm, stepped by reputation, + the skill)."
     )
-    skill: Ref = Field(..., description="The skill, by name or id.")
-    specialization: Ref | None = Field(None, description="A specialization of the skill (a check only).")
+    skill: ItemRef = Field(..., description="The skill, by its id on the sheet.")
+    specialization: ItemRef | None = Field(None, description="A specialization of the skill, by id (a check only).")
     ability: Literal[lucky13.ABILITY_KEYS] | None = Field(  # type: ignore[valid-type]
         None, description="The ability to roll instead of the skill's own (a check only)."
     )
@@ -74,8 +73,10 @@ class RollIn(Schema):
         AbilityRoll.NORMAL,
         description="Roll the Ability die twice: keep the higher (background) or lower (impairment).",
     )
-    asset: Ref | None = Field(None, description="An asset of the character that helps this skill.")
-    helper: Ref | None = Field(None, description="Another character in play in the campaign who assists.")
+    asset: ItemRef | None = Field(None, description="An asset of the character that helps this skill, by id.")
+    helper: CharacterRef | None = Field(
+        None, description="Another character in play in the campaign who assists, by the character's id."
+    )
     help_with: Literal[sheet_rolls.HELP_WITH] = Field(  # type: ignore[valid-type]
         "skill", description="What the helper's die steps: the skill or the ability."
     )
@@ -163,9 +164,10 @@ def roll_out(roll: Roll, *, gm: bool) -> dict[str, Any]:
     response=responses({201: RollOut}, 400, 403, 404, 409, 413),
     summary="Roll from a character's sheet",
     description="Builds the check from the sheet as it is now (as the sheet's roll page does), computes its exact "
-    "chance, rolls it on the server and records it in the campaign's log. The owner and the GM roll; other "
-    "members get 403, anyone else 404. A choice the sheet does not offer is a 400 naming the field; extra steps "
-    "from anyone but the GM are a 403.",
+    "chance, rolls it on the server and records it in the campaign's log, with `spec.label` saying in words what "
+    "was rolled. The body names the skill, specialization and asset by their ids on the sheet and the helper by the "
+    "character's id. The owner and the GM roll; other members get 403, anyone else 404. A choice the sheet does "
+    "not offer is a 400 naming the field; extra steps from anyone but the GM are a 403.",
 )
 def roll_from_sheet(request: HttpRequest, id: PathId, roll: RollIn) -> Status[dict[str, Any]]:
     character, helpers = sheet_rolls.load(request.user, id, write=True)
@@ -185,7 +187,8 @@ def roll_from_sheet(request: HttpRequest, id: PathId, roll: RollIn) -> Status[di
     try:
         built = sheet_rolls.build(character, helpers, choices, gm=character.viewer_is_gm)
     except SheetError as problem:
-        raise InvalidRoll(f"{problem.field}: {problem.message}", errors={problem.field: problem.message}) from None
+        message = sentence(problem.message)
+        raise InvalidRoll(message, errors={problem.field: message}) from None
     made = sheet_rolls.roll(character, built, by=request.user, rng=secrets.SystemRandom())
     return Status(201, roll_out(made.roll, gm=True))
 

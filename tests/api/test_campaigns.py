@@ -10,8 +10,9 @@ import pytest
 from django.utils import timezone
 
 from campaigns.models import Campaign, Invitation, Membership
+from characters.models import Character
 from rules.systems import lucky13
-from tests.characters.conftest import make_character
+from tests.characters.conftest import HEALING, make_character
 
 pytestmark = pytest.mark.django_db
 
@@ -217,7 +218,9 @@ def test_a_skill_characters_have_is_renamed_not_removed(as_, campaign, player) -
         f"/campaigns/{campaign.pk}", {"options": {"skills": renamed}, "renames": {"Healing": "Medicine"}}
     )
     assert response.status_code == 200
-    assert set(brunella.skills.values_list("name", flat=True)) == {s["name"] for s in renamed}
+    document = Character.objects.get(pk=brunella.pk).document
+    assert {skill.name for skill in document.skills} == {s["name"] for s in renamed}
+    assert document.skill(HEALING).name == "Medicine"  # the same skill, by its id
 
 
 def test_a_rename_must_land_on_the_new_skill_list(as_, campaign, player) -> None:
@@ -227,7 +230,7 @@ def test_a_rename_must_land_on_the_new_skill_list(as_, campaign, player) -> None
     assert response.status_code == 400
     assert "Medicine" in errors_of(response)["skills"]
     assert snapshot(campaign) == before
-    assert brunella.skills.filter(name="Healing").exists()
+    assert Character.objects.get(pk=brunella.pk).document.skill(HEALING).name == "Healing"
 
 
 def test_hit_points_per_step_are_fixed_once_characters_have_hit_points(as_, campaign, player) -> None:

@@ -9,9 +9,9 @@ from django.test import override_settings
 from campaigns.models import Campaign
 from characters import ledger
 from characters.ledger import Award
-from characters.models import Character, LedgerEntry, Specialization
+from characters.models import Character, LedgerEntry
 from rules.dice import StepDie
-from tests.characters.conftest import make_character
+from tests.characters.conftest import FIGHTING, HEALING, LONGSWORD_SPEC, SNEAKING, make_character
 
 pytestmark = pytest.mark.django_db
 
@@ -35,11 +35,15 @@ def fund(character: Character, gm, amount: int) -> LedgerEntry:
     return entry
 
 
-def state(character: Character) -> tuple[int, int, int, list]:
-    """What a refused request must leave as it was: the balance, the entries, the sheet's dice and specializations."""
+def state(character: Character) -> tuple[int, int, int, dict]:
+    """What a refused request must leave as it was: the balance, the entries, the sheet and its version."""
     character.refresh_from_db()
-    specializations = list(Specialization.objects.filter(skill__character=character).values_list("name", "level"))
-    return character.ap_balance, LedgerEntry.objects.count(), character.will, sorted(specializations)
+    return character.ap_balance, LedgerEntry.objects.count(), character.version, character.sheet
+
+
+def specializations(character: Character) -> dict[str, int]:
+    character.refresh_from_db()
+    return {p.name: p.level for s in character.document.skills for p in s.specializations}
 
 
 # --- Who may read, award, correct and buy ---------------------------------------------------------
@@ -76,12 +80,12 @@ def test_the_cast(api, request, brunella, gm, who, read, award, buy) -> None:
 
     before = brunella.ap_balance
     response = client.post(
-        f"/characters/{brunella.pk}/purchases", {"kind": "specialization", "skill": "Healing", "name": "Herbs"}
+        f"/characters/{brunella.pk}/purchases", {"offer": f"specialization:{HEALING}", "name": "Herbs"}
     )
     assert response.status_code == buy
     brunella.refresh_from_db()
     assert brunella.ap_balance == (before - 4 if buy == 201 else before)
-    assert Specialization.objects.filter(name="Herbs").exists() is (buy == 201)
+    assert ("Herbs" in specializations(brunella)) is (buy == 201)
 
 
 def test_a_draft_is_hidden_from_other_players(api, campaign, player, other_player) -> None:
@@ -95,7 +99,7 @@ def test_an_id_that_cannot_be_a_row_is_a_422(api, gm, bad_id) -> None:
     client = api(gm)
     assert client.get(f"/characters/{bad_id}/ledger").status_code == 422
     assert client.post(f"/characters/{bad_id}/ledger", {"amount": 5, "reason": "x"}).status_code == 422
-    assert client.post(f"/characters/{bad_id}/purchases", {"kind": "ability", "ability": "will"}).status_code == 422
+    assert client.post(f"/characters/{bad_id}/purchases", {"offer": "ability:will"}).status_code == 422
 
 
 # --- The ledger -----------------------------------------------------------------------------------
@@ -103,7 +107,7 @@ def test_an_id_that_cannot_be_a_row_is_a_422(api, gm, bad_id) -> None:
 
 def test_the_ledger_lists_every_entry_newest_first_with_the_running_balance(api, brunella, gm, player) -> None:
     earned = fund(brunella, gm, 30)
-    spent = ledger.buy(character_id=brunella.pk, order=ledger.Order("level", "Fighting", "Longsword"), by=player)
+    spent = ledger.buy(character_id=brunella.pk, order=ledger.Order(f"level:{LONGSWORD_SPEC}"), by=player)
     undone = ledger.correct(character_id=brunella.pk, entry_id=spent.pk, reason="Wrong sword", by=gm)
     data = api(player).get(f"/characters/{brunella.pk}/ledger").json()
     assert data["balance"] == 30
@@ -114,7 +118,10 @@ def test_the_ledger_lists_every_entry_newest_first_with_the_running_balance(api,
     ]
     correction, spend, award = data["entries"]
     assert (correction["reverses"], spend["reversed_by"], award["reversed_by"]) == (spent.pk, undone.pk, None)
-    assert spend["purchase"]["kind"] == "level"
+    assert spend["purchase"] == {
+        "offer": f"level:{LONGSWORD_SPEC}", "kind": "level", "cost": 4, "before": 1, "after": 2,
+        "skill_id": FIGHTING, "skill": "Fighting", "specialization_id": LONGSWORD_SPEC, "name": "Longsword",
+    }  # fmt: skip
     assert (spend["by"], award["by"], award["reason"]) == ("player", "gm", "Completing the mission")
     assert award["created_at"]
 
@@ -149,12 +156,10 @@ def test_the_gm_awards_points(api, brunella, gm) -> None:
 
 def test_the_gm_corrects_an_entry_and_a_spend_gives_back_what_it_bought(api, brunella, gm, player) -> None:
     fund(brunella, gm, 10)
-    bought = api(player).post(
-        f"/characters/{brunella.pk}/purchases", {"kind": "level", "skill": "Fighting", "name": "Longsword", "before": 1}
-    )
+    bought = api(player).post(f"/characters/{brunella.pk}/purchases", {"offer": f"level:{LONGSWORD_SPEC}", "before": 1})
     assert bought.status_code == 201
     assert bought.json()["balance"] == 6
-    assert Specialization.objects.get(name="Longsword").level == 2
+    assert specializations(brunella)["Longsword"] == 2
     response = api(gm).post(
         f"/characters/{brunella.pk}/ledger", {"reverses": bought.json()["entry"]["id"], "reason": "Bought by mistake"}
     )
@@ -162,7 +167,7 @@ def test_the_gm_corrects_an_entry_and_a_spend_gives_back_what_it_bought(api, bru
     assert response.json()["entry"]["kind"] == "correction"
     assert response.json()["entry"]["reverses"] == bought.json()["entry"]["id"]
     assert response.json()["balance"] == 10
-    assert Specialization.objects.get(name="Longsword").level == 1
+    assert specializations(brunella)["Longsword"] == 1
     again = api(gm).post(
         f"/characters/{brunella.pk}/ledger", {"reverses": bought.json()["entry"]["id"], "reason": "Twice"}
     )
@@ -232,28 +237,27 @@ def test_a_bad_award_or_correction_changes_nothing(api, brunella, gm, body, stat
 def test_buying_an_ability_and_a_new_specialization(api, brunella, gm, player) -> None:
     fund(brunella, gm, 40)
     response = api(player).post(
-        f"/characters/{brunella.pk}/purchases", {"kind": "ability", "ability": "will", "before": D("d6").rung}
+        f"/characters/{brunella.pk}/purchases", {"offer": "ability:will", "before": D("d6").rung}
     )
     assert response.status_code == 201
     assert (response.json()["entry"]["amount"], response.json()["balance"]) == (-24, 16)  # d6 × 4
     assert response.json()["entry"]["reason"] == "Will d6 → d8"
     brunella.refresh_from_db()
-    assert brunella.will == D("d8").rung
+    assert brunella.document.abilities.will == "d8"
     response = api(gm).post(
         f"/characters/{brunella.pk}/purchases",
-        {"kind": "specialization", "skill": "Sneaking", "name": "Rooftops", "adventure": "Night"},
+        {"offer": f"specialization:{SNEAKING}", "name": "Rooftops", "adventure": "Night"},
     )
     assert response.status_code == 201
     assert (response.json()["balance"], response.json()["entry"]["adventure"]) == (12, "Night")
-    assert Specialization.objects.get(name="Rooftops").level == 1
+    assert response.json()["entry"]["purchase"]["specialization_id"] == 15
+    assert specializations(brunella)["Rooftops"] == 1
 
 
 def test_too_few_points_is_a_409_and_nothing_is_bought(api, brunella, gm, player) -> None:
     fund(brunella, gm, 3)
     before = state(brunella)
-    response = api(player).post(
-        f"/characters/{brunella.pk}/purchases", {"kind": "level", "skill": "Fighting", "name": "Longsword"}
-    )
+    response = api(player).post(f"/characters/{brunella.pk}/purchases", {"offer": f"level:{LONGSWORD_SPEC}"})
     assert response.status_code == 409
     assert response.json()["code"] == "not_enough_points"
     assert "has 3 Adventure Points; this needs 4" in response.json()["message"]
@@ -264,7 +268,7 @@ def test_a_purchase_from_a_stale_sheet_is_a_409(api, brunella, gm, player) -> No
     fund(brunella, gm, 20)
     before = state(brunella)
     response = api(player).post(
-        f"/characters/{brunella.pk}/purchases", {"kind": "level", "skill": "Fighting", "name": "Longsword", "before": 2}
+        f"/characters/{brunella.pk}/purchases", {"offer": f"level:{LONGSWORD_SPEC}", "before": 2}
     )
     assert response.status_code == 409
     assert response.json()["code"] == "stale_sheet"
@@ -275,7 +279,7 @@ def test_an_archived_character_buys_nothing(api, brunella, gm, player) -> None:
     fund(brunella, gm, 20)
     Character.objects.filter(pk=brunella.pk).update(status=Character.Status.ARCHIVED)
     before = state(brunella)
-    response = api(player).post(f"/characters/{brunella.pk}/purchases", {"kind": "ability", "ability": "will"})
+    response = api(player).post(f"/characters/{brunella.pk}/purchases", {"offer": "ability:will"})
     assert response.status_code == 403
     assert state(brunella) == before
 
@@ -283,24 +287,31 @@ def test_an_archived_character_buys_nothing(api, brunella, gm, player) -> None:
 @pytest.mark.parametrize(
     ("body", "status"),
     [
-        ({"kind": "skill", "skill": "Fighting", "name": "x"}, 422),
-        ({"skill": "Fighting", "name": "Axe"}, 422),
-        ({"kind": "ability", "ability": "luck"}, 422),
-        ({"kind": "ability", "ability": "will", "skill": "Fighting"}, 422),  # not a field of an ability purchase
-        ({"kind": "ability", "ability": "will", "before": "2"}, 422),
-        ({"kind": "ability", "ability": "will", "before": 6}, 422),
-        ({"kind": "level", "skill": "Fighting"}, 422),
-        ({"kind": "level", "skill": 3, "name": "Longsword"}, 422),
-        ({"kind": "specialization", "skill": "Fighting", "name": "x" * 61}, 422),
-        ({"kind": "specialization", "skill": "Fighting", "name": "A\x00xe"}, 422),
-        ({"kind": "level", "skill": "Fight\x00ing", "name": "Longsword"}, 422),
-        ({"kind": "specialization", "skill": "Fighting", "name": "Axe", "adventure": "x" * 121}, 422),
-        ([{"kind": "ability", "ability": "will"}], 422),
-        ({"kind": "level", "skill": "Juggling", "name": "Longsword"}, 400),
-        ({"kind": "level", "skill": "Fighting", "name": "Axe"}, 400),
-        ({"kind": "specialization", "skill": "Fighting", "name": "Longsword"}, 400),  # already there
-        ({"kind": "specialization", "skill": "Fighting", "name": "   "}, 400),
-        ({"kind": "ability", "ability": "reflex", "before": 4}, 409),  # d10 → d12 costs 40
+        ({"kind": "level", "skill": "Fighting", "name": "Longsword"}, 422),  # things are named by id, in an offer
+        ({"name": "Axe"}, 422),
+        ({"offer": "ability:will", "skill": "Fighting"}, 422),  # not a field of a purchase
+        ({"offer": "ability:will", "before": "2"}, 422),
+        ({"offer": "ability:will", "before": 6}, 422),
+        ({"offer": "ability:will", "before": -1}, 422),
+        ({"offer": 5}, 422),
+        ({"offer": "level 8"}, 422),
+        ({"offer": "Level:8"}, 422),
+        ({"offer": "level:" + "9" * 80}, 422),
+        ({"offer": "level:8\x00"}, 422),
+        ({"offer": f"specialization:{FIGHTING}", "name": "x" * 61}, 422),
+        ({"offer": f"specialization:{FIGHTING}", "name": "A\x00xe"}, 422),
+        ({"offer": f"specialization:{FIGHTING}", "name": "Axe", "adventure": "x" * 121}, 422),
+        ([{"offer": "ability:will"}], 422),
+        ({"offer": "ability:luck"}, 400),
+        ({"offer": "skill:5"}, 400),
+        ({"offer": "level:999"}, 400),
+        ({"offer": f"level:{FIGHTING}"}, 400),  # a skill's id is no specialization's
+        ({"offer": "specialization:999", "name": "Axe"}, 400),
+        ({"offer": f"level:{LONGSWORD_SPEC}", "name": "Axe"}, 400),  # only a new specialization takes a name
+        ({"offer": f"specialization:{FIGHTING}", "name": "Longsword"}, 400),  # already there
+        ({"offer": f"specialization:{FIGHTING}", "name": "   "}, 400),
+        ({"offer": f"specialization:{FIGHTING}"}, 400),
+        ({"offer": "ability:reflex", "before": 4}, 409),  # d10 → d12 costs 40
     ],
 )
 def test_a_bad_purchase_changes_nothing(api, brunella, gm, player, body, status) -> None:

@@ -12,13 +12,22 @@ from django.test import override_settings
 from django.test.utils import CaptureQueriesContext
 
 from campaigns.models import Campaign, Membership
-from characters.models import Asset, Character, Skill, Specialization
+from characters.models import Character
 from play import rolls
 from play.models import Roll, RollKind
 from rules.dice import StepDie
 from rules.systems import lucky13
 from rules.systems.lucky13 import AbilityRoll, Check, Explosion
-from tests.characters.conftest import make_character
+from tests.characters.conftest import (
+    FIGHTING,
+    HEALING,
+    LONGSWORD_SPEC,
+    OLD_MAP,
+    SCHOLARSHIP,
+    TELEPORT,
+    UNCLE_OTTO,
+    make_character,
+)
 from web.presenters import check_roll_view
 
 pytestmark = pytest.mark.django_db
@@ -79,7 +88,7 @@ def record(campaign, by, *, secret: bool = False, total: int = 8) -> Roll:
 )
 def test_the_cast(api, request, brunella, who, roll, read) -> None:
     client = api(user(request, who))
-    response = client.post(f"/characters/{brunella.pk}/rolls", {"skill": "Fighting"})
+    response = client.post(f"/characters/{brunella.pk}/rolls", {"skill": FIGHTING})
     assert response.status_code == roll
     assert response.json()["code" if roll != 201 else "kind"]
     assert Roll.objects.count() == (1 if roll == 201 else 0)
@@ -89,9 +98,9 @@ def test_the_cast(api, request, brunella, who, roll, read) -> None:
 
 def test_a_draft_is_the_owners_and_an_archived_character_rolls_nothing(api, campaign, gm, player, other_player) -> None:
     draft = make_character(campaign, player, name="Draft", status=Character.Status.DRAFT)
-    assert api(other_player).post(f"/characters/{draft.pk}/rolls", {"skill": "Fighting"}).status_code == 404
+    assert api(other_player).post(f"/characters/{draft.pk}/rolls", {"skill": FIGHTING}).status_code == 404
     archived = make_character(campaign, player, name="Gone", status=Character.Status.ARCHIVED)
-    response = api(player).post(f"/characters/{archived.pk}/rolls", {"skill": "Fighting"})
+    response = api(player).post(f"/characters/{archived.pk}/rolls", {"skill": FIGHTING})
     assert (response.status_code, response.json()["code"]) == (403, "forbidden")
     assert not Roll.objects.exists()
 
@@ -99,13 +108,13 @@ def test_a_draft_is_the_owners_and_an_archived_character_rolls_nothing(api, camp
 @pytest.mark.parametrize("bad_id", [0, -1, 2**63, "x"])
 def test_an_id_that_cannot_be_a_row_is_a_422(api, player, bad_id) -> None:
     client = api(player)
-    assert client.post(f"/characters/{bad_id}/rolls", {"skill": "Fighting"}).status_code == 422
+    assert client.post(f"/characters/{bad_id}/rolls", {"skill": FIGHTING}).status_code == 422
     assert client.get(f"/campaigns/{bad_id}/rolls").status_code == 422
     assert client.get(f"/campaigns/{bad_id}/rolls/verify").status_code == 422
 
 
 def test_an_id_that_names_nothing_is_a_404(api, player) -> None:
-    assert api(player).post(f"/characters/{2**63 - 1}/rolls", {"skill": "Fighting"}).status_code == 404
+    assert api(player).post(f"/characters/{2**63 - 1}/rolls", {"skill": FIGHTING}).status_code == 404
     assert api(player).get("/campaigns/999999/rolls").status_code == 404
 
 
@@ -118,8 +127,8 @@ def test_the_issues_example_rolls_and_records_every_die_with_the_exact_chance(
     seeded(monkeypatch, 7)
     body = {
         "kind": "check",
-        "skill": "Fighting",
-        "specialization": "Longsword",
+        "skill": FIGHTING,
+        "specialization": LONGSWORD_SPEC,
         "difficulty": "moderate",
         "ability_roll": "background",
     }
@@ -146,37 +155,30 @@ def test_the_issues_example_rolls_and_records_every_die_with_the_exact_chance(
     faces = [die["faces"] for group in data["dice"]["pool"]["ability_rolls"] for die in group["dice"]]
     assert len(faces) == 2  # the Ability die twice, for the background
     assert roll.spec["sheet"]["specialization"]["name"] == "Longsword"
+    assert (
+        data["spec"]["label"] == roll.spec["label"] == "Reflex + Fighting (Longsword 1) vs Moderate, with a background"
+    )
 
 
 def test_the_api_builds_the_same_check_as_the_roll_page(api, client, brunella, otto, gm, monkeypatch) -> None:
-    """The same choices, by name in the API and by id on the page, give the same recorded spec and chance."""
+    """The same choices, as JSON to the API and as a form to the page, give the same recorded spec and chance."""
     seeded(monkeypatch, 11)
     monkeypatch.setattr("characters.roll_views.secrets.SystemRandom", lambda: random.Random(11))
-    fighting = Skill.objects.get(character=brunella, name="Fighting")
-    longsword = Specialization.objects.get(skill=fighting, name="Longsword")
-    asset = Asset.objects.get(character=brunella, name="Uncle Otto")
-    by_name = {
-        "skill": "Fighting",
-        "specialization": "Longsword",
-        "asset": "Uncle Otto",
-        "helper": "Otto",
+    body = {
+        "skill": FIGHTING,
+        "specialization": LONGSWORD_SPEC,
+        "asset": UNCLE_OTTO,
+        "helper": otto.pk,
         "help_with": "ability",
         "difficulty": "difficult",
         "ability_roll": "impairment",
         "ability_steps": -1,
         "skill_steps": 2,
     }
-    assert api(gm).post(f"/characters/{brunella.pk}/rolls", by_name).status_code == 201
+    assert api(gm).post(f"/characters/{brunella.pk}/rolls", body).status_code == 201
     client.force_login(gm)
-    by_id = {
-        **by_name,
-        "skill": fighting.pk,
-        "specialization": longsword.pk,
-        "asset": asset.pk,
-        "helper": otto.pk,
-        "ability": "reflex",
-    }
-    assert client.post(f"/characters/{brunella.pk}/roll/", by_id, HTTP_HX_REQUEST="true").status_code == 200
+    form = {**body, "ability": "reflex"}
+    assert client.post(f"/characters/{brunella.pk}/roll/", form, HTTP_HX_REQUEST="true").status_code == 200
     from_api, from_page = Roll.objects.order_by("seq")
     assert from_api.spec == from_page.spec
     assert from_api.chance == from_page.chance
@@ -186,43 +188,45 @@ def test_the_api_builds_the_same_check_as_the_roll_page(api, client, brunella, o
     assert Fraction(from_api.chance) == lucky13.check_chance(check).p_success
 
 
-def test_things_are_named_by_id_too(api, brunella, otto, player) -> None:
-    fighting = Skill.objects.get(character=brunella, name="Fighting")
-    longsword = Specialization.objects.get(skill=fighting, name="Longsword")
-    body = {"skill": fighting.pk, "specialization": longsword.pk, "helper": otto.pk}
+def test_things_are_named_by_id_and_the_log_keeps_their_words(api, brunella, otto, player) -> None:
+    body = {"skill": FIGHTING, "specialization": LONGSWORD_SPEC, "helper": otto.pk}
     response = api(player).post(f"/characters/{brunella.pk}/rolls", body)
     assert response.status_code == 201
     sheet = Roll.objects.get().spec["sheet"]
     assert (sheet["skill_id"], sheet["specialization"]["id"], sheet["assist"]["character"]) == (
-        fighting.pk,
-        longsword.pk,
+        FIGHTING,
+        LONGSWORD_SPEC,
         otto.pk,
+    )
+    assert (sheet["skill_name"], sheet["specialization"]["name"], sheet["assist"]["name"]) == (
+        "Fighting",
+        "Longsword",
+        "Otto",
     )
 
 
-def test_names_ignore_case_and_a_shared_name_must_be_an_id(api, brunella, player) -> None:
-    assert api(player).post(f"/characters/{brunella.pk}/rolls", {"skill": "fighting"}).status_code == 201
-    fighting = Skill.objects.get(character=brunella, name="Fighting")
-    for name in ("Shield", "Shield"):
-        Asset.objects.create(character=brunella, name=name, level=1).skills.set([fighting])
-    response = api(player).post(f"/characters/{brunella.pk}/rolls", {"skill": "Fighting", "asset": "Shield"})
-    assert response.status_code == 400
-    assert "name it by its id" in response.json()["errors"]["asset"]
-    assert Roll.objects.count() == 1
+@pytest.mark.parametrize("by_name", [{"skill": "Fighting"}, {"skill": FIGHTING, "asset": "Uncle Otto"},
+                                     {"skill": FIGHTING, "helper": "Otto"}])  # fmt: skip
+def test_a_name_is_no_reference(api, brunella, otto, player, by_name) -> None:
+    """Things are named by id: a name would mean another thing once renamed."""
+    response = api(player).post(f"/characters/{brunella.pk}/rolls", by_name)
+    assert (response.status_code, response.json()["code"]) == (422, "invalid_request")
+    assert not Roll.objects.exists()
 
 
 def test_a_reaction_check_rolls_charm_stepped_by_reputation(api, brunella, player) -> None:
-    Character.objects.filter(pk=brunella.pk).update(reputation=2)
-    response = api(player).post(f"/characters/{brunella.pk}/rolls", {"kind": "reaction", "skill": "Scholarship"})
+    Character.objects.filter(pk=brunella.pk).update(sheet={**brunella.sheet, "reputation": 2})
+    response = api(player).post(f"/characters/{brunella.pk}/rolls", {"kind": "reaction", "skill": SCHOLARSHIP})
     assert response.status_code == 201
     roll = Roll.objects.get()
     assert roll.kind == response.json()["kind"] == "reaction"
     check = Check(D("d8"), D("d6"), D("d10"))  # Charm d4 + 2, Scholarship d6, Moderate
     assert Fraction(response.json()["chance"]) == lucky13.check_chance(check).p_success
+    assert roll.spec["label"] == "Charm + Scholarship reaction vs Moderate"
 
 
 def test_the_gm_adds_steps_and_a_player_may_not(api, brunella, gm, player) -> None:
-    body = {"skill": "Healing", "ability_steps": -2, "skill_steps": 3}
+    body = {"skill": HEALING, "ability_steps": -2, "skill_steps": 3}
     response = api(player).post(f"/characters/{brunella.pk}/rolls", body)
     assert (response.status_code, response.json()["code"]) == (403, "forbidden")
     assert not Roll.objects.exists()
@@ -233,33 +237,34 @@ def test_the_gm_adds_steps_and_a_player_may_not(api, brunella, gm, player) -> No
 
 def test_the_campaigns_explosion_mode_is_used(api, brunella, gm) -> None:
     Campaign.objects.filter(pk=brunella.campaign_id).update(options={"explosion": "gritty"})
-    response = api(gm).post(f"/characters/{brunella.pk}/rolls", {"skill": "Fighting"})
+    response = api(gm).post(f"/characters/{brunella.pk}/rolls", {"skill": FIGHTING})
     assert response.json()["spec"]["explosion"] == "gritty"
 
 
 @pytest.mark.parametrize(
     "bad",
     [
-        {"skill": "Fighting", "luck": 3},  # an unknown field
-        {"skill": "Fighting", "kind": "juggle"},
+        {"skill": FIGHTING, "luck": 3},  # an unknown field
+        {"skill": FIGHTING, "kind": "juggle"},
         {"skill": True},
         {"skill": 1.5},
         {"skill": ""},
-        {"skill": "x" * 201},
-        {"skill": "Fight\x00ing"},  # NUL: the pages' forms refuse it, and PostgreSQL cannot store it
+        {"skill": "5"},
+        {"skill": "Fight\x00ing"},
         {"skill": 0},
-        {"skill": 2**63},
+        {"skill": 2**53 + 1},  # past any item id
         {"skill": None},
         {},
-        {"skill": "Fighting", "difficulty": "impossible"},
-        {"skill": "Fighting", "ability": "luck"},
-        {"skill": "Fighting", "ability_roll": "twice"},
-        {"skill": "Fighting", "ability_steps": 11},
-        {"skill": "Fighting", "skill_steps": "2"},
-        {"skill": "Fighting", "skill_steps": 1.0},
-        {"skill": "Fighting", "help_with": "neither"},
-        {"skill": "Fighting", "specialization": ["Longsword"]},
-        ["Fighting"],
+        {"skill": FIGHTING, "difficulty": "impossible"},
+        {"skill": FIGHTING, "ability": "luck"},
+        {"skill": FIGHTING, "ability_roll": "twice"},
+        {"skill": FIGHTING, "ability_steps": 11},
+        {"skill": FIGHTING, "skill_steps": "2"},
+        {"skill": FIGHTING, "skill_steps": 1.0},
+        {"skill": FIGHTING, "help_with": "neither"},
+        {"skill": FIGHTING, "specialization": [LONGSWORD_SPEC]},
+        {"skill": FIGHTING, "helper": 2**63},
+        [FIGHTING],
         "Fighting",
     ],
 )
@@ -273,30 +278,34 @@ def test_a_malformed_body_is_a_422_and_nothing_is_rolled(api, brunella, gm, bad)
 @pytest.mark.parametrize(
     ("bad", "field"),
     [
-        ({"skill": "Juggling"}, "skill"),
-        ({"skill": "OTTOS_FIGHTING"}, "skill"),  # a skill of another character
-        ({"skill": "Fighting", "specialization": "Teleport"}, "specialization"),  # of another skill
-        ({"skill": "Fighting", "asset": "Old map"}, "asset"),  # helps Scholarship only
-        ({"skill": "Fighting", "asset": 999999}, "asset"),
-        ({"skill": "Fighting", "helper": "Brunella"}, "helper"),  # not her own helper
-        ({"skill": "Fighting", "helper": "STRANGER"}, "helper"),  # in another campaign
-        ({"kind": "reaction", "skill": "Fighting", "specialization": "Longsword"}, "specialization"),
-        ({"kind": "reaction", "skill": "Fighting", "ability": "reflex"}, "ability"),
+        ({"skill": 999}, "skill"),
+        ({"skill": LONGSWORD_SPEC}, "skill"),  # a specialization's id is no skill's
+        ({"skill": FIGHTING, "specialization": TELEPORT}, "specialization"),  # of another skill
+        ({"skill": FIGHTING, "asset": OLD_MAP}, "asset"),  # helps Scholarship only
+        ({"skill": FIGHTING, "asset": 999999}, "asset"),
+        ({"skill": FIGHTING, "helper": "BRUNELLA"}, "helper"),  # not her own helper
+        ({"skill": FIGHTING, "helper": "STRANGER"}, "helper"),  # in another campaign
+        ({"kind": "reaction", "skill": FIGHTING, "specialization": LONGSWORD_SPEC}, "specialization"),
+        ({"kind": "reaction", "skill": FIGHTING, "ability": "reflex"}, "ability"),
     ],
 )
 def test_a_choice_the_sheet_does_not_offer_is_a_400_naming_it(api, brunella, otto, stranger, gm, bad, field) -> None:
-    ids = {"OTTOS_FIGHTING": Skill.objects.get(character=otto, name="Fighting").pk, "STRANGER": stranger.pk}
+    ids = {"BRUNELLA": brunella.pk, "STRANGER": stranger.pk}
     body = {key: ids.get(value, value) for key, value in bad.items()}
     response = api(gm).post(f"/characters/{brunella.pk}/rolls", body)
     assert response.status_code == 400
     assert response.json()["code"] == "invalid_roll"
     assert field in response.json()["errors"]
+    assert response.json()["message"][0].isupper()  # a sentence for people, not a field's name
     assert not Roll.objects.exists()
 
 
 def test_a_helper_without_the_skill_is_refused(api, brunella, otto, gm) -> None:
-    Skill.objects.filter(character=otto, name="Healing").delete()
-    response = api(gm).post(f"/characters/{brunella.pk}/rolls", {"skill": "Healing", "helper": "Otto"})
+    sheet = otto.sheet  # Otto forgets Healing: his skill and what his assets did for it go
+    sheet["skills"] = [s for s in sheet["skills"] if s["id"] != HEALING]
+    sheet["assets"] = [{**a, "skills": [i for i in a["skills"] if i != HEALING]} for a in sheet["assets"]]
+    Character.objects.filter(pk=otto.pk).update(sheet=sheet)
+    response = api(gm).post(f"/characters/{brunella.pk}/rolls", {"skill": HEALING, "helper": otto.pk})
     assert response.status_code == 400
     assert "Otto has no Healing skill" in response.json()["message"]
     assert not Roll.objects.exists()
@@ -407,6 +416,6 @@ def test_the_schema_documents_every_status_of_the_rolls_endpoints(client) -> Non
 
 @override_settings(DATA_UPLOAD_MAX_MEMORY_SIZE=1000)
 def test_an_oversized_roll_is_a_413(api, brunella, player) -> None:
-    response = api(player).post(f"/characters/{brunella.pk}/rolls", {"skill": "x" * 2000})
+    response = api(player).post(f"/characters/{brunella.pk}/rolls", {"skill": FIGHTING, "note": "x" * 2000})
     assert response.status_code == 413
     assert not Roll.objects.exists()

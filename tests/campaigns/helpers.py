@@ -10,6 +10,7 @@ from django.http import HttpResponse
 from django.shortcuts import resolve_url
 
 from characters.models import Character
+from rules.dice import StepDie
 from rules.systems import lucky13
 
 
@@ -32,12 +33,22 @@ def assert_login_redirect(response: HttpResponse) -> None:
 
 
 def make_character(campaign: Any, owner: Any, name: str, *, status: str = "active", **fields: Any) -> Character:
-    """A character straight from the ORM: an active one needs its five abilities and hit points."""
-    values: dict[str, Any] = {}
+    """A character straight from the ORM, with a sheet document: an active one has its five
+    abilities (d8, or a rung 1 … 5 given as ``will=…``), its skills and its hit points (30).
+    ``creation_step`` sets a draft's step; ``ap_balance`` the row's balance."""
+    options = campaign.settings
+    row = {key: fields.pop(key) for key in ("ap_balance",) if key in fields}
+    sheet: dict[str, Any] = lucky13.SYSTEM.new_draft(options).model_dump(mode="json")
+    if "creation_step" in fields:
+        sheet["creation"]["step"] = fields.pop("creation_step")
     if status != Character.Status.DRAFT:
-        values = {"will": 3, "charm": 3, "pulse": 3, "intellect": 3, "reflex": 3, "hit_points": 30}
-    values.update(fields)
-    return Character.objects.create(campaign=campaign, owner=owner, name=name, status=status, **values)
+        rungs = {key: fields.pop(key, 3) for key in lucky13.ABILITY_KEYS}
+        sheet["abilities"] = {key: StepDie(rung).label for key, rung in rungs.items()}
+        sheet["skills"] = [{**skill, "die": "d6"} for skill in sheet["skills"]]
+        sheet["hit_points"] = 30
+        sheet["creation"]["step"] = ""
+    sheet.update(fields)
+    return Character.objects.create(campaign=campaign, owner=owner, name=name, status=status, sheet=sheet, **row)
 
 
 def options_post(

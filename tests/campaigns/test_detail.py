@@ -68,7 +68,8 @@ def test_the_party_at_a_glance(client, player, other_player, campaign) -> None:
 def test_drafts_show_to_their_owner_and_the_gm_and_archived_characters_only_to_the_gm(
     client, gm, player, other_player, campaign
 ) -> None:
-    draft = make_character(campaign, player, "Half-made Hilde", status="draft", creation_step="skills")
+    rolled = {"step": "skills", "ability_method": "random", "ability_rolls": [12, 55, 78, 3, 99]}
+    draft = make_character(campaign, player, "Half-made Hilde", status="draft", creation=rolled)
     make_character(campaign, other_player, "Retired Rolf", status="archived")
 
     client.force_login(player)
@@ -84,6 +85,9 @@ def test_drafts_show_to_their_owner_and_the_gm_and_archived_characters_only_to_t
     # The GM sees every draft, so that abandoned drafts and their rolls are in view.
     assert "Players&#x27; drafts" in gms or "Players' drafts" in gms
     assert "Half-made Hilde" in gms
+    # From the draft's document: the step it was left at, and the server's rolls.
+    assert f'<a href="{finish}">Half-made Hilde</a>' in gms
+    assert "by player; ability rolls 12, 55, 78, 3, 99" in gms
     assert "Retired Rolf" in gms
     assert "Retired Rolf" not in mine
     assert "Retired Rolf" not in theirs

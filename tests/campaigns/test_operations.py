@@ -12,7 +12,7 @@ from django.utils import timezone
 
 from campaigns import operations
 from campaigns.models import Campaign, Invitation, Membership
-from characters.models import Character, Skill
+from characters.models import Character, SheetChange
 from rules.systems import lucky13
 from tests.campaigns.helpers import make_character
 
@@ -59,10 +59,39 @@ def test_bad_options_or_system_create_nothing(gm) -> None:
 
 
 def test_renames_reach_every_characters_skills_and_versions(gm, player, campaign) -> None:
+    make_character(campaign, player, "Brunella")
+    make_character(campaign, player, "Hilde", status="draft")
+    options = campaign.settings
+    assert options["skills"][2]["name"] == "Healing"  # both sheets have it, as skill 3
+    options["skills"][2]["name"] = "Medicine"
+
+    operations.update_campaign(
+        campaign_id=campaign.pk, by=gm, name=campaign.name, description="", options=options,
+        renames={"Healing": "Medicine"},
+    )  # fmt: skip
+
+    characters = list(Character.objects.order_by("name"))
+    for character in characters:
+        names = [skill.name for skill in character.document.skills]
+        assert "Healing" not in names
+        assert character.document.skill(3).name == "Medicine"  # the same skill, by its id
+    assert [c.version for c in characters] == [2, 2]
+    # Through the one write path: each sheet's history records the rename, and who made it.
+    changes = SheetChange.objects.order_by("character__name")
+    assert [(c.character.name, c.by, c.sections) for c in changes] == [
+        ("Brunella", gm, ["skills", "specializations"]),
+        ("Hilde", gm, ["skills", "specializations"]),
+    ]
+    assert changes[0].before["skills"][2]["name"] == "Healing"
+    assert changes[0].after["skills"][2]["name"] == "Medicine"
+
+
+def test_a_sheet_without_the_renamed_skill_is_left_alone(gm, player, campaign) -> None:
     brunella = make_character(campaign, player, "Brunella")
-    hilde = make_character(campaign, player, "Hilde", status="draft")
-    for character in (brunella, hilde):
-        Skill.objects.create(character=character, name="Healing", die=2)
+    sheet = brunella.document.model_dump(mode="json")
+    sheet["skills"] = [skill for skill in sheet["skills"] if skill["name"] != "Healing"]
+    brunella.sheet = sheet
+    brunella.save(update_fields=["sheet"])
     options = campaign.settings
     options["skills"][2]["name"] = "Medicine"
 
@@ -71,8 +100,9 @@ def test_renames_reach_every_characters_skills_and_versions(gm, player, campaign
         renames={"Healing": "Medicine"},
     )  # fmt: skip
 
-    assert set(Skill.objects.values_list("name", flat=True)) == {"Medicine"}
-    assert list(Character.objects.order_by("name").values_list("version", flat=True)) == [2, 2]
+    brunella.refresh_from_db()
+    assert brunella.version == 1
+    assert not SheetChange.objects.exists()
 
 
 def test_only_the_gm_updates_under_the_lock(player, campaign) -> None:

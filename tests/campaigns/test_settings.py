@@ -6,7 +6,7 @@ import pytest
 from django.urls import reverse
 
 from campaigns.models import Campaign
-from characters.models import Character, Skill
+from characters.models import Character
 from rules.systems import lucky13
 from tests.campaigns.helpers import assert_login_redirect, html, make_character, options_post, saved_rows, text
 
@@ -27,9 +27,17 @@ def settings_post(campaign: Campaign, **changes) -> dict:
 
 
 def with_skills(character: Character, *names: str) -> Character:
-    for position, name in enumerate(names):
-        Skill.objects.create(character=character, name=name, position=position, die=2)
+    """The character with exactly these skills on their sheet, in this order (ids 1, 2, …)."""
+    die = None if character.status == Character.Status.DRAFT else "d6"
+    skills = [{"id": i, "name": name, "die": die} for i, name in enumerate(names, 1)]
+    character.sheet = {**character.sheet, "skills": skills, "next_id": len(names) + 1}
+    character.save(update_fields=["sheet"])
     return character
+
+
+def skills_of(character: Character) -> list[str]:
+    """The names of the character's skills as saved, in sheet order."""
+    return [skill.name for skill in Character.objects.get(pk=character.pk).document.skills]
 
 
 def test_the_gm_sees_the_current_settings(client, gm, campaign) -> None:
@@ -88,9 +96,7 @@ def test_the_gm_saves_new_settings(client, gm, player, campaign) -> None:
     assert campaign.last_activity_at > before
     # Abilities are stored by key: renaming one changes no sheet.
     brunella.refresh_from_db()
-    assert (brunella.pulse, brunella.version, list(brunella.skills.values_list("name", flat=True))) == (
-        4, 1, ["Healing"],
-    )  # fmt: skip
+    assert (brunella.document.abilities.pulse, brunella.version, skills_of(brunella)) == ("d10", 1, ["Healing"])
 
 
 def test_a_skill_characters_have_follows_its_new_name(client, gm, player, campaign) -> None:
@@ -105,7 +111,7 @@ def test_a_skill_characters_have_follows_its_new_name(client, gm, player, campai
     assert response.status_code == 302
     campaign.refresh_from_db()
     assert [s["name"] for s in campaign.options["skills"]][2] == "Medicine"
-    assert list(brunella.skills.values_list("name", flat=True)) == ["Medicine", "Sneaking"]
+    assert skills_of(brunella) == ["Medicine", "Sneaking"]
     brunella.refresh_from_db()
     assert brunella.version == version + 1  # a sheet open from before the rename can't overwrite it
 
@@ -119,7 +125,9 @@ def test_two_skills_can_swap_names(client, gm, player, campaign) -> None:
     response = client.post(url(campaign), settings_post(campaign, skills=rows))
 
     assert response.status_code == 302
-    assert dict(brunella.skills.values_list("position", "name")) == {0: "Sneaking", 1: "Healing"}
+    brunella.refresh_from_db()
+    # Each skill keeps its id (and so its die, its specializations, what points at it) under its new name.
+    assert [(skill.id, skill.name) for skill in brunella.document.skills] == [(1, "Sneaking"), (2, "Healing")]
 
 
 def test_a_skill_characters_have_cannot_be_removed(client, gm, player, other_player, campaign) -> None:
@@ -139,7 +147,7 @@ def test_a_skill_characters_have_cannot_be_removed(client, gm, player, other_pla
     assert "Nothing was changed" in text(response)
     campaign.refresh_from_db()
     assert campaign.options == before
-    assert Skill.objects.filter(name="Healing").count() == 2
+    assert [skills_of(c) for c in Character.objects.order_by("name")] == [["Healing"], ["Healing"]]
 
 
 def test_replacing_the_list_with_a_preset_keeps_skills_in_use(client, gm, player, campaign) -> None:

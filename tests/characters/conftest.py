@@ -10,51 +10,57 @@ from collections.abc import Callable
 
 import pytest
 
-from characters.models import Armor, Asset, Character, Skill, Specialization, Trait, Weapon
-from rules.dice import StepDie
+from characters.models import Character
+from rules.systems.lucky13.sheet import Sheet
 
 # The browser tests share the calculator tests' browser fixtures (the system Chromium, a page
 # with and one without JavaScript, the log of console problems).
 
-D = StepDie.parse
-
-#: The campaign's skills (the Fantasy preset, the default) with their dice.
+#: The campaign's skills (the Fantasy preset, the default) with their dice; ids 1 … 5.
 SKILLS = (("Spellcasting", "intellect", "d8"), ("Scholarship", "intellect", "d6"), ("Healing", "will", "d6"),
           ("Sneaking", "reflex", "d8"), ("Fighting", "reflex", "d10"))  # fmt: skip
+#: Item ids of Brunella's sheet, for tests that name an item.
+SPELLCASTING, SCHOLARSHIP, HEALING, SNEAKING, FIGHTING = 1, 2, 3, 4, 5
+TELEPORT, FIREBALL, LONGSWORD_SPEC = 6, 7, 8
+SOLDIER, BAD_KNEE, OLD_MAP, UNCLE_OTTO, LONGSWORD, LEATHER = 9, 10, 11, 12, 13, 14
 
 
-def make_character(campaign, owner, *, name: str = "Brunella", **fields) -> Character:
-    """A complete, active character: every ability set and full hit points (d8 Pulse: 30)."""
-    values = {
+def brunella_sheet(**changes) -> dict:
+    """The rule text's fighter as a sheet document (``changes`` replace top-level fields)."""
+    specs = {1: [{"id": TELEPORT, "name": "Teleport", "level": 2}, {"id": FIREBALL, "name": "Fireball", "level": 1}],
+             5: [{"id": LONGSWORD_SPEC, "name": "Longsword", "level": 1}]}  # fmt: skip
+    document = {
         "concept": "Sellsword",
-        "status": Character.Status.ACTIVE,
-        "will": D("d6").rung,
-        "charm": D("d4").rung,
-        "pulse": D("d8").rung,
-        "intellect": D("d6").rung,
-        "reflex": D("d10").rung,
+        "abilities": {"will": "d6", "charm": "d4", "pulse": "d8", "intellect": "d6", "reflex": "d10"},
+        "skills": [
+            {"id": i, "name": name, "ability": ability, "die": die, "specializations": specs.get(i, [])}
+            for i, (name, ability, die) in enumerate(SKILLS, 1)
+        ],
+        "traits": [
+            {"id": SOLDIER, "kind": "background", "name": "Soldier", "description": "Ten years."},
+            {"id": BAD_KNEE, "kind": "impairment", "name": "Bad knee"},
+        ],
+        "assets": [
+            {"id": OLD_MAP, "name": "Old map", "level": 2, "skills": [SCHOLARSHIP]},
+            {"id": UNCLE_OTTO, "name": "Uncle Otto", "kind": "person", "level": 3, "skills": [HEALING, FIGHTING]},
+        ],
+        "weapons": [{"id": LONGSWORD, "name": "Longsword", "accuracy": "d8", "damage": "d8"}],
+        "armor": [{"id": LEATHER, "name": "Leather", "defense": "d4"}],
         "hit_points": 30,
         "reputation": 1,
         "notes": "Owes the ferryman two silver.",
-        **fields,
+        "creation": {"step": "", "ability_method": "balanced"},
+        "next_id": 15,
+        **changes,
     }
-    character = Character.objects.create(campaign=campaign, owner=owner, name=name, **values)
-    skills = {
-        skill: Skill.objects.create(character=character, name=skill, position=i, ability=ability, die=D(die).rung)
-        for i, (skill, ability, die) in enumerate(SKILLS)
-    }
-    Specialization.objects.create(skill=skills["Spellcasting"], name="Teleport", level=2)
-    Specialization.objects.create(skill=skills["Spellcasting"], name="Fireball", level=1)
-    Specialization.objects.create(skill=skills["Fighting"], name="Longsword", level=1)
-    Trait.objects.create(character=character, kind=Trait.Kind.BACKGROUND, name="Soldier", description="Ten years.")
-    Trait.objects.create(character=character, kind=Trait.Kind.IMPAIRMENT, name="Bad knee")
-    old_map = Asset.objects.create(character=character, name="Old map", level=2)
-    old_map.skills.set([skills["Scholarship"]])
-    otto = Asset.objects.create(character=character, name="Uncle Otto", kind=Asset.Kind.PERSON, level=3)
-    otto.skills.set([skills["Healing"], skills["Fighting"]])
-    Weapon.objects.create(character=character, name="Longsword", accuracy=D("d8").rung, damage=D("d8").rung)
-    Armor.objects.create(character=character, name="Leather", defense=D("d4").rung)
-    return character
+    return Sheet.model_validate(document).model_dump(mode="json")
+
+
+def make_character(campaign, owner, *, name: str = "Brunella", status: str = "active", **changes) -> Character:
+    """A complete, active character (d8 Pulse: 30 hit points); ``changes`` replace sheet fields."""
+    return Character.objects.create(
+        campaign=campaign, owner=owner, name=name, status=status, sheet=brunella_sheet(**changes)
+    )
 
 
 @pytest.fixture
@@ -65,23 +71,27 @@ def brunella(campaign, player) -> Character:
 @pytest.fixture
 def grow() -> Callable[[Character, int], Character]:
     """Adds ``n`` more of everything a sheet lists: skills, each with ``n`` specializations,
-    assets (each helping every skill), backgrounds, weapons and armor."""
+    assets (each helping every new skill), backgrounds, weapons and armor."""
 
     def grow(character: Character, n: int) -> Character:
-        skills = [
-            Skill.objects.create(character=character, name=f"Extra skill {i}", position=10 + i, die=1) for i in range(n)
-        ]
-        Specialization.objects.bulk_create(
-            Specialization(skill=skill, name=f"Trick {j}", level=1) for skill in skills for j in range(n)
-        )
+        doc = character.document
+        sheet = doc.model_dump(mode="json")
+        next_id = doc.next_id
+        skill_ids = []
         for i in range(n):
-            asset = Asset.objects.create(character=character, name=f"Asset {i}", level=1)
-            asset.skills.set(skills)
-        Trait.objects.bulk_create(Trait(character=character, kind="background", name=f"Past {i}") for i in range(n))
-        Weapon.objects.bulk_create(
-            Weapon(character=character, name=f"Knife {i}", accuracy=1, damage=1) for i in range(n)
-        )
-        Armor.objects.bulk_create(Armor(character=character, name=f"Shield {i}", defense=1) for i in range(n))
+            specs = [{"id": next_id + 1 + j, "name": f"Trick {j}", "level": 1} for j in range(n)]
+            sheet["skills"].append({"id": next_id, "name": f"Extra skill {i}", "die": "d4", "specializations": specs})
+            skill_ids.append(next_id)
+            next_id += n + 1
+        for i in range(n):
+            sheet["assets"].append({"id": next_id, "name": f"Asset {i}", "level": 1, "skills": skill_ids})
+            sheet["traits"].append({"id": next_id + 1, "kind": "background", "name": f"Past {i}"})
+            sheet["weapons"].append({"id": next_id + 2, "name": f"Knife {i}", "accuracy": "d4", "damage": "d4"})
+            sheet["armor"].append({"id": next_id + 3, "name": f"Shield {i}", "defense": "d4"})
+            next_id += 4
+        sheet["next_id"] = next_id
+        character.sheet = Sheet.model_validate(sheet).model_dump(mode="json")
+        character.save(update_fields=["sheet"])
         return character
 
     return grow

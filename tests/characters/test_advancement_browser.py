@@ -7,9 +7,9 @@ from __future__ import annotations
 import pytest
 from playwright.sync_api import expect
 
-from characters.models import LedgerEntry, Specialization
+from characters.models import Character, LedgerEntry
 from tests.browser import open_page
-from tests.characters.conftest import make_character
+from tests.characters.conftest import FIGHTING, TELEPORT, make_character
 from tests.play.test_live_browser import asgi_server, open_dashboard, signed_in  # noqa: F401  (fixture)
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
@@ -67,7 +67,8 @@ def test_an_award_reaches_the_player_live_and_is_spent_by_the_rulebook(
     expect(rows.last).to_contain_text("The Drowned Bell")
     expect(balance).to_have_text("8", timeout=5000)  # the purchase is live too
 
-    assert Specialization.objects.get(name="Teleport", skill__character=brunella).level == 3
+    brunella.refresh_from_db()
+    assert brunella.document.specialization(TELEPORT)[1].level == 3
     assert list(LedgerEntry.objects.filter(character=brunella).values_list("amount", flat=True)) == [-4, 12]
     for page in (gm_page, table):
         page.context.close()
@@ -76,7 +77,7 @@ def test_an_award_reaches_the_player_live_and_is_spent_by_the_rulebook(
 
 def test_the_adventure_point_pages_fit_a_phone_and_work_by_keyboard(live_server, page, problems, campaign, gm, player):
     from characters import ledger
-    from tests.characters.test_edit_browser import sign_in
+    from tests.campaigns.test_browser import sign_in
 
     brunella = make_character(campaign, player)
     ledger.award(
@@ -101,5 +102,7 @@ def test_the_adventure_point_pages_fit_a_phone_and_work_by_keyboard(live_server,
     expect(offer.get_by_role("button", name="Buy for 4 AP")).to_be_focused()
     page.keyboard.press("Enter")
     expect(page.get_by_role("status")).to_contain_text("Bought: New specialization Riposte (Fighting) for 4 AP.")
-    assert Specialization.objects.get(name="Riposte").level == 1
+    brunella.refresh_from_db()
+    assert [(p.name, p.level) for p in brunella.document.skill(FIGHTING).specializations][-1] == ("Riposte", 1)
+    assert Character.objects.get(pk=brunella.pk).ap_balance == 26
     assert problems == []

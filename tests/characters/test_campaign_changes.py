@@ -54,4 +54,4 @@ def test_an_archived_campaigns_sheets_are_read_only_and_say_why(client, brunella
     assert refused.status_code == 403
     assert "campaign is archived" in refused.content.decode()
     brunella.refresh_from_db()
-    assert brunella.notes != "Changed"
+    assert brunella.document.notes != "Changed"

@@ -18,6 +18,7 @@ from rules.systems.lucky13 import SheetError
 pytestmark = pytest.mark.django_db
 
 D = StepDie.parse
+SKILL_NAMES = ["Spellcasting", "Scholarship", "Healing", "Sneaking", "Fighting"]
 BALANCED = dict(zip(lucky13.ABILITY_KEYS, map(D, ["d6", "d4", "d10", "d6", "d8"]), strict=True))
 
 
@@ -29,6 +30,21 @@ def make_campaign(gm, **options) -> Campaign:
 
 def draft(campaign, owner, name="Brunella") -> Character:
     return creation.start_character(campaign=campaign, owner=owner, name=name, concept="Sellsword")
+
+
+def doc(character: Character):
+    """The character's sheet document as saved."""
+    return Character.objects.get(pk=character.pk).document
+
+
+def skill_dice(character: Character) -> dict[str, StepDie]:
+    return {s.name: D(s.die) for s in doc(character).skills}
+
+
+def tamper(character: Character, **changes) -> None:
+    """Change the saved document behind the write path's back (as a bug or a hand edit would)."""
+    sheet = doc(character).model_dump(mode="json")
+    Character.objects.filter(pk=character.pk).update(sheet={**sheet, **changes})
 
 
 def through_skills(campaign, owner, **skills_kwargs) -> Character:
@@ -57,35 +73,33 @@ def test_the_random_method_rolls_d100_per_ability_in_order_and_keeps_the_rolls(g
 
     creation.roll_abilities(character_id=character.pk, rng=random.Random(7))
 
-    character.refresh_from_db()
-    assert character.creation_rolls["abilities"] == expected_rolls
-    assert character.ability_method == "random"
+    sheet = doc(character)
+    assert list(sheet.creation.ability_rolls) == expected_rolls
+    assert sheet.creation.ability_method == "random"
     for key, roll in zip(lucky13.ABILITY_KEYS, expected_rolls, strict=True):
-        assert character.ability(key) == lucky13.ability_from_percentile(roll)
-    assert character.creation_step == "skills"
+        assert D(getattr(sheet.abilities, key)) == lucky13.ability_from_percentile(roll)
+    assert sheet.creation.step == "skills"
 
 
 def test_abilities_are_rolled_once(gm, player) -> None:
     campaign = make_campaign(gm)
     character = draft(campaign, player)
     creation.roll_abilities(character_id=character.pk, rng=random.Random(1))
-    before = Character.objects.get(pk=character.pk)
+    before = doc(character)
 
     with pytest.raises(SheetError, match="rolled already"):
         creation.roll_abilities(character_id=character.pk, rng=random.Random(2))
     with pytest.raises(SheetError, match="rolled already"):
         creation.assign_abilities(character_id=character.pk, array="balanced", dice=BALANCED)
 
-    after = Character.objects.get(pk=character.pk)
-    assert [after.ability(k) for k in lucky13.ABILITY_KEYS] == [before.ability(k) for k in lucky13.ABILITY_KEYS]
-    assert after.creation_rolls == before.creation_rolls
+    assert doc(character) == before
 
 
 def test_the_balanced_array_is_d4_d6_d6_d8_d10(gm, player) -> None:
     character = draft(make_campaign(gm), player)
     creation.assign_abilities(character_id=character.pk, array="balanced", dice=BALANCED)
-    character.refresh_from_db()
-    assert sorted(character.ability(k).label for k in lucky13.ABILITY_KEYS) == sorted(["d4", "d6", "d6", "d8", "d10"])
+    abilities = doc(character).abilities
+    assert sorted(getattr(abilities, k) for k in lucky13.ABILITY_KEYS) == sorted(["d4", "d6", "d6", "d8", "d10"])
 
 
 @pytest.mark.parametrize(
@@ -103,17 +117,15 @@ def test_an_array_that_breaks_the_rule_is_refused_and_nothing_changes(gm, player
         creation.assign_abilities(
             character_id=character.pk, array=array, dice=dict(zip(lucky13.ABILITY_KEYS, map(D, dice), strict=True))
         )
-    character.refresh_from_db()
-    assert character.will is None
-    assert character.creation_step == "abilities"
+    assert doc(character).abilities.will is None
+    assert doc(character).creation.step == "abilities"
 
 
 def test_the_specialized_array_uses_five_of_its_seven_dice(gm, player) -> None:
     character = draft(make_campaign(gm), player)
     dice = dict(zip(lucky13.ABILITY_KEYS, map(D, ["d12", "d10", "d6", "d6", "d4"]), strict=True))
     creation.assign_abilities(character_id=character.pk, array="specialized", dice=dice)
-    character.refresh_from_db()
-    assert character.ability("will") == D("d12")
+    assert doc(character).abilities.will == "d12"
 
 
 def test_the_campaign_decides_which_ability_methods_are_allowed(gm, player) -> None:
@@ -130,7 +142,7 @@ def test_the_campaign_decides_which_ability_methods_are_allowed(gm, player) -> N
 
 def test_skills_equal_to_the_linked_ability(gm, player) -> None:
     character = through_skills(make_campaign(gm), player)
-    dice = {s.name: StepDie(s.die) for s in character.skills.all()}
+    dice = skill_dice(character)
     # Fantasy preset: Spellcasting and Scholarship (Intellect d6), Healing (Will d6), Sneaking and Fighting (Reflex d8).
     assert dice == {
         "Spellcasting": D("d6"), "Scholarship": D("d6"), "Healing": D("d6"), "Sneaking": D("d8"), "Fighting": D("d8")
@@ -140,15 +152,25 @@ def test_skills_equal_to_the_linked_ability(gm, player) -> None:
 def test_a_skill_without_a_linked_ability_starts_at_d4(gm, player) -> None:
     campaign = make_campaign(gm, skills=[{"name": "Luck", "ability": None}, {"name": "Brawn", "ability": "pulse"}])
     character = through_skills(campaign, player)
-    assert {s.name: StepDie(s.die).label for s in character.skills.all()} == {"Luck": "d4", "Brawn": "d10"}
+    assert {s.name: s.die for s in doc(character).skills} == {"Luck": "d4", "Brawn": "d10"}
 
 
 def test_skills_from_the_campaign_array(gm, player) -> None:
     campaign = make_campaign(gm, skill_method="array")
-    dice = dict(zip(["Spellcasting", "Scholarship", "Healing", "Sneaking", "Fighting"],
-                    map(D, ["d10", "d4", "d6", "d6", "d8"]), strict=True))  # fmt: skip
+    dice = dict(zip(SKILL_NAMES, map(D, ["d10", "d4", "d6", "d6", "d8"]), strict=True))
     character = through_skills(campaign, player, dice=dice)
-    assert {s.name: StepDie(s.die) for s in character.skills.all()} == dice
+    assert skill_dice(character) == dice
+
+
+def test_skill_dice_may_name_each_skill_by_its_id(gm, player) -> None:
+    campaign = make_campaign(gm, skill_method="array")
+    character = draft(campaign, player)
+    creation.assign_abilities(character_id=character.pk, array="balanced", dice=BALANCED)
+    ids = {s.name: s.id for s in doc(character).skills}
+    dice = dict(zip(SKILL_NAMES, map(D, ["d10", "d4", "d6", "d6", "d8"]), strict=True))
+    creation.set_skills(character_id=character.pk, dice={ids[name]: die for name, die in dice.items()})
+    assert skill_dice(character) == dice
+    assert {s.name: s.id for s in doc(character).skills} == ids  # the draft's skills keep their ids
 
 
 def test_skills_outside_the_array_are_refused(gm, player) -> None:
@@ -158,7 +180,8 @@ def test_skills_outside_the_array_are_refused(gm, player) -> None:
     too_good = dict.fromkeys(["Spellcasting", "Scholarship", "Healing", "Sneaking", "Fighting"], D("d10"))
     with pytest.raises(SheetError, match="assign the dice"):
         creation.set_skills(character_id=character.pk, dice=too_good)
-    assert not character.skills.exists()
+    assert all(s.die is None for s in doc(character).skills)
+    assert doc(character).creation.step == "skills"
 
 
 def test_random_skills_are_rolled_by_the_server_and_kept(gm, player) -> None:
@@ -166,20 +189,18 @@ def test_random_skills_are_rolled_by_the_server_and_kept(gm, player) -> None:
     character = through_skills(campaign, player, rng=random.Random(3))
     probe = random.Random(3)
     rolls = [probe.randint(1, 100) for _ in range(5)]
-    assert character.creation_rolls["skills"] == rolls
-    assert [StepDie(s.die) for s in character.skills.all()] == [lucky13.ability_from_percentile(r) for r in rolls]
+    assert [s.rolled for s in doc(character).skills] == rolls
+    assert [D(s.die) for s in doc(character).skills] == [lucky13.ability_from_percentile(r) for r in rolls]
     # Saving the step again keeps the rolls: no rerolling by resubmitting.
     creation.set_skills(character_id=character.pk, rng=random.Random(99))
-    character.refresh_from_db()
-    assert character.creation_rolls["skills"] == rolls
+    assert [s.rolled for s in doc(character).skills] == rolls
 
 
 def test_point_buy_within_the_budget(gm, player) -> None:
     campaign = make_campaign(gm, skill_method="point_buy", skill_points=12)
-    dice = dict(zip(["Spellcasting", "Scholarship", "Healing", "Sneaking", "Fighting"],
-                    map(D, ["d12", "d4", "d4", "d6", "d6"]), strict=True))  # 5 + 1 + 1 + 2 + 2 = 11  # fmt: skip
+    dice = dict(zip(SKILL_NAMES, map(D, ["d12", "d4", "d4", "d6", "d6"]), strict=True))  # 5 + 1 + 1 + 2 + 2 = 11
     character = through_skills(campaign, player, dice=dice)
-    assert character.skills.count() == 5
+    assert skill_dice(character) == dice
 
 
 def test_point_buy_over_the_budget_is_refused(gm, player) -> None:
@@ -189,6 +210,7 @@ def test_point_buy_over_the_budget_is_refused(gm, player) -> None:
     dice = dict.fromkeys(["Spellcasting", "Scholarship", "Healing", "Sneaking", "Fighting"], D("d8"))  # 15 points
     with pytest.raises(SheetError, match="cost 15 points; the budget is 10"):
         creation.set_skills(character_id=character.pk, dice=dice)
+    assert all(s.die is None for s in doc(character).skills)
 
 
 def test_skills_need_the_abilities_first(gm, player) -> None:
@@ -207,8 +229,23 @@ def test_starting_specializations_begin_at_level_1(gm, player) -> None:
         choices=[SpecializationChoice("Spellcasting", "Teleport"), SpecializationChoice("Sneaking", "Pick locks")],
         took_impairment=False,
     )
-    levels = {(s.skill.name, s.name): s.level for s in character.skills.get(name="Spellcasting").specializations.all()}
-    assert levels == {("Spellcasting", "Teleport"): 1}
+    levels = {(s.name, p.name): p.level for s in doc(character).skills for p in s.specializations}
+    assert levels == {("Spellcasting", "Teleport"): 1, ("Sneaking", "Pick locks"): 1}
+
+
+def test_a_specialization_may_name_its_skill_by_id_and_keeps_its_id_when_saved_again(gm, player) -> None:
+    character = through_skills(make_campaign(gm), player)
+    fighting = next(s.id for s in doc(character).skills if s.name == "Fighting")
+    creation.set_specializations(
+        character_id=character.pk, choices=[SpecializationChoice(fighting, "Broadsword")], took_impairment=False
+    )
+    (spec,) = doc(character).skill(fighting).specializations
+    creation.set_specializations(
+        character_id=character.pk,
+        choices=[SpecializationChoice("Fighting", "Broadsword"), SpecializationChoice("Healing", "Herbs")],
+        took_impairment=False,
+    )
+    assert doc(character).skill(fighting).specializations == (spec,)
 
 
 def test_one_more_specialization_only_with_an_impairment(gm, player) -> None:
@@ -225,7 +262,7 @@ def test_one_more_specialization_only_with_an_impairment(gm, player) -> None:
     creation.set_traits(
         character_id=character.pk, traits=[TraitChoice("background", "Soldier"), TraitChoice("impairment", "Bad knee")]
     )
-    assert Character.objects.get(pk=character.pk).took_impairment
+    assert doc(character).creation.took_impairment
 
 
 @pytest.mark.parametrize(
@@ -240,7 +277,7 @@ def test_bad_specializations_are_refused(gm, player, choices) -> None:
     character = through_skills(make_campaign(gm), player)
     with pytest.raises((SheetError, ValueError)):
         creation.set_specializations(character_id=character.pk, choices=choices, took_impairment=False)
-    assert not character.skills.filter(specializations__isnull=False).exists()
+    assert not any(s.specializations for s in doc(character).skills)
 
 
 def test_equipment_levels_and_dice(gm, player) -> None:
@@ -251,11 +288,20 @@ def test_equipment_levels_and_dice(gm, player) -> None:
         weapons=[WeaponChoice("Broadsword", D("d8"), D("d10"))],
         armor=[ArmorChoice("Chainmail", D("d6"))],
     )
-    character.refresh_from_db()
-    assert {a.name: a.level for a in character.assets.all()} == {"Old map": 2, "Town guide": 5}
-    assert [s.name for s in character.assets.get(name="Old map").skills.all()] == ["Sneaking"]
-    assert character.weapons.get().damage == D("d10").rung
-    assert character.armor.get().defense == D("d6").rung
+    sheet = doc(character)
+    assert {a.name: (a.kind, a.level) for a in sheet.assets} == {"Old map": ("thing", 2), "Town guide": ("person", 5)}
+    old_map = next(a for a in sheet.assets if a.name == "Old map")
+    assert [sheet.skill(i).name for i in old_map.skills] == ["Sneaking"]  # by id
+    assert [(w.name, w.accuracy, w.damage) for w in sheet.weapons] == [("Broadsword", "d8", "d10")]
+    assert [(a.name, a.defense) for a in sheet.armor] == [("Chainmail", "d6")]
+
+
+def test_an_asset_may_name_its_skills_by_id(gm, player) -> None:
+    character = through_skills(make_campaign(gm), player)
+    healing = next(s.id for s in doc(character).skills if s.name == "Healing")
+    creation.set_equipment(character_id=character.pk, assets=[AssetChoice("Herbs", 2, skills=(healing,))], weapons=[],
+                           armor=[])  # fmt: skip
+    assert doc(character).assets[0].skills == (healing,)
 
 
 @pytest.mark.parametrize(
@@ -263,7 +309,8 @@ def test_equipment_levels_and_dice(gm, player) -> None:
     [
         ([AssetChoice("Perfecter map", 6)], [], [], "asset level"),
         ([AssetChoice("Map", 0)], [], [], "asset level"),
-        ([AssetChoice("Map", 2, "thing", ("Piloting",))], [], [], "not one of this character's skills"),
+        ([AssetChoice("Map", 2, "thing", ("Piloting",))], [], [], "Piloting: this character has no such skill"),
+        ([AssetChoice("Map", 2, "thing", (999,))], [], [], "this character has no such skill"),
         ([AssetChoice("Map", 2, "dragon")], [], [], "thing or a person"),
         ([], [WeaponChoice("Cannon", D("d12+d4"), D("d6"))], [], "accuracy"),
         ([], [], [ArmorChoice("Plate", StepDie(0))], "defensive"),
@@ -274,7 +321,7 @@ def test_bad_equipment_is_refused_and_nothing_changes(gm, player, assets, weapon
     creation.set_equipment(character_id=character.pk, assets=[AssetChoice("Rope", 1)], weapons=[], armor=[])
     with pytest.raises(SheetError, match=message):
         creation.set_equipment(character_id=character.pk, assets=assets, weapons=weapons, armor=armor)
-    assert [a.name for a in character.assets.all()] == ["Rope"]
+    assert [a.name for a in doc(character).assets] == ["Rope"]
 
 
 # --- Finishing -------------------------------------------------------------------------------
@@ -282,9 +329,9 @@ def test_bad_equipment_is_refused_and_nothing_changes(gm, player, assets, weapon
 
 def test_finishing_gives_full_hit_points_by_pulse(gm, player) -> None:
     character = finish_rest(through_skills(make_campaign(gm, hit_points_per_step=10), player))
-    assert character.status == "active"
-    assert character.hit_points == 40  # Pulse d10: four steps of 10
-    assert character.creation_step == ""
+    assert Character.objects.get(pk=character.pk).status == "active"
+    assert doc(character).hit_points == 40  # Pulse d10: four steps of 10
+    assert doc(character).creation.step == ""
 
 
 def test_a_finished_character_is_not_a_draft_any_more(gm, player) -> None:
@@ -297,6 +344,7 @@ def test_finishing_needs_every_step(gm, player) -> None:
     character = through_skills(make_campaign(gm), player)
     with pytest.raises(SheetError, match="every step"):
         creation.finish(character_id=character.pk)
+    assert Character.objects.get(pk=character.pk).status == "draft"
 
 
 def test_an_archived_campaign_takes_no_new_characters(gm, player) -> None:
@@ -316,18 +364,18 @@ def test_the_demo_characters_are_made_by_the_creation_rules() -> None:
     brunella = Character.objects.get(name="Brunella")
     casimir = Character.objects.get(name="Casimir")
     assert brunella.status == casimir.status == "active"
-    assert brunella.hit_points == 40  # Pulse d10
-    assert casimir.hit_points == 30  # Pulse d8
-    assert brunella.weapons.get().name == "Broadsword"
-    assert casimir.armor.get().name == "Chainmail"
+    assert brunella.document.hit_points == 40  # Pulse d10
+    assert casimir.document.hit_points == 30  # Pulse d8
+    assert [w.name for w in brunella.document.weapons] == ["Broadsword"]
+    assert [a.name for a in casimir.document.armor] == ["Chainmail"]
 
 
 def test_with_skills_equal_to_abilities_the_skills_follow_new_abilities(gm, player) -> None:
     character = through_skills(make_campaign(gm), player)  # Intellect d6: Spellcasting d6
     new = dict(zip(lucky13.ABILITY_KEYS, map(D, ["d6", "d4", "d8", "d10", "d6"]), strict=True))
     creation.assign_abilities(character_id=character.pk, array="balanced", dice=new)
-    assert StepDie(character.skills.get(name="Spellcasting").die) == D("d10")
-    assert StepDie(character.skills.get(name="Sneaking").die) == D("d6")
+    assert skill_dice(character)["Spellcasting"] == D("d10")
+    assert skill_dice(character)["Sneaking"] == D("d6")
     finished = finish_rest(Character.objects.get(pk=character.pk))
     assert finished.status == "active"
 
@@ -335,10 +383,13 @@ def test_with_skills_equal_to_abilities_the_skills_follow_new_abilities(gm, play
 def test_finishing_checks_the_skill_dice_against_the_method_once_more(gm, player) -> None:
     campaign = make_campaign(gm)
     character = through_skills(campaign, player)
-    character.skills.filter(name="Healing").update(die=5)  # a d12 that Will d6 does not give
     creation.set_specializations(character_id=character.pk, choices=[], took_impairment=False)
     creation.set_traits(character_id=character.pk, traits=[])
     creation.set_equipment(character_id=character.pk, assets=[], weapons=[], armor=[])
+    skills = [
+        {**s.model_dump(mode="json"), "die": "d12" if s.name == "Healing" else s.die} for s in doc(character).skills
+    ]
+    tamper(character, skills=skills)  # a d12 that Will d6 does not give
     with pytest.raises(SheetError, match="Healing"):
         creation.finish(character_id=character.pk)
     assert Character.objects.get(pk=character.pk).status == "draft"
@@ -347,7 +398,8 @@ def test_finishing_checks_the_skill_dice_against_the_method_once_more(gm, player
 def test_random_skill_rolls_are_kept_by_name_when_the_gm_adds_or_reorders_skills(gm, player) -> None:
     campaign = make_campaign(gm, skill_method="random")
     character = through_skills(campaign, player, rng=random.Random(3))
-    rolls = dict(zip(character.creation_rolls["skill_names"], character.creation_rolls["skills"], strict=True))
+    rolls = {s.name: s.rolled for s in doc(character).skills}
+    ids = {s.name: s.id for s in doc(character).skills}
 
     skills = [*reversed(campaign.settings["skills"]), {"name": "Riding", "ability": "reflex"}]
     campaign.options = {**campaign.options, "skills": skills}
@@ -356,12 +408,34 @@ def test_random_skill_rolls_are_kept_by_name_when_the_gm_adds_or_reorders_skills
         creation.set_skills(character_id=character.pk)  # Riding has no roll yet
     creation.set_skills(character_id=character.pk, rng=random.Random(5))
 
-    character.refresh_from_db()
-    after = dict(zip(character.creation_rolls["skill_names"], character.creation_rolls["skills"], strict=True))
-    assert {name: after[name] for name in rolls} == rolls  # every earlier roll stands, by name
-    assert "Riding" in after
-    assert StepDie(character.skills.get(name="Riding").die) == lucky13.ability_from_percentile(after["Riding"])
+    sheet = doc(character)
+    after = {s.name: s.rolled for s in sheet.skills}
+    assert {name: after[name] for name in rolls} == rolls  # every earlier roll stands, with its skill
+    assert {s.name: s.id for s in sheet.skills if s.name in ids} == ids
+    assert [s.name for s in sheet.skills] == [s["name"] for s in skills]  # the campaign's order
+    riding = sheet.skills[-1]
+    assert riding.id not in ids.values()
+    assert D(riding.die) == lucky13.ability_from_percentile(riding.rolled)
     assert finish_rest(Character.objects.get(pk=character.pk)).status == "active"
+
+
+def test_a_rolled_skill_keeps_its_roll_when_renamed(gm, player) -> None:
+    campaign = make_campaign(gm, skill_method="random")
+    character = through_skills(campaign, player, rng=random.Random(3))
+    before = doc(character).skills[0]
+    renamed = [
+        {**before.model_dump(mode="json"), "name": "Sorcery"},
+        *(s.model_dump(mode="json") for s in doc(character).skills[1:]),
+    ]
+    tamper(character, skills=renamed)
+    campaign.options = {
+        **campaign.options,
+        "skills": [{"name": "Sorcery", "ability": "intellect"}, *campaign.settings["skills"][1:]],
+    }
+    campaign.save()
+    creation.set_skills(character_id=character.pk, rng=random.Random(5))
+    after = doc(character).skills[0]
+    assert (after.id, after.name, after.rolled, after.die) == (before.id, "Sorcery", before.rolled, before.die)
 
 
 def test_descriptions_have_the_same_limit_as_on_the_sheet(gm, player) -> None:
@@ -372,8 +446,8 @@ def test_descriptions_have_the_same_limit_as_on_the_sheet(gm, player) -> None:
         creation.set_equipment(
             character_id=character.pk, assets=[AssetChoice("Map", 2, description="x" * 2001)], weapons=[], armor=[]
         )
-    assert not character.traits.exists()
-    assert not character.assets.exists()
+    assert doc(character).traits == ()
+    assert doc(character).assets == ()
 
 
 def test_a_removed_player_still_reads_their_own_sheet_but_cannot_change_it(client, gm, player, campaign) -> None:
@@ -389,3 +463,87 @@ def test_a_removed_player_still_reads_their_own_sheet_but_cannot_change_it(clien
     assert client.get(reverse("characters:sheet", args=[character.pk])).status_code == 200
     assert client.get(reverse("characters:export", args=[character.pk])).status_code == 200
     assert client.get(reverse("characters:edit-section", args=[character.pk, "notes"])).status_code == 403
+
+
+# --- The write path ----------------------------------------------------------------------------
+
+
+def test_every_step_is_saved_through_the_write_path_with_its_history(gm, player) -> None:
+    from characters.models import SheetChange
+
+    campaign = make_campaign(gm)
+    character = draft(campaign, player)
+    started = doc(character)
+    assert started.concept == "Sellsword"
+    assert [s.name for s in started.skills] == SKILL_NAMES
+    assert [s.id for s in started.skills] == [1, 2, 3, 4, 5]
+    assert all(s.die is None for s in started.skills)
+
+    creation.assign_abilities(character_id=character.pk, array="balanced", dice=BALANCED, by=player)
+    creation.set_skills(character_id=character.pk, by=gm)  # the GM may help
+    finish_rest(Character.objects.get(pk=character.pk))
+
+    changes = list(SheetChange.objects.filter(character=character).order_by("pk"))
+    assert [c.what for c in changes] == [
+        "Started", "Abilities: the balanced array", "Skill dice from the abilities", "Specializations",
+        "Backgrounds and impairments", "Equipment", "Finished",
+    ]  # fmt: skip
+    assert [c.by for c in changes[:3]] == [player, player, gm]
+    assert [c.version for c in changes] == list(range(2, 9))
+    assert Character.objects.get(pk=character.pk).version == 8
+    assert changes[0].after["concept"] == "Sellsword"
+    assert changes[-1].after == Character.objects.get(pk=character.pk).sheet
+
+
+def test_a_step_made_from_an_older_version_is_refused_and_nothing_changes(gm, player) -> None:
+    character = draft(make_campaign(gm), player)
+    opened_at = Character.objects.get(pk=character.pk).version
+    creation.assign_abilities(character_id=character.pk, array="balanced", dice=BALANCED, version=opened_at)
+    other = dict(zip(lucky13.ABILITY_KEYS, map(D, ["d10", "d4", "d6", "d6", "d8"]), strict=True))
+    before = Character.objects.get(pk=character.pk)
+    with pytest.raises(creation.StaleDraft, match="saved somewhere else"):
+        creation.assign_abilities(character_id=character.pk, array="balanced", dice=other, version=opened_at)
+    after = Character.objects.get(pk=character.pk)
+    assert (after.version, after.sheet) == (before.version, before.sheet)
+
+
+def test_a_migrated_draft_without_skills_takes_the_campaigns_at_the_skills_step(gm, player) -> None:
+    campaign = make_campaign(gm)
+    character = draft(campaign, player)
+    creation.assign_abilities(character_id=character.pk, array="balanced", dice=BALANCED)
+    tamper(character, skills=[], traits=[{"id": 9, "kind": "background", "name": "Soldier"}], next_id=10)
+
+    creation.set_skills(character_id=character.pk)
+
+    sheet = doc(character)
+    assert [(s.name, s.die) for s in sheet.skills] == [
+        ("Spellcasting", "d6"), ("Scholarship", "d6"), ("Healing", "d6"), ("Sneaking", "d8"), ("Fighting", "d8")
+    ]  # fmt: skip
+    assert [s.id for s in sheet.skills] == [10, 11, 12, 13, 14]  # fresh: past every id the draft has used
+    assert sheet.next_id == 15
+
+
+def test_a_finished_character_is_checked_whole_before_it_is_saved(gm, player) -> None:
+    character = through_skills(make_campaign(gm), player)
+    creation.set_specializations(character_id=character.pk, choices=[], took_impairment=True)
+    creation.set_traits(character_id=character.pk, traits=[TraitChoice("impairment", "Bad knee")])
+    creation.set_equipment(character_id=character.pk, assets=[], weapons=[], armor=[])
+    tamper(character, traits=[])  # the impairment vanished behind the write path's back
+    with pytest.raises(SheetError, match="describe the impairment"):
+        creation.finish(character_id=character.pk)
+    assert Character.objects.get(pk=character.pk).status == "draft"
+
+
+def test_names_and_descriptions_are_refused_for_players_not_as_a_500(gm, player) -> None:
+    character = through_skills(make_campaign(gm), player)
+    with pytest.raises(SheetError) as refused:
+        creation.set_traits(
+            character_id=character.pk,
+            traits=[TraitChoice("background", "Soldier"), TraitChoice("background", "soldier")],
+        )
+    assert refused.value.message == "two backgrounds are called soldier"
+    with pytest.raises(SheetError) as refused:
+        creation.set_traits(character_id=character.pk, traits=[TraitChoice("background", "Sol\x07dier")])
+    assert refused.value.field == "traits"
+    assert "control characters" in refused.value.message
+    assert doc(character).traits == ()

@@ -14,6 +14,14 @@ def step_url(character: Character, step: str) -> str:
     return reverse("characters:create-step", args=[character.pk, step])
 
 
+def saved(character: Character) -> Character:
+    return Character.objects.get(pk=character.pk)
+
+
+def skill_id(character: Character, name: str) -> str:
+    return str(next(s.id for s in saved(character).document.skills if s.name == name))
+
+
 def start(client, campaign, name="Brunella") -> Character:
     response = client.post(reverse("characters:create", args=[campaign.pk]), {"name": name, "concept": "Sellsword"})
     assert response.status_code == 302
@@ -36,9 +44,12 @@ def test_a_player_creates_a_character_with_the_array_method_from_start_to_finish
     response = client.post(step_url(character, "skills"), {"action": "next"})
     assert response["Location"] == step_url(character, "specializations")
 
+    fighting, sneaking = skill_id(character, "Fighting"), skill_id(character, "Sneaking")
+    page = client.get(step_url(character, "specializations")).content.decode()
+    assert f'<option value="{fighting}">Fighting</option>' in page
     response = client.post(
         step_url(character, "specializations"),
-        {"spec-0-skill": "Fighting", "spec-0-name": "Broadsword", "spec-1-skill": "", "spec-1-name": ""},
+        {"spec-0-skill": fighting, "spec-0-name": "Broadsword", "spec-1-skill": "", "spec-1-name": ""},
     )
     assert response["Location"] == step_url(character, "traits")
 
@@ -51,7 +62,7 @@ def test_a_player_creates_a_character_with_the_array_method_from_start_to_finish
     response = client.post(
         step_url(character, "equipment"),
         {
-            "asset-0-name": "Old map", "asset-0-kind": "thing", "asset-0-level": "2", "asset-0-skills": ["Sneaking"],
+            "asset-0-name": "Old map", "asset-0-kind": "thing", "asset-0-level": "2", "asset-0-skills": [sneaking],
             "weapon-0-name": "Broadsword", "weapon-0-accuracy": "d8", "weapon-0-damage": "d10",
             "armor-0-name": "", "armor-0-defense": "d4",
         },
@@ -65,9 +76,13 @@ def test_a_player_creates_a_character_with_the_array_method_from_start_to_finish
     response = client.post(step_url(character, "review"), {"action": "next"})
     assert response["Location"] == reverse("characters:sheet", args=[character.pk])
     character.refresh_from_db()
+    sheet = character.document
     assert character.status == "active"
-    assert character.hit_points == 40
-    assert character.skills.get(name="Fighting").specializations.get().name == "Broadsword"
+    assert sheet.hit_points == 40
+    assert [p.name for p in sheet.skill(int(fighting)).specializations] == ["Broadsword"]
+    assert sheet.assets[0].skills == (int(sneaking),)
+    assert sheet.creation.step == ""
+    assert {c.by for c in character.sheet_changes.all()} == {player}
 
 
 def test_random_abilities_are_rolled_by_the_server_on_a_post(client, campaign, player) -> None:
@@ -76,8 +91,8 @@ def test_random_abilities_are_rolled_by_the_server_on_a_post(client, campaign, p
     response = client.post(step_url(character, "abilities"), {"action": "roll", "will": "d12"})
     assert response.status_code == 302
     character.refresh_from_db()
-    assert character.ability_method == "random"
-    assert len(character.creation_rolls["abilities"]) == 5
+    assert character.document.creation.ability_method == "random"
+    assert len(character.document.creation.ability_rolls) == 5
     page = client.get(step_url(character, "abilities")).content.decode()
     assert "The rolls stand" in page
 
@@ -88,9 +103,11 @@ def test_a_bad_array_is_a_400_with_the_rule_and_nothing_saved(client, campaign, 
     dice = {"will": "d12", "charm": "d12", "pulse": "d10", "intellect": "d6", "reflex": "d8"}
     response = client.post(step_url(character, "abilities"), {"method": "balanced", **dice})
     assert response.status_code == 400
-    assert "balanced array is d4 d6 d6 d8 d10" in response.content.decode()
+    page = response.content.decode()
+    assert "The balanced array is d4 d6 d6 d8 d10: too many d12." in page
+    assert '<option value="d12" selected>' in page  # the dice as chosen, to fix one
     character.refresh_from_db()
-    assert character.will is None
+    assert character.document.abilities.will is None
 
 
 def test_a_missing_die_is_a_400(client, campaign, player) -> None:
@@ -98,7 +115,7 @@ def test_a_missing_die_is_a_400(client, campaign, player) -> None:
     character = start(client, campaign)
     response = client.post(step_url(character, "abilities"), {"method": "balanced", "will": "d6"})
     assert response.status_code == 400
-    assert "choose a die" in response.content.decode()
+    assert "Choose a die for Charm." in response.content.decode()
 
 
 def test_save_and_finish_later_keeps_the_draft(client, campaign, player) -> None:
@@ -109,7 +126,7 @@ def test_save_and_finish_later_keeps_the_draft(client, campaign, player) -> None
     assert response["Location"] == reverse("campaigns:detail", args=[campaign.pk])
     character.refresh_from_db()
     assert character.status == "draft"
-    assert character.creation_step == "skills"
+    assert character.document.creation.step == "skills"
     # Coming back: the step the draft reached, with the choices kept.
     page = client.get(step_url(character, "abilities")).content.decode()
     assert '<option value="d10" selected>' in page
@@ -140,7 +157,7 @@ def test_the_gm_may_help_but_other_players_may_not_touch_a_draft(client, campaig
     assert client.get(step_url(character, "abilities")).status_code == 404
     assert client.post(step_url(character, "abilities"), {"action": "roll"}).status_code == 404
     character.refresh_from_db()
-    assert character.ability_method == ""
+    assert character.document.creation.ability_method == ""
 
 
 def test_outsiders_get_404_and_anonymous_visitors_log_in(client, campaign, player, outsider) -> None:
@@ -156,11 +173,10 @@ def test_outsiders_get_404_and_anonymous_visitors_log_in(client, campaign, playe
 
 
 def test_a_finished_character_goes_to_its_sheet(client, campaign, player) -> None:
-    from django.core.management import call_command
+    from tests.characters.conftest import make_character
 
-    call_command("demo")
-    brunella = Character.objects.get(name="Brunella")
-    client.force_login(brunella.owner)
+    brunella = make_character(campaign, player)
+    client.force_login(player)
     response = client.get(step_url(brunella, "abilities"))
     assert response["Location"] == reverse("characters:sheet", args=[brunella.pk])
 
@@ -179,7 +195,7 @@ def test_a_step_saved_from_a_stale_page_is_refused_with_409_and_nothing_changes(
     assert response.status_code == 409
     assert "was saved somewhere else" in response.content.decode()
     character.refresh_from_db()
-    assert character.ability("will").label == "d6"
+    assert character.document.abilities.will == "d6"
 
 
 def test_a_refused_step_shows_what_was_typed(client, campaign, player) -> None:
@@ -201,4 +217,92 @@ def test_a_refused_step_shows_what_was_typed(client, campaign, player) -> None:
     assert response.status_code == 400
     assert 'value="Lantern"' in page
     assert 'value="Sword"' in page
-    assert not character.assets.exists()
+    assert saved(character).document.weapons == ()
+
+
+def test_refused_picks_stay_on_the_page(client, gm, player) -> None:
+    from campaigns.models import Campaign, Membership
+
+    campaign = Campaign.objects.create(name="Points", system="lucky13", options={"skill_method": "point_buy"})
+    Membership.objects.create(campaign=campaign, user=gm, role=Membership.Role.GM)
+    Membership.objects.create(campaign=campaign, user=player, role=Membership.Role.PLAYER)
+    client.force_login(player)
+    character = start(client, campaign)
+    dice = {"will": "d6", "charm": "d4", "pulse": "d10", "intellect": "d6", "reflex": "d8"}
+    client.post(step_url(character, "abilities"), {"method": "balanced", **dice})
+
+    ids = [s.id for s in saved(character).document.skills]
+    too_dear = {f"skill-{i}": "d12" for i in ids}
+    response = client.post(step_url(character, "skills"), {**too_dear, "version": saved(character).version})
+    page = response.content.decode()
+    assert response.status_code == 400
+    assert "Those dice cost 25 points; the budget is 15." in page
+    assert page.count('<option value="d12" selected>') == len(ids)
+    assert all(s.die is None for s in saved(character).document.skills)
+
+    client.post(
+        step_url(character, "skills"), {f"skill-{i}": "d6" for i in ids[:3]} | {f"skill-{i}": "d4" for i in ids[3:]}
+    )
+    response = client.post(
+        step_url(character, "specializations"),
+        {"took_impairment": "on", **{f"spec-{n}-skill": str(ids[0]) for n in range(5)},
+         **{f"spec-{n}-name": f"Trick {n}" for n in range(5)}},
+    )  # fmt: skip
+    page = response.content.decode()
+    assert response.status_code == 400
+    assert "at most 4" in page
+    assert 'name="took_impairment" checked' in page
+    assert 'value="Trick 4"' in page
+
+
+def test_random_skills_are_rolled_on_a_post_and_a_skill_the_gm_adds_later_too(client, gm, player) -> None:
+    from campaigns.models import Campaign, Membership
+
+    campaign = Campaign.objects.create(name="Dice", system="lucky13", options={"skill_method": "random"})
+    Membership.objects.create(campaign=campaign, user=gm, role=Membership.Role.GM)
+    Membership.objects.create(campaign=campaign, user=player, role=Membership.Role.PLAYER)
+    client.force_login(player)
+    character = start(client, campaign)
+    dice = {"will": "d6", "charm": "d4", "pulse": "d10", "intellect": "d6", "reflex": "d8"}
+    client.post(step_url(character, "abilities"), {"method": "balanced", **dice})
+    assert "Roll the skills" in client.get(step_url(character, "skills")).content.decode()
+    assert client.post(step_url(character, "skills"), {"action": "roll"})["Location"] == step_url(character, "skills")
+    rolls = {s.name: s.rolled for s in saved(character).document.skills}
+    assert all(rolls.values())
+    assert "Roll the skills" not in client.get(step_url(character, "skills")).content.decode()
+
+    campaign.options = {
+        **campaign.options,
+        "skills": [*campaign.settings["skills"], {"name": "Riding", "ability": None}],
+    }
+    campaign.save()
+    page = client.get(step_url(character, "skills")).content.decode()
+    assert "Riding" in page
+    assert "Roll the skills" in page
+    client.post(step_url(character, "skills"), {"action": "roll"})
+    after = {s.name: s.rolled for s in saved(character).document.skills}
+    assert {name: after[name] for name in rolls} == rolls
+    assert after["Riding"]
+
+
+def test_the_review_shows_the_whole_draft(client, campaign, player) -> None:
+    client.force_login(player)
+    character = start(client, campaign)
+    dice = {"will": "d6", "charm": "d4", "pulse": "d10", "intellect": "d6", "reflex": "d8"}
+    client.post(step_url(character, "abilities"), {"method": "balanced", **dice})
+    client.post(step_url(character, "skills"), {})
+    client.post(
+        step_url(character, "specializations"), {"spec-0-skill": skill_id(character, "Fighting"), "spec-0-name": "Axe"}
+    )
+    client.post(step_url(character, "traits"), {"trait-0-kind": "impairment", "trait-0-name": "Bad knee"})
+    client.post(
+        step_url(character, "equipment"),
+        {"asset-0-name": "Uncle Otto", "asset-0-kind": "person", "asset-0-level": "3",
+         "asset-0-skills": [skill_id(character, "Healing")], "armor-0-name": "Leather", "armor-0-defense": "d4"},
+    )  # fmt: skip
+    page = client.get(step_url(character, "review")).content.decode()
+    assert 'Fighting</strong> <span class="die-label">d8</span>: Axe 1 → d10' in page
+    assert "Impairment: <strong>Bad knee</strong>" in page
+    assert "Uncle Otto (Standard 3, a person): helps Healing" in page
+    assert "Leather: defensive die d4" in page
+    assert "Hit points: 40 (Pulse d10)." in page

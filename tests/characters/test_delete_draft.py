@@ -6,7 +6,8 @@ import pytest
 from django.urls import reverse
 
 from characters import creation
-from characters.models import Character, Skill
+from characters.models import Character, SheetChange
+from rules.dice import StepDie
 from rules.systems.lucky13 import SheetError
 from tests.characters.conftest import make_character
 
@@ -16,8 +17,11 @@ pytestmark = pytest.mark.django_db
 @pytest.fixture
 def draft(campaign, player) -> Character:
     character = creation.start_character(campaign=campaign, owner=player, name="Half-done Hilde")
-    Skill.objects.create(character=character, name="Fighting", die=2)
-    return character
+    dice = {"will": "d6", "charm": "d4", "pulse": "d10", "intellect": "d6", "reflex": "d8"}
+    creation.assign_abilities(
+        character_id=character.pk, array="balanced", dice={k: StepDie.parse(v) for k, v in dice.items()}
+    )
+    return Character.objects.get(pk=character.pk)
 
 
 def test_the_owner_confirms_and_the_draft_is_gone(client, player, draft, campaign) -> None:
@@ -28,11 +32,12 @@ def test_the_owner_confirms_and_the_draft_is_gone(client, player, draft, campaig
     assert page.status_code == 200
     assert "Delete the draft Half-done Hilde?" in page.text
     assert Character.objects.filter(pk=draft.pk).exists()  # a GET changes nothing
+    assert SheetChange.objects.filter(character=draft).count() == 2  # started, abilities
     response = client.post(url, follow=True)
     assert response.redirect_chain[-1][0] == reverse("campaigns:detail", args=[campaign.pk])
     assert "The draft Half-done Hilde is deleted." in response.text
     assert not Character.objects.filter(pk=draft.pk).exists()
-    assert not Skill.objects.filter(character_id=draft.pk).exists()
+    assert not SheetChange.objects.filter(character_id=draft.pk).exists()  # its history goes with it
 
 
 @pytest.mark.parametrize(("who", "status"), [("gm", 403), ("other_player", 404), ("outsider", 404)])
@@ -61,3 +66,40 @@ def test_the_creation_steps_offer_it_to_the_owner_only(client, player, gm, draft
     assert url in client.get(reverse("characters:create-step", args=[draft.pk, "abilities"])).text
     client.force_login(gm)
     assert url not in client.get(reverse("characters:create-step", args=[draft.pk, "abilities"])).text
+
+
+def test_a_removed_player_still_deletes_their_own_draft(client, gm, player, campaign, draft) -> None:
+    from campaigns import operations as campaign_operations
+
+    member = campaign.memberships.get(user=player)
+    campaign_operations.remove_member(campaign_id=campaign.pk, membership_id=member.pk, by=gm)
+    client.force_login(player)
+    url = reverse("characters:delete-draft", args=[draft.pk])
+    page = client.get(url)
+    assert page.status_code == 200
+    assert reverse("campaigns:detail", args=[campaign.pk]) not in page.text  # not theirs to see any more
+    assert reverse("characters:sheet", args=[draft.pk]) in page.text  # "Keep it"
+    response = client.post(url)
+    assert response["Location"] == reverse("campaigns:list")
+    assert not Character.objects.filter(pk=draft.pk).exists()
+    assert not SheetChange.objects.filter(character_id=draft.pk).exists()
+
+
+def test_a_removed_players_finished_character_stays(client, gm, player, campaign) -> None:
+    from campaigns import operations as campaign_operations
+
+    brunella = make_character(campaign, player)
+    member = campaign.memberships.get(user=player)
+    campaign_operations.remove_member(campaign_id=campaign.pk, membership_id=member.pk, by=gm)
+    client.force_login(player)
+    response = client.post(reverse("characters:delete-draft", args=[brunella.pk]))
+    assert response["Location"] == reverse("characters:sheet", args=[brunella.pk])
+    assert Character.objects.filter(pk=brunella.pk).exists()
+    with pytest.raises(SheetError, match="already finished"):
+        creation.delete_draft(character_id=brunella.pk, by=player)
+
+
+def test_the_confirmation_leads_back_to_the_step_the_draft_reached(client, player, draft) -> None:
+    client.force_login(player)
+    page = client.get(reverse("characters:delete-draft", args=[draft.pk])).text
+    assert reverse("characters:create-step", args=[draft.pk, "skills"]) in page

@@ -10,7 +10,8 @@ import pytest
 from django.test import Client
 from playwright.sync_api import BrowserContext, Page, expect
 
-from characters.models import Character, Specialization
+from characters.models import Character
+from tests.characters.conftest import brunella_sheet
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -46,7 +47,7 @@ def test_with_the_keyboard_a_section_opens_saves_and_returns_in_place(live_serve
     expect(page.locator("#notes")).to_contain_text("Paid the ferryman.")
     expect(page.locator("#edit-notes")).to_be_focused()  # and back to the section's Edit button
     assert page.evaluate("window.sameDocument") is True
-    assert Character.objects.get(pk=brunella.pk).notes == "Paid the ferryman."
+    assert Character.objects.get(pk=brunella.pk).document.notes == "Paid the ferryman."
     assert problems == []
 
 
@@ -57,7 +58,7 @@ def test_the_player_renames_a_specialization_and_cancel_puts_the_section_back(li
     expect(page.locator("#edit-skills")).to_have_count(0)  # the skill dice are the GM's
 
     page.get_by_role("link", name="Edit specializations").click()
-    expect(page.get_by_role("group", name="Fireball").get_by_label("Name")).to_be_focused()  # the first field
+    expect(page.get_by_role("group", name="Teleport").get_by_label("Name")).to_be_focused()  # the first field
     page.get_by_role("group", name="Teleport").get_by_label("Name").fill("Blink")
     page.get_by_role("button", name="Save").click()
     expect(page.locator("#skills")).to_contain_text("Blink 2 → d12")
@@ -66,7 +67,8 @@ def test_the_player_renames_a_specialization_and_cancel_puts_the_section_back(li
     page.get_by_role("link", name="Cancel").click()
     expect(page.locator("#skills form")).to_have_count(0)
     expect(page.locator("#edit-specializations")).to_be_focused()
-    assert Specialization.objects.filter(name="Blink", level=2).exists()
+    specializations = Character.objects.get(pk=brunella.pk).document.skills[0].specializations
+    assert [(s.name, s.level) for s in specializations] == [("Blink", 2), ("Fireball", 1)]
     assert problems == []
 
 
@@ -77,7 +79,9 @@ def test_a_conflict_shows_in_place_with_the_current_values(live_server, page: Pa
     expect(page.get_by_role("spinbutton", name="Reputation")).to_be_focused()
     page.get_by_role("spinbutton", name="Reputation").fill("-3")
     # Meanwhile, in another tab, the reputation changes.
-    Character.objects.filter(pk=brunella.pk).update(reputation=4, version=2, section_versions={"reputation": 2})
+    Character.objects.filter(pk=brunella.pk).update(
+        sheet=brunella_sheet(reputation=4), version=2, section_versions={"reputation": 2}
+    )
     page.get_by_role("button", name="Save").click()
 
     alert = page.get_by_role("alert")
@@ -85,7 +89,7 @@ def test_a_conflict_shows_in_place_with_the_current_values(live_server, page: Pa
     expect(alert).to_contain_text("Reputation: -3")
     expect(alert).to_be_focused()
     expect(page.get_by_role("spinbutton", name="Reputation")).to_have_value("4")
-    assert Character.objects.get(pk=brunella.pk).reputation == 4
+    assert Character.objects.get(pk=brunella.pk).document.reputation == 4
     assert unexpected(problems, "409") == []
 
 
@@ -109,7 +113,7 @@ def test_without_javascript_edit_is_a_page_and_save_goes_back_to_the_sheet(live_
     expect(page).to_have_url(f"{live_server.url}/characters/{brunella.pk}/edit/hit-points/")
     page.get_by_label("Current hit points").fill("99")
     page.get_by_role("button", name="Save").click()
-    expect(page.get_by_role("alert")).to_contain_text("hit points run from -8 (dead) to 30 (full)")
+    expect(page.get_by_role("alert")).to_contain_text("Hit points run from -8 (dead) to 30 (full).")
 
     page.get_by_label("Current hit points").fill("12")
     page.get_by_role("button", name="Save").click()

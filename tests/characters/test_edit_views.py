@@ -12,8 +12,9 @@ from django.shortcuts import resolve_url
 from django.urls import reverse
 
 from characters import operations
-from characters.models import Asset, Character, Specialization
+from characters.models import Character, ReputationChange, SheetChange
 from rules.dice import StepDie
+from tests.characters.conftest import FIGHTING, HEALING, SNEAKING
 from tests.characters.helpers import new_row, posted, row
 
 pytestmark = pytest.mark.django_db
@@ -28,27 +29,28 @@ def edit_url(character: Character, section: str) -> str:
     return reverse("characters:edit-section", args=[character.pk, section])
 
 
-def skill_field(character: Character, name: str) -> str:
-    return f"skill_{character.skills.get(name=name).pk}"
+def spec_names(c: Character) -> list[str]:
+    return sorted(spec.name for skill in c.document.skills for spec in skill.specializations)
+
+
+def spec_levels(c: Character) -> set[tuple[str, int]]:
+    return {(spec.name, spec.level) for skill in c.document.skills for spec in skill.specializations}
 
 
 #: For each section: a change as the form posts it, and what the character then says.
 CHANGES: dict[str, tuple[Callable[[Character, dict], dict], Callable[[Character], Any], Any]] = {
     "details": (lambda c, d: {"name": "Brunella the Bold"}, lambda c: c.name, "Brunella the Bold"),
-    "abilities": (lambda c, d: {"will": "d12"}, lambda c: c.will, 5),
-    "skills": (lambda c, d: {skill_field(c, "Fighting"): "d12"}, lambda c: c.skills.get(name="Fighting").die, 5),
-    "specializations": (
-        lambda c, d: {f"{row(d, 'spec', 'Teleport')}-name": "Blink"},
-        lambda c: sorted(Specialization.objects.filter(skill__character=c).values_list("name", flat=True)),
-        ["Blink", "Fireball", "Longsword"],
-    ),
+    "abilities": (lambda c, d: {"will": "d12"}, lambda c: c.document.abilities.will, "d12"),
+    "skills": (lambda c, d: {f"skill_{FIGHTING}": "d12"}, lambda c: c.document.skill(FIGHTING).die, "d12"),
+    "specializations": (lambda c, d: {f"{row(d, 'spec', 'Teleport')}-name": "Blink"}, spec_names,
+                        ["Blink", "Fireball", "Longsword"]),
     "traits": (lambda c, d: {f"{row(d, 'trait', 'Soldier')}-name": "Veteran"},
-               lambda c: sorted(c.traits.values_list("name", flat=True)), ["Bad knee", "Veteran"]),
+               lambda c: sorted(t.name for t in c.document.traits), ["Bad knee", "Veteran"]),
     "equipment": (lambda c, d: {f"{row(d, 'weapon', 'Longsword')}-accuracy": "d10"},
-                  lambda c: c.weapons.get().accuracy, 4),
-    "hit-points": (lambda c, d: {"hit_points": "12"}, lambda c: c.hit_points, 12),
-    "reputation": (lambda c, d: {"reputation": "-2"}, lambda c: c.reputation, -2),
-    "notes": (lambda c, d: {"notes": "Paid the ferryman."}, lambda c: c.notes, "Paid the ferryman."),
+                  lambda c: c.document.weapons[0].accuracy, "d10"),
+    "hit-points": (lambda c, d: {"hit_points": "12"}, lambda c: c.document.hit_points, 12),
+    "reputation": (lambda c, d: {"reputation": "-2"}, lambda c: c.document.reputation, -2),
+    "notes": (lambda c, d: {"notes": "Paid the ferryman."}, lambda c: c.document.notes, "Paid the ferryman."),
 }  # fmt: skip
 
 
@@ -90,6 +92,9 @@ def test_the_gm_saves_every_section(client, brunella, gm, section) -> None:
     assert now(brunella, section) == CHANGES[section][2] != before
     saved = Character.objects.get(pk=brunella.pk)
     assert saved.section_versions == {section: brunella.version + 1}
+    change = SheetChange.objects.get(character=brunella)  # through the one write path
+    assert (change.version, change.sections, change.by) == (saved.version, [section], gm)
+    assert ReputationChange.objects.filter(character=brunella).count() == (section == "reputation")
 
 
 @pytest.mark.parametrize("section", sorted(PLAYER_SECTIONS))
@@ -133,7 +138,7 @@ def test_archived_characters_are_edited_by_nobody(client, brunella, gm, player) 
         assert response.status_code == 403
         assert "archived" in response.text
         assert post_change(client, brunella, "notes").status_code == 403
-    assert now(brunella, "notes") == brunella.notes
+    assert now(brunella, "notes") == brunella.document.notes
 
 
 def test_a_draft_is_finished_in_the_creation_steps(client, character, player) -> None:
@@ -168,14 +173,14 @@ def test_the_owner_cannot_slip_in_a_level_or_a_new_specialization(client, brunel
     response = client.post(edit_url(brunella, "specializations"), data)
     # The player's form has no level field: the level they sent is not read, and nothing changes.
     assert response.status_code == 302
-    assert Specialization.objects.get(skill__character=brunella, name="Teleport").level == 2
+    assert ("Teleport", 2) in spec_levels(Character.objects.get(pk=brunella.pk))
     data = posted(brunella, "specializations", gm=True)
     new = new_row(data, "spec")
-    data.update({f"{new}-skill": "Healing", f"{new}-name": "Herbalism", f"{new}-level": "1"})
+    data.update({f"{new}-skill": str(HEALING), f"{new}-name": "Herbalism", f"{new}-level": "1"})
     response = client.post(edit_url(brunella, "specializations"), data)
     assert response.status_code == 403
     assert "Only the GM can add or remove specializations" in response.text
-    assert not Specialization.objects.filter(name="Herbalism").exists()
+    assert "Herbalism" not in spec_names(Character.objects.get(pk=brunella.pk))
 
 
 def test_the_gm_adds_levels_and_removes_specializations(client, brunella, gm) -> None:
@@ -183,14 +188,14 @@ def test_the_gm_adds_levels_and_removes_specializations(client, brunella, gm) ->
     data = posted(brunella, "specializations")
     new = new_row(data, "spec")
     data.update({
-        f"{new}-skill": "Healing", f"{new}-name": "Herbalism", f"{new}-level": "2",
+        f"{new}-skill": str(HEALING), f"{new}-name": "Herbalism", f"{new}-level": "2",
         f"{row(data, 'spec', 'Teleport')}-level": "3", f"{row(data, 'spec', 'Fireball')}-remove": "on",
     })  # fmt: skip
     response = client.post(edit_url(brunella, "specializations"), data, **HTMX)
     assert response.status_code == 200
-    assert set(Specialization.objects.filter(skill__character=brunella).values_list("name", "level")) == {
-        ("Herbalism", 2), ("Teleport", 3), ("Longsword", 1)
-    }  # fmt: skip
+    saved = Character.objects.get(pk=brunella.pk)
+    assert spec_levels(saved) == {("Herbalism", 2), ("Teleport", 3), ("Longsword", 1)}
+    assert [s.name for s in saved.document.skill(HEALING).specializations] == ["Herbalism"]
     # The skills region comes back, showing the effective stepped dice: Spellcasting d8, Teleport 3 → d12+d4.
     assert 'id="skills"' in response.text
     assert 'Teleport <span class="level" title="level">3</span> → <span class="die-label">d12+d4</span>' in (
@@ -218,14 +223,20 @@ BAD_INPUT = [
      "Each specialization needs a name."),
     ("reputation", lambda d: {"reputation": "7"}, "reputation", "Reputation runs from -5 to +5."),
     ("reputation", lambda d: {"reputation": "lots"}, "reputation", "Enter a whole number."),
-    ("hit-points", lambda d: {"hit_points": "31"}, "hit_points",
-     "With a d8 Pulse, hit points run from -8 (dead) to 30"),
+    ("hit-points", lambda d: {"hit_points": "31"}, "hit_points", "Hit points run from -8 (dead) to 30 (full)."),
+    ("hit-points", lambda d: {"hit_points": "-99999"}, "hit_points", "Hit points run from -8 (dead) to 30 (full)."),
+    ("abilities", lambda d: {"pulse": "d6"}, "pulse",
+     "Hit points run from -6 to 20 with a d6 Pulse, and Brunella has 30: change the hit points first."),
     ("details", lambda d: {"name": ""}, "name", "A character needs a name."),
     ("traits", lambda d: {f"{row(d, 'trait', 'Soldier')}-name": ""}, "trait-0-name",
      "Each background and impairment needs a name."),
     ("traits", lambda d: {f"{row(d, 'trait', 'Soldier')}-kind": "curse"}, "trait-0-kind", "Select a valid choice."),
-    ("equipment", lambda d: {f"{row(d, 'asset', 'Old map')}-skills": ["Scholarship", "Flying"]}, "asset-0-skills",
-     "Flying is not one of Brunella&#x27;s skills."),
+    ("equipment", lambda d: {f"{row(d, 'asset', 'Old map')}-skills": ["2", "99"]}, "asset-0-skills",
+     "Choose among Brunella&#x27;s skills."),
+    ("equipment", lambda d: {f"{row(d, 'asset', 'Old map')}-skills": ["Flying"]}, "asset-0-skills",
+     "Choose among the character&#x27;s skills."),
+    ("equipment", lambda d: {f"{new_row(d, 'weapon')}-name": "longsword", f"{new_row(d, 'weapon')}-accuracy": "d6"},
+     "weapon-1-name", "There is already a weapon called longsword."),
     ("equipment", lambda d: {f"{row(d, 'asset', 'Old map')}-level": "6"}, "asset-0-level", "A level is from 1 to 5."),
     ("equipment", lambda d: {f"{row(d, 'weapon', 'Longsword')}-damage": "d2"}, "weapon-0-damage",
      "A weapon&#x27;s damage die is d4 … d12."),
@@ -257,16 +268,7 @@ def test_bad_input_is_refused_next_to_its_field(client, brunella, gm, section, m
 
 def _everything(character: Character) -> tuple:
     c = Character.objects.get(pk=character.pk)
-    return (
-        c.name, c.concept, c.will, c.charm, c.pulse, c.intellect, c.reflex, c.hit_points, c.reputation, c.notes,
-        c.version, dict(c.section_versions),
-        sorted(c.skills.values_list("name", "die")),
-        sorted(Specialization.objects.filter(skill__character=c).values_list("name", "level")),
-        sorted(c.traits.values_list("kind", "name", "description")),
-        sorted((a.name, a.level, a.kind, tuple(sorted(s.name for s in a.skills.all()))) for a in c.assets.all()),
-        sorted(c.weapons.values_list("name", "accuracy", "damage")),
-        sorted(c.armor.values_list("name", "defense")),
-    )  # fmt: skip
+    return c.name, c.sheet, c.version, dict(c.section_versions), SheetChange.objects.filter(character=c).count()
 
 
 def test_a_bad_save_keeps_what_was_typed_and_the_version_it_was_made_from(client, brunella, gm) -> None:
@@ -277,6 +279,7 @@ def test_a_bad_save_keeps_what_was_typed_and_the_version_it_was_made_from(client
     assert "Keep the notes under 20,000 characters." in response.text
     assert f'name="version" value="{data["version"]}"' in response.text
     assert "x" * 20_001 in response.text
+    assert now(brunella, "notes") == brunella.document.notes
 
 
 def test_a_list_without_its_management_form_saves_nothing(client, brunella, gm) -> None:
@@ -286,7 +289,7 @@ def test_a_list_without_its_management_form_saves_nothing(client, brunella, gm) 
     response = client.post(edit_url(brunella, "equipment"), data, **HTMX)
     assert response.status_code == 400
     assert "ManagementForm data is missing" in response.text
-    assert list(brunella.armor.values_list("name", flat=True)) == ["Leather"]
+    assert [a.name for a in Character.objects.get(pk=brunella.pk).document.armor] == ["Leather"]
 
 
 def test_a_form_without_its_version_saves_nothing(client, brunella, gm) -> None:
@@ -296,7 +299,7 @@ def test_a_form_without_its_version_saves_nothing(client, brunella, gm) -> None:
     response = client.post(edit_url(brunella, "notes"), data, **HTMX)
     assert response.status_code == 400
     assert "did not say which version" in response.text
-    assert now(brunella, "notes") == brunella.notes
+    assert now(brunella, "notes") == brunella.document.notes
 
 
 # --- No lost work ----------------------------------------------------------------------------
@@ -316,7 +319,7 @@ def test_two_saves_from_one_version_the_second_gets_the_current_values(client, b
     assert ">\nThe GM&#x27;s notes.</textarea>" in page  # the form holds the current values …
     assert "<li>Notes: The player&#x27;s notes.</li>" in page  # … and shows what the player had typed
     saved = Character.objects.get(pk=brunella.pk)
-    assert saved.notes == "The GM's notes."
+    assert saved.document.notes == "The GM's notes."
     assert f'name="version" value="{saved.section_versions["notes"]}"' in page
     # Redone from the current version, the player's save goes through.
     again = client.post(edit_url(brunella, "notes"), {**posted(brunella, "notes"), "notes": "Both."}, **HTMX)
@@ -334,9 +337,7 @@ def test_a_stale_plain_form_gets_the_page_with_the_message(client, brunella, gm)
     assert "<html" in response.text
     assert "Someone else changed this section" in response.text
     assert "Name: Blink" in response.text
-    assert set(Specialization.objects.filter(skill__character=brunella).values_list("name", "level")) == {
-        ("Teleport", 3), ("Fireball", 1), ("Longsword", 1)
-    }  # fmt: skip
+    assert spec_levels(Character.objects.get(pk=brunella.pk)) == {("Teleport", 3), ("Fireball", 1), ("Longsword", 1)}
 
 
 def test_a_stale_save_is_refused_even_with_bad_input(client, brunella, gm) -> None:
@@ -356,7 +357,7 @@ def test_a_save_to_another_section_from_an_older_page_succeeds(client, brunella,
     response = client.post(edit_url(brunella, "details"), {**details, "concept": "Knight errant"}, **HTMX)
     assert response.status_code == 200
     saved = Character.objects.get(pk=brunella.pk)
-    assert (saved.notes, saved.concept) == ("GM was here.", "Knight errant")
+    assert (saved.document.notes, saved.document.concept) == ("GM was here.", "Knight errant")
 
 
 # --- htmx fragments and full pages -----------------------------------------------------------
@@ -449,10 +450,49 @@ def test_an_asset_row_keeps_the_skills_it_helps(client, brunella, player) -> Non
     client.force_login(player)
     data = posted(brunella, "equipment", gm=False)
     otto = row(data, "asset", "Uncle Otto")
-    assert sorted(data[f"{otto}-skills"]) == ["Fighting", "Healing"]
-    data[f"{otto}-skills"] = ["Sneaking"]
+    assert sorted(data[f"{otto}-skills"]) == sorted([str(HEALING), str(FIGHTING)])
+    data[f"{otto}-skills"] = [str(SNEAKING)]
     data[f"{row(data, 'asset', 'Old map')}-remove"] = "on"
     assert client.post(edit_url(brunella, "equipment"), data).status_code == 302
-    assert [(a.name, [s.name for s in a.skills.all()]) for a in Asset.objects.filter(character=brunella)] == [
-        ("Uncle Otto", ["Sneaking"])
+    assert [(a.name, a.skills) for a in Character.objects.get(pk=brunella.pk).document.assets] == [
+        ("Uncle Otto", (SNEAKING,))
     ]
+
+
+def test_the_asset_form_lists_the_skills_by_name(client, brunella, player) -> None:
+    client.force_login(player)
+    page = client.get(edit_url(brunella, "equipment"), **HTMX).text
+    assert f'value="{HEALING}"' in page
+    assert "Healing</label>" in page
+
+
+def test_the_sheet_shows_the_document(client, brunella, player) -> None:
+    client.force_login(player)
+    page = client.get(reverse("characters:sheet", args=[brunella.pk])).text
+    for text in (
+        "Sellsword · played by player", "<strong>Uncle Otto</strong> (person, Standard 3): helps Healing, Fighting",
+        "<strong>Longsword</strong>: accuracy d8, damage d8", "<strong>Leather</strong>: defensive die d4",
+        "<dd>+1", "Owes the ferryman two silver.",
+        f"?skill={FIGHTING}&amp;specialization=",
+    ):  # fmt: skip
+        assert text in page, text
+
+
+def test_a_conflict_shows_what_was_typed_by_name(client, brunella, gm, player) -> None:
+    opened = posted(brunella, "equipment", gm=False)
+    client.force_login(gm)
+    assert client.post(edit_url(brunella, "equipment"), {**opened, "weapon-0-name": "Greatsword"}).status_code == 302
+    client.force_login(player)
+    otto = row(opened, "asset", "Uncle Otto")
+    response = client.post(edit_url(brunella, "equipment"), {**opened, f"{otto}-skills": [str(SNEAKING)]}, **HTMX)
+    assert response.status_code == 409
+    assert "Helps: Sneaking" in response.text
+    assert "Level: 3 Standard" in response.text
+    assert Character.objects.get(pk=brunella.pk).document.assets[1].skills == (HEALING, FIGHTING)
+
+
+def test_the_hit_points_form_says_their_range(client, brunella, gm) -> None:
+    client.force_login(gm)
+    page = client.get(edit_url(brunella, "hit-points"), **HTMX).text
+    assert "From 30 (full) down to 1; at 0 or below the character is dying, and dies at -8." in page
+    assert 'name="hit_points" value="30"' in page

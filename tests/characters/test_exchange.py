@@ -1,7 +1,9 @@
-"""Export a character as a JSON document and import it into another campaign as a fresh creation.
+"""Export a character as a JSON document and import it into a campaign.
 
-Every character here is made through ``characters.creation``, as a player makes one; the
-played state (levels raised, damage taken, reputation) is then written as play would leave it.
+A signed, unchanged export comes back as it was exported; an unsigned or changed document is
+created again as a fresh creation of the target campaign; a document of the old format
+(version 1) still imports. Characters are built as sheet documents with the engine, as the
+creation steps leave them (``build``), and played as play leaves them (``played``).
 """
 
 from __future__ import annotations
@@ -13,23 +15,26 @@ from html import escape
 from typing import Any
 
 import pytest
+from django.core import signing
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.test import override_settings
 from django.urls import reverse
 
 from campaigns.models import Campaign, Membership
-from characters import creation, exchange
-from characters.creation import ArmorChoice, AssetChoice, SpecializationChoice, TraitChoice, WeaponChoice
+from characters import exchange
 from characters.exchange import DocumentError
-from characters.models import Character, Specialization
+from characters.models import Character, SheetChange
 from rules.dice import StepDie
 from rules.systems import lucky13
 
 pytestmark = pytest.mark.django_db
 
-D = StepDie.parse
-BALANCED = dict(zip(lucky13.ABILITY_KEYS, map(D, ["d6", "d4", "d10", "d6", "d8"]), strict=True))
+BALANCED = {"will": "d6", "charm": "d4", "pulse": "d10", "intellect": "d6", "reflex": "d8"}
 SCI_FI = [{"name": n, "ability": a} for n, a in lucky13.SKILL_PRESETS["sci_fi"][1]]
+SYSTEM = lucky13.SYSTEM
+#: Item ids of a built character, in the order a version-1 document gives them.
+TELEPORT, HERBS, PICK_LOCKS, BROADSWORD_SPEC = 6, 7, 8, 9
+MERCENARY, BAD_KNEE, OLD_MAP, TOWN_GUIDE, BROADSWORD, CHAINMAIL = 10, 11, 12, 13, 14, 15
 
 
 def make_campaign(gm, *members, name="The Sunken Crown", **options) -> Campaign:
@@ -40,50 +45,154 @@ def make_campaign(gm, *members, name="The Sunken Crown", **options) -> Campaign:
     return campaign
 
 
-def build(campaign, owner, *, name="Brunella", rng: random.Random | None = None, skill_rng=None) -> Character:
-    """A finished character through every creation step: array abilities, or rolled ones with ``rng``."""
-    character = creation.start_character(campaign=campaign, owner=owner, name=name, concept="Sellsword")
+def built_sheet(campaign, *, rng: random.Random | None = None, skill_rng: random.Random | None = None) -> dict:
+    """A finished sheet as the creation steps make it in ``campaign``: the balanced array, or
+    abilities rolled with ``rng``; skills by the campaign's method (rolled with ``skill_rng``);
+    four specializations with an impairment; a background; gear; full hit points."""
+    options = campaign.settings
+    sheet = SYSTEM.new_draft(options)
     if rng is None:
-        creation.assign_abilities(character_id=character.pk, array="balanced", dice=BALANCED)
+        document = sheet.model_dump(mode="json")
+        document["abilities"] = dict(BALANCED)
+        document["creation"]["ability_method"] = "balanced"
+        sheet = SYSTEM.read_sheet(document)
     else:
-        creation.roll_abilities(character_id=character.pk, rng=rng)
-    creation.set_skills(character_id=character.pk, rng=skill_rng)
-    creation.set_specializations(
-        character_id=character.pk,
-        choices=[SpecializationChoice("Spellcasting", "Teleport"), SpecializationChoice("Fighting", "Broadsword"),
-                 SpecializationChoice("Sneaking", "Pick locks"), SpecializationChoice("Healing", "Herbs")],
-        took_impairment=True,
+        sheet = SYSTEM.roll_step(sheet, "abilities", options, rng)
+    if options["skill_method"] == "random":
+        sheet = SYSTEM.roll_step(sheet, "skills", options, skill_rng or random.Random(0))
+    document = sheet.model_dump(mode="json")
+    if options["skill_method"] != "random":
+        for skill in document["skills"]:
+            skill["die"] = document["abilities"][skill["ability"]] if skill["ability"] else "d4"
+    specs = {"Spellcasting": "Teleport", "Healing": "Herbs", "Sneaking": "Pick locks", "Fighting": "Broadsword"}
+    next_id = len(document["skills"]) + 1
+    for skill in document["skills"]:
+        if skill["name"] in specs:
+            skill["specializations"] = [{"id": next_id, "name": specs[skill["name"]], "level": 1}]
+            next_id += 1
+    ids = {skill["name"]: skill["id"] for skill in document["skills"]}
+    document.update(
+        concept="Sellsword",
+        traits=[
+            {"id": next_id, "kind": "background", "name": "Mercenary", "description": "Free companies"},
+            {"id": next_id + 1, "kind": "impairment", "name": "Bad knee", "description": ""},
+        ],
+        assets=[
+            {"id": next_id + 2, "name": "Old map", "kind": "thing", "level": 2,
+             "skills": sorted(ids[n] for n in ("Sneaking", "Scholarship") if n in ids), "description": "Faded ink"},
+            {"id": next_id + 3, "name": "Town guide", "kind": "person", "level": 3, "skills": [], "description": ""},
+        ],
+        weapons=[{"id": next_id + 4, "name": "Broadsword", "accuracy": "d8", "damage": "d10"}],
+        armor=[{"id": next_id + 5, "name": "Chainmail", "defense": "d6"}],
+        next_id=next_id + 6,
     )  # fmt: skip
-    creation.set_traits(
-        character_id=character.pk,
-        traits=[TraitChoice("background", "Mercenary", "Free companies"), TraitChoice("impairment", "Bad knee")],
-    )
-    creation.set_equipment(
-        character_id=character.pk,
-        assets=[AssetChoice("Old map", 2, "thing", ("Sneaking", "Scholarship"), "Faded ink"),
-                AssetChoice("Town guide", 3, "person")],
-        weapons=[WeaponChoice("Broadsword", D("d8"), D("d10"))],
-        armor=[ArmorChoice("Chainmail", D("d6"))],
-    )  # fmt: skip
-    return creation.finish(character_id=character.pk)
+    document["creation"].update(step="", took_impairment=True)
+    pulse = StepDie.parse(document["abilities"]["pulse"])
+    document["hit_points"] = lucky13.max_hit_points(pulse, options["hit_points_per_step"])
+    return SYSTEM.read_sheet(document).model_dump(mode="json")
+
+
+def build(campaign, owner, *, name="Brunella", rng=None, skill_rng=None, status="active") -> Character:
+    """A finished character of ``campaign`` (see :func:`built_sheet`)."""
+    sheet = built_sheet(campaign, rng=rng, skill_rng=skill_rng)
+    return Character.objects.create(campaign=campaign, owner=owner, name=name, status=status, sheet=sheet)
 
 
 def played(character: Character) -> Character:
     """As play leaves a sheet: a level bought, damage taken, a name made, points earned, notes."""
-    Specialization.objects.filter(skill__character=character, name="Teleport").update(level=3)
-    Character.objects.filter(pk=character.pk).update(hit_points=17, reputation=2, ap_balance=9, notes="Owes Tam 3 gp.")
+    sheet = copy.deepcopy(character.sheet)
+    sheet["skills"][0]["specializations"][0]["level"] = 3
+    sheet.update(hit_points=17, reputation=2, notes="Owes Tam 3 gp.")
+    Character.objects.filter(pk=character.pk).update(sheet=sheet, ap_balance=9)
     return Character.objects.get(pk=character.pk)
 
 
 def export(character: Character) -> dict[str, Any]:
-    from characters.sheets import with_sheet
-
-    return exchange.export_character(with_sheet(Character.objects.filter(pk=character.pk)).get())
+    return exchange.export_character(Character.objects.select_related("campaign").get(pk=character.pk))
 
 
 def comparable(document: dict[str, Any]) -> dict[str, Any]:
-    """What an import keeps: the document without the fields a fresh creation sets anew."""
-    return {k: v for k, v in document.items() if k not in ("version", "integrity")}
+    """What an import keeps: the envelope without what belongs to one export."""
+    return {k: v for k, v in document.items() if k not in ("version", "exported_at", "signature")}
+
+
+def unsigned(document: dict[str, Any]) -> dict[str, Any]:
+    """The document as a player edited it, or another program wrote it: without a signature."""
+    return {**copy.deepcopy(document), "signature": None}
+
+
+def v1_export(character: Character, *, key: str | None = None) -> dict[str, Any]:
+    """The character as the version-1 format wrote it (the export before the envelope), with the
+    ``integrity`` signature over its rolls made as that code made it."""
+    sheet = character.document
+    options = character.campaign.settings
+    names = {skill.id: skill.name for skill in sheet.skills}
+    with_dice = all(skill.die is not None for skill in sheet.skills)
+    skills = list(sheet.skills) if with_dice else []  # a draft's skill rows began at its skills step
+    ability_rolls = list(sheet.creation.ability_rolls) if sheet.creation.ability_method == "random" else None
+    skill_rolls = [s.rolled for s in skills] if skills and all(s.rolled for s in skills) else None
+    rolls: dict[str, list[int]] = {}
+    integrity = None
+    if ability_rolls:
+        rolls["abilities"] = ability_rolls
+    if skill_rolls:
+        rolls["skills"] = skill_rolls
+    if rolls:
+        payload = {
+            "system": character.campaign.system,
+            "abilities": None
+            if ability_rolls is None
+            else {
+                "rolls": ability_rolls,
+                "dice": {k: lucky13.ability_from_percentile(r).label for k, r in zip(lucky13.ABILITY_KEYS,
+                                                                                       ability_rolls, strict=True)},
+            },
+            "skills": None
+            if skill_rolls is None
+            else [[s.name, s.rolled, lucky13.ability_from_percentile(s.rolled).label] for s in skills],
+        }  # fmt: skip
+        signer = signing.Signer(key=key, salt="dicehall.characters.exchange.creation-rolls")
+        integrity = signer.signature(json.dumps(payload, sort_keys=True, separators=(",", ":")))
+    return {
+        "schema": "dicehall.character",
+        "schema_version": 1,
+        "system": character.campaign.system,
+        "version": character.version,
+        "name": character.name,
+        "concept": sheet.concept,
+        "ability_names": dict(zip(lucky13.ABILITY_KEYS, options["ability_names"], strict=True)),
+        "abilities": sheet.abilities.model_dump(mode="json"),
+        "ability_method": sheet.creation.ability_method or None,
+        "creation_rolls": rolls,
+        "skills": [
+            {
+                "name": s.name,
+                "ability": s.ability,
+                "die": s.die,
+                "specializations": [{"name": p.name, "level": p.level} for p in s.specializations],
+            }
+            for s in skills
+        ],
+        "took_impairment": sheet.creation.took_impairment,
+        "backgrounds": [{"name": t.name, "description": t.description} for t in sheet.traits if t.kind == "background"],
+        "impairments": [{"name": t.name, "description": t.description} for t in sheet.traits if t.kind == "impairment"],
+        "assets": [
+            {
+                "name": a.name,
+                "kind": a.kind,
+                "level": a.level,
+                "skills": [names[i] for i in a.skills],
+                "description": a.description,
+            }
+            for a in sheet.assets
+        ],
+        "weapons": [{"name": w.name, "accuracy": w.accuracy, "damage": w.damage} for w in sheet.weapons],
+        "armor": [{"name": a.name, "defense": a.defense} for a in sheet.armor],
+        "hit_points": sheet.hit_points,
+        "reputation": sheet.reputation,
+        "notes": sheet.notes,
+        "integrity": integrity,
+    }
 
 
 @pytest.fixture
@@ -96,57 +205,44 @@ def errors_of(excinfo: pytest.ExceptionInfo[DocumentError]) -> dict[str, str]:
     return dict(excinfo.value.errors)
 
 
+def document_of(character: Character) -> dict[str, Any]:
+    character.refresh_from_db()
+    return character.document.model_dump(mode="json")
+
+
 # --- Export ----------------------------------------------------------------------------------
 
 
-def test_the_export_carries_the_whole_sheet_in_the_schema(campaign, player) -> None:
+def test_the_export_is_an_envelope_around_the_whole_sheet(campaign, player) -> None:
     character = played(build(campaign, player))
     document = export(character)
 
-    assert document["schema"] == "dicehall.character"
-    assert document["schema_version"] == 1
-    assert document["system"] == "lucky13"
+    assert document["format"] == "dicehall-character"
+    assert document["format_version"] == 2
+    assert (document["system"], document["sheet_version"]) == ("lucky13", 1)
     assert document["version"] == character.version
-    assert document["name"] == "Brunella"
-    assert document["abilities"] == {"will": "d6", "charm": "d4", "pulse": "d10", "intellect": "d6", "reflex": "d8"}
-    assert document["ability_names"]["pulse"] == "Pulse"
-    assert document["ability_method"] == "balanced"
-    assert document["creation_rolls"] == {}
-    assert document["integrity"] is None
-    assert [s["name"] for s in document["skills"]] == ["Spellcasting", "Scholarship", "Healing", "Sneaking", "Fighting"]
-    assert document["skills"][0] == {
-        "name": "Spellcasting",
-        "ability": "intellect",
-        "die": "d6",
-        "specializations": [{"name": "Teleport", "level": 3}],
-    }
-    assert document["took_impairment"] is True
-    assert document["backgrounds"] == [{"name": "Mercenary", "description": "Free companies"}]
-    assert document["impairments"] == [{"name": "Bad knee", "description": ""}]
-    assert document["assets"][0] == {
-        "name": "Old map",
-        "kind": "thing",
-        "level": 2,
-        "skills": ["Scholarship", "Sneaking"],
-        "description": "Faded ink",
-    }
-    assert document["weapons"] == [{"name": "Broadsword", "accuracy": "d8", "damage": "d10"}]
-    assert document["armor"] == [{"name": "Chainmail", "defense": "d6"}]
-    assert (document["hit_points"], document["reputation"], document["notes"]) == (17, 2, "Owes Tam 3 gp.")
+    assert (document["name"], document["status"]) == ("Brunella", "active")
+    assert document["sheet"] == character.document.model_dump(mode="json")
+    assert document["sheet"]["skills"][0]["specializations"] == [{"id": TELEPORT, "name": "Teleport", "level": 3}]
+    assert (document["sheet"]["hit_points"], document["sheet"]["reputation"]) == (17, 2)
+    assert isinstance(document["exported_at"], str)
+    assert isinstance(document["signature"], str)
+    assert document["signature"]
     assert set(document) == set(exchange.FIELDS)
+    assert exchange.Envelope.model_validate(document).sheet == document["sheet"]
     assert json.loads(json.dumps(document)) == document
 
 
-def test_a_rolled_character_exports_its_rolls_with_a_signature(campaign, player) -> None:
+def test_a_rolled_character_exports_its_rolls_under_the_signature(campaign, player) -> None:
     character = build(campaign, player, rng=random.Random(7))
     document = export(character)
-    assert document["ability_method"] == "random"
-    assert document["creation_rolls"] == {"abilities": character.creation_rolls["abilities"]}
-    assert isinstance(document["integrity"], str)
-    assert document["integrity"]
+    assert document["sheet"]["creation"]["ability_method"] == "random"
+    assert document["sheet"]["creation"]["ability_rolls"] == list(character.document.creation.ability_rolls)
+    assert exchange.signed(document)
+    assert not exchange.signed({**document, "name": "Someone else"})
 
 
-# --- Import: a fresh creation ----------------------------------------------------------------
+# --- Import: the character as it was exported ------------------------------------------------
 
 
 def test_an_array_character_round_trips_into_another_campaign(campaign, second, player) -> None:
@@ -160,68 +256,87 @@ def test_an_array_character_round_trips_into_another_campaign(campaign, second, 
     assert comparable(export(imported)) == comparable(document)
 
 
-def test_an_import_starts_afresh_and_says_what_was_reset(campaign, second, player) -> None:
+def test_a_signed_export_comes_back_with_everything_it_had(campaign, second, player) -> None:
     document = export(played(build(campaign, player)))
 
     imported = exchange.import_character(campaign=second, owner=player, document=document)
 
-    assert imported.hit_points == 40  # Pulse d10, four steps of 10: full
-    assert imported.reputation == 0
+    sheet = document_of(imported)
+    assert sheet == document["sheet"]
+    assert sheet["skills"][0]["specializations"][0]["level"] == 3
+    assert (sheet["hit_points"], sheet["reputation"], sheet["notes"]) == (17, 2, "Owes Tam 3 gp.")
     assert imported.ap_balance == 0
-    assert set(Specialization.objects.filter(skill__character=imported).values_list("level", flat=True)) == {1}
-    assert imported.notes == "Owes Tam 3 gp."
     assert exchange.resets(campaign=second, document=document) == [
-        "Teleport (Spellcasting) from level 3 to level 1",
-        "reputation from +2 to 0",
-        "hit points from 17 to 40 (full)",
-        "Adventure Points start at 0 (points earned stay with the original character)",
+        "Adventure Points start at 0 (points earned stay with the original character)"
     ]
 
 
-def test_a_rule_of_the_target_campaign_that_fails_names_the_field_and_creates_nothing(gm, campaign, player) -> None:
+def test_the_import_is_written_through_the_write_path(campaign, second, player) -> None:
     document = export(build(campaign, player))
-    sci_fi = make_campaign(gm, player, name="Starfall", skill_preset="sci_fi", skills=SCI_FI)
-    before = Character.objects.count()
+    imported = exchange.import_character(campaign=second, owner=player, document=document)
+    [change] = SheetChange.objects.filter(character=imported)
+    assert (change.what, change.by, change.after) == ("Imported", player, document["sheet"])
+    assert change.version == imported.version
 
+
+@pytest.mark.parametrize("status", ["draft", "archived"])
+def test_a_draft_and_an_archived_character_keep_their_status(campaign, second, player, status) -> None:
+    sheet = built_sheet(campaign)
+    if status == "draft":
+        sheet.update(hit_points=None, assets=[], weapons=[], armor=[])
+        sheet["creation"]["step"] = "equipment"
+    character = Character.objects.create(campaign=campaign, owner=player, name="Half", status=status, sheet=sheet)
+    document = export(character)
+
+    imported = exchange.import_character(campaign=second, owner=player, document=document)
+
+    assert imported.status == status
+    assert document_of(imported) == document["sheet"]
+    if status == "draft":
+        assert imported.document.creation.step == "equipment"
+
+
+def test_a_signed_export_is_not_rechecked_as_a_fresh_creation(gm, campaign, player) -> None:
+    """An advanced character joins as it stands, whatever the target's creation rules."""
+    document = export(played(build(campaign, player, rng=random.Random(7))))
+    strict = make_campaign(gm, player, name="Strict", ability_methods="array", starting_specializations=1)
+    imported = exchange.import_character(campaign=strict, owner=player, document=document)
+    assert document_of(imported) == document["sheet"]
+
+
+def test_the_sheet_is_still_validated_as_it_stands(gm, campaign, player) -> None:
+    """Hit points that do not fit the target's hit points per step are refused."""
+    document = export(build(campaign, player))  # Pulse d10: 40 hit points at 10 per step
+    small = make_campaign(gm, player, name="Small", hit_points_per_step=5)
     with pytest.raises(DocumentError) as excinfo:
-        exchange.import_character(campaign=sci_fi, owner=player, document=document)
-
-    errors = errors_of(excinfo)
-    assert errors["skills[0].name"].startswith("Spellcasting is not one of Starfall's skills (Technology")
-    assert "Astrogation" in errors["skills"]
-    assert Character.objects.count() == before
+        exchange.import_character(campaign=small, owner=player, document=document)
+    assert "hit points run from -10 to 20" in errors_of(excinfo)["sheet.hit_points"]
+    assert not small.characters.exists()
 
 
-@pytest.mark.parametrize(
-    ("options", "field", "message"),
-    [
-        ({"starting_specializations": 1}, "skills[3].specializations[0]",
-         "starts with at most 2 specializations, and this document has 4"),
-        ({"skill_method": "point_buy", "skill_points": 10}, "skills", "those dice cost 12 points; the budget is 10"),
-        ({"skill_method": "array", "skill_array": ["d4", "d4", "d4", "d4", "d4"]}, "skills", "assign the dice"),
-        ({"skills": [{"name": n, "ability": None} for n in ["Spellcasting", "Scholarship", "Healing", "Sneaking",
-                                                              "Fighting"]]},
-         "skills[0].die", "Spellcasting has d4, as it has no linked ability, not d6"),
-        ({"ability_methods": "random"}, "ability_method", "rolls every character's abilities on the server"),
-    ],
-)  # fmt: skip
-def test_each_creation_rule_of_the_target_applies(gm, campaign, player, options, field, message) -> None:
+def test_a_finished_character_must_be_complete(campaign, second, player) -> None:
+    sheet = {**built_sheet(campaign), "hit_points": None}
+    broken = Character.objects.create(campaign=campaign, owner=player, name="Broken", status="active", sheet=sheet)
+    with pytest.raises(DocumentError, match=r"sheet\.hit_points: is needed on a finished character"):
+        exchange.import_character(campaign=second, owner=player, document=export(broken))
+    assert not second.characters.exists()
+
+
+def test_an_older_sheet_version_is_migrated_by_its_system(campaign, second, player, monkeypatch) -> None:
     document = export(build(campaign, player))
-    target = make_campaign(gm, player, name="Elsewhere", **options)
-    before = Character.objects.count()
+    calls = []
+    real = type(SYSTEM).migrate
 
-    with pytest.raises(DocumentError) as excinfo:
-        exchange.import_character(campaign=target, owner=player, document=document)
+    def migrate(self, sheet, from_version):
+        calls.append(from_version)
+        return real(self, sheet, from_version)
 
-    assert message in errors_of(excinfo)[field]
-    assert Character.objects.count() == before
-
-
-def test_an_array_that_breaks_the_rule_is_refused(campaign, second, player) -> None:
-    document = export(build(campaign, player))
-    document["abilities"]["will"] = "d12"
-    with pytest.raises(DocumentError, match="abilities: the balanced array is d4 d6 d6 d8 d10: too many d12"):
-        exchange.import_character(campaign=second, owner=player, document=document)
+    monkeypatch.setattr(type(SYSTEM), "sheet_version", 2)
+    monkeypatch.setattr(type(SYSTEM), "migrate", migrate)
+    monkeypatch.setattr(lucky13.SYSTEM, "read_sheet", lambda doc: lucky13.Sheet.model_validate(doc))
+    imported = exchange.import_character(campaign=second, owner=player, document=document)
+    assert calls == [1]
+    assert imported.document.model_dump(mode="json") == document["sheet"]
 
 
 def test_an_archived_campaign_takes_no_imports(campaign, second, player) -> None:
@@ -235,6 +350,95 @@ def test_an_archived_campaign_takes_no_imports(campaign, second, player) -> None
     assert not second.characters.exists()
 
 
+# --- An unsigned or changed document: a fresh creation ---------------------------------------
+
+
+def test_an_unsigned_document_starts_afresh_and_says_what_was_reset(campaign, second, player) -> None:
+    document = unsigned(export(played(build(campaign, player))))
+
+    imported = exchange.import_character(campaign=second, owner=player, document=document)
+
+    sheet = document_of(imported)
+    assert sheet["hit_points"] == 40  # Pulse d10, four steps of 10: full
+    assert sheet["reputation"] == 0
+    assert {spec["level"] for skill in sheet["skills"] for spec in skill["specializations"]} == {1}
+    assert sheet["notes"] == "Owes Tam 3 gp."
+    assert imported.ap_balance == 0
+    assert exchange.resets(campaign=second, document=document) == [
+        "Teleport (Spellcasting) from level 3 to level 1",
+        "reputation from +2 to 0",
+        "hit points from 17 to 40 (full)",
+        "Adventure Points start at 0 (points earned stay with the original character)",
+    ]
+
+
+def test_a_rule_of_the_target_campaign_that_fails_names_the_field_and_creates_nothing(gm, campaign, player) -> None:
+    document = unsigned(export(build(campaign, player)))
+    sci_fi = make_campaign(gm, player, name="Starfall", skill_preset="sci_fi", skills=SCI_FI)
+    before = Character.objects.count()
+
+    with pytest.raises(DocumentError) as excinfo:
+        exchange.import_character(campaign=sci_fi, owner=player, document=document)
+
+    errors = errors_of(excinfo)
+    assert errors["sheet.skills.0.name"].startswith("Starfall has no skill Spellcasting (its skills: Technology")
+    assert "Astrogation" in errors["sheet.skills"]
+    assert Character.objects.count() == before
+
+
+@pytest.mark.parametrize(
+    ("options", "field", "message"),
+    [
+        ({"starting_specializations": 1}, "sheet.specializations", "choose at most 2 starting specializations"),
+        ({"skill_method": "point_buy", "skill_points": 10}, "sheet.skills",
+         "those dice cost 12 points; the budget is 10"),
+        ({"skill_method": "array", "skill_array": ["d4", "d4", "d4", "d4", "d4"]}, "sheet.skills", "assign the dice"),
+        ({"skills": [{"name": n, "ability": None} for n in ["Spellcasting", "Scholarship", "Healing", "Sneaking",
+                                                              "Fighting"]]},
+         "sheet.skills", "d4 for a skill with no linked ability"),
+        ({"ability_methods": "random"}, "sheet.creation.ability_method",
+         "rolls every character's abilities on the server"),
+    ],
+)  # fmt: skip
+def test_each_creation_rule_of_the_target_applies(gm, campaign, player, options, field, message) -> None:
+    document = unsigned(export(build(campaign, player)))
+    target = make_campaign(gm, player, name="Elsewhere", **options)
+    before = Character.objects.count()
+
+    with pytest.raises(DocumentError) as excinfo:
+        exchange.import_character(campaign=target, owner=player, document=document)
+
+    assert message in errors_of(excinfo)[field]
+    assert Character.objects.count() == before
+
+
+@pytest.mark.parametrize("how", [unsigned, lambda d: d])  # unsigned, or changed under its signature
+def test_an_array_that_breaks_the_rule_is_refused(campaign, second, player, how) -> None:
+    document = how(export(build(campaign, player)))
+    document["sheet"]["abilities"]["will"] = "d12"
+    with pytest.raises(DocumentError, match=r"sheet\.abilities: the balanced array is d4 d6 d6 d8 d10: too many d12"):
+        exchange.import_character(campaign=second, owner=player, document=document)
+
+
+def test_an_unsigned_draft_is_checked_up_to_its_step(campaign, second, player) -> None:
+    sheet = built_sheet(campaign)
+    sheet.update(hit_points=None, traits=[], assets=[], weapons=[], armor=[])
+    sheet["creation"]["step"] = "traits"
+    sheet["skills"][0]["specializations"][0]["level"] = 2
+    draft = Character.objects.create(campaign=campaign, owner=player, name="Half", status="draft", sheet=sheet)
+    document = unsigned(export(draft))
+
+    imported = exchange.import_character(campaign=second, owner=player, document=document)
+
+    assert imported.status == "draft"
+    assert imported.document.creation.step == "traits"
+    assert imported.document.skills[0].specializations[0].level == 1
+
+    document["sheet"]["abilities"]["will"] = "d12"
+    with pytest.raises(DocumentError, match="too many d12"):
+        exchange.import_character(campaign=second, owner=player, document=document)
+
+
 # --- Rolled dice: only this server's rolls, signed -------------------------------------------
 
 
@@ -244,9 +448,9 @@ def test_rolled_abilities_come_along_when_this_server_signed_them(campaign, seco
 
     imported = exchange.import_character(campaign=second, owner=player, document=document)
 
-    assert imported.ability_method == "random"
-    assert imported.creation_rolls == original.creation_rolls
-    assert [imported.ability(k) for k in lucky13.ABILITY_KEYS] == [original.ability(k) for k in lucky13.ABILITY_KEYS]
+    assert imported.document.creation.ability_method == "random"
+    assert imported.document.creation.ability_rolls == original.document.creation.ability_rolls
+    assert imported.document.abilities == original.document.abilities
     assert comparable(export(imported)) == comparable(document)
     # The new character's own export is signed again, so it can move on.
     exchange.import_character(campaign=campaign, owner=player, document=export(imported))
@@ -255,32 +459,38 @@ def test_rolled_abilities_come_along_when_this_server_signed_them(campaign, seco
 def _retuned(document: dict[str, Any], index: int, roll: int) -> dict[str, Any]:
     """The document with one ability roll changed, and its die changed to match: a forged roll."""
     forged = copy.deepcopy(document)
-    forged["creation_rolls"]["abilities"][index] = roll
+    forged["sheet"]["creation"]["ability_rolls"][index] = roll
     key = lucky13.ABILITY_KEYS[index]
-    forged["abilities"][key] = lucky13.ability_from_percentile(roll).label
+    forged["sheet"]["abilities"][key] = lucky13.ability_from_percentile(roll).label
+    return forged
+
+
+def _other_pulse(d: dict[str, Any]) -> dict[str, Any]:
+    forged = copy.deepcopy(d)
+    forged["sheet"]["abilities"]["pulse"] = "d12" if d["sheet"]["abilities"]["pulse"] != "d12" else "d4"
     return forged
 
 
 @pytest.mark.parametrize(
-    ("tamper", "field"),
+    "tamper",
     [
-        (lambda d: _retuned(d, 2, 100), "integrity"),  # a better roll, with the die it gives
-        (lambda d: {**d, "integrity": d["integrity"][:-2] + "AA"}, "integrity"),
-        (lambda d: {**d, "integrity": None}, "integrity"),
-        (lambda d: {**d, "creation_rolls": {}}, "creation_rolls.abilities"),
-        (lambda d: {**d, "abilities": {**d["abilities"], "pulse": "d12" if d["abilities"]["pulse"] != "d12" else "d4"}},
-         "abilities.pulse"),
+        lambda d: _retuned(d, 2, 100),  # a better roll, with the die it gives
+        lambda d: {**d, "signature": d["signature"][:-2] + ("AA" if not d["signature"].endswith("AA") else "BB")},
+        lambda d: {**d, "signature": None},
+        lambda d: {k: v for k, v in d.items() if k != "signature"},
+        _other_pulse,
     ],
-)  # fmt: skip
-def test_forged_or_changed_rolls_are_refused(campaign, second, player, tamper, field) -> None:
+)
+def test_forged_or_changed_rolls_are_refused(campaign, second, player, tamper) -> None:
     document = tamper(export(build(campaign, player, rng=random.Random(7))))
     before = Character.objects.count()
 
     with pytest.raises(DocumentError) as excinfo:
         exchange.import_character(campaign=second, owner=player, document=document)
 
-    message = errors_of(excinfo)[field]
-    assert "array method" in message or "is not what its roll gives" in message
+    message = errors_of(excinfo)["signature"]
+    assert "cannot be taken on trust" in message
+    assert "array method" in message
     assert Character.objects.count() == before
 
 
@@ -289,16 +499,16 @@ def test_rolls_signed_by_another_server_are_refused(campaign, second, player) ->
         document = export(build(campaign, player, rng=random.Random(7)))
     with pytest.raises(DocumentError) as excinfo:
         exchange.import_character(campaign=second, owner=player, document=document)
-    assert "not made by this Dicehall" in errors_of(excinfo)["integrity"]
+    assert "not made by this Dicehall" in errors_of(excinfo)["signature"]
     assert not second.characters.exists()
 
 
-def test_a_rolled_character_cannot_join_an_array_only_campaign(gm, campaign, player) -> None:
-    document = export(build(campaign, player, rng=random.Random(7)))
+def test_an_unsigned_rolled_character_cannot_join_an_array_only_campaign(gm, campaign, player) -> None:
+    document = unsigned(export(build(campaign, player, rng=random.Random(7))))
     array_only = make_campaign(gm, player, name="Arrays", ability_methods="array")
     with pytest.raises(DocumentError) as excinfo:
         exchange.import_character(campaign=array_only, owner=player, document=document)
-    message = errors_of(excinfo)["ability_method"]
+    message = errors_of(excinfo)["sheet.creation.ability_method"]
     assert "Arrays allows only the array method for abilities" in message
     assert 'set "ability_method" to "balanced" or "specialized"' in message
     assert not array_only.characters.exists()
@@ -306,13 +516,15 @@ def test_a_rolled_character_cannot_join_an_array_only_campaign(gm, campaign, pla
 
 def test_a_random_character_turned_into_an_array_one_by_its_player_imports(gm, campaign, player) -> None:
     """What the refusal tells the player to do works."""
-    document = export(build(campaign, player, rng=random.Random(7)))
+    document = unsigned(export(build(campaign, player, rng=random.Random(7))))
     array_only = make_campaign(gm, player, name="Arrays", ability_methods="array")
-    document.update(ability_method="balanced", abilities={k: d.label for k, d in BALANCED.items()}, creation_rolls={})
-    document["skills"] = export(build(campaign, player, name="Template"))["skills"]
+    sheet = document["sheet"]
+    sheet["abilities"] = dict(BALANCED)
+    sheet["creation"].update(ability_method="balanced", ability_rolls=[])
+    sheet["skills"] = export(build(campaign, player, name="Template"))["sheet"]["skills"]
     imported = exchange.import_character(campaign=array_only, owner=player, document=document)
-    assert imported.ability_method == "balanced"
-    assert imported.creation_rolls == {}
+    assert imported.document.creation.ability_method == "balanced"
+    assert imported.document.creation.ability_rolls == ()
 
 
 def test_rolled_skills_come_along_into_a_campaign_that_rolls_skills(gm, player) -> None:
@@ -320,26 +532,146 @@ def test_rolled_skills_come_along_into_a_campaign_that_rolls_skills(gm, player) 
     target = make_campaign(gm, player, name="Rolled too", skill_method="random")
     original = build(source, player, skill_rng=random.Random(11))
     document = export(original)
-    assert document["creation_rolls"] == {"skills": original.creation_rolls["skills"]}
+    assert all(skill["rolled"] for skill in document["sheet"]["skills"])
 
     imported = exchange.import_character(campaign=target, owner=player, document=document)
 
-    assert imported.creation_rolls == original.creation_rolls
+    assert [s.rolled for s in imported.document.skills] == [s.rolled for s in original.document.skills]
     assert comparable(export(imported)) == comparable(document)
 
     forged = copy.deepcopy(document)
-    forged["creation_rolls"]["skills"][0] = 100
-    forged["skills"][0]["die"] = "d12"
-    with pytest.raises(DocumentError, match="integrity: these skill rolls were not made by this Dicehall"):
+    forged["sheet"]["skills"][0].update(rolled=100, die="d12")
+    with pytest.raises(DocumentError, match="signature: these skill rolls were not made by this Dicehall"):
         exchange.import_character(campaign=target, owner=player, document=forged)
     assert target.characters.count() == 1
 
 
 def test_a_campaign_that_rolls_skills_takes_no_chosen_skill_dice(gm, campaign, player) -> None:
-    document = export(build(campaign, player))
+    document = unsigned(export(build(campaign, player)))
     rolled = make_campaign(gm, player, name="Rolled", skill_method="random")
-    with pytest.raises(DocumentError, match=r"creation_rolls\.skills: Rolled rolls skill dice on the server"):
+    with pytest.raises(DocumentError, match=r"sheet\.skills: Rolled rolls skill dice on the server"):
         exchange.import_character(campaign=rolled, owner=player, document=document)
+
+
+# --- The old format (version 1) --------------------------------------------------------------
+
+
+def test_an_old_format_export_converts_to_exactly_its_new_export(campaign, second, player) -> None:
+    original = played(build(campaign, player))
+    incoming = exchange.read(campaign=second, document=v1_export(original))
+    assert incoming.status == "active"
+    assert incoming.sheet.model_dump(mode="json") == comparable(export(original))["sheet"]
+
+
+def test_the_gm_imports_an_old_format_export_with_everything(campaign, second, gm, player) -> None:
+    original = played(build(campaign, player))
+    imported = exchange.import_character(campaign=second, owner=gm, document=v1_export(original))
+    assert imported.status == "active"
+    assert comparable(export(imported)) == comparable(export(original))
+
+
+def test_a_player_imports_an_old_format_export_as_a_fresh_creation(campaign, second, player) -> None:
+    """Version 1 signed only the rolls: the rest of it is checked and started afresh, as it always was."""
+    original = played(build(campaign, player))
+    document = v1_export(original)
+    assert exchange.resets(campaign=second, document=document, importer=player)[:3] == [
+        f"{original.document.skills[0].specializations[0].name} ({original.document.skills[0].name}) "
+        "from level 3 to level 1",
+        "reputation from +2 to 0",
+        "hit points from 17 to 40 (full)",
+    ]
+    imported = exchange.import_character(campaign=second, owner=player, document=document)
+    assert imported.status == "active"
+    assert (imported.document.hit_points, imported.document.reputation) == (40, 0)
+    assert imported.document.skills[0].specializations[0].level == 1
+
+
+def test_old_format_rolls_come_along_when_this_server_signed_them(campaign, second, gm, player) -> None:
+    original = build(campaign, player, rng=random.Random(7))
+    sheet = copy.deepcopy(original.sheet)
+    sheet["abilities"]["will"] = "d12"  # raised with Adventure Points since it was rolled
+    Character.objects.filter(pk=original.pk).update(sheet=sheet)
+    original.refresh_from_db()
+
+    imported = exchange.import_character(campaign=second, owner=gm, document=v1_export(original))
+
+    assert comparable(export(imported)) == comparable(export(original))
+
+
+@pytest.mark.parametrize(
+    ("tamper", "field", "message"),
+    [
+        (lambda d: d.update(integrity=None), "integrity", "not made by this Dicehall"),
+        (lambda d: d["creation_rolls"]["abilities"].__setitem__(2, 100), "integrity", "not made by this Dicehall"),
+        (lambda d: d.update(creation_rolls={}), "creation_rolls.abilities", "there are none here"),
+        (lambda d: d["abilities"].update(pulse="d4"), "abilities.pulse", "is not what its roll gives"),
+    ],
+)
+def test_old_format_rolls_that_were_forged_are_refused(campaign, second, player, tamper, field, message) -> None:
+    original = build(campaign, player, rng=random.Random(7))
+    if original.document.abilities.pulse == "d4":
+        pytest.fail("the seed must give a Pulse above d4")
+    document = v1_export(original)
+    tamper(document)
+    with pytest.raises(DocumentError) as excinfo:
+        exchange.import_character(campaign=second, owner=player, document=document)
+    assert message in errors_of(excinfo)[field]
+    assert not second.characters.exists()
+
+
+def test_old_format_rolls_signed_by_another_server_are_refused(campaign, second, player) -> None:
+    document = v1_export(build(campaign, player, rng=random.Random(7)), key="another-dicehall-" + "x" * 40)
+    with pytest.raises(DocumentError, match="integrity: these rolls were not made by this Dicehall"):
+        exchange.import_character(campaign=second, owner=player, document=document)
+
+
+def test_an_old_format_draft_stays_a_draft(campaign, second, player) -> None:
+    sheet = SYSTEM.new_draft(campaign.settings).model_dump(mode="json")
+    sheet["concept"] = "Sellsword"
+    draft = Character.objects.create(campaign=campaign, owner=player, name="Half", status="draft", sheet=sheet)
+    document = v1_export(draft)
+    assert document["abilities"]["will"] is None
+    assert document["skills"] == []
+
+    imported = exchange.import_character(campaign=second, owner=player, document=document)
+
+    assert imported.status == "draft"
+    assert comparable(export(imported)) == comparable(export(draft))
+
+
+def valid_v1(campaign, player) -> dict[str, Any]:
+    return v1_export(build(campaign, player))
+
+
+@pytest.mark.parametrize(
+    ("change", "field", "message"),
+    [
+        (lambda d: d.update(schema_version=2), "schema_version", "reads version 1 of the old character schema"),
+        (lambda d: d.pop("schema_version"), "schema_version", "is missing"),
+        (lambda d: d.update(schema="dicehall.campaign"), "format", "not a Dicehall character document"),
+        (lambda d: d.update(system="d6"), "system", "plays Lucky 13"),
+        (lambda d: d.update(level=3), "level", "is not a field here"),
+        (lambda d: d["skills"][1].update(bonus=1), "skills[1].bonus", "is not a field here"),
+        (lambda d: d.update(name="   "), "name", "A character needs a name"),
+        (lambda d: d["skills"][2].update(die="d7"), "skills[2].die", "not a die on the step ladder"),
+        (lambda d: d["skills"][0]["specializations"][0].update(level=6), "skills[0].specializations[0].level",
+         "must be from 1 to 5"),
+        (lambda d: d["assets"][0]["skills"].append("Piloting"), "assets[0].skills[2]", "no skill called Piloting"),
+        (lambda d: d.update(armor=[{"name": "Plate", "defense": "d6"}] * 21), "armor", "at most 20 entries"),
+        (lambda d: d.update(took_impairment=True, impairments=[]), "impairments", "name the impairment here"),
+    ],
+)  # fmt: skip
+def test_a_malformed_old_format_document_is_refused_with_the_field_named(
+    campaign, second, player, change, field, message
+) -> None:
+    document = valid_v1(campaign, player)
+    change(document)
+    with pytest.raises(DocumentError) as excinfo:
+        exchange.import_character(campaign=second, owner=player, document=document)
+    errors = errors_of(excinfo)
+    assert field in errors, excinfo.value.messages()
+    assert message in errors[field]
+    assert not second.characters.exists()
 
 
 # --- Documents that are not character documents ----------------------------------------------
@@ -349,39 +681,39 @@ def valid_document(campaign, player) -> dict[str, Any]:
     return export(build(campaign, player))
 
 
+def _many_armor(d: dict[str, Any]) -> None:
+    d["sheet"]["armor"] = [{"id": 100 + i, "name": f"Plate {i}", "defense": "d6"} for i in range(51)]
+    d["sheet"]["next_id"] = 200
+
+
 @pytest.mark.parametrize(
     ("change", "field", "message"),
     [
-        (lambda d: d.update(schema_version=2), "schema_version", "reads version 1 of the character schema"),
-        (lambda d: d.pop("schema_version"), "schema_version", "is missing"),
-        (lambda d: d.update(schema="dicehall.campaign"), "schema", "not a Dicehall character document"),
+        (lambda d: d.update(format_version=3), "format_version", "reads versions 1 and 2 of the character format"),
+        (lambda d: d.pop("format_version"), "format_version", "is missing"),
+        (lambda d: d.update(format="dicehall-campaign"), "format", "not a Dicehall character document"),
         (lambda d: d.update(system="d6"), "system", "plays Lucky 13"),
         (lambda d: d.update(level=3), "level", "is not a field here"),
-        (lambda d: d["skills"][1].update(bonus=1), "skills[1].bonus", "is not a field here"),
+        (lambda d: d.pop("sheet"), "sheet", "is missing"),
+        (lambda d: d.update(sheet=[]), "sheet", "must be an object"),
         (lambda d: d.update(name=42), "name", "must be text"),
         (lambda d: d.update(name="   "), "name", "A character needs a name"),
-        (lambda d: d.update(took_impairment="yes"), "took_impairment", "must be true or false"),
-        (lambda d: d["abilities"].update(will=8), "abilities.will", "must be a die label"),
-        (lambda d: d["abilities"].update(will="d12+d4"), "abilities.will", "d4 … d12, not d12+d4"),
-        (lambda d: d["abilities"].pop("reflex"), "abilities.reflex", "is missing"),
-        (lambda d: d["skills"][2].update(die="d7"), "skills[2].die", "not a die on the step ladder"),
-        (lambda d: d["skills"][0]["specializations"][0].update(level=True), "skills[0].specializations[0].level",
-         "must be a whole number"),
-        (lambda d: d["skills"][0]["specializations"][0].update(level=6), "skills[0].specializations[0].level",
-         "must be from 1 to 5"),
-        (lambda d: d["assets"][0].update(level="2"), "assets[0].level", "must be a whole number"),
-        (lambda d: d["assets"][0].update(kind="dragon"), "assets[0].kind", 'must be one of "thing", "person"'),
-        (lambda d: d["assets"][0]["skills"].append("Piloting"), "assets[0].skills[2]", "Piloting is not one of"),
-        (lambda d: d.update(weapons={"name": "Sword"}), "weapons", "must be a list"),
-        (lambda d: d.update(reputation=9), "reputation", "must be from -5 to 5"),
-        (lambda d: d.update(ability_method="heroic"), "ability_method", "must be one of"),
-        (lambda d: d.update(armor=[{"name": "Plate", "defense": "d6"}] * 21), "armor", "at most 20 entries"),
-        (lambda d: d.update(backgrounds=[{"name": f"B{i}"} for i in range(20)]), "impairments",
-         "at most 20 backgrounds and impairments together"),
-        (lambda d: d["skills"][0].update(specializations=[{"name": f"S{i}"} for i in range(21)]),
-         "skills[0].specializations", "at most 20 entries"),
-        (lambda d: d.update(notes="x" * 20_001), "notes", "at most 20,000 characters"),
-        (lambda d: d.update(took_impairment=True, impairments=[]), "impairments", "name the impairment here"),
+        (lambda d: d.update(name="Line\nbreak"), "name", "must be one line"),
+        (lambda d: d.update(status="retired"), "status", 'must be one of "draft", "active", "archived"'),
+        (lambda d: d.update(sheet_version=2), "sheet_version", "reads Lucky 13 sheets up to version 1"),
+        (lambda d: d.update(sheet_version=True), "sheet_version", "must be a whole number"),
+        (lambda d: d["sheet"].update(schema_version=2), "sheet_version", "the sheet itself says version 2"),
+        (lambda d: d["sheet"]["skills"][1].update(bonus=1), "sheet.skills.1.bonus", ""),
+        (lambda d: d["sheet"]["abilities"].update(will=8), "sheet.abilities.will", ""),
+        (lambda d: d["sheet"]["skills"][2].update(die="d7"), "sheet.skills.2.die", ""),
+        (lambda d: d["sheet"]["skills"][0]["specializations"][0].update(level=6),
+         "sheet.skills.0.specializations.0.level", ""),
+        (lambda d: d["sheet"]["assets"][0].update(kind="dragon"), "sheet.assets.0.kind", ""),
+        (lambda d: d["sheet"]["assets"][0]["skills"].append(99), "sheet", "helps a skill the sheet does not have"),
+        (lambda d: d["sheet"].update(reputation=9), "sheet.reputation", ""),
+        (_many_armor, "sheet.armor", ""),
+        (lambda d: d["sheet"].update(notes="x" * 20_001), "sheet.notes", ""),
+        (lambda d: d.update(signature="x" * 201), "signature", "at most 200 characters"),
     ],
 )  # fmt: skip
 def test_a_malformed_document_is_refused_with_the_field_named(campaign, second, player, change, field, message):
@@ -393,17 +725,18 @@ def test_a_malformed_document_is_refused_with_the_field_named(campaign, second, 
         exchange.import_character(campaign=second, owner=player, document=document)
 
     errors = errors_of(excinfo)
-    assert field in errors, excinfo.value.messages
+    assert field in errors, excinfo.value.messages()
     assert message in errors[field]
     assert Character.objects.count() == before
 
 
 def test_every_problem_of_a_document_is_reported_at_once(campaign, second, player) -> None:
     document = valid_document(campaign, player)
-    document.update(name=None, reputation="high", colour="blue")
+    document.update(name=None, status="high", colour="blue")
     with pytest.raises(DocumentError) as excinfo:
         exchange.import_character(campaign=second, owner=player, document=document)
-    assert set(errors_of(excinfo)) == {"name", "reputation", "colour"}
+    assert set(errors_of(excinfo)) == {"name", "status", "colour"}
+    assert excinfo.value.messages()[0].startswith("colour: is not a field here")
 
 
 @pytest.mark.parametrize(
@@ -412,16 +745,18 @@ def test_every_problem_of_a_document_is_reported_at_once(campaign, second, playe
         (b"", "the document is empty"),
         (b"{nope", "not valid JSON"),
         (b"[1, 2]", "a character document is a JSON object"),
+        (b'{"format": "x"}', "not a Dicehall character document"),
         (b'{"name": "A", "name": "B"}', "the key 'name' appears twice"),
         (b'{"hit_points": NaN}', "NaN is not a number JSON allows"),
+        (b'{"hit_points": -Infinity}', "-Infinity is not a number JSON allows"),
         (b"\xff\xfe{}", "not UTF-8"),
         (b"[" * 100_000 + b"]" * 100_000, "nested far too deeply"),
         (b'{"pad": "' + b"x" * (256 * 1024) + b'"}', "at most 256 KB"),
     ],
 )
-def test_raw_documents_that_are_not_json_objects_are_refused(raw, message) -> None:
+def test_raw_documents_that_are_not_json_objects_are_refused(campaign, raw, message) -> None:
     with pytest.raises(DocumentError, match=message):
-        exchange.read_document(exchange.load_document(raw))
+        exchange.read(campaign=campaign, document=exchange.load_document(raw))
 
 
 # --- The pages -------------------------------------------------------------------------------
@@ -438,7 +773,10 @@ def test_the_export_is_a_json_download_named_after_the_character(client, campaig
     assert response.status_code == 200
     assert response["Content-Type"] == "application/json; charset=utf-8"
     assert response["Content-Disposition"] == 'attachment; filename="brunella-the-bold.json"'
-    assert json.loads(response.content) == export(character)
+    assert response["Cache-Control"] == "private, no-store"
+    downloaded = json.loads(response.content)
+    assert comparable(downloaded) == comparable(export(character))
+    assert exchange.signed(downloaded)
 
 
 @pytest.mark.parametrize(("who", "status"), [("player", 200), ("gm", 200), ("other_player", 200), ("outsider", 404)])
@@ -449,11 +787,13 @@ def test_any_member_who_sees_the_sheet_may_export_it(client, request, campaign, 
 
 
 def test_a_draft_exports_for_its_player_but_not_for_other_players(client, campaign, player, other_player) -> None:
-    draft = creation.start_character(campaign=campaign, owner=player, name="Half done")
+    sheet = SYSTEM.new_draft(campaign.settings).model_dump(mode="json")
+    draft = Character.objects.create(campaign=campaign, owner=player, name="Half done", status="draft", sheet=sheet)
     client.force_login(player)
     document = client.get(reverse("characters:export", args=[draft.pk])).json()
-    assert document["abilities"]["will"] is None
-    assert document["ability_method"] is None
+    assert document["status"] == "draft"
+    assert document["sheet"]["abilities"]["will"] is None
+    assert document["sheet"]["creation"]["step"] == "abilities"
     client.force_login(other_player)
     assert client.get(reverse("characters:export", args=[draft.pk])).status_code == 404
 
@@ -474,11 +814,12 @@ def test_the_import_form_shows_the_rules_and_what_starts_afresh(client, campaign
     assert 'enctype="multipart/form-data"' in page
     assert 'type="file"' in page
     assert 'name="document"' in page
+    assert "comes back as it was exported" in page
     assert "every specialization at level 1, reputation 0, full hit points, no Adventure Points" in page
     assert "Spellcasting, Scholarship, Healing, Sneaking, Fighting" in page
 
 
-def test_pasting_a_document_imports_it_and_lists_what_was_reset(client, campaign, second, player) -> None:
+def test_pasting_a_document_imports_it_as_it_was(client, campaign, second, player) -> None:
     document = export(played(build(campaign, player)))
     client.force_login(player)
 
@@ -488,12 +829,26 @@ def test_pasting_a_document_imports_it_and_lists_what_was_reset(client, campaign
     assert response.status_code == 302
     assert response["Location"] == reverse("characters:sheet", args=[imported.pk])
     [message] = [str(m) for m in response.wsgi_request._messages]
-    assert message.startswith("Brunella joined The Drowned Road as a new character.")
-    assert (
-        "Teleport (Spellcasting) from level 3 to level 1; reputation from +2 to 0; hit points from 17 to 40 " in message
+    assert message == (
+        "Brunella joined The Drowned Road as an active character. Started afresh: Adventure Points start at 0 "
+        "(points earned stay with the original character)."
+    )
+    assert imported.owner == player
+    assert document_of(imported) == document["sheet"]
+
+
+def test_pasting_an_unsigned_document_lists_what_was_reset(client, campaign, second, player) -> None:
+    document = unsigned(export(played(build(campaign, player))))
+    client.force_login(player)
+
+    response = client.post(import_url(second), {"document": json.dumps(document)})
+
+    assert response.status_code == 302
+    [message] = [str(m) for m in response.wsgi_request._messages]
+    assert "Teleport (Spellcasting) from level 3 to level 1; reputation from +2 to 0; hit points from 17 to 40 " in (
+        message
     )
     assert message.endswith("Adventure Points start at 0 (points earned stay with the original character).")
-    assert imported.owner == player
 
 
 def test_uploading_the_exported_file_imports_it(client, campaign, second, player, gm) -> None:
@@ -513,7 +868,7 @@ def test_uploading_the_exported_file_imports_it(client, campaign, second, player
         ({}, "choose an exported file, or paste its text"),
         ({"document": "{}", "file": SimpleUploadedFile("a.json", b"{}")}, "not both"),
         ({"document": "not json"}, "not valid JSON"),
-        ({"document": '{"schema": "dicehall.character", "schema_version": 9}'}, "schema_version: this Dicehall"),
+        ({"document": '{"format": "dicehall-character", "format_version": 9}'}, "format_version: this Dicehall"),
         ({"document": " " * (256 * 1024 + 1) + "{}"}, "at most 256 KB"),
         ({"file": SimpleUploadedFile("big.json", b" " * (256 * 1024 + 1))}, "the limit is 256 KB"),
     ],
@@ -531,7 +886,7 @@ def test_bad_imports_are_a_400_with_the_messages_and_create_nothing(client, camp
 
 
 def test_a_refused_import_names_the_field_on_the_page_and_keeps_the_text(client, gm, campaign, player) -> None:
-    document = export(build(campaign, player))
+    document = unsigned(export(build(campaign, player)))
     sci_fi = make_campaign(gm, player, name="Starfall", skill_preset="sci_fi", skills=SCI_FI)
     client.force_login(player)
     pasted = json.dumps(document)
@@ -540,7 +895,7 @@ def test_a_refused_import_names_the_field_on_the_page_and_keeps_the_text(client,
 
     assert response.status_code == 400
     page = response.content.decode()
-    assert "skills[0].name: Spellcasting is not one of Starfall&#x27;s skills" in page
+    assert "sheet.skills.0.name: Starfall has no skill Spellcasting" in page
     assert escape(pasted) in page  # the pasted text is still in the textarea, to fix
     assert not sci_fi.characters.exists()
 
@@ -554,3 +909,24 @@ def test_importing_needs_membership_of_the_target_campaign(client, gm, campaign,
     assert client.get(import_url(elsewhere)).status_code == 404
     assert client.post(import_url(elsewhere), {"document": json.dumps(document)}).status_code == 404
     assert Character.objects.count() == before
+
+
+# --- docs/character-schema.md ----------------------------------------------------------------
+
+
+def test_the_schema_page_is_the_one_the_models_generate() -> None:
+    """The page is never written by hand: `manage.py character_schema --write` makes it."""
+    from io import StringIO
+    from pathlib import Path
+
+    from django.conf import settings
+    from django.core.management import call_command
+
+    out = StringIO()
+    call_command("character_schema", stdout=out)
+    committed = (Path(settings.BASE_DIR) / "docs" / "character-schema.md").read_text(encoding="utf-8")
+    assert out.getvalue() == committed, (
+        "docs/character-schema.md is out of date: run manage.py character_schema --write"
+    )
+    assert exchange.Envelope.model_json_schema()["properties"]["format"]["const"] == exchange.FORMAT
+    call_command("character_schema", "--check")

@@ -8,10 +8,15 @@ from django.urls import reverse
 
 from characters import ledger
 from characters.ledger import Award
-from characters.models import Character, LedgerEntry, ReputationChange, Specialization
-from tests.characters.conftest import make_character
+from characters.models import Character, LedgerEntry, ReputationChange
+from tests.characters.conftest import FIGHTING, LONGSWORD_SPEC, TELEPORT, make_character
 
 pytestmark = pytest.mark.django_db
+
+
+def level(character: Character, spec_id: int) -> int:
+    character.refresh_from_db()
+    return character.document.specialization(spec_id)[1].level
 
 
 @pytest.fixture
@@ -51,7 +56,7 @@ def test_the_ledger_shows_a_running_balance_and_its_queries_stay_constant(
     client, gm, player, funded, django_assert_num_queries
 ) -> None:
     for i in range(2):
-        ledger.buy(character_id=funded.pk, order=ledger.Order("specialization", "Fighting", f"Trick {i}"), by=player)
+        ledger.buy(character_id=funded.pk, order=ledger.Order(f"specialization:{FIGHTING}", f"Trick {i}"), by=player)
     client.force_login(player)
     # session, user, access (character + role), the entries with who made them and what they reverse,
     # the reputation history
@@ -145,6 +150,9 @@ def test_what_should_i_buy_is_for_the_owner_and_the_gm(client, request, funded, 
         assert "Teleport (Spellcasting) 2 → 3" in text
         assert "Spellcasting (Teleport) at Challenging" in text
         assert "Will d6 → d8: 24 AP" in text  # not affordable with 12: saved up for
+        # Each offer's form names it by its key, with what the buyer sees now.
+        assert f'name="offer" value="level:{TELEPORT}"><input type="hidden" name="before" value="2">' in text
+        assert f'name="offer" value="specialization:{FIGHTING}"' in text
         assert "<!doctype html>" in text
 
 
@@ -167,33 +175,35 @@ def test_a_bad_difficulty_falls_back_to_moderate(client, player, funded) -> None
 
 def test_the_player_buys_a_level(client, player, funded) -> None:
     client.force_login(player)
-    data = {"kind": "level", "skill": "Spellcasting", "name": "Teleport", "before": "2"}
+    data = {"offer": f"level:{TELEPORT}", "before": "2"}
     response = client.post(reverse("characters:buy", args=[funded.pk]), data, follow=True)
     assert response.redirect_chain[-1][0] == reverse("characters:advance", args=[funded.pk])
     assert "Bought: Teleport (Spellcasting) 2 → 3 for 4 AP. 8 AP left." in response.text
-    assert Specialization.objects.get(name="Teleport").level == 3
+    assert level(funded, TELEPORT) == 3
 
 
 def test_the_gm_buys_a_new_specialization_on_the_players_behalf(client, gm, funded) -> None:
     client.force_login(gm)
-    data = {"kind": "specialization", "skill": "Fighting", "name": "Shield wall", "before": "0"}
+    data = {"offer": f"specialization:{FIGHTING}", "name": "Shield wall", "before": "0"}
     assert client.post(reverse("characters:buy", args=[funded.pk]), data).status_code == 302
     assert LedgerEntry.objects.filter(kind="spend", by=gm).get().amount == -4
+    funded.refresh_from_db()
+    assert [p.name for p in funded.document.skill(FIGHTING).specializations] == ["Longsword", "Shield wall"]
 
 
 @pytest.mark.parametrize(
     ("data", "status", "message"),
     [
-        ({"kind": "ability", "ability": "will", "before": "2"}, 409, "has 12 Adventure Points; this needs 24"),
-        (
-            {"kind": "level", "skill": "Spellcasting", "name": "Teleport", "before": "1"},
-            409,
-            "changed since you looked",
-        ),
-        ({"kind": "specialization", "skill": "Fighting", "name": ""}, 400, "needs a name"),
-        ({"kind": "specialization", "skill": "Fighting", "name": "Longsword"}, 400, "already has a specialization"),
-        ({"kind": "teleport"}, 400, "Nothing was bought: kind"),
-        ({"kind": "level", "skill": "Spellcasting", "name": "Teleport", "before": "x"}, 400, "Enter a whole number"),
+        ({"offer": "ability:will", "before": "2"}, 409, "has 12 Adventure Points; this needs 24"),
+        ({"offer": f"level:{TELEPORT}", "before": "1"}, 409, "changed since you looked"),
+        ({"offer": f"specialization:{FIGHTING}", "name": ""}, 400, "needs a name"),
+        ({"offer": f"specialization:{FIGHTING}", "name": "Longsword"}, 400, "already has a specialization"),
+        ({"offer": "teleport"}, 400, "Choose what to buy"),
+        ({"offer": "level:999"}, 400, "Brunella has no such specialization"),
+        ({"offer": f"level:{LONGSWORD_SPEC}", "name": "Blade"}, 400, "Only a new specialization is given a name"),
+        ({}, 400, "What to buy: This field is required."),
+        ({"offer": f"level:{TELEPORT}", "before": "x"}, 400, "What you saw: Enter a whole number"),
+        ({"offer": f"level:{TELEPORT}", "before": "6"}, 400, "What you saw: Ensure this value is less than"),
     ],
 )
 def test_a_purchase_that_cannot_be_made_says_why_and_changes_nothing(client, player, funded, data, status, message):
@@ -204,13 +214,13 @@ def test_a_purchase_that_cannot_be_made_says_why_and_changes_nothing(client, pla
     funded.refresh_from_db()
     assert funded.ap_balance == 12
     assert LedgerEntry.objects.count() == 1
-    assert Specialization.objects.get(name="Teleport").level == 2
+    assert level(funded, TELEPORT) == 2
 
 
 @pytest.mark.parametrize(("who", "status"), [("other_player", 403), ("outsider", 404)])
 def test_others_cannot_buy(client, request, funded, who, status) -> None:
     login(client, request, who)
-    data = {"kind": "level", "skill": "Spellcasting", "name": "Teleport"}
+    data = {"offer": f"level:{TELEPORT}"}
     assert client.post(reverse("characters:buy", args=[funded.pk]), data).status_code == status
     assert LedgerEntry.objects.count() == 1
 

@@ -11,13 +11,9 @@ from django.test import Client
 from django.urls import reverse
 from playwright.sync_api import Browser
 
-from characters import creation
-from characters.creation import ArmorChoice, AssetChoice, SpecializationChoice, TraitChoice, WeaponChoice
-from characters.models import Asset, Character, Specialization, Weapon
-from rules.dice import StepDie
-from tests.characters.test_exchange import build, make_campaign
-
-D = StepDie.parse
+from campaigns.models import Campaign, Membership
+from characters.models import Character
+from rules.systems.lucky13.sheet import Sheet
 
 pytestmark = pytest.mark.django_db
 
@@ -34,27 +30,80 @@ def slots(page: str) -> tuple[int, int]:
     return len(found), sum(1 for full in found if full)
 
 
+def make_campaign(gm, *members, name: str = "The Sunken Crown", **options) -> Campaign:
+    campaign = Campaign.objects.create(name=name, system="lucky13", options=options)
+    Membership.objects.create(campaign=campaign, user=gm, role=Membership.Role.GM)
+    for member in members:
+        Membership.objects.create(campaign=campaign, user=member, role=Membership.Role.PLAYER)
+    return campaign
+
+
+def sellsword_sheet(**changes) -> dict:
+    """A starting sellsword with Pulse d10 (40 hit points at 10 per step); ``changes`` replace fields."""
+    skills = [("Spellcasting", "intellect", "d6", [(6, "Teleport")]), ("Scholarship", "intellect", "d6", []),
+              ("Healing", "will", "d8", [(7, "Herbs")]), ("Sneaking", "reflex", "d6", [(8, "Pick locks")]),
+              ("Fighting", "reflex", "d6", [(9, "Broadsword")])]  # fmt: skip
+    document = {
+        "concept": "Sellsword",
+        "abilities": {"will": "d8", "charm": "d4", "pulse": "d10", "intellect": "d6", "reflex": "d6"},
+        "skills": [
+            {
+                "id": i,
+                "name": name,
+                "ability": ability,
+                "die": die,
+                "specializations": [{"id": sid, "name": sname, "level": 1} for sid, sname in specs],
+            }
+            for i, (name, ability, die, specs) in enumerate(skills, 1)
+        ],
+        "traits": [
+            {"id": 10, "kind": "background", "name": "Mercenary", "description": "Free companies"},
+            {"id": 11, "kind": "impairment", "name": "Bad knee"},
+        ],
+        "assets": [
+            {"id": 12, "name": "Old map", "level": 2, "skills": [2, 4], "description": "Faded ink"},
+            {"id": 13, "name": "Town guide", "kind": "person", "level": 3},
+        ],
+        "weapons": [{"id": 14, "name": "Broadsword", "accuracy": "d8", "damage": "d10"}],
+        "armor": [{"id": 15, "name": "Chainmail", "defense": "d6"}],
+        "hit_points": 40,
+        "creation": {"step": "", "ability_method": "balanced", "took_impairment": True},
+        "next_id": 16,
+        **changes,
+    }
+    return Sheet.model_validate(document).model_dump(mode="json")
+
+
+def build(campaign, owner, *, name: str = "Brunella", ap_balance: int = 0, **changes) -> Character:
+    return Character.objects.create(
+        campaign=campaign, owner=owner, name=name, status="active", ap_balance=ap_balance,
+        sheet=sellsword_sheet(**changes),
+    )  # fmt: skip
+
+
 @pytest.fixture
 def sellsword(campaign, player) -> Character:
-    """A finished character with Pulse d10 (40 hit points at 10 per step), made by the creation steps."""
     return build(campaign, player)
 
 
-def test_the_printable_sheet_shows_everything_on_the_sheet(client, sellsword, player) -> None:
-    Specialization.objects.filter(skill__character=sellsword, name="Teleport").update(level=2)
-    Character.objects.filter(pk=sellsword.pk).update(reputation=-1, ap_balance=7, notes="Owes Tam 3 gp.")
+def test_the_printable_sheet_shows_everything_on_the_sheet(client, campaign, player) -> None:
+    sheet = sellsword_sheet()
+    sheet["skills"][0]["specializations"][0]["level"] = 2
+    character = build(campaign, player, ap_balance=7, reputation=-1, notes="Owes Tam 3 gp.",
+                      skills=sheet["skills"])  # fmt: skip
     client.force_login(player)
 
-    response = client.get(print_url(sellsword))
+    response = client.get(print_url(character))
 
     assert response.status_code == 200
     page = response.content.decode()
     for text in (
-        "Brunella", "Sellsword", "played by player", "The Sunken Crown",
+        "Brunella", "Sellsword", "played by player", campaign.name,
         "<dt>Pulse</dt><dd>d10</dd>", "<dt>Charm</dt><dd>d4</dd>",
         "Spellcasting", "Teleport", "2 → d10",  # Spellcasting d6 stepped up twice
         "Mercenary", "Free companies", "Bad knee",
-        "Old map", "helps Scholarship, Sneaking", "Town guide", "Broadsword", "accuracy d8, damage d10",
+        "Old map", "(thing asset, Adequate 2)", "helps Scholarship, Sneaking", "Faded ink",
+        "Town guide", "(person asset, Standard 3)", "Broadsword", "accuracy d8, damage d10",
         "Chainmail", "defensive die d6",
         "Reputation <strong>-1</strong>", "Adventure Points <strong>7</strong>", "Owes Tam 3 gp.",
         "The Lucky 13 Game Engine was originally created by Solarian Games.",
@@ -63,29 +112,28 @@ def test_the_printable_sheet_shows_everything_on_the_sheet(client, sellsword, pl
 
 
 @pytest.mark.parametrize(("hit_points", "full"), [(40, 40), (23, 23), (5, 5), (0, 0), (-4, 0)])
-def test_every_hit_point_slot_is_drawn_and_the_ones_left_are_filled(client, sellsword, player, hit_points, full):
-    Character.objects.filter(pk=sellsword.pk).update(hit_points=hit_points)
+def test_every_hit_point_slot_is_drawn_and_the_ones_left_are_filled(client, campaign, player, hit_points, full):
+    character = build(campaign, player, hit_points=hit_points)
     client.force_login(player)
 
-    page = client.get(print_url(sellsword)).content.decode()
+    page = client.get(print_url(character)).content.decode()
 
     assert slots(page) == (40, full)
     assert page.count('<tr><th scope="row">d') == 4  # a row per Pulse step: d4, d6, d8, d10
     assert f"<strong>{hit_points}</strong> of 40" in page
 
 
-def test_a_dying_character_says_so_on_paper(client, sellsword, player) -> None:
-    Character.objects.filter(pk=sellsword.pk).update(hit_points=-3)
+def test_a_dying_character_says_so_on_paper(client, campaign, player) -> None:
+    character = build(campaign, player, hit_points=-3)
     client.force_login(player)
-    page = client.get(print_url(sellsword)).content.decode()
+    page = client.get(print_url(character)).content.decode()
     assert "<strong>Dying</strong>" in page
     assert "dead at -10" in page
 
 
 def test_the_hit_point_chart_follows_the_campaign_options(client, gm, player) -> None:
     campaign = make_campaign(gm, player, hit_points_per_step=5)
-    character = build(campaign, player)
-    Character.objects.filter(pk=character.pk).update(hit_points=12)
+    character = build(campaign, player, hit_points=12)
     client.force_login(player)
     assert slots(client.get(print_url(character)).content.decode()) == (20, 12)
 
@@ -111,7 +159,8 @@ def test_anonymous_visitors_are_sent_to_log_in(client, sellsword) -> None:
 
 
 def test_a_draft_prints_for_its_player_without_a_chart(client, campaign, player, other_player) -> None:
-    draft = creation.start_character(campaign=campaign, owner=player, name="Half done")
+    sheet = campaign.rules.new_draft(campaign.settings).model_dump(mode="json")
+    draft = Character.objects.create(campaign=campaign, owner=player, name="Half done", status="draft", sheet=sheet)
     client.force_login(player)
     page = client.get(print_url(draft)).content.decode()
     assert slots(page) == (0, 0)
@@ -121,22 +170,19 @@ def test_a_draft_prints_for_its_player_without_a_chart(client, campaign, player,
 
 
 def test_the_page_takes_a_fixed_number_of_queries_however_big_the_sheet(
-    client, sellsword, player, django_assert_num_queries
+    client, sellsword, player, grow, django_assert_num_queries
 ) -> None:
     client.force_login(player)
     url = print_url(sellsword)
-    # session, user, the character as the player may see it, the character with its campaign and owner,
-    # skills, specializations, traits, assets, the skills each asset helps, weapons, armor
-    with django_assert_num_queries(11):
+    # session, user, the character as the player may see it, the character with its campaign and owner
+    # (its whole sheet is the document on the row)
+    with django_assert_num_queries(4):
         client.get(url)
-    skills = list(sellsword.skills.all())
-    for i in range(5):  # as play adds to a sheet
-        Specialization.objects.create(skill=skills[i], name=f"Trick {i}", level=2)
-        asset = Asset.objects.create(character=sellsword, name=f"Trinket {i}", level=1)
-        asset.skills.set(skills)
-        Weapon.objects.create(character=sellsword, name=f"Knife {i}", accuracy=1, damage=1)
-    with django_assert_num_queries(11):
-        client.get(url)
+    grow(sellsword, 5)  # as play adds to a sheet
+    with django_assert_num_queries(4):
+        page = client.get(url).content.decode()
+    assert "Trick 4" in page
+    assert "Knife 4" in page
 
 
 # --- The print stylesheet ----------------------------------------------------------------------
@@ -180,33 +226,28 @@ def full_sheet(gm, player) -> Character:
     campaign = make_campaign(
         gm, player, skill_preset="custom", skills=[{"name": n, "ability": "intellect"} for n in names]
     )
-    character = creation.start_character(
-        campaign=campaign, owner=player, name="Captain Ada Quint", concept="Smuggler with a debt to the syndicate"
-    )
-    dice = {"will": D("d10"), "charm": D("d6"), "pulse": D("d12"), "intellect": D("d6"), "reflex": D("d6")}
-    creation.assign_abilities(character_id=character.pk, array="specialized", dice=dice)
-    creation.set_skills(character_id=character.pk)
-    creation.set_specializations(
-        character_id=character.pk,
-        choices=[SpecializationChoice(n, f"{n} trick") for n in names[:4]],
-        took_impairment=True,
-    )
     description = "A description long enough to take two lines of the printed sheet, as players like to write them."
-    creation.set_traits(
-        character_id=character.pk,
-        traits=[TraitChoice("background", f"Background {i}", description) for i in range(4)]
-        + [TraitChoice("impairment", "Wanted", description)],
-    )
-    creation.set_equipment(
-        character_id=character.pk,
-        assets=[AssetChoice(f"Asset {i}", 3, "thing", tuple(names[:3]), description) for i in range(6)],
-        weapons=[WeaponChoice(f"Blaster {i}", D("d8"), D("d10")) for i in range(4)],
-        armor=[ArmorChoice("Vest", D("d6")), ArmorChoice("Helmet", D("d4"))],
-    )
-    creation.finish(character_id=character.pk)
+    skills = [
+        {"id": i, "name": n, "ability": "intellect", "die": "d6",
+         "specializations": [{"id": 100 + i, "name": f"{n} trick", "level": 1}] if i <= 4 else []}
+        for i, n in enumerate(names, 1)
+    ]  # fmt: skip
+    traits = [{"id": 20 + i, "kind": "background", "name": f"Background {i}", "description": description}
+              for i in range(4)]  # fmt: skip
+    traits.append({"id": 24, "kind": "impairment", "name": "Wanted", "description": description})
+    assets = [{"id": 30 + i, "name": f"Asset {i}", "level": 3, "skills": [1, 2, 3], "description": description}
+              for i in range(6)]  # fmt: skip
+    weapons = [{"id": 40 + i, "name": f"Blaster {i}", "accuracy": "d8", "damage": "d10"} for i in range(4)]
+    armor = [{"id": 50, "name": "Vest", "defense": "d6"}, {"id": 51, "name": "Helmet", "defense": "d4"}]
     notes = "\n\n".join(["Contacts, debts and plans, as a campaign piles them up over a few sessions. " * 3] * 6)
-    Character.objects.filter(pk=character.pk).update(hit_points=33, notes=notes)
-    return character
+    sheet = sellsword_sheet(
+        concept="Smuggler with a debt to the syndicate",
+        abilities={"will": "d10", "charm": "d6", "pulse": "d12", "intellect": "d6", "reflex": "d6"},
+        skills=skills, traits=traits, assets=assets, weapons=weapons, armor=armor, hit_points=33, notes=notes,
+        next_id=200,
+    )  # fmt: skip
+    return Character.objects.create(campaign=campaign, owner=player, name="Captain Ada Quint", status="active",
+                                    sheet=sheet)  # fmt: skip
 
 
 def printed_pages(browser: Browser, live_server, user, character: Character) -> dict[str, int]:

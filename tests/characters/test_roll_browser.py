@@ -16,13 +16,13 @@ from fractions import Fraction
 import pytest
 from playwright.sync_api import Page, expect
 
-from characters.models import Character, Skill
+from characters.models import Character
 from play.models import Roll
 from rules.dice import StepDie
 from rules.systems import lucky13
 from rules.systems.lucky13 import AbilityRoll, Check, Explosion
 from tests.campaigns.test_browser import sign_in
-from tests.characters.conftest import make_character
+from tests.characters.conftest import FIGHTING, make_character
 from web.presenters import check_roll_view
 from web.templatetags.dice import percent, ratio
 
@@ -43,8 +43,7 @@ def otto(campaign, other_player) -> Character:
 
 
 def roll_url(live_server, character: Character) -> str:
-    fighting = Skill.objects.get(character=character, name="Fighting")
-    return f"{live_server.url}/characters/{character.pk}/roll/?skill={fighting.pk}"
+    return f"{live_server.url}/characters/{character.pk}/roll/?skill={FIGHTING}"
 
 
 def check(ability: StepDie, skill: StepDie, difficulty: str, roll: AbilityRoll = AbilityRoll.NORMAL) -> Check:

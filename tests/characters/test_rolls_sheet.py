@@ -12,13 +12,24 @@ from django.urls import reverse
 from playwright.sync_api import Page, expect
 
 from campaigns.models import Campaign, Membership
-from characters.models import Character, Skill, Specialization
+from characters.models import Character
 from characters.roll_views import ROLL_SESSION_KEY, SheetRollForm
 from play.models import Roll
 from rules.dice import StepDie
 from rules.systems import lucky13
 from rules.systems.lucky13 import AbilityRoll, Check, Explosion
-from tests.characters.conftest import make_character
+from tests.characters.conftest import (
+    FIGHTING,
+    HEALING,
+    LONGSWORD_SPEC,
+    OLD_MAP,
+    SCHOLARSHIP,
+    SNEAKING,
+    SPELLCASTING,
+    TELEPORT,
+    UNCLE_OTTO,
+    make_character,
+)
 from web.presenters import check_roll_view
 
 pytestmark = pytest.mark.django_db
@@ -29,10 +40,6 @@ HX = {"HTTP_HX_REQUEST": "true"}
 
 def url(character: Character) -> str:
     return reverse("characters:roll", args=[character.pk])
-
-
-def skill(character: Character, name: str) -> Skill:
-    return Skill.objects.get(character=character, name=name)
 
 
 def built(character: Character, data: dict, *, gm: bool = False, helpers: list[Character] | None = None):
@@ -64,7 +71,7 @@ def otto(campaign, other_player) -> Character:
 ])  # fmt: skip
 def test_the_cast(client, brunella, viewer, get, post, request) -> None:
     client.force_login(request.getfixturevalue(viewer))
-    query = {"skill": skill(brunella, "Fighting").pk}
+    query = {"skill": FIGHTING}
     assert client.get(url(brunella), query).status_code == get
     assert client.post(url(brunella), query, **HX).status_code == post
     assert Roll.objects.count() == (1 if post == 200 else 0)
@@ -72,7 +79,7 @@ def test_the_cast(client, brunella, viewer, get, post, request) -> None:
 
 def test_members_who_cannot_roll_see_the_odds_without_a_roll_button(client, brunella, other_player) -> None:
     client.force_login(other_player)
-    response = client.get(url(brunella), {"skill": skill(brunella, "Fighting").pk})
+    response = client.get(url(brunella), {"skill": FIGHTING})
     assert "Chance of success" in response.text
     assert 'id="roll-button"' not in response.text
 
@@ -85,13 +92,11 @@ def test_anonymous_visitors_are_sent_to_log_in(client, brunella) -> None:
 
 
 def test_the_sheet_links_to_rolls_for_owner_and_gm_only(client, brunella, player, gm, other_player) -> None:
-    fighting = skill(brunella, "Fighting")
-    longsword = Specialization.objects.get(name="Longsword", skill__character=brunella)
     for user, shown in ((player, True), (gm, True), (other_player, False)):
         client.force_login(user)
         text = client.get(reverse("characters:sheet", args=[brunella.pk])).text
-        assert (f"{url(brunella)}?skill={fighting.pk}&amp;specialization={longsword.pk}" in text) is shown
-        assert (f'{url(brunella)}?skill={fighting.pk}"' in text) is shown
+        assert (f"{url(brunella)}?skill={FIGHTING}&amp;specialization={LONGSWORD_SPEC}" in text) is shown
+        assert (f'{url(brunella)}?skill={FIGHTING}"' in text) is shown
         assert (f"{url(brunella)}?reaction=1" in text) is shown
 
 
@@ -100,12 +105,12 @@ def test_the_sheet_links_to_rolls_for_owner_and_gm_only(client, brunella, player
 
 def test_the_linked_ability_is_preselected_and_can_be_changed(client, brunella, player) -> None:
     client.force_login(player)
-    spellcasting = skill(brunella, "Spellcasting")  # linked to Intellect d6; the skill is d8
-    response = client.get(url(brunella), {"skill": spellcasting.pk})
+    response = client.get(url(brunella), {"skill": SPELLCASTING})  # linked to Intellect d6; the skill is d8
     assert response.context["form"]["ability"].value() == "intellect"
     check = response.context["built"].check
     assert (check.ability, check.skill, check.difficulty) == (D("d6"), D("d8"), D("d10"))  # Moderate by default
-    check = client.get(url(brunella), {"skill": spellcasting.pk, "ability": "reflex"}).context["built"].check
+    assert "Intellect + Spellcasting vs Moderate" in response.text  # what is rolled, in words
+    check = client.get(url(brunella), {"skill": SPELLCASTING, "ability": "reflex"}).context["built"].check
     assert check.ability == D("d10")
 
 
@@ -113,29 +118,29 @@ def test_ability_choices_use_the_campaigns_names(client, brunella, player) -> No
     names = ["Grit", "Guile", "Heart", "Wits", "Speed"]
     Campaign.objects.filter(pk=brunella.campaign_id).update(options={"ability_names": names})
     client.force_login(player)
-    response = client.get(url(brunella), {"skill": skill(brunella, "Fighting").pk})
+    response = client.get(url(brunella), {"skill": FIGHTING})
     assert [label for _, label in response.context["form"].fields["ability"].choices] == names
     assert "Ability: Speed" in response.text
 
 
 def test_a_specialization_steps_the_skill_die(brunella) -> None:
-    teleport = Specialization.objects.get(name="Teleport", skill__character=brunella)
-    check = built(brunella, {"skill": teleport.skill_id, "specialization": teleport.pk}).check
-    assert check.skill == D("d12")  # d8 + 2 steps
+    made = built(brunella, {"skill": SPELLCASTING, "specialization": TELEPORT})
+    assert made.check.skill == D("d12")  # d8 + 2 steps
+    assert made.label == "Intellect + Spellcasting (Teleport 2) vs Moderate"
 
 
 def test_an_asset_steps_the_skill_die_and_only_helps_its_skills(brunella) -> None:
-    otto_asset = brunella.assets.get(name="Uncle Otto")  # Standard 3, helps Healing and Fighting
-    check = built(brunella, {"skill": skill(brunella, "Healing").pk, "asset": otto_asset.pk}).check
+    # Uncle Otto: Standard 3, helps Healing and Fighting.
+    check = built(brunella, {"skill": HEALING, "asset": UNCLE_OTTO}).check
     assert check.skill == D("d6").step(3)
     with pytest.raises(AssertionError):  # not a choice for Sneaking
-        built(brunella, {"skill": skill(brunella, "Sneaking").pk, "asset": otto_asset.pk})
+        built(brunella, {"skill": SNEAKING, "asset": UNCLE_OTTO})
 
 
 @pytest.mark.parametrize(("target", "ability_steps", "skill_steps"), [("skill", 0, 4), ("ability", 4, 0)])
 def test_an_assist_steps_what_the_helper_helps_with(brunella, otto, target, ability_steps, skill_steps) -> None:
     # Otto's Fighting is d10 and his Reflex d10: either gives 4 steps.
-    data = {"skill": skill(brunella, "Fighting").pk, "helper": otto.pk, "help_with": target}
+    data = {"skill": FIGHTING, "helper": otto.pk, "help_with": target}
     check = built(brunella, data, helpers=[otto]).check
     assert check.ability == D("d10").step(ability_steps)
     assert check.skill == D("d10").step(skill_steps)
@@ -143,14 +148,14 @@ def test_an_assist_steps_what_the_helper_helps_with(brunella, otto, target, abil
 
 def test_gm_steps_count_for_the_gm(client, brunella, gm) -> None:
     client.force_login(gm)
-    query = {"skill": skill(brunella, "Healing").pk, "ability_steps": "-2", "skill_steps": "3"}
+    query = {"skill": HEALING, "ability_steps": "-2", "skill_steps": "3"}
     check = client.get(url(brunella), query).context["built"].check
     assert (check.ability, check.skill) == (D("d6").step(-2), D("d6").step(3))
 
 
 def test_gm_steps_are_refused_for_players(client, brunella, player) -> None:
     client.force_login(player)
-    query = {"skill": skill(brunella, "Healing").pk, "skill_steps": "3"}
+    query = {"skill": HEALING, "skill_steps": "3"}
     assert client.get(url(brunella), query).status_code == 400
     assert client.post(url(brunella), query, **HX).status_code == 400
     assert Roll.objects.count() == 0
@@ -158,21 +163,21 @@ def test_gm_steps_are_refused_for_players(client, brunella, player) -> None:
 
 
 def test_a_reaction_check_steps_charm_by_reputation(client, brunella, player) -> None:
-    Character.objects.filter(pk=brunella.pk).update(reputation=2)
+    Character.objects.filter(pk=brunella.pk).update(sheet={**brunella.sheet, "reputation": 2})
     client.force_login(player)
-    response = client.get(url(brunella), {"reaction": "1", "skill": skill(brunella, "Scholarship").pk})
+    response = client.get(url(brunella), {"reaction": "1", "skill": SCHOLARSHIP})
     check = response.context["built"].check
     assert check.ability == D("d8")  # Charm d4, reputation +2
     assert check.skill == D("d6")
     assert "Reaction check" in response.text
+    assert "Charm + Scholarship reaction vs Moderate" in response.text
     # Without a skill the link from the sheet opens with the first one.
     assert client.get(url(brunella), {"reaction": "1"}).status_code == 200
 
 
 def test_the_chance_shown_is_the_engines(client, brunella, player) -> None:
     client.force_login(player)
-    teleport = Specialization.objects.get(name="Teleport", skill__character=brunella)
-    query = {"skill": teleport.skill_id, "specialization": teleport.pk, "difficulty": "challenging"}
+    query = {"skill": SPELLCASTING, "specialization": TELEPORT, "difficulty": "challenging"}
     response = client.get(url(brunella), query, **HX)
     expected = lucky13.check_chance(Check(D("d6"), D("d12"), D("d6"), explosion=Explosion.CINEMATIC))
     assert response.context["chance"] == expected
@@ -188,10 +193,7 @@ def test_the_chance_shown_is_the_engines(client, brunella, player) -> None:
 def test_a_roll_is_recorded_once_with_the_chance_and_every_die(client, brunella, player, otto, monkeypatch) -> None:
     seeded(monkeypatch, 7)
     client.force_login(player)
-    fighting = skill(brunella, "Fighting")
-    longsword = Specialization.objects.get(name="Longsword", skill__character=brunella)
-    asset = brunella.assets.get(name="Uncle Otto")
-    data = {"skill": fighting.pk, "specialization": longsword.pk, "asset": asset.pk, "helper": otto.pk,
+    data = {"skill": FIGHTING, "specialization": LONGSWORD_SPEC, "asset": UNCLE_OTTO, "helper": otto.pk,
             "help_with": "ability", "difficulty": "difficult", "ability_roll": "background"}  # fmt: skip
     response = client.post(url(brunella), data, **HX)
     assert response.status_code == 200
@@ -211,7 +213,11 @@ def test_a_roll_is_recorded_once_with_the_chance_and_every_die(client, brunella,
     assert (roll.spec["ability"], roll.spec["skill"], roll.spec["difficulty"]) == (
         check.ability.label, check.skill.label, "d8")  # fmt: skip
     assert sheet["specialization"]["level"] == 1
-    assert sheet["asset"] == {"id": asset.pk, "name": "Uncle Otto", "level": 3}
+    assert sheet["asset"] == {"id": UNCLE_OTTO, "name": "Uncle Otto", "level": 3}
+    assert (sheet["skill_id"], sheet["specialization"]["id"]) == (FIGHTING, LONGSWORD_SPEC)
+    assert roll.spec["label"] == (
+        "Reflex + Fighting (Longsword 1) vs Difficult, with a background, with Uncle Otto, Otto assisting"
+    )
     assert sheet["assist"] == {"character": otto.pk, "name": "Otto", "with": "ability", "die": "d10", "steps": 4}
     assert f"total {rolled.total} against 13" in response.text
     assert ("Dilemma!" in response.text) is rolled.dilemma
@@ -219,7 +225,7 @@ def test_a_roll_is_recorded_once_with_the_chance_and_every_die(client, brunella,
 
 def test_a_reaction_roll_is_logged_as_one(client, brunella, player) -> None:
     client.force_login(player)
-    response = client.post(url(brunella), {"reaction": "1", "skill": skill(brunella, "Healing").pk}, **HX)
+    response = client.post(url(brunella), {"reaction": "1", "skill": HEALING}, **HX)
     assert response.status_code == 200
     roll = Roll.objects.get()
     assert roll.kind == "reaction"
@@ -230,14 +236,14 @@ def test_a_reaction_roll_is_logged_as_one(client, brunella, player) -> None:
 def test_the_campaigns_explosion_mode_is_used(client, brunella, gm) -> None:
     Campaign.objects.filter(pk=brunella.campaign_id).update(options={"explosion": "gritty"})
     client.force_login(gm)
-    client.post(url(brunella), {"skill": skill(brunella, "Fighting").pk}, **HX)
+    client.post(url(brunella), {"skill": FIGHTING}, **HX)
     assert Roll.objects.get().spec["explosion"] == "gritty"
 
 
 def test_without_javascript_the_result_shows_once_after_a_redirect(client, brunella, player, monkeypatch) -> None:
     seeded(monkeypatch, 3)
     client.force_login(player)
-    data = {"skill": skill(brunella, "Sneaking").pk, "difficulty": "easy"}
+    data = {"skill": SNEAKING, "difficulty": "easy"}
     response = client.post(url(brunella), data)
     assert response.status_code == 302
     assert response["Location"].startswith(url(brunella) + "?")
@@ -252,7 +258,7 @@ def test_without_javascript_the_result_shows_once_after_a_redirect(client, brune
 def test_a_refused_roll_on_an_archived_character_writes_nothing(client, brunella, player) -> None:
     Character.objects.filter(pk=brunella.pk).update(status=Character.Status.ARCHIVED)
     client.force_login(player)
-    assert client.post(url(brunella), {"skill": skill(brunella, "Fighting").pk}).status_code == 403
+    assert client.post(url(brunella), {"skill": FIGHTING}).status_code == 403
     assert Roll.objects.count() == 0
 
 
@@ -271,6 +277,7 @@ def stranger(django_user_model, outsider) -> Character:
     {"skill": "999999"},
     {"skill": "abc"},
     {"skill": "OTHER"},
+    {"skill": str(LONGSWORD_SPEC)},  # a specialization's id is no skill's
     {"difficulty": "impossible"},
     {"ability": "luck"},
     {"ability_roll": "twice"},
@@ -284,13 +291,13 @@ def stranger(django_user_model, outsider) -> Character:
 ])  # fmt: skip
 def test_bad_input_is_refused_and_nothing_is_recorded(client, brunella, gm, otto, stranger, bad) -> None:
     ids = {
-        "OTHER": str(skill(otto, "Fighting").pk),
-        "OLD_MAP": str(brunella.assets.get(name="Old map").pk),
-        "TELEPORT": str(Specialization.objects.get(name="Teleport", skill__character=brunella).pk),
+        "OTHER": "99",  # no skill of hers, whatever other sheets hold
+        "OLD_MAP": str(OLD_MAP),
+        "TELEPORT": str(TELEPORT),
         "STRANGER": str(stranger.pk),
         "OTTO": str(otto.pk),
     }
-    data = {"skill": str(skill(brunella, "Fighting").pk)}
+    data = {"skill": str(FIGHTING)}
     data.update({k: ids.get(v, v) for k, v in bad.items()})
     client.force_login(gm)
     assert client.get(url(brunella), data).status_code == 400
@@ -302,9 +309,12 @@ def test_bad_input_is_refused_and_nothing_is_recorded(client, brunella, gm, otto
 
 
 def test_a_helper_without_the_skill_is_refused(client, brunella, gm, otto) -> None:
-    Skill.objects.filter(character=otto, name="Healing").delete()
+    sheet = otto.sheet  # Otto forgets Healing: his skill and what his assets did for it go
+    sheet["skills"] = [s for s in sheet["skills"] if s["id"] != HEALING]
+    sheet["assets"] = [{**a, "skills": [i for i in a["skills"] if i != HEALING]} for a in sheet["assets"]]
+    Character.objects.filter(pk=otto.pk).update(sheet=sheet)
     client.force_login(gm)
-    data = {"skill": skill(brunella, "Healing").pk, "helper": otto.pk, "help_with": "skill"}
+    data = {"skill": HEALING, "helper": otto.pk, "help_with": "skill"}
     response = client.post(url(brunella), data, **HX)
     assert response.status_code == 400
     assert "Otto has no Healing skill" in response.text

@@ -46,6 +46,15 @@ def test_demo_twice_creates_everything_once_and_prints_the_password() -> None:
     ]
     assert sorted(Character.objects.values_list("name", "ap_balance")) == [("Brunella", 10), ("Casimir", 17)]
     assert list(ReputationChange.objects.values_list("character__name", "change")) == [("Casimir", 1)]
+    # The sheets are documents made by the creation steps, each change in their history.
+    brunella, casimir = Character.objects.order_by("name")
+    fighting = next(skill for skill in brunella.document.skills if skill.name == "Fighting")
+    assert [(spec.name, spec.level) for spec in fighting.specializations] == [("Broadsword", 2)]
+    assert [w.name for w in brunella.document.weapons] == ["Broadsword"]
+    assert (casimir.document.concept, casimir.document.reputation) == ("Hedge knight in chainmail", 1)
+    assert [a.name for a in casimir.document.armor] == ["Chainmail"]
+    assert brunella.document.hit_points == 40  # d10 Pulse (four steps), 10 a step: full
+    assert brunella.sheet_changes.filter(what="Finished", by__username="alice").exists()
     assert f"'{settings.DEMO_PASSWORD}'" in first
     assert f"'{settings.DEMO_PASSWORD}'" in second
 

@@ -7,14 +7,14 @@ import random
 import pytest
 
 from campaigns.operations import Conflict, NotAllowed, NotFound, Refused
-from characters.models import Character, Skill, Specialization, Weapon
+from characters.models import Character, SheetChange
 from play import encounters, rolls
-from play.encounters import StatBlock
+from play.encounters import SheetItem, StatBlock
 from play.models import Combatant, Encounter, Roll
 from rules.dice import StepDie
 from rules.systems import lucky13
 from rules.systems.lucky13 import AbilityRoll, Condition, Opposed, Pool
-from tests.characters.conftest import make_character
+from tests.characters.conftest import FIGHTING, LONGSWORD, LONGSWORD_SPEC, TELEPORT, make_character
 
 pytestmark = pytest.mark.django_db
 
@@ -33,6 +33,31 @@ class Scripted(random.Random):
 
 
 GOBLIN = StatBlock(name="Goblin", reflex=2, combat=1, accuracy=1, damage=1, armor=0, pulse=1)
+#: Ids of the items the tests add to Brunella's sheet (hers end at 14).
+DAGGER, RIPOSTE = 15, 16
+
+
+def hit_points(character_id: int) -> int:
+    return Character.objects.get(pk=character_id).document.hit_points
+
+
+def add_to_sheet(character_id: int, *, weapon: dict | None = None, fighting_spec: dict | None = None) -> None:
+    """A test's change to a sheet, straight on the row: a weapon, or a specialization under Fighting."""
+    character = Character.objects.get(pk=character_id)
+    sheet = character.document.model_dump(mode="json")
+    if weapon:
+        sheet["weapons"].append(weapon)
+    if fighting_spec:
+        fighting = next(skill for skill in sheet["skills"] if skill["id"] == FIGHTING)
+        fighting["specializations"].append(fighting_spec)
+    sheet["next_id"] = max(DAGGER, RIPOSTE) + 1
+    character.sheet = character.rules.read_sheet(sheet).model_dump(mode="json")
+    character.save(update_fields=["sheet"])
+
+
+def give_dagger(character_id: int) -> SheetItem:
+    add_to_sheet(character_id, weapon={"id": DAGGER, "name": "Dagger", "accuracy": "d4", "damage": "d4"})
+    return SheetItem(character_id, DAGGER)
 
 
 @pytest.fixture
@@ -88,6 +113,39 @@ def test_add_a_character_copies_the_combat_dice(campaign, gm, encounter, brunell
     assert hero.current_hit_points == 30
     with pytest.raises(Conflict):
         encounters.add_characters(**ids(campaign, encounter), by=gm, character_ids=[brunella.pk])
+
+
+def test_a_character_joins_with_the_best_weapon_the_best_armor_and_no_combat_die_without_the_skill(
+    campaign, gm, encounter, player
+):
+    skills = [{"id": 1, "name": "Sneaking", "ability": "reflex", "die": "d8"}]
+    weapons = [
+        {"id": 2, "name": "Club", "accuracy": "d6", "damage": "d8"},
+        {"id": 3, "name": "Spear", "accuracy": "d8", "damage": "d6"},
+        {"id": 4, "name": "Pike", "accuracy": "d8", "damage": "d6"},  # as good: the first on the sheet wins
+    ]
+    armor = [{"id": 5, "name": "Cap", "defense": "d4"}, {"id": 6, "name": "Mail", "defense": "d10"}]
+    rogue = make_character(
+        campaign, player, name="Ilse", skills=skills, weapons=weapons, armor=armor, traits=[], assets=[], next_id=7
+    )
+    (combatant,) = encounters.add_characters(**ids(campaign, encounter), by=gm, character_ids=[rogue.pk])
+    dice = (combatant.reflex, combatant.combat, combatant.accuracy, combatant.damage, combatant.armor)
+    assert (combatant.weapon, dice) == ("Spear", (4, 0, 3, 2, 4))
+
+
+def test_a_dying_character_bleeds_on_their_sheet(campaign, gm, encounter, fight):
+    hero, _ = fight
+    encounters.adjust_hit_points(**ids(campaign, encounter), by=gm, combatant_id=hero.pk, amount=-30, reason="fall")
+    assert encounters.minute_passes(**ids(campaign, encounter), by=gm) == [hero]
+    assert hit_points(hero.character_id) == -1
+    latest = SheetChange.objects.filter(character_id=hero.character_id).first()
+    assert latest.what == "1 damage in Ambush at the ford: a minute passes while dying"
+    assert (latest.before["hit_points"], latest.after["hit_points"]) == (0, -1)
+    encounters.stabilize(**ids(campaign, encounter), by=gm, combatant_id=hero.pk)
+    assert encounters.minute_passes(**ids(campaign, encounter), by=gm) == []
+    assert hit_points(hero.character_id) == -1
+    # Stabilizing changes the fight, not the sheet.
+    assert SheetChange.objects.filter(character_id=hero.character_id).count() == 2
 
 
 def test_a_draft_or_foreign_character_cannot_join(campaign, gm, encounter, character):
@@ -206,7 +264,7 @@ def test_a_draw_fails_and_deals_nothing(campaign, gm, encounter, fight):
     assert not result.roll.hit
     assert result.roll.margin == 0
     assert result.change is None
-    assert Character.objects.get(pk=hero.character_id).hit_points == 30
+    assert hit_points(hero.character_id) == 30
     assert list(Roll.objects.filter(kind__in=["attack", "damage"]).values_list("kind", flat=True)) == ["attack"]
 
 
@@ -220,9 +278,15 @@ def test_a_hit_on_a_character_changes_the_sheet_and_makes_its_form_stale(campaig
     assert result.change.after == 20
     assert result.change.pulse_after.label == "d6"
     character = Character.objects.get(pk=hero.character_id)
-    assert character.hit_points == 20
+    assert character.document.hit_points == 20
     assert character.version == version + 1
     assert character.section_versions["hit-points"] == character.version
+    # Through the one write path: the sheet's history says who, what and where.
+    change = SheetChange.objects.get(character=character, version=character.version)
+    assert (change.before["hit_points"], change.after["hit_points"]) == (30, 20)
+    assert change.by == gm
+    assert change.what == "10 damage in Ambush at the ford: hit by Goblin"
+    assert change.sections == ["hit-points"]
 
 
 def test_a_miss_with_seeded_dice_changes_nothing_but_the_log(campaign, gm, encounter, fight):
@@ -292,6 +356,11 @@ def test_healing_brings_the_pulse_back_and_stops_at_full(campaign, gm, encounter
         **ids(campaign, encounter), by=gm, combatant_id=hero.pk, amount=100, reason="potion"
     )
     assert (change.before, change.after, change.pulse_after.label) == (5, 30, "d8")
+    assert hit_points(hero.character_id) == 30
+    assert list(SheetChange.objects.filter(character_id=hero.character_id).values_list("what", flat=True)) == [
+        "100 healing in Ambush at the ford: potion",
+        "25 damage in Ambush at the ford: fall",
+    ]
     roll = Roll.objects.filter(kind="adjustment").order_by("-seq").first()
     assert roll.total == 25
     assert roll.spec["reason"] == "potion"
@@ -322,14 +391,14 @@ def test_an_ended_encounter_refuses_changes(campaign, gm, encounter, fight):
 
 def test_a_character_attacks_with_any_of_their_weapons(campaign, gm, encounter, fight):
     hero, goblin = fight
-    dagger = Weapon.objects.create(character_id=hero.character_id, name="Dagger", accuracy=1, damage=1)
+    dagger = give_dagger(hero.character_id)
     # Brunella d10 + d10 + d4 (dagger): 5, 6, 3 = 14 against the goblin's 3, 2 = 5; margin 9, d4 damage 1.
     result = encounters.attack(
         **ids(campaign, encounter),
         by=gm,
         attacker_id=hero.pk,
         target_id=goblin.pk,
-        weapon_id=dagger.pk,
+        weapon=dagger,
         rng=Scripted(5, 6, 3, 3, 2, 1),
     )
     assert result.roll.damage == 10
@@ -342,17 +411,20 @@ def test_a_character_attacks_with_any_of_their_weapons(campaign, gm, encounter, 
 def test_a_weapon_must_be_the_attackers_own(campaign, gm, player, encounter, fight):
     hero, goblin = fight
     other = make_character(campaign, player, name="Casimir")
-    axe = Weapon.objects.get(character=other)
-    own = Weapon.objects.get(character_id=hero.character_id)
+    # Casimir's sword has the same id on his sheet as Brunella's on hers: it is still not hers.
+    theirs = SheetItem(other.pk, LONGSWORD)
+    own = SheetItem(hero.character_id, LONGSWORD)
     rng = random.Random(1)
-    with pytest.raises(Refused):
-        encounters.attack(
-            **ids(campaign, encounter), by=gm, attacker_id=hero.pk, target_id=goblin.pk, weapon_id=axe.pk, rng=rng
-        )
-    with pytest.raises(Refused):  # an NPC has only its stat block
-        encounters.attack(
-            **ids(campaign, encounter), by=gm, attacker_id=goblin.pk, target_id=hero.pk, weapon_id=own.pk, rng=rng
-        )
+    common = {**ids(campaign, encounter), "by": gm, "rng": rng}
+    for attacker, target, weapon in [
+        (hero, goblin, theirs),
+        (hero, goblin, SheetItem(hero.character_id, 999)),  # no such weapon
+        (hero, goblin, SheetItem(hero.character_id, FIGHTING)),  # a skill, not a weapon
+        (goblin, hero, own),  # an NPC has only its stat block
+    ]:
+        with pytest.raises(Refused) as refused:
+            encounters.attack(**common, attacker_id=attacker.pk, target_id=target.pk, weapon=weapon)
+        assert refused.value.errors == {"weapon": "Choose their own weapon."}
     assert not Roll.objects.filter(kind="attack").exists()
 
 
@@ -379,8 +451,9 @@ def test_a_removed_combatant_leaves_the_order_and_cannot_be_attacked(campaign, g
 # --- Combat specializations ("Specializations", "Modifiers") -----------------------------------------
 
 
-def longsword(hero: Combatant) -> Specialization:
-    return Specialization.objects.get(skill__character_id=hero.character_id, name="Longsword")
+def longsword(hero: Combatant) -> SheetItem:
+    """Brunella's Longsword specialization, under Fighting."""
+    return SheetItem(hero.character_id, LONGSWORD_SPEC)
 
 
 def test_the_specialization_named_like_the_weapon_steps_the_combat_die_by_default(campaign, gm, encounter, fight):
@@ -390,7 +463,7 @@ def test_the_specialization_named_like_the_weapon_steps_the_combat_die_by_defaul
     )
     roll = Roll.objects.get(kind="attack")
     assert roll.spec["attacker_dice"] == ["d10", "d12", "d8"]  # Fighting d10, Longsword 1
-    assert roll.spec["attacker_specialization"] == {"id": longsword(hero).pk, "name": "Longsword", "level": 1}
+    assert roll.spec["attacker_specialization"] == {"id": LONGSWORD_SPEC, "name": "Longsword", "level": 1}
     assert roll.spec["defender_specialization"] is None
     D = StepDie.parse
     exact = lucky13.opposed_chance(
@@ -407,13 +480,13 @@ def test_the_specialization_named_like_the_weapon_steps_the_combat_die_by_defaul
 
 def test_the_attacker_may_choose_none_or_another_of_their_combat_specializations(campaign, gm, encounter, fight):
     hero, goblin = fight
-    fighting = Skill.objects.get(character_id=hero.character_id, name="Fighting")
-    riposte = Specialization.objects.create(skill=fighting, name="Riposte", level=3)
+    add_to_sheet(hero.character_id, fighting_spec={"id": RIPOSTE, "name": "Riposte", "level": 3})
+    riposte = SheetItem(hero.character_id, RIPOSTE)
     # Two misses, so that the goblin stands for both: 1+1+1 against 5+3, then 1+(1+1)+1 against 5+3.
     rng = Scripted(1, 1, 1, 5, 3, 1, 1, 1, 1, 5, 3)
     common = {**ids(campaign, encounter), "by": gm, "attacker_id": hero.pk, "target_id": goblin.pk, "rng": rng}
     plain = encounters.attack(**common, attacker_specialization=None)
-    chosen = encounters.attack(**common, attacker_specialization=riposte.pk)
+    chosen = encounters.attack(**common, attacker_specialization=riposte)
     plain_roll, chosen_roll = Roll.objects.filter(kind="attack").order_by("seq")
     assert plain_roll.spec["attacker_dice"] == ["d10", "d10", "d8"]
     assert plain_roll.spec["attacker_specialization"] is None
@@ -424,9 +497,9 @@ def test_the_attacker_may_choose_none_or_another_of_their_combat_specializations
 
 def test_a_weapon_without_a_namesake_specialization_gets_none_by_default(campaign, gm, encounter, fight):
     hero, goblin = fight
-    dagger = Weapon.objects.create(character_id=hero.character_id, name="Dagger", accuracy=1, damage=1)
+    dagger = give_dagger(hero.character_id)
     encounters.attack(
-        **ids(campaign, encounter), by=gm, attacker_id=hero.pk, target_id=goblin.pk, weapon_id=dagger.pk,
+        **ids(campaign, encounter), by=gm, attacker_id=hero.pk, target_id=goblin.pk, weapon=dagger,
         rng=random.Random(4),
     )  # fmt: skip
     assert Roll.objects.get(kind="attack").spec["attacker_specialization"] is None
@@ -436,7 +509,7 @@ def test_the_defender_may_use_a_combat_specialization(campaign, gm, encounter, f
     hero, goblin = fight
     encounters.attack(
         **ids(campaign, encounter), by=gm, attacker_id=goblin.pk, target_id=hero.pk,
-        defender_specialization=longsword(hero).pk, rng=random.Random(5),
+        defender_specialization=longsword(hero), rng=random.Random(5),
     )  # fmt: skip
     roll = Roll.objects.get(kind="attack")
     assert roll.spec["defender_dice"] == ["d10", "d12", "d4"]
@@ -446,15 +519,17 @@ def test_the_defender_may_use_a_combat_specialization(campaign, gm, encounter, f
 
 def test_only_the_combatants_own_combat_specializations_apply(campaign, gm, player, encounter, fight):
     hero, goblin = fight
-    teleport = Specialization.objects.get(skill__character_id=hero.character_id, name="Teleport")  # Spellcasting
+    teleport = SheetItem(hero.character_id, TELEPORT)  # Spellcasting
     other = make_character(campaign, player, name="Casimir")
-    theirs = Specialization.objects.get(skill__character=other, name="Longsword")
+    # Casimir's Longsword has the same id on his sheet as Brunella's on hers: it is still not hers.
+    theirs = SheetItem(other.pk, LONGSWORD_SPEC)
     common = {**ids(campaign, encounter), "by": gm, "rng": random.Random(6)}
     for attacker, target, choices in [
-        (hero, goblin, {"attacker_specialization": teleport.pk}),
-        (hero, goblin, {"attacker_specialization": theirs.pk}),
-        (goblin, hero, {"attacker_specialization": theirs.pk}),  # an NPC has none
-        (goblin, hero, {"defender_specialization": theirs.pk}),
+        (hero, goblin, {"attacker_specialization": teleport}),
+        (hero, goblin, {"attacker_specialization": theirs}),
+        (hero, goblin, {"attacker_specialization": SheetItem(hero.character_id, FIGHTING)}),  # a skill
+        (goblin, hero, {"attacker_specialization": theirs}),  # an NPC has none
+        (goblin, hero, {"defender_specialization": theirs}),
     ]:
         with pytest.raises(Refused) as refused:
             encounters.attack(**common, attacker_id=attacker.pk, target_id=target.pk, **choices)
@@ -496,7 +571,7 @@ def test_an_impairment_of_the_target_keeps_the_lower_reflex(campaign, gm, encoun
         defender_roll=AbilityRoll.IMPAIRMENT, rng=Scripted(5, 3, 3, 9, 1, 2, 1, 2),
     )  # fmt: skip
     assert (result.roll.attacker.total, result.roll.defender.total, result.roll.damage) == (11, 4, 9)
-    assert Character.objects.get(pk=hero.character_id).hit_points == 21
+    assert hit_points(hero.character_id) == 21
     roll = Roll.objects.get(kind="attack")
     assert roll.spec["defender_roll"] == "impairment"
     assert roll.dice["defender"]["ability_roll"] == "impairment"

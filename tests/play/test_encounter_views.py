@@ -7,12 +7,12 @@ from __future__ import annotations
 import pytest
 from django.urls import reverse
 
-from characters.models import Character, Specialization, Weapon
+from characters.models import Character
 from play import encounters
 from play.encounters import StatBlock
 from play.models import Combatant, Encounter, Roll
 from rules.systems.lucky13 import AbilityRoll
-from tests.characters.conftest import make_character
+from tests.characters.conftest import LONGSWORD, LONGSWORD_SPEC, TELEPORT, make_character
 
 pytestmark = pytest.mark.django_db
 
@@ -136,6 +136,21 @@ def test_attack_chance_before_and_result_after(client, gm, campaign, fight):
     assert f"Roll #{roll.seq}" in body
 
 
+def test_damage_and_healing_from_the_page_change_the_characters_sheet(client, gm, campaign, fight):
+    hero, _ = fight
+    client.force_login(gm)
+    for direction, amount in (("damage", "12"), ("heal", "5")):
+        data = {"combatant": hero.pk, "direction": direction, "amount": amount, "reason": "the ford"}
+        assert client.post(url("encounter-adjust", campaign), data, **HX).status_code == 200
+    character = Character.objects.get(pk=hero.character_id)
+    assert character.document.hit_points == 23
+    assert list(character.sheet_changes.values_list("what", "by")) == [
+        ("5 healing in Ambush at the ford: the ford", gm.pk),
+        ("12 damage in Ambush at the ford: the ford", gm.pk),
+    ]
+    assert "23 of 30 hp" in client.get(url("encounter", campaign)).content.decode()
+
+
 def test_adjust_minute_stabilize_next_turn_and_end(client, gm, campaign, fight):
     _hero, goblin = fight
     client.force_login(gm)
@@ -211,7 +226,7 @@ def test_bad_input_is_a_4xx_and_changes_nothing(client, gm, campaign, fight, nam
     assert "Nothing was changed" in response.content.decode()
     goblin.refresh_from_db()
     assert goblin.hit_points == 10
-    assert Character.objects.get(pk=hero.character_id).hit_points == 30
+    assert Character.objects.get(pk=hero.character_id).document.hit_points == 30
     assert Roll.objects.count() == before
     assert Combatant.objects.count() == 2
 
@@ -231,15 +246,24 @@ def test_a_second_encounter_is_a_409(client, gm, campaign, encounter):
 
 def test_the_chance_with_a_chosen_weapon(client, gm, campaign, fight):
     hero, goblin = fight
-    dagger = Weapon.objects.create(character_id=hero.character_id, name="Dagger", accuracy=1, damage=1)
+    character = hero.character
+    sheet = character.document.model_dump(mode="json")
+    sheet["weapons"].append({"id": 15, "name": "Dagger", "accuracy": "d4", "damage": "d4"})
+    character.sheet = {**sheet, "next_id": 16}
+    character.save(update_fields=["sheet"])
+    dagger = f"{hero.character_id}:15"  # the character, and the weapon's id on their sheet
     client.force_login(gm)
+    body = client.get(url("encounter", campaign)).content.decode()
+    assert f'<option value="{dagger}">Brunella: Dagger (d4 / d4)</option>' in body
+    assert f'<option value="{hero.character_id}:{LONGSWORD}">Brunella: Longsword (d8 / d8)</option>' in body
     body = client.get(
-        url("encounter", campaign), {"attacker": hero.pk, "target": goblin.pk, "weapon": dagger.pk}
+        url("encounter", campaign), {"attacker": hero.pk, "target": goblin.pk, "weapon": dagger}
     ).content.decode()
     assert "with the Dagger" in body
-    assert f'name="weapon" value="{dagger.pk}"' in body
+    assert f'<option value="{dagger}" selected>' in body
+    assert f'name="weapon" value="{dagger}"' in body
     response = client.post(
-        url("encounter-attack", campaign), {"attacker": hero.pk, "target": goblin.pk, "weapon": dagger.pk}
+        url("encounter-attack", campaign), {"attacker": hero.pk, "target": goblin.pk, "weapon": dagger}
     )
     assert response.status_code == 302
     assert Roll.objects.get(kind="attack").spec["weapon"] == "Dagger"
@@ -248,10 +272,11 @@ def test_the_chance_with_a_chosen_weapon(client, gm, campaign, fight):
 def test_another_combatants_weapon_is_a_400(client, gm, campaign, fight):
     hero, goblin = fight
     client.force_login(gm)
-    sword = Weapon.objects.get(character_id=hero.character_id)
-    data = {"attacker": goblin.pk, "target": hero.pk, "weapon": sword.pk}
-    assert client.get(url("encounter", campaign), data).status_code == 400
-    assert client.post(url("encounter-attack", campaign), data).status_code == 400
+    sword = f"{hero.character_id}:{LONGSWORD}"
+    for weapon in (sword, str(LONGSWORD), f"{hero.character_id}:", "x:1", f"{hero.character_id}:0", "1:-1"):
+        data = {"attacker": goblin.pk, "target": hero.pk, "weapon": weapon}
+        assert client.get(url("encounter", campaign), data).status_code == 400
+        assert client.post(url("encounter-attack", campaign), data).status_code == 400
     assert not Roll.objects.filter(kind="attack").exists()
 
 
@@ -269,9 +294,9 @@ def test_the_page_query_count_does_not_grow_with_combatants(
     with django_assert_num_queries(8):
         assert client.get(url("encounter", campaign)).status_code == 200
     client.force_login(gm)
-    # The same, then the GM's lists: the active characters to add, the weapons of those in the fight,
-    # and their skills with the skills' specializations (for the Combat specializations).
-    with django_assert_num_queries(12):
+    # The same, then the GM's list of the active characters to add. The weapons and the Combat
+    # specializations of those in the fight come from their sheets: no query.
+    with django_assert_num_queries(9):
         assert client.get(url("encounter", campaign)).status_code == 200
 
 
@@ -294,7 +319,13 @@ def test_remove_a_combatant(client, gm, player, campaign, fight):
 
 
 def longsword(hero):
-    return Specialization.objects.get(skill__character_id=hero.character_id, name="Longsword")
+    """Brunella's Longsword specialization, from her sheet."""
+    return hero.character.document.specialization(LONGSWORD_SPEC)[1]
+
+
+def longsword_choice(hero):
+    """The same as the attack form names it: the character, and its id on her sheet."""
+    return f"{hero.character_id}:{LONGSWORD_SPEC}"
 
 
 def test_the_preview_applies_the_specialization_named_like_the_weapon(client, gm, campaign, fight):
@@ -303,7 +334,7 @@ def test_the_preview_applies_the_specialization_named_like_the_weapon(client, gm
     body = client.get(url("encounter", campaign), {"attacker": hero.pk, "target": goblin.pk}).content.decode()
     assert "Reflex d10 + Combat d12 + accuracy d8 against Reflex d6 + Combat d4 + armor none." in body
     assert "Brunella's Longsword 1 steps Combat up 1." in body
-    assert f'name="attacker_specialization" value="{longsword(hero).pk}"' in body
+    assert f'name="attacker_specialization" value="{longsword_choice(hero)}"' in body
     assert 'name="defender_specialization" value="none"' in body
     chance = encounters.attack_chance(campaign, hero, goblin, attacker_specialization=longsword(hero))
     assert f"{float(chance.p_attacker_wins) * 100:.1f}%" in body
@@ -330,11 +361,11 @@ def test_the_preview_without_a_specialization_and_the_roll_that_follows(client, 
 def test_a_chosen_specialization_for_the_target_reaches_the_roll(client, gm, campaign, fight):
     hero, goblin = fight
     client.force_login(gm)
-    query = {"attacker": goblin.pk, "target": hero.pk, "defender_specialization": longsword(hero).pk}
+    query = {"attacker": goblin.pk, "target": hero.pk, "defender_specialization": longsword_choice(hero)}
     body = client.get(url("encounter", campaign), query, **HX).content.decode()
     assert body.lstrip().startswith('<div id="encounter-body"')
     assert "against Reflex d10 + Combat d12 + armor d4" in body
-    assert f'<option value="{longsword(hero).pk}" selected>Brunella: Longsword 1</option>' in body
+    assert f'<option value="{longsword_choice(hero)}" selected>Brunella: Longsword 1</option>' in body
     response = client.post(url("encounter-attack", campaign), query, **HX)
     assert response.status_code == 200
     roll = Roll.objects.get(kind="attack")
@@ -352,16 +383,24 @@ def test_the_form_lists_only_combat_specializations(client, gm, player, campaign
 
 
 @pytest.mark.parametrize(
-    "case", ["not a number", "zero", "like the weapon, for the target", "not under Combat", "for an NPC"]
-)
+    "case",
+    ["not a number", "zero", "a bare id", "like the weapon, for the target", "not under Combat", "for an NPC",
+     "another character's"],
+)  # fmt: skip
 def test_a_bad_specialization_is_a_400_and_rolls_nothing(client, gm, campaign, fight, case):
     attacker, target = fight
     choices = {
         "not a number": {"attacker_specialization": "abc"},
-        "zero": {"attacker_specialization": "0"},
+        "zero": {"attacker_specialization": f"{attacker.character_id}:0"},
+        "a bare id": {"attacker_specialization": str(LONGSWORD_SPEC)},
         "like the weapon, for the target": {"defender_specialization": "like-the-weapon"},
-        "not under Combat": {"attacker_specialization": Specialization.objects.get(name="Teleport").pk},
-        "for an NPC": {"attacker_specialization": longsword(attacker).pk},
+        "not under Combat": {"attacker_specialization": f"{attacker.character_id}:{TELEPORT}"},
+        "for an NPC": {"attacker_specialization": longsword_choice(attacker)},
+        # Casimir, not in the fight, has a Longsword with the same id on his sheet.
+        "another character's": {
+            "attacker_specialization": f"{make_character(campaign, attacker.character.owner, name='Casimir').pk}:"
+            f"{LONGSWORD_SPEC}"
+        },
     }[case]
     if case == "for an NPC":
         attacker, target = target, attacker
@@ -376,7 +415,7 @@ def test_a_bad_specialization_is_a_400_and_rolls_nothing(client, gm, campaign, f
 
 def test_players_and_outsiders_cannot_attack_with_a_specialization(client, player, outsider, campaign, fight):
     hero, goblin = fight
-    data = {"attacker": hero.pk, "target": goblin.pk, "attacker_specialization": longsword(hero).pk}
+    data = {"attacker": hero.pk, "target": goblin.pk, "attacker_specialization": longsword_choice(hero)}
     client.force_login(player)
     assert client.post(url("encounter-attack", campaign), data).status_code == 403
     client.force_login(outsider)

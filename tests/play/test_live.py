@@ -17,11 +17,12 @@ from django.test import Client
 from campaigns import operations
 from campaigns.models import Campaign, Membership
 from campaigns.operations import Conflict, NotAllowed
-from characters.operations import save_section, section_version
+from characters import write
 from config.asgi import application
 from play import encounters, live, rolls
 from play.consumers import NOT_A_MEMBER
 from play.encounters import StatBlock
+from rules.systems.base import Role
 from tests.campaigns.helpers import make_character
 
 # The socket's queries run on other threads than the test's: the rows must be committed.
@@ -157,13 +158,17 @@ def test_a_hit_point_change_reaches_every_member_as_the_party_row(campaign, gm, 
     brunella = make_character(campaign, player, "Brunella")
 
     def wound() -> None:
+        # The GM's edit of the hit points, through the one write path every sheet change takes.
         fresh = type(brunella).objects.get(pk=brunella.pk)
-        save_section(
-            character_id=brunella.pk,
+        write.change(
+            brunella.pk,
+            version=write.section_version(fresh, "hit-points"),
             section="hit-points",
-            version=section_version(fresh, "hit-points"),
-            data=-1,
             by=gm,
+            what="A fall",
+            edit=lambda c: c.rules.edit(
+                c.document, "hit-points", {"hit_points": -1}, role=Role.GM, options=c.campaign.settings
+            ),
         )
 
     async def scenario() -> None:

@@ -42,8 +42,11 @@ player = User.objects.create_user("player", password="x")
 campaign = Campaign.objects.create(name="Two Towers", system="lucky13")
 Membership.objects.create(campaign=campaign, user=gm, role=Membership.Role.GM)
 Membership.objects.create(campaign=campaign, user=player, role=Membership.Role.PLAYER)
-Character.objects.create(campaign=campaign, owner=player, name="Brunella", status="active",
-    will=3, charm=3, pulse=3, intellect=3, reflex=3, hit_points=30)
+sheet = campaign.rules.new_draft(campaign.settings).model_dump(mode="json")
+sheet["abilities"] = dict.fromkeys(["will", "charm", "pulse", "intellect", "reflex"], "d8")
+sheet["skills"] = [{**skill, "die": "d6"} for skill in sheet["skills"]]
+sheet.update(hit_points=30, creation={**sheet["creation"], "step": ""})
+Character.objects.create(campaign=campaign, owner=player, name="Brunella", status="active", sheet=sheet)
 sessions = {}
 for user in (gm, player):
     client = Client()

@@ -1,4 +1,8 @@
-"""``manage.py demo``: a demo campaign to click around in, created once and left alone after."""
+"""``manage.py demo``: a demo campaign to click around in, created once and left alone after.
+
+Each demo character is made through the creation steps a player takes, so its sheet document
+is built by the system and saved through the one write path, with its history.
+"""
 
 from __future__ import annotations
 
@@ -91,15 +95,14 @@ class Command(BaseCommand):
         character = creation.start_character(
             campaign=campaign, owner=owner, name=sheet["name"], concept=sheet["concept"]
         )
+        ids = {"character_id": character.pk, "by": owner}
         dice = dict(zip(lucky13.ABILITY_KEYS, map(D, sheet["abilities"]), strict=True))
-        creation.assign_abilities(character_id=character.pk, array="balanced", dice=dice)
-        creation.set_skills(character_id=character.pk)
-        creation.set_specializations(character_id=character.pk, choices=sheet["specializations"], took_impairment=False)
-        creation.set_traits(character_id=character.pk, traits=sheet["traits"])
-        creation.set_equipment(
-            character_id=character.pk, assets=sheet["assets"], weapons=sheet["weapons"], armor=sheet["armor"]
-        )
-        creation.finish(character_id=character.pk)
+        creation.assign_abilities(**ids, array="balanced", dice=dice)
+        creation.set_skills(**ids)
+        creation.set_specializations(**ids, choices=sheet["specializations"], took_impairment=False)
+        creation.set_traits(**ids, traits=sheet["traits"])
+        creation.set_equipment(**ids, assets=sheet["assets"], weapons=sheet["weapons"], armor=sheet["armor"])
+        creation.finish(**ids)
 
     def _first_adventure(self, campaign: Campaign, gm: Any) -> None:
         """An adventure already played, so the ledger and "What should I buy?" have something to show."""
@@ -114,7 +117,12 @@ class Command(BaseCommand):
             campaign_id=campaign.pk, awards=awards, reason="Completing the mission", adventure="The Drowned Bell", by=gm
         )
         if "Brunella" in party:
-            order = ledger.Order("level", "Fighting", "Broadsword")
-            ledger.buy(
-                character_id=party["Brunella"].pk, order=order, by=party["Brunella"].owner, adventure="The Drowned Bell"
+            brunella = Character.objects.get(pk=party["Brunella"].pk)  # her sheet as the award left it
+            spec = next(
+                spec
+                for skill in brunella.document.skills
+                for spec in skill.specializations
+                if (skill.name, spec.name) == ("Fighting", "Broadsword")
             )
+            order = ledger.Order(f"level:{spec.id}", before=spec.level)
+            ledger.buy(character_id=brunella.pk, order=order, by=brunella.owner, adventure="The Drowned Bell")

@@ -101,7 +101,15 @@ from rules.systems.lucky13.options import (
     read_options,
     validate_options,
 )
-from rules.systems.lucky13.sheet import SCHEMA_VERSION, Sheet, incomplete, migrate
+from rules.systems.lucky13.sheet import (
+    MAX_DESCRIPTION,
+    MAX_ITEMS,
+    MAX_NOTES,
+    SCHEMA_VERSION,
+    Sheet,
+    incomplete,
+    migrate,
+)
 from rules.systems.lucky13.system import SYSTEM, Lucky13
 from rules.systems.lucky13.vocabulary import (
     ABILITIES,
@@ -131,7 +139,10 @@ __all__ = [
     "LICENSE_FILE",
     "LICENSE_NAME",
     "MAX_ABILITY",
+    "MAX_DESCRIPTION",
+    "MAX_ITEMS",
     "MAX_NAME",
+    "MAX_NOTES",
     "MAX_POOL",
     "MAX_POOL_DICE",
     "MAX_ROLLOFFS",

@@ -30,7 +30,16 @@ from rules.systems.base import (
 )
 from rules.systems.lucky13 import identity
 from rules.systems.lucky13.advancement import SheetSkill, buy_ability, buy_level, buy_specialization, suggestions
-from rules.systems.lucky13.checks import ROLL_KINDS, AbilityRoll, Difficulty, Explosion, parse_difficulty
+from rules.systems.lucky13.checks import (
+    ROLL_KINDS,
+    AbilityRoll,
+    Difficulty,
+    Explosion,
+    parse_choice,
+    parse_die,
+    parse_difficulty,
+    parse_steps,
+)
 from rules.systems.lucky13.creation import (
     ability_from_percentile,
     check_ability_array,
@@ -38,11 +47,12 @@ from rules.systems.lucky13.creation import (
     specialization_allowance,
 )
 from rules.systems.lucky13.health import Condition, condition, death_threshold, max_hit_points
-from rules.systems.lucky13.modifiers import Modifiers, reaction_charm, sheet_check
+from rules.systems.lucky13.modifiers import Modifiers, sheet_check
 from rules.systems.lucky13.options import OPTIONS, Options, default_options, validate_options
 from rules.systems.lucky13.sheet import (
     SCHEMA_VERSION,
     Abilities,
+    Asset,
     Creation,
     Sheet,
     Skill,
@@ -284,37 +294,58 @@ class Lucky13:
 
     def sheet_roll(self, sheet: Sheet, situation: Mapping[str, Any], options: Mapping[str, Any]) -> SheetRoll:
         """A check from the sheet ("Skill checks"): ``situation`` names the skill and optionally a
-        specialization (by id), the ability (default: the skill's link), the difficulty, a
-        background or impairment, and the GM's steps; or ``{"reaction": true}`` for a reaction check."""
+        specialization of it (by id), an asset that helps it (by id, "Equipment / assets"), a
+        helper's die and what it helps with (``{"assist": {"die": "d10", "with": "skill",
+        "name": "Otto"}}``, "Characters assisting characters"), the ability (default: the skill's
+        link), the difficulty, a background or impairment, and the GM's steps; or
+        ``{"reaction": true}``, with a skill or without, for a reaction check ("Reputation": Charm
+        stepped by the reputation + the skill + the decision die)."""
         names = dict(zip(ABILITY_KEYS, options["ability_names"], strict=True))
         abilities = sheet.abilities.dice()
         difficulty = parse_difficulty(situation)
-        how = AbilityRoll(situation.get("ability_roll", "normal"))
-        steps = Modifiers(ability_steps=situation.get("ability_steps", 0), skill_steps=situation.get("skill_steps", 0))
-        if situation.get("reaction"):
+        how = parse_choice(situation, "ability_roll", AbilityRoll, AbilityRoll.NORMAL)
+        ability_steps, skill_steps = parse_steps(situation, "ability_steps"), parse_steps(situation, "skill_steps")
+        reaction = bool(situation.get("reaction"))
+        skill, specialization = _skill_of(sheet, situation, required=not reaction)
+        asset = _asset_of(sheet, skill, situation)
+        assist, assist_target, helper = _assist_of(situation)
+        if reaction:
+            if specialization is not None:
+                raise SpecError("specialization", "a reaction check rolls the skill without a specialization")
+            if situation.get("ability") not in (None, "charm"):
+                raise SpecError("ability", f"a reaction check rolls {names['charm']}")
             if "charm" not in abilities:
-                raise SpecError("reaction", "the sheet has no Charm die yet")
-            charm = reaction_charm(abilities["charm"], sheet.reputation)
-            check = sheet_check(charm, StepDie.none(), difficulty, steps, ability_roll=how,
-                                explosion=Explosion(options["explosion"]))  # fmt: skip
-            label = f"{names['charm']} reaction vs {_difficulty_words(situation)}"
+                raise SpecError("reaction", f"the sheet has no {names['charm']} die yet")
+            ability_key = "charm"
+            what = f"{names['charm']} + {skill.name} reaction" if skill else f"{names['charm']} reaction"
         else:
-            skill, specialization = _skill_of(sheet, situation)
+            assert skill is not None  # required above
             ability_key = situation.get("ability") or skill.ability
             if ability_key not in abilities:
                 raise SpecError("ability", f"choose the ability {skill.name} is rolled with")
-            if skill.die is None:
-                raise SpecError("skill", f"{skill.name} has no die yet")
-            level = specialization.level if specialization else 0
-            modifiers = Modifiers(
-                specialization_level=level, ability_steps=steps.ability_steps, skill_steps=steps.skill_steps
-            )
-            check = sheet_check(abilities[ability_key], StepDie.parse(skill.die), difficulty, modifiers,
-                                ability_roll=how, explosion=Explosion(options["explosion"]))  # fmt: skip
             what = f"{skill.name} ({specialization.name} {specialization.level})" if specialization else skill.name
-            label = f"{names[ability_key]} + {what} vs {_difficulty_words(situation)}"
+            what = f"{names[ability_key]} + {what}"
+        if skill is not None and skill.die is None:
+            raise SpecError("skill", f"{skill.name} has no die yet")
+        modifiers = Modifiers(
+            specialization_level=specialization.level if specialization else 0,
+            asset_level=asset.level if asset else 0,
+            assist=assist,
+            assist_target=assist_target,
+            ability_steps=ability_steps,
+            skill_steps=skill_steps,
+            reputation=sheet.reputation if reaction else None,
+        )
+        skill_die = StepDie.parse(skill.die) if skill is not None and skill.die else StepDie.none()
+        check = sheet_check(abilities[ability_key], skill_die, difficulty, modifiers,
+                            ability_roll=how, explosion=Explosion(options["explosion"]))  # fmt: skip
+        label = f"{what} vs {_difficulty_words(situation)}"
         if how is not AbilityRoll.NORMAL:
             label += f", with {'a background' if how is AbilityRoll.BACKGROUND else 'an impairment'}"
+        if asset is not None:
+            label += f", with {asset.name}"
+        if assist is not None:
+            label += f", {helper or 'a helper'} assisting"
         spec = {
             "system": self.key,
             "roll": "check",
@@ -373,6 +404,8 @@ class Lucky13:
             purchase = buy_ability(target, StepDie.parse(current))
             abilities = sheet.abilities.model_copy(update={target: StepDie(purchase.after).label})
             bought = sheet.model_copy(update={"abilities": abilities})
+            if target == "pulse" and sheet.hit_points is not None:  # "Hit points": the new row comes filled
+                bought = bought.model_copy(update={"hit_points": sheet.hit_points + options["hit_points_per_step"]})
             label = f"Raise {target} to {StepDie(purchase.after).label}"
         elif kind == "level" and target.isdecimal() and (found := sheet.specialization(int(target))):
             skill, spec = found
@@ -467,18 +500,53 @@ def _only_specializations_changed(before: Sheet, after: Sheet) -> None:
             raise _invalid("skills", f"specializations stop at level {MAX_SPECIALIZATION_LEVEL}")
 
 
-def _skill_of(sheet: Sheet, situation: Mapping[str, Any]) -> tuple[Skill, Specialization | None]:
+def _skill_of(
+    sheet: Sheet, situation: Mapping[str, Any], *, required: bool = True
+) -> tuple[Skill | None, Specialization | None]:
+    """The skill (and specialization) a situation names by id; a specialization must be of the
+    skill when both are named."""
     spec_id = situation.get("specialization")
-    if spec_id is not None:
-        found = sheet.specialization(spec_id) if isinstance(spec_id, int) else None
-        if found is None:
-            raise SpecError("specialization", "the sheet has no such specialization")
-        return found
     skill_id = situation.get("skill")
-    skill = sheet.skill(skill_id) if isinstance(skill_id, int) and not isinstance(skill_id, bool) else None
+    if spec_id is not None:
+        found = sheet.specialization(spec_id) if _is_id(spec_id) else None
+        if found is None or (skill_id is not None and found[0].id != skill_id):
+            raise SpecError("specialization", "the sheet has no such specialization of this skill")
+        return found
+    if skill_id is None and not required:
+        return None, None
+    skill = sheet.skill(skill_id) if _is_id(skill_id) else None
     if skill is None:
         raise SpecError("skill", "the sheet has no such skill")
     return skill, None
+
+
+def _is_id(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _asset_of(sheet: Sheet, skill: Skill | None, situation: Mapping[str, Any]) -> Asset | None:
+    """ "Equipment / assets": only an asset that lists the skill steps it."""
+    asset_id = situation.get("asset")
+    if asset_id is None:
+        return None
+    asset = next((a for a in sheet.assets if a.id == asset_id), None) if _is_id(asset_id) else None
+    if asset is None or skill is None or skill.id not in asset.skills:
+        raise SpecError("asset", f"choose an asset that helps {skill.name if skill else 'the skill'}")
+    return asset
+
+
+def _assist_of(situation: Mapping[str, Any]) -> tuple[StepDie | None, str, str]:
+    """The helper's die, what it helps with (the skill or the ability) and the helper's name."""
+    assist = situation.get("assist")
+    if assist is None:
+        return None, "skill", ""
+    if not isinstance(assist, Mapping):
+        raise SpecError("assist", "name the helper's die and what it helps with")
+    target = assist.get("with", "skill")
+    if target not in ("skill", "ability"):
+        raise SpecError("help_with", "a helper helps with the skill or with the ability")
+    die = parse_die(assist, "die")
+    return die, target, str(assist.get("name", ""))
 
 
 def _difficulty_words(situation: Mapping[str, Any]) -> str:

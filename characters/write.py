@@ -1,0 +1,167 @@
+"""The one write path of a character's sheet, for every system and every edge.
+
+A page's section form, the API, an import, a GM's edit, a purchase, damage in an encounter,
+a creation step: each builds the new sheet through the character's system and hands it to
+:func:`write` (or :func:`change`, which also locks and checks the version). There the sheet is
+validated by its system as the character stands (a finished character as finished, a draft as
+a draft), saved with a new version, recorded in the sheet history (who, what, before, after)
+and announced to open pages once the transaction commits. Nothing else saves ``sheet``.
+
+No lost work: a change carries the version it was made from. :func:`change` refuses one made
+from an older version with :class:`StaleSheet` (409, with the current character), before
+anything is checked or written. A section form carries its section's version instead
+(``section_versions``), so two people editing different sections do not refuse each other.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import django.dispatch
+from django.contrib.auth.models import AbstractBaseUser
+from django.db import transaction
+from django.utils import timezone
+
+from campaigns.errors import Conflict, NotFound, Refused
+from campaigns.models import Campaign
+from characters.models import Character, SheetChange
+from rules.systems.base import SheetInvalid
+
+#: Sent after commit with ``character_id`` whenever a sheet is saved: the live pages listen.
+character_changed = django.dispatch.Signal()
+
+
+class StaleSheet(Conflict):
+    """The sheet (or the section) changed since the change was made from it; nothing was written.
+    ``character`` is the character as it is now, for the 409 to show."""
+
+    code = "stale_sheet"
+
+    def __init__(self, character: Character, message: str = "") -> None:
+        super().__init__(
+            message
+            or f"{character.name}'s sheet was changed by someone else since you opened it, so nothing was saved. "
+            "Here it is as it is now."
+        )
+        self.character = character
+
+
+def refusal(error: SheetInvalid, *, prefix: str = "") -> Refused:
+    """A sheet its system refused, as a 400 for a form or the API: each problem under its field
+    (the document path, such as ``skills.3.die``, after ``prefix``), the first as the message."""
+    errors: dict[str, str] = {}
+    for problem in error.problems:
+        errors.setdefault(prefix + problem.field, sentence(problem.message))
+    first = error.problems[0] if error.problems else None
+    message = sentence(first.message) if first else "The sheet is not valid."
+    return Refused(message, errors=errors)
+
+
+def sentence(message: str) -> str:
+    """An engine's message (lower case, no full stop) as a sentence for a page."""
+    message = message.strip()
+    if not message:
+        return message
+    message = message[0].upper() + message[1:]
+    return message if message.endswith((".", "!", "?")) else message + "."
+
+
+def lock(character_id: int) -> Character:
+    """The character, locked for a write (its campaign first), or :class:`NotFound`."""
+    character = Character.objects.lock(character_id)
+    if character is None:
+        raise NotFound("No such character.")
+    return character
+
+
+def section_version(character: Character, section: str) -> int:
+    """The version at which ``section`` last changed; 0 if it has not changed since creation."""
+    return int(character.section_versions.get(section, 0))
+
+
+def is_stale(character: Character, version: int, section: str | None = None) -> bool:
+    """Whether a change made from ``version`` (of ``section``, or of the whole sheet) is too old."""
+    if section is None:
+        return version != character.version
+    return section_version(character, section) > version or version > character.version
+
+
+def mark_changed(character: Character, *sections: str, fields: Sequence[str] = ()) -> None:
+    """A new version (the caller holds the row lock): each of ``sections`` is now at it, so
+    forms made from before it are refused; open pages hear of it once committed."""
+    character.version += 1
+    character.section_versions = {**character.section_versions, **dict.fromkeys(sections, character.version)}
+    character.save(update_fields=[*fields, "version", "section_versions", "updated_at"])
+    Campaign.objects.filter(pk=character.campaign_id).update(last_activity_at=timezone.now())
+    transaction.on_commit(lambda: character_changed.send(sender=Character, character_id=character.pk))
+
+
+def write(
+    character: Character,
+    sheet: Any,
+    *,
+    by: AbstractBaseUser | None,
+    what: str,
+    sections: Sequence[str] = (),
+    status: str | None = None,
+    fields: Sequence[str] = (),
+) -> Character:
+    """Save ``sheet`` (a document of the character's system) as the character's sheet.
+
+    The caller holds the row lock (:func:`lock`) and has checked who may do this. The sheet is
+    validated by the system (raising :class:`~rules.systems.base.SheetInvalid`, nothing
+    written), as finished when the character is active; ``status`` moves the character
+    (draft → active …) in the same save; ``fields`` are other columns the caller changed.
+    """
+    after_status = status or character.status
+    # An active character is checked as finished; a draft as a draft; an archived one as what it
+    # was (a player who left mid-creation leaves an unfinished draft archived), and restoring it
+    # to active checks it as finished.
+    problems = character.rules.validate(
+        sheet, character.campaign.settings, finished=after_status == Character.Status.ACTIVE
+    )
+    if problems:
+        raise SheetInvalid(problems)
+    before = character.sheet
+    after = sheet.model_dump(mode="json")
+    character.sheet = after
+    character.status = after_status
+    mark_changed(character, *sections, fields=["sheet", "status", *fields])
+    SheetChange.objects.create(
+        character=character, version=character.version, what=what[:200], sections=list(sections),
+        before=before, after=after, by=by,
+    )  # fmt: skip
+    return character
+
+
+@transaction.atomic
+def change(
+    character_id: int,
+    *,
+    version: int | None,
+    by: AbstractBaseUser | None,
+    what: str,
+    edit: Callable[[Character], Any],
+    section: str | None = None,
+    sections: Sequence[str] = (),
+) -> Character:
+    """Lock, check the version, build the new sheet with ``edit(character)``, and :func:`write` it.
+
+    ``version`` is the version the change was made from (of ``section`` when given; ``None``
+    for a change that reads the sheet under the lock, such as damage); ``edit`` may raise to
+    refuse, and nothing is written.
+    """
+    character = lock(character_id)
+    if version is not None and is_stale(character, version, section):
+        raise StaleSheet(character)
+    sheet = edit(character)
+    return write(character, sheet, by=by, what=what, sections=sections or ([section] if section else []))
+
+
+def history(character: Character, *, before: int | None = None, limit: int = 25) -> list[SheetChange]:
+    """The character's sheet changes, newest first, ``limit`` at a time from ``before`` (a change id)."""
+    changes = SheetChange.objects.filter(character=character).select_related("by")
+    if before is not None:
+        changes = changes.filter(pk__lt=before)
+    return list(changes.order_by("-pk")[:limit])
