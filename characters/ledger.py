@@ -64,12 +64,6 @@ class NotEnoughPoints(Conflict):
         self.needed, self.have = needed, have
 
 
-class StaleSheet(Conflict):
-    """The part of the sheet a purchase changes was changed since the buyer looked at it."""
-
-    code = "stale_sheet"
-
-
 # --- Checks shared by every write -----------------------------------------------------------------
 
 
@@ -471,7 +465,7 @@ def buy(*, character_id: int, order: Order, by: AbstractBaseUser, adventure: str
     ledger entry are one transaction, under the character's row lock.
 
     If the sheet no longer shows what the buyer saw (``order.before``), nothing is bought
-    (:class:`StaleSheet`).
+    (:class:`characters.write.StaleSheet`).
     """
     character, _ = _lock(character_id, by, spend=True)
     adventure = _text(adventure, "adventure", MAX_ADVENTURE, required=False)
@@ -496,7 +490,9 @@ def buy(*, character_id: int, order: Order, by: AbstractBaseUser, adventure: str
     except ValueError as problem:  # a missing or overlong name
         raise Refused(sentence(str(problem)), errors={"name": sentence(str(problem))}) from None
     if order.before is not None and order.before != aimed.before:
-        raise StaleSheet(f"{_now(aimed, names)}: the sheet changed since you looked, so nothing was bought.")
+        raise write.StaleSheet(
+            character, f"{_now(aimed, names)}: the sheet changed since you looked, so nothing was bought."
+        )
     if offer.cost > character.ap_balance:
         raise NotEnoughPoints(character, needed=offer.cost)
     bought = _record(aimed, offer.cost, sheet, after)

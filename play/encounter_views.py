@@ -11,7 +11,7 @@ from __future__ import annotations
 import secrets
 from collections import Counter
 from collections.abc import Mapping
-from typing import Any, Final
+from typing import Any, Final, cast
 
 from django.db.models import Count
 from django.http import Http404, HttpRequest, HttpResponse
@@ -33,6 +33,7 @@ from play.roll_views import roll_entry
 from rules.dice import StepDie
 from rules.systems import lucky13
 from rules.systems.lucky13 import AbilityRoll
+from web.fields import whole_key
 
 #: "Backgrounds", "Impairments": in a fight the Ability die is Reflex.
 ABILITY_ROLL_CHOICES = [
@@ -299,9 +300,10 @@ def start_encounter(request: HttpRequest, pk: int) -> HttpResponse:
 def add_characters(request: HttpRequest, pk: int) -> HttpResponse:
     campaign = access.campaign_for(request.user, pk, gm=True)
     values = request.POST.getlist("characters")
-    if not values or not all(v.isdigit() and len(v) <= 12 for v in values):
+    ids = [whole_key(v) for v in values]
+    if not ids or None in ids:
         raise BadInput("Choose at least one character.")
-    encounters.add_characters(**_ids(campaign), by=request.user, character_ids=[int(v) for v in values])
+    encounters.add_characters(**_ids(campaign), by=request.user, character_ids=cast(list[int], ids))
     return _done(request, campaign)
 
 

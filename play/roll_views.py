@@ -26,6 +26,7 @@ from campaigns.views import refusals
 from play import rolls
 from play.models import Roll, RollKind
 from play.presenters import roll_summary
+from web.fields import whole_key
 
 #: Rolls on a page of the log.
 PAGE_SIZE: Final = 25
@@ -67,9 +68,10 @@ class BadQuery(Refused):
 
 
 def _positive(value: str, name: str) -> int:
-    if not value.isdigit() or int(value) < 1 or len(value) > 12:
+    number = whole_key(value)
+    if number is None:
         raise BadQuery(f"The {name} must be a whole number of 1 or more, not {value[:20]!r}.")
-    return int(value)
+    return number
 
 
 def _filters(request: HttpRequest, characters: list[Any]) -> dict[str, Any]:

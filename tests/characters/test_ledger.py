@@ -330,9 +330,9 @@ def test_a_purchase_from_a_stale_sheet_is_refused(campaign, gm, player) -> None:
     brunella = make_character(campaign, player)
     fund(brunella, gm, 40)
     ledger.buy(character_id=brunella.pk, order=Order(f"level:{TELEPORT}", before=2), by=gm)
-    with pytest.raises(ledger.StaleSheet, match="Teleport is at level 3 now: the sheet changed since you looked"):
+    with pytest.raises(write.StaleSheet, match="Teleport is at level 3 now: the sheet changed since you looked"):
         ledger.buy(character_id=brunella.pk, order=Order(f"level:{TELEPORT}", before=2), by=player)
-    with pytest.raises(ledger.StaleSheet, match="Will is d6 now"):
+    with pytest.raises(write.StaleSheet, match="Will is d6 now"):
         ledger.buy(character_id=brunella.pk, order=Order("ability:will", before=1), by=player)
     assert level(brunella, TELEPORT) == 3
     assert brunella.ap_balance == 36

@@ -214,6 +214,7 @@ def test_actions_are_post_only(client, gm, campaign, fight):
         ("encounter-add-npcs", {"name": "Rat", "count": "99", "reflex": "1", "combat": "0", "accuracy": "0",
                                 "damage": "1", "armor": "0", "pulse": "1"}),
         ("encounter-add-characters", {"characters": "abc"}),
+        ("encounter-add-characters", {"characters": "²"}),
         ("encounter-stabilize", {"combatant": "0"}),
     ],
 )  # fmt: skip

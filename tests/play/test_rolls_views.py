@@ -121,6 +121,8 @@ def test_filters_by_character_and_kind(client, campaign, player, other_player, c
         ({"character": "999999"}, "There is no such character in this campaign"),
         ({"before": "0"}, "The roll number must be a whole number of 1 or more"),
         ({"before": "-3"}, "The roll number must be a whole number"),
+        ({"before": "²"}, "The roll number must be a whole number"),  # a digit to str.isdigit, not to int
+        ({"character": "٣"}, "The character must be a whole number"),
     ],
 )
 def test_bad_filters_are_a_400_that_says_why(client, campaign, player, query, message) -> None:
