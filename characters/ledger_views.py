@@ -16,9 +16,11 @@ from typing import Any, Final
 
 from django import forms
 from django.contrib import messages
+from django.db.models import Case, F, Min, Q, Sum, Value, When
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
+from django.utils.http import urlencode
 from django.views.decorators.http import require_http_methods, require_POST, require_safe
 from django.views.decorators.vary import vary_on_headers
 
@@ -29,6 +31,7 @@ from characters.models import MAX_ENTRY, Character, LedgerEntry, ReputationChang
 from rules.dice import StepDie
 from rules.document import MAX_NAME
 from rules.systems.lucky13 import Difficulty
+from web.fields import whole_key
 from web.presenters import CHART_WIDTH, LABEL_HEIGHT, PLOT_HEIGHT
 
 DIFFICULTY_CHOICES: Final = [(d.value, f"{d.value.title()} ({d.die.label})") for d in Difficulty]
@@ -50,28 +53,57 @@ def _adventures(campaign_id: int) -> list[str]:
 
 # --- The ledger page ------------------------------------------------------------------------------
 
+#: Entries on a page of the ledger, and changes on a page of the reputation history.
+PAGE_SIZE: Final = 25
+#: The most adventures the chart draws: the latest ones to begin. More would not fit its width.
+CHART_ADVENTURES: Final = 6
+#: A label's characters per chart unit (the axis text is 7 units high, about 4 wide a character).
+LABEL_CHARS_PER_UNIT: Final = 1 / 4
+#: The query's keys: the page of the entries and the page of the reputation history, independent.
+PAGE_KEYS: Final = ("before", "reputation_before")
 
-def ledger_chart(entries: list[LedgerEntry]) -> dict[str, Any]:
+
+@dataclass(frozen=True, slots=True)
+class AdventureTotal:
+    """Points earned and spent in one adventure; a correction counts against what it reverses."""
+
+    adventure: str
+    earned: int
+    spent: int
+
+
+def adventure_totals(character: Character, *, limit: int) -> list[AdventureTotal]:
+    """Each adventure's points, summed in the database, for the ``limit`` latest adventures to begin,
+    in the order they began (an adventure begins with its first entry)."""
+    award = LedgerEntry.Kind.AWARD
+    # A correction counts as what it reverses: taking back an award lowers what was earned,
+    # refunding a purchase lowers what was spent.
+    counts_as_award = Q(reverses__kind=award) | Q(reverses__isnull=True, kind=award)
+    rows = (
+        LedgerEntry.objects.filter(character=character)
+        .values("adventure")
+        .annotate(
+            began=Min("pk"),
+            earned=Sum(Case(When(counts_as_award, then=F("amount")), default=Value(0))),
+            spent=Sum(Case(When(counts_as_award, then=Value(0)), default=-F("amount"))),
+        )
+        .order_by("-began")[:limit]
+    )
+    return [AdventureTotal(r["adventure"] or NO_ADVENTURE, r["earned"], r["spent"]) for r in reversed(rows)]
+
+
+def ledger_chart(totals: list[AdventureTotal], *, more: bool = False) -> dict[str, Any]:
     """Points earned and spent per adventure, in the order the adventures began: two bars each.
-
-    A correction counts against what it reverses: taking back an award lowers what was earned,
-    refunding a purchase lowers what was spent.
-    """
-    totals: dict[str, list[int]] = {}
-    for entry in sorted(entries, key=lambda e: e.pk):
-        earned_spent = totals.setdefault(entry.adventure or NO_ADVENTURE, [0, 0])
-        kind = entry.reverses.kind if entry.reverses is not None else entry.kind
-        if kind == LedgerEntry.Kind.AWARD:
-            earned_spent[0] += entry.amount
-        else:
-            earned_spent[1] -= entry.amount
-    highest = max((max(pair) for pair in totals.values()), default=0) or 1
+    ``more`` says there are older adventures than these, left out."""
+    highest = max((max(t.earned, t.spent) for t in totals), default=0) or 1
     step = min(CHART_WIDTH / max(len(totals), 1), MAX_GROUP_WIDTH)  # a lone adventure does not fill the width
     bar = step * 0.35
     room = PLOT_HEIGHT - 12  # headroom for the number above the tallest bar
+    fits = min(14, max(4, int(step * LABEL_CHARS_PER_UNIT)))  # labels that do not run into each other
     groups = []
-    for i, (adventure, (earned, spent)) in enumerate(totals.items()):
+    for i, total in enumerate(totals):
         left = i * step + step * 0.15
+        adventure, earned, spent = total.adventure, total.earned, total.spent
         groups.append(
             {
                 "adventure": adventure,
@@ -93,11 +125,12 @@ def ledger_chart(entries: list[LedgerEntry]) -> dict[str, Any]:
                     )
                 ],
                 "text_x": round(left + bar, 3),
-                "label": adventure if len(adventure) <= 14 else adventure[:13] + "…",
+                "label": adventure if len(adventure) <= fits else adventure[: fits - 1] + "…",
             }
         )
     return {
         "groups": groups,
+        "more": more,
         "bar_width": round(bar, 3),
         "width": CHART_WIDTH,
         "plot_height": PLOT_HEIGHT,
@@ -106,16 +139,70 @@ def ledger_chart(entries: list[LedgerEntry]) -> dict[str, Any]:
     }
 
 
+def _page_key(request: HttpRequest, name: str, what: str) -> int | None:
+    """The query's ``name`` (a page's ``before``) as a key, ``None`` when absent; a bad one is refused."""
+    value = request.GET.get(name, "")
+    if not value:
+        return None
+    key = whole_key(value)
+    if key is None:
+        raise Refused(f"The page of {what} must be given as a whole number of 1 or more, not {value[:20]!r}.")
+    return key
+
+
+def _page_urls(request: HttpRequest, name: str, older: int | None, anchor: str) -> tuple[str | None, str | None]:
+    """The links to the next older page (``older``: the key it starts before) and to the newest one,
+    each keeping the rest of the query (the other list's page) and going to ``anchor``."""
+    keep = {k: v for k, v in request.GET.items() if k in PAGE_KEYS and k != name}
+    older_url = f"?{urlencode({**keep, name: older})}#{anchor}" if older is not None else None
+    newest_url = f"?{urlencode(keep)}#{anchor}" if request.GET.get(name) else None
+    return older_url, newest_url
+
+
 @require_safe
 def ledger_page(request: HttpRequest, pk: int) -> HttpResponse:
-    """The whole history of a character's points with its running balance, and of their reputation."""
+    """A character's points, newest first, a page at a time, with the running balance; their points
+    per adventure (the latest adventures, summed in the database); and their reputation's changes,
+    a page at a time. Each page is read by key (``?before=<entry id>``, ``?reputation_before=<id>``),
+    never by OFFSET, so an old page costs what the newest does: six queries however long the ledger
+    (the session, the user, access, the page of entries, the totals per adventure, the page of
+    reputation changes)."""
     character = access.character_for(request.user, pk)
-    entries = list(LedgerEntry.objects.for_character(character))
+    try:
+        before = _page_key(request, "before", "Adventure Points")
+        reputation_before = _page_key(request, "reputation_before", "reputation changes")
+    except Refused as refused:
+        return _refusal(request, character, refused.message, refused.status)
+    entries = LedgerEntry.objects.for_character(character)
+    if before is not None:
+        entries = entries.filter(pk__lt=before)
+    entries = list(entries[: PAGE_SIZE + 1])
+    older = entries[PAGE_SIZE - 1].pk if len(entries) > PAGE_SIZE else None
+    entries = entries[:PAGE_SIZE]
+    shown = {e.pk for e in entries}
+    for entry in entries:  # what a correction reverses may be on an older page
+        if entry.reverses_id is not None:
+            page = "" if entry.reverses_id in shown else f"?{urlencode({'before': entry.reverses_id + 1})}"
+            entry.reverses_url = f"{page}#entry-{entry.reverses_id}"
+    changes = ReputationChange.objects.filter(character=character).select_related("by")
+    if reputation_before is not None:
+        changes = changes.filter(pk__lt=reputation_before)
+    reputation = list(changes[: PAGE_SIZE + 1])
+    older_reputation = reputation[PAGE_SIZE - 1].pk if len(reputation) > PAGE_SIZE else None
+    totals = adventure_totals(character, limit=CHART_ADVENTURES + 1)
+    older_url, newest_url = _page_urls(request, "before", older, "entries-heading")
+    older_reputation_url, newest_reputation_url = _page_urls(
+        request, "reputation_before", older_reputation, "reputation-heading"
+    )
     context = {
         "character": character,
         "entries": entries,
-        "chart": ledger_chart(entries) if entries else None,
-        "reputation": list(ReputationChange.objects.filter(character=character).select_related("by")),
+        "older_url": older_url,
+        "newest_url": newest_url,
+        "chart": ledger_chart(totals[-CHART_ADVENTURES:], more=len(totals) > CHART_ADVENTURES) if totals else None,
+        "reputation": reputation[:PAGE_SIZE],
+        "older_reputation_url": older_reputation_url,
+        "newest_reputation_url": newest_reputation_url,
         "can_correct": character.viewer_is_gm and character.can_edit,
     }
     return render(request, "characters/ledger.html", context)

@@ -3,11 +3,14 @@ purchases, and the GM's end-of-adventure awards."""
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from django.urls import reverse
 
 from characters import ledger
 from characters.ledger import Award
+from characters.ledger_views import CHART_ADVENTURES, PAGE_SIZE, AdventureTotal, adventure_totals, ledger_chart
 from characters.models import Character, LedgerEntry, ReputationChange
 from tests.characters.conftest import FIGHTING, LONGSWORD_SPEC, TELEPORT, make_character
 
@@ -58,26 +61,49 @@ def test_the_ledger_shows_a_running_balance_and_its_queries_stay_constant(
     for i in range(2):
         ledger.buy(character_id=funded.pk, order=ledger.Order(f"specialization:{FIGHTING}", f"Trick {i}"), by=player)
     client.force_login(player)
-    # session, user, access (character + role), the entries with who made them and what they reverse,
-    # the reputation history
-    with django_assert_num_queries(5):
+    # session, user, access (character + role), the page of entries with who made them and what they
+    # reverse, the page of the reputation history, the totals per adventure
+    with django_assert_num_queries(6):
         response = client.get(reverse("characters:ledger", args=[funded.pk]))
     balances = [e.balance for e in LedgerEntry.objects.filter(character=funded)]
     assert balances == [4, 8, 12]
     assert response.text.index("New specialization Trick 1") < response.text.index("New specialization Trick 0")
+    assert "Older entries" not in response.text
+    assert "Newest entries" not in response.text
 
 
 def test_the_chart_counts_a_correction_against_what_it_reverses(funded, gm) -> None:
-    from characters.ledger_views import ledger_chart
-
     award = LedgerEntry.objects.get()
     ledger.award(campaign_id=funded.campaign_id, awards=[Award(funded.pk, 5)], reason="Heroic", by=gm)
     ledger.correct(character_id=funded.pk, entry_id=award.pk, reason="Wrong adventure", by=gm)
-    chart = ledger_chart(list(LedgerEntry.objects.for_character(funded)))
+    chart = ledger_chart(adventure_totals(funded, limit=10))
     assert [(g["adventure"], g["earned"], g["spent"]) for g in chart["groups"]] == [
         ("The Drowned Bell", 0, 0),
         ("No adventure named", 5, 0),
     ]
+
+
+def test_the_chart_counts_a_refund_against_what_was_spent(funded, gm, player) -> None:
+    spend = ledger.buy(
+        character_id=funded.pk, order=ledger.Order(f"specialization:{FIGHTING}", "Trick"), by=player,
+        adventure="The Drowned Bell",
+    )  # fmt: skip
+    ledger.buy(character_id=funded.pk, order=ledger.Order(f"specialization:{FIGHTING}", "Feint"), by=player)
+    ledger.correct(character_id=funded.pk, entry_id=spend.pk, reason="Bought by mistake", by=gm)
+    totals = adventure_totals(funded, limit=10)
+    assert totals == [AdventureTotal("The Drowned Bell", 12, 0), AdventureTotal("No adventure named", 0, 4)]
+
+
+def test_the_chart_draws_the_latest_adventures_in_the_order_they_began(client, gm, player, funded) -> None:
+    bulk_entries(funded, gm, CHART_ADVENTURES + 2, adventure=lambda i: f"Chapter {i}")
+    client.force_login(player)
+    text = client.get(reverse("characters:ledger", args=[funded.pk])).text
+    chart = text[text.index("<figure") : text.index("</figure>")]
+    drawn = [f"Chapter {i}" for i in range(2, CHART_ADVENTURES + 2)]
+    assert [chart.index(f"<td>{name}</td>") for name in drawn] == sorted(chart.index(f"<td>{n}</td>") for n in drawn)
+    assert "The Drowned Bell" not in chart
+    assert "<td>Chapter 1</td>" not in chart
+    assert f"the latest {CHART_ADVENTURES} adventures" in chart
 
 
 def test_the_sheet_shows_the_balance_and_the_latest_entries(client, player, funded) -> None:
@@ -86,6 +112,122 @@ def test_the_sheet_shows_the_balance_and_the_latest_entries(client, player, fund
     assert 'id="sheet-ap">12<' in response.text
     assert '<span class="num">+12</span> Completing the mission' in response.text
     assert reverse("characters:advance", args=[funded.pk]) in response.text
+
+
+def bulk_entries(character: Character, by, n: int, *, adventure=lambda i: "") -> list[LedgerEntry]:
+    """``n`` awards of 1 point after the character's last entry, written at once (the ledger is
+    append-only, and bulk_create only appends); the character's own balance is left as it was."""
+    last = LedgerEntry.objects.filter(character=character).first()
+    balance = last.balance if last is not None else 0
+    rows = [
+        LedgerEntry(
+            character=character,
+            kind="award",
+            amount=1,
+            balance=balance + i + 1,
+            reason=f"Bounty {i}",
+            adventure=adventure(i),
+            by=by,
+        )
+        for i in range(n)
+    ]
+    LedgerEntry.objects.bulk_create(rows)
+    return list(LedgerEntry.objects.filter(character=character))  # newest first
+
+
+def shown_entries(text: str) -> list[int]:
+    return [int(m) for m in re.findall(r'<tr id="entry-(\d+)">', text)]
+
+
+def test_the_ledger_shows_a_page_of_the_newest_entries_and_the_next_by_key(client, gm, player, funded) -> None:
+    everything = bulk_entries(funded, gm, PAGE_SIZE + 5)  # 31 with the funding award
+    url = reverse("characters:ledger", args=[funded.pk])
+    client.force_login(player)
+    first = client.get(url)
+    assert shown_entries(first.text) == [e.pk for e in everything[:PAGE_SIZE]]
+    older = f'href="?before={everything[PAGE_SIZE - 1].pk}#entries-heading" rel="next">Older entries</a>'
+    assert older in first.text
+    assert "Newest entries" not in first.text
+
+    second = client.get(url, {"before": everything[PAGE_SIZE - 1].pk})
+    assert second.status_code == 200
+    assert shown_entries(second.text) == [e.pk for e in everything[PAGE_SIZE:]]
+    assert "Completing the mission" in second.text  # the oldest entry, on the last page
+    assert 'href="?#entries-heading">Newest entries</a>' in second.text
+    assert "Older entries" not in second.text
+    assert 'id="ap-balance">12<' in second.text  # the balance and the chart are the whole ledger's
+    assert "<svg" in second.text
+
+    past_the_end = client.get(url, {"before": everything[-1].pk})
+    assert shown_entries(past_the_end.text) == []
+    assert "No entries before these." in past_the_end.text
+    assert "Newest entries" in past_the_end.text
+
+
+def test_a_correction_links_to_what_it_reverses_on_an_older_page(client, gm, funded) -> None:
+    award = LedgerEntry.objects.get()
+    bulk_entries(funded, gm, PAGE_SIZE)
+    correction = ledger.correct(character_id=funded.pk, entry_id=award.pk, reason="Wrong character", by=gm)
+    client.force_login(gm)
+    text = client.get(reverse("characters:ledger", args=[funded.pk])).text
+    assert correction.pk in shown_entries(text)
+    assert award.pk not in shown_entries(text)
+    assert f'<a href="?before={award.pk + 1}#entry-{award.pk}">Completing the mission</a>' in text
+    older = client.get(reverse("characters:ledger", args=[funded.pk]), {"before": award.pk + 1}).text
+    assert shown_entries(older) == [award.pk]
+
+
+def test_the_reputation_history_is_paged_by_key_apart_from_the_entries(client, gm, player, funded) -> None:
+    ReputationChange.objects.bulk_create(
+        ReputationChange(
+            character=funded, change=1 if i % 2 else -1, reputation=0 if i % 2 else -1, reason=f"Deed {i}", by=gm
+        )
+        for i in range(PAGE_SIZE + 3)
+    )
+    changes = list(ReputationChange.objects.filter(character=funded))
+    url = reverse("characters:ledger", args=[funded.pk])
+    client.force_login(player)
+    first = client.get(url, {"before": LedgerEntry.objects.get().pk + 1}).text
+    deeds = re.findall(r", (Deed \d+) <span", first)
+    assert deeds == [c.reason for c in changes[:PAGE_SIZE]]
+    last_shown = changes[PAGE_SIZE - 1].pk
+    before = LedgerEntry.objects.get().pk + 1
+    assert f'href="?before={before}&amp;reputation_before={last_shown}#reputation-heading">Older changes' in first
+    second = client.get(url, {"reputation_before": last_shown}).text
+    assert re.findall(r", (Deed \d+) <span", second) == [c.reason for c in changes[PAGE_SIZE:]]
+    assert 'href="?#reputation-heading">Newest changes</a>' in second
+    assert "Completing the mission" in second  # the entries are on their newest page still
+
+
+@pytest.mark.parametrize("key", ["before", "reputation_before"])
+@pytest.mark.parametrize("value", ["0", "-1", "abc", "²", "٣", "1" * 13, "1.5", " 1"])
+def test_a_bad_page_key_is_a_400_that_says_why(client, player, funded, key, value) -> None:
+    client.force_login(player)
+    response = client.get(reverse("characters:ledger", args=[funded.pk]), {key: value})
+    assert response.status_code == 400
+    assert "must be given as a whole number of 1 or more" in response.text
+    assert "Brunella" in response.text  # the refusal page names the character and links back
+
+
+def test_an_outsider_gets_404_whatever_the_page_key(client, outsider, funded) -> None:
+    client.force_login(outsider)
+    assert client.get(reverse("characters:ledger", args=[funded.pk]), {"before": "abc"}).status_code == 404
+
+
+def test_ten_thousand_entries_cost_what_forty_do(client, gm, player, funded, django_assert_num_queries) -> None:
+    bulk_entries(funded, gm, 10_000, adventure=lambda i: f"Chapter {i // 100}")
+    url = reverse("characters:ledger", args=[funded.pk])
+    client.force_login(player)
+    # session, user, access, a page of entries, a page of reputation changes, the totals per adventure
+    with django_assert_num_queries(6):
+        response = client.get(url)
+    assert len(shown_entries(response.text)) == PAGE_SIZE
+    assert response.text.count('<rect class="bar') == 2 * CHART_ADVENTURES
+    deep = LedgerEntry.objects.filter(character=funded).order_by("pk")[10].pk
+    with django_assert_num_queries(6):
+        response = client.get(url, {"before": deep})
+    assert shown_entries(response.text) == [e.pk for e in LedgerEntry.objects.filter(character=funded, pk__lt=deep)]
+    assert len(shown_entries(response.text)) == 10
 
 
 # --- Corrections ----------------------------------------------------------------------------------
