@@ -11,7 +11,7 @@ import pytest
 from rules.dice import StepDie
 from rules.systems import get
 from rules.systems.base import EditRefused, Role, SheetInvalid, SpecError
-from rules.systems.lucky13 import Check, Explosion, check_chance, validate_options
+from rules.systems.lucky13 import Check, Explosion, Modifiers, check_chance, sheet_check, validate_options
 from rules.systems.lucky13.sheet import Sheet
 
 L13 = get("lucky13")
@@ -246,6 +246,43 @@ def test_a_reaction_roll_uses_reputation_and_the_campaigns_names() -> None:
     assert roll.label == "Presence reaction vs Easy, with a background"
     assert roll.spec["ability"] == "d8"  # Charm d6 stepped up by reputation 1
     assert roll.spec["ability_roll"] == "background"
+
+
+def test_an_asset_and_a_helper_step_the_skill_and_say_so() -> None:
+    """ "Equipment / assets" and "Characters assisting characters": the steps of every source are
+    added before the die is stepped once (Spellcasting d10 + Teleport 2 + Staff 2 = 4 steps up)."""
+    situation = {"specialization": 6, "asset": 8, "difficulty": "difficult", "assist": {"die": "d8", "name": "Otto"}}
+    roll = L13.sheet_roll(sheet(), situation, OPTIONS)
+    assert roll.label == "Intellect + Spellcasting (Teleport 2) vs Difficult, with Staff, Otto assisting"
+    modifiers = Modifiers(specialization_level=2, asset_level=2, assist=StepDie.parse("d8"))
+    direct = sheet_check(StepDie.of(10), StepDie.of(10), StepDie.parse(roll.spec["difficulty"]), modifiers)
+    assert roll.spec["skill"] == direct.skill.label
+    kind = L13.roll_kinds["check"]
+    assert kind.chance(kind.parse(roll.spec)) == check_chance(direct)
+
+
+def test_a_reaction_check_with_a_skill_rolls_charm_the_skill_and_the_die() -> None:
+    """ "Reputation": Charm stepped by the reputation + the skill + the decision die."""
+    roll = L13.sheet_roll(sheet(), {"reaction": True, "skill": 4, "difficulty": "easy"}, OPTIONS)
+    assert roll.label == "Charm + Sneaking reaction vs Easy"
+    assert (roll.spec["ability"], roll.spec["skill"]) == ("d8", "d4")
+    with pytest.raises(SpecError, match="without a specialization"):
+        L13.sheet_roll(sheet(), {"reaction": True, "specialization": 6, "difficulty": "easy"}, OPTIONS)
+    with pytest.raises(SpecError, match="rolls Charm"):
+        L13.sheet_roll(sheet(), {"reaction": True, "ability": "will", "difficulty": "easy"}, OPTIONS)
+
+
+def test_a_specialization_must_be_of_the_skill_named() -> None:
+    with pytest.raises(SpecError, match="no such specialization of this skill"):
+        L13.sheet_roll(sheet(), {"skill": 2, "specialization": 6, "difficulty": "easy"}, OPTIONS)
+
+
+def test_raising_pulse_fills_the_new_row_of_hit_points() -> None:
+    """ "Hit points": a row per Pulse step; the bought row comes full, and damage taken stays taken."""
+    wounded = sheet(hit_points=12)
+    raised, _ = L13.buy(wounded, "ability:pulse", OPTIONS)
+    assert raised.abilities.pulse == "d10"
+    assert raised.hit_points == 12 + OPTIONS["hit_points_per_step"]
 
 
 def test_a_roll_names_what_is_missing() -> None:
