@@ -233,5 +233,6 @@ def roll(character: Character, built: Built, *, by: AbstractBaseUser, rng: Rando
         outcome={"success": rolled.success, "margin": rolled.margin, "dilemma": rolled.dilemma},
         chance=chance,
         chance_of="success",
+        label=built.label,
     )
     return Rolled(recorded, rolled, chance, view)

@@ -298,6 +298,7 @@ def roll_initiative(
             outcome={"combatants": members or [combatant.name]},
             chance=None,
             chance_of="initiative is an order, not a success",
+            label=f"Initiative for {', '.join(members or [combatant.name])}",
         )  # fmt: skip
     order = lucky13.initiative_order([(c.pk, c.initiative, c.die("reflex")) for c in combatants], explosion, rng)
     by_pk = {c.pk: c for c in combatants}
@@ -318,6 +319,7 @@ def roll_initiative(
                 outcome={"roll_offs": list(entry.rolloffs), "place": place + 1},
                 chance=None,
                 chance_of="a roll-off settles a tie",
+                label=f"Initiative roll-off for {combatant.name}",
             )  # fmt: skip
     encounter.round, encounter.turn = 1, 0
     encounter.save(update_fields=["round", "turn"])
@@ -401,6 +403,7 @@ def move_in_order(
                  "place": other_index + 1, "order": [c.name for c in order]},
         chance=None,
         chance_of="the GM's ruling on the order, not a roll",
+        label=f"{combatant.name} moves {direction} the initiative order",
     )  # fmt: skip
     _announce(campaign.pk)
     return order
@@ -428,6 +431,7 @@ def remove_combatant(
         outcome={"hit_points": combatant.current_hit_points, "condition": condition_of(combatant).value},
         chance=None,
         chance_of="the GM's ruling, not a roll",
+        label=f"{combatant.name} leaves the fight",
     )  # fmt: skip
     _announce(encounter.campaign_id)
     return combatant
@@ -680,6 +684,7 @@ def attack(
         outcome={"hit": rolled.hit, "margin": rolled.margin, "defender_total": rolled.defender.total},
         chance=chance.p_attacker_wins,
         chance_of="hit",
+        label=f"{attacker.name} attacks {target.name}" + (f" with {weapon.name}" if weapon else ""),
     )  # fmt: skip
     change = None
     if rolled.hit:
@@ -696,6 +701,7 @@ def attack(
             outcome=change_view(change),
             chance=None,
             chance_of="damage is applied, not tested",
+            label=f"Damage to {target.name}",
         )  # fmt: skip
     _announce(campaign.pk)
     return AttackResult(rolled, chance, change)
@@ -730,6 +736,8 @@ def _record_change(
     change: lucky13.HitPointChange,
     **spec: Any,
 ) -> None:
+    name, reason = combatant.name, spec["reason"]
+    words = f"{name} is {reason}" if spec["amount"] == 0 else f"Hit points of {name}: {reason}"
     record_roll(
         campaign_id=campaign.pk,
         by=by,
@@ -741,6 +749,7 @@ def _record_change(
         outcome=change_view(change),
         chance=None,
         chance_of="a change made by the GM",
+        label=words,
     )
 
 

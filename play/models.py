@@ -71,6 +71,13 @@ class Roll(AppendOnlyModel):
         "characters.Character", on_delete=models.PROTECT, null=True, blank=True, related_name="rolls"
     )
     kind = models.CharField(max_length=20, choices=Kind.choices)
+    #: The campaign's rules system when the roll was made: the table's system, for every kind of roll.
+    #: "" only on rows written before it was stored (their campaign's system, see :func:`play.rolls.system_of`).
+    system = models.CharField(max_length=20, blank=True)
+    #: What was rolled, in the words said when it was rolled: "Reflex + Fighting vs Difficult", "2d6+1",
+    #: "Brunella attacks Goblin with Longsword". Kept as rolled, so a later rename changes no history.
+    #: "" only on rows written before it was stored (:func:`play.rolls.label_of` says them from the spec).
+    label = models.CharField(max_length=200, blank=True)
     #: What was rolled, in full: the expression or the dice and options of a check.
     spec = models.JSONField()
     #: Every die as rolled: groups of dice, each die with its faces (first face, then each explosion).

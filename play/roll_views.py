@@ -55,6 +55,8 @@ def roll_entry(roll: Roll, *, gm: bool) -> dict[str, Any]:
     entry: dict[str, Any] = {"roll": roll, "hidden": hidden, "can_reveal": gm and roll.secret and not roll.revealed_at}
     if hidden:
         return entry
+    # Only past the placeholder: a secret roll's words are as secret as its dice.
+    entry["label"] = rolls.label_of(roll)
     entry["summary"] = roll_summary(roll)
     if isinstance(roll.dice, list):
         entry["groups"] = [_group_view(g) for g in roll.dice]
@@ -113,6 +115,8 @@ def roll_log(request: HttpRequest, pk: int) -> HttpResponse:
     page = list(rows.select_related("by", "character", "reveal").newest_first()[: PAGE_SIZE + 1])
     more = len(page) > PAGE_SIZE
     page = page[:PAGE_SIZE]
+    for roll in page:  # the campaign at hand, should an old row need its system for its words
+        roll.campaign = campaign
     keep = {k: v for k, v in query.items() if k != "before"}
     context = {
         "campaign": campaign,
@@ -158,7 +162,7 @@ def _summary(roll: Roll) -> str:
 
     dice = "; ".join(f"{g['label']}: " + ", ".join(die(d) for d in g["dice"]) for g in roll.dice)
     secret = " (secret)" if roll.secret else ""
-    return f"You rolled {roll.spec['expression']}{secret}: {roll.total} ({dice})."
+    return f"You rolled {roll.label}{secret}: {roll.total} ({dice})."
 
 
 @require_POST

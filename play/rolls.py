@@ -5,6 +5,9 @@ goes through :func:`record_roll`, and nothing else writes :class:`~play.models.R
 rows. How a caller fills it in:
 
 - ``kind``: a :class:`~play.models.RollKind` value.
+- ``label``: what was rolled, in words, as the table would say it: a sheet roll's label
+  ("Reflex + Fighting (Longsword 1) vs Difficult"), the dice box's expression ("2d6+1"), an
+  encounter's "Brunella attacks Goblin with Longsword". Stored with the campaign's ``system``.
 - ``spec``: what was rolled, in full, enough to roll it again: ``{"expression": "2d6+1"}``,
   or the fields of a check (the same JSON as ``python -m rules chance``).
 - ``dice``: every die as rolled. Free rolls store a list of groups, each
@@ -42,12 +45,16 @@ from campaigns.models import Campaign, Membership
 from campaigns.operations import ARCHIVED, Conflict, NotAllowed, NotFound, Refused
 from characters.models import Character
 from play.models import Roll, RollKind, RollReveal
-from rules import expressions
+from rules import expressions, systems
 from rules.expressions import Constant, ExpressionError, ExpressionRoll
+from rules.systems.base import SpecError
 from web.presenters import die_view
 
 #: The ``prev_hash`` of a campaign's first roll.
 GENESIS: Final = "0" * 64
+
+#: The longest label a roll keeps (the column's length); longer words are cut with an ellipsis.
+LABEL_LENGTH: Final = Roll._meta.get_field("label").max_length
 
 #: Sent after commit with ``roll``: the live dashboard listens.
 roll_recorded = django.dispatch.Signal()
@@ -82,7 +89,10 @@ def canonical(roll: Roll) -> bytes:
     A JSON object with exactly these keys: ``campaign`` (id), ``seq``, ``by`` (user
     id), ``character`` (id or null), ``kind``, ``spec``, ``dice``, ``total`` (integer
     or null), ``outcome``, ``chance`` ("p/q" or null), ``chance_of``, ``secret``,
-    ``created_at`` and ``prev_hash``. ``created_at`` is ISO 8601 in UTC with
+    ``created_at`` and ``prev_hash``; and ``system`` and ``label`` when they are not empty
+    (rows written before they were stored have them empty, and their hashes were taken
+    without them, so those chains verify unchanged; a new row always has both, so its hash
+    covers them and blanking either breaks it as changing it does). ``created_at`` is ISO 8601 in UTC with
     microseconds and a ``Z``: ``2026-11-22T01:55:00.123456Z``. Serialised with keys
     sorted at every level, no whitespace (``","`` and ``":"`` separators), non-ASCII
     characters as themselves, encoded as UTF-8; numbers are integers only.
@@ -104,6 +114,10 @@ def canonical(roll: Roll) -> bytes:
         "created_at": _timestamp(roll.created_at),
         "prev_hash": roll.prev_hash,
     }
+    for name in ("system", "label"):
+        # getattr with a default: a migration's historical model from before these fields hashes as it did.
+        if value := getattr(roll, name, ""):
+            content[name] = value
     return json.dumps(content, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False).encode()
 
 
@@ -134,8 +148,11 @@ def record_roll(
     chance: Fraction | str | None,
     chance_of: str = "",
     secret: bool = False,
+    label: str = "",
 ) -> Roll:
-    """Append a roll to the campaign's log, chained to the one before it.
+    """Append a roll to the campaign's log, chained to the one before it, with the campaign's
+    system and the caller's ``label`` (cut to :data:`LABEL_LENGTH`; every caller says what it
+    rolls, and a caller with no words gets the ones its spec gives, :func:`label_from_spec`).
 
     The campaign row is locked first, so that concurrent rolls take turns: each
     reads the true last roll and no two get the same ``seq`` or fork the chain.
@@ -164,6 +181,9 @@ def record_roll(
     if total is not None and (isinstance(total, bool) or not isinstance(total, int)):
         raise TypeError("total is an integer or None")
 
+    spec = json.loads(json.dumps(spec))  # a JSON round trip: the row holds plain lists and dicts, as read back
+    words = _fit(label) or _fit(label_from_spec(kind, spec, campaign.system))
+
     last = Roll.objects.filter(campaign=campaign).order_by("-seq").values_list("seq", "hash").first()
     seq, prev_hash = (last[0] + 1, last[1]) if last else (1, GENESIS)
     now = timezone.now()
@@ -172,8 +192,9 @@ def record_roll(
         by=by,
         character_id=character_id,
         kind=kind,
-        # A JSON round trip: the row holds plain lists and dicts, as it will when read back.
-        spec=json.loads(json.dumps(spec)),
+        system=campaign.system,
+        label=words,
+        spec=spec,
         dice=json.loads(json.dumps(dice)),
         total=total,
         outcome=json.loads(json.dumps(outcome)),
@@ -211,6 +232,97 @@ def reveal_roll(*, campaign_id: int, seq: int, by: AbstractBaseUser) -> RollReve
     reveal = RollReveal.objects.create(roll=roll, by=by, created_at=timezone.now())
     transaction.on_commit(lambda: roll_revealed.send(sender=Roll, roll=roll))
     return reveal
+
+
+# --- Saying what was rolled ------------------------------------------------------------------------
+
+
+def _fit(words: str) -> str:
+    """Words on one line, cut to the column: a sheet's names can make a label longer than it holds."""
+    words = " ".join(str(words).split())
+    return words if len(words) <= LABEL_LENGTH else words[: LABEL_LENGTH - 1] + "…"
+
+
+def _names(value: Any) -> str:
+    return ", ".join(map(str, value)) if isinstance(value, list) else str(value)
+
+
+def _encounter_words(kind: str, spec: Mapping[str, Any]) -> str:
+    """The words :mod:`play.encounters` labels its rolls with, said again from their spec."""
+    if kind == RollKind.INITIATIVE and spec.get("reorder"):
+        return f"{spec.get('combatant')} moves {spec.get('direction')} the initiative order"
+    if kind == RollKind.INITIATIVE and spec.get("roll_off"):
+        return f"Initiative roll-off for {_names(spec.get('for'))}"
+    if kind == RollKind.INITIATIVE:
+        return f"Initiative for {_names(spec.get('for'))}"
+    if kind == RollKind.ATTACK:
+        weapon = f" with {spec['weapon']}" if spec.get("weapon") else ""
+        return f"{spec.get('attacker')} attacks {spec.get('target')}{weapon}"
+    if kind == RollKind.DAMAGE:
+        return f"Damage to {spec.get('target')}"
+    if kind == RollKind.ADJUSTMENT and spec.get("amount") == 0:
+        return f"{spec.get('combatant')} is {spec.get('reason')}"
+    if kind == RollKind.ADJUSTMENT:
+        return f"Hit points of {spec.get('combatant')}: {spec.get('reason')}"
+    if kind == RollKind.REMOVAL:
+        return f"{spec.get('combatant')} leaves the fight"
+    return ""
+
+
+def _system_words(kind: str, spec: Mapping[str, Any], system_key: str) -> str:
+    """A check or an opposed roll said by its system's roll kind (``describe``), or named by it."""
+    try:
+        system = systems.get(system_key or spec.get("system"))
+    except SpecError:
+        return ""
+    key = spec.get("roll") or (RollKind.OPPOSED if kind == RollKind.OPPOSED else RollKind.CHECK)
+    roll_kind = system.roll_kinds.get(key) if isinstance(key, str) else None
+    if roll_kind is None:
+        return ""
+    try:
+        # Only the kind's own fields: a stored spec also holds what the log keeps beside them.
+        words = roll_kind.describe(roll_kind.parse({k: v for k, v in spec.items() if k in roll_kind.fields}))
+    except (SpecError, TypeError):  # a spec of an older version: a log page must still show
+        words = ""
+    return words or roll_kind.label
+
+
+def label_from_spec(kind: str, spec: Any, system: str) -> str:
+    """What a roll's spec says was rolled, in words: a sheet roll's stored label, a free roll's
+    expression, an encounter's roll as :mod:`play.encounters` words it, a check or an opposed roll
+    as its system describes it; "" when the spec does not say. For rows written before labels were
+    stored, and for a caller of :func:`record_roll` without words of its own."""
+    if not isinstance(spec, Mapping):
+        return ""
+    if isinstance(spec.get("label"), str) and spec["label"].strip():
+        return spec["label"]
+    if isinstance(spec.get("expression"), str):
+        return spec["expression"]
+    if "encounter" in spec:
+        return _encounter_words(kind, spec)
+    if kind in (RollKind.CHECK, RollKind.REACTION, RollKind.OPPOSED):
+        return _system_words(kind, spec, system)
+    return ""
+
+
+def label_of(roll: Roll) -> str:
+    """The words a roll is shown with: its own, or for a row written before labels were stored,
+    the words its spec gives. As secret as the roll: callers show it only where they show the dice.
+
+    Only an old check or opposed roll whose spec names no system reads its campaign's system
+    (a query, unless the caller set ``roll.campaign``)."""
+    if roll.label:
+        return roll.label
+    words = label_from_spec(roll.kind, roll.spec, roll.system)
+    if not words and not roll.system and roll.kind in (RollKind.CHECK, RollKind.REACTION, RollKind.OPPOSED):
+        words = label_from_spec(roll.kind, roll.spec, system_of(roll))
+    return _fit(words)
+
+
+def system_of(roll: Roll) -> str:
+    """The roll's rules system; for a row written before it was stored, its campaign's (which never
+    changes). Load the campaign with the rolls (or set ``roll.campaign``) to spare a query."""
+    return roll.system or roll.campaign.system
 
 
 # --- Verifying the chain ---------------------------------------------------------------------------
@@ -290,6 +402,7 @@ def roll_free(*, campaign_id: int, by: AbstractBaseUser, text: str, explode: boo
         spec={"expression": str(expression), "typed": text, "explode": explode},
         dice=free_roll_dice(rolled),
         total=rolled.total,
+        label=str(expression),
         outcome={"modifier": expression.modifier},
         chance=chance,
         chance_of=(

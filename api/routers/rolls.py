@@ -25,7 +25,7 @@ from campaigns.models import Membership
 from characters import sheet_rolls
 from characters.write import sentence
 from play.models import Roll
-from play.rolls import check_chain
+from play.rolls import check_chain, label_of, system_of
 from rules.document import MAX_ITEM_ID
 from rules.systems import lucky13
 from rules.systems.lucky13 import AbilityRoll, Difficulty, SheetError
@@ -95,6 +95,10 @@ class RollOut(Schema):
     revealed_at: datetime | None
     created_at: datetime
     kind: str | None
+    system: str | None = Field(..., description="The campaign's rules system the roll followed, e.g. `lucky13`.")
+    label: str | None = Field(
+        ..., description='What was rolled, in the words said when it was rolled: "Reflex + Fighting vs Difficult".'
+    )
     by: str | None = Field(..., description="Who rolled: a username.")
     character: int | None = Field(..., description="The character's id, for a roll made for one.")
     spec: dict[str, Any] | None = Field(..., description="What was rolled, in full.")
@@ -139,12 +143,15 @@ def roll_out(roll: Roll, *, gm: bool) -> dict[str, Any]:
         "created_at": roll.created_at,
     }
     if hidden:
-        empty = ("kind", "by", "character", "spec", "dice", "total", "success", "margin", "dilemma", "outcome")
-        return {**shown, **dict.fromkeys((*empty, "chance", "chance_of"))}
+        # The words too: a secret roll's label says as much as its dice.
+        empty = ("kind", "system", "label", "by", "character", "spec", "dice", "total", "success", "margin")
+        return {**shown, **dict.fromkeys((*empty, "dilemma", "outcome", "chance", "chance_of"))}
     outcome = roll.outcome if isinstance(roll.outcome, dict) else {}
     return {
         **shown,
         "kind": roll.kind,
+        "system": system_of(roll),
+        "label": label_of(roll),
         "by": roll.by.get_username(),
         "character": roll.character_id,
         "spec": roll.spec,
@@ -164,8 +171,8 @@ def roll_out(roll: Roll, *, gm: bool) -> dict[str, Any]:
     response=responses({201: RollOut}, 400, 403, 404, 409, 413),
     summary="Roll from a character's sheet",
     description="Builds the check from the sheet as it is now (as the sheet's roll page does), computes its exact "
-    "chance, rolls it on the server and records it in the campaign's log, with `spec.label` saying in words what "
-    "was rolled. The body names the skill, specialization and asset by their ids on the sheet and the helper by the "
+    "chance, rolls it on the server and records it in the campaign's log, with `label` saying in words what was "
+    "rolled. The body names the skill, specialization and asset by their ids on the sheet and the helper by the "
     "character's id. The owner and the GM roll; other members get 403, anyone else 404. A choice the sheet does "
     "not offer is a 400 naming the field; extra steps from anyone but the GM are a 403.",
 )
@@ -219,6 +226,8 @@ def roll_log(
     page = list(rows)
     more = len(page) > limit
     page = page[:limit]
+    for roll in page:  # the campaign at hand, for an old row's system: no query per row
+        roll.campaign = campaign
     return {"rolls": [roll_out(r, gm=gm) for r in page], "next": page[-1].seq if more else None}
 
 

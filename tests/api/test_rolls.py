@@ -3,6 +3,7 @@ every die), the log a page at a time as each member sees it, and the hash-chain 
 
 from __future__ import annotations
 
+import json
 import random
 from fractions import Fraction
 
@@ -10,6 +11,7 @@ import pytest
 from django.db import connection
 from django.test import override_settings
 from django.test.utils import CaptureQueriesContext
+from django.utils import timezone
 
 from campaigns.models import Campaign, Membership
 from characters.models import Character
@@ -64,7 +66,7 @@ def seeded(monkeypatch: pytest.MonkeyPatch, seed: int) -> None:
     monkeypatch.setattr("api.routers.rolls.secrets.SystemRandom", lambda: random.Random(seed))
 
 
-def record(campaign, by, *, secret: bool = False, total: int = 8) -> Roll:
+def record(campaign, by, *, secret: bool = False, total: int = 8, label: str = "2d6+1") -> Roll:
     return rolls.record_roll(
         campaign_id=campaign.pk,
         by=by,
@@ -76,6 +78,7 @@ def record(campaign, by, *, secret: bool = False, total: int = 8) -> Roll:
         chance=Fraction(7, 12),
         chance_of="total ≥ 8",
         secret=secret,
+        label=label,
     )
 
 
@@ -158,6 +161,8 @@ def test_the_issues_example_rolls_and_records_every_die_with_the_exact_chance(
     assert (
         data["spec"]["label"] == roll.spec["label"] == "Reflex + Fighting (Longsword 1) vs Moderate, with a background"
     )
+    assert data["label"] == roll.label == roll.spec["label"]
+    assert data["system"] == roll.system == "lucky13"
 
 
 def test_the_api_builds_the_same_check_as_the_roll_page(api, client, brunella, otto, gm, monkeypatch) -> None:
@@ -358,7 +363,7 @@ def test_the_log_reads_a_page_in_a_fixed_number_of_queries(api, campaign, player
 
 def test_players_see_an_unrevealed_secret_roll_only_as_a_placeholder(api, campaign, gm, player) -> None:
     record(campaign, player)
-    secret = record(campaign, gm, secret=True, total=17)
+    secret = record(campaign, gm, secret=True, total=17, label="The trap on the stair")
     record(campaign, gm, secret=True, total=4)
     rolls.reveal_roll(campaign_id=campaign.pk, seq=3, by=gm)
 
@@ -372,6 +377,24 @@ def test_players_see_an_unrevealed_secret_roll_only_as_a_placeholder(api, campai
 
     as_gm = api(gm).get(f"/campaigns/{campaign.pk}/rolls").json()["rolls"]
     assert [(r["hidden"], r["total"]) for r in as_gm] == [(False, 8), (False, 17), (False, 4)]
+    assert [(r["system"], r["label"]) for r in as_gm][:2] == [
+        ("lucky13", "2d6+1"),
+        ("lucky13", "The trap on the stair"),
+    ]
+    assert "The trap on the stair" not in json.dumps(as_player)
+
+
+def test_a_row_from_before_labels_reads_with_its_campaigns_system_and_its_specs_words(api, campaign, player) -> None:
+    old = Roll(
+        campaign=campaign, by=player, kind=RollKind.FREE, spec={"expression": "3d6"}, dice=[], total=9,
+        outcome={}, chance=None, chance_of="an old roll", created_at=timezone.now(), seq=1, prev_hash=rolls.GENESIS,
+    )  # fmt: skip
+    old.hash = rolls.content_hash(old)
+    old.save()
+    record(campaign, player)
+    data = api(player).get(f"/campaigns/{campaign.pk}/rolls").json()["rolls"]
+    assert [(r["system"], r["label"]) for r in data] == [("lucky13", "3d6"), ("lucky13", "2d6+1")]
+    assert Roll.objects.get(seq=1).system == ""  # said when read, never written back
 
 
 @pytest.mark.parametrize(

@@ -155,6 +155,16 @@ def test_how_an_encounter_went(client, player, campaign, bridge):
     positions = [log.index(step) for step in steps]
     assert positions == sorted(positions)  # oldest first
     assert "<code>d6</code>" not in log  # the free roll made meanwhile is not the encounter's
+    # Every entry says what was rolled, in the words it was rolled with.
+    for label in (
+        "Initiative for Brunella",
+        "Brunella attacks Goblin 1",
+        "Damage to Goblin 1",
+        "Hit points of Brunella: a fall",
+        "Goblin 2 moves up the initiative order",
+        "Goblin 2 leaves the fight",
+    ):
+        assert f'<span class="roll-label">{label}</span>' in log
     assert "Reveal" not in log
 
 

@@ -29,6 +29,7 @@ def record(campaign, by, **fields) -> Roll:
         "outcome": {},
         "chance": Fraction(7, 12),
         "chance_of": "total ≥ 8",
+        "label": "2d6+1",
     }
     values.update(fields)
     return rolls.record_roll(campaign_id=campaign.pk, by=by, **values)
@@ -52,8 +53,9 @@ def test_the_canonical_form_is_exactly_as_documented(campaign, player, character
     expected = (
         f'{{"by":{player.pk},"campaign":{campaign.pk},"chance":"7/12","chance_of":"total ≥ 8",'
         f'"character":{character.pk},"created_at":"{roll_time}",'
-        '"dice":[{"dice":[{"faces":[3,4],"sides":6}],"label":"2d6","total":7}],"kind":"free","outcome":{},'
-        f'"prev_hash":"{rolls.GENESIS}","secret":false,"seq":1,"spec":{{"a":[1,true,null],"b":"é"}},"total":8}}'
+        '"dice":[{"dice":[{"faces":[3,4],"sides":6}],"label":"2d6","total":7}],"kind":"free","label":"2d6+1",'
+        f'"outcome":{{}},"prev_hash":"{rolls.GENESIS}","secret":false,"seq":1,"spec":{{"a":[1,true,null],"b":"é"}},'
+        '"system":"lucky13","total":8}'
     )
     assert rolls.canonical(roll) == expected.encode()
     assert roll.hash == hashlib.sha256(expected.encode()).hexdigest()
