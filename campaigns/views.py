@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from functools import wraps
-from typing import Any
+from typing import Any, Final
 
 from django.conf import settings
 from django.contrib import messages
@@ -33,7 +33,7 @@ from campaigns import access, operations
 from campaigns.forms import OPTIONS_FORMS, CampaignForm, InvitationForm, Lucky13OptionsForm, NewCampaignForm
 from campaigns.models import Campaign, Invitation, Membership
 from campaigns.operations import Refused
-from campaigns.presenters import ago, options_summary
+from campaigns.presenters import NameKey, ago, options_summary, page_by_name, page_key
 from characters import sheets
 from characters.models import Character
 from rules import systems
@@ -205,29 +205,49 @@ def campaign_settings(request: HttpRequest, pk: int) -> HttpResponse:
 # --- The campaign page ---------------------------------------------------------------------------
 
 
+#: Characters the campaign page shows of the party; the rest are a page at a time on the dashboard.
+PARTY_PREVIEW: Final = 12
+#: Characters on a page of each of the campaign page's other lists (drafts, archived characters).
+LIST_PAGE_SIZE: Final = 12
+#: The query's keys: each list's page, independent of the others.
+LIST_KEYS: Final = ("drafts_after", "others_drafts_after", "archived_after")
+
+
+def _list_urls(request: HttpRequest, name: str, next_key: NameKey | None) -> dict[str, str | None]:
+    """The links to the next page of one list (``name`` its key) and back to its first page, each
+    keeping the other lists' pages and going to the party section."""
+    keep = {k: v for k, v in request.GET.items() if k in LIST_KEYS and k != name}
+    return {
+        "next_url": f"?{urlencode({**keep, name: str(next_key)})}#party" if next_key else None,
+        "first_url": f"?{urlencode(keep)}#party" if request.GET.get(name) else None,
+    }
+
+
 @require_safe
+@refusals
 def campaign_detail(request: HttpRequest, pk: int) -> HttpResponse:
-    """Everything a member sees of the campaign, in a fixed number of queries however large the party."""
+    """Everything a member sees of the campaign, each list bounded: the first
+    :data:`PARTY_PREVIEW` of the party by name, with a link to the rest on the dashboard (the party's
+    own paginated page), and the drafts (and for the GM the players' drafts and the archived
+    characters) a page at a time by key (``?drafts_after=<id>:<name>``…; a bad key is a 400).
+
+    The same queries on every page however large the campaign: the session, the user, the
+    campaign and its members (access.campaign_for), the party's first characters with their
+    players, the viewer's drafts; for the GM, the players' drafts and the archived characters."""
     campaign = access.campaign_for(request.user, pk)
-    options = campaign.settings
-    characters = access.listed_characters(campaign, request.user)
-    # From each sheet document, read on the row: no query per character.
-    party = [
-        {
-            "character": c,
-            "sheet": c.document,
-            "vitals": c.rules.vitals(c.document, options),
-            "hit_points": sheets.hit_points(c, options["hit_points_per_step"]),
-        }
-        for c in characters
-        if c.status == Character.Status.ACTIVE
-    ]
-    drafts = [
-        {"character": c, "step": c.document.creation.step, "ability_rolls": c.document.creation.ability_rolls}
-        for c in characters
-        if c.status == Character.Status.DRAFT
-    ]
+    keys = {name: page_key(request.GET, name, "characters") for name in LIST_KEYS}
     is_gm = campaign.viewer.role == Membership.Role.GM
+    options = campaign.settings
+    characters = Character.objects.filter(campaign=campaign).select_related("owner")
+    drafts = characters.filter(status=Character.Status.DRAFT)
+
+    def listed(name: str, rows: Any, row: Callable[[Character], Any] = lambda c: c) -> dict[str, Any]:
+        page, next_key = page_by_name(rows, keys[name], LIST_PAGE_SIZE)
+        return {"rows": [row(c) for c in page], **_list_urls(request, name, next_key)}
+
+    party, more = page_by_name(characters.filter(status=Character.Status.ACTIVE), None, PARTY_PREVIEW)
+    dashboard = reverse("play:dashboard", args=[campaign.pk])
+    hidden = {"rows": [], "next_url": None, "first_url": None}  # the players' drafts and the archived: the GM's
     return render(
         request,
         "campaigns/detail.html",
@@ -236,12 +256,32 @@ def campaign_detail(request: HttpRequest, pk: int) -> HttpResponse:
             "is_gm": is_gm,
             "members": list(campaign.memberships.all()),
             "summary": options_summary(campaign.system, options),
-            "party": party,
-            "drafts": [row for row in drafts if row["character"].owner_id == request.user.pk],
-            "others_drafts": [row for row in drafts if row["character"].owner_id != request.user.pk],
-            "archived_characters": [c for c in characters if c.status == Character.Status.ARCHIVED] if is_gm else [],
+            # From each sheet document, read on the row: no query per character.
+            "party": [
+                {
+                    "character": c,
+                    "sheet": c.document,
+                    "vitals": c.rules.vitals(c.document, options),
+                    "hit_points": sheets.hit_points(c, options["hit_points_per_step"]),
+                }
+                for c in party
+            ],
+            "party_more_url": f"{dashboard}?{urlencode({'after': str(more)})}#dashboard-party" if more else None,
+            "drafts": listed("drafts_after", drafts.filter(owner=request.user.pk), _draft_row),
+            "others_drafts": listed("others_drafts_after", drafts.exclude(owner=request.user.pk), _draft_row)
+            if is_gm
+            else hidden,
+            "archived_characters": listed("archived_after", characters.filter(status=Character.Status.ARCHIVED))
+            if is_gm
+            else hidden,
         },
     )
+
+
+def _draft_row(character: Character) -> dict[str, Any]:
+    """A draft as the campaign page lists it: the step it was left at, and the server's rolls in it."""
+    creation = character.document.creation
+    return {"character": character, "step": creation.step, "ability_rolls": creation.ability_rolls}
 
 
 # --- Invitations ---------------------------------------------------------------------------------

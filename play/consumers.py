@@ -13,9 +13,10 @@ server sends JSON, each message one fragment to swap in by its id:
 - ``{"type": "fragment", "id": "party-3", "html": "<li id=\\"party-3\\" …>"}``: a party row, or
   (``"id": "initiative"``) the running encounter's initiative order.
 
-The page sends ``{"since": <last roll seq it shows>}`` on (re)connecting and gets the rolls it
-missed, oldest first (with every revealed secret roll of the feed, in case it missed the reveal),
-and the party's rows and the initiative order as they are now.
+The page sends ``{"since": <last roll seq it shows>, "after": <its party page's key, if any>}`` on
+(re)connecting and gets the rolls it missed, oldest first (with every revealed secret roll of the
+feed, in case it missed the reveal), the rows of the party page it shows and the initiative order
+as they are now.
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncJsonWebsocketConsumer
 
 from campaigns.models import Campaign, Membership
+from campaigns.presenters import BadPageKey, NameKey
 from play import live
 
 #: The close code for an outsider or a logged-out visitor (4000–4999 are the application's own).
@@ -34,7 +36,7 @@ NOT_A_MEMBER: Final = 4403
 LOGGED_OUT: Final = 4401
 
 
-def _catch_up(campaign_id: int, *, gm: bool, since: int) -> list[dict[str, Any]]:
+def _catch_up(campaign_id: int, *, gm: bool, since: int, after: NameKey | None = None) -> list[dict[str, Any]]:
     # The feed as it is now, from what the page lacks: the rolls after ``since``, and every revealed
     # secret roll in it, whose reveal the page may have missed (one it shows already is swapped in place).
     rolls = [roll for roll in live.feed_rolls(campaign_id, gm=gm) if roll.seq > since or roll.revealed_at]
@@ -42,7 +44,7 @@ def _catch_up(campaign_id: int, *, gm: bool, since: int) -> list[dict[str, Any]]
         {"type": "roll", "seq": roll.seq, "html": live.roll_html(roll, gm=gm)} for roll in reversed(rolls)
     ]
     campaign = Campaign.objects.get(pk=campaign_id)
-    for row in live.party(campaign):
+    for row in live.party(campaign, after):  # the page of the party the dashboard shows
         messages.append({"type": "fragment", "id": f"party-{row['character'].pk}", "html": live.party_row_html(row)})
     messages.append({"type": "fragment", "id": "initiative", "html": live.initiative_html(campaign)})
     return messages
@@ -94,7 +96,13 @@ class CampaignConsumer(AsyncJsonWebsocketConsumer):
         since = content.get("since") if isinstance(content, dict) else None
         if not self.joined or not isinstance(since, int) or isinstance(since, bool) or since < 0:
             return
-        for message in await database_sync_to_async(_catch_up)(self.campaign_id, gm=self.gm, since=since):
+        raw = content.get("after")
+        try:
+            after = NameKey.parse(raw, "the party") if isinstance(raw, str) and raw else None
+        except BadPageKey:
+            after = None  # a page key the page could not have sent: the first page's rows, as without one
+        catch_up = database_sync_to_async(_catch_up)
+        for message in await catch_up(self.campaign_id, gm=self.gm, since=since, after=after):
             await self.send_json(message)
 
     async def roll_recorded(self, event: dict[str, Any]) -> None:

@@ -1,14 +1,16 @@
-"""The live campaign dashboard: the party, the initiative order and the roll feed on one page,
-kept current over a WebSocket (:mod:`play.consumers`) and whole again on every reload."""
+"""The live campaign dashboard: a page of the party, the initiative order and the roll feed on one
+page, kept current over a WebSocket (:mod:`play.consumers`) and whole again on every reload."""
 
 from __future__ import annotations
 
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
+from django.utils.http import urlencode
 from django.views.decorators.http import require_safe
 
 from campaigns import access
 from campaigns.models import Membership
+from campaigns.presenters import page_key
 from campaigns.views import refusals
 from play import live
 
@@ -16,17 +18,23 @@ from play import live
 @require_safe
 @refusals
 def dashboard(request: HttpRequest, pk: int) -> HttpResponse:
-    """Eight queries however large the party and the fight: the session, the user, the campaign and
-    its members (access.campaign_for), the active characters with their owners, the running
-    encounter and its combatants with their characters (live.initiative), and the feed's rolls with
-    who rolled, their character and any reveal."""
+    """The party a page at a time by name (``?after=<id>:<name>``, the last row of the page before;
+    a bad key is a 400), never by OFFSET. Eight queries however large the party and the fight, on
+    any of its pages: the session, the user, the campaign and its members (access.campaign_for), the
+    page of active characters with their owners, the running encounter and its combatants with their
+    characters (live.initiative), and the feed's rolls with who rolled, their character and any reveal."""
     campaign = access.campaign_for(request.user, pk)
+    after = page_key(request.GET, "after", "the party")
     gm = campaign.viewer.role == Membership.Role.GM  # type: ignore[attr-defined]
+    party, next_key = live.party_page(campaign, after)
     rolls = live.feed_rolls(campaign.pk, gm=gm)
     context = {
         "campaign": campaign,
         "is_gm": gm,
-        "party": live.party(campaign),
+        "party": party,
+        "party_after": str(after) if after else "",
+        "party_next_url": f"?{urlencode({'after': str(next_key)})}#dashboard-party" if next_key else None,
+        "party_first_url": f"{request.path}#dashboard-party" if after else None,
         **live.initiative(campaign),
         "entries": [live.feed_entry(r, gm=gm) for r in rolls],
         "last_seq": rolls[0].seq if rolls else 0,

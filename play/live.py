@@ -24,6 +24,7 @@ from django.template.loader import render_to_string
 
 from campaigns.models import Campaign, Membership
 from campaigns.operations import membership_changed
+from campaigns.presenters import NameKey, page_by_name
 from characters import sheets
 from characters.models import Character
 from characters.write import character_changed
@@ -37,6 +38,8 @@ logger = logging.getLogger(__name__)
 
 #: Rolls in the dashboard's feed.
 FEED_SIZE: Final = 20
+#: Characters on a page of the dashboard's party: two dozen fit a screen or two of cards.
+PARTY_PAGE_SIZE: Final = 24
 
 
 def group_name(campaign_id: int) -> str:
@@ -71,11 +74,19 @@ def party_row_html(row: dict[str, Any]) -> str:
     return render_to_string("play/dashboard_party_row.html", {"row": row})
 
 
-def party(campaign: Campaign) -> list[dict[str, Any]]:
-    """The active characters with their owners, in one query."""
+def party_page(campaign: Campaign, after: NameKey | None = None) -> tuple[list[dict[str, Any]], NameKey | None]:
+    """A page of the active characters with their owners, by name then id, from just after
+    ``after`` (from the first without it), in one query; and the key of the next page, if any."""
+    characters = Character.objects.active().filter(campaign=campaign).select_related("owner")
+    page, next_key = page_by_name(characters, after, PARTY_PAGE_SIZE)
     options = campaign.settings
-    characters = Character.objects.active().filter(campaign=campaign).select_related("owner").order_by("name", "pk")
-    return [party_row(c, options) for c in characters]
+    return [party_row(c, options) for c in page], next_key
+
+
+def party(campaign: Campaign, after: NameKey | None = None) -> list[dict[str, Any]]:
+    """The rows of one page of the party, the first unless ``after``: what a reconnecting page
+    is sent again (it swaps only the rows it shows; see :func:`announce_character`)."""
+    return party_page(campaign, after)[0]
 
 
 def initiative(campaign: Campaign) -> dict[str, Any]:
@@ -149,6 +160,9 @@ def announce_reveal(sender: Any, roll: Roll, **kwargs: Any) -> None:
 
 @receiver(character_changed, dispatch_uid="play.live.announce_character")
 def announce_character(sender: Any, character_id: int, **kwargs: Any) -> None:
+    """Every dashboard of the campaign hears of the change, whichever page of the party it shows:
+    a page swaps the row if it shows it (by its id, ``party-<pk>``) and ignores it otherwise, so a
+    change never adds a row to a page, and a renamed character keeps their place until a reload."""
     character = Character.objects.select_related("owner", "campaign").get(pk=character_id)
     if character.status != Character.Status.ACTIVE:
         return

@@ -49,7 +49,9 @@
     const socket = new WebSocket(`${scheme}//${location.host}${root.dataset.liveUrl}`);
     socket.addEventListener("open", () => {
       delay = 500;
-      socket.send(JSON.stringify({ since: lastSeq }));
+      // The page of the party it shows (none: the first), for the rows it is sent again.
+      const after = root.dataset.partyAfter;
+      socket.send(JSON.stringify(after ? { since: lastSeq, after } : { since: lastSeq }));
       say("");
     });
     socket.addEventListener("message", (event) => {

@@ -135,9 +135,10 @@ def test_the_page_takes_the_same_queries_however_large_the_party(
     make_character(campaign, gm, "The GM's draft", status="draft")
     client.force_login(gm)
 
-    # 1 the session, 2 the user, 3 the campaign, 4 its members with their users,
-    # 5 the characters listed (active, the viewer's drafts, the archived) with their players.
-    with django_assert_num_queries(5):
+    # 1 the session, 2 the user, 3 the campaign, 4 its members with their users, each list a page
+    # of it with the players: 5 the party's first characters, 6 the GM's drafts, 7 the players'
+    # drafts, 8 the archived characters (a large party: tests/play/test_party_pages.py).
+    with django_assert_num_queries(8):
         response = client.get(url(campaign))
 
     assert response.status_code == 200

@@ -290,6 +290,49 @@ def test_on_reconnecting_the_page_gets_what_it_missed(campaign, gm, player) -> N
     run(scenario)
 
 
+def test_on_reconnecting_the_page_gets_a_page_of_the_party_not_the_whole_of_it(campaign, gm, player) -> None:
+    # The first page's rows, however large the party: a page swaps only the rows it shows.
+    for i in range(live.PARTY_PAGE_SIZE + 6):
+        make_character(campaign, player, f"Hero {i:02}")
+    first_page = [f"party-{pk}" for pk in campaign.characters.order_by("name", "pk").values_list("pk", flat=True)]
+    first_page = first_page[: live.PARTY_PAGE_SIZE]
+
+    async def scenario() -> None:
+        socket = await joined(campaign, player)
+        await socket.send_json_to({"since": 0})
+        messages = []
+        while not await socket.receive_nothing(timeout=0.3):
+            messages.append(await socket.receive_json_from())
+        await socket.disconnect()
+        assert [m["id"] for m in messages] == [*first_page, "initiative"]
+
+    run(scenario)
+
+
+def test_a_later_page_of_the_party_gets_its_own_rows_on_reconnecting(campaign, gm, player) -> None:
+    for i in range(live.PARTY_PAGE_SIZE + 6):
+        make_character(campaign, player, f"Hero {i:02}")
+    ordered = list(campaign.characters.order_by("name", "pk").values_list("pk", "name"))
+    last_pk, last_name = ordered[live.PARTY_PAGE_SIZE - 1]
+    second_page = [f"party-{pk}" for pk, _ in ordered[live.PARTY_PAGE_SIZE :]]
+
+    async def sent(after: str) -> list[str]:
+        socket = await joined(campaign, player)
+        await socket.send_json_to({"since": 0, "after": after})
+        messages = []
+        while not await socket.receive_nothing(timeout=0.3):
+            messages.append(await socket.receive_json_from())
+        await socket.disconnect()
+        return [m["id"] for m in messages]
+
+    async def scenario() -> None:
+        assert await sent(f"{last_pk}:{last_name}") == [*second_page, "initiative"]
+        # A key no page could send is read as none: the first page's rows.
+        assert (await sent("²:x"))[0] == f"party-{ordered[0][0]}"
+
+    run(scenario)
+
+
 @pytest.mark.parametrize("content", [{"since": "1"}, {"since": -1}, {"since": True}, [1], {"other": 1}])
 def test_a_malformed_request_is_ignored(campaign, player, content) -> None:
     free_roll(campaign, player)
