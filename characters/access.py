@@ -15,7 +15,9 @@ def character_for(user: AbstractBaseUser | AnonymousUser, pk: int, *, write: boo
     """The character ``pk`` as ``user`` may see it, with ``can_edit`` set; 404 or 403 otherwise."""
     if not user.is_authenticated:
         raise Http404("No such character")
-    character = Character.objects.select_related("campaign", "owner").filter(pk=pk).annotate_role(user).first()
+    character = (
+        Character.objects.select_related("campaign", "owner").filter(pk=pk).annotate_role(user).with_balances().first()
+    )
     # Members see the campaign's characters; a player who left or was removed still sees their own.
     if character is None or (character.viewer_role is None and character.owner_id != user.pk):
         raise Http404("No such character")

@@ -1,12 +1,18 @@
-"""Adventure Points and reputation: the GM's awards, purchases by the rulebook, corrections.
+"""The ledger and reputation: the GM's awards, purchases by the rulebook, corrections.
 
-Every point earned or spent is a :class:`LedgerEntry`, written once. The balance on the
-character is the sum of its entries, changed in the same transaction as the entry while the
-character's row is locked, so two requests can never both spend the same points; the
-database's CHECK constraints (balance ≥ 0, on the character and on each entry) are the last
-line behind the lock. Every function here checks who asks and refuses with a
-:class:`~campaigns.operations.Refused` (its ``status`` says 400, 403, 404 or 409) before
-anything is written; the views and the API call these and nothing else writes those rows.
+The ledger is kept in the currencies the character's system declares (``RulesSystem.currencies``;
+Lucky 13 has one, Adventure Points, ``ap``); a function given no currency uses the system's first,
+and one the system does not declare is a 400 that names it. Every amount earned or spent is a
+:class:`LedgerEntry` in one currency, written once. The character's :class:`Balance` in that
+currency is the sum of its entries, changed in the same transaction as the entry while the
+character's row is locked (the campaign's first), so two requests can never both spend the same
+points. The balance row is read ``FOR UPDATE`` as well, under that lock: the character's lock is
+what queues the writers (and the only guard when the row does not exist yet and is created), the
+row's own lock a second line for a writer that forgot it; the database's CHECK constraints
+(amount ≥ 0 on the balance, balance ≥ 0 on each entry) are the last line. Every function here
+checks who asks and refuses with a :class:`~campaigns.operations.Refused` (its ``status`` says
+400, 403, 404 or 409) before anything is written; the views and the API call these and nothing
+else writes those rows.
 
 What a purchase buys, and what it costs, is the system's (``offers`` and ``buy``, an offer named
 by its key: ``ability:will``, ``level:<specialization id>``, ``specialization:<skill id>``); the
@@ -27,11 +33,11 @@ from campaigns.errors import Conflict, NotAllowed, NotFound, Refused
 from campaigns.models import Campaign, Membership
 from campaigns.operations import ARCHIVED
 from characters import write
-from characters.models import MAX_ENTRY, Character, LedgerEntry, ReputationChange
+from characters.models import MAX_CURRENCY, MAX_ENTRY, Balance, Character, LedgerEntry, ReputationChange
 from characters.write import mark_changed, sentence
 from rules.dice import StepDie
 from rules.systems import lucky13
-from rules.systems.base import SheetInvalid, SpecError
+from rules.systems.base import Currency, RulesSystem, SheetInvalid, SpecError
 
 #: "Characters are typically expected to be able to earn between 10 and 20 Adventure Points per adventure."
 TYPICAL_AWARD: Final = (10, 20)
@@ -58,10 +64,52 @@ SECTION_OF: Final = {SPECIALIZATION: "specializations", LEVEL: "specializations"
 class NotEnoughPoints(Conflict):
     code = "not_enough_points"
 
-    def __init__(self, character: Character, *, needed: int) -> None:
-        have = character.ap_balance
-        super().__init__(f"{character.name} has {have} Adventure Points; this needs {needed}.")
-        self.needed, self.have = needed, have
+    def __init__(self, character: Character, currency: Currency, *, have: int, needed: int) -> None:
+        super().__init__(f"{character.name} has {have} {currency.name}; this needs {needed}.")
+        self.currency, self.needed, self.have = currency.key, needed, have
+
+
+# --- Currencies and balances ----------------------------------------------------------------------
+
+
+def currency_of(system: RulesSystem, key: str | None = None) -> Currency:
+    """The system's currency ``key``, its first when ``key`` is None or empty; one the system does
+    not declare is refused (400), naming it and the ones it has."""
+    if not system.currencies:
+        raise Refused(f"{system.name} keeps no ledger: it declares no currency.")
+    if key is None or key == "":
+        return system.currencies[0]
+    found = next((c for c in system.currencies if c.key == key), None)
+    if found is None:
+        known = ", ".join(f"{c.key} ({c.name})" for c in system.currencies)
+        message = f"{system.name} has no currency {str(key)[:MAX_CURRENCY]!r}; its currencies are {known}."
+        raise Refused(message, errors={"currency": message})
+    return found
+
+
+def named(system: RulesSystem, key: str) -> Currency:
+    """The currency an existing entry is in, with its words if the system still declares it
+    (an entry is never refused for the currency it was written in)."""
+    return next((c for c in system.currencies if c.key == key), Currency(key, key, key))
+
+
+def balances(character: Character) -> dict[str, int]:
+    """The character's balance in each currency, by key: its system's, in order (0 where nothing
+    has moved yet), then any other its ledger holds. No query if the character was loaded
+    ``with_balances()``; one otherwise. For pages: a write reads its balance under the lock."""
+    return {held.currency.key: held.amount for held in character.holdings}
+
+
+def balance(character: Character, currency: str | None = None) -> int:
+    """The character's balance in ``currency`` (the system's first by default); see :func:`balances`."""
+    return balances(character)[currency_of(character.rules, currency).key]
+
+
+def _held(character: Character, currency: Currency) -> Balance:
+    """The character's balance row in ``currency``, locked, or a new one at 0 (saved by :func:`_append`);
+    the caller holds the character's row lock."""
+    row = Balance.objects.select_for_update().filter(character=character, currency=currency.key).first()
+    return row if row is not None else Balance(character=character, currency=currency.key, amount=0)
 
 
 # --- Checks shared by every write -----------------------------------------------------------------
@@ -118,6 +166,8 @@ def _lock(character_id: int, user: AbstractBaseUser, *, spend: bool) -> tuple[Ch
 
 def _append(
     character: Character,
+    held: Balance,
+    currency: Currency,
     *,
     kind: LedgerEntry.Kind,
     amount: int,
@@ -127,30 +177,36 @@ def _append(
     reverses: LedgerEntry | None = None,
     purchase: Mapping[str, Any] | None = None,
 ) -> LedgerEntry:
-    """Write one entry and move the balance with it; the caller holds the character's row lock."""
-    balance = character.ap_balance + amount
-    if balance < 0:
-        raise NotEnoughPoints(character, needed=-amount)
+    """Write one entry in ``currency`` and move the balance (``held``, from :func:`_held`) with it;
+    the caller holds the character's row lock."""
+    after = held.amount + amount
+    if after < 0:
+        raise NotEnoughPoints(character, currency, have=held.amount, needed=-amount)
     entry = LedgerEntry.objects.create(
         character=character,
         kind=kind,
+        currency=currency.key,
         amount=amount,
-        balance=balance,
+        balance=after,
         reason=reason,
         adventure=adventure,
         reverses=reverses,
         purchase=dict(purchase or {}),
         by=by,
     )
-    character.ap_balance = balance
+    held.amount = after
+    if held.pk is None:
+        held.save()
+    else:
+        held.save(update_fields=["amount"])
     return entry
 
 
 def _save(character: Character, sheet: Any, *, by: AbstractBaseUser, what: str, section: str) -> None:
-    """Save the sheet and the balance with it (the caller holds the lock); a sheet its system
-    refuses is a 400 and, the transaction undone, no entry is written either."""
+    """Save the sheet in the transaction of the entry (the caller holds the lock); a sheet its
+    system refuses is a 400 and, the transaction undone, no entry is written either."""
     try:
-        write.write(character, sheet, by=by, what=what, sections=[section], fields=["ap_balance"])
+        write.write(character, sheet, by=by, what=what, sections=[section])
     except SheetInvalid as invalid:
         raise write.refusal(invalid) from None
 
@@ -176,11 +232,17 @@ class Awarded:
 
 @transaction.atomic
 def award(
-    *, campaign_id: int, awards: Sequence[Award], reason: str, adventure: str = "", by: AbstractBaseUser
+    *,
+    campaign_id: int,
+    awards: Sequence[Award],
+    reason: str,
+    adventure: str = "",
+    currency: str | None = None,
+    by: AbstractBaseUser,
 ) -> Awarded:
-    """The GM's end-of-adventure awards: Adventure Points (1 … 1000 each; 0 gives none) and
-    reputation changes (the reputation stays within −5 … +5, "Reputation") for any of the
-    campaign's characters in play, all written at once or not at all."""
+    """The GM's end-of-adventure awards: points in ``currency`` (the system's first by default;
+    1 … 1000 each, 0 gives none) and reputation changes (the reputation stays within −5 … +5,
+    "Reputation") for any of the campaign's characters in play, all written at once or not at all."""
     campaign = Campaign.objects.select_for_update().filter(pk=campaign_id).first()  # the campaign first, always
     role = Membership.objects.filter(campaign=campaign, user_id=by.pk).values_list("role", flat=True).first()
     if campaign is None or role is None:
@@ -189,6 +251,7 @@ def award(
         raise NotAllowed("Only the GM awards Adventure Points.")
     if campaign.archived_at is not None:
         raise Conflict(ARCHIVED)
+    paid_in = currency_of(campaign.rules, currency)
     reason = _text(reason, "reason", MAX_REASON, required=False)
     adventure = _text(adventure, "adventure", MAX_ADVENTURE, required=False)
     ids = [a.character_id for a in awards]
@@ -218,8 +281,10 @@ def award(
         if character is None:
             errors.setdefault(str(a.character_id), "That character is not in play in this campaign.")
             continue
+        if not isinstance(a.reputation, int) or not a.reputation:  # a sheet without reputation takes points too
+            continue
         now = character.document.reputation
-        if isinstance(a.reputation, int) and not -5 <= now + a.reputation <= 5:
+        if not -5 <= now + a.reputation <= 5:
             errors.setdefault(
                 str(a.character_id),
                 (
@@ -229,14 +294,24 @@ def award(
             )
     if errors:
         raise Refused(next(iter(errors.values())), errors=errors)
+    # Their balances, locked after the characters, in the same order, in one query.
+    held = {
+        b.character_id: b
+        for b in Balance.objects.select_for_update()
+        .filter(character__in=list(characters), currency=paid_in.key)
+        .order_by("character_id")
+    }
     entries, changes = [], []
     for a in awards:
         character = characters[a.character_id]
         why = _text(a.reason, "reason", MAX_REASON, required=False) or reason
         if a.amount:
-            entries.append(
-                _append(character, kind=LedgerEntry.Kind.AWARD, amount=a.amount, reason=why, adventure=adventure, by=by)
-            )
+            row = held.get(character.pk) or Balance(character=character, currency=paid_in.key, amount=0)
+            entry = _append(
+                character, row, paid_in, kind=LedgerEntry.Kind.AWARD, amount=a.amount, reason=why, adventure=adventure,
+                by=by,
+            )  # fmt: skip
+            entries.append(entry)
         if a.reputation:
             reputation = character.document.reputation + a.reputation
             sheet = character.document.model_copy(update={"reputation": reputation})
@@ -252,7 +327,7 @@ def award(
                 )
             )
         elif a.amount:
-            mark_changed(character, fields=["ap_balance"])
+            mark_changed(character)  # a new version: open pages hear of the new balance
     return Awarded(entries, changes)
 
 
@@ -261,7 +336,7 @@ def award(
 
 @transaction.atomic
 def correct(*, character_id: int, entry_id: int, reason: str, by: AbstractBaseUser) -> LedgerEntry:
-    """The GM reverses an earlier entry: a new entry of the opposite amount that names it.
+    """The GM reverses an earlier entry: a new entry of the opposite amount, in its currency, that names it.
 
     Reversing a spend also takes back what it bought, if the sheet still shows it as bought
     (otherwise the GM corrects the sheet first); reversing an award whose points were spent
@@ -276,14 +351,18 @@ def correct(*, character_id: int, entry_id: int, reason: str, by: AbstractBaseUs
         raise Conflict("A correction cannot itself be reversed; record a new award or purchase instead.")
     if LedgerEntry.objects.filter(reverses=entry).exists():
         raise Conflict("That entry has already been reversed.")
-    if -entry.amount + character.ap_balance < 0:
+    currency = named(character.rules, entry.currency)
+    held = _held(character, currency)
+    if held.amount - entry.amount < 0:
         raise Conflict(
             f"{character.name} has already spent those points: reversing this award would take the balance "
-            f"from {character.ap_balance} below zero."
+            f"from {held.amount} {currency.abbreviation} below zero."
         )
     undone = _undo(character, entry.purchase) if entry.kind == LedgerEntry.Kind.SPEND else None
     correction = _append(
         character,
+        held,
+        currency,
         kind=LedgerEntry.Kind.CORRECTION,
         amount=-entry.amount,
         reason=reason,
@@ -292,7 +371,7 @@ def correct(*, character_id: int, entry_id: int, reason: str, by: AbstractBaseUs
         reverses=entry,
     )
     if undone is None:
-        mark_changed(character, fields=["ap_balance"])
+        mark_changed(character)
     else:
         sheet, section = undone
         _save(character, sheet, by=by, what=f"Reversed: {entry.reason}", section=section)
@@ -459,10 +538,11 @@ def _record(aimed: Target, cost: int, before: Any, after: Any) -> dict[str, Any]
 
 @transaction.atomic
 def buy(*, character_id: int, order: Order, by: AbstractBaseUser, adventure: str = "") -> LedgerEntry:
-    """Spend Adventure Points by the rulebook ("Skill advancement / Adventure Points"): a new
+    """Spend points by the rulebook ("Skill advancement / Adventure Points"): a new
     specialization (4, at level 1), one more level (4, at most 5), or the next ability die
-    (its size × 4, up to d12), as the system's ``buy`` makes it. The sheet change and the
-    ledger entry are one transaction, under the character's row lock.
+    (its size × 4, up to d12), as the system's ``buy`` makes it, in the currency of its offer
+    (``Offer.currency``). The sheet change and the ledger entry are one transaction, under the
+    character's row lock.
 
     If the sheet no longer shows what the buyer saw (``order.before``), nothing is bought
     (:class:`characters.write.StaleSheet`).
@@ -493,11 +573,15 @@ def buy(*, character_id: int, order: Order, by: AbstractBaseUser, adventure: str
         raise write.StaleSheet(
             character, f"{_now(aimed, names)}: the sheet changed since you looked, so nothing was bought."
         )
-    if offer.cost > character.ap_balance:
-        raise NotEnoughPoints(character, needed=offer.cost)
+    currency = currency_of(character.rules, offer.currency)
+    held = _held(character, currency)
+    if offer.cost > held.amount:
+        raise NotEnoughPoints(character, currency, have=held.amount, needed=offer.cost)
     bought = _record(aimed, offer.cost, sheet, after)
     entry = _append(
         character,
+        held,
+        currency,
         kind=LedgerEntry.Kind.SPEND,
         amount=-offer.cost,
         reason=describe(bought, names),

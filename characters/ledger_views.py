@@ -30,6 +30,7 @@ from characters import access, ledger
 from characters.models import MAX_ENTRY, Character, LedgerEntry, ReputationChange
 from rules.dice import StepDie
 from rules.document import MAX_NAME
+from rules.systems.base import Currency
 from rules.systems.lucky13 import Difficulty
 from web.fields import whole_key
 from web.presenters import CHART_WIDTH, LABEL_HEIGHT, PLOT_HEIGHT
@@ -72,15 +73,16 @@ class AdventureTotal:
     spent: int
 
 
-def adventure_totals(character: Character, *, limit: int) -> list[AdventureTotal]:
-    """Each adventure's points, summed in the database, for the ``limit`` latest adventures to begin,
-    in the order they began (an adventure begins with its first entry)."""
+def adventure_totals(character: Character, *, limit: int, currency: str | None = None) -> list[AdventureTotal]:
+    """Each adventure's points in ``currency`` (the system's first by default), summed in the
+    database, for the ``limit`` latest adventures to begin, in the order they began (an adventure
+    begins with its first entry)."""
     award = LedgerEntry.Kind.AWARD
     # A correction counts as what it reverses: taking back an award lowers what was earned,
     # refunding a purchase lowers what was spent.
     counts_as_award = Q(reverses__kind=award) | Q(reverses__isnull=True, kind=award)
     rows = (
-        LedgerEntry.objects.filter(character=character)
+        LedgerEntry.objects.filter(character=character, currency=ledger.currency_of(character.rules, currency).key)
         .values("adventure")
         .annotate(
             began=Min("pk"),
@@ -165,8 +167,8 @@ def ledger_page(request: HttpRequest, pk: int) -> HttpResponse:
     per adventure (the latest adventures, summed in the database); and their reputation's changes,
     a page at a time. Each page is read by key (``?before=<entry id>``, ``?reputation_before=<id>``),
     never by OFFSET, so an old page costs what the newest does: six queries however long the ledger
-    (the session, the user, access, the page of entries, the totals per adventure, the page of
-    reputation changes)."""
+    (the session, the user, access with the balances, the page of entries, the totals per adventure
+    in the system's first currency, the page of reputation changes)."""
     character = access.character_for(request.user, pk)
     try:
         before = _page_key(request, "before", "Adventure Points")
@@ -180,7 +182,10 @@ def ledger_page(request: HttpRequest, pk: int) -> HttpResponse:
     older = entries[PAGE_SIZE - 1].pk if len(entries) > PAGE_SIZE else None
     entries = entries[:PAGE_SIZE]
     shown = {e.pk for e in entries}
+    holdings = character.holdings
+    units = {held.currency.key: held.currency.abbreviation for held in holdings}
     for entry in entries:  # what a correction reverses may be on an older page
+        entry.unit = units.get(entry.currency, entry.currency)
         if entry.reverses_id is not None:
             page = "" if entry.reverses_id in shown else f"?{urlencode({'before': entry.reverses_id + 1})}"
             entry.reverses_url = f"{page}#entry-{entry.reverses_id}"
@@ -196,6 +201,7 @@ def ledger_page(request: HttpRequest, pk: int) -> HttpResponse:
     )
     context = {
         "character": character,
+        "holdings": holdings,
         "entries": entries,
         "older_url": older_url,
         "newest_url": newest_url,
@@ -224,6 +230,7 @@ def correct_entry(request: HttpRequest, pk: int, entry_pk: int) -> HttpResponse:
         return _refusal(request, character, "That entry is not in this character's ledger.", 404)
     if not character.viewer_is_gm:
         return _refusal(request, character, "Only the GM corrects Adventure Points.", 403)
+    currency = ledger.named(character.rules, entry.currency)
     form = CorrectionForm(request.POST if request.method == "POST" else None)
     status = 200
     if request.method == "POST":
@@ -233,10 +240,10 @@ def correct_entry(request: HttpRequest, pk: int, entry_pk: int) -> HttpResponse:
                                by=request.user)  # fmt: skip
             except Refused as refused:
                 return _refusal(request, character, refused.message, refused.status)
-            messages.success(request, f"Reversed: {entry.reason} ({-entry.amount:+d} AP).")
+            messages.success(request, f"Reversed: {entry.reason} ({-entry.amount:+d} {currency.abbreviation}).")
             return redirect("characters:ledger", pk=character.pk)
         status = 400
-    context = {"character": character, "entry": entry, "form": form, "reversal": -entry.amount}
+    context = {"character": character, "entry": entry, "form": form, "reversal": -entry.amount, "currency": currency}
     return render(request, "characters/ledger_correct.html", context, status=status)
 
 
@@ -254,6 +261,7 @@ class Offer:
 
     title: str
     cost: int
+    currency: Currency
     affordable: bool
     fields: dict[str, Any]
     effects: list[dict[str, Any]]
@@ -267,6 +275,7 @@ def offers(character: Character, difficulty: StepDie) -> list[Offer]:
     """Every purchase the sheet allows (the system's offers), with its effect on the exact chances
     of the checks it touches at ``difficulty``."""
     names = ledger.ability_names(character)
+    held = ledger.balances(character)
     situation = {"difficulty": difficulty.label}
     out = []
     for offer in character.rules.offers(character.document, character.campaign.settings, situation):
@@ -276,7 +285,8 @@ def offers(character: Character, difficulty: StepDie) -> list[Offer]:
             Offer(
                 title=ledger.title(aimed, names),
                 cost=offer.cost,
-                affordable=offer.cost <= character.ap_balance,
+                currency=ledger.named(character.rules, offer.currency),
+                affordable=offer.cost <= held.get(offer.currency, 0),
                 fields={"offer": offer.key, "before": aimed.before},
                 effects=effects,
                 best_gain=max((e.gain for e in offer.effects), default=Fraction(0)),
@@ -340,7 +350,8 @@ def buy(request: HttpRequest, pk: int) -> HttpResponse:
         entry = ledger.buy(character_id=character.pk, order=order, by=request.user, adventure=data["adventure"])
     except Refused as refused:
         return _advance_page(request, character, status=refused.status, error=refused.message)
-    messages.success(request, f"Bought: {entry.reason} for {-entry.amount} AP. {entry.balance} AP left.")
+    unit = ledger.named(character.rules, entry.currency).abbreviation
+    messages.success(request, f"Bought: {entry.reason} for {-entry.amount} {unit}. {entry.balance} {unit} left.")
     return redirect("characters:advance", pk=character.pk)
 
 
@@ -352,9 +363,10 @@ class AwardForm(forms.Form):
     amount = forms.IntegerField(label="Adventure Points for each", required=False, min_value=0, max_value=MAX_ENTRY)
     reason = forms.CharField(label="Reason", required=False, max_length=ledger.MAX_REASON)
 
-    def __init__(self, *args: Any, characters: list[Character], **kwargs: Any) -> None:
+    def __init__(self, *args: Any, characters: list[Character], currency: Currency, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.characters = characters
+        self.fields["amount"].label = f"{currency.name} for each"
         for character in characters:
             self.fields[f"include-{character.pk}"] = forms.BooleanField(
                 label=f"Award {character.name}", required=False, initial=True
@@ -398,11 +410,12 @@ class AwardForm(forms.Form):
 
 @require_http_methods(["GET", "HEAD", "POST"])
 def award(request: HttpRequest, campaign_pk: int) -> HttpResponse:
-    """The GM's end-of-adventure form: Adventure Points for the party (one amount and reason for
-    all, with per-character overrides) and reputation changes, written in one go."""
+    """The GM's end-of-adventure form: points in the system's first currency for the party (one
+    amount and reason for all, with per-character overrides) and reputation changes, written in one go."""
     campaign = campaign_access.campaign_for(request.user, campaign_pk, gm=True)
-    characters = list(Character.objects.active().filter(campaign=campaign).select_related("owner"))
-    form = AwardForm(request.POST if request.method == "POST" else None, characters=characters)
+    characters = list(Character.objects.active().filter(campaign=campaign).select_related("owner").with_balances())
+    currency = ledger.currency_of(campaign.rules)
+    form = AwardForm(request.POST if request.method == "POST" else None, characters=characters, currency=currency)
     status, error = 200, ""
     if request.method == "POST":
         if form.is_valid():
@@ -412,6 +425,7 @@ def award(request: HttpRequest, campaign_pk: int) -> HttpResponse:
                     awards=form.awards(),
                     reason=form.cleaned_data["reason"],
                     adventure=form.cleaned_data["adventure"],
+                    currency=currency.key,
                     by=request.user,
                 )
             except Refused as refused:
@@ -420,7 +434,7 @@ def award(request: HttpRequest, campaign_pk: int) -> HttpResponse:
                     field = f"amount-{key}" if key.isdigit() else key
                     form.add_error(field if field in form.fields else None, message)
             else:
-                said = [f"{e.character.name} {e.amount} AP" for e in awarded.entries]
+                said = [f"{e.character.name} {e.amount} {currency.abbreviation}" for e in awarded.entries]
                 said += [f"{c.character.name} reputation {c.change:+d}" for c in awarded.reputation]
                 messages.success(request, f"Awarded: {', '.join(said)}. Everyone sees it now.")
                 return redirect("campaigns:detail", pk=campaign.pk)

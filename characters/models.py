@@ -1,4 +1,4 @@
-"""A character of any rules system, its sheet history, and its Adventure-Point ledger.
+"""A character of any rules system, its sheet history, and its ledger of the system's currencies.
 
 A character's sheet is one JSON document that its system describes and validates (the limits
 of the rule text live in the system's sheet model, ``rules/systems/<key>/``); the row keeps
@@ -8,6 +8,7 @@ version is refused (see ``characters.sheets``).
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any, Final
 
 from django.conf import settings
@@ -17,7 +18,18 @@ from django.utils import timezone
 
 from campaigns.models import AppendOnlyModel, AppendOnlyQuerySet, Campaign, Membership
 from rules import systems
-from rules.systems.base import RulesSystem
+from rules.systems.base import Currency, RulesSystem
+
+
+class JSONObjectAgg(models.Aggregate):
+    """A group's rows as one JSON object, ``{key: value, …}`` (SQLite's ``json_group_object``,
+    PostgreSQL's ``jsonb_object_agg``): Django 5.2 has no such aggregate for both."""
+
+    function = "JSON_GROUP_OBJECT"
+    output_field = models.JSONField()
+
+    def as_postgresql(self, compiler: Any, connection: Any, **extra_context: Any) -> Any:
+        return super().as_sql(compiler, connection, function="JSONB_OBJECT_AGG", **extra_context)
 
 
 class CharacterQuerySet(models.QuerySet["Character"]):
@@ -42,6 +54,25 @@ class CharacterQuerySet(models.QuerySet["Character"]):
         """Finished characters in play: not drafts, not archived."""
         return self.filter(status=Character.Status.ACTIVE)
 
+    def with_balances(self) -> CharacterQuerySet:
+        """Adds ``balances_held``: each currency's balance by key (None when nothing has moved),
+        read in the same query, so that a page of characters shows their balances at no cost."""
+        held = (
+            Balance.objects.filter(character=OuterRef("pk"))
+            .values("character")
+            .annotate(held=JSONObjectAgg("currency", "amount"))
+            .values("held")
+        )
+        return self.annotate(balances_held=Subquery(held, output_field=models.JSONField()))
+
+
+@dataclass(frozen=True, slots=True)
+class Holding:
+    """A balance as a page shows it: the currency (its key, name and abbreviation) and the amount."""
+
+    currency: Currency
+    amount: int
+
 
 class Character(models.Model):
     """What every system's character shares; the rest is its ``sheet``, a document its system
@@ -61,7 +92,6 @@ class Character(models.Model):
     system = models.CharField(max_length=20, editable=False)
     #: The whole sheet as its system's document (``schema_version`` inside).
     sheet = models.JSONField(default=dict)
-    ap_balance = models.PositiveIntegerField(default=0)
 
     #: Rises with every save of the sheet; a save made from an older version is refused.
     version = models.PositiveIntegerField(default=1)
@@ -77,7 +107,6 @@ class Character(models.Model):
         ordering = ["name", "pk"]
         constraints = [
             models.CheckConstraint(condition=~Q(name=""), name="characters_character_name_not_blank"),
-            models.CheckConstraint(condition=Q(ap_balance__gte=0), name="characters_character_ap_not_negative"),
             models.CheckConstraint(condition=Q(version__gte=1), name="characters_character_version_positive"),
             models.CheckConstraint(
                 condition=Q(status__in=["draft", "active", "archived"]), name="characters_character_status"
@@ -104,6 +133,18 @@ class Character(models.Model):
             cached = (self.sheet, self.rules.read_sheet(self.sheet))
             self.__dict__["_document"] = cached
         return cached[1]
+
+    @property
+    def holdings(self) -> list[Holding]:
+        """The balance in each currency of the character's system, in the system's order (0 where
+        nothing has moved yet), then any other currency its ledger holds: from ``with_balances``
+        when the character was loaded with it, otherwise in one query."""
+        if "balances_held" in self.__dict__:
+            held = dict(self.__dict__["balances_held"] or {})
+        else:
+            held = dict(self.balances.values_list("currency", "amount"))
+        declared = [Holding(c, held.pop(c.key, 0)) for c in self.rules.currencies]
+        return declared + [Holding(Currency(key, key, key), amount) for key, amount in sorted(held.items())]
 
 
 class SheetChangeQuerySet(AppendOnlyQuerySet):
@@ -140,10 +181,35 @@ class SheetChange(AppendOnlyModel):
         return f"{self.character_id} v{self.version}: {self.what}"
 
 
-# --- Adventure Points and reputation: append-only histories ------------------------------------
+# --- The ledger (Lucky 13: Adventure Points) and reputation: append-only histories --------------
 
 MAX_ENTRY: Final = 1000
-"""The largest number of Adventure Points one ledger entry may move, either way."""
+"""The largest amount one ledger entry may move, either way."""
+#: The longest currency key a system may declare (the columns' width).
+MAX_CURRENCY: Final = 20
+
+
+class Balance(models.Model):
+    """A character's balance in one currency of its system: the sum of its ledger entries in that
+    currency, changed only with one (``characters.ledger``), under the character's row lock.
+
+    A row exists once the ledger has moved that currency (or a migrated balance was not 0); no
+    row reads as 0, so a draft that never earned anything has none and can still be deleted.
+    """
+
+    character = models.ForeignKey(Character, on_delete=models.PROTECT, related_name="balances")
+    currency = models.CharField(max_length=MAX_CURRENCY)
+    amount = models.PositiveIntegerField(default=0)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["character", "currency"], name="characters_balance_one_per_currency"),
+            models.CheckConstraint(condition=Q(amount__gte=0), name="characters_balance_not_negative"),
+            models.CheckConstraint(condition=~Q(currency=""), name="characters_balance_currency_not_blank"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.character_id}: {self.amount} {self.currency}"
 
 
 class LedgerEntryQuerySet(AppendOnlyQuerySet):
@@ -152,11 +218,13 @@ class LedgerEntryQuerySet(AppendOnlyQuerySet):
 
 
 class LedgerEntry(AppendOnlyModel):
-    """One movement of a character's Adventure Points. Written once, never changed or removed:
-    a mistake is put right by a correction, which reverses an earlier entry by reference.
+    """One movement of a character's balance in one currency of its system (Lucky 13: Adventure
+    Points). Written once, never changed or removed: a mistake is put right by a correction, which
+    reverses an earlier entry by reference, in the same currency.
 
-    ``balance`` is the character's balance after this entry, kept under the character's row
-    lock (see ``characters.ledger``), so the history shows a running balance without a sum.
+    ``balance`` is the character's balance in ``currency`` after this entry, kept under the
+    character's row lock (see ``characters.ledger``), so the history shows a running balance
+    without a sum.
     """
 
     class Kind(models.TextChoices):
@@ -166,6 +234,8 @@ class LedgerEntry(AppendOnlyModel):
 
     character = models.ForeignKey(Character, on_delete=models.PROTECT, related_name="ledger_entries")
     kind = models.CharField(max_length=10, choices=Kind.choices)
+    #: The key of one of the system's currencies (``RulesSystem.currencies``).
+    currency = models.CharField(max_length=MAX_CURRENCY)
     amount = models.IntegerField()
     balance = models.PositiveIntegerField()
     reason = models.CharField(max_length=200)
@@ -204,10 +274,11 @@ class LedgerEntry(AppendOnlyModel):
                 condition=Q(kind__in=["award", "spend", "correction"]), name="characters_ledgerentry_kind"
             ),
             models.CheckConstraint(condition=~Q(reason=""), name="characters_ledgerentry_reason_not_blank"),
+            models.CheckConstraint(condition=~Q(currency=""), name="characters_ledgerentry_currency_not_blank"),
         ]
 
     def __str__(self) -> str:
-        return f"{self.amount:+d} AP for {self.character_id}: {self.reason}"
+        return f"{self.amount:+d} {self.currency} for {self.character_id}: {self.reason}"
 
 
 class ReputationChange(AppendOnlyModel):

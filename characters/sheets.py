@@ -14,8 +14,9 @@ from rules.systems import lucky13
 
 
 def with_sheet(characters: QuerySet[Character]) -> QuerySet[Character]:
-    """Everything a sheet shows: the document is on the row, so one query whatever its size."""
-    return characters.select_related("campaign", "owner")
+    """Everything a sheet shows: the document is on the row, and the balances are read with it,
+    so one query whatever its size."""
+    return characters.select_related("campaign", "owner").with_balances()
 
 
 @dataclass(frozen=True, slots=True)

@@ -88,7 +88,11 @@ def _sheet_context(request: HttpRequest, character: Character, *, focus: str = "
 @require_safe
 def sheet(request: HttpRequest, pk: int) -> HttpResponse:
     character = access.character_for(request.user, pk)
-    return render(request, "characters/sheet.html", _sheet_context(request, character))
+    context = _sheet_context(request, character)
+    # Live only when served over ASGI: a WSGI server has no WebSockets to offer (the page then
+    # simply is not live, as without JavaScript).
+    context["live_url"] = f"/ws/characters/{character.pk}/" if hasattr(request, "scope") else ""
+    return render(request, "characters/sheet.html", context)
 
 
 def _section(key: str) -> operations.Section:

@@ -1,8 +1,9 @@
 """Live campaign events: what the dashboard shows, and announcing changes to its open sockets.
 
 Every member's socket joins the campaign's group (:func:`group_name`), and a group of that
-member's own (:func:`member_group_name`) that hears when their membership changes. A recorded
-roll and a saved sheet are announced after their transaction commits, as ready-made HTML
+member's own (:func:`member_group_name`) that hears when their membership changes; an open
+sheet page joins its character's group (:func:`sheet_group_name`), which hears its new version.
+A recorded roll and a saved sheet are announced after their transaction commits, as ready-made HTML
 fragments: the same templates the pages use, so a swapped fragment is exactly what a reload
 would show. A roll is rendered twice, once as the GM sees it and once as players do; a secret
 roll not yet revealed goes to the GM's sockets only, and to everyone's when the GM reveals it.
@@ -51,6 +52,11 @@ def member_group_name(campaign_id: int, user_id: int) -> str:
     return f"campaign-{campaign_id}-user-{user_id}"
 
 
+def sheet_group_name(character_id: int) -> str:
+    """The open sheet pages of one character: told its new version whenever it is saved."""
+    return f"character-{character_id}"
+
+
 def role_of(user: AbstractBaseUser | AnonymousUser | None, campaign_id: int) -> str | None:
     """The user's role in the campaign, or None for an outsider and for anyone logged out."""
     if user is None or not user.is_authenticated:
@@ -60,11 +66,13 @@ def role_of(user: AbstractBaseUser | AnonymousUser | None, campaign_id: int) -> 
 
 def party_row(character: Character, options: dict[str, Any]) -> dict[str, Any]:
     """One member of the party, from their sheet document (no query): its system's vitals (the
-    condition), and the hit points with the Pulse die and the slots as the sheet draws them."""
+    condition), the hit points with the Pulse die and the slots as the sheet draws them, and the
+    balances (no query either if the character was loaded ``with_balances()``)."""
     sheet = character.document
     return {
         "character": character,
         "sheet": sheet,
+        "holdings": character.holdings,
         "vitals": character.rules.vitals(sheet, options),
         "hit_points": sheets.hit_points(character, options["hit_points_per_step"]),
     }
@@ -75,9 +83,9 @@ def party_row_html(row: dict[str, Any]) -> str:
 
 
 def party_page(campaign: Campaign, after: NameKey | None = None) -> tuple[list[dict[str, Any]], NameKey | None]:
-    """A page of the active characters with their owners, by name then id, from just after
-    ``after`` (from the first without it), in one query; and the key of the next page, if any."""
-    characters = Character.objects.active().filter(campaign=campaign).select_related("owner")
+    """A page of the active characters with their owners and balances, by name then id, from just
+    after ``after`` (from the first without it), in one query; and the key of the next page, if any."""
+    characters = Character.objects.active().filter(campaign=campaign).select_related("owner").with_balances()
     page, next_key = page_by_name(characters, after, PARTY_PAGE_SIZE)
     options = campaign.settings
     return [party_row(c, options) for c in page], next_key
@@ -163,7 +171,7 @@ def announce_character(sender: Any, character_id: int, **kwargs: Any) -> None:
     """Every dashboard of the campaign hears of the change, whichever page of the party it shows:
     a page swaps the row if it shows it (by its id, ``party-<pk>``) and ignores it otherwise, so a
     change never adds a row to a page, and a renamed character keeps their place until a reload."""
-    character = Character.objects.select_related("owner", "campaign").get(pk=character_id)
+    character = Character.objects.select_related("owner", "campaign").with_balances().get(pk=character_id)
     if character.status != Character.Status.ACTIVE:
         return
     event = {
@@ -172,6 +180,18 @@ def announce_character(sender: Any, character_id: int, **kwargs: Any) -> None:
         "html": party_row_html(party_row(character, character.campaign.settings)),
     }
     _send(character.campaign_id, event)
+
+
+@receiver(character_changed, dispatch_uid="play.live.announce_sheet")
+def announce_sheet(sender: Any, character_id: int, **kwargs: Any) -> None:
+    """The character's open sheets hear its new version, and nothing else: each page fetches
+    itself again (through the sheet's own access check) and swaps the regions it is not editing
+    (``sheet_consumers.SheetConsumer``). Drafts and archived characters too: their sheets are open."""
+    row = Character.objects.filter(pk=character_id).values_list("version", "campaign_id").first()
+    if row is None:  # deleted since: an open sheet finds out when it next asks
+        return
+    version, campaign_id = row
+    _send(campaign_id, {"type": "sheet.changed", "version": version}, sheet_group_name(character_id))
 
 
 @receiver(encounter_changed, dispatch_uid="play.live.announce_encounter")

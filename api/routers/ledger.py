@@ -1,4 +1,5 @@
-"""Adventure Points: a character's ledger, the GM's awards and corrections, and purchases.
+"""The ledger (Lucky 13: Adventure Points): a character's entries and balances in the currencies
+its system declares, the GM's awards and corrections, and purchases.
 
 Every change goes through :mod:`characters.ledger`, as the pages' do: it checks who asks and
 refuses with a status (400 bad input, 403 not yours, 404 not found, 409 not now: too few points,
@@ -17,7 +18,7 @@ from pydantic import ConfigDict, Discriminator, StrictInt, Tag
 from api.errors import responses
 from api.params import MAX_ID, NO_NUL, PathId
 from characters import access, ledger
-from characters.models import MAX_ENTRY, LedgerEntry
+from characters.models import MAX_CURRENCY, MAX_ENTRY, LedgerEntry
 from rules.document import MAX_NAME
 
 router = Router(tags=["Adventure Points"])
@@ -49,13 +50,18 @@ class Forbid(Schema):
 
 
 class AwardIn(Forbid):
-    """The GM awards Adventure Points (1 … 1000)."""
+    """The GM awards points (1 … 1000) in one of the system's currencies."""
 
     model_config = ConfigDict(extra="forbid", json_schema_extra={"examples": [AWARD_EXAMPLE]})
 
     amount: StrictInt = Field(..., ge=1, le=MAX_ENTRY)
     reason: Reason
     adventure: Adventure = ""
+    currency: Annotated[str, Field(min_length=1, max_length=MAX_CURRENCY, pattern=NO_NUL)] | None = Field(
+        None,
+        description="The key of one of the system's currencies (`GET /systems` lists them); its first "
+        "(Lucky 13: `ap`) if left out. One the system does not declare is a 400.",
+    )
 
 
 class CorrectionIn(Forbid):
@@ -97,8 +103,9 @@ ChangeIn = Annotated[
 class EntryOut(Schema):
     id: int
     kind: LedgerEntry.Kind
+    currency: str = Field(..., description="The key of the currency the entry moves (Lucky 13: `ap`).")
     amount: int
-    balance: int = Field(..., description="The balance after this entry.")
+    balance: int = Field(..., description="The balance in the entry's currency after this entry.")
     reason: str
     adventure: str
     by: str = Field(..., description="Who made the entry: a username.")
@@ -108,14 +115,24 @@ class EntryOut(Schema):
     purchase: dict[str, Any] = Field(..., description="What a spend bought.")
 
 
+class BalanceOut(Schema):
+    currency: str = Field(..., description="The currency's key.")
+    name: str
+    abbreviation: str
+    amount: int
+
+
 class LedgerOut(Schema):
     entries: list[EntryOut] = Field(..., description="Newest first.")
-    balance: int
+    balance: int = Field(..., description="The balance in the system's first currency (`currency`).")
+    currency: str = Field(..., description="The key of the system's first currency.")
+    balances: list[BalanceOut] = Field(..., description="The balance in each of the system's currencies, in order.")
 
 
 class Written(Schema):
     entry: EntryOut
-    balance: int
+    balance: int = Field(..., description="The balance in the entry's currency after it.")
+    currency: str
 
 
 def entry_out(entry: LedgerEntry) -> dict[str, Any]:
@@ -123,6 +140,7 @@ def entry_out(entry: LedgerEntry) -> dict[str, Any]:
     return {
         "id": entry.pk,
         "kind": entry.kind,
+        "currency": entry.currency,
         "amount": entry.amount,
         "balance": entry.balance,
         "reason": entry.reason,
@@ -136,29 +154,46 @@ def entry_out(entry: LedgerEntry) -> dict[str, Any]:
 
 
 def _written(entry: LedgerEntry) -> Status[dict[str, Any]]:
-    return Status(201, {"entry": entry_out(entry), "balance": entry.balance})
+    return Status(201, {"entry": entry_out(entry), "balance": entry.balance, "currency": entry.currency})
 
 
 @router.get(
     "/characters/{id}/ledger",
     response=responses({200: LedgerOut}, 404),
-    summary="A character's Adventure-Point ledger",
-    description="Every award, spend and correction, newest first, with the balance after each. "
-    "The campaign's members see it; anyone else gets 404.",
+    summary="A character's ledger (Lucky 13: Adventure Points)",
+    description="Every award, spend and correction, newest first, each in its currency with the balance in "
+    "that currency after it; and the balance in each of the system's currencies. The campaign's members see "
+    "it; anyone else gets 404.",
 )
 def ledger_of(request: HttpRequest, id: PathId) -> dict[str, Any]:
     character = access.character_for(request.user, id)
     entries = LedgerEntry.objects.for_character(character)
-    return {"entries": [entry_out(e) for e in entries], "balance": character.ap_balance}
+    holdings = character.holdings
+    return {
+        "entries": [entry_out(e) for e in entries],
+        "balance": holdings[0].amount,
+        "currency": holdings[0].currency.key,
+        "balances": [
+            {
+                "currency": h.currency.key,
+                "name": h.currency.name,
+                "abbreviation": h.currency.abbreviation,
+                "amount": h.amount,
+            }
+            for h in holdings
+        ],
+    }
 
 
 @router.post(
     "/characters/{id}/ledger",
     response=responses({201: Written}, 400, 403, 404, 409, 413),
-    summary="Award Adventure Points, or correct an entry",
-    description='GM only. An award: `{"amount": 12, "reason": …, "adventure": …}` (1 … 1000 points). '
-    'A correction: `{"reverses": <entry id>, "reason": …}` writes the opposite amount and takes back what a '
-    "spend bought; reversing points already spent is a 409. Other members get 403, anyone else 404.",
+    summary="Award points (Lucky 13: Adventure Points), or correct an entry",
+    description='GM only. An award: `{"amount": 12, "reason": …, "adventure": …}` (1 … 1000 points), in the '
+    'system\'s first currency or the one named by `"currency"` (a currency the system does not declare is a 400). '
+    'A correction: `{"reverses": <entry id>, "reason": …}` writes the opposite amount in the entry\'s currency and '
+    "takes back what a spend bought; reversing points already spent is a 409. Other members get 403, anyone "
+    "else 404.",
 )
 def write_entry(request: HttpRequest, id: PathId, change: Body[ChangeIn]) -> Status[dict[str, Any]]:
     character = access.character_for(request.user, id)
@@ -171,6 +206,7 @@ def write_entry(request: HttpRequest, id: PathId, change: Body[ChangeIn]) -> Sta
         awards=[ledger.Award(character.pk, change.amount)],
         reason=change.reason,
         adventure=change.adventure,
+        currency=change.currency,
         by=request.user,
     )
     return _written(awarded.entries[0])
@@ -179,13 +215,14 @@ def write_entry(request: HttpRequest, id: PathId, change: Body[ChangeIn]) -> Sta
 @router.post(
     "/characters/{id}/purchases",
     response=responses({201: Written}, 400, 403, 404, 409, 413),
-    summary="Spend Adventure Points",
+    summary="Spend points (Lucky 13: Adventure Points)",
     description="The owner or the GM buys, by the rulebook, one of the things the sheet can buy now "
     '(the page "What should I buy?" lists them): an ability\'s next die (`{"offer": "ability:will"}`, its size × 4 '
     'points), one more level of a specialization (`{"offer": "level:<specialization id>"}`, 4 points) or a new '
     'specialization of a skill (`{"offer": "specialization:<skill id>", "name": …}`, 4 points). With `before` (the '
     "level or die rung you saw) a sheet changed since is a 409 `stale_sheet` and nothing is bought; too few points "
-    "is a 409 `not_enough_points`; an offer the sheet does not have is a 400.",
+    "is a 409 `not_enough_points`; an offer the sheet does not have is a 400. A purchase spends the currency "
+    "of its offer.",
 )
 def buy(request: HttpRequest, id: PathId, order: PurchaseIn) -> Status[dict[str, Any]]:
     character = access.character_for(request.user, id, write=True)

@@ -11,6 +11,8 @@ from characters import ledger
 from characters.ledger import Award
 from characters.models import Character, LedgerEntry
 from rules.dice import StepDie
+from rules.systems import lucky13
+from rules.systems.base import Currency
 from tests.characters.conftest import FIGHTING, HEALING, LONGSWORD_SPEC, SNEAKING, make_character
 
 pytestmark = pytest.mark.django_db
@@ -38,7 +40,7 @@ def fund(character: Character, gm, amount: int) -> LedgerEntry:
 def state(character: Character) -> tuple[int, int, int, dict]:
     """What a refused request must leave as it was: the balance, the entries, the sheet and its version."""
     character.refresh_from_db()
-    return character.ap_balance, LedgerEntry.objects.count(), character.version, character.sheet
+    return ledger.balance(character), LedgerEntry.objects.count(), character.version, character.sheet
 
 
 def specializations(character: Character) -> dict[str, int]:
@@ -72,19 +74,19 @@ def test_the_cast(api, request, brunella, gm, who, read, award, buy) -> None:
     assert response.status_code == award
     assert response.json()["code" if award != 201 else "balance"]
     brunella.refresh_from_db()
-    assert brunella.ap_balance == (25 if award == 201 else 20)
+    assert ledger.balance(brunella) == (25 if award == 201 else 20)
     response = client.post(f"/characters/{brunella.pk}/ledger", {"reverses": earned.pk, "reason": "By mistake"})
     assert response.status_code == award
     brunella.refresh_from_db()
-    assert brunella.ap_balance == (5 if award == 201 else 20)
+    assert ledger.balance(brunella) == (5 if award == 201 else 20)
 
-    before = brunella.ap_balance
+    before = ledger.balance(brunella)
     response = client.post(
         f"/characters/{brunella.pk}/purchases", {"offer": f"specialization:{HEALING}", "name": "Herbs"}
     )
     assert response.status_code == buy
     brunella.refresh_from_db()
-    assert brunella.ap_balance == (before - 4 if buy == 201 else before)
+    assert ledger.balance(brunella) == (before - 4 if buy == 201 else before)
     assert ("Herbs" in specializations(brunella)) is (buy == 201)
 
 
@@ -138,6 +140,7 @@ def test_the_gm_awards_points(api, brunella, gm) -> None:
         "entry": {
             "id": entry.pk,
             "kind": "award",
+            "currency": "ap",
             "amount": 12,
             "balance": 12,
             "reason": "Completing the mission",
@@ -149,9 +152,10 @@ def test_the_gm_awards_points(api, brunella, gm) -> None:
             "purchase": {},
         },
         "balance": 12,
+        "currency": "ap",
     }
     brunella.refresh_from_db()
-    assert brunella.ap_balance == 12
+    assert ledger.balance(brunella) == 12
 
 
 def test_the_gm_corrects_an_entry_and_a_spend_gives_back_what_it_bought(api, brunella, gm, player) -> None:
@@ -338,4 +342,39 @@ def test_the_schema_documents_every_status_of_the_adventure_point_endpoints(clie
 def test_an_oversized_award_is_a_413_and_changes_nothing(api, brunella, gm) -> None:
     response = api(gm).post(f"/characters/{brunella.pk}/ledger", {"amount": 5, "reason": "x" * 2000})
     assert response.status_code == 413
+    assert not LedgerEntry.objects.exists()
+
+
+# --- Currencies -----------------------------------------------------------------------------------
+
+
+@pytest.fixture
+def gold(monkeypatch) -> Currency:
+    """Lucky 13 with a second currency after Adventure Points (see tests/characters/test_currencies.py)."""
+    currency = Currency("gold", "Gold", "gp")
+    monkeypatch.setattr(lucky13.SYSTEM, "currencies", (*lucky13.SYSTEM.currencies, currency))
+    return currency
+
+
+def test_the_api_says_each_entrys_currency_and_every_balance(api, gold, brunella, gm) -> None:
+    response = api(gm).post(f"/characters/{brunella.pk}/ledger", {"amount": 30, "reason": "Hoard", "currency": "gold"})
+    assert response.status_code == 201
+    assert (response.json()["currency"], response.json()["balance"]) == ("gold", 30)
+    assert response.json()["entry"]["currency"] == "gold"
+    api(gm).post(f"/characters/{brunella.pk}/ledger", {"amount": 5, "reason": "Mission"})
+    data = api(gm).get(f"/characters/{brunella.pk}/ledger").json()
+    assert [(e["currency"], e["amount"], e["balance"]) for e in data["entries"]] == [("ap", 5, 5), ("gold", 30, 30)]
+    assert (data["balance"], data["currency"]) == (5, "ap")
+    assert data["balances"] == [
+        {"currency": "ap", "name": "Adventure Points", "abbreviation": "AP", "amount": 5},
+        {"currency": "gold", "name": "Gold", "abbreviation": "gp", "amount": 30},
+    ]
+
+
+@pytest.mark.parametrize(("currency", "status"), [("silver", 400), ("Gold", 400), ("x" * 21, 422), ("", 422)])
+def test_the_api_refuses_a_currency_the_system_does_not_declare(api, brunella, gm, currency, status) -> None:
+    response = api(gm).post(f"/characters/{brunella.pk}/ledger", {"amount": 5, "reason": "x", "currency": currency})
+    assert response.status_code == status
+    if status == 400:
+        assert f"no currency {currency!r}" in response.json()["message"]
     assert not LedgerEntry.objects.exists()

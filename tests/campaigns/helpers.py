@@ -9,7 +9,7 @@ from django.conf import settings
 from django.http import HttpResponse
 from django.shortcuts import resolve_url
 
-from characters.models import Character
+from characters.models import Balance, Character
 from rules.dice import StepDie
 from rules.systems import lucky13
 
@@ -35,9 +35,9 @@ def assert_login_redirect(response: HttpResponse) -> None:
 def make_character(campaign: Any, owner: Any, name: str, *, status: str = "active", **fields: Any) -> Character:
     """A character straight from the ORM, with a sheet document: an active one has its five
     abilities (d8, or a rung 1 … 5 given as ``will=…``), its skills and its hit points (30).
-    ``creation_step`` sets a draft's step; ``ap_balance`` the row's balance."""
+    ``creation_step`` sets a draft's step; ``ap_balance`` its balance of Adventure Points."""
     options = campaign.settings
-    row = {key: fields.pop(key) for key in ("ap_balance",) if key in fields}
+    ap_balance = fields.pop("ap_balance", 0)
     sheet: dict[str, Any] = lucky13.SYSTEM.new_draft(options).model_dump(mode="json")
     if "creation_step" in fields:
         sheet["creation"]["step"] = fields.pop("creation_step")
@@ -48,7 +48,10 @@ def make_character(campaign: Any, owner: Any, name: str, *, status: str = "activ
         sheet["hit_points"] = 30
         sheet["creation"]["step"] = ""
     sheet.update(fields)
-    return Character.objects.create(campaign=campaign, owner=owner, name=name, status=status, sheet=sheet, **row)
+    character = Character.objects.create(campaign=campaign, owner=owner, name=name, status=status, sheet=sheet)
+    if ap_balance:
+        Balance.objects.create(character=character, currency="ap", amount=ap_balance)
+    return character
 
 
 def options_post(

@@ -104,5 +104,5 @@ def test_the_adventure_point_pages_fit_a_phone_and_work_by_keyboard(live_server,
     expect(page.get_by_role("status")).to_contain_text("Bought: New specialization Riposte (Fighting) for 4 AP.")
     brunella.refresh_from_db()
     assert [(p.name, p.level) for p in brunella.document.skill(FIGHTING).specializations][-1] == ("Riposte", 1)
-    assert Character.objects.get(pk=brunella.pk).ap_balance == 26
+    assert ledger.balance(Character.objects.get(pk=brunella.pk)) == 26
     assert problems == []

@@ -21,9 +21,9 @@ from django.test import override_settings
 from django.urls import reverse
 
 from campaigns.models import Campaign, Membership
-from characters import exchange
+from characters import exchange, ledger
 from characters.exchange import DocumentError
-from characters.models import Character, SheetChange
+from characters.models import Balance, Character, SheetChange
 from rules.dice import StepDie
 from rules.systems import lucky13
 
@@ -103,7 +103,8 @@ def played(character: Character) -> Character:
     sheet = copy.deepcopy(character.sheet)
     sheet["skills"][0]["specializations"][0]["level"] = 3
     sheet.update(hit_points=17, reputation=2, notes="Owes Tam 3 gp.")
-    Character.objects.filter(pk=character.pk).update(sheet=sheet, ap_balance=9)
+    Character.objects.filter(pk=character.pk).update(sheet=sheet)
+    Balance.objects.create(character=character, currency="ap", amount=9)
     return Character.objects.get(pk=character.pk)
 
 
@@ -265,7 +266,7 @@ def test_a_signed_export_comes_back_with_everything_it_had(campaign, second, pla
     assert sheet == document["sheet"]
     assert sheet["skills"][0]["specializations"][0]["level"] == 3
     assert (sheet["hit_points"], sheet["reputation"], sheet["notes"]) == (17, 2, "Owes Tam 3 gp.")
-    assert imported.ap_balance == 0
+    assert ledger.balances(imported) == {"ap": 0}
     assert exchange.resets(campaign=second, document=document) == [
         "Adventure Points start at 0 (points earned stay with the original character)"
     ]
@@ -363,7 +364,7 @@ def test_an_unsigned_document_starts_afresh_and_says_what_was_reset(campaign, se
     assert sheet["reputation"] == 0
     assert {spec["level"] for skill in sheet["skills"] for spec in skill["specializations"]} == {1}
     assert sheet["notes"] == "Owes Tam 3 gp."
-    assert imported.ap_balance == 0
+    assert ledger.balances(imported) == {"ap": 0}
     assert exchange.resets(campaign=second, document=document) == [
         "Teleport (Spellcasting) from level 3 to level 1",
         "reputation from +2 to 0",

@@ -8,14 +8,14 @@ import time
 
 import pytest
 from django.db import DatabaseError, IntegrityError, connection, transaction
-from django.db.models import Sum
+from django.db.models import F, Sum
 from django.utils import timezone
 
 from campaigns.models import AppendOnly
 from campaigns.operations import Conflict, NotAllowed, NotFound, Refused
 from characters import ledger, operations, write
 from characters.ledger import Award, Order
-from characters.models import Character, LedgerEntry, ReputationChange, SheetChange
+from characters.models import Balance, Character, LedgerEntry, ReputationChange, SheetChange
 from rules.dice import StepDie
 from tests.characters.conftest import (
     FIGHTING,
@@ -88,7 +88,7 @@ def assert_balanced(character: Character) -> None:
         running += entry.amount
         assert entry.balance == running >= 0
     assert (
-        character.ap_balance
+        ledger.balance(character)
         == running
         == (LedgerEntry.objects.filter(character=character).aggregate(total=Sum("amount"))["total"] or 0)
     )
@@ -122,7 +122,7 @@ def test_the_gm_awards_the_party_with_overrides_and_reputation(
         write.character_changed.disconnect(listener)
     brunella.refresh_from_db()
     tam.refresh_from_db()
-    assert (brunella.ap_balance, tam.ap_balance) == (12, 15)
+    assert (ledger.balance(brunella), ledger.balance(tam)) == (12, 15)
     assert [(e.character_id, e.amount, e.reason, e.adventure, e.kind) for e in awarded.entries] == [
         (brunella.pk, 12, "Completing the mission", "The Drowned Bell", "award"),
         (tam.pk, 15, "A heroic act", "The Drowned Bell", "award"),
@@ -161,7 +161,7 @@ def test_a_bad_award_changes_nothing(campaign, gm, player, other_player, amount,
         )
     assert not LedgerEntry.objects.exists()
     assert not ReputationChange.objects.exists()
-    assert [(c.ap_balance, c.document.reputation) for c in Character.objects.order_by("pk")] == [(0, 1), (0, 1)]
+    assert [(ledger.balance(c), c.document.reputation) for c in Character.objects.order_by("pk")] == [(0, 1), (0, 1)]
 
 
 def test_an_award_must_give_something(campaign, gm, player) -> None:
@@ -245,7 +245,7 @@ def test_buying_a_new_specialization(campaign, gm, player) -> None:
         "skill_id": FIGHTING, "skill": "Fighting", "specialization_id": 15, "name": "Shield wall",
     }  # fmt: skip
     assert_balanced(brunella)
-    assert brunella.ap_balance == 0
+    assert ledger.balance(brunella) == 0
 
 
 @pytest.mark.parametrize(("before", "after", "cost"), [("d4", "d6", 16), ("d6", "d8", 24), ("d8", "d10", 32),
@@ -254,7 +254,7 @@ def test_buying_an_ability_costs_its_die_size_times_four(campaign, gm, player, b
     brunella = make_character(campaign, player, abilities=abilities(will=before))
     fund(brunella, gm, cost + 1)
     entry = ledger.buy(character_id=brunella.pk, order=Order("ability:will"), by=player)
-    assert (entry.amount, entry.reason, sheet_of(brunella).abilities.will, brunella.ap_balance) == (
+    assert (entry.amount, entry.reason, sheet_of(brunella).abilities.will, ledger.balance(brunella)) == (
         -cost,
         f"Will {before} → {after}",
         after,
@@ -320,7 +320,7 @@ def test_a_purchase_that_cannot_be_made_changes_nothing(campaign, gm, player, or
         ledger.buy(character_id=brunella.pk, order=order, by=player)
     brunella.refresh_from_db()
     assert (brunella.version, brunella.sheet) == before
-    assert brunella.ap_balance == balance
+    assert ledger.balance(brunella) == balance
     assert LedgerEntry.objects.count() == 1
     assert not SheetChange.objects.exists()
 
@@ -335,7 +335,7 @@ def test_a_purchase_from_a_stale_sheet_is_refused(campaign, gm, player) -> None:
     with pytest.raises(write.StaleSheet, match="Will is d6 now"):
         ledger.buy(character_id=brunella.pk, order=Order("ability:will", before=1), by=player)
     assert level(brunella, TELEPORT) == 3
-    assert brunella.ap_balance == 36
+    assert ledger.balance(brunella) == 36
 
 
 def test_who_may_spend(campaign, gm, player, other_player, outsider) -> None:
@@ -388,7 +388,7 @@ def test_reversing_a_spend_takes_back_the_purchase(campaign, gm, player) -> None
     ledger.correct(character_id=brunella.pk, entry_id=new.pk, reason="Misclick", by=gm)
     ledger.correct(character_id=brunella.pk, entry_id=up.pk, reason="Misclick", by=gm)
     sheet = sheet_of(brunella)
-    assert (sheet.abilities.pulse, sheet.hit_points, brunella.ap_balance) == ("d8", 30, 44)
+    assert (sheet.abilities.pulse, sheet.hit_points, ledger.balance(brunella)) == ("d8", 30, 44)
     assert named(brunella, "Parry") is None
     assert level(brunella, TELEPORT) == 2
     assert sheet.model_dump(mode="json") == {**brunella_sheet(), "next_id": 16}  # an id is never handed out again
@@ -421,12 +421,12 @@ def test_an_entry_from_before_the_sheet_was_a_document_is_still_reversed(campaig
     """Ledger rows are never rewritten: an old spend names what it bought by the names it had."""
     brunella = make_character(campaign, player)
     fund(brunella, gm, 10)
-    old = LedgerEntry.objects.create(character=brunella, kind="spend", amount=-4, balance=6, reason="Bought",
-                                     purchase=purchase, by=player)  # fmt: skip
-    Character.objects.filter(pk=brunella.pk).update(ap_balance=6)
+    old = LedgerEntry.objects.create(character=brunella, kind="spend", currency="ap", amount=-4, balance=6,
+                                     reason="Bought", purchase=purchase, by=player)  # fmt: skip
+    Balance.objects.filter(character=brunella, currency="ap").update(amount=6)
     ledger.correct(character_id=brunella.pk, entry_id=old.pk, reason="Misclick", by=gm)
     assert check(brunella)
-    assert brunella.ap_balance == 10
+    assert ledger.balance(brunella) == 10
     assert_balanced(brunella)
 
 
@@ -495,9 +495,18 @@ def test_entries_are_never_changed_or_removed_in_code(campaign, gm, player) -> N
 
 
 def test_the_balance_can_never_be_negative(campaign, player) -> None:
+    """The CHECK constraints refuse a negative balance at the database, whatever the code does."""
     brunella = make_character(campaign, player)
     with pytest.raises(IntegrityError), transaction.atomic():
-        Character.objects.filter(pk=brunella.pk).update(ap_balance=-1)
+        Balance.objects.bulk_create([Balance(character=brunella, currency="ap", amount=-1)])
+    held = Balance.objects.create(character=brunella, currency="ap", amount=3)
+    with pytest.raises(IntegrityError), transaction.atomic():
+        Balance.objects.filter(pk=held.pk).update(amount=F("amount") - 4)
+    with pytest.raises(IntegrityError), transaction.atomic(), connection.cursor() as cursor:
+        cursor.execute("UPDATE characters_balance SET amount = -1 WHERE id = %s", [held.pk])
+    with pytest.raises(IntegrityError), transaction.atomic():
+        Balance.objects.create(character=brunella, currency="ap", amount=1)  # one balance per currency
+    assert Balance.objects.get().amount == 3
 
 
 @pytest.mark.postgres
@@ -562,7 +571,7 @@ def test_fifty_purchases_racing_for_one_balance(campaign, gm, player) -> None:
     outcomes = _race([buy(i) for i in range(50)])
     assert sorted(outcomes) == ["NotEnoughPoints"] * 40 + ["bought"] * 10
     assert_balanced(brunella)
-    assert brunella.ap_balance == 2
+    assert ledger.balance(brunella) == 2
     assert len([name for name, _ in specializations(brunella) if name.startswith("Trick")]) == 10
 
 
@@ -589,7 +598,7 @@ def test_awards_racing_with_spends(campaign, gm, player) -> None:
     bought = outcomes.count("bought")
     assert bought + outcomes.count("NotEnoughPoints") == 30
     assert_balanced(brunella)
-    assert brunella.ap_balance == 40 - 4 * bought
+    assert ledger.balance(brunella) == 40 - 4 * bought
     assert len([name for name, _ in specializations(brunella) if name.startswith("Salve")]) == bought
 
 

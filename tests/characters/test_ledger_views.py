@@ -123,6 +123,7 @@ def bulk_entries(character: Character, by, n: int, *, adventure=lambda i: "") ->
         LedgerEntry(
             character=character,
             kind="award",
+            currency="ap",
             amount=1,
             balance=balance + i + 1,
             reason=f"Bounty {i}",
@@ -243,7 +244,7 @@ def test_the_gm_reverses_an_entry_after_confirming(client, gm, funded) -> None:
     response = client.post(url, {"reason": "Wrong character"})
     assert response.status_code == 302
     funded.refresh_from_db()
-    assert funded.ap_balance == 0
+    assert ledger.balance(funded) == 0
     assert LedgerEntry.objects.filter(kind="correction", reverses=entry).exists()
 
 
@@ -354,7 +355,7 @@ def test_a_purchase_that_cannot_be_made_says_why_and_changes_nothing(client, pla
     assert response.status_code == status
     assert message in response.text
     funded.refresh_from_db()
-    assert funded.ap_balance == 12
+    assert ledger.balance(funded) == 12
     assert LedgerEntry.objects.count() == 1
     assert level(funded, TELEPORT) == 2
 

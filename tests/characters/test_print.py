@@ -12,7 +12,7 @@ from django.urls import reverse
 from playwright.sync_api import Browser
 
 from campaigns.models import Campaign, Membership
-from characters.models import Character
+from characters.models import Balance, Character
 from rules.systems.lucky13.sheet import Sheet
 
 pytestmark = pytest.mark.django_db
@@ -75,10 +75,12 @@ def sellsword_sheet(**changes) -> dict:
 
 
 def build(campaign, owner, *, name: str = "Brunella", ap_balance: int = 0, **changes) -> Character:
-    return Character.objects.create(
-        campaign=campaign, owner=owner, name=name, status="active", ap_balance=ap_balance,
-        sheet=sellsword_sheet(**changes),
-    )  # fmt: skip
+    character = Character.objects.create(
+        campaign=campaign, owner=owner, name=name, status="active", sheet=sellsword_sheet(**changes)
+    )
+    if ap_balance:
+        Balance.objects.create(character=character, currency="ap", amount=ap_balance)
+    return character
 
 
 @pytest.fixture

@@ -14,6 +14,7 @@ from django.db import DatabaseError, connection, transaction
 from django.db.migrations.executor import MigrationExecutor
 
 from campaigns.models import Campaign
+from characters import ledger
 from characters.models import Character
 from play import rolls
 from play.models import Roll
@@ -22,6 +23,8 @@ BEFORE = [("characters", "0004_ledger_append_only_trigger")]
 DICE = ("d4", "d6", "d8", "d10", "d12")
 ABILITIES = ("will", "charm", "pulse", "intellect", "reflex")
 OLD_TABLES = ("character", "skill", "specialization", "trait", "asset", "asset_skills", "weapon", "armor")
+#: Columns that later migrations add to the kept tables (characters.0007: each entry's currency).
+LATER_COLUMNS = ("currency",)
 KEPT_TABLES = ("characters_ledgerentry", "characters_reputationchange", "play_roll")
 
 
@@ -40,7 +43,8 @@ def latest() -> list[tuple[str, str]]:
 def table(name: str) -> list[tuple[Any, ...]]:
     """Every row of a table, its columns in name order (so that SQLite's rebuilt tables compare)."""
     with connection.cursor() as cursor:
-        columns = sorted(c.name for c in connection.introspection.get_table_description(cursor, name))
+        described = connection.introspection.get_table_description(cursor, name)
+        columns = sorted(c.name for c in described if c.name not in LATER_COLUMNS)
         quoted = ", ".join(connection.ops.quote_name(c) for c in columns)
         cursor.execute(f"SELECT {quoted} FROM {name}")
         return sorted(cursor.fetchall(), key=repr)
@@ -106,7 +110,7 @@ def new_content() -> dict[int, dict[str, Any]]:
         out[c.pk] = {
             "name": c.name,
             "status": c.status,
-            "ap": c.ap_balance,
+            "ap": ledger.balance(c),
             "concept": doc.concept,
             "abilities": {k: getattr(doc.abilities, k) for k in ABILITIES},
             "skills": [

@@ -10,7 +10,7 @@ from django.contrib.auth import get_user_model
 from django.core.management import call_command
 
 from campaigns.models import Campaign, Membership
-from characters.models import Character, LedgerEntry, ReputationChange
+from characters.models import Balance, Character, LedgerEntry, ReputationChange
 
 
 def run_demo() -> str:
@@ -44,7 +44,10 @@ def test_demo_twice_creates_everything_once_and_prints_the_password() -> None:
         ("Brunella", "spend", -4),
         ("Casimir", "award", 17),
     ]
-    assert sorted(Character.objects.values_list("name", "ap_balance")) == [("Brunella", 10), ("Casimir", 17)]
+    assert sorted(Balance.objects.values_list("character__name", "currency", "amount")) == [
+        ("Brunella", "ap", 10),
+        ("Casimir", "ap", 17),
+    ]
     assert list(ReputationChange.objects.values_list("character__name", "change")) == [("Casimir", 1)]
     # The sheets are documents made by the creation steps, each change in their history.
     brunella, casimir = Character.objects.order_by("name")
