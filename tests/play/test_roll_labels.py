@@ -147,7 +147,7 @@ def test_an_old_row_is_shown_with_the_words_its_spec_gives(campaign, old_log) ->
         "Reflex + Fighting (Longsword 1) vs Difficult",
         "2d6+1",
         "Brunella attacks Goblin with Longsword",
-        "Skill check",
+        "d8 + d6 + d10, 13 or more",  # the system's words for the spec
         "",
     ]
     roll = Roll.objects.select_related("campaign").get(seq=2)
@@ -161,7 +161,7 @@ def test_the_log_page_shows_old_and_new_rows_in_words(client, campaign, gm, play
     assert "<code>3d6</code>" in body
     assert "<code>2d6+1</code>" in body
     assert '<span class="roll-label">Brunella attacks Goblin with Longsword</span>' in body
-    assert '<span class="roll-label">Skill check</span>' in body
+    assert '<span class="roll-label">d8 + d6 + d10, 13 or more</span>' in body
     # Roll 1 is the GM's secret, not revealed: its words stay with its dice.
     assert "Longsword 1" not in body
     client.force_login(gm)
@@ -189,7 +189,7 @@ def test_a_caller_without_words_gets_the_ones_its_spec_gives(campaign, player) -
     assert record(campaign, player, label="").label == "2d6+1"
     calculator = {"ability": "d8", "skill": "d6", "difficulty": "d10"}
     check = record(campaign, player, kind=RollKind.CHECK, spec=calculator, label="")
-    assert check.label == "Skill check"
+    assert check.label == "d8 + d6 + d10, 13 or more"
     opposed = {"attacker": ["d8", "d6"], "defender": ["d6", "d6"], "weapon": "d8"}
     assert record(campaign, player, kind=RollKind.OPPOSED, spec=opposed, label="").label == "Opposed roll"
     # A spec the system cannot read still gets its kind's name, never an error.

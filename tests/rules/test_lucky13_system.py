@@ -323,3 +323,13 @@ def test_buying_changes_the_sheet_by_id() -> None:
         L13.buy(top, "ability:will", OPTIONS)
     with pytest.raises(SpecError, match="no purchase"):
         L13.buy(hero, "level:99", OPTIONS)
+
+
+def test_the_roll_kinds_say_what_they_roll() -> None:
+    """A roll logged without a sheet's label still says what was rolled (the roll log's words)."""
+    check = L13.roll_kinds["check"]
+    spec = check.parse({"ability": "d8", "skill": "d6", "difficulty": "d10", "ability_roll": "background"})
+    assert check.describe(spec) == "d8 + d6 + d10 (background: Ability rolled twice, higher kept), 13 or more"
+    opposed = L13.roll_kinds["opposed"]
+    spec = opposed.parse({"attacker": ["d8", "d10"], "defender": ["d6", "d8"], "weapon_die": "d8"})
+    assert opposed.describe(spec) == "d8 + d10 against d6 + d8, weapon d8"

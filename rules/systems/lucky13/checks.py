@@ -548,6 +548,25 @@ def opposed_chance_json(spec: Mapping[str, Any]) -> dict[str, Any]:
     }
 
 
+def _pool_words(pool: Pool) -> str:
+    words = " + ".join(die.label for die in pool.dice)
+    if pool.ability_roll is AbilityRoll.BACKGROUND:
+        words += " (background: Ability rolled twice, higher kept)"
+    elif pool.ability_roll is AbilityRoll.IMPAIRMENT:
+        words += " (impairment: Ability rolled twice, lower kept)"
+    return words
+
+
+def describe_check(check: Check) -> str:
+    """A check in words: "d8 + d6 + d10, 13 or more" (the dice of Ability + Skill + Difficulty)."""
+    return f"{_pool_words(check.pool)}, {TARGET} or more"
+
+
+def describe_opposed(opposed: Opposed) -> str:
+    """An opposed roll in words: "d8 + d10 against d6 + d8, weapon d8"."""
+    return f"{_pool_words(opposed.attacker)} against {_pool_words(opposed.defender)}, weapon {opposed.weapon.label}"
+
+
 ROLL_KINDS: Final[Mapping[str, RollKind[Any, Any, Any]]] = {
     "check": RollKind(
         key="check",
@@ -557,6 +576,7 @@ ROLL_KINDS: Final[Mapping[str, RollKind[Any, Any, Any]]] = {
         roll=roll_check,
         chance=check_chance,
         chance_json=check_chance_json,
+        describe=describe_check,
     ),
     "opposed": RollKind(
         key="opposed",
@@ -566,5 +586,6 @@ ROLL_KINDS: Final[Mapping[str, RollKind[Any, Any, Any]]] = {
         roll=roll_opposed,
         chance=opposed_chance,
         chance_json=opposed_chance_json,
+        describe=describe_opposed,
     ),
 }
