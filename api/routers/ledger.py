@@ -12,7 +12,7 @@ from datetime import datetime
 from typing import Annotated, Any, Final
 
 from django.http import HttpRequest
-from ninja import Body, Field, Router, Schema, Status
+from ninja import Body, Field, Query, Router, Schema, Status
 from pydantic import ConfigDict, Discriminator, StrictInt, Tag
 
 from api.errors import responses
@@ -122,8 +122,16 @@ class BalanceOut(Schema):
     amount: int
 
 
+#: Entries on one page of the ledger unless the client asks for fewer (or up to MAX_LIMIT).
+DEFAULT_LIMIT: Final = 100
+MAX_LIMIT: Final = 500
+
+
 class LedgerOut(Schema):
-    entries: list[EntryOut] = Field(..., description="Newest first.")
+    entries: list[EntryOut] = Field(..., description="Newest first: one page, `limit` at most.")
+    next: int | None = Field(
+        ..., description="Pass as `before` for the next (older) page; null when this page reached the first entry."
+    )
     balance: int = Field(..., description="The balance in the system's first currency (`currency`).")
     currency: str = Field(..., description="The key of the system's first currency.")
     balances: list[BalanceOut] = Field(..., description="The balance in each of the system's currencies, in order.")
@@ -161,16 +169,27 @@ def _written(entry: LedgerEntry) -> Status[dict[str, Any]]:
     "/characters/{id}/ledger",
     response=responses({200: LedgerOut}, 404),
     summary="A character's ledger (Lucky 13: Adventure Points)",
-    description="Every award, spend and correction, newest first, each in its currency with the balance in "
-    "that currency after it; and the balance in each of the system's currencies. The campaign's members see "
-    "it; anyone else gets 404.",
+    description="The awards, spends and corrections, newest first, a page at a time (follow `next` as `before` "
+    "until it is null), each in its currency with the balance in that currency after it; and the balance in each "
+    "of the system's currencies. The campaign's members see it; anyone else gets 404.",
 )
-def ledger_of(request: HttpRequest, id: PathId) -> dict[str, Any]:
+def ledger_of(
+    request: HttpRequest,
+    id: PathId,
+    before: int = Query(
+        MAX_ID, ge=1, le=MAX_ID, description="The id of the oldest entry you have; omit for the newest."
+    ),
+    limit: int = Query(DEFAULT_LIMIT, ge=1, le=MAX_LIMIT, description="Entries on the page."),
+) -> dict[str, Any]:
     character = access.character_for(request.user, id)
-    entries = LedgerEntry.objects.for_character(character)
+    # One query by the (character, -id) index, one more than asked to know whether there is a next page.
+    page = list(LedgerEntry.objects.for_character(character).filter(pk__lt=before).order_by("-pk")[: limit + 1])
+    more = len(page) > limit
+    page = page[:limit]
     holdings = character.holdings
     return {
-        "entries": [entry_out(e) for e in entries],
+        "entries": [entry_out(e) for e in page],
+        "next": page[-1].pk if more else None,
         "balance": holdings[0].amount,
         "currency": holdings[0].currency.key,
         "balances": [

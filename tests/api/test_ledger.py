@@ -378,3 +378,25 @@ def test_the_api_refuses_a_currency_the_system_does_not_declare(api, brunella, g
     if status == 400:
         assert f"no currency {currency!r}" in response.json()["message"]
     assert not LedgerEntry.objects.exists()
+
+
+def test_the_ledger_is_read_a_page_at_a_time_newest_first(api, brunella, gm, player) -> None:
+    LedgerEntry.objects.bulk_create(
+        LedgerEntry(character=brunella, kind="award", amount=1, balance=n, reason=f"Award {n}", by=gm, currency="ap")
+        for n in range(1, 251)
+    )
+    client = api(player)
+    first = client.get(f"/characters/{brunella.pk}/ledger").json()
+    assert [e["reason"] for e in first["entries"][:2]] == ["Award 250", "Award 249"]
+    assert len(first["entries"]) == 100
+    second = client.get(f"/characters/{brunella.pk}/ledger?before={first['next']}&limit=200").json()
+    assert second["entries"][0]["reason"] == "Award 150"
+    assert len(second["entries"]) == 150
+    assert second["next"] is None
+    seen = [e["id"] for e in first["entries"] + second["entries"]]
+    assert len(set(seen)) == 250
+
+
+@pytest.mark.parametrize("query", ["before=0", "before=abc", "before=²", "limit=0", "limit=501", f"before={2**63}"])
+def test_a_bad_page_of_the_ledger_is_a_422(api, brunella, player, query) -> None:
+    assert api(player).get(f"/characters/{brunella.pk}/ledger?{query}").status_code == 422
