@@ -483,14 +483,6 @@ def _traits(character: Character, doc: Any, rows: Sequence[TraitRow], problems: 
     for kind in sorted(KINDS):
         _unique_names(doc.traits, rows, kept, lambda name, kind=kind: f"there is already {lucky13.indefinite(kind)} "
                       f"{kind} called {name}", problems, kind=kind)  # fmt: skip
-    # "Impairments": one taken for an extra specialization stays; only the GM removes the last one.
-    had = any(t.kind == "impairment" for t in doc.traits)
-    if doc.creation.took_impairment and had and not gm and not any(t["kind"] == "impairment" for t in traits):
-        problems.add(
-            "",
-            "you took an impairment for an extra specialization, so one stays on the sheet; "
-            "only the GM can remove the last one",
-        )
     return _Edit({"traits": traits}, places, sheet=sheet)
 
 

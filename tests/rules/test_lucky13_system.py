@@ -333,3 +333,16 @@ def test_the_roll_kinds_say_what_they_roll() -> None:
     opposed = L13.roll_kinds["opposed"]
     spec = opposed.parse({"attacker": ["d8", "d10"], "defender": ["d6", "d8"], "weapon_die": "d8"})
     assert opposed.describe(spec) == "d8 + d10 against d6 + d8, weapon d8"
+
+
+def test_an_impairment_taken_for_a_specialization_stays_unless_the_gm_removes_it() -> None:
+    """ "Impairments": taking one at creation bought a specialization, so the player keeps one."""
+    hero = sheet(
+        traits=[{"id": 7, "kind": "impairment", "name": "Bad knee"}],
+        creation={"step": "", "ability_method": "balanced", "took_impairment": True},
+    )
+    with pytest.raises(SheetInvalid, match="only the GM can remove the last one"):
+        L13.edit(hero, "traits", {"traits": []}, role=Role.OWNER, options=OPTIONS)
+    assert L13.edit(hero, "traits", {"traits": []}, role=Role.GM, options=OPTIONS).traits == ()
+    swapped = [{"id": 7, "kind": "impairment", "name": "Old wound"}]
+    assert L13.edit(hero, "traits", {"traits": swapped}, role=Role.OWNER, options=OPTIONS).traits[0].name == "Old wound"

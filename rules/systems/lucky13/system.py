@@ -267,6 +267,8 @@ class Lucky13:
         edited = self.read_sheet(document)
         if section == "specializations":
             _only_specializations_changed(sheet, edited)
+        if section == "traits" and role is not Role.GM:
+            _impairment_stays(sheet, edited)
         problems = self.validate(edited, options, finished=True)
         if problems:
             raise SheetInvalid(problems)
@@ -498,6 +500,21 @@ def _only_specializations_changed(before: Sheet, after: Sheet) -> None:
     for skill in after.skills:
         if any(p.level > MAX_SPECIALIZATION_LEVEL for p in skill.specializations):
             raise _invalid("skills", f"specializations stop at level {MAX_SPECIALIZATION_LEVEL}")
+
+
+def _impairment_stays(before: Sheet, after: Sheet) -> None:
+    """ "Impairments": one taken at creation for an extra specialization stays on the sheet; only
+    the GM removes the last one."""
+
+    def impaired(sheet: Sheet) -> bool:
+        return any(trait.kind == "impairment" for trait in sheet.traits)
+
+    if before.creation.took_impairment and impaired(before) and not impaired(after):
+        raise _invalid(
+            "traits",
+            "you took an impairment for an extra specialization, so one stays on the sheet; "
+            "only the GM can remove the last one",
+        )
 
 
 def _skill_of(
