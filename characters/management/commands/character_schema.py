@@ -60,12 +60,14 @@ server's `SECRET_KEY`) over every other field of the envelope, written as canoni
 sorted, no spaces, UTF-8). It verifies only on the server that made it, and only while nothing
 in the envelope changed.
 
-A document that is **unsigned, or changed since it was signed**, is read by the rule imports
-have always followed: it must be a valid **fresh creation** in the target campaign (one of the
-campaign's ability methods, exactly the campaign's skills, each creation step it has passed
-checked by the campaign's rules), dice that claim the server rolled them are refused (use the
-array method instead), and its played state starts afresh: every specialization at level 1,
-reputation 0, full hit points. The page after the import lists what changed.
+The campaign's **GM** may import any document as it stands (the GM may set every part of a
+sheet anyway). A document a player imports that is **unsigned, or changed since it was
+signed**, is read by the rule imports have always followed: it must be a valid **fresh
+creation** in the target campaign (one of the campaign's ability methods, exactly the
+campaign's skills, each creation step it has passed checked by the campaign's rules), dice
+that claim the server rolled them are refused (use the array method instead), and its played
+state starts afresh: every specialization at level 1, reputation 0, full hit points. The page
+after the import lists what changed.
 
 ## Reading a document
 
@@ -82,11 +84,12 @@ reputation 0, full hit points. The page after the import lists what changed.
 Exports made before the envelope (`"schema": "dicehall.character"`, `"schema_version": 1`: the
 sheet spread over named fields, items named rather than numbered) are still read. Each is
 converted to a sheet document with the same content: items take ids in the document's order
-(skills, specializations, backgrounds, impairments, assets, weapons, armor); a finished
-character comes back active with everything it had; a draft comes back a draft, at the furthest
-creation step its content shows (that format did not record the step). Its rolls must carry the
-`integrity` signature this server made over them, and each rolled die must be at least what its
-roll gave; the rest is taken as it stands, as that format signed nothing else.
+(skills, specializations, backgrounds, impairments, assets, weapons, armor); a document with
+hit points is a finished character and comes back active, one without them a draft, at the
+furthest creation step its content shows (that format recorded neither status nor step). Its
+rolls must carry the `integrity` signature this server made over them, and each rolled die must
+be at least what its roll gave. That format signed nothing but the rolls: the GM imports it with
+everything it had; a player's import of it is a fresh creation, as above.
 
 ## The envelope
 """
