@@ -105,6 +105,10 @@ class Character(models.Model):
 
     class Meta:
         ordering = ["name", "pk"]
+        #: The party and the campaign page's lists are read a page at a time by (name, id) within
+        #: a campaign and a status: in this index's order, stopping at the page's end, with no sort
+        #: of the campaign's characters (PostgreSQL's plan: Index Scan, then Limit).
+        indexes = [models.Index(fields=["campaign", "status", "name", "id"], name="characters_by_campaign_name")]
         constraints = [
             models.CheckConstraint(condition=~Q(name=""), name="characters_character_name_not_blank"),
             models.CheckConstraint(condition=Q(version__gte=1), name="characters_character_version_positive"),
