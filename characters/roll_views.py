@@ -30,7 +30,7 @@ from characters.sheet_rolls import GM_ONLY_STEPS, Built
 from rules.systems import lucky13
 from rules.systems.lucky13 import AbilityRoll, Difficulty, SheetError
 from web import presenters
-from web.fields import ABILITY_ROLL_CHOICES, steps_field
+from web.fields import steps_field
 
 ROLL_SESSION_KEY: Final = "sheet-roll"
 DIFFICULTY_CHOICES: Final = [(d.value, f"{d.value.title()} ({d.die.label})") for d in Difficulty]
@@ -51,7 +51,7 @@ class SheetRollForm(forms.Form):
     difficulty = forms.ChoiceField(label="Difficulty", choices=DIFFICULTY_CHOICES, initial=Difficulty.MODERATE.value)
     ability_roll = forms.ChoiceField(
         label="Background or impairment",
-        choices=ABILITY_ROLL_CHOICES,
+        choices=lucky13.ABILITY_ROLL_CHOICES,
         initial=AbilityRoll.NORMAL.value,
         widget=forms.RadioSelect,
     )

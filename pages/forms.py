@@ -11,8 +11,8 @@ from django.http import QueryDict
 
 from rules.dice import StepDie
 from rules.systems.base import SpecError
-from rules.systems.lucky13 import AbilityRoll, Difficulty, Explosion, parse_check, parse_opposed
-from web.fields import ABILITY_ROLL_CHOICES, steps_field
+from rules.systems.lucky13 import ABILITY_ROLL_CHOICES, AbilityRoll, Difficulty, Explosion, parse_check, parse_opposed
+from web.fields import steps_field
 
 #: d4 … d12, then the stepped dice up to d12+d12+d4.
 LADDER = [StepDie(rung).label for rung in range(1, 12)]

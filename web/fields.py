@@ -1,6 +1,6 @@
-"""The form field types shared by every form that builds dice: the calculator's, the
-sheet roll's and, through :data:`STEP_LIMIT`, the API's schemas, so a step count or
-an Ability roll means the same, within the same limits, wherever it is typed."""
+"""The field types shared at the edge: the step counts of every form that builds dice (the
+calculator's, the sheet roll's and, through :data:`STEP_LIMIT`, the API's schemas), so a step
+count means the same, within the same limits, wherever it is typed; and keys typed into URLs."""
 
 from __future__ import annotations
 
@@ -8,13 +8,6 @@ from typing import Any, Final
 
 from django import forms
 
-from rules.systems.lucky13 import AbilityRoll
-
-ABILITY_ROLL_CHOICES: Final = [
-    (AbilityRoll.NORMAL.value, "Normal"),
-    (AbilityRoll.BACKGROUND.value, "Background (roll Ability twice, keep higher)"),
-    (AbilityRoll.IMPAIRMENT.value, "Impairment (roll Ability twice, keep lower)"),
-]
 #: The most steps up or down a form or the API accepts for one die.
 STEP_LIMIT: Final = 10
 

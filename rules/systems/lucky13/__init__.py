@@ -23,6 +23,7 @@ from rules.systems.lucky13.advancement import (
     suggestions,
 )
 from rules.systems.lucky13.checks import (
+    ABILITY_ROLL_CHOICES,
     CHECK_FIELDS,
     MAX_POOL,
     MAX_POOL_DICE,
@@ -130,6 +131,7 @@ __all__ = [
     "ABILITIES",
     "ABILITY_KEYS",
     "ABILITY_METHODS",
+    "ABILITY_ROLL_CHOICES",
     "ASSET_LEVELS",
     "ATTRIBUTION",
     "BALANCED_ARRAY",

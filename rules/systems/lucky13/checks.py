@@ -64,6 +64,14 @@ class AbilityRoll(StrEnum):
     IMPAIRMENT = "impairment"
 
 
+#: The ways to roll the Ability die, in words for a form's choices.
+ABILITY_ROLL_CHOICES: Final = (
+    (AbilityRoll.NORMAL.value, "Normal"),
+    (AbilityRoll.BACKGROUND.value, "Background (roll Ability twice, keep higher)"),
+    (AbilityRoll.IMPAIRMENT.value, "Impairment (roll Ability twice, keep lower)"),
+)
+
+
 class Difficulty(StrEnum):
     """ "Difficulty": the smaller the die, the harder the task; Heroic has none."""
 
