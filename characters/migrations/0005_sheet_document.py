@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.core.management.color import no_style
 from django.db import migrations, models
 
 ABILITY_KEYS = ("will", "charm", "pulse", "intellect", "reflex")
@@ -202,15 +203,8 @@ def _reset_sequences(schema_editor: Any, models_: Any) -> None:
     if connection.vendor != "postgresql":
         return
     with connection.cursor() as cursor:
-        for statement in connection.ops.sequence_reset_sql(_Style(), models_):
+        for statement in connection.ops.sequence_reset_sql(no_style(), models_):
             cursor.execute(statement)
-
-
-class _Style:
-    """``sequence_reset_sql`` wants a colour style; plain text will do."""
-
-    def __getattr__(self, name: str) -> Any:
-        return lambda text: text
 
 
 class Migration(migrations.Migration):
