@@ -9,6 +9,7 @@ the first one does.
 from __future__ import annotations
 
 import secrets
+import unicodedata
 from typing import Any, Final
 
 from django.contrib import messages
@@ -23,6 +24,7 @@ from campaigns import access
 from campaigns.models import Campaign, Membership
 from campaigns.operations import Refused
 from campaigns.views import refusals
+from characters.models import Character
 from play import rolls
 from play.models import Roll, RollKind
 from play.presenters import roll_summary
@@ -30,6 +32,10 @@ from web.fields import whole_key
 
 #: Rolls on a page of the log.
 PAGE_SIZE: Final = 25
+#: Characters the log's character filter offers at once (by name); the rest are found by name.
+CHARACTER_CHOICES: Final = 30
+#: The longest start of a name the filter's name box takes: as long as the name column.
+MAX_NAME_START: Final = Character._meta.get_field("name").max_length
 
 
 def _is_gm(campaign: Campaign) -> bool:
@@ -76,14 +82,12 @@ def _positive(value: str, name: str) -> int:
     return number
 
 
-def _filters(request: HttpRequest, characters: list[Any]) -> dict[str, Any]:
-    """The log's query: ``character`` (one the viewer can see), ``kind``, ``before`` (a seq)."""
+def _filters(request: HttpRequest) -> dict[str, Any]:
+    """The log's query as typed: ``character`` (an id; whether the viewer may see it is the view's
+    one query), ``kind``, ``before`` (a seq)."""
     query: dict[str, Any] = {}
     if character := request.GET.get("character", ""):
-        pk = _positive(character, "character")
-        if pk not in {c.pk for c in characters}:
-            raise BadQuery("There is no such character in this campaign.")
-        query["character"] = pk
+        query["character"] = _positive(character, "character")
     if kind := request.GET.get("kind", ""):
         if kind not in RollKind.values:
             raise BadQuery(f"{kind[:20]!r} is not a kind of roll; choose one of {', '.join(RollKind.values)}.")
@@ -93,17 +97,62 @@ def _filters(request: HttpRequest, characters: list[Any]) -> dict[str, Any]:
     return query
 
 
+def _name_start(request: HttpRequest) -> str:
+    """``character_name``: the start of a name that narrows the character filter's choice, trimmed;
+    one line that fits the name column, or a 400."""
+    typed = request.GET.get("character_name", "").strip()
+    if len(typed) > MAX_NAME_START or any(unicodedata.category(c) == "Cc" for c in typed):
+        raise BadQuery(f"Find a character by the start of their name: one line of at most {MAX_NAME_START} characters.")
+    return typed
+
+
+def _character_filter(request: HttpRequest, campaign: Campaign, query: dict[str, Any]) -> dict[str, Any]:
+    """What the character filter offers: the first :data:`CHARACTER_CHOICES` characters the viewer
+    may see by name (those whose name starts with ``character_name`` when it is given), and the
+    filtered character among them wherever it falls. Two queries at most, however large the party:
+    the choice, and the filtered character by its id (a 400 if the viewer may not see it)."""
+    name_start = _name_start(request)
+    selected = None
+    if "character" in query:
+        selected = access.character_choice(campaign, request.user, query["character"])
+        if selected is None:
+            raise BadQuery("There is no such character in this campaign.")
+    choices = access.character_choices(campaign, request.user, limit=CHARACTER_CHOICES + 1, name_starts=name_start)
+    more = len(choices) > CHARACTER_CHOICES
+    choices = choices[:CHARACTER_CHOICES]
+    found = len(choices)
+    if selected is not None and all(c.pk != selected.pk for c in choices):
+        choices = sorted([*choices, selected], key=lambda c: (c.name, c.pk))
+    if name_start and not found:
+        note = f"No character’s name starts with “{name_start}”."
+    elif more and name_start:
+        note = f"The first {CHARACTER_CHOICES} characters whose name starts with “{name_start}”: type more of it."
+    elif more:
+        note = f"The first {CHARACTER_CHOICES} characters by name: for another, type the start of their name and Show."
+    else:
+        note = ""
+    return {
+        "choices": choices,
+        "note": note,
+        "name_start": name_start,
+        "max_length": MAX_NAME_START,
+        # The name box only where a choice can be cut short: a small party is simply listed.
+        "searchable": more or bool(name_start),
+    }
+
+
 @require_safe
 @vary_on_headers("HX-Request")
 @refusals
 def roll_log(request: HttpRequest, pk: int) -> HttpResponse:
-    """Newest first, a page at a time. Six queries however long the log: the session, the user,
-    the campaign and its members (access.campaign_for), the characters for the filter, and the
-    page of rolls with who rolled, their character and any reveal."""
+    """Newest first, a page at a time. Six queries however long the log and however large the party:
+    the session, the user, the campaign and its members (access.campaign_for), the first characters
+    by name for the filter, and the page of rolls with who rolled, their character and any reveal;
+    a seventh, by its id, when the log is filtered by a character."""
     campaign = access.campaign_for(request.user, pk)
     gm = _is_gm(campaign)
-    characters = access.listed_characters(campaign, request.user)
-    query = _filters(request, characters)
+    query = _filters(request)
+    character_filter = _character_filter(request, campaign, query)
     filtered = "character" in query or "kind" in query
     rows = Roll.objects.filter(campaign=campaign).for_viewer(gm=gm, filtered=filtered)
     if "character" in query:
@@ -118,11 +167,13 @@ def roll_log(request: HttpRequest, pk: int) -> HttpResponse:
     for roll in page:  # the campaign at hand, should an old row need its system for its words
         roll.campaign = campaign
     keep = {k: v for k, v in query.items() if k != "before"}
+    if character_filter["name_start"]:  # the pages keep the narrowed choice too
+        keep["character_name"] = character_filter["name_start"]
     context = {
         "campaign": campaign,
         "is_gm": gm,
         "entries": [roll_entry(r, gm=gm) for r in page],
-        "characters": characters,
+        "character_filter": character_filter,
         "kinds": RollKind.choices,
         "query": query,
         "older_url": f"?{urlencode({**keep, 'before': page[-1].seq})}" if more else None,
