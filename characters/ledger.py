@@ -14,10 +14,12 @@ checks who asks and refuses with a :class:`~campaigns.operations.Refused` (its `
 400, 403, 404 or 409) before anything is written; the views and the API call these and nothing
 else writes those rows.
 
-What a purchase buys, and what it costs, is the system's (``offers`` and ``buy``, an offer named
-by its key: ``ability:will``, ``level:<specialization id>``, ``specialization:<skill id>``); the
-sheet it leaves is saved through the one write path (:mod:`characters.write`) in the same
-transaction as the spend, and so is a reputation award and a correction's undoing.
+What a purchase buys, what it costs, the words and the record the ledger keeps of it, and how it
+is taken back are the system's (``offers``, ``offer_fields``, ``buy``, ``receipt``, ``refund``; an
+offer is named by its key, such as Lucky 13's ``level:<specialization id>``): nothing here knows
+what a system sells. The sheet a purchase leaves is saved through the one write path
+(:mod:`characters.write`) in the same transaction as the spend, and so is a reputation award and
+a correction's undoing.
 """
 
 from __future__ import annotations
@@ -35,8 +37,6 @@ from campaigns.operations import ARCHIVED
 from characters import write
 from characters.models import MAX_CURRENCY, MAX_ENTRY, Balance, Character, LedgerEntry, ReputationChange
 from characters.write import mark_changed, sentence
-from rules.dice import StepDie
-from rules.systems import lucky13
 from rules.systems.base import Currency, RulesSystem, SheetInvalid, SpecError
 
 #: "Characters are typically expected to be able to earn between 10 and 20 Adventure Points per adventure."
@@ -50,15 +50,13 @@ SUGGESTED_REASONS: Final = (
 )
 MAX_REASON: Final = 200
 MAX_ADVENTURE: Final = 120
-#: The longest offer key a buyer may send ("specialization:" and an id).
+#: The longest offer key a buyer may send (a kind and an item id, such as "specialization:" and an id).
 MAX_OFFER: Final = 80
-#: The most a buyer can have seen before buying: a level (at most 5) or an ability's rung (d12 is 5).
+#: The largest "what you saw" (``Order.before``) a buyer may send: the system's number for an offer
+#: (Lucky 13: a level, at most 5, or an ability's rung, d12 is 5).
 MAX_BEFORE: Final = 5
-
-#: What Adventure Points buy: the kind of an offer key ("Skill advancement / Adventure Points").
-ABILITY, LEVEL, SPECIALIZATION = "ability", "level", "specialization"
-#: The section of the sheet each kind of purchase changes.
-SECTION_OF: Final = {SPECIALIZATION: "specializations", LEVEL: "specializations", ABILITY: "abilities"}
+#: What a buyer may give with an offer besides its key, when the system's ``offer_fields`` asks for it.
+CHOICES: Final = ("name",)
 
 
 class NotEnoughPoints(Conflict):
@@ -132,11 +130,6 @@ def whole_number(value: Any, what: str, *, low: int, high: int) -> int:
     return value
 
 
-def ability_names(character: Character) -> dict[str, str]:
-    """The campaign's names for the five abilities, by key."""
-    return dict(zip(lucky13.ABILITY_KEYS, character.campaign.settings["ability_names"], strict=True))
-
-
 def _writable(character: Character) -> None:
     if character.campaign.archived_at is not None:
         raise Conflict(ARCHIVED)
@@ -202,11 +195,12 @@ def _append(
     return entry
 
 
-def _save(character: Character, sheet: Any, *, by: AbstractBaseUser, what: str, section: str) -> None:
-    """Save the sheet in the transaction of the entry (the caller holds the lock); a sheet its
-    system refuses is a 400 and, the transaction undone, no entry is written either."""
+def _save(character: Character, sheet: Any, *, by: AbstractBaseUser, what: str, sections: Sequence[str]) -> None:
+    """Save the sheet in the transaction of the entry (the caller holds the lock), marking the edit
+    ``sections`` it changes; a sheet its system refuses is a 400 and, the transaction undone, no
+    entry is written either."""
     try:
-        write.write(character, sheet, by=by, what=what, sections=[section])
+        write.write(character, sheet, by=by, what=what, sections=sections)
     except SheetInvalid as invalid:
         raise write.refusal(invalid) from None
 
@@ -283,7 +277,10 @@ def award(
             continue
         if not isinstance(a.reputation, int) or not a.reputation:  # a sheet without reputation takes points too
             continue
-        now = character.document.reputation
+        now = _reputation(character)
+        if now is None:
+            errors.setdefault(str(a.character_id), f"{character.name}'s sheet keeps no reputation.")
+            continue
         if not -5 <= now + a.reputation <= 5:
             errors.setdefault(
                 str(a.character_id),
@@ -315,7 +312,7 @@ def award(
         if a.reputation:
             reputation = character.document.reputation + a.reputation
             sheet = character.document.model_copy(update={"reputation": reputation})
-            _save(character, sheet, by=by, what=f"Reputation {a.reputation:+d}: {why}", section="reputation")
+            _save(character, sheet, by=by, what=f"Reputation {a.reputation:+d}: {why}", sections=["reputation"])
             changes.append(
                 ReputationChange.objects.create(
                     character=character,
@@ -329,6 +326,13 @@ def award(
         elif a.amount:
             mark_changed(character)  # a new version: open pages hear of the new balance
     return Awarded(entries, changes)
+
+
+def _reputation(character: Character) -> int | None:
+    """The character's reputation, or None when the sheet of their system keeps none."""
+    if "reputation" not in type(character.document).model_fields:
+        return None
+    return character.document.reputation
 
 
 # --- Corrections ----------------------------------------------------------------------------------
@@ -373,58 +377,22 @@ def correct(*, character_id: int, entry_id: int, reason: str, by: AbstractBaseUs
     if undone is None:
         mark_changed(character)
     else:
-        sheet, section = undone
-        _save(character, sheet, by=by, what=f"Reversed: {entry.reason}", section=section)
+        sheet, sections = undone
+        _save(character, sheet, by=by, what=f"Reversed: {entry.reason}", sections=sections)
     return correction
 
 
-def _undo(character: Character, bought: Mapping[str, Any]) -> tuple[Any, str]:
-    """The sheet with a purchase still on it taken back, and the section that changes.
-
-    A specialization is found by its id; entries written before the sheet was one document
-    name it by its skill's and its own name instead, and are found by those.
-    """
-    sheet = character.document
-    kind = bought.get("kind")
-    if kind == ABILITY:
-        key, before, after = bought.get("ability"), bought.get("before"), bought.get("after")
-        current = getattr(sheet.abilities, key, None) if key in lucky13.ABILITY_KEYS else None
-        if current is None or not isinstance(before, int) or StepDie.parse(current).rung != after:
-            raise Conflict("The ability is no longer the die this purchase bought: correct the sheet first.")
-        changes: dict[str, Any] = {"abilities": sheet.abilities.model_copy(update={key: StepDie(before).label})}
-        if key == "pulse" and sheet.hit_points is not None:  # the row of hit points it brought goes with it
-            top = lucky13.max_hit_points(StepDie(before), character.campaign.settings["hit_points_per_step"])
-            changes["hit_points"] = min(sheet.hit_points, top)
-        return _checked(character, sheet.model_copy(update=changes)), SECTION_OF[ABILITY]
-    found = _bought_specialization(sheet, bought)
-    if kind not in (LEVEL, SPECIALIZATION) or found is None or found[1].level != bought.get("after"):
-        raise Conflict("The specialization is no longer as this purchase left it: correct the sheet first.")
-    skill, spec = found
-    if kind == SPECIALIZATION:
-        specializations = tuple(p for p in skill.specializations if p.id != spec.id)
-    else:
-        lower = spec.model_copy(update={"level": bought["before"]})
-        specializations = tuple(lower if p.id == spec.id else p for p in skill.specializations)
-    skill = skill.model_copy(update={"specializations": specializations})
-    skills = tuple(skill if s.id == skill.id else s for s in sheet.skills)
-    return _checked(character, sheet.model_copy(update={"skills": skills})), SECTION_OF[kind]
-
-
-def _bought_specialization(sheet: Any, bought: Mapping[str, Any]) -> tuple[Any, Any] | None:
-    spec_id = bought.get("specialization_id")
-    if isinstance(spec_id, int) and not isinstance(spec_id, bool):
-        return sheet.specialization(spec_id)
-    skill = next((s for s in sheet.skills if s.name == bought.get("skill")), None)
-    spec = next((p for p in skill.specializations if p.name == bought.get("name")), None) if skill else None
-    return (skill, spec) if spec is not None else None
-
-
-def _checked(character: Character, sheet: Any) -> Any:
-    """An undone sheet read back through its system, so that it is validated whole."""
+def _undo(character: Character, bought: Mapping[str, Any]) -> tuple[Any, tuple[str, ...]]:
+    """The sheet with a purchase still on it taken back by its system, and the edit sections that
+    change; refused (409) when the sheet no longer shows the purchase as it left it."""
+    rules = character.rules
     try:
-        return character.rules.read_sheet(sheet.model_dump(mode="json"))
+        sheet = rules.refund(character.document, bought, character.campaign.settings)
     except SheetInvalid:
         raise Conflict("The sheet cannot take this purchase back as it stands: correct the sheet first.") from None
+    except SpecError as problem:
+        raise Conflict(sentence(problem.message)) from None
+    return sheet, rules.purchase_sections(bought)
 
 
 # --- Purchases ------------------------------------------------------------------------------------
@@ -432,13 +400,13 @@ def _checked(character: Character, sheet: Any) -> Any:
 
 @dataclass(frozen=True, slots=True)
 class Order:
-    """What a buyer asks for: an offer of the system by its key (``ability:will``,
-    ``level:<specialization id>``, ``specialization:<skill id>``) and, for a new specialization,
-    its ``name``.
+    """What a buyer asks for: an offer of the system by its key (Lucky 13: ``ability:will``,
+    ``level:<specialization id>``, ``specialization:<skill id>``) and, for an offer that asks for
+    one (the system's ``offer_fields``; Lucky 13: a new specialization), its ``name``.
 
-    ``before`` is what the buyer saw (the specialization's level, 0 for a new one, or the
-    ability's rung, 1 d4 … 5 d12); if the sheet no longer shows it, nothing is bought, so that
-    a second click or a second tab never buys twice.
+    ``before`` is what the buyer saw (``offer_fields``; Lucky 13: the specialization's level, 0
+    for a new one, or the ability's rung, 1 d4 … 5 d12); if the sheet no longer shows it, nothing
+    is bought, so that a second click or a second tab never buys twice.
     """
 
     offer: str
@@ -446,148 +414,59 @@ class Order:
     before: int | None = None
 
 
-@dataclass(frozen=True, slots=True)
-class Target:
-    """What an offer key names on the sheet as it stands, with the words it has now."""
-
-    kind: str
-    before: int  # the ability's rung, the specialization's level, 0 for a new specialization
-    ability: str = ""
-    skill_id: int | None = None
-    skill: str = ""
-    specialization_id: int | None = None
-    name: str = ""
-
-    @property
-    def key(self) -> str:
-        """The offer key, written the one way the system writes it."""
-        ref = {ABILITY: self.ability, LEVEL: self.specialization_id, SPECIALIZATION: self.skill_id}[self.kind]
-        return f"{self.kind}:{ref}"
-
-
-def _item_id(text: str) -> int | None:
-    return int(text) if text.isascii() and text.isdigit() and len(text) <= 16 else None
-
-
-def target(character: Character, offer: str) -> Target:
-    """What ``offer`` would change on ``character``'s sheet, or a refusal that says why not."""
-    sheet = character.document
-    kind, _, ref = str(offer).partition(":")
-    if kind == ABILITY:
-        die = getattr(sheet.abilities, ref, None) if ref in lucky13.ABILITY_KEYS else None
-        if die is None:
-            raise Refused(f"{ref!r} is not an ability.", errors={"offer": "Choose an ability."})
-        return Target(ABILITY, StepDie.parse(die).rung, ability=ref)
-    if kind == LEVEL:
-        found = sheet.specialization(number) if (number := _item_id(ref)) is not None else None
-        if found is None:
-            message = f"{character.name} has no such specialization."
-            raise Refused(message, errors={"offer": message})
-        skill, spec = found
-        return Target(LEVEL, spec.level, skill_id=skill.id, skill=skill.name, specialization_id=spec.id, name=spec.name)
-    if kind == SPECIALIZATION:
-        skill = sheet.skill(number) if (number := _item_id(ref)) is not None else None
-        if skill is None:
-            message = f"{character.name} has no such skill."
-            raise Refused(message, errors={"offer": message})
-        return Target(SPECIALIZATION, 0, skill_id=skill.id, skill=skill.name)
-    message = "Choose what to buy: a specialization, a level, or an ability."
-    raise Refused(message, errors={"offer": message})
-
-
-def title(aimed: Target, names: Mapping[str, str]) -> str:
-    """What an offer buys, for "What should I buy?": "Teleport (Spellcasting) 2 → 3", "Will d6 → d8"."""
-    if aimed.kind == ABILITY:
-        return f"{names[aimed.ability]} {StepDie(aimed.before)} → {StepDie(aimed.before + 1)}"
-    if aimed.kind == SPECIALIZATION:
-        return f"A new specialization under {aimed.skill}"
-    return f"{aimed.name} ({aimed.skill}) {aimed.before} → {aimed.before + 1}"
-
-
-def describe(purchase: Mapping[str, Any], names: Mapping[str, str]) -> str:
-    """What a purchase bought, for the ledger: "Teleport (Spellcasting) 2 → 3", "Will d6 → d8"."""
-    if purchase["kind"] == ABILITY:
-        return f"{names[purchase['ability']]} {StepDie(purchase['before'])} → {StepDie(purchase['after'])}"
-    if purchase["kind"] == SPECIALIZATION:
-        return f"New specialization {purchase['name']} ({purchase['skill']})"
-    return f"{purchase['name']} ({purchase['skill']}) {purchase['before']} → {purchase['after']}"
-
-
-def _now(aimed: Target, names: Mapping[str, str]) -> str:
-    if aimed.kind == ABILITY:
-        return f"{names[aimed.ability]} is {StepDie(aimed.before)} now"
-    return f"{aimed.name} is at level {aimed.before} now"
-
-
-def _record(aimed: Target, cost: int, before: Any, after: Any) -> dict[str, Any]:
-    """What the ledger keeps of a purchase: the offer, the items by id with their words at the
-    time, the level or rung before and after, and the cost."""
-    record: dict[str, Any] = {"offer": aimed.key, "kind": aimed.kind, "cost": cost, "before": aimed.before}
-    if aimed.kind == ABILITY:
-        rung = StepDie.parse(getattr(after.abilities, aimed.ability)).rung
-        return {**record, "ability": aimed.ability, "after": rung}
-    skill = after.skill(aimed.skill_id)
-    had = {p.id for p in before.skill(aimed.skill_id).specializations}
-    if aimed.kind == LEVEL:
-        spec = next(p for p in skill.specializations if p.id == aimed.specialization_id)
-    else:
-        spec = next(p for p in skill.specializations if p.id not in had)
-    return {**record, "after": spec.level, "skill_id": skill.id, "skill": skill.name,
-            "specialization_id": spec.id, "name": spec.name}  # fmt: skip
-
-
 @transaction.atomic
 def buy(*, character_id: int, order: Order, by: AbstractBaseUser, adventure: str = "") -> LedgerEntry:
-    """Spend points by the rulebook ("Skill advancement / Adventure Points"): a new
-    specialization (4, at level 1), one more level (4, at most 5), or the next ability die
-    (its size × 4, up to d12), as the system's ``buy`` makes it, in the currency of its offer
-    (``Offer.currency``). The sheet change and the ledger entry are one transaction, under the
-    character's row lock.
+    """Spend points on one of the system's offers (Lucky 13: "Skill advancement / Adventure
+    Points"), as the system's ``buy`` makes it, in the currency of its offer (``Offer.currency``).
+    The sheet change and the ledger entry are one transaction, under the character's row lock.
 
-    If the sheet no longer shows what the buyer saw (``order.before``), nothing is bought
+    An offer the sheet does not have, or a choice it does not ask for, is the buyer's mistake
+    (400, naming the field); one the sheet cannot take now (at the top already, full) is a 409;
+    if the sheet no longer shows what the buyer saw (``order.before``), nothing is bought
     (:class:`characters.write.StaleSheet`).
     """
     character, _ = _lock(character_id, by, spend=True)
     adventure = _text(adventure, "adventure", MAX_ADVENTURE, required=False)
-    aimed = target(character, order.offer)
-    names = ability_names(character)
-    sheet = character.document
-    if aimed.kind != SPECIALIZATION and order.name:
-        message = "Only a new specialization is given a name."
-        raise Refused(message, errors={"name": message})
-    if aimed.kind == SPECIALIZATION and len(sheet.skill(aimed.skill_id).specializations) >= lucky13.MAX_ITEMS:
-        raise Conflict(f"{aimed.skill} has {lucky13.MAX_ITEMS} specializations, the most a skill holds.")
-    choice = {"name": order.name} if aimed.kind == SPECIALIZATION else None
+    rules, sheet, settings = character.rules, character.document, character.campaign.settings
     try:
-        after, offer = character.rules.buy(sheet, aimed.key, character.campaign.settings, choice)
+        fields = rules.offer_fields(sheet, order.offer, settings)
+    except SpecError as problem:
+        message = sentence(problem.message)
+        raise Refused(message, errors={"offer": message}) from None
+    if order.name and "name" not in fields:
+        message = "This purchase takes no name."
+        raise Refused(message, errors={"name": message})
+    choice: dict[str, Any] = {key: getattr(order, key) for key in CHOICES if key in fields}
+    if order.before is not None:
+        choice["before"] = order.before
+    try:
+        after, offer = rules.buy(sheet, order.offer, settings, choice)
     except SheetInvalid as invalid:
         raise write.refusal(invalid) from None
     except SpecError as problem:
         message = sentence(problem.message)
-        if problem.field in (LEVEL, ABILITY):  # at the top already
-            raise Conflict(message) from None
-        raise Refused(message, errors={problem.field: message}) from None
-    except ValueError as problem:  # a missing or overlong name
-        raise Refused(sentence(str(problem)), errors={"name": sentence(str(problem))}) from None
-    if order.before is not None and order.before != aimed.before:
-        raise write.StaleSheet(
-            character, f"{_now(aimed, names)}: the sheet changed since you looked, so nothing was bought."
-        )
-    currency = currency_of(character.rules, offer.currency)
+        if problem.field == "before":
+            raise write.StaleSheet(
+                character, f"{message.rstrip('.')}: the sheet changed since you looked, so nothing was bought."
+            ) from None
+        if problem.field == "offer" or problem.field in fields:  # what the buyer sent
+            raise Refused(message, errors={problem.field: message}) from None
+        raise Conflict(message) from None  # the sheet cannot take it now
+    currency = currency_of(rules, offer.currency)
     held = _held(character, currency)
     if offer.cost > held.amount:
         raise NotEnoughPoints(character, currency, have=held.amount, needed=offer.cost)
-    bought = _record(aimed, offer.cost, sheet, after)
+    reason, bought = rules.receipt(sheet, after, offer, settings)
     entry = _append(
         character,
         held,
         currency,
         kind=LedgerEntry.Kind.SPEND,
         amount=-offer.cost,
-        reason=describe(bought, names),
+        reason=reason[:MAX_REASON],
         adventure=adventure,
         by=by,
         purchase=bought,
     )
-    _save(character, after, by=by, what=offer.label, section=SECTION_OF[aimed.kind])
+    _save(character, after, by=by, what=offer.label, sections=rules.purchase_sections(bought))
     return entry

@@ -5,7 +5,9 @@ Every change goes through ``characters.ledger``, which checks who asks and refus
 message and a status (400 bad input, 403 not yours, 404 not found, 409 not now: too few
 points, a maxed die, a sheet that changed). The forms are plain POSTs that redirect, so
 the pages work without JavaScript; on "What should I buy?" htmx swaps the comparison
-when the difficulty changes.
+when the situation (Lucky 13: the difficulty) changes. What a system sells, and the situation
+its odds are compared at, are the system's (``offer_situation``, ``offers``, ``offer_fields``,
+``offer_note``); these pages name no system.
 """
 
 from __future__ import annotations
@@ -27,15 +29,12 @@ from django.views.decorators.vary import vary_on_headers
 from campaigns import access as campaign_access
 from campaigns.errors import Refused
 from characters import access, ledger
-from characters.models import MAX_ENTRY, Character, LedgerEntry, ReputationChange
-from rules.dice import StepDie
+from characters.models import MAX_CURRENCY, MAX_ENTRY, Character, LedgerEntry, ReputationChange
 from rules.document import MAX_NAME
-from rules.systems.base import Currency
-from rules.systems.lucky13 import Difficulty
+from rules.systems.base import Currency, Option, RulesSystem
 from web.fields import whole_key
 from web.presenters import CHART_WIDTH, LABEL_HEIGHT, PLOT_HEIGHT
 
-DIFFICULTY_CHOICES: Final = [(d.value, f"{d.value.title()} ({d.die.label})") for d in Difficulty]
 NO_ADVENTURE: Final = "No adventure named"
 #: Widest an adventure's pair of bars is drawn, in the chart's units.
 MAX_GROUP_WIDTH: Final = 64
@@ -257,65 +256,78 @@ def _refusal(request: HttpRequest, character: Character, message: str, status: i
 
 @dataclass(frozen=True, slots=True)
 class Offer:
-    """A purchase as the page shows it: what it is, its cost, the form's fields, what it changes."""
+    """A purchase as the page shows it: what it is, its cost, the form's hidden fields and the ones
+    the buyer fills in, what it changes."""
 
     title: str
     cost: int
     currency: Currency
     affordable: bool
     fields: dict[str, Any]
+    asks: list[str]
     effects: list[dict[str, Any]]
     best_gain: Fraction
-    new_name: bool
-    kind: str
-    ability: str
+    note: str
 
 
-def offers(character: Character, difficulty: StepDie) -> list[Offer]:
+def offers(character: Character, situation: dict[str, Any]) -> list[Offer]:
     """Every purchase the sheet allows (the system's offers), with its effect on the exact chances
-    of the checks it touches at ``difficulty``."""
-    names = ledger.ability_names(character)
+    it touches in ``situation`` (the system's ``offer_situation``)."""
+    rules, sheet, settings = character.rules, character.document, character.campaign.settings
     held = ledger.balances(character)
-    situation = {"difficulty": difficulty.label}
     out = []
-    for offer in character.rules.offers(character.document, character.campaign.settings, situation):
-        aimed = ledger.target(character, offer.key)
+    for offer in rules.offers(sheet, settings, situation):
+        fields = rules.offer_fields(sheet, offer.key, settings)
         effects = [{"check": e.label, "before": e.before, "after": e.after, "gain": e.gain} for e in offer.effects]
         out.append(
             Offer(
-                title=ledger.title(aimed, names),
+                title=offer.label,
                 cost=offer.cost,
-                currency=ledger.named(character.rules, offer.currency),
+                currency=ledger.named(rules, offer.currency),
                 affordable=offer.cost <= held.get(offer.currency, 0),
-                fields={"offer": offer.key, "before": aimed.before},
+                fields={"offer": offer.key, **{k: v for k, v in fields.items() if v is not None}},
+                asks=[k for k, v in fields.items() if v is None and k in ledger.CHOICES],
                 effects=effects,
                 best_gain=max((e.gain for e in offer.effects), default=Fraction(0)),
-                new_name=aimed.kind == ledger.SPECIALIZATION,
-                kind=aimed.kind,
-                ability=aimed.ability,
+                note=rules.offer_note(sheet, offer.key, settings),
             )
         )
     return out
 
 
 class AdviceForm(forms.Form):
-    difficulty = forms.ChoiceField(label="Compare at", choices=DIFFICULTY_CHOICES, initial=Difficulty.MODERATE.value)
+    """The situation the odds are compared at: one choice per part the system names."""
+
+    def __init__(self, *args: Any, parts: tuple[Option, ...], **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        for part in parts:
+            self.fields[part.key] = forms.ChoiceField(label=part.label, choices=part.choices, initial=part.default)
+
+    def situation(self, parts: tuple[Option, ...]) -> dict[str, Any]:
+        """The chosen situation; a part left out or not one of its choices falls back to its default."""
+        chosen: dict[str, Any] = {}
+        if self.is_bound:
+            self.is_valid()  # keeps the parts that are valid in cleaned_data
+            chosen = self.cleaned_data
+        return {part.key: chosen.get(part.key) or part.default for part in parts}
 
 
 def _advance_page(request: HttpRequest, character: Character, *, status: int = 200, error: str = "") -> HttpResponse:
-    form = AdviceForm(request.GET or None)
-    difficulty = Difficulty(form.cleaned_data["difficulty"] if form.is_valid() else Difficulty.MODERATE.value)
-    everything = offers(character, difficulty.die)
+    parts = character.rules.offer_situation
+    form = AdviceForm(request.GET or None, parts=parts)
+    everything = offers(character, form.situation(parts))
     affordable = sorted((o for o in everything if o.affordable), key=lambda o: (-o.best_gain / o.cost, o.cost))
+    later = sorted((o for o in everything if not o.affordable), key=lambda o: o.cost)
     context = {
         "character": character,
-        "form": form if form.is_bound else AdviceForm(),
-        "difficulty": difficulty,
+        "form": form if form.is_bound else AdviceForm(parts=parts),
         "affordable": affordable,
-        "later": sorted((o for o in everything if not o.affordable), key=lambda o: o.cost),
+        "later": later,
+        "cheapest": later[0] if later and not affordable else None,
         "error": error,
         "adventures": _adventures(character.campaign_id),
         "url": reverse("characters:advance", args=[character.pk]),
+        "max_name": MAX_NAME,
     }
     template = "characters/advance.html" + ("#offers" if request.htmx and not error else "")
     return render(request, template, context, status=status)
@@ -360,13 +372,24 @@ def buy(request: HttpRequest, pk: int) -> HttpResponse:
 
 class AwardForm(forms.Form):
     adventure = forms.CharField(label="Adventure", required=False, max_length=ledger.MAX_ADVENTURE)
-    amount = forms.IntegerField(label="Adventure Points for each", required=False, min_value=0, max_value=MAX_ENTRY)
+    currency = forms.CharField(label="Currency", required=False, max_length=MAX_CURRENCY, strip=False)
+    amount = forms.IntegerField(label="Points for each", required=False, min_value=0, max_value=MAX_ENTRY)
     reason = forms.CharField(label="Reason", required=False, max_length=ledger.MAX_REASON)
 
-    def __init__(self, *args: Any, characters: list[Character], currency: Currency, **kwargs: Any) -> None:
+    def __init__(
+        self, *args: Any, characters: list[Character], rules: RulesSystem, chosen: str | None = None, **kwargs: Any
+    ) -> None:
         super().__init__(*args, **kwargs)
         self.characters = characters
-        self.fields["amount"].label = f"{currency.name} for each"
+        self.rules = rules
+        self.currencies = rules.currencies
+        self.fields["currency"].initial = chosen or (self.currencies[0].key if self.currencies else "")
+        # The label follows the chosen currency: the one sent, if it is the system's, else the first.
+        sent = self.data.get("currency") if self.is_bound else self.fields["currency"].initial
+        chosen_currency = next((c for c in self.currencies if c.key == sent), None) or next(iter(self.currencies), None)
+        self.currency_key = chosen_currency.key if chosen_currency else ""
+        if chosen_currency is not None:
+            self.fields["amount"].label = f"{chosen_currency.name} for each"
         for character in characters:
             self.fields[f"include-{character.pk}"] = forms.BooleanField(
                 label=f"Award {character.name}", required=False, initial=True
@@ -380,6 +403,13 @@ class AwardForm(forms.Form):
             self.fields[f"reputation-{character.pk}"] = forms.IntegerField(
                 label="Reputation change", required=False, min_value=-10, max_value=10, initial=0
             )
+
+    def clean_currency(self) -> Currency:
+        """One of the system's currencies, by key; its first when none is sent."""
+        try:
+            return ledger.currency_of(self.rules, self.cleaned_data["currency"])
+        except Refused as refused:
+            raise forms.ValidationError(refused.message, code="currency") from None
 
     def rows(self) -> list[dict[str, Any]]:
         return [
@@ -409,16 +439,26 @@ class AwardForm(forms.Form):
 
 
 @require_http_methods(["GET", "HEAD", "POST"])
+@vary_on_headers("HX-Request")
 def award(request: HttpRequest, campaign_pk: int) -> HttpResponse:
-    """The GM's end-of-adventure form: points in the system's first currency for the party (one
-    amount and reason for all, with per-character overrides) and reputation changes, written in one go."""
+    """The GM's end-of-adventure form: points in one of the system's currencies (the first to begin;
+    ``?currency=<key>`` picks another) for the party, one amount and reason for all with
+    per-character overrides, and reputation changes, written in one go. With htmx, choosing the
+    currency swaps in the amount's label only."""
     campaign = campaign_access.campaign_for(request.user, campaign_pk, gm=True)
+    rules = campaign.rules
     characters = list(Character.objects.active().filter(campaign=campaign).select_related("owner").with_balances())
-    currency = ledger.currency_of(campaign.rules)
-    form = AwardForm(request.POST if request.method == "POST" else None, characters=characters, currency=currency)
-    status, error = 200, ""
+    status, error, chosen = 200, "", None
+    if request.method != "POST" and request.GET.get("currency"):
+        try:
+            chosen = ledger.currency_of(rules, request.GET["currency"]).key
+        except Refused as refused:
+            status, error = refused.status, refused.message
+    data = request.POST if request.method == "POST" else None
+    form = AwardForm(data, characters=characters, rules=rules, chosen=chosen)
     if request.method == "POST":
         if form.is_valid():
+            currency = form.cleaned_data["currency"]
             try:
                 awarded = ledger.award(
                     campaign_id=campaign.pk,
@@ -440,6 +480,8 @@ def award(request: HttpRequest, campaign_pk: int) -> HttpResponse:
                 return redirect("campaigns:detail", pk=campaign.pk)
         else:
             status = 400
+            if "currency" in form.errors:
+                error = f"{form.fields['currency'].label}: {' '.join(form.errors['currency'])}"
     context = {
         "campaign": campaign,
         "form": form,
@@ -447,5 +489,7 @@ def award(request: HttpRequest, campaign_pk: int) -> HttpResponse:
         "reasons": ledger.SUGGESTED_REASONS,
         "typical": ledger.TYPICAL_AWARD,
         "adventures": _adventures(campaign.pk),
+        "keeps_reputation": "reputation" in rules.sheet_model.model_fields,
     }
-    return render(request, "characters/award.html", context, status=status)
+    swap = request.htmx and request.method != "POST" and status == 200
+    return render(request, "characters/award.html" + ("#amount-label" if swap else ""), context, status=status)

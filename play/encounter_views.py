@@ -23,24 +23,13 @@ from django.views.decorators.vary import vary_on_headers
 
 from campaigns import access
 from campaigns.models import Campaign, Membership
-from campaigns.operations import NotFound, Refused
+from campaigns.operations import Conflict, NotFound, Refused
 from campaigns.views import refusals
 from characters.models import Character
 from play import encounters
-from play.encounters import SheetItem, StatBlock
 from play.models import Combatant, Encounter, Roll, RollKind
 from play.roll_views import roll_entry
-from rules.dice import StepDie
-from rules.systems import lucky13
-from rules.systems.lucky13 import AbilityRoll
 from web.fields import whole_key
-
-#: "Backgrounds", "Impairments": in a fight the Ability die is Reflex.
-ABILITY_ROLL_CHOICES = [
-    (AbilityRoll.NORMAL.value, "Neither"),
-    (AbilityRoll.BACKGROUND.value, "A background: Reflex twice, keep the higher"),
-    (AbilityRoll.IMPAIRMENT.value, "An impairment: Reflex twice, keep the lower"),
-]
 
 
 class BadInput(Refused):
@@ -49,11 +38,8 @@ class BadInput(Refused):
 
 def _whole(data: Mapping[str, Any], name: str, low: int, high: int, label: str | None = None) -> int:
     value = str(data.get(name, "")).strip()
-    try:
-        number = int(value)
-    except ValueError:
-        number = None
-    if number is None or not low <= number <= high or len(value) > 12:
+    number = whole_key(value) if value != "0" else 0
+    if number is None or not low <= number <= high:
         raise BadInput(f"The {label or name} must be a whole number from {low} to {high}.")
     return number
 
@@ -62,25 +48,42 @@ def _is_gm(campaign: Campaign) -> bool:
     return campaign.viewer.role == Membership.Role.GM  # type: ignore[attr-defined]
 
 
+def system_template(campaign: Campaign, name: str) -> str:
+    """A template of the campaign's system (``templates/systems/<key>/<name>.html``)."""
+    return f"systems/{campaign.system}/{name}.html"
+
+
 def combatant_row(campaign: Campaign, combatant: Combatant, turn: bool) -> dict[str, Any]:
-    """One row of the initiative order, as the encounter page and the live dashboard show it."""
-    hp = combatant.current_hit_points
-    base = combatant.die("pulse")
+    """One row of the initiative order, as the encounter page and the live dashboard show it: the
+    combatant, its vitals and stat block as its system reads them, and whether it acts now."""
+    fighter = encounters.fighter(campaign, combatant)
+    vitals = encounters.combat_of(campaign).vitals(fighter, campaign.settings)
     return {
         "combatant": combatant,
-        "hit_points": hp,
-        "maximum": lucky13.max_hit_points(base, encounters.per_step(campaign)),
-        "pulse": lucky13.current_pulse(hp, encounters.per_step(campaign)),
-        "base_pulse": base,
-        "condition": encounters.condition_of(combatant).value,
+        "fighter": fighter,
+        "block": fighter.block,
+        "vitals": vitals,
+        "condition": vitals.state,
         "turn": turn,
-        "dice": {k: StepDie(getattr(combatant, k)) for k in ("reflex", "combat", "accuracy", "damage", "armor")},
     }
 
 
+def _attack_choices(campaign: Campaign, data: Mapping[str, Any]) -> dict[str, str]:
+    """The system's attack choices in a form or a query (its ``attack_fields``), as text."""
+    fields = encounters.combat_of(campaign).attack_fields
+    choices = {}
+    for key in sorted(fields):
+        if key in data:
+            value = str(data.get(key, ""))
+            if len(value) > 100 or not value.isprintable():
+                raise BadInput(f"Choose the {key.replace('_', ' ')} from the list.")
+            choices[key] = value
+    return choices
+
+
 def _preview(campaign: Campaign, rows: list[dict[str, Any]], query: Mapping[str, Any]) -> dict[str, Any] | None:
-    """The exact chance to hit for ``?attacker=&target=``, computed before anyone rolls, with the
-    specializations that apply resolved, so that the Roll form sends exactly what was shown."""
+    """The exact chance for ``?attacker=&target=`` and the system's choices, computed before anyone
+    rolls, with the choices as they apply, so that the Roll form sends exactly what was shown."""
     if not query.get("attacker") or not query.get("target"):
         return None
     by_pk = {row["combatant"].pk: row["combatant"] for row in rows}
@@ -88,112 +91,19 @@ def _preview(campaign: Campaign, rows: list[dict[str, Any]], query: Mapping[str,
     target = by_pk.get(_whole(query, "target", 1, 10**12))
     if attacker is None or target is None:
         raise BadInput("Choose an attacker and a target from this encounter.")
-    if attacker.pk == target.pk:
-        raise BadInput("A combatant cannot attack itself.")
-    weapon = encounters.weapon_for(attacker, _weapon(query))
-    choices = _specialization_choices(query)
-    rolls = _ability_rolls(query)
-    attacking = encounters.specialization_for(attacker, choices["attacker_specialization"], weapon)
-    defending = encounters.specialization_for(target, choices["defender_specialization"], side="defender")
-    opposed = encounters.opposed_for(
-        campaign,
-        attacker,
-        target,
-        weapon,
-        attacker_specialization=attacking,
-        defender_specialization=defending,
-        **rolls,
-    )
-    chance = lucky13.opposed_chance(opposed)
-    traits = _traits([attacker, target])
+    try:
+        plan = encounters.plan_attack(campaign, attacker, target, _attack_choices(campaign, query))
+    except Conflict:
+        raise
+    except Refused as error:
+        raise BadInput(error.message, errors=error.errors) from None
     return {
         "attacker": attacker,
         "target": target,
-        "weapon": weapon,
-        "weapon_choice": str(SheetItem(attacker.character_id, weapon.id)) if weapon else "",
-        # What the Roll form sends: exactly the specializations the chance was computed with.
-        "attacker_specialization": _choice_of(attacker, attacking),
-        "defender_specialization": _choice_of(target, defending),
-        "sides": [
-            {"name": combatant.name, "specialization": specialization, "roll": roll, "traits": traits[combatant.pk]}
-            for combatant, specialization, roll in (
-                (attacker, attacking, rolls["attacker_roll"]),
-                (target, defending, rolls["defender_roll"]),
-            )
-        ],
-        # As the GM left the form, to draw it again that way.
-        "choices": {
-            **{key: "none" if value is None else str(value) for key, value in choices.items()},
-            **{key: roll.value for key, roll in rolls.items()},
-        },
-        "opposed": opposed,
-        "chance": chance,
-        "percent": float(chance.p_attacker_wins) * 100,
+        "plan": plan,
+        "choices": plan.choices,
+        "percent": float(plan.chance) * 100,
     }
-
-
-def _choice_of(combatant: Combatant, specialization: Any) -> str:
-    """A resolved specialization as the form sends it back: ``character:id``, or ``none``."""
-    return "none" if specialization is None else str(SheetItem(combatant.character_id, specialization.id))
-
-
-def _sheet_item(data: Mapping[str, Any], field: str, label: str) -> SheetItem:
-    """An item of a character's sheet as a form names it: ``<character id>:<item id>``."""
-    value = str(data.get(field, "")).strip()
-    character, _, item = value.partition(":")
-    if not (character.isascii() and character.isdigit() and item.isascii() and item.isdigit()) or len(value) > 25:
-        raise BadInput(f"Choose a {label} from the list.")
-    if not (1 <= int(character) <= 10**12 and 1 <= int(item) <= 10**12):
-        raise BadInput(f"Choose a {label} from the list.")
-    return SheetItem(int(character), int(item))
-
-
-def _weapon(data: Mapping[str, Any]) -> SheetItem | None:
-    """``weapon``: empty for the attacker's usual dice, or one of a character's weapons."""
-    return _sheet_item(data, "weapon", "weapon") if str(data.get("weapon", "")).strip() else None
-
-
-def _ability_rolls(data: Mapping[str, Any]) -> dict[str, AbilityRoll]:
-    """``attacker_roll``, ``defender_roll``: ``background`` or ``impairment`` when one applies to that
-    side (Reflex rolled twice, the higher or the lower kept); empty or ``normal`` when neither does."""
-    rolls = {}
-    for field in ("attacker_roll", "defender_roll"):
-        value = str(data.get(field, "")).strip() or AbilityRoll.NORMAL.value
-        if value not in AbilityRoll.__members__.values():
-            raise BadInput(f"The {field.replace('_', ' ')} is normal, background or impairment.")
-        rolls[field] = AbilityRoll(value)
-    return rolls
-
-
-def _traits(combatants: list[Combatant]) -> dict[int, dict[str, list[str]]]:
-    """The backgrounds and impairments on the sheets of these combatants, by combatant, as their
-    sheets list them (none for an NPC): the GM judges which apply to the attack."""
-    found: dict[int, dict[str, list[str]]] = {}
-    for combatant in combatants:
-        found[combatant.pk] = {}
-        if combatant.character_id is not None:
-            for trait in combatant.character.document.traits:
-                found[combatant.pk].setdefault(trait.kind, []).append(trait.name)
-    return found
-
-
-def _specialization_choices(data: Mapping[str, Any]) -> dict[str, SheetItem | str | None]:
-    """``attacker_specialization``: empty or ``like-the-weapon`` for the attacker's Combat specialization
-    named like the weapon, ``none``, or one (``<character id>:<id>``); ``defender_specialization``:
-    empty or ``none``, or one."""
-    choices: dict[str, SheetItem | str | None] = {}
-    for field, default in (
-        ("attacker_specialization", encounters.LIKE_THE_WEAPON),
-        ("defender_specialization", None),
-    ):
-        value = str(data.get(field, "")).strip()
-        if value in ("", default):
-            choices[field] = default
-        elif value == "none":
-            choices[field] = None
-        else:
-            choices[field] = _sheet_item(data, field, "specialization")
-    return choices
 
 
 #: Ended encounters listed on the encounter page; the rest are on the list of ended encounters.
@@ -203,7 +113,16 @@ RECENT_ENDED: Final = 5
 def _context(request: HttpRequest, campaign: Campaign, query: Mapping[str, Any] | None = None) -> dict[str, Any]:
     gm = _is_gm(campaign)
     encounter = Encounter.objects.filter(campaign=campaign).running().first()
-    context: dict[str, Any] = {"campaign": campaign, "is_gm": gm, "encounter": encounter, "rows": []}
+    context: dict[str, Any] = {
+        "campaign": campaign,
+        "is_gm": gm,
+        "encounter": encounter,
+        "rows": [],
+        "templates": {
+            name: system_template(campaign, f"encounter_{name}")
+            for name in ("combatant", "npc_form", "attack_form", "attack_preview", "last_attack")
+        },
+    }
     ended = list(Encounter.objects.filter(campaign=campaign).ended()[: RECENT_ENDED + 1])
     context["ended"], context["more_ended"] = ended[:RECENT_ENDED], len(ended) > RECENT_ENDED
     if encounter is None:
@@ -225,32 +144,17 @@ def _context(request: HttpRequest, campaign: Campaign, query: Mapping[str, Any] 
         context["addable"] = [
             c for c in Character.objects.active().filter(campaign=campaign).order_by("name") if c.pk not in in_fight
         ]
-        context["dice"] = [(rung, StepDie(rung).label) for rung in range(1, 6)]
-        fighting = sorted((c.character for c in combatants if c.character_id), key=lambda c: (c.name, c.pk))
+        combat = encounters.combat_of(campaign)
         # From the sheets of those in the fight: no query.
-        context["weapons"] = [
-            {"name": character.name, "weapon": weapon, "choice": str(SheetItem(character.pk, weapon.id))}
-            for character in fighting
-            for weapon in sorted(character.document.weapons, key=lambda w: (w.name, w.id))
-        ]
-        theirs = encounters.combat_specializations(fighting)
-        context["specializations"] = [
-            {"name": character.name, "specialization": spec, "choice": str(SheetItem(character.pk, spec.id))}
-            for character in fighting
-            for spec in theirs.get(character.pk, [])
-        ]
-        context["preview"] = preview = _preview(campaign, rows, query or {})
-        chosen = preview["choices"] if preview else {}
-        context["ability_roll_sides"] = [
-            {
-                "field": field,
-                "who": who,
-                "choices": [
-                    (value, label, value == chosen.get(field, AbilityRoll.NORMAL.value))
-                    for value, label in ABILITY_ROLL_CHOICES
-                ],
-            }
-            for field, who in (("attacker_roll", "The attacker"), ("defender_roll", "The target"))
+        context["choices"] = combat.attack_choices([row["fighter"] for row in rows], campaign.settings)
+        context["preview"] = _preview(campaign, rows, query or {})
+        context["everyone_actions"] = [a for a in combat.actions if not a.per_fighter]
+        context["fighter_actions"] = [
+            {"action": action, "row": row}
+            for action in combat.actions
+            if action.per_fighter
+            for row in rows
+            if not combat.why_not(action.key, row["fighter"], campaign.settings)
         ]
     return context
 
@@ -307,24 +211,25 @@ def add_characters(request: HttpRequest, pk: int) -> HttpResponse:
     return _done(request, campaign)
 
 
+#: The fields of the NPC form that are the encounter's, not the stat block's.
+NPC_FIELDS: Final = frozenset({"name", "count", "csrfmiddlewaretoken"})
+
+
 @require_POST
 @refusals
 def add_npcs(request: HttpRequest, pk: int) -> HttpResponse:
+    """NPCs with the stat block of the campaign's system, from its form (its own fields)."""
     campaign = access.campaign_for(request.user, pk, gm=True)
     data = request.POST
-    hit_points = data.get("hit_points", "").strip()
-    stats = StatBlock(
-        name=data.get("name", ""),
-        reflex=_whole(data, "reflex", 1, 5, "Reflex die"),
-        combat=_whole(data, "combat", 0, 5, "Combat die"),
-        accuracy=_whole(data, "accuracy", 0, 5, "accuracy die"),
-        damage=_whole(data, "damage", 0, 5, "damage die"),
-        armor=_whole(data, "armor", 0, 5, "armor die"),
-        pulse=_whole(data, "pulse", 1, 5, "Pulse die"),
-        hit_points=_whole(data, "hit_points", 1, 10_000, "hit points") if hit_points else None,
-    )
+    stats = {}
+    for key, value in data.items():
+        if key in NPC_FIELDS:
+            continue
+        if len(key) > 40 or len(value) > 200 or not value.isprintable():
+            raise BadInput(f"The {key.replace('_', ' ')} is not a value of a stat block.")
+        stats[key] = value
     count = _whole(data, "count", 1, encounters.MAX_GROUP, "number of NPCs")
-    encounters.add_npcs(**_ids(campaign), by=request.user, stats=stats, count=count)
+    encounters.add_npcs(**_ids(campaign), by=request.user, name=data.get("name", ""), stats=stats, count=count)
     return _done(request, campaign)
 
 
@@ -354,9 +259,7 @@ def attack(request: HttpRequest, pk: int) -> HttpResponse:
         by=request.user,
         attacker_id=_whole(request.POST, "attacker", 1, 10**12),
         target_id=_whole(request.POST, "target", 1, 10**12),
-        weapon=_weapon(request.POST),
-        **_specialization_choices(request.POST),
-        **_ability_rolls(request.POST),
+        choices=_attack_choices(campaign, request.POST),
         rng=secrets.SystemRandom(),
     )
     return _done(request, campaign)
@@ -364,14 +267,14 @@ def attack(request: HttpRequest, pk: int) -> HttpResponse:
 
 @require_POST
 @refusals
-def adjust_hit_points(request: HttpRequest, pk: int) -> HttpResponse:
+def adjust(request: HttpRequest, pk: int) -> HttpResponse:
     campaign = access.campaign_for(request.user, pk, gm=True)
-    amount = _whole(request.POST, "amount", 1, 1000, "amount")
+    amount = _whole(request.POST, "amount", 1, encounters.MAX_ADJUSTMENT, "amount")
     if request.POST.get("direction") == "damage":
         amount = -amount
     elif request.POST.get("direction") != "heal":
         raise BadInput("Choose heal or damage.")
-    encounters.adjust_hit_points(
+    encounters.adjust(
         **_ids(campaign),
         by=request.user,
         combatant_id=_whole(request.POST, "combatant", 1, 10**12),
@@ -383,17 +286,19 @@ def adjust_hit_points(request: HttpRequest, pk: int) -> HttpResponse:
 
 @require_POST
 @refusals
-def minute_passes(request: HttpRequest, pk: int) -> HttpResponse:
+def act(request: HttpRequest, pk: int) -> HttpResponse:
+    """One of the system's own moves (``action``), on one combatant (``combatant``) or on everyone."""
     campaign = access.campaign_for(request.user, pk, gm=True)
-    encounters.minute_passes(**_ids(campaign), by=request.user)
-    return _done(request, campaign)
-
-
-@require_POST
-@refusals
-def stabilize(request: HttpRequest, pk: int) -> HttpResponse:
-    campaign = access.campaign_for(request.user, pk, gm=True)
-    encounters.stabilize(**_ids(campaign), by=request.user, combatant_id=_whole(request.POST, "combatant", 1, 10**12))
+    action = request.POST.get("action", "")
+    if action not in {a.key for a in encounters.combat_of(campaign).actions}:
+        raise BadInput("Choose one of the moves on the page.")
+    combatant = request.POST.get("combatant", "")
+    encounters.act(
+        **_ids(campaign),
+        by=request.user,
+        action=action,
+        combatant_id=_whole(request.POST, "combatant", 1, 10**12) if combatant != "" else None,
+    )
     return _done(request, campaign)
 
 
@@ -484,27 +389,29 @@ def encounter_list(request: HttpRequest, pk: int) -> HttpResponse:
 
 def _roster(campaign: Campaign, combatants: list[Combatant], log: list[Roll]) -> list[dict[str, Any]]:
     """Everyone who took part, in the initiative order (those who never got a place last), and how
-    they ended: an NPC's hit points are its own; a character's, the last change the log records in
-    this encounter (their sheet has moved on since), or none if the fight did not touch them."""
+    they ended: an NPC's vitals are its stat block's; a character's, the last change the log records
+    in this encounter (their sheet has moved on since), or none if the fight did not touch them."""
     after: dict[int, dict[str, Any]] = {}
     for roll in log:
         if roll.kind in (RollKind.DAMAGE, RollKind.ADJUSTMENT) and roll.character_id:
             after[roll.character_id] = roll.outcome
     rows = []
     for combatant in sorted(combatants, key=lambda c: (c.order is None, c.order or 0, c.pk)):
-        if combatant.character_id is None:
-            hit_points: int | None = combatant.hit_points
-            condition = encounters.condition_of(combatant).value
-        else:
+        vitals = encounters.vitals_of(campaign, combatant)
+        track = vitals.tracks[0] if vitals.tracks else None
+        value: int | None = track.value if track else None
+        condition: str | None = vitals.state
+        if combatant.character_id is not None:
             outcome = after.get(combatant.character_id)
-            hit_points = outcome["after"] if outcome else None
+            value = outcome["after"] if outcome else None
             condition = outcome["condition"] if outcome else None
         rows.append(
             {
                 "combatant": combatant,
-                "hit_points": hit_points,
-                "maximum": lucky13.max_hit_points(combatant.die("pulse"), encounters.per_step(campaign)),
+                "value": value,
+                "track": track,
                 "condition": condition,
+                "conditions": vitals.conditions if combatant.character_id is None else (),
             }
         )
     return rows

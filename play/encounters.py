@@ -1,17 +1,19 @@
-"""Encounters and combat by the Lucky 13 rules ("Initiative", "Combat", "Hit points", "Death & dying").
+"""Encounters, for every system: the order, turns, rounds and the log; the system's combat
+(``rules.systems.base.Combat``) supplies the stat blocks, initiative, attacks, damage and its own
+moves (Lucky 13: stabilizing, a minute passing while dying).
 
 Every function here is a keyword-only, atomic operation for the campaign's GM: lock the
 campaign, then the encounter, check under the lock, write, and record every roll and every
-change of hit points in the campaign's roll log (:func:`play.rolls.record_roll`).
+change of vitals in the campaign's roll log (:func:`play.rolls.record_roll`).
 Dice are rolled on the server with the ``rng`` the caller passes (views pass
-``secrets.SystemRandom()``, tests a seeded ``random.Random``), in the campaign's explosion mode.
-A character joins with the dice of its sheet document; a change of its hit points is a change
-of its sheet, made through the one write path (:mod:`characters.write`).
+``secrets.SystemRandom()``, tests a seeded ``random.Random``).
+A character joins with the stat block its system makes from its sheet; a change of its vitals is a
+change of its sheet, made through the one write path (:mod:`characters.write`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from random import Random
 from typing import Any, Final
@@ -28,41 +30,25 @@ from characters import write
 from characters.models import Character
 from play.models import Combatant, Encounter, Roll, RollKind
 from play.rolls import record_roll
-from rules.dice import StepDie
-from rules.systems import lucky13
-from rules.systems.base import Role, SheetInvalid
-from rules.systems.lucky13 import AbilityRoll, Explosion, Modifiers, Opposed, OpposedChance, Pool, SheetError
-from web.presenters import opposed_roll_view, pool_view
-
-#: Skills that count as the Combat skill ("Combat": "you will need a skill that can be used whenever
-#: combat occurs"), by the names the skill presets give it.
-COMBAT_SKILLS = ("combat", "fighting", "weaponry")
+from rules.systems.base import (
+    AttackPlan,
+    AttackRoll,
+    Combat,
+    CombatRefused,
+    Fighter,
+    Harm,
+    Logged,
+    SheetInvalid,
+    SpecError,
+    Vitals,
+)
 
 #: The most identical NPCs added at once, and in one encounter.
 MAX_GROUP = 20
 MAX_COMBATANTS = 60
 
-#: The section of the sheet a change of hit points is an edit of (the system's ``edit_sections``).
-HIT_POINTS_SECTION = "hit-points"
-
-
-@dataclass(frozen=True, slots=True)
-class SheetItem:
-    """An item of a character's sheet (a weapon, a specialization) as the attack form names it: the
-    character and the item's id. Ids are unique within a sheet, not across sheets, so an id alone
-    could name another character's item."""
-
-    character_id: int
-    item_id: int
-
-    def __str__(self) -> str:
-        return f"{self.character_id}:{self.item_id}"
-
-
-def rung(label: str | None) -> int:
-    """A die label of a sheet as its rung (1 d4 … 5 d12); 0 for no die."""
-    return StepDie.parse(label).rung if label else 0
-
+#: The longest name of an NPC (a number is added to each of a group: "Goblin 12").
+MAX_NPC_NAME: Final = 100
 
 #: Sent with ``campaign_id`` after an operation that changed an encounter has committed; the live
 #: dashboard (:mod:`play.live`) listens and pushes the new initiative order to its sockets.
@@ -74,12 +60,30 @@ def _announce(campaign_id: int) -> None:
     transaction.on_commit(lambda: encounter_changed.send(sender=Encounter, campaign_id=campaign_id))
 
 
-def explosion_of(campaign: Campaign) -> Explosion:
-    return Explosion(campaign.settings["explosion"])
+def combat_of(campaign: Campaign) -> Combat:
+    """The campaign's system's combat; a system without fights has no encounters."""
+    combat = campaign.rules.combat
+    if combat is None:
+        raise Conflict(f"{campaign.rules.name} has no encounters.")
+    return combat
 
 
-def per_step(campaign: Campaign) -> int:
-    return int(campaign.settings["hit_points_per_step"])
+def fighter(campaign: Campaign, combatant: Combatant) -> Fighter:
+    """A combatant as its system sees it: its stat block, its character's sheet (read from the
+    character loaded with it), its state in this fight."""
+    character = combatant.character if combatant.character_id is not None else None
+    return Fighter(
+        key=combatant.pk,
+        name=combatant.name,
+        block=combat_of(campaign).read_block(combatant.block),
+        sheet=character.document if character is not None else None,
+        state=combatant.state or {},
+        sheet_key=combatant.character_id,
+    )
+
+
+def vitals_of(campaign: Campaign, combatant: Combatant) -> Vitals:
+    return combat_of(campaign).vitals(fighter(campaign, combatant), campaign.settings)
 
 
 def _encounter(campaign: Campaign, encounter_id: int, *, running: bool = True) -> Encounter:
@@ -108,6 +112,30 @@ def combatant_in(encounter: Encounter, combatant_id: int) -> Combatant:
     return combatant
 
 
+def _log(
+    campaign: Campaign,
+    encounter: Encounter,
+    by: AbstractBaseUser,
+    logged: Logged,
+    characters: Mapping[int, int | None],
+    **outcome: Any,
+) -> Roll:
+    """Record a roll or a ruling of the system's combat in the roll log, in this encounter."""
+    return record_roll(
+        campaign_id=campaign.pk,
+        by=by,
+        character_id=characters.get(logged.fighter) if logged.fighter is not None else None,
+        kind=RollKind(logged.kind),
+        spec={"encounter": encounter.pk, **logged.spec},
+        dice=list(logged.dice) if isinstance(logged.dice, tuple) else logged.dice,
+        total=logged.total,
+        outcome={**logged.outcome, **outcome},
+        chance=logged.chance,
+        chance_of=logged.chance_of,
+        label=logged.label,
+    )
+
+
 # --- Setting up ------------------------------------------------------------------------------------
 
 
@@ -120,6 +148,7 @@ def _last_seq(campaign: Campaign) -> int:
 def start_encounter(*, campaign_id: int, by: AbstractBaseUser, name: str) -> Encounter:
     """The GM starts an encounter; a campaign runs one at a time."""
     campaign = gm_of(campaign_id, by)
+    combat_of(campaign)
     name = " ".join(name.split())[:120]
     if not name:
         raise Refused("An encounter needs a name.", errors={"name": "An encounter needs a name."})
@@ -128,26 +157,6 @@ def start_encounter(*, campaign_id: int, by: AbstractBaseUser, name: str) -> Enc
     encounter = Encounter.objects.create(campaign=campaign, name=name, created_by=by, log_after=_last_seq(campaign))
     _announce(campaign.pk)
     return encounter
-
-
-# The items of a sheet (skills, specializations, weapons) are the system's document models; the
-# apps do not name a system's classes, so they are typed ``Any`` here.
-
-
-def combat_skill(sheet: lucky13.Sheet) -> Any:
-    """The character's Combat skill: the first of their skills (in sheet order) named as one."""
-    return next((s for s in sheet.skills if s.name.strip().lower() in COMBAT_SKILLS), None)
-
-
-def combat_specializations(characters: Iterable[Character]) -> dict[int, list[Any]]:
-    """Each character's specializations under their Combat skill, by name, from their sheets (no
-    query); a character without any is left out."""
-    found = {}
-    for character in characters:
-        skill = combat_skill(character.document)
-        if skill is not None and skill.specializations:
-            found[character.pk] = sorted(skill.specializations, key=lambda s: (s.name, s.id))
-    return found
 
 
 def _check_room(encounter: Encounter, adding: int) -> None:
@@ -161,8 +170,9 @@ def _check_room(encounter: Encounter, adding: int) -> None:
 def add_characters(
     *, campaign_id: int, encounter_id: int, by: AbstractBaseUser, character_ids: Sequence[int]
 ) -> list[Combatant]:
-    """Add the campaign's active characters, with their Reflex, Combat skill, best weapon and armor."""
+    """Add the campaign's active characters, each with the stat block its system makes from its sheet."""
     campaign, encounter = _gm_encounter(campaign_id, encounter_id, by)
+    combat = combat_of(campaign)
     wanted = set(character_ids)
     if not wanted:
         raise Refused("Choose at least one character.", errors={"characters": "Choose at least one character."})
@@ -175,84 +185,52 @@ def add_characters(
     if already:
         raise Conflict("A character can join an encounter only once.")
     _check_room(encounter, len(characters))
-    added = []
-    for character in characters:
-        sheet = character.document
-        # The best weapon by its dice; of equal ones, the first on the sheet.
-        weapon = max(sheet.weapons, key=lambda w: (rung(w.accuracy), rung(w.damage)), default=None)
-        skill = combat_skill(sheet)
-        added.append(
-            Combatant.objects.create(
-                encounter=encounter,
-                character=character,
-                name=character.name,
-                reflex=rung(sheet.abilities.reflex),
-                combat=rung(skill.die) if skill else 0,
-                accuracy=rung(weapon.accuracy) if weapon else 0,
-                damage=rung(weapon.damage) if weapon else 0,
-                weapon=weapon.name if weapon else "",
-                armor=max((rung(a.defense) for a in sheet.armor), default=0),
-                pulse=rung(sheet.abilities.pulse),
-            )
+    added = [
+        Combatant.objects.create(
+            encounter=encounter,
+            character=character,
+            name=character.name,
+            block=combat.joins(character.document, campaign.settings).model_dump(mode="json"),
         )
+        for character in characters
+    ]
     _announce(campaign.pk)
     return added
 
 
-@dataclass(frozen=True, slots=True)
-class StatBlock:
-    """An NPC's quick stat block: dice as rungs (1 d4 … 5 d12; 0 no die where allowed)."""
-
-    name: str
-    reflex: int
-    combat: int
-    accuracy: int
-    damage: int
-    armor: int
-    pulse: int
-    #: Empty for full hit points (the Pulse die's maximum).
-    hit_points: int | None = None
-
-
 @transaction.atomic
 def add_npcs(
-    *, campaign_id: int, encounter_id: int, by: AbstractBaseUser, stats: StatBlock, count: int = 1
+    *,
+    campaign_id: int,
+    encounter_id: int,
+    by: AbstractBaseUser,
+    name: str,
+    stats: Mapping[str, str],
+    count: int = 1,
 ) -> list[Combatant]:
-    """Add ``count`` identical NPCs ("Goblin 1", "Goblin 2", …), one group for a shared initiative roll."""
+    """Add ``count`` identical NPCs ("Goblin 1", "Goblin 2", …), one group for a shared initiative roll,
+    with the stat block the system makes from the GM's form (``stats``, text values)."""
     campaign, encounter = _gm_encounter(campaign_id, encounter_id, by)
-    name = " ".join(stats.name.split())[:100]
+    combat = combat_of(campaign)
+    name = " ".join(name.split())[:MAX_NPC_NAME]
     errors = {}
     if not name:
         errors["name"] = "An NPC needs a name."
     if not 1 <= count <= MAX_GROUP:
         errors["count"] = f"Add 1 to {MAX_GROUP} at once."
-    for key in ("reflex", "pulse"):
-        if not 1 <= getattr(stats, key) <= 5:
-            errors[key] = "Choose a die from d4 to d12."
-    for key in ("combat", "accuracy", "damage", "armor"):
-        if not 0 <= getattr(stats, key) <= 5:
-            errors[key] = "Choose no die or a die from d4 to d12."
-    full = lucky13.max_hit_points(StepDie(stats.pulse), per_step(campaign)) if "pulse" not in errors else 0
-    hit_points = full if stats.hit_points is None else stats.hit_points
-    if "pulse" not in errors and not 1 <= hit_points <= full:
-        errors["hit_points"] = f"From 1 to {full} with that Pulse."
-    if errors:
+    block = None
+    try:
+        block = combat.npc(stats, campaign.settings).model_dump(mode="json")
+    except SheetInvalid as error:
+        errors.update((p.field.split(".")[0] or "stats", p.message) for p in error.problems)
+    if errors or block is None:
         raise Refused("Check the stat block.", errors=errors)
     _check_room(encounter, count)
     _announce(campaign.pk)
     group = (Combatant.objects.filter(encounter=encounter).aggregate(last=Max("group"))["last"] or 0) + 1
     return [
         Combatant.objects.create(
-            encounter=encounter,
-            name=name if count == 1 else f"{name} {i}",
-            reflex=stats.reflex,
-            combat=stats.combat,
-            accuracy=stats.accuracy,
-            damage=stats.damage,
-            armor=stats.armor,
-            pulse=stats.pulse,
-            hit_points=hit_points,
-            group=group,
+            encounter=encounter, name=name if count == 1 else f"{name} {i}", block=block, group=group
         )
         for i in range(1, count + 1)
     ]
@@ -265,66 +243,32 @@ def add_npcs(
 def roll_initiative(
     *, campaign_id: int, encounter_id: int, by: AbstractBaseUser, rng: Random, group_rolls: bool = True
 ) -> list[Combatant]:
-    """ "Initiative": everyone rolls Reflex once for the encounter (with ``group_rolls``, one roll
-    for each group of identical NPCs); highest first, ties by the higher Reflex, then a roll-off.
-    Each roll, and each roll-off, is recorded."""
+    """Initiative, as the system rolls it, once per encounter (with ``group_rolls``, one roll for each
+    group of identical NPCs). Each roll the system makes is recorded."""
     campaign, encounter = _gm_encounter(campaign_id, encounter_id, by)
     if encounter.initiative_rolled:
         raise Conflict("Initiative is rolled once per encounter.")
-    combatants = list(Combatant.objects.filter(encounter=encounter, removed=False).order_by("pk"))
+    combatants = list(Combatant.objects.filter(encounter=encounter, removed=False).select_related("character"))
+    combatants.sort(key=lambda c: c.pk)
     if not combatants:
         raise Conflict("Add combatants before rolling initiative.")
-    explosion = explosion_of(campaign)
-    shared: dict[int, int] = {}
+    groups: dict[Any, list[Fighter]] = {}
     for combatant in combatants:
-        if group_rolls and combatant.group is not None and combatant.group in shared:
-            combatant.initiative = shared[combatant.group]
-            continue
-        pool = Pool(combatant.die("reflex"))
-        rolled = lucky13.roll_pool(pool, explosion, rng)
-        combatant.initiative = rolled.total
-        members = [c.name for c in combatants if group_rolls and c.group is not None and c.group == combatant.group]
-        if combatant.group is not None and group_rolls:
-            shared[combatant.group] = rolled.total
-        record_roll(
-            campaign_id=campaign.pk,
-            by=by,
-            character_id=combatant.character_id,
-            kind=RollKind.INITIATIVE,
-            spec={"encounter": encounter.pk, "reflex": pool.ability.label, "explosion": explosion.value,
-                  "for": members or [combatant.name]},
-            dice=pool_view(pool, rolled, ("Reflex",)),
-            total=rolled.total,
-            outcome={"combatants": members or [combatant.name]},
-            chance=None,
-            chance_of="initiative is an order, not a success",
-            label=f"Initiative for {', '.join(members or [combatant.name])}",
-        )  # fmt: skip
-    order = lucky13.initiative_order([(c.pk, c.initiative, c.die("reflex")) for c in combatants], explosion, rng)
+        key = ("group", combatant.group) if group_rolls and combatant.group is not None else ("one", combatant.pk)
+        groups.setdefault(key, []).append(fighter(campaign, combatant))
+    rolled = combat_of(campaign).initiative(list(groups.values()), campaign.settings, rng)
+    characters = {c.pk: c.character_id for c in combatants}
+    for logged in rolled.logged:
+        _log(campaign, encounter, by, logged, characters)
     by_pk = {c.pk: c for c in combatants}
-    for place, entry in enumerate(order):
-        combatant = by_pk[entry.key]
-        combatant.order = place
+    for place, key in enumerate(rolled.order):
+        combatant = by_pk[key]
+        combatant.initiative, combatant.order = rolled.values[key], place
         combatant.save(update_fields=["initiative", "order"])
-        if entry.rolloffs:
-            record_roll(
-                campaign_id=campaign.pk,
-                by=by,
-                character_id=combatant.character_id,
-                kind=RollKind.INITIATIVE,
-                spec={"encounter": encounter.pk, "reflex": entry.reflex.label, "explosion": explosion.value,
-                      "roll_off": True, "for": [combatant.name]},
-                dice=[],
-                total=entry.rolloffs[-1],
-                outcome={"roll_offs": list(entry.rolloffs), "place": place + 1},
-                chance=None,
-                chance_of="a roll-off settles a tie",
-                label=f"Initiative roll-off for {combatant.name}",
-            )  # fmt: skip
     encounter.round, encounter.turn = 1, 0
     encounter.save(update_fields=["round", "turn"])
     _announce(campaign.pk)
-    return [by_pk[e.key] for e in order]
+    return [by_pk[key] for key in rolled.order]
 
 
 def _in_order(encounter: Encounter) -> list[Combatant]:
@@ -337,13 +281,13 @@ def _in_order(encounter: Encounter) -> list[Combatant]:
 
 @transaction.atomic
 def next_turn(*, campaign_id: int, encounter_id: int, by: AbstractBaseUser) -> Encounter:
-    """The next combatant in the initiative order acts, skipping the dying and the dead; after the
-    last, a new round begins with the first."""
-    _, encounter = _gm_encounter(campaign_id, encounter_id, by)
+    """The next combatant in the initiative order acts, skipping those who cannot act (Lucky 13: the
+    dying and the dead); after the last, a new round begins with the first."""
+    campaign, encounter = _gm_encounter(campaign_id, encounter_id, by)
     if not encounter.initiative_rolled:
         raise Conflict("Roll initiative first.")
     # Places in the order, not list positions: a removed combatant keeps its place, unused.
-    able = [c.order for c in _in_order(encounter) if condition_of(c) is lucky13.Condition.UP]
+    able = [c.order for c in _in_order(encounter) if vitals_of(campaign, c).can_act]
     if not able:
         raise Conflict("Nobody in the encounter can act.")
     later = [place for place in able if place > encounter.turn]
@@ -409,13 +353,18 @@ def move_in_order(
     return order
 
 
+def _vitals_outcome(vitals: Vitals) -> dict[str, Any]:
+    """What the log keeps of a combatant's vitals: each track's value, and the condition."""
+    return {**{track.key: track.value for track in vitals.tracks}, "condition": vitals.state}
+
+
 @transaction.atomic
 def remove_combatant(
     *, campaign_id: int, encounter_id: int, by: AbstractBaseUser, combatant_id: int, reason: str = ""
 ) -> Combatant:
     """A combatant leaves the fight (fled, captured, no longer in play): off the order and out of
     reach of attacks; the row stays, so the roll log's references still read. Recorded in the roll
-    log, with the GM's reason if they gave one, and the hit points the combatant left with."""
+    log, with the GM's reason if they gave one, and the vitals the combatant left with."""
     campaign, encounter = _gm_encounter(campaign_id, encounter_id, by)
     combatant = combatant_in(encounter, combatant_id)
     combatant.removed = True
@@ -428,11 +377,11 @@ def remove_combatant(
         spec={"encounter": encounter.pk, "combatant": combatant.name, "reason": " ".join(reason.split())[:200]},
         dice=[],
         total=None,
-        outcome={"hit_points": combatant.current_hit_points, "condition": condition_of(combatant).value},
+        outcome=_vitals_outcome(vitals_of(campaign, combatant)),
         chance=None,
         chance_of="the GM's ruling, not a roll",
         label=f"{combatant.name} leaves the fight",
-    )  # fmt: skip
+    )
     _announce(encounter.campaign_id)
     return combatant
 
@@ -447,173 +396,87 @@ def end_encounter(*, campaign_id: int, encounter_id: int, by: AbstractBaseUser) 
     return encounter
 
 
-# --- Hit points ------------------------------------------------------------------------------------
+# --- Vitals ----------------------------------------------------------------------------------------
 
 
-def condition_of(combatant: Combatant) -> lucky13.Condition:
-    return lucky13.condition(combatant.current_hit_points, combatant.die("pulse"))
-
-
-def _change(
-    campaign: Campaign, encounter: Encounter, combatant: Combatant, amount: int, *, by: AbstractBaseUser, why: str = ""
-) -> lucky13.HitPointChange:  # the caller records the change in the roll log
-    """Change a combatant's hit points where they live: an NPC's on its row; a character's on its
-    sheet, through the one write path (locked, read under the lock, validated, recorded in the
-    sheet's history and announced; an open hit point form goes stale). ``why`` goes in the history."""
-    per = per_step(campaign)
+def _apply(
+    campaign: Campaign,
+    encounter: Encounter,
+    combatant: Combatant,
+    change: Any,
+    *,
+    by: AbstractBaseUser,
+    why: str | None,
+) -> Harm:
+    """Change a combatant's vitals where they live, with ``change(fighter) -> Harm`` (the system's):
+    an NPC's on its stat block; a character's on its sheet, through the one write path (locked, read
+    under the lock, validated, recorded in the sheet's history and announced; an open form of the
+    sections it touches goes stale). ``why`` goes in the history (None: the system's own words for the
+    change). The caller logs the change."""
     if combatant.character_id is None:
-        change = lucky13.change_hit_points(combatant.current_hit_points, amount, combatant.die("pulse"), per)
-        combatant.hit_points = change.after
-    else:
-        changes: list[lucky13.HitPointChange] = []
+        harm: Harm = change(fighter(campaign, combatant))
+        combatant.block = harm.block.model_dump(mode="json")
+        combatant.state = dict(harm.state)
+        combatant.save(update_fields=["block", "state"])
+        return harm
+    probe = change(fighter(campaign, combatant))
+    if probe.sheet == combatant.character.document:
+        # A change of the fight only (Lucky 13: stabilized), not of the sheet.
+        combatant.state = dict(probe.state)
+        combatant.save(update_fields=["state"])
+        return probe
+    harms: list[Harm] = []
 
-        def edit(character: Character) -> Any:
-            sheet = character.document
-            changes.append(lucky13.change_hit_points(sheet.hit_points or 0, amount, combatant.die("pulse"), per))
-            value = {"hit_points": changes[-1].after}
-            return character.rules.edit(sheet, HIT_POINTS_SECTION, value, role=Role.GM, options=campaign.settings)
+    def edit(character: Character) -> Any:
+        combatant.character = character
+        harms.append(change(fighter(campaign, combatant)))
+        return harms[-1].sheet
 
-        what = f"{abs(amount)} {'healing' if amount > 0 else 'damage'} in {encounter.name}"
-        try:
-            combatant.character = write.change(
-                combatant.character_id, version=None, by=by, what=f"{what}: {why}" if why else what,
-                section=HIT_POINTS_SECTION, edit=edit,
-            )  # fmt: skip
-        except SheetInvalid as error:
-            raise write.refusal(error) from None
-        change = changes[-1]
-    if amount < 0 or change.condition is not lucky13.Condition.DYING:
-        combatant.stabilized = False  # a new wound reopens the bleeding; the healed need no care
-    combatant.save(update_fields=["stabilized"] if combatant.character_id else ["hit_points", "stabilized"])
-    return change
+    what = _words(probe, probe.words if why is None else why, encounter)
+    try:
+        combatant.character = write.change(
+            combatant.character_id, version=None, by=by, what=what, sections=probe.sections, edit=edit
+        )
+    except SheetInvalid as error:
+        raise write.refusal(error) from None
+    harm = harms[-1]
+    combatant.state = dict(harm.state)
+    combatant.save(update_fields=["state"])
+    return harm
 
 
-def change_view(change: lucky13.HitPointChange) -> dict[str, Any]:
-    return {
-        "before": change.before,
-        "after": change.after,
-        "pulse_before": change.pulse_before.label,
-        "pulse_after": change.pulse_after.label,
-        "condition": change.condition.value,
-    }
+def _words(harm: Harm, why: str, encounter: Encounter) -> str:
+    """What the sheet's history says of a change in a fight: "7 damage in Ambush: hit by Goblin"."""
+    change = harm.change
+    lead = f"{abs(change)} {'healing' if change > 0 else 'damage'}" if change else harm.words
+    return f"{lead} in {encounter.name}" + (f": {why}" if why else "")
 
 
 @dataclass(frozen=True, slots=True)
 class AttackResult:
-    roll: lucky13.OpposedRoll
-    chance: OpposedChance
-    change: lucky13.HitPointChange | None
+    plan: AttackPlan
+    roll: AttackRoll
+    harm: Harm | None
 
 
-def weapon_for(attacker: Combatant, choice: SheetItem | None) -> Any:
-    """One of a character attacker's weapons, from their sheet (None: the dice the combatant joined with)."""
-    if choice is None:
-        return None
-    weapon = None
-    if attacker.character_id is not None and choice.character_id == attacker.character_id:
-        weapon = next((w for w in attacker.character.document.weapons if w.id == choice.item_id), None)
-    if weapon is None:
-        raise Refused(f"That weapon is not one of {attacker.name}'s.", errors={"weapon": "Choose their own weapon."})
-    return weapon
+def _choices(combat: Combat, choices: Mapping[str, str]) -> dict[str, str]:
+    unknown = sorted(set(choices) - combat.attack_fields)
+    if unknown:
+        raise Refused(f"{unknown[0]} is not a choice of an attack.", errors={unknown[0]: "Not a choice of an attack."})
+    return {key: str(value) for key, value in choices.items()}
 
 
-#: The attacker's specialization choice that means "their Combat specialization named like the
-#: weapon they attack with, if they have one" (the default on the attack form).
-LIKE_THE_WEAPON: Final = "like-the-weapon"
-
-
-def _same_name(a: str, b: str) -> bool:
-    return " ".join(a.split()).casefold() == " ".join(b.split()).casefold()
-
-
-def specialization_for(
-    combatant: Combatant, choice: SheetItem | str | None, weapon: Any = None, *, side: str = "attacker"
-) -> Any:
-    """The Combat specialization that applies to ``combatant``'s side of an attack ("Specializations",
-    "Modifiers"): none, the one chosen (an item of their own sheet), or with :data:`LIKE_THE_WEAPON` the
-    one named like the weapon (the chosen one, or the one the combatant joined with), if any."""
-    if choice is None:
-        return None
-    if combatant.character_id is None:
-        if choice == LIKE_THE_WEAPON:
-            return None
-        raise Refused(
-            f"{combatant.name} has no specializations: only characters do.",
-            errors={f"{side}_specialization": "Choose none."},
-        )
-    theirs = combat_specializations([combatant.character]).get(combatant.character_id, [])
-    if choice == LIKE_THE_WEAPON:
-        name = weapon.name if weapon else combatant.weapon
-        return next((s for s in theirs if name and _same_name(s.name, name)), None)
-    chosen = None
-    if isinstance(choice, SheetItem) and choice.character_id == combatant.character_id:
-        chosen = next((s for s in theirs if s.id == choice.item_id), None)
-    if chosen is None:
-        raise Refused(
-            f"That specialization is not one of {combatant.name}'s Combat specializations.",
-            errors={f"{side}_specialization": "Choose one of their own, or none."},
-        )
-    return chosen
-
-
-def opposed_for(
-    campaign: Campaign,
-    attacker: Combatant,
-    target: Combatant,
-    weapon: Any = None,
-    *,
-    attacker_specialization: Any = None,
-    defender_specialization: Any = None,
-    attacker_roll: AbilityRoll = AbilityRoll.NORMAL,
-    defender_roll: AbilityRoll = AbilityRoll.NORMAL,
-) -> Opposed:
-    """ "Combat": Reflex + Combat + weapon Accuracy against Reflex + Combat + the Defensive die, a Combat
-    specialization stepping its side's Combat die up by its level, and a background or an impairment
-    rolling its side's Reflex twice, the higher or the lower kept (``lucky13.combat_pool``)."""
-    accuracy = StepDie.parse(weapon.accuracy) if weapon else attacker.die("accuracy")
-
-    def level(specialization: Any) -> Modifiers:
-        return Modifiers(specialization_level=specialization.level if specialization else 0)
-
+def plan_attack(campaign: Campaign, attacker: Combatant, target: Combatant, choices: Mapping[str, str]) -> AttackPlan:
+    """The attack and its exact chance, before anyone rolls (the page's preview and the roll alike)."""
+    combat = combat_of(campaign)
     try:
-        return Opposed(
-            attacker=lucky13.combat_pool(
-                attacker.die("reflex"),
-                attacker.die("combat"),
-                accuracy,
-                level(attacker_specialization),
-                ability_roll=attacker_roll,
-            ),
-            defender=lucky13.combat_pool(
-                target.die("reflex"),
-                target.die("combat"),
-                target.die("armor"),
-                level(defender_specialization),
-                ability_roll=defender_roll,
-            ),
-            weapon=StepDie.parse(weapon.damage) if weapon else attacker.die("damage"),
-            explosion=explosion_of(campaign),
+        return combat.plan_attack(
+            fighter(campaign, attacker), fighter(campaign, target), _choices(combat, choices), campaign.settings
         )
-    except SheetError as error:
-        raise Refused(f"This attack can't be rolled: {error.message}.") from None
-
-
-def attack_chance(
-    campaign: Campaign,
-    attacker: Combatant,
-    target: Combatant,
-    weapon: Any = None,
-    **modifiers: Any,
-) -> OpposedChance:
-    """The exact chance of :func:`opposed_for`, with the same modifiers."""
-    return lucky13.opposed_chance(opposed_for(campaign, attacker, target, weapon, **modifiers))
-
-
-def specialization_view(specialization: Any) -> dict[str, Any] | None:
-    """A specialization as an attack's spec records it (its id is the item's on its owner's sheet)."""
-    if specialization is None:
-        return None
-    return {"id": specialization.id, "name": specialization.name, "level": specialization.level}
+    except SpecError as error:
+        raise Refused(error.message, errors={error.field: error.message}) from None
+    except CombatRefused as error:
+        raise Conflict(error.message) from None
 
 
 @transaction.atomic
@@ -625,119 +488,38 @@ def attack(
     attacker_id: int,
     target_id: int,
     rng: Random,
-    weapon: SheetItem | None = None,
-    attacker_specialization: SheetItem | str | None = LIKE_THE_WEAPON,
-    defender_specialization: SheetItem | None = None,
-    attacker_roll: AbilityRoll = AbilityRoll.NORMAL,
-    defender_roll: AbilityRoll = AbilityRoll.NORMAL,
+    choices: Mapping[str, str] | None = None,
 ) -> AttackResult:
-    """Roll an attack on the server: the exact chance first, then both sides; a draw fails; a hit deals
-    the damage die + the margin to the target. The attack and the damage are both recorded. A character
-    may use any of their weapons (``weapon``, an item of their sheet); otherwise the dice the combatant
-    joined with. Each side may have one of its Combat specializations apply (an item of its sheet; None
-    for none); the attacker's defaults to
-    the one named like the weapon (:func:`specialization_for`). Each side may have a background apply, or
-    an impairment (``attacker_roll``, ``defender_roll``): the GM judges which apply, as the rule text has
-    it ("Backgrounds": "creative adjudication on the GM's part")."""
+    """Roll an attack on the server, as the system has it: the exact chance first, then the dice; a
+    hit harms the target. The attack and the damage are both recorded. ``choices`` are the system's
+    (Lucky 13: a character's weapon, the Combat specializations that apply, a background or an
+    impairment on either side: the GM judges which apply)."""
     campaign, encounter = _gm_encounter(campaign_id, encounter_id, by)
     if not encounter.initiative_rolled:
         raise Conflict("Roll initiative first.")
     attacker = combatant_in(encounter, attacker_id)
     target = combatant_in(encounter, target_id)
-    if attacker.pk == target.pk:
-        raise Refused("A combatant cannot attack itself.", errors={"target": "Choose someone else."})
-    weapon = weapon_for(attacker, weapon)
-    if condition_of(attacker) is not lucky13.Condition.UP:
-        raise Conflict(f"{attacker.name} is in no state to attack.")
-    if condition_of(target) is lucky13.Condition.DEAD:
-        raise Conflict(f"{target.name} is already dead.")
-    attacking = specialization_for(attacker, attacker_specialization, weapon)
-    defending = specialization_for(target, defender_specialization, side="defender")
-    opposed = opposed_for(
-        campaign,
-        attacker,
-        target,
-        weapon,
-        attacker_specialization=attacking,
-        defender_specialization=defending,
-        attacker_roll=attacker_roll,
-        defender_roll=defender_roll,
-    )
-    chance = lucky13.opposed_chance(opposed)
-    rolled = lucky13.roll_opposed(opposed, rng)
-    record_roll(
-        campaign_id=campaign.pk,
-        by=by,
-        character_id=attacker.character_id,
-        kind=RollKind.ATTACK,
-        spec={"encounter": encounter.pk, "attacker": attacker.name, "target": target.name,
-              "attacker_dice": [d.label for d in opposed.attacker.dice],
-              "defender_dice": [d.label for d in opposed.defender.dice],
-              "weapon": weapon.name if weapon else None,
-              "weapon_die": opposed.weapon.label, "explosion": opposed.explosion.value,
-              "attacker_specialization": specialization_view(attacking),
-              "defender_specialization": specialization_view(defending),
-              "attacker_roll": opposed.attacker.ability_roll.value,
-              "defender_roll": opposed.defender.ability_roll.value},
-        dice=opposed_roll_view(rolled),
-        total=rolled.attacker.total,
-        outcome={"hit": rolled.hit, "margin": rolled.margin, "defender_total": rolled.defender.total},
-        chance=chance.p_attacker_wins,
-        chance_of="hit",
-        label=f"{attacker.name} attacks {target.name}" + (f" with {weapon.name}" if weapon else ""),
-    )  # fmt: skip
-    change = None
-    if rolled.hit:
-        change = _change(campaign, encounter, target, -rolled.damage, by=by, why=f"hit by {attacker.name}")
-        record_roll(
-            campaign_id=campaign.pk,
-            by=by,
-            character_id=target.character_id,
-            kind=RollKind.DAMAGE,
-            spec={"encounter": encounter.pk, "attacker": attacker.name, "target": target.name,
-                  "weapon_die": opposed.weapon.label, "margin": rolled.margin},
-            dice=opposed_roll_view(rolled)["damage_dice"],
-            total=rolled.damage,
-            outcome=change_view(change),
-            chance=None,
-            chance_of="damage is applied, not tested",
-            label=f"Damage to {target.name}",
-        )  # fmt: skip
+    plan = plan_attack(campaign, attacker, target, choices or {})
+    rolled = combat_of(campaign).roll_attack(plan, campaign.settings, rng)
+    characters = {attacker.pk: attacker.character_id, target.pk: target.character_id}
+    _log(campaign, encounter, by, rolled.logged, characters)
+    harm = None
+    if rolled.damage and rolled.damage_logged is not None:
+        combat = combat_of(campaign)
+        why = f"hit by {attacker.name}"
+        harm = _apply(
+            campaign, encounter, target, lambda f: combat.harm(f, -rolled.damage, campaign.settings), by=by, why=why
+        )
+        _log(campaign, encounter, by, rolled.damage_logged, characters, **harm.outcome)
     _announce(campaign.pk)
-    return AttackResult(rolled, chance, change)
-
-
-@transaction.atomic
-def adjust_hit_points(
-    *, campaign_id: int, encounter_id: int, by: AbstractBaseUser, combatant_id: int, amount: int, reason: str
-) -> lucky13.HitPointChange:
-    """The GM heals (positive ``amount``) or harms (negative) a combatant, with a reason, logged."""
-    campaign, encounter = _gm_encounter(campaign_id, encounter_id, by)
-    reason = " ".join(reason.split())[:200]
-    errors = {}
-    if not reason:
-        errors["reason"] = "Say why, for the log."
-    if amount == 0 or abs(amount) > 1000:
-        errors["amount"] = "A change from −1000 to 1000, not 0."
-    if errors:
-        raise Refused("Check the change.", errors=errors)
-    combatant = combatant_in(encounter, combatant_id)
-    change = _change(campaign, encounter, combatant, amount, by=by, why=reason)
-    _record_change(campaign, encounter, combatant, by, change, amount=amount, reason=reason)
-    _announce(campaign.pk)
-    return change
+    return AttackResult(plan, rolled, harm)
 
 
 def _record_change(
-    campaign: Campaign,
-    encounter: Encounter,
-    combatant: Combatant,
-    by: AbstractBaseUser,
-    change: lucky13.HitPointChange,
-    **spec: Any,
+    campaign: Campaign, encounter: Encounter, combatant: Combatant, by: AbstractBaseUser, harm: Harm, **spec: Any
 ) -> None:
     name, reason = combatant.name, spec["reason"]
-    words = f"{name} is {reason}" if spec["amount"] == 0 else f"Hit points of {name}: {reason}"
+    words = f"{name} is {reason}" if spec["amount"] == 0 else f"{_track_label(campaign, combatant)} of {name}: {reason}"
     record_roll(
         campaign_id=campaign.pk,
         by=by,
@@ -745,42 +527,83 @@ def _record_change(
         kind=RollKind.ADJUSTMENT,
         spec={"encounter": encounter.pk, "combatant": combatant.name, **spec},
         dice=[],
-        total=change.after - change.before,
-        outcome=change_view(change),
+        total=harm.change,
+        outcome=dict(harm.outcome),
         chance=None,
         chance_of="a change made by the GM",
         label=words,
     )
 
 
-@transaction.atomic
-def minute_passes(*, campaign_id: int, encounter_id: int, by: AbstractBaseUser) -> list[Combatant]:
-    """ "Death & dying": every dying combatant who is not stabilized loses 1 hit point. Returns them."""
-    campaign, encounter = _gm_encounter(campaign_id, encounter_id, by)
-    bleeding = []
-    for combatant in Combatant.objects.filter(encounter=encounter, removed=False).select_related("character"):
-        if combatant.stabilized or condition_of(combatant) is not lucky13.Condition.DYING:
-            continue
-        change = _change(campaign, encounter, combatant, -1, by=by, why="a minute passes while dying")
-        _record_change(campaign, encounter, combatant, by, change, amount=-1, reason="a minute passes while dying")
-        bleeding.append(combatant)
-    _announce(campaign.pk)
-    return bleeding
+def _track_label(campaign: Campaign, combatant: Combatant) -> str:
+    tracks = vitals_of(campaign, combatant).tracks
+    return tracks[0].label if tracks else "Vitals"
+
+
+#: The largest change of vitals the GM makes at once.
+MAX_ADJUSTMENT: Final = 1000
 
 
 @transaction.atomic
-def stabilize(*, campaign_id: int, encounter_id: int, by: AbstractBaseUser, combatant_id: int) -> Combatant:
-    """A dying combatant is stabilized: no more hit points lost by the minute until wounded again."""
+def adjust(
+    *, campaign_id: int, encounter_id: int, by: AbstractBaseUser, combatant_id: int, amount: int, reason: str
+) -> Harm:
+    """The GM heals (positive ``amount``) or harms (negative) a combatant, with a reason, logged."""
     campaign, encounter = _gm_encounter(campaign_id, encounter_id, by)
+    reason = " ".join(reason.split())[:200]
+    errors = {}
+    if not reason:
+        errors["reason"] = "Say why, for the log."
+    if amount == 0 or abs(amount) > MAX_ADJUSTMENT:
+        errors["amount"] = f"A change from −{MAX_ADJUSTMENT} to {MAX_ADJUSTMENT}, not 0."
+    if errors:
+        raise Refused("Check the change.", errors=errors)
     combatant = combatant_in(encounter, combatant_id)
-    if condition_of(combatant) is not lucky13.Condition.DYING:
-        raise Conflict(f"{combatant.name} is not dying.")
-    if combatant.stabilized:
-        raise Conflict(f"{combatant.name} is already stabilized.")
-    combatant.stabilized = True
-    combatant.save(update_fields=["stabilized"])
-    hp = combatant.current_hit_points
-    change = lucky13.HitPointChange(hp, hp, StepDie.none(), StepDie.none(), lucky13.Condition.DYING)
-    _record_change(campaign, encounter, combatant, by, change, amount=0, reason="stabilized")
+    combat = combat_of(campaign)
+    harm = _apply(
+        campaign, encounter, combatant, lambda f: combat.harm(f, amount, campaign.settings), by=by, why=reason
+    )
+    _record_change(campaign, encounter, combatant, by, harm, amount=amount, reason=reason)
     _announce(campaign.pk)
-    return combatant
+    return harm
+
+
+@transaction.atomic
+def act(
+    *, campaign_id: int, encounter_id: int, by: AbstractBaseUser, action: str, combatant_id: int | None = None
+) -> list[Combatant]:
+    """One of the system's own moves (``Combat.actions``): on one combatant, or on everyone it applies
+    to (Lucky 13: "A minute passes" bleeds every dying combatant who is not stabilized). Each change is
+    logged. Returns the combatants it changed."""
+    campaign, encounter = _gm_encounter(campaign_id, encounter_id, by)
+    combat = combat_of(campaign)
+    move = next((a for a in combat.actions if a.key == action), None)
+    if move is None:
+        raise Refused("There is no such move.", errors={"action": "Choose one of the moves on the page."})
+    if move.per_fighter:
+        if combatant_id is None:
+            raise Refused("Choose who.", errors={"combatant": "Choose who."})
+        targets = [combatant_in(encounter, combatant_id)]
+        why_not = combat.why_not(action, fighter(campaign, targets[0]), campaign.settings)
+        if why_not:
+            raise Conflict(why_not)
+    else:
+        targets = list(
+            Combatant.objects.filter(encounter=encounter, removed=False).select_related("character").order_by("pk")
+        )
+    changed = []
+    for combatant in targets:
+        if combat.why_not(action, fighter(campaign, combatant), campaign.settings):
+            continue
+
+        def change(f: Fighter) -> Harm:
+            harm = combat.act(action, f, campaign.settings)
+            if harm is None:
+                raise Conflict(combat.why_not(action, f, campaign.settings))
+            return harm
+
+        harm = _apply(campaign, encounter, combatant, change, by=by, why=None)
+        _record_change(campaign, encounter, combatant, by, harm, amount=harm.change, reason=harm.words)
+        changed.append(combatant)
+    _announce(campaign.pk)
+    return changed

@@ -13,7 +13,6 @@ from django.db.models import Q
 from django.utils import timezone
 
 from campaigns.models import AppendOnlyModel, AppendOnlyQuerySet, Campaign
-from rules.dice import StepDie
 
 # --- The roll log ----------------------------------------------------------------------------------
 
@@ -143,9 +142,6 @@ class RollReveal(AppendOnlyModel):
 
 # --- Encounters ------------------------------------------------------------------------------------
 
-#: A die stored as its rung on the step ladder: 1 d4 … 5 d12; 0, where allowed, is no die.
-DIE_CHOICES = [(rung, StepDie(rung).label) for rung in range(0, 6)]
-
 
 class EncounterQuerySet(models.QuerySet["Encounter"]):
     def running(self) -> EncounterQuerySet:
@@ -197,49 +193,29 @@ class Encounter(models.Model):
 
 
 class Combatant(models.Model):
-    """A character or an NPC in an encounter. An NPC carries its own quick stat block and hit points;
-    a character's hit points are its sheet's (``hit_points`` in its document), the dice copied when it joined."""
+    """A character or an NPC in an encounter, with the stat block it fights with: a document of the
+    campaign's system (``Combat.stat_block_model``): an NPC's whole stat block, hit points and all;
+    for a character, what it brought from its sheet when it joined (its vitals stay on its sheet).
+    ``state`` is the system's own state of the combatant in this fight (Lucky 13: stabilized)."""
 
     encounter = models.ForeignKey(Encounter, on_delete=models.CASCADE, related_name="combatants")
     character = models.ForeignKey(
         "characters.Character", on_delete=models.PROTECT, null=True, blank=True, related_name="combatants"
     )
     name = models.CharField(max_length=120)
-    reflex = models.PositiveSmallIntegerField(choices=DIE_CHOICES[1:])
-    combat = models.PositiveSmallIntegerField(choices=DIE_CHOICES)
-    accuracy = models.PositiveSmallIntegerField(choices=DIE_CHOICES)
-    damage = models.PositiveSmallIntegerField(choices=DIE_CHOICES)
-    #: The name of the weapon whose dice these are (a character's, as it joined); may be empty for an NPC.
-    weapon = models.CharField(max_length=60, blank=True)
-    armor = models.PositiveSmallIntegerField(choices=DIE_CHOICES, default=0)
-    pulse = models.PositiveSmallIntegerField(choices=DIE_CHOICES[1:])
-    #: An NPC's hit points; empty for a character, whose sheet holds them.
-    hit_points = models.IntegerField(null=True, blank=True)
+    block = models.JSONField()
+    state = models.JSONField(default=dict, blank=True)
     #: Identical NPCs added together share a group number and may share one initiative roll.
     group = models.PositiveIntegerField(null=True, blank=True)
     initiative = models.IntegerField(null=True, blank=True)
     #: Place in the initiative order, 0 first; empty until initiative is rolled.
     order = models.PositiveIntegerField(null=True, blank=True)
-    stabilized = models.BooleanField(default=False)
     removed = models.BooleanField(default=False)
 
     class Meta:
         ordering = ["order", "pk"]
         constraints = [
-            models.CheckConstraint(condition=Q(reflex__gte=1, reflex__lte=5), name="play_combatant_reflex_die"),
-            models.CheckConstraint(condition=Q(pulse__gte=1, pulse__lte=5), name="play_combatant_pulse_die"),
-            *(
-                models.CheckConstraint(
-                    condition=Q(**{f"{key}__gte": 0, f"{key}__lte": 5}), name=f"play_combatant_{key}_die"
-                )
-                for key in ("combat", "accuracy", "damage", "armor")
-            ),
             models.CheckConstraint(condition=~Q(name=""), name="play_combatant_name_not_blank"),
-            models.CheckConstraint(
-                condition=Q(character__isnull=True, hit_points__isnull=False)
-                | Q(character__isnull=False, hit_points__isnull=True),
-                name="play_combatant_hit_points_of_npc_only",
-            ),
             models.UniqueConstraint(
                 fields=["encounter", "character"],
                 condition=Q(character__isnull=False),
@@ -256,12 +232,3 @@ class Combatant(models.Model):
     @property
     def is_npc(self) -> bool:
         return self.character_id is None
-
-    @property
-    def current_hit_points(self) -> int:
-        if self.character_id is None:
-            return self.hit_points or 0
-        return self.character.document.hit_points or 0
-
-    def die(self, key: str) -> StepDie:
-        return StepDie(getattr(self, key))

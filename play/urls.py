@@ -20,9 +20,8 @@ urlpatterns = [
     path("campaigns/<int:pk>/encounter/initiative/", encounter_views.roll_initiative, name="encounter-initiative"),
     path("campaigns/<int:pk>/encounter/next-turn/", encounter_views.next_turn, name="encounter-next-turn"),
     path("campaigns/<int:pk>/encounter/attack/", encounter_views.attack, name="encounter-attack"),
-    path("campaigns/<int:pk>/encounter/adjust/", encounter_views.adjust_hit_points, name="encounter-adjust"),
-    path("campaigns/<int:pk>/encounter/minute/", encounter_views.minute_passes, name="encounter-minute"),
-    path("campaigns/<int:pk>/encounter/stabilize/", encounter_views.stabilize, name="encounter-stabilize"),
+    path("campaigns/<int:pk>/encounter/adjust/", encounter_views.adjust, name="encounter-adjust"),
+    path("campaigns/<int:pk>/encounter/act/", encounter_views.act, name="encounter-act"),
     path("campaigns/<int:pk>/encounter/move/", encounter_views.move_in_order, name="encounter-move"),
     path("campaigns/<int:pk>/encounter/remove/", encounter_views.remove_combatant, name="encounter-remove"),
     path(

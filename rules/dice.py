@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from random import Random
-from typing import Final
+from typing import Any, Final
 
 __all__ = [
     "BASE_SIZES",
@@ -167,3 +167,14 @@ def roll_die(sides: int, rng: Random, explosions: int = 0) -> DieResult:
     while faces[-1] == sides and (explosions == UNLIMITED or len(faces) <= explosions):
         faces.append(rng.randint(1, sides))
     return DieResult(sides, tuple(faces))
+
+
+def die_view(die: DieResult) -> dict[str, Any]:
+    """A die as rolled, JSON-ready (as the roll log keeps it)."""
+    return {
+        "sides": die.sides,
+        "faces": list(die.faces),
+        "value": die.value,
+        "imploded": die.imploded,
+        "exploded": die.exploded,
+    }

@@ -7,74 +7,21 @@ from collections.abc import Sequence
 from fractions import Fraction
 from typing import Any
 
-from rules.dice import DieResult
-from rules.systems.lucky13 import TARGET, CheckRoll, Distribution, OpposedRoll, Pool, PoolRoll
+from rules.dice import die_view
+from rules.systems.lucky13 import TARGET, Distribution, check_roll_view, opposed_roll_view, pool_view
+
+__all__ = [
+    "bar_chart",
+    "check_roll_view",
+    "damage_chart",
+    "die_view",
+    "opposed_roll_view",
+    "pool_view",
+    "totals_chart",
+]
 
 #: Drawing units of the bar chart; the SVG scales to its container and keeps this shape.
 CHART_WIDTH, PLOT_HEIGHT, LABEL_HEIGHT = 260, 110, 14
-
-
-def die_view(die: DieResult) -> dict[str, Any]:
-    return {
-        "sides": die.sides,
-        "faces": list(die.faces),
-        "value": die.value,
-        "imploded": die.imploded,
-        "exploded": die.exploded,
-    }
-
-
-def _dice_view(label: str, dice: Sequence[DieResult]) -> dict[str, Any]:
-    return {"label": label, "dice": [die_view(d) for d in dice], "total": sum(d.value for d in dice)}
-
-
-def pool_view(pool: Pool, roll: PoolRoll, names: Sequence[str]) -> dict[str, Any]:
-    """``names`` label the Ability die and then each other die of the pool."""
-    ability_rolls = [
-        {**_dice_view(pool.ability.label, dice), "kept": i == roll.kept} for i, dice in enumerate(roll.ability_rolls)
-    ]
-    others = [
-        {**_dice_view(step_die.label, dice), "name": name}
-        for step_die, dice, name in zip(pool.others, roll.others, names[1:], strict=True)
-    ]
-    return {
-        "ability_name": names[0],
-        "ability_rolls": ability_rolls,
-        "two_ability_rolls": len(ability_rolls) == 2,
-        "ability_roll": pool.ability_roll.value,
-        "others": others,
-        "total": roll.total,
-        "dilemma": roll.dilemma,
-    }
-
-
-def check_roll_view(roll: CheckRoll) -> dict[str, Any]:
-    check = roll.check
-    return {
-        "kind": "check",
-        "dice": f"{check.ability} + {check.skill} + {check.difficulty}",
-        "explosion": check.explosion.value,
-        "pool": pool_view(check.pool, roll.dice, ("Ability", "Skill", "Difficulty")),
-        "total": roll.total,
-        "success": roll.success,
-        "margin": roll.margin,
-        "dilemma": roll.dilemma,
-    }
-
-
-def opposed_roll_view(roll: OpposedRoll) -> dict[str, Any]:
-    opposed = roll.opposed
-    names = ("Ability", "Skill", "Accuracy")
-    return {
-        "kind": "opposed",
-        "explosion": opposed.explosion.value,
-        "attacker": pool_view(opposed.attacker, roll.attacker, names),
-        "defender": pool_view(opposed.defender, roll.defender, ("Ability", "Skill", "Defense")),
-        "hit": roll.hit,
-        "margin": roll.margin,
-        "damage_dice": _dice_view(opposed.weapon.label, roll.damage_dice) if roll.hit else None,
-        "damage": roll.damage,
-    }
 
 
 def bar_chart(

@@ -20,11 +20,20 @@ from pydantic import BaseModel
 from rules.document import Problem
 
 __all__ = [
+    "AttackPlan",
+    "AttackRoll",
+    "Combat",
+    "CombatAction",
+    "CombatRefused",
     "CreationStep",
     "Currency",
     "EditRefused",
     "EditSection",
     "Effect",
+    "Fighter",
+    "Harm",
+    "Initiative",
+    "Logged",
     "Offer",
     "Option",
     "OptionsError",
@@ -76,6 +85,15 @@ class EditRefused(PermissionError):
     def __init__(self, section: str, message: str) -> None:
         super().__init__(message)
         self.section = section
+        self.message = message
+
+
+class CombatRefused(ValueError):
+    """A move a fight does not allow now (the attacker is dying, the target already dead…),
+    in words for the GM; the encounter answers it as a conflict."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
         self.message = message
 
 
@@ -143,6 +161,8 @@ class Track:
     value: int
     maximum: int | None = None
     minimum: int | None = None
+    #: A short unit a page writes after the value ("hp"); the label when empty.
+    unit: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -158,6 +178,8 @@ class Vitals:
     can_act: bool = True
     why_not: str = ""
     conditions: tuple[str, ...] = ()
+    #: Short words a page shows beside the tracks ("Pulse d6").
+    notes: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -202,6 +224,176 @@ class SheetRoll:
     kind: str
     spec: Mapping[str, Any]
     label: str
+
+
+# --- Combat: what a system gives the generic encounter -----------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Fighter:
+    """A combatant as its system sees it.
+
+    ``block`` is the stat block it fights with (the system's ``Combat.stat_block_model``: an NPC's
+    whole stat sheet, or what a character brought to the fight); ``sheet`` is its character's sheet
+    (None for an NPC), where a character's vitals live; ``state`` is the system's own per-encounter
+    state for it (JSON-ready: Lucky 13 keeps whether a dying combatant is stabilized). ``key`` is
+    the combatant's id in the encounter and ``sheet_key`` its character's (None for an NPC): a
+    choice that names a sheet item says whose sheet (``"<sheet_key>:<item id>"``), because item ids
+    are unique within a sheet only.
+    """
+
+    key: int
+    name: str
+    block: BaseModel
+    sheet: BaseModel | None = None
+    state: Mapping[str, Any] = field(default_factory=dict)
+    sheet_key: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Logged:
+    """A roll or a ruling of a fight, as the roll log records it: ``kind`` is one of the log's
+    encounter kinds (``initiative``, ``attack``, ``damage``, ``adjustment``); ``fighter`` is the key
+    of the combatant it belongs to (its character is the roll's character)."""
+
+    kind: str
+    label: str
+    spec: Mapping[str, Any]
+    fighter: int | None = None
+    dice: Any = ()
+    total: int | None = None
+    outcome: Mapping[str, Any] = field(default_factory=dict)
+    chance: Fraction | None = None
+    chance_of: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class Initiative:
+    """The initiative of an encounter: each fighter's value, the order (keys, first to act first)
+    and every roll that made it, for the log."""
+
+    values: Mapping[int, int]
+    order: tuple[int, ...]
+    logged: tuple[Logged, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Harm:
+    """A fighter's vitals changed (damage, healing, a ruling): the block or the sheet after (a
+    character's vitals change on its sheet, an NPC's on its block), its state after, and the
+    JSON-ready outcome the log keeps (``before``, ``after``, ``condition`` at least)."""
+
+    key: int
+    block: BaseModel
+    sheet: BaseModel | None
+    state: Mapping[str, Any]
+    outcome: Mapping[str, Any]
+    words: str
+    #: The sheet's edit sections the change touches: an open form of them goes stale.
+    sections: tuple[str, ...] = ()
+
+    @property
+    def change(self) -> int:
+        return int(self.outcome["after"]) - int(self.outcome["before"])
+
+
+@dataclass(frozen=True, slots=True)
+class AttackPlan:
+    """An attack ready to roll, from the GM's choices: the exact chance before anyone rolls, the
+    choices as they apply (what the form sends back to roll exactly what was shown), the words,
+    what a page shows of it (``details``, for the system's template) and the dice (the engine's
+    own, opaque to the apps)."""
+
+    attacker: int
+    target: int
+    chance: Fraction
+    chance_of: str
+    choices: Mapping[str, str]
+    label: str
+    details: Mapping[str, Any]
+    dice: Any = field(repr=False, default=None)
+
+
+@dataclass(frozen=True, slots=True)
+class AttackRoll:
+    """A rolled attack: the log entry of the attack, and the harm it does (0 for a miss) with the
+    log entry of the damage, whose outcome the encounter completes with the target's :class:`Harm`."""
+
+    logged: Logged
+    damage: int = 0
+    damage_logged: Logged | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class CombatAction:
+    """A move of the GM's other than an attack: for one fighter (``per_fighter``: Lucky 13's
+    "Stabilize") or for everyone at once ("A minute passes")."""
+
+    key: str
+    label: str
+    help: str = ""
+    per_fighter: bool = True
+
+
+@runtime_checkable
+class Combat(Protocol):
+    """A system's fights, for the generic encounter (which keeps order, turns, rounds and the log).
+
+    Dice are rolled with the ``rng`` passed in; every roll comes back as :class:`Logged` entries."""
+
+    #: An NPC's stat block: a frozen document with ``schema_version``, like a sheet.
+    stat_block_model: ClassVar[type[BaseModel]]
+    #: The fields of the GM's attack form besides ``attacker`` and ``target``.
+    attack_fields: frozenset[str]
+    actions: tuple[CombatAction, ...]
+
+    def npc(self, values: Mapping[str, str], options: Mapping[str, Any]) -> BaseModel:
+        """An NPC's stat block from the GM's form (text values); :class:`SheetInvalid` names each bad field."""
+        ...
+
+    def read_block(self, document: Mapping[str, Any]) -> BaseModel:
+        """A stored stat block, migrated if older; :class:`SheetInvalid`."""
+        ...
+
+    def joins(self, sheet: BaseModel, options: Mapping[str, Any]) -> BaseModel:
+        """The stat block a character brings to a fight, from its sheet."""
+        ...
+
+    def vitals(self, fighter: Fighter, options: Mapping[str, Any]) -> Vitals:
+        """What the initiative order shows of a fighter, and whether it can act."""
+        ...
+
+    def initiative(self, groups: Sequence[Sequence[Fighter]], options: Mapping[str, Any], rng: Random) -> Initiative:
+        """Roll initiative; each group (identical NPCs added together, or one fighter) rolls once."""
+        ...
+
+    def attack_choices(self, fighters: Sequence[Fighter], options: Mapping[str, Any]) -> Mapping[str, Any]:
+        """What the attack form offers (weapons, specializations…) for these fighters, for the
+        system's template."""
+        ...
+
+    def plan_attack(
+        self, attacker: Fighter, target: Fighter, choices: Mapping[str, str], options: Mapping[str, Any]
+    ) -> AttackPlan:
+        """The attack of ``attacker`` on ``target`` with the GM's ``choices`` (form values), and
+        its exact chance; :class:`SpecError` names a bad choice, :class:`CombatRefused` a move the
+        fight does not allow now."""
+        ...
+
+    def roll_attack(self, plan: AttackPlan, options: Mapping[str, Any], rng: Random) -> AttackRoll: ...
+
+    def harm(self, fighter: Fighter, amount: int, options: Mapping[str, Any]) -> Harm:
+        """``amount`` healing (positive) or damage (negative) on the fighter's main track."""
+        ...
+
+    def act(self, action: str, fighter: Fighter, options: Mapping[str, Any]) -> Harm | None:
+        """One of :attr:`actions` on a fighter; None when it does not apply to this one (an action
+        for everyone skips them; for one fighter the encounter refuses with :meth:`why_not`)."""
+        ...
+
+    def why_not(self, action: str, fighter: Fighter, options: Mapping[str, Any]) -> str:
+        """Why ``action`` does not apply to the fighter now ("" when it does)."""
+        ...
 
 
 @runtime_checkable
@@ -284,11 +476,54 @@ class RulesSystem(Protocol):
 
     # Advancement.
     currencies: tuple[Currency, ...]
+    #: What ``offers`` compares the odds at: each part of the situation with its choices (the values a
+    #: form sends, as text) and its default (Lucky 13: the difficulty, Moderate to begin).
+    offer_situation: tuple[Option, ...]
 
     def offers(self, sheet: BaseModel, options: Mapping[str, Any], situation: Mapping[str, Any]) -> tuple[Offer, ...]:
-        """Everything the sheet can buy now, with its cost and how it changes the odds."""
+        """Everything the sheet can buy now, each labelled with what it buys in a player's words
+        ("Teleport (Spellcasting) 2 → 3"), with its cost and how it changes the odds in ``situation``
+        (keys of ``offer_situation``; each effect's label says at what)."""
         ...
 
-    def buy(self, sheet: BaseModel, offer: str, options: Mapping[str, Any]) -> tuple[BaseModel, Offer]:
-        """The sheet after buying ``offer`` (a key from :meth:`offers`), and what was bought."""
+    def offer_fields(self, sheet: BaseModel, offer: str, options: Mapping[str, Any]) -> dict[str, Any]:
+        """What a buy form sends with ``offer``'s key, by name: ``before``, a whole number for what the
+        buyer sees now (Lucky 13: the level or the die's rung), which :meth:`buy` checks so that a second
+        click buys nothing; and, as None, each choice the buyer gives (Lucky 13: a new specialization's
+        ``name``). :class:`SpecError` on ``offer`` when the sheet has no such offer, buyable now or not."""
         ...
+
+    def offer_note(self, sheet: BaseModel, offer: str, options: Mapping[str, Any]) -> str:
+        """A few words on what ``offer`` does that its effects do not show ("" when they say it all)."""
+        ...
+
+    def buy(
+        self, sheet: BaseModel, offer: str, options: Mapping[str, Any], choice: Mapping[str, Any] | None = None
+    ) -> tuple[BaseModel, Offer]:
+        """The sheet after buying ``offer`` (a key from :meth:`offers`), and what was bought (its label:
+        the sheet history's words). ``choice`` holds the fields of :meth:`offer_fields`; a ``before``
+        left out is not checked. :class:`SpecError` on ``offer`` or a choice is the buyer's mistake; on
+        ``before``, the sheet shows something else now (the message says what); on anything else, the
+        sheet cannot take the purchase now (at the top already, full)."""
+        ...
+
+    def receipt(
+        self, before: BaseModel, after: BaseModel, offer: Offer, options: Mapping[str, Any]
+    ) -> tuple[str, dict[str, Any]]:
+        """What the ledger keeps of a purchase (the sheets before and after :meth:`buy`): its words
+        and a JSON record naming what it bought by id, with its words at the time, which :meth:`refund`
+        and :meth:`purchase_sections` read back."""
+        ...
+
+    def purchase_sections(self, purchase: Mapping[str, Any]) -> tuple[str, ...]:
+        """The edit sections (keys of ``edit_sections``) a purchase, as :meth:`receipt` recorded it, changes."""
+        ...
+
+    def refund(self, sheet: BaseModel, purchase: Mapping[str, Any], options: Mapping[str, Any]) -> BaseModel:
+        """The sheet with a purchase (as :meth:`receipt` recorded it) taken back; :class:`SpecError` if
+        the sheet no longer shows it as the purchase left it, :class:`SheetInvalid` if the sheet cannot
+        take it back as it stands."""
+        ...
+
+    # Encounters: None for a system without fights.
+    combat: Combat | None

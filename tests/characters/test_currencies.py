@@ -9,6 +9,7 @@ import re
 from collections.abc import Iterator
 
 import pytest
+from django.contrib.messages import get_messages
 from django.urls import reverse
 
 from campaigns.errors import Conflict, Refused
@@ -160,3 +161,125 @@ def test_a_coin_character_earns_tokens(coin_campaign, gm, player) -> None:
         pay(flipper, gm, 3, "ap")
     ledger.correct(character_id=flipper.pk, entry_id=entry.pk, reason="Counterfeit", by=gm)
     assert ledger.balances(flipper) == {"tokens": 0}
+
+
+# --- The GM's award page picks the currency -------------------------------------------------------
+
+
+def award_form(brunella: Character, **changes: str) -> dict[str, str]:
+    return {"adventure": "The Drowned Bell", "amount": "30", "reason": "Treasure", f"include-{brunella.pk}": "on",
+            **changes}  # fmt: skip
+
+
+def test_the_award_page_offers_each_currency_the_first_chosen(client, gold, campaign, brunella, gm) -> None:
+    client.force_login(gm)
+    page = client.get(reverse("characters:award", args=[campaign.pk])).text
+    assert '<select name="currency" id="id_currency"' in page
+    assert '<option value="ap" selected>Adventure Points</option>' in page
+    assert '<option value="gold">Gold</option>' in page
+    assert '<label id="amount-label" for="id_amount">Adventure Points for each</label>' in page
+
+
+def test_the_amount_label_follows_the_chosen_currency(client, gold, campaign, brunella, gm) -> None:
+    client.force_login(gm)
+    url = reverse("characters:award", args=[campaign.pk])
+    page = client.get(url, {"currency": "gold"}).text
+    assert '<option value="gold" selected>Gold</option>' in page
+    assert '<label id="amount-label" for="id_amount">Gold for each</label>' in page
+    # With htmx, choosing a currency swaps in the label alone (the typed values stay where they are).
+    swapped = client.get(url, {"currency": "gold"}, headers={"HX-Request": "true"})
+    assert (swapped.status_code, swapped.text.strip()) == (
+        200, '<label id="amount-label" for="id_amount">Gold for each</label>')  # fmt: skip
+    assert "HX-Request" in swapped["Vary"]
+
+
+def test_the_gm_awards_the_chosen_currency(client, gold, campaign, brunella, gm) -> None:
+    client.force_login(gm)
+    response = client.post(reverse("characters:award", args=[campaign.pk]), award_form(brunella, currency="gold"),
+                           follow=True)  # fmt: skip
+    assert "Awarded: Brunella 30 gp." in response.text
+    entry = LedgerEntry.objects.get()
+    assert (entry.currency, entry.amount, entry.reason, entry.adventure) == ("gold", 30, "Treasure", "The Drowned Bell")
+    assert ledger.balances(brunella) == {"ap": 0, "gold": 30}
+
+
+def test_no_currency_sent_is_the_first(client, gold, campaign, brunella, gm) -> None:
+    client.force_login(gm)
+    assert client.post(reverse("characters:award", args=[campaign.pk]), award_form(brunella)).status_code == 302
+    assert ledger.balances(brunella) == {"ap": 30, "gold": 0}
+
+
+@pytest.mark.parametrize(
+    ("currency", "message"),
+    [
+        (
+            "silver",
+            "Lucky 13 has no currency &#x27;silver&#x27;; its currencies are ap (Adventure Points), gold (Gold).",
+        ),
+        ("AP", "Lucky 13 has no currency &#x27;AP&#x27;"),
+        (" gold", "Lucky 13 has no currency &#x27; gold&#x27;"),
+        ("g" * 21, "Ensure this value has at most 20 characters"),
+        ("go\x00ld", "Null characters are not allowed."),
+    ],
+)
+def test_an_unknown_currency_is_a_400_that_names_the_field_and_keeps_the_typed_values(
+    client, gold, campaign, brunella, gm, currency, message
+) -> None:
+    client.force_login(gm)
+    response = client.post(reverse("characters:award", args=[campaign.pk]), award_form(brunella, currency=currency))
+    assert response.status_code == 400
+    text = response.text
+    assert f"<strong>Nothing was awarded.</strong> Currency: {message}" in text
+    assert f'<p class="field-error">{message}' in text
+    # What was typed is still there, and the label is the first currency's again.
+    assert 'name="adventure" id="id_adventure" value="The Drowned Bell"' in text
+    assert 'name="amount" id="id_amount" value="30"' in text
+    assert 'name="reason" id="id_reason" value="Treasure"' in text
+    assert '<label id="amount-label" for="id_amount">Adventure Points for each</label>' in text
+    assert not LedgerEntry.objects.exists()
+    assert not Balance.objects.exists()
+
+
+def test_an_unknown_currency_in_the_query_is_a_400(client, gold, campaign, brunella, gm) -> None:
+    client.force_login(gm)
+    url = reverse("characters:award", args=[campaign.pk])
+    for headers in ({}, {"HX-Request": "true"}):
+        response = client.get(url, {"currency": "silver"}, headers=headers)
+        assert response.status_code == 400
+        assert "Lucky 13 has no currency &#x27;silver&#x27;" in response.text
+        assert '<label id="amount-label" for="id_amount">Adventure Points for each</label>' in response.text
+
+
+def test_with_one_currency_there_is_nothing_to_choose(client, campaign, brunella, gm) -> None:
+    client.force_login(gm)
+    url = reverse("characters:award", args=[campaign.pk])
+    page = client.get(url).text
+    assert 'name="currency"' not in page
+    assert '<label id="amount-label" for="id_amount">Adventure Points for each</label>' in page
+    assert client.post(url, award_form(brunella, currency="ap")).status_code == 302
+    refused = client.post(url, award_form(brunella, currency="gold"))
+    assert refused.status_code == 400
+    assert "Currency: Lucky 13 has no currency &#x27;gold&#x27;; its currencies are ap (Adventure Points)." in (
+        refused.text
+    )
+    assert '<select name="currency"' in refused.text  # the field with its error, to choose again
+    assert ledger.balances(brunella) == {"ap": 30}
+
+
+def test_the_coin_award_page_pays_tokens_and_keeps_no_reputation(client, coin_campaign, gm, player) -> None:
+    sheet = coin.Sheet(nerve=2, step="").model_dump(mode="json")
+    flipper = Character.objects.create(campaign=coin_campaign, owner=player, name="Flip", status="active", sheet=sheet)
+    client.force_login(gm)
+    url = reverse("characters:award", args=[coin_campaign.pk])
+    page = client.get(url).text
+    assert '<label id="amount-label" for="id_amount">Tokens for each</label>' in page
+    assert "Reputation change" not in page
+    assert "reputation" not in page[page.index("<tbody>") : page.index("</tbody>")]
+    refused = client.post(url, award_form(flipper, **{f"reputation-{flipper.pk}": "2"}))
+    assert refused.status_code == 400
+    assert "Flip&#x27;s sheet keeps no reputation." in refused.text
+    assert not LedgerEntry.objects.exists()
+    response = client.post(url, award_form(flipper, currency="tokens"))
+    assert response["Location"] == reverse("campaigns:detail", args=[coin_campaign.pk])
+    assert [str(m) for m in get_messages(response.wsgi_request)] == ["Awarded: Flip 30 T. Everyone sees it now."]
+    assert ledger.balances(flipper) == {"tokens": 30}

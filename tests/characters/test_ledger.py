@@ -301,11 +301,11 @@ def _longsword_at_five(sheet: dict) -> dict:
         (Order(f"specialization:{SPELLCASTING}", "teleport"), 100, Refused, "already has a specialization called"),
         (Order(f"specialization:{SPELLCASTING}", "  "), 100, Refused, "needs a name"),
         (Order(f"specialization:{SPELLCASTING}", "x" * 61), 100, Refused, "names are at most 60 characters"),
-        (Order("specialization:99", "Clubs"), 100, Refused, "Brunella has no such skill"),
-        (Order("level:99"), 100, Refused, "Brunella has no such specialization"),
-        (Order(f"level:{HEALING}"), 100, Refused, "Brunella has no such specialization"),  # a skill's id
-        (Order("level:x"), 100, Refused, "Brunella has no such specialization"),
-        (Order(f"level:{TELEPORT}", "Blink"), 100, Refused, "Only a new specialization is given a name"),
+        (Order("specialization:99", "Clubs"), 100, Refused, "The sheet has no such skill"),
+        (Order("level:99"), 100, Refused, "The sheet has no such specialization"),
+        (Order(f"level:{HEALING}"), 100, Refused, "The sheet has no such specialization"),  # a skill's id
+        (Order("level:x"), 100, Refused, "The sheet has no such specialization"),
+        (Order(f"level:{TELEPORT}", "Blink"), 100, Refused, "This purchase takes no name"),
         (Order("ability:luck"), 100, Refused, "'luck' is not an ability"),
         (Order("spell"), 100, Refused, "Choose what to buy"),
         (Order("skill:5"), 100, Refused, "Choose what to buy"),
@@ -322,6 +322,24 @@ def test_a_purchase_that_cannot_be_made_changes_nothing(campaign, gm, player, or
     assert (brunella.version, brunella.sheet) == before
     assert ledger.balance(brunella) == balance
     assert LedgerEntry.objects.count() == 1
+    assert not SheetChange.objects.exists()
+
+
+def test_a_skill_that_holds_the_most_specializations_takes_no_more(campaign, gm, player) -> None:
+    """The sheet's limit (50 specializations a skill) is the system's: a clear 409, nothing bought."""
+    brunella = make_character(campaign, player)
+    sheet = brunella.sheet
+    fighting = next(s for s in sheet["skills"] if s["id"] == FIGHTING)
+    fighting["specializations"] += [{"id": 15 + i, "name": f"Trick {i}", "level": 1} for i in range(49)]
+    Character.objects.filter(pk=brunella.pk).update(sheet={**sheet, "next_id": 64})
+    fund(brunella, gm, 10)
+    before = (brunella.version, Character.objects.get(pk=brunella.pk).sheet)
+    with pytest.raises(Conflict, match=r"^Fighting has 50 specializations, the most a skill holds\.$") as refused:
+        ledger.buy(character_id=brunella.pk, order=Order(f"specialization:{FIGHTING}", "Riposte"), by=player)
+    assert refused.value.status == 409
+    brunella.refresh_from_db()
+    assert (brunella.version, brunella.sheet) == before
+    assert ledger.balance(brunella) == 10
     assert not SheetChange.objects.exists()
 
 
@@ -634,7 +652,7 @@ def test_points_and_the_gms_encounter_actions_queue_instead_of_deadlocking(campa
 
     def harm() -> None:
         try:
-            encounters.adjust_hit_points(
+            encounters.adjust(
                 campaign_id=campaign.pk, encounter_id=encounter.pk, by=gm, combatant_id=hero.pk, amount=-5,
                 reason="Arrow",
             )  # fmt: skip

@@ -299,6 +299,25 @@ def test_what_should_i_buy_is_for_the_owner_and_the_gm(client, request, funded, 
         assert "<!doctype html>" in text
 
 
+def test_what_should_i_buy_notes_what_the_odds_do_not_show(client, gm, player, funded) -> None:
+    ledger.award(campaign_id=funded.campaign_id, awards=[Award(funded.pk, 30)], reason="Treasure", by=gm)
+    client.force_login(player)
+    text = client.get(reverse("characters:advance", args=[funded.pk])).text
+    # Brunella links no skill to Charm or Pulse: there is no check to compare, and the page says why.
+    assert "No skill is linked to this ability; it still adds to every roll made with it.</p>" in text
+    assert "it still adds to every roll made with it, and brings a new row of hit points.</p>" in text
+    assert '<label>Name <input name="name" required maxlength="60" autocomplete="off"></label>' in text
+    assert text.count('name="name"') == 5  # a new specialization under each of the five skills, and nothing else
+
+
+def test_what_should_i_buy_with_nothing_to_spend_names_the_cheapest(client, campaign, player) -> None:
+    brunella = make_character(campaign, player)
+    client.force_login(player)
+    text = client.get(reverse("characters:advance", args=[brunella.pk])).text
+    assert "Nothing yet: Brunella needs at least 4 Adventure Points for the cheapest purchase," in text
+    assert "Adventure Points history</a>" in text
+
+
 def test_the_comparison_swaps_in_with_htmx(client, player, funded) -> None:
     client.force_login(player)
     response = client.get(
@@ -342,8 +361,8 @@ def test_the_gm_buys_a_new_specialization_on_the_players_behalf(client, gm, fund
         ({"offer": f"specialization:{FIGHTING}", "name": ""}, 400, "needs a name"),
         ({"offer": f"specialization:{FIGHTING}", "name": "Longsword"}, 400, "already has a specialization"),
         ({"offer": "teleport"}, 400, "Choose what to buy"),
-        ({"offer": "level:999"}, 400, "Brunella has no such specialization"),
-        ({"offer": f"level:{LONGSWORD_SPEC}", "name": "Blade"}, 400, "Only a new specialization is given a name"),
+        ({"offer": "level:999"}, 400, "The sheet has no such specialization"),
+        ({"offer": f"level:{LONGSWORD_SPEC}", "name": "Blade"}, 400, "This purchase takes no name"),
         ({}, 400, "What to buy: This field is required."),
         ({"offer": f"level:{TELEPORT}", "before": "x"}, 400, "What you saw: Enter a whole number"),
         ({"offer": f"level:{TELEPORT}", "before": "6"}, 400, "What you saw: Ensure this value is less than"),

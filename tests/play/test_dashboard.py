@@ -9,9 +9,9 @@ from django.urls import reverse
 
 from campaigns.models import Campaign
 from play import encounters, rolls
-from play.encounters import StatBlock
 from play.models import Combatant
 from tests.campaigns.helpers import assert_login_redirect, html, make_character, text
+from tests.play.npcs import npc
 
 pytestmark = pytest.mark.django_db
 
@@ -106,8 +106,8 @@ def fight(campaign: Campaign, gm, characters, goblins: int = 2) -> int:
     ids = {"campaign_id": campaign.pk, "encounter_id": encounter.pk}
     if characters:
         encounters.add_characters(**ids, by=gm, character_ids=[c.pk for c in characters])
-    goblin = StatBlock(name="Goblin", reflex=2, combat=1, accuracy=1, damage=1, armor=0, pulse=1)
-    encounters.add_npcs(**ids, by=gm, stats=goblin, count=goblins)
+    goblin = npc("Goblin", 2, 1, 1, 1, 0, 1)
+    encounters.add_npcs(**ids, by=gm, **goblin, count=goblins)
     encounters.roll_initiative(**ids, by=gm, rng=random.Random(4))
     return encounter.pk
 
@@ -141,7 +141,7 @@ def test_a_dying_or_dead_combatant_shows_as_on_the_encounter_page(client, campai
     make_character(campaign, player, "Brunella", hit_points=-2)
     encounter_id = fight(campaign, gm, list(campaign.characters.all()), goblins=1)
     goblin = Combatant.objects.get(encounter_id=encounter_id, character=None)
-    encounters.adjust_hit_points(
+    encounters.adjust(
         campaign_id=campaign.pk, encounter_id=encounter_id, by=gm, combatant_id=goblin.pk, amount=-100, reason="x"
     )
     client.force_login(player)

@@ -10,10 +10,10 @@ import pytest
 from playwright.sync_api import Page, expect
 
 from play import encounters
-from play.encounters import StatBlock
 from play.models import Encounter, Roll
 from tests.campaigns.test_browser import sign_in
 from tests.characters.conftest import make_character
+from tests.play.npcs import npc
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -24,8 +24,8 @@ def fight(campaign, gm, player) -> Encounter:
     ids = {"campaign_id": campaign.pk, "encounter_id": encounter.pk}
     brunella = make_character(campaign, player)
     encounters.add_characters(**ids, by=gm, character_ids=[brunella.pk])
-    stats = StatBlock(name="Goblin Skulk-Underbridge", reflex=2, combat=1, accuracy=1, damage=1, armor=0, pulse=1)
-    encounters.add_npcs(**ids, by=gm, stats=stats, count=3)
+    stats = npc("Goblin Skulk-Underbridge", 2, 1, 1, 1, 0, 1)
+    encounters.add_npcs(**ids, by=gm, **stats, count=3)
     encounters.roll_initiative(**ids, by=gm, rng=random.Random(5))
     return encounter
 

@@ -10,14 +10,13 @@ from django.urls import reverse
 
 from campaigns.models import Campaign, Membership
 from play import encounter_views, encounters, rolls
-from play.encounters import StatBlock
 from play.models import Encounter, Roll
 from tests.campaigns.helpers import assert_login_redirect
 from tests.characters.conftest import make_character
+from tests.play.npcs import GOBLIN
 
 pytestmark = pytest.mark.django_db
 
-GOBLIN = StatBlock(name="Goblin", reflex=2, combat=1, accuracy=1, damage=1, armor=0, pulse=1)
 HX = {"HTTP_HX_REQUEST": "true"}
 
 
@@ -53,14 +52,18 @@ def bridge(campaign, gm, player) -> Encounter:
     encounter = encounters.start_encounter(campaign_id=campaign.pk, by=gm, name="The bridge")
     ids = {"campaign_id": campaign.pk, "encounter_id": encounter.pk}
     (hero,) = encounters.add_characters(**ids, by=gm, character_ids=[brunella.pk])
-    first, second = encounters.add_npcs(**ids, by=gm, stats=GOBLIN, count=2)
+    first, second = encounters.add_npcs(**ids, by=gm, **GOBLIN, count=2)
     encounters.roll_initiative(**ids, by=gm, rng=Scripted(7, 5, 3), group_rolls=False)
     # Brunella 5 + 6 + 4 = 15 (no specialization) against 2 + 2 = 4: margin 11, d8 damage 1: 12.
     encounters.attack(
-        **ids, by=gm, attacker_id=hero.pk, target_id=first.pk, attacker_specialization=None,
+        **ids,
+        by=gm,
+        attacker_id=hero.pk,
+        target_id=first.pk,
+        choices={"attacker_specialization": "none"},
         rng=Scripted(5, 6, 4, 2, 2, 1),
-    )  # fmt: skip
-    encounters.adjust_hit_points(**ids, by=gm, combatant_id=hero.pk, amount=-4, reason="a fall")
+    )
+    encounters.adjust(**ids, by=gm, combatant_id=hero.pk, amount=-4, reason="a fall")
     encounters.move_in_order(**ids, by=gm, combatant_id=second.pk, direction="up")
     rolls.roll_free(campaign_id=campaign.pk, by=player, text="d6", explode=False, secret=False, rng=random.Random(1))
     encounters.remove_combatant(**ids, by=gm, combatant_id=second.pk, reason="fled")
@@ -171,7 +174,7 @@ def test_how_an_encounter_went(client, player, campaign, bridge):
 def test_only_this_encounters_steps(client, gm, player, campaign, bridge):
     other = encounters.start_encounter(campaign_id=campaign.pk, by=gm, name="Later")
     ids = {"campaign_id": campaign.pk, "encounter_id": other.pk}
-    encounters.add_npcs(**ids, by=gm, stats=GOBLIN)
+    encounters.add_npcs(**ids, by=gm, **GOBLIN)
     encounters.roll_initiative(**ids, by=gm, rng=Scripted(4))
     other = encounters.end_encounter(**ids, by=gm)
     client.force_login(player)

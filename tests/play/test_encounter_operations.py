@@ -9,12 +9,12 @@ import pytest
 from campaigns.operations import Conflict, NotAllowed, NotFound, Refused
 from characters.models import Character, SheetChange
 from play import encounters, rolls
-from play.encounters import SheetItem, StatBlock
 from play.models import Combatant, Encounter, Roll
 from rules.dice import StepDie
 from rules.systems import lucky13
-from rules.systems.lucky13 import AbilityRoll, Condition, Opposed, Pool
+from rules.systems.lucky13 import AbilityRoll, Opposed, Pool
 from tests.characters.conftest import FIGHTING, LONGSWORD, LONGSWORD_SPEC, TELEPORT, make_character
+from tests.play.npcs import GOBLIN, npc
 
 pytestmark = pytest.mark.django_db
 
@@ -32,7 +32,6 @@ class Scripted(random.Random):
         return face
 
 
-GOBLIN = StatBlock(name="Goblin", reflex=2, combat=1, accuracy=1, damage=1, armor=0, pulse=1)
 #: Ids of the items the tests add to Brunella's sheet (hers end at 14).
 DAGGER, RIPOSTE = 15, 16
 
@@ -55,9 +54,24 @@ def add_to_sheet(character_id: int, *, weapon: dict | None = None, fighting_spec
     character.save(update_fields=["sheet"])
 
 
-def give_dagger(character_id: int) -> SheetItem:
+def give_dagger(character_id: int) -> str:
     add_to_sheet(character_id, weapon={"id": DAGGER, "name": "Dagger", "accuracy": "d4", "damage": "d4"})
-    return SheetItem(character_id, DAGGER)
+    return f"{character_id}:{DAGGER}"
+
+
+def minute(campaign, encounter, gm) -> list[Combatant]:
+    """ "Death & dying": a minute passes for everyone in the fight."""
+    return encounters.act(**ids(campaign, encounter), by=gm, action="minute")
+
+
+def stabilize(campaign, encounter, gm, combatant: Combatant) -> list[Combatant]:
+    return encounters.act(**ids(campaign, encounter), by=gm, action="stabilize", combatant_id=combatant.pk)
+
+
+def condition(campaign, combatant: Combatant) -> str:
+    """The combatant's condition as Lucky 13 has it (up, dying, dead), read afresh."""
+    combatant = Combatant.objects.select_related("character").get(pk=combatant.pk)
+    return encounters.vitals_of(campaign, combatant).state
 
 
 @pytest.fixture
@@ -79,7 +93,7 @@ def ids(campaign, encounter):
 def fight(campaign, gm, encounter, brunella):
     """Brunella and one goblin (d4 Pulse, 10 hp), initiative rolled: Brunella 7, goblin 2."""
     (hero,) = encounters.add_characters(**ids(campaign, encounter), by=gm, character_ids=[brunella.pk])
-    (goblin,) = encounters.add_npcs(**ids(campaign, encounter), by=gm, stats=GOBLIN)
+    (goblin,) = encounters.add_npcs(**ids(campaign, encounter), by=gm, **GOBLIN)
     encounters.roll_initiative(**ids(campaign, encounter), by=gm, rng=Scripted(7, 2))
     hero.refresh_from_db()
     goblin.refresh_from_db()
@@ -105,12 +119,12 @@ def test_a_blank_name_is_refused(campaign, gm):
 
 def test_add_a_character_copies_the_combat_dice(campaign, gm, encounter, brunella):
     (hero,) = encounters.add_characters(**ids(campaign, encounter), by=gm, character_ids=[brunella.pk])
-    assert (hero.name, hero.reflex, hero.combat, hero.accuracy, hero.damage, hero.armor, hero.pulse) == (
-        "Brunella", 4, 4, 3, 3, 1, 3,
-    )  # fmt: skip
-    assert hero.weapon == "Longsword"
-    assert hero.hit_points is None
-    assert hero.current_hit_points == 30
+    assert hero.name == "Brunella"
+    assert hero.block == {
+        "schema_version": 1, "reflex": "d10", "combat": "d10", "accuracy": "d8", "damage": "d8",
+        "weapon": "Longsword", "armor": "d4", "pulse": "d8", "hit_points": None,
+    }  # fmt: skip
+    assert encounters.vitals_of(campaign, hero).tracks[0].value == 30  # on her sheet
     with pytest.raises(Conflict):
         encounters.add_characters(**ids(campaign, encounter), by=gm, character_ids=[brunella.pk])
 
@@ -129,20 +143,21 @@ def test_a_character_joins_with_the_best_weapon_the_best_armor_and_no_combat_die
         campaign, player, name="Ilse", skills=skills, weapons=weapons, armor=armor, traits=[], assets=[], next_id=7
     )
     (combatant,) = encounters.add_characters(**ids(campaign, encounter), by=gm, character_ids=[rogue.pk])
-    dice = (combatant.reflex, combatant.combat, combatant.accuracy, combatant.damage, combatant.armor)
-    assert (combatant.weapon, dice) == ("Spear", (4, 0, 3, 2, 4))
+    block = combatant.block
+    dice = (block["reflex"], block["combat"], block["accuracy"], block["damage"], block["armor"])
+    assert (block["weapon"], dice) == ("Spear", ("d10", None, "d8", "d6", "d10"))
 
 
 def test_a_dying_character_bleeds_on_their_sheet(campaign, gm, encounter, fight):
     hero, _ = fight
-    encounters.adjust_hit_points(**ids(campaign, encounter), by=gm, combatant_id=hero.pk, amount=-30, reason="fall")
-    assert encounters.minute_passes(**ids(campaign, encounter), by=gm) == [hero]
+    encounters.adjust(**ids(campaign, encounter), by=gm, combatant_id=hero.pk, amount=-30, reason="fall")
+    assert minute(campaign, encounter, gm) == [hero]
     assert hit_points(hero.character_id) == -1
     latest = SheetChange.objects.filter(character_id=hero.character_id).first()
     assert latest.what == "1 damage in Ambush at the ford: a minute passes while dying"
     assert (latest.before["hit_points"], latest.after["hit_points"]) == (0, -1)
-    encounters.stabilize(**ids(campaign, encounter), by=gm, combatant_id=hero.pk)
-    assert encounters.minute_passes(**ids(campaign, encounter), by=gm) == []
+    stabilize(campaign, encounter, gm, hero)
+    assert minute(campaign, encounter, gm) == []
     assert hit_points(hero.character_id) == -1
     # Stabilizing changes the fight, not the sheet.
     assert SheetChange.objects.filter(character_id=hero.character_id).count() == 2
@@ -155,34 +170,34 @@ def test_a_draft_or_foreign_character_cannot_join(campaign, gm, encounter, chara
 
 
 def test_add_identical_npcs_at_once(campaign, gm, encounter):
-    goblins = encounters.add_npcs(**ids(campaign, encounter), by=gm, stats=GOBLIN, count=3)
+    goblins = encounters.add_npcs(**ids(campaign, encounter), by=gm, **GOBLIN, count=3)
     assert [g.name for g in goblins] == ["Goblin 1", "Goblin 2", "Goblin 3"]
     assert {g.group for g in goblins} == {1}
-    assert {g.hit_points for g in goblins} == {10}
-    (orc,) = encounters.add_npcs(**ids(campaign, encounter), by=gm, stats=StatBlock("Orc", 3, 3, 3, 4, 2, 4, 25))
-    assert (orc.name, orc.group, orc.hit_points) == ("Orc", 2, 25)
+    assert {g.block["hit_points"] for g in goblins} == {10}
+    (orc,) = encounters.add_npcs(**ids(campaign, encounter), by=gm, **npc("Orc", 3, 3, 3, 4, 2, 4, 25))
+    assert (orc.name, orc.group, orc.block["hit_points"]) == ("Orc", 2, 25)
 
 
 @pytest.mark.parametrize(
     "stats",
     [
-        StatBlock("", 2, 1, 1, 1, 0, 1),
-        StatBlock("Bad", 0, 1, 1, 1, 0, 1),
-        StatBlock("Bad", 2, 6, 1, 1, 0, 1),
-        StatBlock("Bad", 2, 1, 1, 1, 0, 1, hit_points=11),
-        StatBlock("Bad", 2, 1, 1, 1, 0, 1, hit_points=0),
+        npc("", 2, 1, 1, 1, 0, 1),
+        npc("Bad", 0, 1, 1, 1, 0, 1),
+        npc("Bad", 2, 6, 1, 1, 0, 1),
+        npc("Bad", 2, 1, 1, 1, 0, 1, hit_points=11),
+        npc("Bad", 2, 1, 1, 1, 0, 1, hit_points=0),
     ],
 )
 def test_a_bad_stat_block_is_refused(campaign, gm, encounter, stats):
     with pytest.raises(Refused) as refused:
-        encounters.add_npcs(**ids(campaign, encounter), by=gm, stats=stats)
+        encounters.add_npcs(**ids(campaign, encounter), by=gm, **stats)
     assert refused.value.errors
     assert not Combatant.objects.exists()
 
 
 def test_initiative_highest_first_group_rolls_once_and_everything_is_logged(campaign, gm, encounter, brunella):
     encounters.add_characters(**ids(campaign, encounter), by=gm, character_ids=[brunella.pk])
-    encounters.add_npcs(**ids(campaign, encounter), by=gm, stats=GOBLIN, count=3)
+    encounters.add_npcs(**ids(campaign, encounter), by=gm, **GOBLIN, count=3)
     # Brunella rolls 3 on her d10; the goblins' one d6 roll comes up 5 for all three: tied, with equal
     # Reflex, so they roll off: 1, 2, 3.
     order = encounters.roll_initiative(**ids(campaign, encounter), by=gm, rng=Scripted(3, 5, 1, 2, 3))
@@ -194,7 +209,7 @@ def test_initiative_highest_first_group_rolls_once_and_everything_is_logged(camp
 
 def test_initiative_ties_by_reflex_then_roll_off(campaign, gm, encounter, brunella):
     encounters.add_characters(**ids(campaign, encounter), by=gm, character_ids=[brunella.pk])
-    encounters.add_npcs(**ids(campaign, encounter), by=gm, stats=GOBLIN, count=2)
+    encounters.add_npcs(**ids(campaign, encounter), by=gm, **GOBLIN, count=2)
     # Brunella 4 (d10); goblins rolled individually: 4 and 4 on d6. Brunella wins the tie on Reflex;
     # the goblins roll off: 2 against 5, so Goblin 2 goes before Goblin 1.
     order = encounters.roll_initiative(
@@ -210,12 +225,12 @@ def test_initiative_ties_by_reflex_then_roll_off(campaign, gm, encounter, brunel
     with pytest.raises(Conflict):
         encounters.roll_initiative(**ids(campaign, encounter), by=gm, rng=random.Random(1))
     with pytest.raises(Conflict):
-        encounters.add_npcs(**ids(campaign, encounter), by=gm, stats=GOBLIN)
+        encounters.add_npcs(**ids(campaign, encounter), by=gm, **GOBLIN)
 
 
 def test_a_group_shares_one_initiative_roll(campaign, gm, encounter):
-    encounters.add_npcs(**ids(campaign, encounter), by=gm, stats=GOBLIN, count=3)
-    encounters.add_npcs(**ids(campaign, encounter), by=gm, stats=StatBlock("Orc", 1, 1, 1, 1, 0, 1))
+    encounters.add_npcs(**ids(campaign, encounter), by=gm, **GOBLIN, count=3)
+    encounters.add_npcs(**ids(campaign, encounter), by=gm, **npc("Orc", 1, 1, 1, 1, 0, 1))
     # Goblins one roll of 6 (exploding: then 2), orc 3.
     order = encounters.roll_initiative(**ids(campaign, encounter), by=gm, rng=Scripted(6, 2, 3, 1, 2, 3))
     assert [c.initiative for c in order] == [8, 8, 8, 3]
@@ -240,15 +255,15 @@ def test_a_hit_deals_damage_die_plus_margin_and_is_logged(campaign, gm, encounte
     result = encounters.attack(
         **ids(campaign, encounter), by=gm, attacker_id=hero.pk, target_id=goblin.pk, rng=Scripted(5, 6, 4, 3, 2, 3)
     )
-    assert result.roll.hit
-    assert result.roll.margin == 10
+    assert result.roll.logged.outcome["hit"]
+    assert result.roll.logged.outcome["margin"] == 10
     assert result.roll.damage == 13
     goblin.refresh_from_db()
-    assert goblin.hit_points == -3
-    assert encounters.condition_of(goblin) is Condition.DYING
+    assert goblin.block["hit_points"] == -3
+    assert condition(campaign, goblin) == "dying"
     attack, damage = Roll.objects.filter(kind__in=["attack", "damage"]).order_by("seq")
     assert attack.outcome == {"hit": True, "margin": 10, "defender_total": 5}
-    assert attack.chance == f"{result.chance.p_attacker_wins.numerator}/{result.chance.p_attacker_wins.denominator}"
+    assert attack.chance == f"{result.plan.chance.numerator}/{result.plan.chance.denominator}"
     assert attack.chance_of == "hit"
     assert damage.total == 13
     assert damage.outcome["after"] == -3
@@ -261,9 +276,9 @@ def test_a_draw_fails_and_deals_nothing(campaign, gm, encounter, fight):
     result = encounters.attack(
         **ids(campaign, encounter), by=gm, attacker_id=goblin.pk, target_id=hero.pk, rng=Scripted(5, 3, 3, 4, 4, 3)
     )
-    assert not result.roll.hit
-    assert result.roll.margin == 0
-    assert result.change is None
+    assert not result.roll.logged.outcome["hit"]
+    assert result.roll.logged.outcome["margin"] == 0
+    assert result.harm is None
     assert hit_points(hero.character_id) == 30
     assert list(Roll.objects.filter(kind__in=["attack", "damage"]).values_list("kind", flat=True)) == ["attack"]
 
@@ -275,8 +290,8 @@ def test_a_hit_on_a_character_changes_the_sheet_and_makes_its_form_stale(campaig
     result = encounters.attack(
         **ids(campaign, encounter), by=gm, attacker_id=goblin.pk, target_id=hero.pk, rng=Scripted(5, 3, 3, 1, 2, 1, 3)
     )
-    assert result.change.after == 20
-    assert result.change.pulse_after.label == "d6"
+    assert result.harm.outcome["after"] == 20
+    assert result.harm.outcome["pulse_after"] == "d6"
     character = Character.objects.get(pk=hero.character_id)
     assert character.document.hit_points == 20
     assert character.version == version + 1
@@ -296,7 +311,7 @@ def test_a_miss_with_seeded_dice_changes_nothing_but_the_log(campaign, gm, encou
         result = encounters.attack(
             **ids(campaign, encounter), by=gm, attacker_id=goblin.pk, target_id=hero.pk, rng=random.Random(seed)
         )
-        if not result.roll.hit:
+        if not result.roll.logged.outcome["hit"]:
             assert Roll.objects.count() == before + 1
             return
     pytest.fail("no miss in 40 seeds")
@@ -304,7 +319,7 @@ def test_a_miss_with_seeded_dice_changes_nothing_but_the_log(campaign, gm, encou
 
 def test_attack_refusals(campaign, gm, player, encounter, brunella):
     (hero,) = encounters.add_characters(**ids(campaign, encounter), by=gm, character_ids=[brunella.pk])
-    (goblin,) = encounters.add_npcs(**ids(campaign, encounter), by=gm, stats=GOBLIN)
+    (goblin,) = encounters.add_npcs(**ids(campaign, encounter), by=gm, **GOBLIN)
     rng = random.Random(1)
     with pytest.raises(Conflict):  # before initiative
         encounters.attack(**ids(campaign, encounter), by=gm, attacker_id=hero.pk, target_id=goblin.pk, rng=rng)
@@ -320,30 +335,30 @@ def test_attack_refusals(campaign, gm, player, encounter, brunella):
 
 def test_dying_minutes_stabilize_and_death(campaign, gm, encounter, fight):
     hero, goblin = fight
-    encounters.adjust_hit_points(**ids(campaign, encounter), by=gm, combatant_id=goblin.pk, amount=-10, reason="cliff")
+    encounters.adjust(**ids(campaign, encounter), by=gm, combatant_id=goblin.pk, amount=-10, reason="cliff")
     goblin.refresh_from_db()
-    assert goblin.hit_points == 0
-    assert encounters.condition_of(goblin) is Condition.DYING
-    assert encounters.minute_passes(**ids(campaign, encounter), by=gm) == [goblin]
+    assert goblin.block["hit_points"] == 0
+    assert condition(campaign, goblin) == "dying"
+    assert minute(campaign, encounter, gm) == [goblin]
     goblin.refresh_from_db()
-    assert goblin.hit_points == -1
-    encounters.stabilize(**ids(campaign, encounter), by=gm, combatant_id=goblin.pk)
-    assert encounters.minute_passes(**ids(campaign, encounter), by=gm) == []
+    assert goblin.block["hit_points"] == -1
+    stabilize(campaign, encounter, gm, goblin)
+    assert minute(campaign, encounter, gm) == []
     goblin.refresh_from_db()
-    assert goblin.hit_points == -1
-    assert goblin.stabilized
+    assert goblin.block["hit_points"] == -1
+    assert goblin.state == {"stabilized": True}
     with pytest.raises(Conflict):
-        encounters.stabilize(**ids(campaign, encounter), by=gm, combatant_id=goblin.pk)
+        stabilize(campaign, encounter, gm, goblin)
     with pytest.raises(Conflict):
-        encounters.stabilize(**ids(campaign, encounter), by=gm, combatant_id=hero.pk)  # not dying
+        stabilize(campaign, encounter, gm, hero)  # not dying
     # A new wound reopens it: two more minutes and the goblin (d4 Pulse) dies at −4; the third finds it dead.
-    encounters.adjust_hit_points(**ids(campaign, encounter), by=gm, combatant_id=goblin.pk, amount=-1, reason="kick")
+    encounters.adjust(**ids(campaign, encounter), by=gm, combatant_id=goblin.pk, amount=-1, reason="kick")
     for _ in range(3):
-        encounters.minute_passes(**ids(campaign, encounter), by=gm)
+        minute(campaign, encounter, gm)
     goblin.refresh_from_db()
-    assert goblin.hit_points == -4
-    assert encounters.condition_of(goblin) is Condition.DEAD
-    assert encounters.minute_passes(**ids(campaign, encounter), by=gm) == []
+    assert goblin.block["hit_points"] == -4
+    assert condition(campaign, goblin) == "dead"
+    assert minute(campaign, encounter, gm) == []
     kinds = list(Roll.objects.filter(kind="adjustment").values_list("spec__reason", flat=True))
     assert sorted(kinds) == sorted(["cliff", "a minute passes while dying", "stabilized", "kick"]
                                    + ["a minute passes while dying"] * 2)  # fmt: skip
@@ -351,14 +366,12 @@ def test_dying_minutes_stabilize_and_death(campaign, gm, encounter, fight):
 
 def test_healing_brings_the_pulse_back_and_stops_at_full(campaign, gm, encounter, fight):
     hero, _ = fight
-    encounters.adjust_hit_points(**ids(campaign, encounter), by=gm, combatant_id=hero.pk, amount=-25, reason="fall")
-    change = encounters.adjust_hit_points(
-        **ids(campaign, encounter), by=gm, combatant_id=hero.pk, amount=100, reason="potion"
-    )
-    assert (change.before, change.after, change.pulse_after.label) == (5, 30, "d8")
+    encounters.adjust(**ids(campaign, encounter), by=gm, combatant_id=hero.pk, amount=-25, reason="fall")
+    change = encounters.adjust(**ids(campaign, encounter), by=gm, combatant_id=hero.pk, amount=100, reason="potion")
+    assert (change.outcome["before"], change.outcome["after"], change.outcome["pulse_after"]) == (5, 30, "d8")
     assert hit_points(hero.character_id) == 30
     assert list(SheetChange.objects.filter(character_id=hero.character_id).values_list("what", flat=True)) == [
-        "100 healing in Ambush at the ford: potion",
+        "25 healing in Ambush at the ford: potion",  # what the sheet gained: healing stops at full
         "25 damage in Ambush at the ford: fall",
     ]
     roll = Roll.objects.filter(kind="adjustment").order_by("-seq").first()
@@ -372,11 +385,9 @@ def test_a_bad_adjustment_changes_nothing(campaign, gm, encounter, fight, amount
     _, goblin = fight
     before = Roll.objects.count()
     with pytest.raises(Refused):
-        encounters.adjust_hit_points(
-            **ids(campaign, encounter), by=gm, combatant_id=goblin.pk, amount=amount, reason=reason
-        )
+        encounters.adjust(**ids(campaign, encounter), by=gm, combatant_id=goblin.pk, amount=amount, reason=reason)
     goblin.refresh_from_db()
-    assert goblin.hit_points == 10
+    assert goblin.block["hit_points"] == 10
     assert Roll.objects.count() == before
 
 
@@ -386,7 +397,7 @@ def test_an_ended_encounter_refuses_changes(campaign, gm, encounter, fight):
     with pytest.raises(Conflict):
         encounters.next_turn(**ids(campaign, encounter), by=gm)
     with pytest.raises(Conflict):
-        encounters.adjust_hit_points(**ids(campaign, encounter), by=gm, combatant_id=goblin.pk, amount=1, reason="x")
+        encounters.adjust(**ids(campaign, encounter), by=gm, combatant_id=goblin.pk, amount=1, reason="x")
 
 
 def test_a_character_attacks_with_any_of_their_weapons(campaign, gm, encounter, fight):
@@ -398,7 +409,7 @@ def test_a_character_attacks_with_any_of_their_weapons(campaign, gm, encounter, 
         by=gm,
         attacker_id=hero.pk,
         target_id=goblin.pk,
-        weapon=dagger,
+        choices={"weapon": dagger},
         rng=Scripted(5, 6, 3, 3, 2, 1),
     )
     assert result.roll.damage == 10
@@ -412,25 +423,25 @@ def test_a_weapon_must_be_the_attackers_own(campaign, gm, player, encounter, fig
     hero, goblin = fight
     other = make_character(campaign, player, name="Casimir")
     # Casimir's sword has the same id on his sheet as Brunella's on hers: it is still not hers.
-    theirs = SheetItem(other.pk, LONGSWORD)
-    own = SheetItem(hero.character_id, LONGSWORD)
+    theirs = f"{other.pk}:{LONGSWORD}"
+    own = f"{hero.character_id}:{LONGSWORD}"
     rng = random.Random(1)
     common = {**ids(campaign, encounter), "by": gm, "rng": rng}
     for attacker, target, weapon in [
         (hero, goblin, theirs),
-        (hero, goblin, SheetItem(hero.character_id, 999)),  # no such weapon
-        (hero, goblin, SheetItem(hero.character_id, FIGHTING)),  # a skill, not a weapon
+        (hero, goblin, f"{hero.character_id}:{999}"),  # no such weapon
+        (hero, goblin, f"{hero.character_id}:{FIGHTING}"),  # a skill, not a weapon
         (goblin, hero, own),  # an NPC has only its stat block
     ]:
         with pytest.raises(Refused) as refused:
-            encounters.attack(**common, attacker_id=attacker.pk, target_id=target.pk, weapon=weapon)
-        assert refused.value.errors == {"weapon": "Choose their own weapon."}
+            encounters.attack(**common, attacker_id=attacker.pk, target_id=target.pk, choices={"weapon": weapon})
+        assert set(refused.value.errors) == {"weapon"}
     assert not Roll.objects.filter(kind="attack").exists()
 
 
 def test_a_removed_combatant_leaves_the_order_and_cannot_be_attacked(campaign, gm, encounter, brunella):
     encounters.add_characters(**ids(campaign, encounter), by=gm, character_ids=[brunella.pk])
-    encounters.add_npcs(**ids(campaign, encounter), by=gm, stats=GOBLIN, count=2)
+    encounters.add_npcs(**ids(campaign, encounter), by=gm, **GOBLIN, count=2)
     # Brunella 7; the goblins roll separately, 5 and 3.
     order = encounters.roll_initiative(**ids(campaign, encounter), by=gm, rng=Scripted(7, 5, 3), group_rolls=False)
     hero, first_goblin, second_goblin = order
@@ -451,9 +462,9 @@ def test_a_removed_combatant_leaves_the_order_and_cannot_be_attacked(campaign, g
 # --- Combat specializations ("Specializations", "Modifiers") -----------------------------------------
 
 
-def longsword(hero: Combatant) -> SheetItem:
+def longsword(hero: Combatant) -> str:
     """Brunella's Longsword specialization, under Fighting."""
-    return SheetItem(hero.character_id, LONGSWORD_SPEC)
+    return f"{hero.character_id}:{LONGSWORD_SPEC}"
 
 
 def test_the_specialization_named_like_the_weapon_steps_the_combat_die_by_default(campaign, gm, encounter, fight):
@@ -474,32 +485,32 @@ def test_the_specialization_named_like_the_weapon_steps_the_combat_die_by_defaul
             lucky13.Explosion.CINEMATIC,
         )
     )
-    assert result.chance == exact
+    assert result.plan.chance == exact.p_attacker_wins
     assert roll.chance == f"{exact.p_attacker_wins.numerator}/{exact.p_attacker_wins.denominator}"
 
 
 def test_the_attacker_may_choose_none_or_another_of_their_combat_specializations(campaign, gm, encounter, fight):
     hero, goblin = fight
     add_to_sheet(hero.character_id, fighting_spec={"id": RIPOSTE, "name": "Riposte", "level": 3})
-    riposte = SheetItem(hero.character_id, RIPOSTE)
+    riposte = f"{hero.character_id}:{RIPOSTE}"
     # Two misses, so that the goblin stands for both: 1+1+1 against 5+3, then 1+(1+1)+1 against 5+3.
     rng = Scripted(1, 1, 1, 5, 3, 1, 1, 1, 1, 5, 3)
     common = {**ids(campaign, encounter), "by": gm, "attacker_id": hero.pk, "target_id": goblin.pk, "rng": rng}
-    plain = encounters.attack(**common, attacker_specialization=None)
-    chosen = encounters.attack(**common, attacker_specialization=riposte)
+    plain = encounters.attack(**common, choices={"attacker_specialization": "none"})
+    chosen = encounters.attack(**common, choices={"attacker_specialization": riposte})
     plain_roll, chosen_roll = Roll.objects.filter(kind="attack").order_by("seq")
     assert plain_roll.spec["attacker_dice"] == ["d10", "d10", "d8"]
     assert plain_roll.spec["attacker_specialization"] is None
     assert chosen_roll.spec["attacker_dice"] == ["d10", "d12+d6", "d8"]  # d10 stepped up 3: d12, d12+d4, d12+d6
     assert chosen_roll.spec["attacker_specialization"]["name"] == "Riposte"
-    assert plain.chance.p_attacker_wins < chosen.chance.p_attacker_wins
+    assert plain.plan.chance < chosen.plan.chance
 
 
 def test_a_weapon_without_a_namesake_specialization_gets_none_by_default(campaign, gm, encounter, fight):
     hero, goblin = fight
     dagger = give_dagger(hero.character_id)
     encounters.attack(
-        **ids(campaign, encounter), by=gm, attacker_id=hero.pk, target_id=goblin.pk, weapon=dagger,
+        **ids(campaign, encounter), by=gm, attacker_id=hero.pk, target_id=goblin.pk, choices={"weapon": dagger},
         rng=random.Random(4),
     )  # fmt: skip
     assert Roll.objects.get(kind="attack").spec["attacker_specialization"] is None
@@ -509,7 +520,7 @@ def test_the_defender_may_use_a_combat_specialization(campaign, gm, encounter, f
     hero, goblin = fight
     encounters.attack(
         **ids(campaign, encounter), by=gm, attacker_id=goblin.pk, target_id=hero.pk,
-        defender_specialization=longsword(hero), rng=random.Random(5),
+        choices={"defender_specialization": longsword(hero)}, rng=random.Random(5),
     )  # fmt: skip
     roll = Roll.objects.get(kind="attack")
     assert roll.spec["defender_dice"] == ["d10", "d12", "d4"]
@@ -519,20 +530,20 @@ def test_the_defender_may_use_a_combat_specialization(campaign, gm, encounter, f
 
 def test_only_the_combatants_own_combat_specializations_apply(campaign, gm, player, encounter, fight):
     hero, goblin = fight
-    teleport = SheetItem(hero.character_id, TELEPORT)  # Spellcasting
+    teleport = f"{hero.character_id}:{TELEPORT}"  # Spellcasting
     other = make_character(campaign, player, name="Casimir")
     # Casimir's Longsword has the same id on his sheet as Brunella's on hers: it is still not hers.
-    theirs = SheetItem(other.pk, LONGSWORD_SPEC)
+    theirs = f"{other.pk}:{LONGSWORD_SPEC}"
     common = {**ids(campaign, encounter), "by": gm, "rng": random.Random(6)}
     for attacker, target, choices in [
         (hero, goblin, {"attacker_specialization": teleport}),
         (hero, goblin, {"attacker_specialization": theirs}),
-        (hero, goblin, {"attacker_specialization": SheetItem(hero.character_id, FIGHTING)}),  # a skill
+        (hero, goblin, {"attacker_specialization": f"{hero.character_id}:{FIGHTING}"}),  # a skill
         (goblin, hero, {"attacker_specialization": theirs}),  # an NPC has none
         (goblin, hero, {"defender_specialization": theirs}),
     ]:
         with pytest.raises(Refused) as refused:
-            encounters.attack(**common, attacker_id=attacker.pk, target_id=target.pk, **choices)
+            encounters.attack(**common, attacker_id=attacker.pk, target_id=target.pk, choices=choices)
         assert refused.value.status == 400
         assert set(refused.value.errors) <= {"attacker_specialization", "defender_specialization"}
     assert not Roll.objects.filter(kind__in=["attack", "damage"]).exists()
@@ -547,9 +558,9 @@ def test_a_background_rolls_the_attackers_reflex_twice_and_keeps_the_higher(camp
     # The goblin: 2 + 2 = 4. Margin 10; d8 damage 1: 11.
     result = encounters.attack(
         **ids(campaign, encounter), by=gm, attacker_id=hero.pk, target_id=goblin.pk,
-        attacker_roll=AbilityRoll.BACKGROUND, rng=Scripted(2, 7, 3, 4, 2, 2, 1),
+        choices={"attacker_roll": "background"}, rng=Scripted(2, 7, 3, 4, 2, 2, 1),
     )  # fmt: skip
-    assert (result.roll.attacker.total, result.roll.defender.total, result.roll.damage) == (14, 4, 11)
+    assert (result.roll.logged.total, result.roll.logged.outcome["defender_total"], result.roll.damage) == (14, 4, 11)
     roll = Roll.objects.get(kind="attack")
     assert (roll.spec["attacker_roll"], roll.spec["defender_roll"]) == ("background", "normal")
     ability = roll.dice["attacker"]["ability_rolls"]
@@ -559,7 +570,7 @@ def test_a_background_rolls_the_attackers_reflex_twice_and_keeps_the_higher(camp
     exact = lucky13.opposed_chance(
         Opposed(attacking, Pool(D("d6"), (D("d4"), D("none"))), D("d8"), lucky13.Explosion.CINEMATIC)
     )
-    assert result.chance == exact
+    assert result.plan.chance == exact.p_attacker_wins
 
 
 def test_an_impairment_of_the_target_keeps_the_lower_reflex(campaign, gm, encounter, fight):
@@ -568,15 +579,15 @@ def test_an_impairment_of_the_target_keeps_the_lower_reflex(campaign, gm, encoun
     # d4 1: 4. Margin 7; d4 damage 2: 9.
     result = encounters.attack(
         **ids(campaign, encounter), by=gm, attacker_id=goblin.pk, target_id=hero.pk,
-        defender_roll=AbilityRoll.IMPAIRMENT, rng=Scripted(5, 3, 3, 9, 1, 2, 1, 2),
+        choices={"defender_roll": "impairment"}, rng=Scripted(5, 3, 3, 9, 1, 2, 1, 2),
     )  # fmt: skip
-    assert (result.roll.attacker.total, result.roll.defender.total, result.roll.damage) == (11, 4, 9)
+    assert (result.roll.logged.total, result.roll.logged.outcome["defender_total"], result.roll.damage) == (11, 4, 9)
     assert hit_points(hero.character_id) == 21
     roll = Roll.objects.get(kind="attack")
     assert roll.spec["defender_roll"] == "impairment"
     assert roll.dice["defender"]["ability_roll"] == "impairment"
-    plain = encounters.attack_chance(campaign, goblin, hero)
-    assert result.chance.p_attacker_wins > plain.p_attacker_wins
+    plain = encounters.plan_attack(campaign, goblin, hero, {})
+    assert result.plan.chance > plain.chance
 
 
 def test_an_unknown_ability_roll_is_refused(campaign, gm, encounter, fight):
@@ -584,7 +595,7 @@ def test_an_unknown_ability_roll_is_refused(campaign, gm, encounter, fight):
     with pytest.raises(Refused) as refused:
         encounters.attack(
             **ids(campaign, encounter), by=gm, attacker_id=hero.pk, target_id=goblin.pk,
-            attacker_roll="thrice", rng=random.Random(1),
+            choices={"attacker_roll": "thrice"}, rng=random.Random(1),
         )  # fmt: skip
     assert refused.value.status == 400
     assert not Roll.objects.filter(kind="attack").exists()
@@ -598,7 +609,7 @@ def tied(campaign, gm, encounter, brunella):
     """Brunella (Reflex d10) and two goblins (Reflex d6) rolling separately: 7, 6 exploding into 7, and 3.
     The tie at 7 goes to the higher Reflex: Brunella, Goblin 1, Goblin 2."""
     encounters.add_characters(**ids(campaign, encounter), by=gm, character_ids=[brunella.pk])
-    encounters.add_npcs(**ids(campaign, encounter), by=gm, stats=GOBLIN, count=2)
+    encounters.add_npcs(**ids(campaign, encounter), by=gm, **GOBLIN, count=2)
     return encounters.roll_initiative(**ids(campaign, encounter), by=gm, rng=Scripted(7, 6, 1, 3), group_rolls=False)
 
 
@@ -649,7 +660,7 @@ def test_a_move_past_the_end_or_before_initiative_is_refused(campaign, gm, encou
     with pytest.raises(Conflict):
         encounters.move_in_order(**ids(campaign, encounter), by=gm, combatant_id=first_goblin.pk, direction="up")
     fresh = encounters.start_encounter(campaign_id=campaign.pk, by=gm, name="Later")
-    (goblin,) = encounters.add_npcs(**ids(campaign, fresh), by=gm, stats=GOBLIN)
+    (goblin,) = encounters.add_npcs(**ids(campaign, fresh), by=gm, **GOBLIN)
     with pytest.raises(Conflict):  # no order before initiative
         encounters.move_in_order(**ids(campaign, fresh), by=gm, combatant_id=goblin.pk, direction="down")
 
@@ -673,7 +684,7 @@ def test_only_the_gm_moves_and_only_those_still_in_the_fight(campaign, gm, playe
 
 def test_a_removal_is_written_to_the_roll_log_with_the_reason(campaign, gm, encounter, fight):
     hero, goblin = fight
-    encounters.adjust_hit_points(**ids(campaign, encounter), by=gm, combatant_id=goblin.pk, amount=-3, reason="trip")
+    encounters.adjust(**ids(campaign, encounter), by=gm, combatant_id=goblin.pk, amount=-3, reason="trip")
     encounters.remove_combatant(
         **ids(campaign, encounter), by=gm, combatant_id=goblin.pk, reason="  fled   over the bridge "
     )

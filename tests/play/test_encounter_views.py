@@ -9,19 +9,23 @@ from django.urls import reverse
 
 from characters.models import Character
 from play import encounters
-from play.encounters import StatBlock
 from play.models import Combatant, Encounter, Roll
-from rules.systems.lucky13 import AbilityRoll
 from tests.characters.conftest import LONGSWORD, LONGSWORD_SPEC, TELEPORT, make_character
+from tests.play.npcs import GOBLIN
 
 pytestmark = pytest.mark.django_db
 
-GOBLIN = StatBlock(name="Goblin", reflex=2, combat=1, accuracy=1, damage=1, armor=0, pulse=1)
 HX = {"HTTP_HX_REQUEST": "true"}
 
 
 def url(name, campaign):
     return reverse(f"play:{name}", args=[campaign.pk])
+
+
+def hit_points(npc: Combatant) -> int:
+    """An NPC's hit points as they are now: on its stat block."""
+    npc.refresh_from_db()
+    return npc.block["hit_points"]
 
 
 @pytest.fixture
@@ -38,7 +42,7 @@ def encounter(campaign, gm) -> Encounter:
 def fight(campaign, gm, encounter, brunella):
     ids = {"campaign_id": campaign.pk, "encounter_id": encounter.pk}
     (hero,) = encounters.add_characters(**ids, by=gm, character_ids=[brunella.pk])
-    (goblin,) = encounters.add_npcs(**ids, by=gm, stats=GOBLIN)
+    (goblin,) = encounters.add_npcs(**ids, by=gm, **GOBLIN)
     import random
 
     encounters.roll_initiative(**ids, by=gm, rng=random.Random(3))
@@ -107,8 +111,8 @@ def test_start_add_and_roll_initiative_through_the_pages(client, gm, campaign, b
     assert response["Location"] == url("encounter", campaign)
     encounter = Encounter.objects.get()
     client.post(url("encounter-add-characters", campaign), {"characters": [brunella.pk]})
-    fields = {"name": "Wolf", "count": "3", "reflex": "3", "combat": "2", "accuracy": "0", "damage": "2",
-              "armor": "0", "pulse": "2", "hit_points": ""}  # fmt: skip
+    fields = {"name": "Wolf", "count": "3", "reflex": "d8", "combat": "d6", "accuracy": "", "damage": "d6",
+              "armor": "", "pulse": "d6", "hit_points": ""}  # fmt: skip
     assert client.post(url("encounter-add-npcs", campaign), fields).status_code == 302
     assert Combatant.objects.filter(encounter=encounter).count() == 4
     response = client.post(url("encounter-initiative", campaign), {"group_rolls": "1"}, **HX)
@@ -159,15 +163,14 @@ def test_adjust_minute_stabilize_next_turn_and_end(client, gm, campaign, fight):
         {"combatant": goblin.pk, "direction": "damage", "amount": "10", "reason": "falls"},
     )
     assert response.status_code == 302
-    goblin.refresh_from_db()
-    assert goblin.hit_points == 0
+    assert hit_points(goblin) == 0
     assert "Dying" in client.get(url("encounter", campaign)).content.decode()
-    client.post(url("encounter-minute", campaign))
+    assert client.post(url("encounter-act", campaign), {"action": "minute"}).status_code == 302
+    assert hit_points(goblin) == -1
+    data = {"action": "stabilize", "combatant": goblin.pk}
+    assert client.post(url("encounter-act", campaign), data).status_code == 302
     goblin.refresh_from_db()
-    assert goblin.hit_points == -1
-    assert client.post(url("encounter-stabilize", campaign), {"combatant": goblin.pk}).status_code == 302
-    goblin.refresh_from_db()
-    assert goblin.stabilized
+    assert goblin.state == {"stabilized": True}
     assert client.post(url("encounter-next-turn", campaign)).status_code == 302
     assert client.post(url("encounter-end", campaign)).status_code == 302
     assert not Encounter.objects.running().exists()
@@ -177,13 +180,13 @@ def test_adjust_minute_stabilize_next_turn_and_end(client, gm, campaign, fight):
     ("name", "data"),
     [
         ("encounter-start", {"name": "Another"}),
-        ("encounter-add-npcs", {"name": "Rat", "count": "1", "reflex": "1", "combat": "0", "accuracy": "0",
-                                "damage": "1", "armor": "0", "pulse": "1"}),
+        ("encounter-add-npcs", {"name": "Rat", "count": "1", "reflex": "d4", "combat": "", "accuracy": "",
+                                "damage": "d4", "armor": "", "pulse": "d4"}),
         ("encounter-next-turn", {}),
         ("encounter-attack", {}),
         ("encounter-adjust", {}),
-        ("encounter-minute", {}),
-        ("encounter-stabilize", {}),
+        ("encounter-act", {"action": "minute"}),
+        ("encounter-act", {"action": "stabilize"}),
         ("encounter-end", {}),
         ("encounter-initiative", {}),
         ("encounter-add-characters", {}),
@@ -211,11 +214,14 @@ def test_actions_are_post_only(client, gm, campaign, fight):
         ("encounter-adjust", {"combatant": "1", "direction": "damage", "amount": "-5", "reason": "x"}),
         ("encounter-adjust", {"combatant": "1", "direction": "sideways", "amount": "5", "reason": "x"}),
         ("encounter-adjust", {"combatant": "1", "direction": "heal", "amount": "5", "reason": "  "}),
-        ("encounter-add-npcs", {"name": "Rat", "count": "99", "reflex": "1", "combat": "0", "accuracy": "0",
-                                "damage": "1", "armor": "0", "pulse": "1"}),
+        ("encounter-add-npcs", {"name": "Rat", "count": "99", "reflex": "d4", "combat": "", "accuracy": "",
+                                "damage": "d4", "armor": "", "pulse": "d4"}),
+        # A die is its label now: a rung, as the form used to send it, is no die.
+        ("encounter-add-npcs", {"name": "Rat", "count": "1", "reflex": "1", "combat": "", "accuracy": "",
+                                "damage": "d4", "armor": "", "pulse": "d4"}),
         ("encounter-add-characters", {"characters": "abc"}),
         ("encounter-add-characters", {"characters": "²"}),
-        ("encounter-stabilize", {"combatant": "0"}),
+        ("encounter-act", {"action": "stabilize", "combatant": "0"}),
     ],
 )  # fmt: skip
 def test_bad_input_is_a_4xx_and_changes_nothing(client, gm, campaign, fight, name, data):
@@ -225,8 +231,7 @@ def test_bad_input_is_a_4xx_and_changes_nothing(client, gm, campaign, fight, nam
     response = client.post(url(name, campaign), data)
     assert 400 <= response.status_code < 500
     assert "Nothing was changed" in response.content.decode()
-    goblin.refresh_from_db()
-    assert goblin.hit_points == 10
+    assert hit_points(goblin) == 10
     assert Character.objects.get(pk=hero.character_id).document.hit_points == 30
     assert Roll.objects.count() == before
     assert Combatant.objects.count() == 2
@@ -284,11 +289,10 @@ def test_another_combatants_weapon_is_a_400(client, gm, campaign, fight):
 def test_the_page_query_count_does_not_grow_with_combatants(
     client, gm, player, campaign, fight, encounter, django_assert_num_queries
 ):
+    _, goblin = fight
     Combatant.objects.bulk_create(
-        Combatant(encounter=encounter, name=f"Rat {i}", reflex=1, combat=0, accuracy=0, damage=1, pulse=1,
-                  hit_points=10, group=9)
-        for i in range(10)
-    )  # fmt: skip
+        Combatant(encounter=encounter, name=f"Rat {i}", block=goblin.block, group=9) for i in range(10)
+    )
     client.force_login(player)
     # Session, user, campaign, its members, the running encounter, the latest ended encounters, its
     # combatants with their characters, the last attack.
@@ -319,11 +323,6 @@ def test_remove_a_combatant(client, gm, player, campaign, fight):
 # --- Combat specializations on the attack form ------------------------------------------------------
 
 
-def longsword(hero):
-    """Brunella's Longsword specialization, from her sheet."""
-    return hero.character.document.specialization(LONGSWORD_SPEC)[1]
-
-
 def longsword_choice(hero):
     """The same as the attack form names it: the character, and its id on her sheet."""
     return f"{hero.character_id}:{LONGSWORD_SPEC}"
@@ -337,8 +336,9 @@ def test_the_preview_applies_the_specialization_named_like_the_weapon(client, gm
     assert "Brunella's Longsword 1 steps Combat up 1." in body
     assert f'name="attacker_specialization" value="{longsword_choice(hero)}"' in body
     assert 'name="defender_specialization" value="none"' in body
-    chance = encounters.attack_chance(campaign, hero, goblin, attacker_specialization=longsword(hero))
-    assert f"{float(chance.p_attacker_wins) * 100:.1f}%" in body
+    # The same chance as the attack's own plan with Brunella's Longsword specialization.
+    plan = encounters.plan_attack(campaign, hero, goblin, {"attacker_specialization": longsword_choice(hero)})
+    assert f"{float(plan.chance) * 100:.1f}%" in body
 
 
 def test_the_preview_without_a_specialization_and_the_roll_that_follows(client, gm, campaign, fight):
@@ -350,13 +350,13 @@ def test_the_preview_without_a_specialization_and_the_roll_that_follows(client, 
     assert "steps Combat up" not in body
     assert '<option value="none" selected>None</option>' in body  # the form as the GM left it
     assert 'name="attacker_specialization" value="none"' in body
-    chance = encounters.attack_chance(campaign, hero, goblin)
-    assert f"{float(chance.p_attacker_wins) * 100:.1f}%" in body
+    chance = encounters.plan_attack(campaign, hero, goblin, {"attacker_specialization": "none"}).chance
+    assert f"{float(chance) * 100:.1f}%" in body
     response = client.post(url("encounter-attack", campaign), {**query})
     assert response.status_code == 302
     roll = Roll.objects.get(kind="attack")
     assert roll.spec["attacker_dice"] == ["d10", "d10", "d8"]
-    assert roll.chance == f"{chance.p_attacker_wins.numerator}/{chance.p_attacker_wins.denominator}"
+    assert roll.chance == f"{chance.numerator}/{chance.denominator}"
 
 
 def test_a_chosen_specialization_for_the_target_reaches_the_roll(client, gm, campaign, fight):
@@ -432,14 +432,13 @@ def test_a_background_and_an_impairment_change_the_chance_shown_before_the_attac
     client.force_login(gm)
     query = {"attacker": hero.pk, "target": goblin.pk, "attacker_roll": "background", "defender_roll": "impairment"}
     body = client.get(url("encounter", campaign), query).content.decode()
-    chance = encounters.attack_chance(
-        campaign, hero, goblin, attacker_specialization=longsword(hero),
-        attacker_roll=AbilityRoll.BACKGROUND, defender_roll=AbilityRoll.IMPAIRMENT,
-    )  # fmt: skip
-    plain = encounters.attack_chance(campaign, hero, goblin, attacker_specialization=longsword(hero))
-    assert chance.p_attacker_wins > plain.p_attacker_wins
-    assert f"{float(chance.p_attacker_wins) * 100:.1f}%" in body
-    assert f"{float(plain.p_attacker_wins) * 100:.1f}%" not in body
+    sword = {"attacker_specialization": longsword_choice(hero)}
+    rolls = {"attacker_roll": "background", "defender_roll": "impairment"}
+    chance = encounters.plan_attack(campaign, hero, goblin, {**sword, **rolls}).chance
+    plain = encounters.plan_attack(campaign, hero, goblin, sword).chance
+    assert chance > plain
+    assert f"{float(chance) * 100:.1f}%" in body
+    assert f"{float(plain) * 100:.1f}%" not in body
     assert "Brunella rolls Reflex twice and keeps the higher (a background)." in body
     assert "Goblin rolls Reflex twice and keeps the lower (an impairment)." in body
     assert "On Brunella's sheet: background Soldier; impairment Bad knee." in body  # for the GM to judge
@@ -452,7 +451,7 @@ def test_a_background_and_an_impairment_change_the_chance_shown_before_the_attac
     assert response.status_code == 200
     roll = Roll.objects.get(kind="attack")
     assert (roll.spec["attacker_roll"], roll.spec["defender_roll"]) == ("background", "impairment")
-    assert roll.chance == f"{chance.p_attacker_wins.numerator}/{chance.p_attacker_wins.denominator}"
+    assert roll.chance == f"{chance.numerator}/{chance.denominator}"
     assert len(roll.dice["attacker"]["ability_rolls"]) == 2
     body = response.content.decode()
     assert body.lstrip().startswith('<div id="encounter-body"')
@@ -482,8 +481,7 @@ def test_a_bad_ability_roll_is_a_400_and_rolls_nothing(client, gm, campaign, fig
     assert response.status_code == 400
     assert "Nothing was changed" in response.content.decode()
     assert not Roll.objects.filter(kind__in=["attack", "damage"]).exists()
-    goblin.refresh_from_db()
-    assert goblin.hit_points == 10
+    assert hit_points(goblin) == 10
 
 
 def test_players_and_outsiders_cannot_attack_with_a_background(client, player, outsider, campaign, fight):

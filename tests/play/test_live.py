@@ -21,9 +21,9 @@ from characters import write
 from config.asgi import application
 from play import encounters, live, rolls
 from play.consumers import NOT_A_MEMBER
-from play.encounters import StatBlock
 from rules.systems.base import Role
 from tests.campaigns.helpers import make_character
+from tests.play.npcs import npc
 
 # The socket's queries run on other threads than the test's: the rows must be committed.
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -187,7 +187,7 @@ def test_a_hit_point_change_reaches_every_member_as_the_party_row(campaign, gm, 
 
 def test_each_encounter_change_reaches_every_member_as_the_initiative_order(campaign, gm, player) -> None:
     brunella = make_character(campaign, player, "Brunella")
-    goblin = StatBlock(name="Goblin", reflex=2, combat=1, accuracy=1, damage=1, armor=0, pulse=1)
+    goblin = npc("Goblin", 2, 1, 1, 1, 0, 1)
     state: dict[str, int] = {}
 
     def start() -> None:
@@ -199,7 +199,7 @@ def test_each_encounter_change_reaches_every_member_as_the_initiative_order(camp
 
     def add_goblin() -> None:
         ids = {"campaign_id": campaign.pk, "encounter_id": state["encounter_id"]}
-        encounters.add_npcs(**ids, by=gm, stats=goblin)
+        encounters.add_npcs(**ids, by=gm, **goblin)
 
     def initiative() -> None:
         ids = {"campaign_id": campaign.pk, "encounter_id": state["encounter_id"]}
@@ -580,10 +580,10 @@ def test_a_removal_just_before_joining_the_group_is_not_missed(campaign, gm, pla
 
 
 def test_the_gms_move_in_the_initiative_order_reaches_every_dashboard(campaign, gm, player) -> None:
-    goblin = StatBlock(name="Goblin", reflex=2, combat=1, accuracy=1, damage=1, armor=0, pulse=1)
+    goblin = npc("Goblin", 2, 1, 1, 1, 0, 1)
     encounter = encounters.start_encounter(campaign_id=campaign.pk, by=gm, name="Ambush")
     ids = {"campaign_id": campaign.pk, "encounter_id": encounter.pk}
-    encounters.add_npcs(**ids, by=gm, stats=goblin, count=2)
+    encounters.add_npcs(**ids, by=gm, **goblin, count=2)
     encounters.roll_initiative(**ids, by=gm, rng=random.Random(4), group_rolls=False)
     last = encounter.combatants.order_by("-order").first()
 
@@ -608,10 +608,10 @@ def test_the_gms_move_in_the_initiative_order_reaches_every_dashboard(campaign, 
 
 
 def test_a_removal_reaches_every_feed_and_order(campaign, gm, player) -> None:
-    goblin = StatBlock(name="Goblin", reflex=2, combat=1, accuracy=1, damage=1, armor=0, pulse=1)
+    goblin = npc("Goblin", 2, 1, 1, 1, 0, 1)
     encounter = encounters.start_encounter(campaign_id=campaign.pk, by=gm, name="Ambush")
     ids = {"campaign_id": campaign.pk, "encounter_id": encounter.pk}
-    first, _ = encounters.add_npcs(**ids, by=gm, stats=goblin, count=2)
+    first, _ = encounters.add_npcs(**ids, by=gm, **goblin, count=2)
 
     def remove() -> None:
         encounters.remove_combatant(**ids, by=gm, combatant_id=first.pk, reason="fled")

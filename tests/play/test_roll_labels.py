@@ -17,15 +17,14 @@ from django.urls import reverse
 
 from campaigns.models import Campaign, Membership
 from play import encounters, rolls
-from play.encounters import StatBlock
 from play.models import Roll, RollKind
 from rules import systems
 from tests.characters.conftest import make_character
+from tests.play.npcs import GOBLIN
 from tests.systems import coin
 
 pytestmark = pytest.mark.django_db
 
-GOBLIN = StatBlock(name="Goblin", reflex=2, combat=1, accuracy=1, damage=1, armor=0, pulse=1)
 HTMX = {"HTTP_HX_REQUEST": "true"}
 
 
@@ -244,14 +243,18 @@ def fight(campaign: Campaign, gm: Any, player: Any) -> list[Roll]:
     encounter = encounters.start_encounter(campaign_id=campaign.pk, by=gm, name="The bridge")
     ids = {"campaign_id": campaign.pk, "encounter_id": encounter.pk}
     (hero,) = encounters.add_characters(**ids, by=gm, character_ids=[brunella.pk])
-    first, second = encounters.add_npcs(**ids, by=gm, stats=GOBLIN, count=2)
+    first, second = encounters.add_npcs(**ids, by=gm, **GOBLIN, count=2)
     encounters.roll_initiative(**ids, by=gm, rng=Scripted(7, 5, 3), group_rolls=False)
     encounters.attack(
-        **ids, by=gm, attacker_id=hero.pk, target_id=first.pk, attacker_specialization=None,
+        **ids,
+        by=gm,
+        attacker_id=hero.pk,
+        target_id=first.pk,
+        choices={"attacker_specialization": "none"},
         rng=Scripted(5, 6, 4, 2, 2, 1),
-    )  # fmt: skip
-    encounters.adjust_hit_points(**ids, by=gm, combatant_id=hero.pk, amount=-4, reason="a fall")
-    encounters.stabilize(**ids, by=gm, combatant_id=first.pk)
+    )
+    encounters.adjust(**ids, by=gm, combatant_id=hero.pk, amount=-4, reason="a fall")
+    encounters.act(**ids, by=gm, action="stabilize", combatant_id=first.pk)
     encounters.move_in_order(**ids, by=gm, combatant_id=second.pk, direction="up")
     encounters.remove_combatant(**ids, by=gm, combatant_id=second.pk, reason="fled")
     return list(Roll.objects.of_encounter(encounter).order_by("seq"))

@@ -16,7 +16,22 @@ from hypothesis import strategies as st
 
 from rules import systems
 from rules.__main__ import main
-from rules.systems.base import EditRefused, Offer, Role, RulesSystem, SheetInvalid, SheetRoll, Vitals
+from rules.systems.base import (
+    AttackPlan,
+    AttackRoll,
+    Combat,
+    EditRefused,
+    Fighter,
+    Initiative,
+    Logged,
+    Offer,
+    Role,
+    RulesSystem,
+    SheetInvalid,
+    SheetRoll,
+    SpecError,
+    Vitals,
+)
 from tests.rules.reference import PROPERTY
 from tests.systems import coin
 
@@ -210,3 +225,44 @@ def test_the_coin_chance_is_exact(nerve: int, need: int) -> None:
         return
     wins = sum(1 for faces in product((0, 1), repeat=nerve) if sum(faces) >= need)
     assert coin.flip_chance(coin.Flip(nerve, need)) == Fraction(wins, 2**nerve)
+
+
+@pytest.mark.parametrize("key", every_system())
+def test_a_fight_from_the_sheet_and_an_npc(key: str) -> None:
+    """Every system's combat: a character joins from its sheet, an NPC from the GM's form; initiative
+    orders both; an attack has its exact chance before the roll and logs what it rolled; harm changes
+    the vitals where they live; the blocks round-trip as JSON."""
+    system = systems.get(key)
+    combat = system.combat
+    assert isinstance(combat, Combat)
+    sheet, options, _ = finished(system)
+    form = {"lucky13": {"reflex": "d6", "combat": "d4", "accuracy": "d4", "damage": "d6", "pulse": "d4"},
+            "coin": {"nerve": "2", "luck": "3"}}[key]  # fmt: skip
+    npc_block = combat.npc(form, options)
+    hero_block = combat.joins(sheet, options)
+    for block in (npc_block, hero_block):
+        assert combat.read_block(json.loads(json.dumps(block.model_dump(mode="json")))) == block
+    with pytest.raises(SheetInvalid):
+        combat.npc({}, options)
+    hero = Fighter(key=1, name="Hero", block=hero_block, sheet=sheet, sheet_key=7)
+    npc = Fighter(key=2, name="Foe", block=npc_block)
+    rolled = combat.initiative([[hero], [npc]], options, Random(3))
+    assert isinstance(rolled, Initiative)
+    assert sorted(rolled.order) == [1, 2]
+    assert all(isinstance(logged, Logged) and logged.label for logged in rolled.logged)
+    plan = combat.plan_attack(hero, npc, {}, options)
+    assert isinstance(plan, AttackPlan)
+    assert 0 < plan.chance < 1
+    assert plan.label
+    attack = combat.roll_attack(plan, options, Random(4))
+    assert isinstance(attack, AttackRoll)
+    assert attack.logged.chance == plan.chance
+    with pytest.raises(SpecError):
+        combat.plan_attack(hero, hero, {}, options)
+    hurt = combat.harm(npc, -1, options)
+    assert hurt.sheet is None
+    assert hurt.change == -1
+    healed = combat.harm(hero, -1, options)
+    assert healed.sheet is not None
+    assert healed.block == hero_block
+    assert combat.vitals(hero, options).can_act

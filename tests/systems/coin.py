@@ -35,6 +35,7 @@ from rules.systems.base import (
     Track,
     Vitals,
 )
+from tests.systems.coin_combat import COMBAT
 
 MAX_NERVE: Final = 6
 
@@ -113,6 +114,22 @@ FLIP: Final = RollKind(
 TOKENS: Final = Currency("tokens", "Tokens", "T")
 
 
+def _need(situation: Mapping[str, Any]) -> int:
+    """The heads a flip needs, from a situation (a form sends it as text)."""
+    need = situation.get("need", 1)
+    if isinstance(need, str) and need.isascii() and need.isdigit() and len(need) == 1:
+        need = int(need)
+    if isinstance(need, bool) or not isinstance(need, int) or not 1 <= need <= MAX_NERVE:
+        raise SpecError("need", f"need 1 to {MAX_NERVE} heads")
+    return need
+
+
+#: What the offers compare a purchase at: the heads a flip needs.
+NEED: Final = Option(
+    "need", "Heads needed", "1", choices=tuple((str(n), f"{n} head{'s' if n > 1 else ''}") for n in range(1, 7))
+)
+
+
 def migrate(document: dict[str, Any], from_version: int) -> dict[str, Any]:
     """Version 2 renamed ``courage`` to ``nerve``."""
     if from_version > 2 or from_version < 1:
@@ -143,6 +160,8 @@ class Coin:
     )
     roll_kinds: Final = {"flip": FLIP}
     currencies: Final = (TOKENS,)
+    offer_situation: Final = (NEED,)
+    combat: Final = COMBAT
 
     def default_options(self) -> dict[str, Any]:
         return Options().model_dump()
@@ -214,28 +233,79 @@ class Coin:
         return SheetRoll("flip", spec, f"Nerve ({flip.coins} coins) needing {flip.need} heads")
 
     def offers(self, sheet: Sheet, options: Mapping[str, Any], situation: Mapping[str, Any]) -> tuple[Offer, ...]:
+        """A new trick (1 token), and one more coin of Nerve (twice the Nerve) while it is below 6,
+        with how it changes a flip that needs the situation's heads."""
+        need = _need(situation)
         out = [Offer("trick", "A new trick", TOKENS.key, 1)]
         if sheet.nerve is not None and sheet.nerve < MAX_NERVE:
-            need = situation.get("need", 1)
             before = flip_chance(Flip(sheet.nerve, need)) if need <= sheet.nerve else Fraction(0)
             after = flip_chance(Flip(sheet.nerve + 1, need))
-            out.append(
-                Offer("nerve", "One more coin of Nerve", TOKENS.key, 2 * sheet.nerve, (Effect("Flip", before, after),))
-            )
+            label = f"Nerve {sheet.nerve} → {sheet.nerve + 1}"
+            flip = Effect(f"A flip needing {need} head{'s' if need > 1 else ''}", before, after)
+            out.append(Offer("nerve", label, TOKENS.key, 2 * sheet.nerve, (flip,)))
         return tuple(out)
+
+    def offer_fields(self, sheet: Sheet, offer: str, options: Mapping[str, Any]) -> dict[str, Any]:
+        if offer == "trick":
+            return {"before": 0, "name": None}
+        if offer == "nerve" and sheet.nerve is not None:
+            return {"before": sheet.nerve}
+        raise SpecError("offer", f"there is no purchase {offer!r} on this sheet")
+
+    def offer_note(self, sheet: Sheet, offer: str, options: Mapping[str, Any]) -> str:
+        self.offer_fields(sheet, offer, options)
+        return "A trick is for the story: it changes no flip." if offer == "trick" else ""
 
     def buy(
         self, sheet: Sheet, offer: str, options: Mapping[str, Any], choice: Mapping[str, Any] | None = None
     ) -> tuple[Sheet, Offer]:
+        choice = choice or {}
+        before = self.offer_fields(sheet, offer, options)["before"]
         found = next((o for o in self.offers(sheet, options, {}) if o.key == offer), None)
         if found is None:
-            raise SpecError("offer", f"there is no purchase {offer!r} on this sheet")
+            raise SpecError("nerve", f"Nerve stops at {MAX_NERVE}")
         if offer == "nerve":
-            return self.read_sheet({**sheet.model_dump(mode="json"), "nerve": sheet.nerve + 1}), found
-        trick = {"id": sheet.next_id, "name": (choice or {}).get("name", "")}
+            bought = self.read_sheet({**sheet.model_dump(mode="json"), "nerve": sheet.nerve + 1})
+        else:
+            name = " ".join(str(choice.get("name") or "").split())
+            if not name:
+                raise SpecError("name", "a new trick needs a name")
+            document = sheet.model_dump(mode="json")
+            document.update(
+                tricks=[*document["tricks"], {"id": sheet.next_id, "name": name}], next_id=sheet.next_id + 1
+            )
+            bought = self.read_sheet(document)
+        if "before" in choice and choice["before"] != before:
+            raise SpecError("before", f"Nerve is {sheet.nerve} now")
+        return bought, found
+
+    def receipt(
+        self, before: Sheet, after: Sheet, offer: Offer, options: Mapping[str, Any]
+    ) -> tuple[str, dict[str, Any]]:
+        if offer.key == "nerve":
+            kept = {"offer": "nerve", "cost": offer.cost, "before": before.nerve, "after": after.nerve}
+            return f"Nerve {before.nerve} → {after.nerve}", kept
+        trick = after.tricks[-1]
+        return f"A new trick: {trick.name}", {
+            "offer": "trick",
+            "cost": offer.cost,
+            "trick_id": trick.id,
+            "name": trick.name,
+        }
+
+    def purchase_sections(self, purchase: Mapping[str, Any]) -> tuple[str, ...]:
+        return ("tricks",) if purchase.get("offer") == "trick" else ()
+
+    def refund(self, sheet: Sheet, purchase: Mapping[str, Any], options: Mapping[str, Any]) -> Sheet:
         document = sheet.model_dump(mode="json")
-        document.update(tricks=[*document["tricks"], trick], next_id=sheet.next_id + 1)
-        return self.read_sheet(document), found
+        if purchase.get("offer") == "nerve":
+            if sheet.nerve != purchase.get("after"):
+                raise SpecError("purchase", "Nerve is no longer what this purchase bought: correct the sheet first")
+            return self.read_sheet({**document, "nerve": purchase.get("before")})
+        tricks = [t for t in document["tricks"] if t["id"] != purchase.get("trick_id")]
+        if len(tricks) == len(document["tricks"]):
+            raise SpecError("purchase", "the trick is no longer on the sheet: correct the sheet first")
+        return self.read_sheet({**document, "tricks": tricks})
 
 
 SYSTEM: Final = Coin()

@@ -102,6 +102,7 @@ from rules.systems.lucky13.options import (
     read_options,
     validate_options,
 )
+from rules.systems.lucky13.record import check_roll_view, opposed_roll_view, pool_view
 from rules.systems.lucky13.sheet import (
     MAX_DESCRIPTION,
     MAX_ITEMS,
@@ -206,6 +207,7 @@ __all__ = [
     "check_level",
     "check_modifiers",
     "check_reputation",
+    "check_roll_view",
     "check_skill_dice",
     "clean_name",
     "combat_pool",
@@ -222,12 +224,14 @@ __all__ = [
     "minute_passes",
     "opposed_chance",
     "opposed_chance_json",
+    "opposed_roll_view",
     "parse_check",
     "parse_choice",
     "parse_die",
     "parse_difficulty",
     "parse_opposed",
     "parse_steps",
+    "pool_view",
     "reaction_charm",
     "read_options",
     "roll_check",

@@ -10,8 +10,11 @@ from fractions import Fraction
 from typing import Any, Final
 
 from rules.dice import StepDie
+from rules.systems.base import SpecError
 from rules.systems.lucky13.checks import Check, Explosion, check_chance
+from rules.systems.lucky13.health import max_hit_points
 from rules.systems.lucky13.modifiers import effective_skill_die
+from rules.systems.lucky13.sheet import Sheet, Skill, Specialization
 from rules.systems.lucky13.vocabulary import (
     ABILITY_KEYS,
     MAX_ABILITY,
@@ -192,3 +195,193 @@ def suggestions(
         )
         options.append(Suggestion(buy_ability(key, current), effects))
     return options
+
+
+# --- Offers on a sheet: what an offer key names, what the ledger keeps, taking a purchase back ----
+
+#: The edit section (``Lucky13.edit_sections``) each kind of purchase changes.
+SECTION_OF: Final = {
+    PurchaseKind.SPECIALIZATION: "specializations",
+    PurchaseKind.LEVEL: "specializations",
+    PurchaseKind.ABILITY: "abilities",
+}
+#: The longest item id an offer key may name (the id columns' range).
+_MAX_ID_DIGITS: Final = 16
+
+
+@dataclass(frozen=True, slots=True)
+class Target:
+    """What an offer key names on a sheet as it stands, with the words it has now.
+
+    ``before`` is what a buyer sees: the ability's rung (1 d4 … 5 d12), the specialization's
+    level, 0 for a new specialization.
+    """
+
+    kind: PurchaseKind
+    before: int
+    ability: str = ""
+    skill_id: int | None = None
+    skill: str = ""
+    specialization_id: int | None = None
+    name: str = ""
+
+    @property
+    def key(self) -> str:
+        """The offer key, written the one way the system writes it."""
+        ref = {
+            PurchaseKind.ABILITY: self.ability,
+            PurchaseKind.LEVEL: self.specialization_id,
+            PurchaseKind.SPECIALIZATION: self.skill_id,
+        }[self.kind]
+        return f"{self.kind.value}:{ref}"
+
+
+def _item_id(text: str) -> int | None:
+    return int(text) if text.isascii() and text.isdigit() and len(text) <= _MAX_ID_DIGITS else None
+
+
+def target(sheet: Sheet, offer: Any) -> Target:
+    """What the offer key ``offer`` names on the sheet: ``ability:<ability>`` (its next die),
+    ``level:<specialization id>`` (one more level), ``specialization:<skill id>`` (a new one under
+    the skill), whether or not it can be bought now; :class:`SpecError` (``offer``) when it names
+    nothing on the sheet."""
+    kind, _, ref = str(offer).partition(":")
+    if kind == PurchaseKind.ABILITY:
+        die = getattr(sheet.abilities, ref, None) if ref in ABILITY_KEYS else None
+        if die is None:
+            raise SpecError("offer", f"{ref!r} is not an ability of the sheet")
+        return Target(PurchaseKind.ABILITY, StepDie.parse(die).rung, ability=ref)
+    if kind == PurchaseKind.LEVEL:
+        found = sheet.specialization(number) if (number := _item_id(ref)) is not None else None
+        if found is None:
+            raise SpecError("offer", f"the sheet has no such specialization (no purchase {offer!r})")
+        skill, spec = found
+        return Target(
+            PurchaseKind.LEVEL, spec.level, skill_id=skill.id, skill=skill.name, specialization_id=spec.id,
+            name=spec.name,
+        )  # fmt: skip
+    if kind == PurchaseKind.SPECIALIZATION:
+        skill = sheet.skill(number) if (number := _item_id(ref)) is not None else None
+        if skill is None:
+            raise SpecError("offer", f"the sheet has no such skill (no purchase {offer!r})")
+        return Target(PurchaseKind.SPECIALIZATION, 0, skill_id=skill.id, skill=skill.name)
+    raise SpecError("offer", f"choose what to buy: a specialization, a level, or an ability (no purchase {offer!r})")
+
+
+def title(aimed: Target, names: Mapping[str, str]) -> str:
+    """What an offer buys, for "What should I buy?": "Teleport (Spellcasting) 2 → 3", "Will d6 → d8"
+    (``names``: the campaign's names of the abilities, by key)."""
+    if aimed.kind is PurchaseKind.ABILITY:
+        return f"{names[aimed.ability]} {StepDie(aimed.before)} → {StepDie(aimed.before + 1)}"
+    if aimed.kind is PurchaseKind.SPECIALIZATION:
+        return f"A new specialization under {aimed.skill}"
+    return f"{aimed.name} ({aimed.skill}) {aimed.before} → {aimed.before + 1}"
+
+
+def now(aimed: Target, names: Mapping[str, str]) -> str:
+    """What the sheet shows now of what an offer changes: "Will is d6 now", "Teleport is at level 3 now"."""
+    if aimed.kind is PurchaseKind.ABILITY:
+        return f"{names[aimed.ability]} is {StepDie(aimed.before)} now"
+    return f"{aimed.name} is at level {aimed.before} now"
+
+
+def note(sheet: Sheet, aimed: Target) -> str:
+    """What an offer does that the checks it is compared on do not show: a larger ability die adds
+    to every roll made with it, linked skill or not; a larger Pulse brings a new row of hit points
+    ("Hit points"); a skill with no linked ability has no check to compare."""
+    if aimed.kind is PurchaseKind.ABILITY:
+        linked = any(skill.ability == aimed.ability and skill.die for skill in sheet.skills)
+        if aimed.ability != "pulse":
+            return "" if linked else "No skill is linked to this ability; it still adds to every roll made with it."
+        if linked:
+            return "It also brings a new row of hit points."
+        return (
+            "No skill is linked to this ability; it still adds to every roll made with it, "
+            "and brings a new row of hit points."
+        )
+    skill = sheet.skill(aimed.skill_id) if aimed.skill_id is not None else None
+    if skill is not None and not (skill.ability and getattr(sheet.abilities, skill.ability, None)):
+        return "This skill has no linked ability, so there is no check to compare."
+    return ""
+
+
+def record(aimed: Target, cost: int, before: Sheet, after: Sheet) -> dict[str, Any]:
+    """What the ledger keeps of a purchase (JSON): the offer, the items by id with their words at
+    the time, the level or rung before and after, and the cost."""
+    kept: dict[str, Any] = {"offer": aimed.key, "kind": aimed.kind.value, "cost": cost, "before": aimed.before}
+    if aimed.kind is PurchaseKind.ABILITY:
+        rung = StepDie.parse(getattr(after.abilities, aimed.ability)).rung
+        return {**kept, "ability": aimed.ability, "after": rung}
+    skill = after.skill(aimed.skill_id)
+    had = {p.id for p in before.skill(aimed.skill_id).specializations}
+    if aimed.kind is PurchaseKind.LEVEL:
+        spec = next(p for p in skill.specializations if p.id == aimed.specialization_id)
+    else:
+        spec = next(p for p in skill.specializations if p.id not in had)
+    return {**kept, "after": spec.level, "skill_id": skill.id, "skill": skill.name,
+            "specialization_id": spec.id, "name": spec.name}  # fmt: skip
+
+
+def describe(bought: Mapping[str, Any], names: Mapping[str, str]) -> str:
+    """What a purchase bought, for the ledger: "Teleport (Spellcasting) 2 → 3", "Will d6 → d8",
+    "New specialization Shield wall (Fighting)"."""
+    if bought["kind"] == PurchaseKind.ABILITY:
+        ability = names.get(bought["ability"], bought["ability"])
+        return f"{ability} {StepDie(bought['before'])} → {StepDie(bought['after'])}"
+    if bought["kind"] == PurchaseKind.SPECIALIZATION:
+        return f"New specialization {bought['name']} ({bought['skill']})"
+    return f"{bought['name']} ({bought['skill']}) {bought['before']} → {bought['after']}"
+
+
+def sections(bought: Mapping[str, Any]) -> tuple[str, ...]:
+    """The edit sections a purchase (as the ledger keeps it) changes."""
+    kind = bought.get("kind")
+    return (SECTION_OF[PurchaseKind(kind)],) if kind in SECTION_OF else ()
+
+
+def refund(sheet: Sheet, bought: Mapping[str, Any], *, hit_points_per_step: int) -> Sheet:
+    """The sheet with a purchase (as the ledger keeps it) taken back, if the sheet still shows it
+    as bought; :class:`SpecError` (``purchase``) otherwise. A smaller Pulse takes the row of hit
+    points it brought with it.
+
+    A specialization is found by its id; purchases recorded before the sheet was one document
+    name it by its skill's and its own name instead, and are found by those.
+    """
+    kind = bought.get("kind")
+    if kind == PurchaseKind.ABILITY:
+        key, before, after = bought.get("ability"), bought.get("before"), bought.get("after")
+        current = getattr(sheet.abilities, key, None) if key in ABILITY_KEYS else None
+        if current is None or not _whole(before) or StepDie.parse(current).rung != after:
+            raise SpecError(
+                "purchase", "the ability is no longer the die this purchase bought: correct the sheet first"
+            )
+        changes: dict[str, Any] = {"abilities": sheet.abilities.model_copy(update={key: StepDie(before).label})}
+        if key == "pulse" and sheet.hit_points is not None:
+            changes["hit_points"] = min(sheet.hit_points, max_hit_points(StepDie(before), hit_points_per_step))
+        return sheet.model_copy(update=changes)
+    found = _bought_specialization(sheet, bought)
+    if kind not in (PurchaseKind.LEVEL, PurchaseKind.SPECIALIZATION) or found is None:
+        raise SpecError("purchase", "the specialization is no longer as this purchase left it: correct the sheet first")
+    skill, spec = found
+    if spec.level != bought.get("after"):
+        raise SpecError("purchase", "the specialization is no longer as this purchase left it: correct the sheet first")
+    if kind == PurchaseKind.SPECIALIZATION:
+        specializations = tuple(p for p in skill.specializations if p.id != spec.id)
+    else:
+        lower = spec.model_copy(update={"level": bought["before"]})
+        specializations = tuple(lower if p.id == spec.id else p for p in skill.specializations)
+    skill = skill.model_copy(update={"specializations": specializations})
+    return sheet.model_copy(update={"skills": tuple(skill if s.id == skill.id else s for s in sheet.skills)})
+
+
+def _whole(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _bought_specialization(sheet: Sheet, bought: Mapping[str, Any]) -> tuple[Skill, Specialization] | None:
+    spec_id = bought.get("specialization_id")
+    if _whole(spec_id):
+        return sheet.specialization(spec_id)
+    skill = next((s for s in sheet.skills if s.name == bought.get("skill")), None)
+    spec = next((p for p in skill.specializations if p.name == bought.get("name")), None) if skill else None
+    return (skill, spec) if spec is not None else None

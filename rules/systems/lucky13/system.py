@@ -21,6 +21,7 @@ from rules.systems.base import (
     EditSection,
     Effect,
     Offer,
+    Option,
     Role,
     SheetInvalid,
     SheetRoll,
@@ -29,7 +30,22 @@ from rules.systems.base import (
     Vitals,
 )
 from rules.systems.lucky13 import identity
-from rules.systems.lucky13.advancement import SheetSkill, buy_ability, buy_level, buy_specialization, suggestions
+from rules.systems.lucky13.advancement import (
+    PurchaseKind,
+    SheetSkill,
+    buy_ability,
+    buy_level,
+    buy_specialization,
+    describe,
+    note,
+    now,
+    record,
+    refund,
+    sections,
+    suggestions,
+    target,
+    title,
+)
 from rules.systems.lucky13.checks import (
     ROLL_KINDS,
     AbilityRoll,
@@ -46,10 +62,12 @@ from rules.systems.lucky13.creation import (
     check_skill_dice,
     specialization_allowance,
 )
+from rules.systems.lucky13.encounter import COMBAT
 from rules.systems.lucky13.health import Condition, condition, death_threshold, max_hit_points
 from rules.systems.lucky13.modifiers import Modifiers, sheet_check
 from rules.systems.lucky13.options import OPTIONS, Options, default_options, validate_options
 from rules.systems.lucky13.sheet import (
+    MAX_ITEMS,
     SCHEMA_VERSION,
     Abilities,
     Asset,
@@ -104,6 +122,15 @@ SECTION_FIELDS: Final = {
 }
 
 ADVENTURE_POINTS: Final = Currency("ap", "Adventure Points", "AP")
+#: What "What should I buy?" compares the odds of a purchase at: the difficulty, Moderate to begin.
+OFFER_SITUATION: Final = (
+    Option(
+        "difficulty",
+        "Compare at",
+        Difficulty.MODERATE.value,
+        choices=tuple((d.value, f"{d.value.title()} ({d.die.label})") for d in Difficulty),
+    ),
+)
 
 
 def _invalid(field: str, message: str) -> SheetInvalid:
@@ -128,6 +155,8 @@ class Lucky13:
     edit_sections: Final = EDIT_SECTIONS
     roll_kinds: Final = ROLL_KINDS
     currencies: Final = (ADVENTURE_POINTS,)
+    offer_situation: Final = OFFER_SITUATION
+    combat: Final = COMBAT
 
     # --- Options -------------------------------------------------------------------------
 
@@ -362,9 +391,13 @@ class Lucky13:
     # --- Advancement ---------------------------------------------------------------------
 
     def offers(self, sheet: Sheet, options: Mapping[str, Any], situation: Mapping[str, Any]) -> tuple[Offer, ...]:
-        """ "Skill advancement": every purchase the sheet allows, with how it changes each check it
-        touches at the situation's difficulty (Moderate by default)."""
-        difficulty = parse_difficulty({"difficulty": situation.get("difficulty", Difficulty.MODERATE.value)})
+        """ "Skill advancement": every purchase the sheet allows, labelled with what it buys
+        ("Teleport (Spellcasting) 2 → 3", "Will d6 → d8"), with how it changes each check it touches
+        at the situation's difficulty (Moderate by default; ``offer_situation`` lists them)."""
+        chosen = situation.get("difficulty", Difficulty.MODERATE.value)
+        difficulty = parse_difficulty({"difficulty": chosen})
+        at = _difficulty_words({"difficulty": chosen})
+        names = _ability_names(options)
         skills = [
             SheetSkill(
                 s.name, s.ability or "", StepDie.parse(s.die), tuple((p.name, p.level) for p in s.specializations)
@@ -379,53 +412,105 @@ class Lucky13:
         ):
             purchase = suggestion.purchase
             if purchase.kind == "ability":
-                key, label = f"ability:{purchase.ability}", f"Raise {purchase.ability} to the next die"
+                key = f"ability:{purchase.ability}"
             else:
                 skill = by_name[purchase.skill]
                 if purchase.kind == "level":
-                    spec = next(p for p in skill.specializations if p.name == purchase.name)
-                    key, label = f"level:{spec.id}", f"{purchase.name} ({skill.name}) to level {purchase.after}"
+                    key = f"level:{next(p for p in skill.specializations if p.name == purchase.name).id}"
+                elif len(skill.specializations) >= MAX_ITEMS:
+                    continue  # the skill holds no more
                 else:
-                    key, label = f"specialization:{skill.id}", f"A new specialization of {skill.name}"
+                    key = f"specialization:{skill.id}"
             effects = tuple(
-                Effect(f"{e.skill} ({e.specialization})" if e.specialization else e.skill, e.before, e.after)
+                Effect(
+                    f"{f'{e.skill} ({e.specialization})' if e.specialization else e.skill} at {at}", e.before, e.after
+                )
                 for e in suggestion.effects
             )
+            label = title(target(sheet, key), names)
             out.append(Offer(key, label, ADVENTURE_POINTS.key, purchase.cost, effects))
         return tuple(out)
+
+    def offer_fields(self, sheet: Sheet, offer: str, options: Mapping[str, Any]) -> dict[str, Any]:
+        """What a buy form sends with an offer's key: ``before``, what the buyer sees now (the
+        specialization's level, 0 for a new one, or the ability's rung, 1 d4 … 5 d12), and for a new
+        specialization its ``name``, for the buyer to give."""
+        aimed = target(sheet, offer)
+        if aimed.kind is PurchaseKind.SPECIALIZATION:
+            return {"before": aimed.before, "name": None}
+        return {"before": aimed.before}
+
+    def offer_note(self, sheet: Sheet, offer: str, options: Mapping[str, Any]) -> str:
+        return note(sheet, target(sheet, offer))
 
     def buy(
         self, sheet: Sheet, offer: str, options: Mapping[str, Any], choice: Mapping[str, Any] | None = None
     ) -> tuple[Sheet, Offer]:
-        """The sheet after a purchase; ``choice`` names a new specialization (``{"name": …}``)."""
-        kind, _, target = offer.partition(":")
-        if kind == "ability":
-            current = getattr(sheet.abilities, target, None) if target in ABILITY_KEYS else None
-            if current is None:
-                raise SpecError("offer", f"{target!r} is not an ability of the sheet")
-            purchase = buy_ability(target, StepDie.parse(current))
-            abilities = sheet.abilities.model_copy(update={target: StepDie(purchase.after).label})
+        """The sheet after a purchase ("Skill advancement / Adventure Points"): a new specialization
+        (4, at level 1; ``choice`` names it: ``{"name": …}``), one more level (4, at most 5), or the
+        next ability die (its size × 4, up to d12; a larger Pulse brings its row of hit points, full).
+
+        ``choice["before"]``, when given, is what the buyer saw (:meth:`offer_fields`): if the
+        sheet shows something else now, nothing is bought (``SpecError`` on ``before``). A
+        ``SpecError`` on ``offer`` or ``name`` is the buyer's; on anything else, the sheet cannot
+        take the purchase now (at the top already, or full)."""
+        choice = choice or {}
+        aimed = target(sheet, offer)
+        names = _ability_names(options)
+        if aimed.kind is PurchaseKind.ABILITY:
+            purchase = buy_ability(aimed.ability, StepDie(aimed.before))
+            abilities = sheet.abilities.model_copy(update={aimed.ability: StepDie(purchase.after).label})
             bought = sheet.model_copy(update={"abilities": abilities})
-            if target == "pulse" and sheet.hit_points is not None:  # "Hit points": the new row comes filled
+            if aimed.ability == "pulse" and sheet.hit_points is not None:  # "Hit points": the new row comes filled
                 bought = bought.model_copy(update={"hit_points": sheet.hit_points + options["hit_points_per_step"]})
-            label = f"Raise {target} to {StepDie(purchase.after).label}"
-        elif kind == "level" and target.isdecimal() and (found := sheet.specialization(int(target))):
-            skill, spec = found
+            label = f"Raise {names[aimed.ability]} to {StepDie(purchase.after).label}"
+        elif aimed.kind is PurchaseKind.LEVEL:
+            skill, spec = sheet.specialization(aimed.specialization_id)
             purchase = buy_level(skill.name, spec.name, spec.level)
             raised = spec.model_copy(update={"level": purchase.after})
             levels = tuple(raised if p.id == spec.id else p for p in skill.specializations)
             bought = _replace_skill(sheet, skill, _with_specs(skill, levels))
             label = f"{spec.name} ({skill.name}) to level {purchase.after}"
-        elif kind == "specialization" and target.isdecimal() and (skill := sheet.skill(int(target))):
-            name = (choice or {}).get("name")
-            purchase = buy_specialization(skill.name, name, [p.name for p in skill.specializations])
+        else:
+            skill = sheet.skill(aimed.skill_id)
+            if len(skill.specializations) >= MAX_ITEMS:
+                raise SpecError(
+                    "specializations", f"{skill.name} has {MAX_ITEMS} specializations, the most a skill holds"
+                )
+            try:
+                purchase = buy_specialization(skill.name, choice.get("name"), [p.name for p in skill.specializations])
+            except SpecError:
+                raise
+            except ValueError as error:  # a missing or overlong name
+                raise SpecError("name", str(error)) from None
             sheet, (new_id,) = sheet.with_ids(1)
             spec = Specialization(id=new_id, name=purchase.name, level=1)
             bought = _replace_skill(sheet, skill, _with_specs(skill, (*skill.specializations, spec)))
             label = f"{purchase.name} ({skill.name}), a new specialization"
-        else:
-            raise SpecError("offer", f"there is no purchase {offer!r} on this sheet")
-        return self.read_sheet(bought.model_dump(mode="json")), Offer(offer, label, ADVENTURE_POINTS.key, purchase.cost)
+        if "before" in choice and choice["before"] != aimed.before:
+            raise SpecError("before", now(aimed, names))
+        return self.read_sheet(bought.model_dump(mode="json")), Offer(
+            aimed.key, label, ADVENTURE_POINTS.key, purchase.cost
+        )
+
+    def receipt(
+        self, before: Sheet, after: Sheet, offer: Offer, options: Mapping[str, Any]
+    ) -> tuple[str, dict[str, Any]]:
+        """What the ledger keeps of a purchase: its words ("Teleport (Spellcasting) 2 → 3") and
+        the record (the items by id with their words at the time, the level or rung before and
+        after, the cost)."""
+        kept = record(target(before, offer.key), offer.cost, before, after)
+        return describe(kept, _ability_names(options)), kept
+
+    def purchase_sections(self, purchase: Mapping[str, Any]) -> tuple[str, ...]:
+        return sections(purchase)
+
+    def refund(self, sheet: Sheet, purchase: Mapping[str, Any], options: Mapping[str, Any]) -> Sheet:
+        """The sheet with a purchase taken back (the specialization or its level, the ability die
+        and, for Pulse, the row of hit points it brought); ``SpecError`` if the sheet no longer
+        shows it as bought, ``SheetInvalid`` if the sheet cannot take it back as it stands."""
+        undone = refund(sheet, purchase, hit_points_per_step=options["hit_points_per_step"])
+        return self.read_sheet(undone.model_dump(mode="json"))
 
 
 # --- Creation checks, each raising SheetError for the player -------------------------------------
@@ -574,6 +659,11 @@ def _difficulty_words(situation: Mapping[str, Any]) -> str:
         return f"a {StepDie.parse(value).label} Difficulty die"
     except (DiceError, TypeError):
         return str(value)
+
+
+def _ability_names(options: Mapping[str, Any]) -> dict[str, str]:
+    """The campaign's names for the five abilities, by key."""
+    return dict(zip(ABILITY_KEYS, options["ability_names"], strict=True))
 
 
 def _with_specs(skill: Skill, specializations: tuple[Specialization, ...]) -> Skill:

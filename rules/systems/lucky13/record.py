@@ -1,0 +1,62 @@
+"""The JSON a Lucky 13 roll keeps in the roll log: every die as rolled, the totals, the outcome."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from rules.dice import DieResult, die_view
+from rules.systems.lucky13.checks import CheckRoll, OpposedRoll, Pool, PoolRoll
+
+
+def _dice_view(label: str, dice: Sequence[DieResult]) -> dict[str, Any]:
+    return {"label": label, "dice": [die_view(d) for d in dice], "total": sum(d.value for d in dice)}
+
+
+def pool_view(pool: Pool, roll: PoolRoll, names: Sequence[str]) -> dict[str, Any]:
+    """``names`` label the Ability die and then each other die of the pool."""
+    ability_rolls = [
+        {**_dice_view(pool.ability.label, dice), "kept": i == roll.kept} for i, dice in enumerate(roll.ability_rolls)
+    ]
+    others = [
+        {**_dice_view(step_die.label, dice), "name": name}
+        for step_die, dice, name in zip(pool.others, roll.others, names[1:], strict=True)
+    ]
+    return {
+        "ability_name": names[0],
+        "ability_rolls": ability_rolls,
+        "two_ability_rolls": len(ability_rolls) == 2,
+        "ability_roll": pool.ability_roll.value,
+        "others": others,
+        "total": roll.total,
+        "dilemma": roll.dilemma,
+    }
+
+
+def check_roll_view(roll: CheckRoll) -> dict[str, Any]:
+    check = roll.check
+    return {
+        "kind": "check",
+        "dice": f"{check.ability} + {check.skill} + {check.difficulty}",
+        "explosion": check.explosion.value,
+        "pool": pool_view(check.pool, roll.dice, ("Ability", "Skill", "Difficulty")),
+        "total": roll.total,
+        "success": roll.success,
+        "margin": roll.margin,
+        "dilemma": roll.dilemma,
+    }
+
+
+def opposed_roll_view(roll: OpposedRoll) -> dict[str, Any]:
+    opposed = roll.opposed
+    names = ("Ability", "Skill", "Accuracy")
+    return {
+        "kind": "opposed",
+        "explosion": opposed.explosion.value,
+        "attacker": pool_view(opposed.attacker, roll.attacker, names),
+        "defender": pool_view(opposed.defender, roll.defender, ("Ability", "Skill", "Defense")),
+        "hit": roll.hit,
+        "margin": roll.margin,
+        "damage_dice": _dice_view(opposed.weapon.label, roll.damage_dice) if roll.hit else None,
+        "damage": roll.damage,
+    }
