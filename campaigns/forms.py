@@ -13,7 +13,7 @@ from django.forms import formset_factory
 
 from campaigns.models import system_choices
 from rules.systems import lucky13
-from rules.systems.base import Option
+from rules.systems.base import Option, OptionsError, RulesSystem
 
 OPTIONS: dict[str, Option] = {option.key: option for option in lucky13.OPTIONS}
 #: Blank skill rows offered at the end of the list, and how many more "More rows" adds.
@@ -72,8 +72,68 @@ def skill_rows(
     return [*rows, *({} for _ in range(blanks))]
 
 
+class OptionsForm(forms.Form):
+    """A system's options as its ``option_fields`` describe them, one field each: a choice among its
+    ``choices``, a number for a whole-number default, a yes/no for a true-or-false one, a line of
+    words (separated by spaces) for a list, text otherwise. The rules are the system's own
+    (``validate_options``), and its messages go by the fields."""
+
+    template = "campaigns/_options_form.html"
+
+    def __init__(
+        self, data: Any = None, *, system: RulesSystem, options: dict[str, Any], known_skills: Collection[str] = ()
+    ) -> None:
+        super().__init__(data, initial={})
+        self.system = system
+        for option in system.option_fields:
+            value = options.get(option.key, option.default)
+            self.fields[option.key] = _option_field(option)
+            self.initial[option.key] = " ".join(map(str, value)) if isinstance(value, list | tuple) else value
+        #: After validation: the options as the rules system cleaned them (no renames: no list to rename in).
+        self.options: dict[str, Any] = {}
+        self.renames: dict[str, str] = {}
+
+    @staticmethod
+    def known(options: dict[str, Any]) -> frozenset[str]:
+        """The names characters may already carry (none: a generated form renames nothing)."""
+        return frozenset()
+
+    def clean(self) -> dict[str, Any]:
+        cleaned = super().clean() or {}
+        if self.errors:
+            return cleaned
+        given = {}
+        for option in self.system.option_fields:
+            value = cleaned.get(option.key)
+            if isinstance(option.default, list | tuple):
+                value = value.split() if value else []
+            given[option.key] = value
+        try:
+            self.options = self.system.validate_options(given)
+        except OptionsError as error:
+            self.add_option_errors(error.errors)
+        return cleaned
+
+    def add_option_errors(self, errors: dict[str, str]) -> None:
+        for key, message in errors.items():
+            self.add_error(key if key in self.fields else None, _sentence(message))
+
+
+def _option_field(option: Option) -> forms.Field:
+    common = {"label": option.label, "help_text": option.help}
+    if option.choices:
+        return forms.ChoiceField(choices=option.choices, widget=forms.RadioSelect, **common)
+    if isinstance(option.default, bool):
+        return forms.BooleanField(required=False, **common)
+    if isinstance(option.default, int):
+        return forms.IntegerField(min_value=-(10**6), max_value=10**6, **common)
+    return forms.CharField(required=False, max_length=1000, **common)
+
+
 class Lucky13OptionsForm(forms.Form):
     """The Lucky 13 options with their skill list (a formset: add, rename, remove, reorder)."""
+
+    template = "systems/lucky13/options_form.html"
 
     explosion = forms.ChoiceField(
         label=OPTIONS["explosion"].label, choices=OPTIONS["explosion"].choices, widget=forms.RadioSelect
@@ -138,6 +198,11 @@ class Lucky13OptionsForm(forms.Form):
         #: After validation: the options as the rules system cleaned them, and old name → new name.
         self.options: dict[str, Any] = {}
         self.renames: dict[str, str] = {}
+
+    @staticmethod
+    def known(options: dict[str, Any]) -> frozenset[str]:
+        """The saved skills, which characters may have: a rename is told from a removal by them."""
+        return frozenset(s["name"] for s in options["skills"])
 
     @classmethod
     def refreshed(
@@ -231,7 +296,7 @@ def preset_of(skills: list[dict[str, Any]]) -> str:
     return "custom"
 
 
-#: The options form of each rules system; a system without one takes its defaults.
+#: The options forms written for a rules system; any other system's is made from its ``option_fields``.
 OPTIONS_FORMS: dict[str, type[Lucky13OptionsForm]] = {"lucky13": Lucky13OptionsForm}
 
 EXPIRY_CHOICES = [(1, "1 day"), (7, "7 days"), (30, "30 days")]

@@ -18,13 +18,13 @@ from django.db import transaction
 from django.db.models import F
 from django.dispatch import Signal
 from django.utils import timezone
-from django.utils.text import get_text_list
 
 from campaigns.errors import Conflict, Gone, NotAllowed, NotFound, Refused
 from campaigns.models import Campaign, Invitation, Membership
 from characters import write
 from characters.models import Character
 from rules import systems
+from rules.systems.base import OptionsError
 
 #: How long an invitation link may stay open, in days.
 MAX_INVITATION_DAYS = 90
@@ -102,38 +102,6 @@ def create_campaign(
     return campaign
 
 
-def skill_changes(old: list[str], new: list[str], renames: Mapping[str, str]) -> tuple[dict[str, str], list[str]]:
-    """Which of the old skills are renamed and which removed.
-
-    ``renames`` maps an old name to the name its row now carries. An old skill
-    whose name is still listed (and is not the new name of another skill) is kept.
-    """
-    renamed = {old_name: new_name for old_name, new_name in renames.items() if old_name in old and old_name != new_name}
-    targets = set(renamed.values())
-    removed = [name for name in old if name not in renamed and (name not in new or name in targets)]
-    return renamed, removed
-
-
-def _rename_skills(
-    campaign: Campaign, characters: list[Character], renamed: Mapping[str, str], by: AbstractBaseUser
-) -> None:
-    """Every character's skill follows its new name, through the sheet's one write path (so
-    that sheet forms opened before the rename, showing the old names, go stale)."""
-    for character in characters:
-        character.campaign = campaign
-        doc = character.document
-        if not any(skill.name in renamed for skill in doc.skills):
-            continue
-        skills = tuple(skill.model_copy(update={"name": renamed.get(skill.name, skill.name)}) for skill in doc.skills)
-        sheet = character.rules.read_sheet({**doc.model_dump(mode="json"), "skills": [
-            s.model_dump(mode="json") for s in skills
-        ]})  # fmt: skip
-        write.write(
-            character, sheet, by=by, what="Skills renamed with the campaign's skill list",
-            sections=["skills", "specializations"],
-        )  # fmt: skip
-
-
 @transaction.atomic
 def update_campaign(
     *,
@@ -146,10 +114,9 @@ def update_campaign(
 ) -> Campaign:
     """The GM changes the name, description and options.
 
-    Nobody's character loses anything: a skill that characters have can be
-    renamed (their sheets follow) but not removed, and the hit points per Pulse
-    step are fixed once characters have hit points. Ability names are free:
-    sheets store abilities by key.
+    Nobody's character loses anything: the system says what the change does to the campaign's
+    characters (Lucky 13: a skill that characters have can be renamed, their sheets following,
+    but not removed), and each sheet it changes goes through the one write path.
     """
     campaign = gm_of(campaign_id, by)
     name = " ".join(name.split())
@@ -157,41 +124,20 @@ def update_campaign(
         raise Refused("A campaign needs a name.", errors={"name": "A campaign needs a name."})
     before = campaign.settings
     after = campaign.rules.validate_options(options)
-    old_skills = [s["name"] for s in before["skills"]]
-    new_skills = [s["name"] for s in after["skills"]]
-    renamed, removed = skill_changes(old_skills, new_skills, renames)
-    # Characters' skills follow a rename, so it must land on a name the new list has.
-    strays = [name for name in dict.fromkeys(renamed.values()) if name not in new_skills]
-    if strays:
-        message = f"{get_text_list(strays, 'and')}: a skill can only be renamed to a name in the new skill list."
-        raise Refused(message, errors={"skills": message})
-
-    errors: dict[str, str] = {}
     characters = list(Character.objects.select_for_update().filter(campaign=campaign).order_by("name", "pk"))
-    holders: dict[str, list[str]] = {}
-    for character in characters:
-        for skill in character.document.skills:
-            if skill.name in removed:
-                holders.setdefault(skill.name, []).append(character.name)
-    if holders:
-        errors["skills"] = " ".join(
-            f"{skill} can't be removed: {get_text_list(names, 'and')} "
-            f"{'has' if len(names) == 1 else 'have'} it. Rename it instead, or keep it."
-            for skill, names in sorted(holders.items())
+    try:
+        change = campaign.rules.change_options(before, after, renames, [(c.name, c.document) for c in characters])
+    except OptionsError as error:
+        raise Refused(" ".join(error.errors.values()), errors=error.errors) from None
+    if change.conflicts:
+        raise Conflict(
+            "Nothing was changed: the campaign's characters depend on these settings.", errors=dict(change.conflicts)
         )
-    if after["hit_points_per_step"] != before["hit_points_per_step"] and any(
-        character.sheet.get("hit_points") is not None for character in characters
-    ):
-        errors["hit_points_per_step"] = (
-            f"Characters already have hit points counted at {before['hit_points_per_step']} a Pulse step, "
-            "so this can't change any more."
-        )
-    if errors:
-        raise Conflict("Nothing was changed: the campaign's characters depend on these settings.", errors=errors)
-
     campaign.name, campaign.description, campaign.options = name, description.strip(), after
-    if renamed:
-        _rename_skills(campaign, characters, renamed, by)
+    for character, sheet in zip(characters, change.sheets, strict=True):
+        if sheet is not None:
+            character.campaign = campaign
+            write.write(character, sheet, by=by, what=change.what, sections=list(change.sections))
     campaign.last_activity_at = timezone.now()
     campaign.save(update_fields=["name", "description", "options", "last_activity_at"])
     return campaign

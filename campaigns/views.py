@@ -30,11 +30,10 @@ from django.views.decorators.http import require_http_methods, require_POST, req
 from django.views.decorators.vary import vary_on_headers
 
 from campaigns import access, operations
-from campaigns.forms import OPTIONS_FORMS, CampaignForm, InvitationForm, Lucky13OptionsForm, NewCampaignForm
+from campaigns.forms import OPTIONS_FORMS, CampaignForm, InvitationForm, NewCampaignForm, OptionsForm
 from campaigns.models import Campaign, Invitation, Membership
 from campaigns.operations import Refused
 from campaigns.presenters import NameKey, ago, options_summary, page_by_name, page_key
-from characters import sheets
 from characters.models import Character
 from rules import systems
 
@@ -86,19 +85,19 @@ def campaign_list(request: HttpRequest) -> HttpResponse:
 REFRESH = ("load_preset", "more_rows")
 
 
-def _options_form(
-    system: str, data: Any, *, options: dict[str, Any] | None = None, known_skills: frozenset[str] = frozenset()
-) -> Lucky13OptionsForm | None:
+def _options_form(system: str, data: Any, *, options: dict[str, Any] | None = None) -> Any:
     """The options form of ``system`` (None if the system has no options to set), bound to
     ``data``, or, for a refresh button, redrawn as the person left it."""
+    rules = systems.get(system)
+    options = options or rules.default_options()
     form_class = OPTIONS_FORMS.get(system)
     if form_class is None:
-        return None
-    options = options or systems.get(system).default_options()
+        return OptionsForm(data, system=rules, options=options) if rules.option_fields else None
+    known = form_class.known(options)
     if data is not None and any(button in data for button in REFRESH):
         preset = data.get("preset") if "load_preset" in data else None
-        return form_class.refreshed(data, options=options, known_skills=known_skills, preset=preset)
-    return form_class(data, options=options, known_skills=known_skills)
+        return form_class.refreshed(data, options=options, known_skills=known, preset=preset)
+    return form_class(data, options=options, known_skills=known)
 
 
 def _campaign_form_page(
@@ -106,11 +105,11 @@ def _campaign_form_page(
 ) -> HttpResponse:
     # With htmx, a refresh button swaps just the skill list; the rest of the page keeps what was typed.
     partial = refresh and request.htmx and not request.htmx.history_restore_request
-    template = "campaigns/form.html" + ("#skill-list" if partial else "")
+    template = f"{context['options_form'].template}#skill-list" if partial else "campaigns/form.html"
     return render(request, template, context, status=status)
 
 
-def _show_refusal(form: CampaignForm, options_form: Lucky13OptionsForm | None, refused: Refused) -> None:
+def _show_refusal(form: CampaignForm, options_form: Any, refused: Refused) -> None:
     """An operation's refusal, each message by the field it is about."""
     form.add_error(None, refused.message)
     for key, message in refused.errors.items():
@@ -178,11 +177,9 @@ def create_campaign(request: HttpRequest) -> HttpResponse:
 @refusals
 def campaign_settings(request: HttpRequest, pk: int) -> HttpResponse:
     campaign = access.campaign_for(request.user, pk, gm=True)
-    options = campaign.settings
-    known = frozenset(s["name"] for s in options["skills"])
     data = request.POST if request.method == "POST" else None
     form = CampaignForm(data, initial={"name": campaign.name, "description": campaign.description})
-    options_form = _options_form(campaign.system, data, options=options, known_skills=known)
+    options_form = _options_form(campaign.system, data, options=campaign.settings)
     context = {"form": form, "options_form": options_form, "campaign": campaign, "system_name": campaign.rules.name}
     if data is None:
         return _campaign_form_page(request, context)
@@ -258,12 +255,7 @@ def campaign_detail(request: HttpRequest, pk: int) -> HttpResponse:
             "summary": options_summary(campaign.system, options),
             # From each sheet document, read on the row: no query per character.
             "party": [
-                {
-                    "character": c,
-                    "sheet": c.document,
-                    "vitals": c.rules.vitals(c.document, options),
-                    "hit_points": sheets.hit_points(c, options["hit_points_per_step"]),
-                }
+                {"character": c, "summary": c.rules.summary(c.document), "vitals": c.rules.vitals(c.document, options)}
                 for c in party
             ],
             "party_more_url": f"{dashboard}?{urlencode({'after': str(more)})}#dashboard-party" if more else None,
@@ -280,8 +272,13 @@ def campaign_detail(request: HttpRequest, pk: int) -> HttpResponse:
 
 def _draft_row(character: Character) -> dict[str, Any]:
     """A draft as the campaign page lists it: the step it was left at, and the server's rolls in it."""
-    creation = character.document.creation
-    return {"character": character, "step": creation.step, "ability_rolls": creation.ability_rolls}
+    steps = character.rules.creation_steps
+    return {
+        "character": character,
+        "summary": character.rules.summary(character.document),
+        "first_step": steps[0].key,
+        "last_step": steps[-1].key,
+    }
 
 
 # --- Invitations ---------------------------------------------------------------------------------

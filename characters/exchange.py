@@ -16,17 +16,18 @@ through the one write path (:func:`characters.write.write`, "Imported").
 
 Trust. Dice are rolled on the server only; a client never tells the server what it rolled. The
 export is signed (Django's signing, an HMAC under ``SECRET_KEY``, over the canonical envelope),
-so a signed, unchanged export is taken as it stands: its rolls, the dice bought since, its hit
-points and reputation. A document that is unsigned, or changed since it was signed, is read by
-the rule imports have always followed: it must be a valid **fresh creation** in the target
-campaign (its ability method and skill list, the creation steps it has passed), rolled dice are
-refused (they cannot be taken on trust), and its played state starts afresh (specializations at
-level 1, reputation 0, hit points full), as :func:`resets` says.
+so a signed, unchanged export is taken as it stands: its rolls, what was bought since, its
+played state. A document that is unsigned, or changed since it was signed, is read by the rule
+imports have always followed: it must be a valid **fresh creation** in the target campaign
+(``system.fresh_problems``: what the campaign's creation allows, and no dice the server rolls
+taken on trust; then the creation steps it has passed), and its played state starts afresh
+(``system.afresh``), as :func:`resets` says. The GM's own imports are taken as they stand.
 
-The format before this one (``"schema": "dicehall.character"``, version 1: the sheet spread over
-named fields, items named instead of numbered) is still read: it is converted to a sheet
-document with the same content, its rolls checked against the ``integrity`` signature it
-carried, and everything else taken as it stands (that format signed only the rolls).
+An older format, before the envelope (a ``schema`` key instead of ``format``, version 1), is read
+by the system that declares it in ``legacy_formats`` (``system.read_legacy``): it converts the
+document to a sheet document with the same content and checks the rolls it carries against the
+``integrity`` signature they came with (this module checks that signature: it needs the
+server's key). That format signed only the rolls, so the rest is checked as a fresh creation.
 """
 
 from __future__ import annotations
@@ -48,10 +49,8 @@ from campaigns.models import Campaign, Membership
 from characters import write
 from characters.models import Character
 from rules import systems
-from rules.dice import DiceError, StepDie
-from rules.document import MAX_NAME
-from rules.systems import lucky13
-from rules.systems.base import SheetInvalid
+from rules.document import MAX_NAME, Problem
+from rules.systems.base import RulesSystem, SheetInvalid
 
 FORMAT: Final = "dicehall-character"
 FORMAT_VERSION: Final = 2
@@ -64,6 +63,10 @@ MAX_SIGNATURE: Final = 200
 MAX_ERRORS: Final = 20
 
 _SALT: Final = "dicehall.characters.exchange.envelope"
+#: What the format before the envelope signed its rolls with (``integrity``).
+_LEGACY_SALT: Final = "dicehall.characters.exchange.creation-rolls"
+#: The version every document of the format before the envelope says it is (``schema_version``).
+LEGACY_VERSION: Final = 1
 
 
 class Envelope(BaseModel):
@@ -128,9 +131,17 @@ def _item(at: str, index: int) -> str:
     return f"{at}[{index}]"
 
 
-def _sheet_problems(problems: Sequence[Any]) -> DocumentError:
+def _sheet_problems(problems: Sequence[Problem]) -> DocumentError:
     """The system's problems with a sheet, at their path in the envelope."""
     return DocumentError([(_key("sheet", p.field) if p.field != "sheet" else "sheet", p.message) for p in problems])
+
+
+def _fresh_problems(problems: Sequence[Problem]) -> DocumentError:
+    """What a campaign refuses in a document nobody vouches for: at their path in the envelope, or
+    at its ``signature`` (rolls the document cannot be trusted with)."""
+    return DocumentError(
+        [(p.field if p.field in ("sheet", "signature") else f"sheet.{p.field}", p.message) for p in problems]
+    )
 
 
 # --- The signature ------------------------------------------------------------------------------
@@ -243,8 +254,18 @@ _MISSING: Final = object()
 NUL: Final = "must not contain the NUL character (\\u0000)"
 
 
+def _clean_name(value: str, what: str) -> str:
+    """A name a player typed: trimmed, not empty, not too long."""
+    if not value.strip():
+        raise ValueError(f"{what} needs a name")
+    name = " ".join(value.split())
+    if len(name) > MAX_NAME:
+        raise ValueError(f"{name[:24]}…: names are at most {MAX_NAME} characters")
+    return name
+
+
 class _Reader:
-    """Reads a document field by field, collecting every problem so that the player sees them all.
+    """Reads the envelope field by field, collecting every problem so that the player sees them all.
 
     Each method returns the value read, or None after recording why it could not (or
     silently, for a value that is :data:`_MISSING`: ``fields`` reported it already).
@@ -271,18 +292,6 @@ class _Reader:
         for key in required:
             if key not in value:
                 self.fail(_key(at, key), "is missing")
-        return value
-
-    def rows(self, value: Any, at: str, limit: int) -> list[Any]:
-        """The list's entries; ``[]`` if it is not a list or is too long (its entries are not read)."""
-        if value is _MISSING:
-            return []
-        if not isinstance(value, list):
-            self.fail(at, "must be a list ([…])")
-            return []
-        if len(value) > limit:
-            self.fail(at, f"at most {limit} entries; this list has {len(value)}")
-            return []
         return value
 
     def text(self, value: Any, at: str, limit: int) -> str | None:
@@ -313,7 +322,7 @@ class _Reader:
             self.fail(at, "must be one line, without control characters")
             return None
         try:
-            return lucky13.clean_name(value, what)
+            return _clean_name(value, what)
         except ValueError as problem:
             self.fail(at, str(problem))
             return None
@@ -326,12 +335,6 @@ class _Reader:
             return None
         if not low <= value <= high:
             self.fail(at, f"must be from {low} to {high}")
-            return None
-        return value
-
-    def flag(self, value: Any, at: str) -> bool | None:
-        if not isinstance(value, bool):
-            self.fail(at, "must be true or false")
             return None
         return value
 
@@ -349,9 +352,10 @@ class Incoming:
     """A document read and converted: what the new character will be, and how far it is trusted.
 
     ``signed``: a signed, unchanged envelope, taken as it stands. Otherwise a fresh creation of
-    the campaign; ``legacy``: a version-1 document, whose rolls its ``integrity`` vouched for
-    (version 1 signed only the rolls, so the rest of it is checked as a fresh creation, as it
-    always was; only a draft now stays a draft).
+    the campaign; ``legacy``: a document of the format before the envelope, whose rolls its
+    ``integrity`` vouched for (``rolls_verified``; that format signed only the rolls, so the rest of
+    it is checked as a fresh creation, as it always was; only a draft now stays a draft), and
+    ``problems`` what that check found.
     """
 
     system: str
@@ -360,10 +364,11 @@ class Incoming:
     sheet: Any
     signed: bool
     legacy: bool = False
+    rolls_verified: bool = False
     problems: tuple[tuple[str, str], ...] = field(default=())
 
 
-def _system_of(campaign: Campaign, key: str) -> Any:
+def _system_of(campaign: Campaign, key: str) -> RulesSystem:
     """The campaign's system, or the refusal that says a character moves only within one system."""
     if key != campaign.system:
         other = systems.get(key).name if key in systems.registered_keys() else json.dumps(key)
@@ -428,6 +433,64 @@ def _read_envelope(document: dict[str, Any], campaign: Campaign) -> Incoming:
     return Incoming(system=key, name=name, status=status, sheet=model, signed=signed(document))
 
 
+def _legacy_verified(payload: str, integrity: str) -> bool:
+    """Whether ``integrity`` is this server's signature of ``payload`` under the old format's salt."""
+    signer = signing.Signer(salt=_LEGACY_SALT)
+    try:
+        signer.unsign(f"{payload}{signer.sep}{integrity}")
+    except signing.BadSignature:
+        return False
+    return True
+
+
+def _legacy_reader(schema: Any, campaign: Campaign) -> RulesSystem:
+    """The system that reads a document of the format before the envelope: the campaign's, if it
+    declares the document's ``schema``; a refusal naming the system that does, or the format."""
+    readers = [
+        system for system in systems.all_systems() if isinstance(schema, str) and schema in system.legacy_formats
+    ]
+    if not readers:
+        raise _refuse("format", f'this is not a Dicehall character document ("format" must be "{FORMAT}")')
+    if campaign.system not in [system.key for system in readers]:
+        _system_of(campaign, readers[0].key)
+    return campaign.rules
+
+
+def _read_legacy(document: dict[str, Any], campaign: Campaign) -> Incoming:
+    """A document of the format before the envelope, converted by its system to a sheet document
+    with the same content; its rolls checked against the ``integrity`` signature they came with."""
+    system = _legacy_reader(document.get("schema"), campaign)
+    version = document.get("schema_version", _MISSING)
+    if version is _MISSING:
+        raise _refuse("schema_version", "is missing: every character document says which version of the schema it is")
+    if isinstance(version, bool) or not isinstance(version, int):
+        raise _refuse("schema_version", "must be a whole number")
+    if version != LEGACY_VERSION:
+        raise _refuse(
+            "schema_version",
+            f"this Dicehall reads version {LEGACY_VERSION} of the old character schema, and this document is version "
+            f"{version}: export the character again from a Dicehall that writes format version {FORMAT_VERSION}",
+        )
+    key = document.get("system")
+    if isinstance(key, str) and len(key) <= 40 and "\x00" not in key:  # the reader refuses any other
+        _system_of(campaign, key)  # a character moves only within its system
+    try:
+        legacy = system.read_legacy(document, campaign.settings, verify=_legacy_verified)
+        model = system.read_sheet(legacy.sheet)
+    except SheetInvalid as problem:
+        raise DocumentError([(p.field, p.message) for p in problem.problems]) from None
+    return Incoming(
+        system=system.key,
+        name=legacy.name,
+        status=legacy.status,
+        sheet=model,
+        signed=False,
+        legacy=True,
+        rolls_verified=legacy.rolls_verified,
+        problems=tuple((p.field, p.message) for p in legacy.problems),
+    )
+
+
 def read(*, campaign: Campaign, document: Any) -> Incoming:
     """The document read for ``campaign`` (its system), in either format; nothing is checked
     against the campaign's rules yet. Raises :class:`DocumentError` naming every field."""
@@ -477,24 +540,38 @@ def _checked_sheet(incoming: Incoming, campaign: Campaign, importer: Any) -> tup
         raise _refuse("campaign", "this campaign is archived; no new characters can join it")
     options = campaign.settings
     sheet, reset = incoming.sheet, []
+    rules = campaign.rules
+    finished = incoming.status != Character.Status.DRAFT
     if incoming.problems:
         raise DocumentError(incoming.problems)
     if not _trusted(incoming, campaign, importer):
-        problems = _fresh_creation_problems(sheet, campaign, rolls_verified=incoming.legacy)
+        problems = rules.fresh_problems(sheet, options, campaign=campaign.name, rolls_verified=incoming.rolls_verified)
         if problems:
-            raise DocumentError(problems)
-        sheet, reset = _afresh(campaign, sheet, finished=incoming.status != Character.Status.DRAFT)
-        steps = [step.key for step in campaign.rules.creation_steps]
-        step = sheet.creation.step
-        passed = steps[-1] if not step else (steps[steps.index(step) - 1] if steps.index(step) else None)
+            raise _fresh_problems(problems)
+        sheet, changes = rules.afresh(sheet, options, finished=finished)
+        reset = list(changes)
+        passed = _passed_step(rules, sheet)
         if passed is not None:
-            found = campaign.rules.check_step(sheet, passed, options)
+            found = rules.check_step(sheet, passed, options)
             if found:
                 raise _sheet_problems(found)
-    found = campaign.rules.validate(sheet, options, finished=incoming.status != Character.Status.DRAFT)
+    found = rules.validate(sheet, options, finished=finished)
     if found:
         raise _sheet_problems(found)
     return sheet, reset
+
+
+def _passed_step(rules: RulesSystem, sheet: Any) -> str | None:
+    """The last creation step a sheet has passed: the last of all for a finished one (no step),
+    the one before its step for a draft (None at the first step)."""
+    steps = [step.key for step in rules.creation_steps]
+    step = rules.summary(sheet).step
+    if not step:
+        return steps[-1] if steps else None
+    if step not in steps:
+        raise _refuse("sheet", f"is at a creation step {rules.name} does not have ({_shown(step)})")
+    index = steps.index(step)
+    return steps[index - 1] if index else None
 
 
 def import_character(*, campaign: Campaign, owner: Any, document: Any) -> Character:
@@ -502,8 +579,9 @@ def import_character(*, campaign: Campaign, owner: Any, document: Any) -> Charac
 
     The sheet comes back as it was exported (status and creation step too) when the document is
     a signed, unchanged export of this server, or when the campaign's GM imports it; otherwise
-    (unsigned, changed, or a version-1 document, whose rolls alone were signed) it must be a
-    valid fresh creation in ``campaign`` and starts its played state afresh (see :func:`resets`).
+    (unsigned, changed, or of the format before the envelope, whose rolls alone were signed) it
+    must be a valid fresh creation in ``campaign`` and starts its played state afresh (see
+    :func:`resets`).
     Raises :class:`DocumentError`, naming the fields, with nothing written.
     """
     incoming = read(campaign=campaign, document=document)
@@ -523,476 +601,18 @@ def import_character(*, campaign: Campaign, owner: Any, document: Any) -> Charac
 def resets(*, campaign: Campaign, document: Any, importer: Any = None) -> list[str]:
     """What an import of ``document`` into ``campaign`` starts afresh, said for the player.
 
-    Adventure Points always start at 0 (the ledger stays with the original character); an
-    unsigned or changed document also starts its played state afresh. Raises
+    Every currency of the system starts at 0 (the ledger stays with the original character); a
+    document nobody vouches for also starts its played state afresh (``system.afresh``). Raises
     :class:`DocumentError` for a document that would not import.
     """
     _, reset = _checked(read(campaign=campaign, document=document), campaign, importer)
-    return [*reset, "Adventure Points start at 0 (points earned stay with the original character)"]
-
-
-# --- Lucky 13: a fresh creation, and the version-1 format ---------------------------------------
-#
-# The protocol has no words yet for "the played state" or "which step a draft is at", nor for
-# the format that spread the Lucky 13 sheet over named fields; until it does, they live here.
-
-_ARRAY_ADVICE: Final = (
-    "to use the array method, give the abilities the dice of the balanced or the specialized array, "
-    'set "ability_method" to "balanced" or "specialized", and leave out the rolls'
-)
-
-
-def _allowed_methods(options: Mapping[str, Any]) -> tuple[str, ...]:
-    return {"random": ("random",), "array": ("balanced", "specialized")}.get(
-        options["ability_methods"], ("random", "balanced", "specialized")
-    )
-
-
-def _fresh_creation_problems(sheet: Any, campaign: Campaign, *, rolls_verified: bool) -> list[tuple[str, str]]:
-    """What the target campaign refuses in an unsigned sheet before its creation steps are
-    checked: its ability methods, dice that claim the server rolled them (unless a version-1
-    document's ``integrity`` vouched for its rolls: ``rolls_verified``), and its skill list."""
-    options = campaign.settings
-    found: list[tuple[str, str]] = []
-    method = sheet.creation.ability_method
-    allowed = _allowed_methods(options)
-    if method and method not in allowed:
-        found.append(
-            (
-                "sheet.creation.ability_method",
-                f"{campaign.name} allows only the array method for abilities: {_ARRAY_ADVICE}"
-                if method == "random"
-                else f"{campaign.name} rolls every character's abilities on the server, so a character cannot join "
-                "it with chosen dice: create the character in the campaign instead",
-            )
-        )
-    elif (method == "random" or sheet.creation.ability_rolls) and not rolls_verified:
-        found.append(
-            (
-                "signature",
-                "these rolls were not made by this Dicehall, or the document was changed since; dice are rolled "
-                f"on the server only, so rolls cannot be taken on trust: {_ARRAY_ADVICE}",
-            )
-        )
-    if any(skill.rolled is not None for skill in sheet.skills) and not rolls_verified:
-        found.append(
-            (
-                "signature",
-                "these skill rolls were not made by this Dicehall, or the document was changed since; dice are "
-                "rolled on the server only: create the character in the campaign instead",
-            )
-        )
-    elif (
-        options["skill_method"] == "random"
-        and not any(skill.rolled is not None for skill in sheet.skills)
-        and any(skill.die is not None for skill in sheet.skills)
-    ):
-        found.append(
-            (
-                "sheet.skills",
-                f"{campaign.name} rolls skill dice on the server, and this document brings no skill rolls made "
-                "here: create the character in the campaign instead",
-            )
-        )
-    listed = [s["name"] for s in options["skills"]]
-    seen = {skill.name for skill in sheet.skills}
-    for i, skill in enumerate(sheet.skills):
-        if skill.name not in listed:
-            found.append(
-                (
-                    f"sheet.skills.{i}.name",
-                    f"{campaign.name} has no skill {skill.name} (its skills: {', '.join(listed)})",
-                )
-            )
-    missing = [name for name in listed if name not in seen]
-    if missing:
-        found.append(("sheet.skills", f"{campaign.name} also has {', '.join(missing)}: give each of its skills a die"))
-    return found
-
-
-def _afresh(campaign: Campaign, sheet: Any, *, finished: bool) -> tuple[Any, list[str]]:
-    """An unsigned sheet as a fresh creation of the campaign: each skill linked to its ability as
-    the campaign links it, specializations at level 1, reputation 0, hit points full; and what changed."""
-    options = campaign.settings
-    links = {s["name"]: s["ability"] for s in options["skills"]}
-    changes: list[str] = []
-    skills = []
-    for skill in sheet.skills:
-        specs = []
-        for spec in skill.specializations:
-            if spec.level != 1:
-                changes.append(f"{spec.name} ({skill.name}) from level {spec.level} to level 1")
-            specs.append(spec.model_copy(update={"level": 1}))
-        skills.append(skill.model_copy(update={"ability": links.get(skill.name), "specializations": tuple(specs)}))
-    if sheet.reputation:
-        changes.append(f"reputation from {sheet.reputation:+d} to 0")
-    hit_points = sheet.hit_points
-    if finished and sheet.abilities.pulse is not None:
-        full = lucky13.max_hit_points(StepDie.parse(sheet.abilities.pulse), options["hit_points_per_step"])
-        if hit_points is not None and hit_points != full:
-            changes.append(f"hit points from {hit_points} to {full} (full)")
-        hit_points = full
-    fresh = sheet.model_copy(update={"skills": tuple(skills), "reputation": 0, "hit_points": hit_points})
-    return campaign.rules.read_sheet(fresh.model_dump(mode="json")), changes
-
-
-LEGACY_SCHEMA: Final = "dicehall.character"
-_LEGACY_SALT: Final = "dicehall.characters.exchange.creation-rolls"
-#: What the version-1 format allowed: rows per list, and free text.
-_LEGACY_ROWS: Final = 20
-_LEGACY_FIELDS: Final = {
-    # field: required
-    "schema": True, "schema_version": True, "system": True, "version": False, "name": True, "concept": False,
-    "ability_names": False, "abilities": True, "ability_method": True, "creation_rolls": False, "skills": True,
-    "took_impairment": False, "backgrounds": False, "impairments": False, "assets": False, "weapons": False,
-    "armor": False, "hit_points": False, "reputation": False, "notes": False, "integrity": False,
-}  # fmt: skip
-
-
-def _legacy_payload(
-    system: str, ability_rolls: Sequence[int] | None, skill_rolls: Sequence[tuple[str, int]] | None
-) -> str:
-    """What a version-1 ``integrity`` signed: the rolls, the dice they gave, and for skills the
-    name each roll was for, as one canonical string."""
-    payload = {
-        "system": system,
-        "abilities": None
-        if ability_rolls is None
-        else {
-            "rolls": list(ability_rolls),
-            "dice": {key: die.label for key, die in lucky13.abilities_from_percentiles(ability_rolls).items()},
-        },
-        "skills": None
-        if skill_rolls is None
-        else [[name, roll, lucky13.ability_from_percentile(roll).label] for name, roll in skill_rolls],
-    }
-    return json.dumps(payload, sort_keys=True, separators=(",", ":"))
-
-
-def _legacy_verified(payload: str, integrity: str) -> bool:
-    signer = signing.Signer(salt=_LEGACY_SALT)
-    try:
-        signer.unsign(f"{payload}{signer.sep}{integrity}")
-    except signing.BadSignature:
-        return False
-    return True
-
-
-def _die(r: _Reader, value: Any, at: str, *, optional: bool = False) -> str | None:
-    """A die label of a version-1 document: d4 … d12 (``null`` where ``optional``)."""
-    if value is _MISSING or (optional and value is None):
-        return None
-    if not isinstance(value, str):
-        r.fail(at, 'must be a die label, "d4" … "d12"')
-        return None
-    try:
-        die = StepDie.parse(value)
-    except DiceError as problem:
-        r.fail(at, str(problem))
-        return None
-    if not StepDie.of(4) <= die <= lucky13.MAX_ABILITY:
-        r.fail(at, f"a die here is d4 … d12, not {die.label}")
-        return None
-    return die.label
-
-
-def _percentiles(r: _Reader, value: Any, at: str, count: int | None = None) -> tuple[int, ...] | None:
-    """d100 rolls, 1 … 100 each (00 is 100); ``count`` of them if given."""
-    if value is _MISSING:
-        return None
-    if not isinstance(value, list):
-        r.fail(at, "must be a list ([…])")
-        return None
-    if count is not None and len(value) != count:
-        r.fail(at, f"one roll for each of the {count}, in order; this list has {len(value)}")
-        return None
-    rolls = [r.whole(roll, _item(at, i), 1, 100) for i, roll in enumerate(r.rows(value, at, _LEGACY_ROWS))]
-    return None if None in rolls or len(rolls) != len(value) else tuple(r for r in rolls if r is not None)
-
-
-class _Ids:
-    """Item ids for a converted document, handed out in the document's order from 1."""
-
-    def __init__(self, start: int = 1) -> None:
-        self.next = start
-
-    def take(self) -> int:
-        self.next += 1
-        return self.next - 1
-
-
-def _legacy_skills(r: _Reader, value: Any, ids: _Ids, options: Mapping[str, Any]) -> list[dict[str, Any]]:
-    rows = r.rows(value, "skills", _LEGACY_ROWS)
-    if not rows:  # a draft before its skills step: the campaign's skills, without dice yet
-        return [
-            {"id": ids.take(), "name": s["name"], "ability": s["ability"], "die": None, "specializations": []}
-            for s in options["skills"]
-        ]
-    skills = []
-    for i, row in enumerate(rows):
-        at = _item("skills", i)
-        fields = r.fields(row, at, ("name", "die"), ("ability", "specializations"))
-        ability = fields.get("ability")
-        if ability is not None:
-            r.choice(ability, _key(at, "ability"), lucky13.ABILITY_KEYS)
-        skills.append(
-            {
-                "id": ids.take(),
-                "name": r.name(fields.get("name", _MISSING), _key(at, "name"), "Each skill"),
-                "ability": ability,
-                "die": _die(r, fields.get("die", _MISSING), _key(at, "die"), optional=True),
-                "specializations": fields.get("specializations", []),
-            }
-        )
-    for i, skill in enumerate(skills):
-        at = _key(_item("skills", i), "specializations")
-        specs = []
-        for j, spec in enumerate(r.rows(skill["specializations"], at, _LEGACY_ROWS)):
-            spec_at = _item(at, j)
-            spec_fields = r.fields(spec, spec_at, ("name",), ("level",))
-            specs.append(
-                {
-                    "id": ids.take(),
-                    "name": r.name(spec_fields.get("name", _MISSING), _key(spec_at, "name"), "Each specialization"),
-                    "level": r.whole(
-                        spec_fields.get("level", 1), _key(spec_at, "level"), 1, lucky13.MAX_SPECIALIZATION_LEVEL
-                    ),
-                }
-            )
-        skill["specializations"] = specs
-    return skills
-
-
-def _legacy_traits(r: _Reader, document: Mapping[str, Any], key: str, kind: str, ids: _Ids) -> list[dict[str, Any]]:
-    traits = []
-    for i, row in enumerate(r.rows(document.get(key, []), key, _LEGACY_ROWS)):
-        at = _item(key, i)
-        fields = r.fields(row, at, ("name",), ("description",))
-        traits.append(
-            {
-                "id": ids.take(),
-                "kind": kind,
-                "name": r.name(fields.get("name", _MISSING), _key(at, "name"), "Each background and impairment"),
-                "description": r.text(fields.get("description", ""), _key(at, "description"), 2000),
-            }
-        )
-    return traits
-
-
-def _legacy_equipment(
-    r: _Reader, document: Mapping[str, Any], skills: Sequence[Mapping[str, Any]], ids: _Ids
-) -> dict[str, list[dict[str, Any]]]:
-    by_name = {skill["name"]: skill["id"] for skill in skills}
-    assets = []
-    for i, row in enumerate(r.rows(document.get("assets", []), "assets", _LEGACY_ROWS)):
-        at = _item("assets", i)
-        fields = r.fields(row, at, ("name", "level"), ("kind", "skills", "description"))
-        helped = []
-        for j, name in enumerate(r.rows(fields.get("skills", []), _key(at, "skills"), _LEGACY_ROWS)):
-            if not isinstance(name, str) or name not in by_name:
-                r.fail(_item(_key(at, "skills"), j), f"the sheet has no skill called {_shown(str(name))}")
-            else:
-                helped.append(by_name[name])
-        assets.append(
-            {
-                "id": ids.take(),
-                "name": r.name(fields.get("name", _MISSING), _key(at, "name"), "Each asset"),
-                "kind": r.choice(fields.get("kind", "thing"), _key(at, "kind"), ("thing", "person")),
-                "level": r.whole(fields.get("level", _MISSING), _key(at, "level"), 1, 5),
-                "skills": helped,
-                "description": r.text(fields.get("description", ""), _key(at, "description"), 2000),
-            }
-        )
-    weapons = []
-    for i, row in enumerate(r.rows(document.get("weapons", []), "weapons", _LEGACY_ROWS)):
-        at = _item("weapons", i)
-        fields = r.fields(row, at, ("name", "accuracy", "damage"))
-        weapons.append(
-            {
-                "id": ids.take(),
-                "name": r.name(fields.get("name", _MISSING), _key(at, "name"), "Each weapon"),
-                "accuracy": _die(r, fields.get("accuracy", _MISSING), _key(at, "accuracy")),
-                "damage": _die(r, fields.get("damage", _MISSING), _key(at, "damage")),
-            }
-        )
-    armor = []
-    for i, row in enumerate(r.rows(document.get("armor", []), "armor", _LEGACY_ROWS)):
-        at = _item("armor", i)
-        fields = r.fields(row, at, ("name", "defense"))
-        armor.append(
-            {
-                "id": ids.take(),
-                "name": r.name(fields.get("name", _MISSING), _key(at, "name"), "Each piece of armor"),
-                "defense": _die(r, fields.get("defense", _MISSING), _key(at, "defense")),
-            }
-        )
-    return {"assets": assets, "weapons": weapons, "armor": armor}
-
-
-def _legacy_step(sheet: Mapping[str, Any], method: str | None) -> str:
-    """How far a version-1 draft had come (that format did not say): the furthest step its content shows."""
-    if method is None or None in sheet["abilities"].values():
-        return "abilities"
-    if any(skill["die"] is None for skill in sheet["skills"]):
-        return "skills"
-    if sheet["assets"] or sheet["weapons"] or sheet["armor"]:
-        return "review"
-    if sheet["traits"]:
-        return "equipment"
-    if any(skill["specializations"] for skill in sheet["skills"]):
-        return "traits"
-    return "specializations"
-
-
-def _legacy_rolls(
-    r: _Reader, document: Mapping[str, Any], key: str, sheet: Mapping[str, Any], method: str | None
-) -> list[tuple[str, str]]:
-    """Today's rule for the rolls of a version-1 document: only this server's, signed by it, and
-    each die at least what its roll gave (a die only goes up after creation, by Adventure Points)."""
-    found: list[tuple[str, str]] = []
-    rolls = sheet["creation"]["ability_rolls"]
-    skill_rolls = [(skill["name"], skill["rolled"]) for skill in sheet["skills"] if skill["rolled"] is not None]
-    if method == "random" and not rolls:
-        return [
-            (
-                "creation_rolls.abilities",
-                f"rolled abilities come with their rolls, and there are none here: {_ARRAY_ADVICE}",
-            )
-        ]
-    if method != "random" and rolls:
-        return [
-            ("creation_rolls.abilities", f"only rolled abilities have rolls; leave them out with the {method} array")
-        ]
-    if not rolls and not skill_rolls:
-        return []
-    integrity = document.get("integrity")
-    payload = _legacy_payload(key, rolls or None, skill_rolls or None)
-    if not isinstance(integrity, str) or not _legacy_verified(payload, integrity):
-        what = "these rolls" if rolls else "these skill rolls"
-        return [
-            (
-                "integrity",
-                f"{what} were not made by this Dicehall, or were changed since; dice are rolled on the server only, "
-                f"so rolls cannot be taken on trust: {_ARRAY_ADVICE}",
-            )
-        ]
-    rolled = zip(lucky13.ABILITY_KEYS, rolls, strict=True) if rolls else ()
-    dice = [(_key("abilities", k), sheet["abilities"][k], roll) for k, roll in rolled]
-    dice += [
-        (_key(_item("skills", i), "die"), skill["die"], skill["rolled"])
-        for i, skill in enumerate(sheet["skills"])
-        if skill["rolled"] is not None
+    currencies = [
+        f"{c.name} start at 0 (points earned stay with the original character)" for c in campaign.rules.currencies
     ]
-    for at, label, roll in dice:
-        expected = lucky13.ability_from_percentile(roll)
-        if label is not None and StepDie.parse(label) < expected:
-            found.append((at, f"{label} is not what its roll gives: {roll} is {expected}, and dice only go up"))
-    return found
+    return [*reset, *currencies]
 
 
-def _read_legacy(document: dict[str, Any], campaign: Campaign) -> Incoming:
-    """A version-1 document as a sheet document with the same content (ids in the document's
-    order: skills, specializations, backgrounds, impairments, assets, weapons, armor)."""
-    if document.get("schema") != LEGACY_SCHEMA:
-        raise _refuse("format", f'this is not a Dicehall character document ("format" must be "{FORMAT}")')
-    version = document.get("schema_version", _MISSING)
-    if version is _MISSING:
-        raise _refuse("schema_version", "is missing: every character document says which version of the schema it is")
-    if isinstance(version, bool) or not isinstance(version, int):
-        raise _refuse("schema_version", "must be a whole number")
-    if version != 1:
-        raise _refuse(
-            "schema_version",
-            f"this Dicehall reads version 1 of the old character schema, and this document is version {version}: "
-            f"export the character again from a Dicehall that writes format version {FORMAT_VERSION}",
-        )
-    r = _Reader()
-    required = [k for k, req in _LEGACY_FIELDS.items() if req]
-    r.fields(document, "", required, [k for k, req in _LEGACY_FIELDS.items() if not req])
-    get = document.get
-    key = r.text(get("system", _MISSING), "system", 40)
-    if key is not None and not r.errors:
-        _system_of(campaign, key)
-    r.whole(get("version", 1), "version", 1, 2**31 - 1)
-    name = r.name(get("name", _MISSING), "name", "A character")
-    concept = r.text(get("concept", ""), "concept", 200)
-    names = r.fields(get("ability_names", {}), "ability_names", (), lucky13.ABILITY_KEYS)
-    for ability in lucky13.ABILITY_KEYS:  # informational: the target campaign names its own abilities
-        r.text(names.get(ability, _MISSING), _key("ability_names", ability), MAX_NAME)
-    given = r.fields(get("abilities", _MISSING), "abilities", lucky13.ABILITY_KEYS)
-    abilities = {k: _die(r, given.get(k, _MISSING), _key("abilities", k), optional=True) for k in lucky13.ABILITY_KEYS}
-    method = get("ability_method")
-    if method is not None:
-        method = r.choice(method, "ability_method", ("random", "balanced", "specialized"))
-    rolls = r.fields(get("creation_rolls", {}), "creation_rolls", (), ("abilities", "skills"))
-    ability_rolls = _percentiles(r, rolls.get("abilities", _MISSING), "creation_rolls.abilities", 5)
-    skill_rolls = _percentiles(r, rolls.get("skills", _MISSING), "creation_rolls.skills")
-    ids = _Ids()
-    skills = _legacy_skills(r, get("skills", _MISSING), ids, campaign.settings)
-    if skill_rolls is not None:
-        if len(skill_rolls) != len(skills):
-            r.fail("creation_rolls.skills", f"one roll for each of the {len(skills)} skills, in order")
-        else:
-            for skill, roll in zip(skills, skill_rolls, strict=True):
-                skill["rolled"] = roll
-    for skill in skills:
-        skill.setdefault("rolled", None)
-    took = r.flag(get("took_impairment", False), "took_impairment")
-    traits = _legacy_traits(r, document, "backgrounds", "background", ids)
-    traits += _legacy_traits(r, document, "impairments", "impairment", ids)
-    if len(traits) > _LEGACY_ROWS:
-        r.fail("impairments", f"at most {_LEGACY_ROWS} backgrounds and impairments together")
-    if took and not any(t["kind"] == "impairment" for t in traits):
-        r.fail(
-            "impairments",
-            "took_impairment is true (an impairment bought one more specialization), so name the impairment here",
-        )
-    equipment = _legacy_equipment(r, document, skills, ids)
-    hit_points = None
-    if get("hit_points") is not None:
-        hit_points = r.whole(document["hit_points"], "hit_points", -10_000, 10_000)
-    reputation = r.whole(get("reputation", 0), "reputation", -5, 5)
-    notes = r.text(get("notes", ""), "notes", 20_000)
-    if get("integrity") is not None:
-        r.text(document["integrity"], "integrity", MAX_SIGNATURE)
-    if r.errors:
-        raise DocumentError(r.errors)
-
-    sheet: dict[str, Any] = {
-        "schema_version": 1,
-        "concept": concept,
-        "abilities": abilities,
-        "skills": skills,
-        "traits": traits,
-        **equipment,
-        "hit_points": hit_points,
-        "reputation": reputation,
-        "notes": notes,
-        "creation": {"step": "", "ability_method": method or "", "ability_rolls": list(ability_rolls or ()),
-                     "took_impairment": took},
-        "next_id": ids.next,
-    }  # fmt: skip
-    # Version 1 had no status: a finished character always had its hit points, a draft never.
-    finished = (
-        method is not None
-        and hit_points is not None
-        and None not in abilities.values()
-        and all(skill["die"] is not None for skill in skills)
-    )
-    if not finished:
-        sheet["creation"]["step"] = _legacy_step(sheet, method)
-    problems = _legacy_rolls(r, document, key or "", sheet, method)
-    try:
-        model = campaign.rules.read_sheet(sheet)
-    except SheetInvalid as problem:
-        raise DocumentError([(p.field, p.message) for p in problem.problems]) from None
-    status = Character.Status.ACTIVE if finished else Character.Status.DRAFT
-    return Incoming(
-        system=cast(str, key),
-        name=cast(str, name),
-        status=status,
-        sheet=model,
-        signed=False,
-        legacy=True,
-        problems=tuple(problems),
-    )
+def fresh_rules(campaign: Campaign) -> tuple[str, ...]:
+    """What a document nobody vouches for must fit in ``campaign``, in its system's words (the
+    import page says it before anything is sent)."""
+    return tuple(campaign.rules.fresh_rules(campaign.settings))

@@ -12,10 +12,8 @@ from django.utils.http import content_disposition_header
 from django.views.decorators.http import require_http_methods, require_safe
 
 from campaigns.access import campaign_for
-from campaigns.models import Campaign
 from characters import access, exchange, sheets
 from characters.models import Character
-from rules.systems import lucky13
 
 
 def _full(character: Character) -> Character:
@@ -34,18 +32,6 @@ def export_character(request: HttpRequest, pk: int) -> HttpResponse:
     response["Content-Disposition"] = content_disposition_header(True, exchange.filename(character))
     response["Cache-Control"] = "private, no-store"
     return response
-
-
-def _campaign_rules(campaign: Campaign) -> dict[str, Any]:
-    """What an unsigned document must fit, said on the form so that a player can check first."""
-    options = campaign.settings
-    methods = {o.key: dict(o.choices) for o in campaign.rules.option_fields if o.choices}
-    return {
-        "ability_methods": methods["ability_methods"][options["ability_methods"]],
-        "skills": [s["name"] for s in options["skills"]],
-        "skill_method": methods["skill_method"][options["skill_method"]],
-        "specializations": options["starting_specializations"],
-    }
 
 
 def _submitted(request: HttpRequest) -> bytes | str:
@@ -69,7 +55,12 @@ def import_character(request: HttpRequest, campaign_pk: int) -> HttpResponse:
     """Upload or paste an exported character: it joins the campaign as it was exported (a draft
     as that draft, an archived character archived), or as a fresh creation if it is unsigned."""
     campaign = campaign_for(request.user, campaign_pk)
-    context: dict[str, Any] = {"campaign": campaign, "rules": _campaign_rules(campaign), "errors": [], "pasted": ""}
+    context: dict[str, Any] = {
+        "campaign": campaign,
+        "fresh_rules": exchange.fresh_rules(campaign),
+        "errors": [],
+        "pasted": "",
+    }
     if request.method != "POST":
         return render(request, "characters/import.html", context)
     context["pasted"] = request.POST.get("document", "")[: exchange.MAX_BYTES]
@@ -111,6 +102,5 @@ def print_sheet(request: HttpRequest, pk: int) -> HttpResponse:
     character = _full(access.character_for(request.user, pk))
     context = sheets.sheet(character)
     context["hp_rows"] = _hit_point_rows(context["hit_points"])
-    context["charm_name"] = context["options"]["ability_names"][lucky13.ABILITY_KEYS.index("charm")]
-    context["attribution"] = lucky13.ATTRIBUTION
+    context["attribution"] = character.rules.attribution
     return render(request, "characters/print.html", context)

@@ -13,6 +13,7 @@ back with the result kept in the session for one page view.
 from __future__ import annotations
 
 import secrets
+from dataclasses import dataclass
 from typing import Any, Final
 from urllib.parse import urlencode
 
@@ -26,9 +27,10 @@ from django.views.decorators.vary import vary_on_headers
 from campaigns.errors import Refused
 from characters import sheet_rolls
 from characters.models import Character
-from characters.sheet_rolls import GM_ONLY_STEPS, Built
+from characters.sheet_rolls import GM_ONLY_STEPS
 from rules.systems import lucky13
-from rules.systems.lucky13 import AbilityRoll, Difficulty, SheetError
+from rules.systems.base import SheetRoll, SpecError
+from rules.systems.lucky13 import AbilityRoll, Difficulty
 from web import presenters
 from web.fields import steps_field
 
@@ -92,7 +94,7 @@ class SheetRollForm(forms.Form):
         self.fields["asset"].choices = [("", "none")] + [
             (a.id, f"{a.name} ({ASSET_LEVELS[a.level]} {a.level})")
             for a in self.assets
-            if skill and sheet_rolls.helps(a, skill)
+            if skill and skill.id in a.skills
         ]
         self.fields["helper"].choices = [("", "nobody")] + [(pk, h.name) for pk, h in self.helpers.items()]
         if not gm:
@@ -109,27 +111,29 @@ class SheetRollForm(forms.Form):
             self.add_error(None, GM_ONLY_STEPS)
         if not self.errors:
             try:
-                self.built = self._build(cleaned)
-            except SheetError as error:
+                self.made = self._build(cleaned)
+                self.built = shown(self.made)
+            except SpecError as error:
                 self.add_error(error.field if error.field in self.fields else None, error.message)
         return cleaned
 
-    def _build(self, data: dict[str, Any]) -> Built:
+    def _build(self, data: dict[str, Any]) -> SheetRoll:
         reaction = bool(data.get("reaction"))
-        choices = sheet_rolls.Choices(
-            skill=data["skill"],
-            reaction=reaction,
-            specialization=data.get("specialization"),
-            ability=None if reaction else data["ability"],
-            difficulty=Difficulty(data["difficulty"]),
-            ability_roll=AbilityRoll(data["ability_roll"]),
-            asset=data.get("asset"),
-            helper=data.get("helper"),
-            help_with=data["help_with"],
-            ability_steps=data.get("ability_steps") or 0,
-            skill_steps=data.get("skill_steps") or 0,
-        )
-        return sheet_rolls.build(self.character, list(self.helpers.values()), choices, gm=self.gm)
+        situation = {
+            "skill": data["skill"],
+            "reaction": reaction,
+            "difficulty": Difficulty(data["difficulty"]).value,
+            "ability_roll": AbilityRoll(data["ability_roll"]).value,
+            "help_with": data["help_with"],
+            "ability_steps": data.get("ability_steps") or 0,
+            "skill_steps": data.get("skill_steps") or 0,
+        }
+        if not reaction:
+            situation["ability"] = data["ability"]
+        for key in ("specialization", "asset", "helper"):
+            if data.get(key) is not None:
+                situation[key] = data[key]
+        return sheet_rolls.build(self.character, list(self.helpers.values()), situation, gm=self.gm)
 
     def query(self) -> dict[str, Any]:
         """The cleaned choices, for links and the hidden fields of the Roll form."""
@@ -155,12 +159,44 @@ def _load(request: HttpRequest, pk: int, *, write: bool) -> tuple[Character, lis
     return sheet_rolls.load(request.user, pk, write=write)
 
 
-def _chance_context(built: Built) -> dict[str, Any]:
+@dataclass(frozen=True, slots=True)
+class SkillShown:
+    name: str
+
+
+@dataclass(frozen=True, slots=True)
+class Shown:
+    """A built check as the page shows it: its words, its dice, where they come from and the steps."""
+
+    label: str
+    reaction: bool
+    ability_name: str
+    skill: SkillShown
+    check: lucky13.Check
+    spec: dict[str, Any]
+    steps: tuple[str, ...]
+
+
+def shown(made: SheetRoll) -> Shown:
+    sheet = dict(made.details)
+    return Shown(
+        label=made.label,
+        reaction=made.log_kind == "reaction",
+        ability_name=sheet["ability_name"],
+        skill=SkillShown(sheet["skill_name"]),
+        check=lucky13.parse_check(made.spec),
+        spec={**made.spec, "sheet": sheet},
+        steps=made.steps,
+    )
+
+
+def _chance_context(built: Shown) -> dict[str, Any]:
+    """What the page shows of a built check, with its exact chance and the chart of its totals."""
     check = built.check
     return {
         "built": built,
         "chance": lucky13.check_chance(check),
-        "chart": presenters.totals_chart(lucky13.check_distribution(check)),
+        "chart": _totals_chart(lucky13.check_distribution(check)),
         "dice_label": f"{check.ability} + {check.skill} + {check.difficulty}",
     }
 
@@ -209,7 +245,7 @@ def _roll(request: HttpRequest, pk: int) -> HttpResponse:
             return render(request, "pages/_roll_result.html", {"form": form, "roll_errors": True}, status=400)
         return render(request, "characters/roll.html", _page(request, character, form), status=400)
     try:
-        view = sheet_rolls.roll(character, form.built, by=request.user, rng=secrets.SystemRandom()).view
+        view = sheet_rolls.roll(character, form.made, by=request.user, rng=secrets.SystemRandom()).view
     except Refused as refusal:
         context = {"message": refusal.message, "character": character}
         return render(request, "characters/edit_refused.html", context, status=refusal.status)
@@ -217,3 +253,8 @@ def _roll(request: HttpRequest, pk: int) -> HttpResponse:
         return render(request, "pages/_roll_result.html", {"roll": view})
     request.session[ROLL_SESSION_KEY] = view
     return redirect(f"{reverse('characters:roll', args=[character.pk])}?{urlencode(form.query())}#roll-result")
+
+
+def _totals_chart(distribution: lucky13.Distribution) -> dict[str, Any]:
+    """A check's totals, the bars that reach 13 highlighted ("Skill checks")."""
+    return presenters.totals_chart(distribution.totals, target=lucky13.TARGET, open_ended=distribution.open_ended)

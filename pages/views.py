@@ -86,7 +86,7 @@ def about(request: HttpRequest) -> HttpResponse:
 def _check_context(check: Check) -> dict[str, Any]:
     return {
         "chance": lucky13.check_chance(check),
-        "chart": presenters.totals_chart(lucky13.check_distribution(check)),
+        "chart": _totals_chart(lucky13.check_distribution(check)),
         "dice_label": f"{check.ability} + {check.skill} + {check.difficulty}",
     }
 
@@ -113,9 +113,9 @@ class Calculator:
 
 
 CHECK = Calculator("check", CheckForm, "pages/calculator.html", "pages:calculator", _check_context,
-                   presenters.check_roll_view)  # fmt: skip
+                   lucky13.check_roll_view)  # fmt: skip
 OPPOSED = Calculator("opposed", OpposedForm, "pages/opposed.html", "pages:opposed", _opposed_context,
-                     presenters.opposed_roll_view)  # fmt: skip
+                     lucky13.opposed_roll_view)  # fmt: skip
 
 
 def _calculator(request: HttpRequest, calculator: Calculator) -> HttpResponse:
@@ -172,3 +172,8 @@ def roll_check(request: HttpRequest) -> HttpResponse:
 @require_POST
 def roll_opposed(request: HttpRequest) -> HttpResponse:
     return _roll(request, OPPOSED)
+
+
+def _totals_chart(distribution: lucky13.Distribution) -> dict[str, Any]:
+    """A check's totals, the bars that reach 13 highlighted ("Skill checks")."""
+    return presenters.totals_chart(distribution.totals, target=lucky13.TARGET, open_ended=distribution.open_ended)

@@ -26,7 +26,6 @@ from django.template.loader import render_to_string
 from campaigns.models import Campaign, Membership
 from campaigns.operations import membership_changed
 from campaigns.presenters import NameKey, page_by_name
-from characters import sheets
 from characters.models import Character
 from characters.write import character_changed
 from play.encounter_views import combatant_row
@@ -65,16 +64,16 @@ def role_of(user: AbstractBaseUser | AnonymousUser | None, campaign_id: int) -> 
 
 
 def party_row(character: Character, options: dict[str, Any]) -> dict[str, Any]:
-    """One member of the party, from their sheet document (no query): its system's vitals (the
-    condition), the hit points with the Pulse die and the slots as the sheet draws them, and the
-    balances (no query either if the character was loaded ``with_balances()``)."""
+    """One member of the party, from their sheet document (no query): its system's summary and
+    vitals (the tracks with their slots, the condition, the facts beside them), and the balances
+    (no query either if the character was loaded ``with_balances()``)."""
     sheet = character.document
     return {
         "character": character,
         "sheet": sheet,
         "holdings": character.holdings,
+        "summary": character.rules.summary(sheet),
         "vitals": character.rules.vitals(sheet, options),
-        "hit_points": sheets.hit_points(character, options["hit_points_per_step"]),
     }
 
 

@@ -12,7 +12,7 @@ rows. How a caller fills it in:
   or the fields of a check (the same JSON as ``python -m rules chance``).
 - ``dice``: every die as rolled. Free rolls store a list of groups, each
   ``{"label", "dice": [{"sides", "faces", "value", "imploded", "exploded", "kept"}], "total"}``;
-  checks and opposed rolls store :func:`web.presenters.check_roll_view` /
+  checks and opposed rolls store :func:`rules.systems.lucky13.record.check_roll_view` /
   ``opposed_roll_view`` (their pools show with ``pages/_pool.html``).
 - ``total``, ``outcome``: the result; ``outcome`` holds success/hit/margin/dilemma as the kind has them.
 - ``chance`` and ``chance_of``: the exact chance computed before the roll (a Fraction or "p/q")
@@ -46,9 +46,9 @@ from campaigns.operations import ARCHIVED, Conflict, NotAllowed, NotFound, Refus
 from characters.models import Character
 from play.models import Roll, RollKind, RollReveal
 from rules import expressions, systems
+from rules.dice import die_view
 from rules.expressions import Constant, ExpressionError, ExpressionRoll
 from rules.systems.base import SpecError
-from web.presenters import die_view
 
 #: The ``prev_hash`` of a campaign's first roll.
 GENESIS: Final = "0" * 64

@@ -105,3 +105,26 @@ def character(campaign, player):
     from characters.models import Character
 
     return Character.objects.create(campaign=campaign, owner=player, name="Brunella")
+
+
+@pytest.fixture
+def coin_campaign(gm, player, other_player, settings):
+    """A campaign of the test-only Coin system (tests/systems/coin.py), registered for the test with
+    its templates (tests/systems/templates), with the same members as ``campaign``."""
+    from pathlib import Path
+
+    from campaigns.models import Campaign, Membership
+    from rules import systems
+    from tests.systems import coin
+
+    templates = Path(coin.__file__).resolve().parent / "templates"
+    settings.TEMPLATES = [{**settings.TEMPLATES[0], "DIRS": [*settings.TEMPLATES[0]["DIRS"], templates]}]
+    systems.register(coin.SYSTEM)
+    try:
+        campaign = Campaign.objects.create(name="Heads", system="coin", options={})
+        Membership.objects.create(campaign=campaign, user=gm, role=Membership.Role.GM)
+        Membership.objects.create(campaign=campaign, user=player, role=Membership.Role.PLAYER)
+        Membership.objects.create(campaign=campaign, user=other_player, role=Membership.Role.PLAYER)
+        yield campaign
+    finally:
+        systems.unregister(coin.SYSTEM.key)

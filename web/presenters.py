@@ -7,18 +7,7 @@ from collections.abc import Sequence
 from fractions import Fraction
 from typing import Any
 
-from rules.dice import die_view
-from rules.systems.lucky13 import TARGET, Distribution, check_roll_view, opposed_roll_view, pool_view
-
-__all__ = [
-    "bar_chart",
-    "check_roll_view",
-    "damage_chart",
-    "die_view",
-    "opposed_roll_view",
-    "pool_view",
-    "totals_chart",
-]
+__all__ = ["bar_chart", "damage_chart", "totals_chart"]
 
 #: Drawing units of the bar chart; the SVG scales to its container and keeps this shape.
 CHART_WIDTH, PLOT_HEIGHT, LABEL_HEIGHT = 260, 110, 14
@@ -74,13 +63,14 @@ def bar_chart(
     }
 
 
-def totals_chart(distribution: Distribution) -> dict[str, Any]:
-    """The distribution of a check's totals, with the bars that reach 13 highlighted."""
+def totals_chart(totals: Sequence[tuple[int, Fraction]], *, target: int, open_ended: bool = False) -> dict[str, Any]:
+    """The distribution of a roll's totals, with the bars that reach ``target`` highlighted (the last
+    bar reads "or more" when the totals are ``open_ended``)."""
     points = []
-    for i, (total, p) in enumerate(distribution.totals):
-        last = distribution.open_ended and i == len(distribution.totals) - 1
-        points.append((f"{total}+" if last else str(total), p, total >= TARGET))
-    return bar_chart(points, marker=str(TARGET))
+    for i, (total, p) in enumerate(totals):
+        last = open_ended and i == len(totals) - 1
+        points.append((f"{total}+" if last else str(total), p, total >= target))
+    return bar_chart(points, marker=str(target))
 
 
 def damage_chart(damage: Sequence[tuple[int, Fraction]], *, share: Fraction = Fraction(999, 1000)) -> dict[str, Any]:

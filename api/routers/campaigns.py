@@ -7,7 +7,7 @@ as the campaign pages do; the rules system checks the options (``validate_option
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Final, Literal
 
 from django.http import HttpRequest
 from django.urls import reverse
@@ -19,9 +19,12 @@ from api.params import NO_NUL, PathId
 from campaigns import access, operations
 from campaigns.models import Campaign, Invitation, Membership
 from campaigns.operations import MAX_INVITATION_DAYS, Refused
-from rules.systems import lucky13
+from rules.systems.base import OptionsError
 
 router = Router(tags=["Campaigns"])
+
+#: More renames than any campaign's option lists hold (the rules system bounds each list itself).
+MAX_RENAMES: Final = 100
 
 #: What the campaign forms accept (``campaigns.forms.CampaignForm``): longer is a 422, never a database error.
 MAX_NAME = 120
@@ -100,7 +103,7 @@ class CampaignPatch(Schema):
     )
     renames: dict[SkillName, SkillName] | None = Field(
         None,
-        max_length=lucky13.MAX_SKILLS,
+        max_length=MAX_RENAMES,
         description="Old skill name → new name, for skills renamed in `options.skills`: characters' skills follow. "
         "A skill that characters have can be renamed but not removed.",
     )
@@ -137,7 +140,7 @@ class InvalidOptions(Refused):
     code = "invalid_options"
 
 
-def _options_refused(error: lucky13.OptionsError) -> InvalidOptions:
+def _options_refused(error: OptionsError) -> InvalidOptions:
     """The rules system's message for each bad option, as a 400 that names them."""
     listed = "; ".join(f"{key}: {message}" for key, message in error.errors.items())
     return InvalidOptions(f"Some options are not valid: {listed}.", errors=error.errors)
@@ -203,7 +206,7 @@ def create_campaign(request: HttpRequest, campaign: CampaignIn) -> Status:
             system=campaign.system,
             options=campaign.options or {},
         )
-    except lucky13.OptionsError as error:
+    except OptionsError as error:
         raise _options_refused(error) from None
     return Status(201, _detail(access.campaign_for(request.user, created.pk)))
 
@@ -240,7 +243,7 @@ def update_campaign(request: HttpRequest, id: PathId, changes: CampaignPatch) ->
             options=options,
             renames=changes.renames or {},
         )
-    except lucky13.OptionsError as error:
+    except OptionsError as error:
         raise _options_refused(error) from None
     return _detail(access.campaign_for(request.user, campaign.pk))
 

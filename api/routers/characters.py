@@ -41,7 +41,14 @@ from django.db import transaction
 from django.http import HttpRequest, HttpResponse
 from django.urls import reverse
 from ninja import Field, Router, Schema, Status
-from pydantic import BaseModel, ConfigDict, StrictBool, StrictInt, StringConstraints, create_model
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    StrictBool,
+    StrictInt,
+    StringConstraints,
+    create_model,
+)
 
 from api.errors import Error, responses
 from api.params import NO_NUL, PathId
@@ -95,7 +102,8 @@ def _named_sheet(system: RulesSystem) -> type[BaseModel]:
     )
 
 
-#: A sheet of any system this server plays, told apart by its ``system``.
+#: A sheet of any system this server plays, told apart by its ``system`` (the systems registered when
+#: the API is built, at start-up).
 SheetDocument = Annotated[
     Union[tuple(_named_sheet(system) for system in systems.all_systems())],  # noqa: UP007 (built at run time)
     Field(discriminator="system", description="The character's sheet: its system's document, by `system`."),
@@ -174,8 +182,9 @@ assert tuple(AbilityDice.model_fields) == tuple(AbilityNames.model_fields) == AB
 
 
 class CharacterOut(Schema):
-    """A character: its sheet (its system's document, every item with its id), and beside it the
-    fields clients have always read (taken from the sheet), which a PATCH changes."""
+    """A character: its sheet (its system's document, every item with its id), and beside it, for a
+    Lucky 13 character, the fields clients have always read (taken from the sheet), which a PATCH
+    changes; a character of another system has only its sheet (those fields are null)."""
 
     id: int
     system: str = Field(description="The rules system of the character (and of `sheet`).")
@@ -183,20 +192,20 @@ class CharacterOut(Schema):
     version: int = Field(description="The sheet's version: it rises with every save. A PATCH must send it.")
     name: str
     sheet: SheetDocument
-    concept: str
-    ability_names: AbilityNames = Field(description="The campaign's names for the abilities.")
-    abilities: AbilityDice
-    ability_method: Literal["random", "balanced", "specialized"] | None
-    took_impairment: bool
-    skills: list[SkillEntry]
-    backgrounds: list[TraitEntry]
-    impairments: list[TraitEntry]
-    assets: list[AssetEntry]
-    weapons: list[WeaponEntry]
-    armor: list[ArmorEntry]
-    hit_points: int | None
-    reputation: int
-    notes: str
+    concept: str | None = None
+    ability_names: AbilityNames | None = Field(None, description="The campaign's names for the abilities.")
+    abilities: AbilityDice | None = None
+    ability_method: Literal["random", "balanced", "specialized"] | None = None
+    took_impairment: bool | None = None
+    skills: list[SkillEntry] | None = None
+    backgrounds: list[TraitEntry] | None = None
+    impairments: list[TraitEntry] | None = None
+    assets: list[AssetEntry] | None = None
+    weapons: list[WeaponEntry] | None = None
+    armor: list[ArmorEntry] | None = None
+    hit_points: int | None = None
+    reputation: int | None = None
+    notes: str | None = None
 
 
 class StaleVersion(Error):
@@ -336,13 +345,8 @@ class _Stale(Exception):
 
 
 def character_out(character: Character) -> dict[str, Any]:
-    """The character as the API reads it: its sheet, and the fields beside it, from the sheet."""
-    sheet = character.document
-    names = {skill.id: skill.name for skill in sheet.skills}
-
-    def traits(kind: str) -> list[dict[str, Any]]:
-        return [{"id": t.id, "name": t.name, "description": t.description} for t in sheet.traits if t.kind == kind]
-
+    """The character as the API reads it: its sheet, and beside it the named fields its system has
+    always shown clients (Lucky 13's export fields; none for a newer system)."""
     return {
         "id": character.pk,
         "system": character.system,
@@ -350,39 +354,7 @@ def character_out(character: Character) -> dict[str, Any]:
         "version": character.version,
         "name": character.name,
         "sheet": sheet_of(character),
-        "concept": sheet.concept,
-        "ability_names": dict(zip(ABILITY_KEYS, character.campaign.settings["ability_names"], strict=True)),
-        "abilities": sheet.abilities.model_dump(mode="json"),
-        "ability_method": sheet.creation.ability_method or None,
-        "took_impairment": sheet.creation.took_impairment,
-        "skills": [
-            {
-                "id": skill.id,
-                "name": skill.name,
-                "ability": skill.ability,
-                "die": skill.die,
-                "specializations": [{"id": s.id, "name": s.name, "level": s.level} for s in skill.specializations],
-            }
-            for skill in sheet.skills
-        ],
-        "backgrounds": traits("background"),
-        "impairments": traits("impairment"),
-        "assets": [
-            {
-                "id": a.id,
-                "name": a.name,
-                "kind": a.kind,
-                "level": a.level,
-                "skills": [names[i] for i in a.skills],
-                "description": a.description,
-            }
-            for a in sheet.assets
-        ],
-        "weapons": [{"id": w.id, "name": w.name, "accuracy": w.accuracy, "damage": w.damage} for w in sheet.weapons],
-        "armor": [{"id": a.id, "name": a.name, "defense": a.defense} for a in sheet.armor],
-        "hit_points": sheet.hit_points,
-        "reputation": sheet.reputation,
-        "notes": sheet.notes,
+        **character.rules.named_fields(character.document, character.campaign.settings),
     }
 
 
@@ -399,15 +371,16 @@ def list_characters(request: HttpRequest, id: PathId) -> list[dict[str, Any]]:
     """What the campaign page lists for you: every active character, your own drafts, and for the
     GM every draft and the archived characters too."""
     campaign = campaign_for(request.user, id)
+    rules, options = campaign.rules, campaign.settings
     return [
         {
             "id": c.pk,
             "name": c.name,
-            "concept": c.document.concept,
+            "concept": rules.summary(c.document).concept,
             "status": c.status,
             "owner": c.owner.get_username(),
             "version": c.version,
-            "hit_points": c.document.hit_points,
+            "hit_points": rules.named_fields(c.document, options).get("hit_points"),
         }
         for c in listed_characters(campaign, request.user)
     ]

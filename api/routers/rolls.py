@@ -9,13 +9,15 @@ with ``secrets.SystemRandom``.
 
 from __future__ import annotations
 
+import json
 import secrets
 from datetime import datetime
-from typing import Annotated, Any, Final, Literal
+from typing import Any, Final
 
 from django.http import HttpRequest
 from ninja import Field, Query, Router, Schema, Status
-from pydantic import ConfigDict, StrictInt
+from ninja.errors import ValidationError
+from pydantic import ValidationError as PydanticError
 
 from api.errors import responses
 from api.params import MAX_ID, PathId
@@ -26,62 +28,63 @@ from characters import sheet_rolls
 from characters.write import sentence
 from play.models import Roll
 from play.rolls import check_chain, label_of, system_of
-from rules.document import MAX_ITEM_ID
-from rules.systems import lucky13
-from rules.systems.lucky13 import AbilityRoll, Difficulty, SheetError
-from web.fields import STEP_LIMIT
+from rules import systems
+from rules.systems.base import SpecError
 
 router = Router(tags=["Rolls"])
 
 #: Rolls on a page of the log when the request does not say; at most MAX_LIMIT.
 DEFAULT_LIMIT: Final = 50
 MAX_LIMIT: Final = 200
-#: A skill, specialization or asset of the sheet, by its id there (the sheet's JSON shows them).
-ItemRef = Annotated[StrictInt, Field(ge=1, le=MAX_ITEM_ID)]
-#: Another character, by its id.
-CharacterRef = Annotated[StrictInt, Field(ge=1, le=MAX_ID)]
-Steps = Annotated[StrictInt, Field(ge=-STEP_LIMIT, le=STEP_LIMIT)]
 
-EXAMPLE: Final = {
-    "kind": "check",
-    "skill": 5,
-    "specialization": 8,
-    "difficulty": "moderate",
-    "ability_roll": "background",
-}
+
+def _inlined(schema: dict[str, Any]) -> dict[str, Any]:
+    """A model's JSON Schema with its ``$defs`` written in place: in the OpenAPI document a
+    ``#/$defs/…`` reference would point at the document's root, not at the schema."""
+    defs = schema.pop("$defs", {})
+
+    def resolve(node: Any) -> Any:
+        if isinstance(node, dict):
+            ref = node.get("$ref", "")
+            if ref.startswith("#/$defs/"):
+                return resolve({**defs[ref.removeprefix("#/$defs/")], **{k: v for k, v in node.items() if k != "$ref"}})
+            return {key: resolve(value) for key, value in node.items()}
+        if isinstance(node, list):
+            return [resolve(item) for item in node]
+        return node
+
+    return resolve(schema)
+
+
+def _situation_body() -> dict[str, Any]:
+    """The request body as the OpenAPI document describes it: the situation of a sheet roll, as the
+    character's system reads one (one schema per registered system)."""
+    schemas = [_inlined(system.situation_model.model_json_schema()) for system in systems.all_systems()]
+    examples = [example for schema in schemas for example in schema.get("examples", ())]
+    content = {"schema": {"oneOf": schemas} if len(schemas) > 1 else schemas[0]}
+    if examples:
+        content["example"] = examples[0]
+    return {"required": True, "content": {"application/json": content}}
 
 
 class InvalidRoll(Refused):
     code = "invalid_roll"
 
 
-class RollIn(Schema):
-    """A roll the sheet offers. Only ``skill`` is needed; the rest take the sheet roll page's defaults."""
-
-    model_config = ConfigDict(extra="forbid", json_schema_extra={"examples": [EXAMPLE]})
-
-    kind: Literal["check", "reaction"] = Field(
-        "check", description="A skill check, or a reaction check (Charm, stepped by reputation, + the skill)."
-    )
-    skill: ItemRef = Field(..., description="The skill, by its id on the sheet.")
-    specialization: ItemRef | None = Field(None, description="A specialization of the skill, by id (a check only).")
-    ability: Literal[lucky13.ABILITY_KEYS] | None = Field(  # type: ignore[valid-type]
-        None, description="The ability to roll instead of the skill's own (a check only)."
-    )
-    difficulty: Difficulty = Difficulty.MODERATE
-    ability_roll: AbilityRoll = Field(
-        AbilityRoll.NORMAL,
-        description="Roll the Ability die twice: keep the higher (background) or lower (impairment).",
-    )
-    asset: ItemRef | None = Field(None, description="An asset of the character that helps this skill, by id.")
-    helper: CharacterRef | None = Field(
-        None, description="Another character in play in the campaign who assists, by the character's id."
-    )
-    help_with: Literal[sheet_rolls.HELP_WITH] = Field(  # type: ignore[valid-type]
-        "skill", description="What the helper's die steps: the skill or the ability."
-    )
-    ability_steps: Steps = Field(0, description="GM only: extra steps for the Ability die.")
-    skill_steps: Steps = Field(0, description="GM only: extra steps for the Skill die.")
+def _situation(character: Any, body: bytes) -> dict[str, Any]:
+    """The body read as the character's system's situation: not JSON, or a field of the wrong shape,
+    is a 422 naming the field (as every schema of the API answers); the sheet's rules come after."""
+    try:
+        data = json.loads(body or b"{}")
+    except (ValueError, UnicodeDecodeError):
+        raise ValidationError([{"loc": ("body",), "msg": "The body is not JSON."}]) from None
+    try:
+        situation = character.rules.situation_model.model_validate(data)
+    except PydanticError as error:
+        raise ValidationError(
+            [{"loc": ("body", "roll", *problem["loc"]), "msg": problem["msg"]} for problem in error.errors()]
+        ) from None
+    return situation.model_dump(mode="json", exclude_none=True)
 
 
 class RollOut(Schema):
@@ -170,34 +173,25 @@ def roll_out(roll: Roll, *, gm: bool) -> dict[str, Any]:
     "/characters/{id}/rolls",
     response=responses({201: RollOut}, 400, 403, 404, 409, 413),
     summary="Roll from a character's sheet",
-    description="Builds the check from the sheet as it is now (as the sheet's roll page does), computes its exact "
+    openapi_extra={"requestBody": _situation_body()},
+    description="Builds the roll from the sheet as it is now (as the sheet's roll page does), computes its exact "
     "chance, rolls it on the server and records it in the campaign's log, with `label` saying in words what was "
-    "rolled. The body names the skill, specialization and asset by their ids on the sheet and the helper by the "
-    "character's id. The owner and the GM roll; other members get 403, anyone else 404. A choice the sheet does "
-    "not offer is a 400 naming the field; extra steps from anyone but the GM are a 403.",
+    "rolled. The body is the situation as the character's rules system reads it (Lucky 13: the skill, "
+    "specialization and asset by their ids on the sheet, the helper by the character's id, the difficulty…). The "
+    "owner and the GM roll; other members get 403, anyone else 404. A field of the wrong shape is a 422, a choice "
+    "the sheet does not offer a 400, each naming the field; the GM's part of a situation (Lucky 13: extra steps) "
+    "from anyone else is a 403.",
 )
-def roll_from_sheet(request: HttpRequest, id: PathId, roll: RollIn) -> Status[dict[str, Any]]:
+def roll_from_sheet(request: HttpRequest, id: PathId) -> Status[dict[str, Any]]:
     character, helpers = sheet_rolls.load(request.user, id, write=True)
-    choices = sheet_rolls.Choices(
-        skill=roll.skill,
-        reaction=roll.kind == "reaction",
-        specialization=roll.specialization,
-        ability=roll.ability,
-        difficulty=roll.difficulty,
-        ability_roll=roll.ability_roll,
-        asset=roll.asset,
-        helper=roll.helper,
-        help_with=roll.help_with,
-        ability_steps=roll.ability_steps,
-        skill_steps=roll.skill_steps,
-    )
+    situation = _situation(character, request.body)
     try:
-        built = sheet_rolls.build(character, helpers, choices, gm=character.viewer_is_gm)
-    except SheetError as problem:
+        made = sheet_rolls.build(character, helpers, situation, gm=character.viewer_is_gm)
+    except SpecError as problem:
         message = sentence(problem.message)
         raise InvalidRoll(message, errors={problem.field: message}) from None
-    made = sheet_rolls.roll(character, built, by=request.user, rng=secrets.SystemRandom())
-    return Status(201, roll_out(made.roll, gm=True))
+    rolled = sheet_rolls.roll(character, made, by=request.user, rng=secrets.SystemRandom())
+    return Status(201, roll_out(rolled.roll, gm=True))
 
 
 @router.get(

@@ -33,19 +33,26 @@ __all__ = [
     "Fighter",
     "Harm",
     "Initiative",
+    "LegacyRead",
     "Logged",
     "Offer",
     "Option",
+    "OptionsChange",
     "OptionsError",
+    "Other",
+    "Others",
     "Problem",
+    "Recorded",
     "Role",
     "RollKind",
     "RulesSystem",
     "SheetInvalid",
     "SheetRoll",
     "SpecError",
+    "Summary",
     "Track",
     "Vitals",
+    "nobody",
 ]
 
 Spec = TypeVar("Spec")
@@ -116,11 +123,23 @@ class Option:
 
 
 @dataclass(frozen=True, slots=True)
+class Recorded:
+    """What the roll log keeps of a roll: every die as rolled (JSON), the total and the outcome
+    (``success``, ``margin``… as the system has them)."""
+
+    dice: Any
+    total: int | None
+    outcome: Mapping[str, Any]
+
+
+@dataclass(frozen=True, slots=True)
 class RollKind(Generic[Spec, Result, Chance]):
     """One kind of roll: build its dice from a spec, roll them, or compute the exact chance.
 
     ``parse`` turns a plain mapping (a CLI spec, an API body, a form) into the dice to roll,
-    raising :class:`SpecError`; ``chance_json`` gives the chance as the JSON object of the
+    raising :class:`SpecError`; ``record`` says what the roll log keeps of a result (every die,
+    the total, the outcome); ``success`` reads the chance of success from the chance (None for
+    a roll that has no success); ``chance_json`` gives the chance as the JSON object of the
     chance interface (rules README); ``describe`` says in words what a spec rolls.
     """
 
@@ -130,6 +149,8 @@ class RollKind(Generic[Spec, Result, Chance]):
     parse: Callable[[Mapping[str, Any]], Spec]
     roll: Callable[[Spec, Random], Result]
     chance: Callable[[Spec], Chance]
+    record: Callable[[Result], Recorded]
+    success: Callable[[Chance], Fraction | None]
     chance_json: Callable[[Mapping[str, Any]], dict[str, Any]] = field(repr=False)
     describe: Callable[[Spec], str] = field(repr=False, default=lambda spec: "")
 
@@ -163,6 +184,8 @@ class Track:
     minimum: int | None = None
     #: A short unit a page writes after the value ("hp"); the label when empty.
     unit: str = ""
+    #: The track drawn as rows of slots, first row first: (label, slots full, slots in the row).
+    segments: tuple[tuple[str, int, int], ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -178,8 +201,45 @@ class Vitals:
     can_act: bool = True
     why_not: str = ""
     conditions: tuple[str, ...] = ()
-    #: Short words a page shows beside the tracks ("Pulse d6").
-    notes: tuple[str, ...] = ()
+    #: Facts a page shows beside the tracks, as (label, value): ("Pulse now", "d6").
+    notes: tuple[tuple[str, str], ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class LegacyRead:
+    """A document of an export format older than the envelope, read by its system: the sheet document
+    it converts to (current version, JSON-ready), the character's name and status ("draft"/"active"),
+    whether its rolls were checked against the document's own signature (``rolls_verified``), and what
+    that check found (``problems``, at paths of the old document), for which the import is refused."""
+
+    system: str
+    name: str
+    status: str
+    sheet: dict[str, Any]
+    rolls_verified: bool
+    problems: tuple[Problem, ...] = field(default=())
+
+
+@dataclass(frozen=True, slots=True)
+class OptionsChange:
+    """What a change of a campaign's options does to its characters: each sheet after it (None where
+    it does not change), in the words and sections of the sheet's history; or, in ``conflicts``, by
+    option, what the characters have that forbids it (then nothing changes)."""
+
+    conflicts: Mapping[str, str]
+    sheets: tuple[BaseModel | None, ...]
+    what: str = ""
+    sections: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class Summary:
+    """A character in a few words, for lists: its concept ("" if the system has none), the creation
+    step a draft was left at ("" once finished) and what the server rolled in creation, in words."""
+
+    concept: str = ""
+    step: str = ""
+    rolls: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -219,11 +279,35 @@ class Offer:
 @dataclass(frozen=True, slots=True)
 class SheetRoll:
     """A roll built from a sheet and the situation: its kind, the spec its roll kind rolls
-    (a chance-interface spec), and the words that say what is rolled."""
+    (a chance-interface spec), and the words that say what is rolled.
+
+    ``log_kind`` is the roll log's kind for it (``check``, or Lucky 13's ``reaction``);
+    ``details`` is what the log keeps of the sheet as it was (item ids with their words at the
+    time); ``steps`` says, for the player, each thing that changed the dice."""
 
     kind: str
     spec: Mapping[str, Any]
     label: str
+    log_kind: str = "check"
+    details: Mapping[str, Any] = field(default_factory=dict)
+    steps: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class Other:
+    """Another character in play, as a sheet roll may draw on one (Lucky 13: a helper's die)."""
+
+    name: str
+    sheet: BaseModel
+
+
+#: Another character in play by its id, for a sheet roll (None: no such character in play).
+Others = Callable[[int], Other | None]
+
+
+def nobody(character_id: int) -> Other | None:
+    """No other character (a roll made alone)."""
+    return None
 
 
 # --- Combat: what a system gives the generic encounter -----------------------------------------------
@@ -422,6 +506,18 @@ class RulesSystem(Protocol):
         """The options with defaults filled in; :class:`OptionsError` names every bad option."""
         ...
 
+    def change_options(
+        self,
+        before: Mapping[str, Any],
+        after: Mapping[str, Any],
+        renames: Mapping[str, str],
+        characters: Sequence[tuple[str, BaseModel]],
+    ) -> OptionsChange:
+        """A change of the options (``after``: validated) against the campaign's characters (name and
+        sheet each): the sheets it changes, or its conflicts; :class:`OptionsError` for a change that
+        is wrong whatever the characters (Lucky 13: a skill renamed to a name the list lacks)."""
+        ...
+
     def options_summary(self, options: Mapping[str, Any]) -> list[dict[str, Any]]:
         """The options as the campaign page lists them: ``{"label", "value"}`` each, and ``"list"``
         for a value that is a list (such as the skills)."""
@@ -468,10 +564,22 @@ class RulesSystem(Protocol):
     # The table.
     def vitals(self, sheet: BaseModel, options: Mapping[str, Any]) -> Vitals: ...
 
+    def summary(self, sheet: BaseModel) -> Summary:
+        """The character in a few words, for the lists of a campaign."""
+        ...
+
     roll_kinds: Mapping[str, RollKind[Any, Any, Any]]
 
-    def sheet_roll(self, sheet: BaseModel, situation: Mapping[str, Any], options: Mapping[str, Any]) -> SheetRoll:
-        """The roll a sheet makes in a situation (what, against what, with which modifiers)."""
+    #: Parts of a sheet roll's situation only the GM may set (Lucky 13: extra steps).
+    gm_situation: frozenset[str]
+    #: A sheet roll's situation as a JSON body (the API validates it before :meth:`sheet_roll` reads it).
+    situation_model: ClassVar[type[BaseModel]]
+
+    def sheet_roll(
+        self, sheet: BaseModel, situation: Mapping[str, Any], options: Mapping[str, Any], others: Others = nobody
+    ) -> SheetRoll:
+        """The roll a sheet makes in a situation (what, against what, with which modifiers; another
+        character in play by its id through ``others``); :class:`SpecError` names a bad part."""
         ...
 
     # Advancement.
@@ -523,6 +631,47 @@ class RulesSystem(Protocol):
         """The sheet with a purchase (as :meth:`receipt` recorded it) taken back; :class:`SpecError` if
         the sheet no longer shows it as the purchase left it, :class:`SheetInvalid` if the sheet cannot
         take it back as it stands."""
+        ...
+
+    # Export and import (characters/exchange.py), and the JSON API.
+    def named_fields(self, sheet: BaseModel, options: Mapping[str, Any]) -> dict[str, Any]:
+        """The fields beside the sheet that the API's clients have read since before sheet documents
+        (Lucky 13's export fields); ``{}`` for a system without such a past."""
+        ...
+
+    #: The ``schema`` strings of export documents older than the envelope (no ``format`` key,
+    #: ``schema_version`` 1) that :meth:`read_legacy` reads; ``()`` for none.
+    legacy_formats: tuple[str, ...]
+
+    def fresh_problems(
+        self, sheet: BaseModel, options: Mapping[str, Any], *, campaign: str, rolls_verified: bool
+    ) -> tuple[Problem, ...]:
+        """What a campaign with ``options`` (named ``campaign``, for the messages) refuses in a sheet
+        nobody vouches for (an unsigned or changed export, a player's own document), before the creation
+        steps it has passed are checked: what its creation does not allow, and any dice the server rolls
+        unless the document's own signature vouched for them (``rolls_verified``). Each field is a path
+        in the sheet, or ``"signature"`` for rolls that cannot be taken on trust."""
+        ...
+
+    def afresh(
+        self, sheet: BaseModel, options: Mapping[str, Any], *, finished: bool
+    ) -> tuple[BaseModel, tuple[str, ...]]:
+        """The sheet of a document nobody vouches for as a fresh creation of the campaign: its played
+        state started afresh (``finished``: a finished character), read again; and what changed, each in
+        a player's words ("reputation from +2 to 0"). Currencies are the ledger's, not here."""
+        ...
+
+    def fresh_rules(self, options: Mapping[str, Any]) -> tuple[str, ...]:
+        """What a document nobody vouches for must fit in a campaign with ``options``, and what starts
+        afresh, in a player's words (the import page lists them)."""
+        ...
+
+    def read_legacy(
+        self, document: Mapping[str, Any], options: Mapping[str, Any], *, verify: Callable[[str, str], bool]
+    ) -> LegacyRead:
+        """A document of one of :attr:`legacy_formats`, converted for a campaign with ``options``.
+        ``verify(payload, integrity)`` says whether this server signed ``payload`` (the caller holds the
+        key). :class:`SheetInvalid` names every bad field at its path in the old document."""
         ...
 
     # Encounters: None for a system without fights.

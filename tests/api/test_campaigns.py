@@ -9,6 +9,7 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
+from api.routers.campaigns import MAX_RENAMES
 from campaigns.models import Campaign, Invitation, Membership
 from characters.models import Character
 from rules.systems import lucky13
@@ -259,7 +260,7 @@ def test_an_archived_campaign_cannot_change(as_, campaign) -> None:
         ({"name": ["list"]}, 422, {"name"}),
         ({"options": "gritty"}, 422, {"options"}),
         ({"renames": {"Healing": 3}}, 422, {"renames.Healing"}),
-        ({"renames": {f"S{i}": f"T{i}" for i in range(21)}}, 422, {"renames"}),
+        ({"renames": {f"S{i}": f"T{i}" for i in range(MAX_RENAMES + 1)}}, 422, {"renames"}),
         ({"description": "d" * 5001}, 422, {"description"}),
         ({"description": "\u0000"}, 422, {"description"}),
         ({"options": {"ability_names": ["\u0000", "B", "C", "D", "E"]}}, 422, {"options"}),

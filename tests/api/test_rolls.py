@@ -19,7 +19,8 @@ from play import rolls
 from play.models import Roll, RollKind
 from rules.dice import StepDie
 from rules.systems import lucky13
-from rules.systems.lucky13 import AbilityRoll, Check, Explosion
+from rules.systems.lucky13 import AbilityRoll, Check, Difficulty, Explosion
+from rules.systems.lucky13.record import check_roll_view
 from tests.characters.conftest import (
     FIGHTING,
     HEALING,
@@ -30,7 +31,6 @@ from tests.characters.conftest import (
     UNCLE_OTTO,
     make_character,
 )
-from web.presenters import check_roll_view
 
 pytestmark = pytest.mark.django_db
 
@@ -433,8 +433,13 @@ def test_the_schema_documents_every_status_of_the_rolls_endpoints(client) -> Non
     assert set(paths["/api/v1/characters/{id}/rolls"]["post"]["responses"]) == {"201", *errors, *common}
     assert set(paths["/api/v1/campaigns/{id}/rolls"]["get"]["responses"]) == {"200", "404", *common}
     assert set(paths["/api/v1/campaigns/{id}/rolls/verify"]["get"]["responses"]) == {"200", "404", *common}
-    body = paths["/api/v1/characters/{id}/rolls"]["post"]["requestBody"]["content"]["application/json"]["schema"]
-    assert body == {"$ref": "#/components/schemas/RollIn"}
+    body = paths["/api/v1/characters/{id}/rolls"]["post"]["requestBody"]["content"]["application/json"]
+    # The situation as Lucky 13 reads it, with nothing pointing outside the schema.
+    assert body["schema"]["title"] == "Situation"
+    assert body["schema"]["required"] == ["skill"]
+    assert body["schema"]["properties"]["difficulty"]["enum"] == [d.value for d in Difficulty]
+    assert "$ref" not in json.dumps(body)
+    assert body["example"]["skill"] == 5
 
 
 @override_settings(DATA_UPLOAD_MAX_MEMORY_SIZE=1000)

@@ -87,7 +87,7 @@ def test_drafts_show_to_their_owner_and_the_gm_and_archived_characters_only_to_t
     assert "Half-made Hilde" in gms
     # From the draft's document: the step it was left at, and the server's rolls.
     assert f'<a href="{finish}">Half-made Hilde</a>' in gms
-    assert "by player; ability rolls 12, 55, 78, 3, 99" in gms
+    assert "by player; server rolls 12, 55, 78, 3, 99" in gms
     assert "Retired Rolf" in gms
     assert "Retired Rolf" not in mine
     assert "Retired Rolf" not in theirs

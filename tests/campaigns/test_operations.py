@@ -14,6 +14,7 @@ from campaigns import operations
 from campaigns.models import Campaign, Invitation, Membership
 from characters.models import Character, SheetChange
 from rules.systems import lucky13
+from rules.systems.lucky13.campaign import skill_changes
 from tests.campaigns.helpers import make_character
 
 pytestmark = pytest.mark.django_db
@@ -36,7 +37,7 @@ pytestmark = pytest.mark.django_db
     ids=["add", "rename", "remove", "swap", "rename-onto-removed", "by-name", "stale-identity"],
 )
 def test_what_a_new_skill_list_renames_and_removes(old, new, renames, renamed, removed) -> None:
-    assert operations.skill_changes(old, new, renames) == (renamed, removed)
+    assert skill_changes(old, new, renames) == (renamed, removed)
 
 
 def test_the_creator_is_the_gm_and_the_options_are_the_engines(gm) -> None:

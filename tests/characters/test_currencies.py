@@ -6,18 +6,15 @@ here it is given a second, Gold, and the tests' own Coin system keeps Tokens."""
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
 
 import pytest
 from django.contrib.messages import get_messages
 from django.urls import reverse
 
 from campaigns.errors import Conflict, Refused
-from campaigns.models import Campaign, Membership
 from characters import ledger
 from characters.ledger import Award, Order
 from characters.models import Balance, Character, LedgerEntry
-from rules import systems
 from rules.systems import lucky13
 from rules.systems.base import Currency
 from tests.characters.conftest import TELEPORT, make_character
@@ -136,18 +133,6 @@ def test_the_pages_name_each_balance_by_its_currency(client, gold, campaign, bru
 
 
 # --- Another system's currency --------------------------------------------------------------------
-
-
-@pytest.fixture
-def coin_campaign(gm, player) -> Iterator[Campaign]:
-    systems.register(coin.SYSTEM)
-    try:
-        campaign = Campaign.objects.create(name="Heads", system="coin", options={})
-        Membership.objects.create(campaign=campaign, user=gm, role=Membership.Role.GM)
-        Membership.objects.create(campaign=campaign, user=player, role=Membership.Role.PLAYER)
-        yield campaign
-    finally:
-        systems.unregister(coin.SYSTEM.key)
 
 
 def test_a_coin_character_earns_tokens(coin_campaign, gm, player) -> None:

@@ -820,6 +820,21 @@ def test_the_import_form_shows_the_rules_and_what_starts_afresh(client, campaign
     assert "Spellcasting, Scholarship, Healing, Sneaking, Fighting" in page
 
 
+def test_the_import_form_has_the_systems_words_for_a_fresh_creation(client, gm, player) -> None:
+    """The words come from the campaign's system (``fresh_rules``), by the campaign's options."""
+    strict = make_campaign(gm, player, name="Strict", ability_methods="array", starting_specializations=1)
+    client.force_login(player)
+    response = client.get(import_url(strict))
+    assert response.status_code == 200
+    assert response.context["fresh_rules"] == (
+        "Abilities: array. Rolled dice cannot be taken on trust from a changed document: use the array method.",
+        "Skills: Spellcasting, Scholarship, Healing, Sneaking, Fighting (equal to the linked ability).",
+        "At most 1 specialization, one more with an impairment.",
+        "Such a character starts its play afresh: every specialization at level 1, reputation 0, full hit points, "
+        "no Adventure Points.",
+    )
+
+
 def test_pasting_a_document_imports_it_as_it_was(client, campaign, second, player) -> None:
     document = export(played(build(campaign, player)))
     client.force_login(player)

@@ -5,33 +5,16 @@ pages and operations serve it unchanged."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 import pytest
 from django.urls import reverse
 
 from campaigns.errors import Conflict, Refused
-from campaigns.models import Campaign, Membership
 from characters import ledger, write
 from characters.ledger import Award, Order
 from characters.models import Character, LedgerEntry, SheetChange
-from rules import systems
 from tests.systems import coin
 
 pytestmark = pytest.mark.django_db
-
-
-@pytest.fixture
-def coin_campaign(gm, player, other_player) -> Iterator[Campaign]:
-    systems.register(coin.SYSTEM)
-    try:
-        campaign = Campaign.objects.create(name="Heads", system="coin", options={})
-        Membership.objects.create(campaign=campaign, user=gm, role=Membership.Role.GM)
-        Membership.objects.create(campaign=campaign, user=player, role=Membership.Role.PLAYER)
-        Membership.objects.create(campaign=campaign, user=other_player, role=Membership.Role.PLAYER)
-        yield campaign
-    finally:
-        systems.unregister(coin.SYSTEM.key)
 
 
 @pytest.fixture

@@ -21,9 +21,9 @@ from play.models import Roll
 from rules.dice import StepDie
 from rules.systems import lucky13
 from rules.systems.lucky13 import AbilityRoll, Check, Explosion
+from rules.systems.lucky13.record import check_roll_view
 from tests.campaigns.test_browser import sign_in
 from tests.characters.conftest import FIGHTING, make_character
-from web.presenters import check_roll_view
 from web.templatetags.dice import percent, ratio
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]

@@ -18,6 +18,7 @@ from play.models import Roll
 from rules.dice import StepDie
 from rules.systems import lucky13
 from rules.systems.lucky13 import AbilityRoll, Check, Explosion
+from rules.systems.lucky13.record import check_roll_view
 from tests.characters.conftest import (
     FIGHTING,
     HEALING,
@@ -30,7 +31,6 @@ from tests.characters.conftest import (
     UNCLE_OTTO,
     make_character,
 )
-from web.presenters import check_roll_view
 
 pytestmark = pytest.mark.django_db
 

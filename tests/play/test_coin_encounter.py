@@ -4,44 +4,22 @@ of it from Lucky 13 (issue 13, "Proof that a system is one package")."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from fractions import Fraction
-from pathlib import Path
 
 import pytest
-from django.conf import settings
-from django.test import override_settings
 from django.urls import reverse
 
-from campaigns.models import Campaign, Membership
+from campaigns.models import Campaign
 from characters.models import Character
 from play.models import Combatant, Encounter, Roll
-from rules import systems
 from tests.systems import coin
 from tests.systems.coin_combat import heads_chance
 
 pytestmark = pytest.mark.django_db
 
-#: Coin's templates live with it, under tests/.
-COIN_TEMPLATES = Path(coin.__file__).resolve().parent / "templates"
-
 
 def url(name: str, campaign: Campaign) -> str:
     return reverse(f"play:{name}", args=[campaign.pk])
-
-
-@pytest.fixture
-def coin_campaign(gm, player) -> Iterator[Campaign]:
-    templates = [{**settings.TEMPLATES[0], "DIRS": [*settings.TEMPLATES[0]["DIRS"], COIN_TEMPLATES]}]
-    systems.register(coin.SYSTEM)
-    try:
-        with override_settings(TEMPLATES=templates):
-            campaign = Campaign.objects.create(name="Heads", system="coin", options={})
-            Membership.objects.create(campaign=campaign, user=gm, role=Membership.Role.GM)
-            Membership.objects.create(campaign=campaign, user=player, role=Membership.Role.PLAYER)
-            yield campaign
-    finally:
-        systems.unregister(coin.SYSTEM.key)
 
 
 @pytest.fixture
@@ -110,3 +88,18 @@ def test_a_coin_encounter_turn_through_the_pages(client, gm, player, coin_campai
 def test_coins_exact_chance() -> None:
     assert heads_chance(3, 2) == Fraction(1, 2)
     assert heads_chance(2, 1) == Fraction(3, 4)
+
+
+def test_a_coin_party_on_the_campaign_page_and_the_dashboard(client, gm, player, coin_campaign, flipper) -> None:
+    """The party's cards are the system's vitals and summary: Coin's Luck, its drafts' step and rolls."""
+    draft = coin.SYSTEM.new_draft({"luck": 5}).model_copy(update={"nerve": 2, "step": "tricks"})
+    Character.objects.create(campaign=coin_campaign, owner=player, name="Toss", sheet=draft.model_dump(mode="json"))
+    client.force_login(player)
+    page = client.get(reverse("campaigns:detail", args=[coin_campaign.pk]))
+    assert page.status_code == 200
+    words = " ".join(page.content.decode().split())
+    assert "<dt>Luck</dt><dd>4 of 20</dd>" in words
+    assert reverse("characters:create-step", args=[Character.objects.get(name="Toss").pk, "tricks"]) in words
+    dashboard = client.get(reverse("play:dashboard", args=[coin_campaign.pk]))
+    assert dashboard.status_code == 200
+    assert "<dt>Luck</dt><dd>4 of 20</dd>" in " ".join(dashboard.content.decode().split())

@@ -184,6 +184,7 @@ def test_an_ended_encounter_is_listed_and_reads_on_a_phone(
     page.set_viewport_size({"width": 360, "height": 740})
     page.goto(f"{live_server.url}/campaigns/{campaign.pk}/")
     page.get_by_role("link", name="Ended encounters").click()
+    expect(page.get_by_role("heading", name="Ended encounters", level=1)).to_be_visible()  # the list has loaded
     assert page.evaluate("document.documentElement.scrollWidth") <= 360
     page.get_by_role("link", name="Ambush at the ford").click()
     expect(page.get_by_role("heading", name="Ambush at the ford")).to_be_visible()

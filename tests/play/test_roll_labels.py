@@ -6,7 +6,6 @@ from __future__ import annotations
 import hashlib
 import json
 import random
-from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from fractions import Fraction
 from typing import Any
@@ -15,13 +14,11 @@ import pytest
 from django.db import connection
 from django.urls import reverse
 
-from campaigns.models import Campaign, Membership
+from campaigns.models import Campaign
 from play import encounters, rolls
 from play.models import Roll, RollKind
-from rules import systems
 from tests.characters.conftest import make_character
 from tests.play.npcs import GOBLIN
-from tests.systems import coin
 
 pytestmark = pytest.mark.django_db
 
@@ -193,17 +190,6 @@ def test_a_caller_without_words_gets_the_ones_its_spec_gives(campaign, player) -
     assert record(campaign, player, kind=RollKind.OPPOSED, spec=opposed, label="").label == "Opposed roll"
     # A spec the system cannot read still gets its kind's name, never an error.
     assert record(campaign, player, kind=RollKind.CHECK, spec={"ability": "d99"}, label="").label == "Skill check"
-
-
-@pytest.fixture
-def coin_campaign(gm: Any) -> Iterator[Campaign]:
-    systems.register(coin.SYSTEM)
-    try:
-        campaign = Campaign.objects.create(name="Heads", system="coin", options={})
-        Membership.objects.create(campaign=campaign, user=gm, role=Membership.Role.GM)
-        yield campaign
-    finally:
-        systems.unregister(coin.SYSTEM.key)
 
 
 def test_a_check_is_said_by_its_own_systems_roll_kind(coin_campaign, gm) -> None:

@@ -16,10 +16,10 @@ from play import rolls
 from play.models import RollKind
 from rules.dice import StepDie
 from rules.systems import lucky13
+from rules.systems.lucky13.record import check_roll_view
 from tests.campaigns.helpers import make_character
 from tests.campaigns.test_browser import sign_in
 from tests.play.test_rolls import record
-from web.presenters import check_roll_view
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 

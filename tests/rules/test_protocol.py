@@ -266,3 +266,13 @@ def test_a_fight_from_the_sheet_and_an_npc(key: str) -> None:
     assert healed.sheet is not None
     assert healed.block == hero_block
     assert combat.vitals(hero, options).can_act
+
+
+@pytest.mark.parametrize("key", every_system())
+def test_unchanged_options_change_no_sheet(key: str) -> None:
+    """A campaign saved with the options it has: nothing conflicts, no character's sheet changes."""
+    system = systems.get(key)
+    sheet, options, _ = finished(system)
+    change = system.change_options(options, options, {}, [("Hero", sheet)])
+    assert dict(change.conflicts) == {}
+    assert change.sheets == (None,)

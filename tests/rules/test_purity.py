@@ -22,16 +22,20 @@ ENGINE_MODULES = (
         f"rules.systems.lucky13.{name}"
         for name in (
             "advancement",
+            "campaign",
             "checks",
             "combat",
             "creation",
             "encounter",
             "health",
             "identity",
+            "import_checks",
+            "legacy",
             "modifiers",
             "options",
             "record",
             "sheet",
+            "situation",
             "system",
             "vocabulary",
         )

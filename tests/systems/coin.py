@@ -8,7 +8,7 @@ many heads as the task needs. Tokens buy Nerve and new tricks.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 from math import comb
@@ -26,14 +26,19 @@ from rules.systems.base import (
     Effect,
     Offer,
     Option,
+    OptionsChange,
     OptionsError,
+    Others,
+    Recorded,
     Role,
     RollKind,
     SheetInvalid,
     SheetRoll,
     SpecError,
+    Summary,
     Track,
     Vitals,
+    nobody,
 )
 from tests.systems.coin_combat import COMBAT
 
@@ -53,6 +58,12 @@ class Sheet(Document):
     notes: LongText = ""
     step: Literal["", "nerve", "tricks"] = "nerve"
     next_id: Annotated[int, Field(ge=1, strict=True)] = 1
+
+
+class Situation(Document):
+    """A flip from the sheet: how many heads it needs."""
+
+    need: Annotated[int, Field(ge=0, le=MAX_NERVE, strict=True)] = 1
 
 
 class Options(Document):
@@ -108,6 +119,10 @@ FLIP: Final = RollKind(
     parse=parse_flip,
     roll=flip_coins,
     chance=flip_chance,
+    record=lambda flipped: Recorded(
+        list(flipped.faces), flipped.faces.count("heads"), {"success": flipped.success, "need": flipped.flip.need}
+    ),
+    success=lambda chance: chance,
     chance_json=_chance_json,
     describe=lambda flip: f"{flip.coins} coins, {flip.need} heads needed",
 )
@@ -172,6 +187,20 @@ class Coin:
         except ValidationError as error:
             raise OptionsError({p.field.split(".")[0]: p.message for p in problems_of(error)}) from None
 
+    def change_options(
+        self,
+        before: Mapping[str, Any],
+        after: Mapping[str, Any],
+        renames: Mapping[str, str],
+        characters: Sequence[tuple[str, Sheet]],
+    ) -> OptionsChange:
+        """Starting Luck is for new characters: no sheet changes with it."""
+        return OptionsChange(conflicts={}, sheets=tuple(None for _ in characters))
+
+    def named_fields(self, sheet: Sheet, options: Mapping[str, Any]) -> dict[str, Any]:
+        """Coin has no export format older than the sheet document: no named fields."""
+        return {}
+
     def options_summary(self, options: Mapping[str, Any]) -> list[dict[str, Any]]:
         return [{"label": "Starting Luck", "value": options["luck"]}]
 
@@ -225,7 +254,15 @@ class Coin:
             return Vitals((luck,), "out", can_act=False, why_not="out of Luck")
         return Vitals((luck,), "up")
 
-    def sheet_roll(self, sheet: Sheet, situation: Mapping[str, Any], options: Mapping[str, Any]) -> SheetRoll:
+    def summary(self, sheet: Sheet) -> Summary:
+        return Summary(step=sheet.step, rolls=(f"Nerve {sheet.nerve}",) if sheet.nerve is not None else ())
+
+    gm_situation: Final = frozenset()
+    situation_model: ClassVar = Situation
+
+    def sheet_roll(
+        self, sheet: Sheet, situation: Mapping[str, Any], options: Mapping[str, Any], others: Others = nobody
+    ) -> SheetRoll:
         if sheet.nerve is None:
             raise SpecError("nerve", "the character has no Nerve yet")
         flip = parse_flip({"coins": sheet.nerve, "need": situation.get("need", 1)})
@@ -306,6 +343,47 @@ class Coin:
         if len(tricks) == len(document["tricks"]):
             raise SpecError("purchase", "the trick is no longer on the sheet: correct the sheet first")
         return self.read_sheet({**document, "tricks": tricks})
+
+    # --- Export and import -----------------------------------------------------------------
+
+    #: Coin has no export format older than the envelope.
+    legacy_formats: Final = ()
+
+    def fresh_problems(
+        self, sheet: Sheet, options: Mapping[str, Any], *, campaign: str, rolls_verified: bool
+    ) -> tuple[Problem, ...]:
+        """Nerve is flipped on the server at creation (1 to 3 coins): a document nobody vouches for
+        cannot bring it, and a vouched-for fresh creation has at most 3."""
+        if sheet.nerve is None:
+            return ()
+        if not rolls_verified:
+            return (
+                Problem(
+                    field="signature",
+                    message="this Nerve was not flipped by this Dicehall, or the document was changed since; coins "
+                    "are flipped on the server only: leave Nerve out and flip for it in the campaign",
+                ),
+            )
+        if sheet.nerve > 3:
+            return (Problem(field="nerve", message=f"a fresh character flips 1 to 3 coins, not {sheet.nerve}"),)
+        return ()
+
+    def afresh(self, sheet: Sheet, options: Mapping[str, Any], *, finished: bool) -> tuple[Sheet, tuple[str, ...]]:
+        """A fresh start: Luck at the campaign's starting Luck."""
+        if sheet.luck == options["luck"]:
+            return sheet, ()
+        fresh = self.read_sheet({**sheet.model_dump(mode="json"), "luck": options["luck"]})
+        return fresh, (f"Luck from {sheet.luck} to {options['luck']}",)
+
+    def fresh_rules(self, options: Mapping[str, Any]) -> tuple[str, ...]:
+        return (
+            "Nerve is flipped on the server: a changed document cannot bring it, so leave it out and flip in the "
+            "campaign.",
+            f"Such a character starts its play afresh: Luck {options['luck']}, no Tokens.",
+        )
+
+    def read_legacy(self, document: Mapping[str, Any], options: Mapping[str, Any], *, verify: Any) -> Any:
+        raise SheetInvalid([Problem(field="format", message="Coin has no export format older than the envelope")])
 
 
 SYSTEM: Final = Coin()

@@ -30,7 +30,6 @@ from rules.systems.lucky13.checks import (
     MAX_STEPS,
     OPPOSED_FIELDS,
     OPPOSED_TOLERANCE,
-    ROLL_KINDS,
     TARGET,
     AbilityRoll,
     Check,
@@ -102,7 +101,7 @@ from rules.systems.lucky13.options import (
     read_options,
     validate_options,
 )
-from rules.systems.lucky13.record import check_roll_view, opposed_roll_view, pool_view
+from rules.systems.lucky13.record import ROLL_KINDS, check_roll_view, opposed_roll_view, pool_view
 from rules.systems.lucky13.sheet import (
     MAX_DESCRIPTION,
     MAX_ITEMS,

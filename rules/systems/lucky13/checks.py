@@ -14,7 +14,7 @@ from typing import Any, Final, TypeVar
 
 from rules.dice import UNLIMITED, DiceError, DieResult, StepDie, roll_die
 from rules.probability import Capped, add, add_all, convolve, die, keep, success_split, suffix_sums
-from rules.systems.base import RollKind, SpecError
+from rules.systems.base import SpecError
 
 E = TypeVar("E", bound=StrEnum)
 
@@ -573,27 +573,3 @@ def describe_check(check: Check) -> str:
 def describe_opposed(opposed: Opposed) -> str:
     """An opposed roll in words: "d8 + d10 against d6 + d8, weapon d8"."""
     return f"{_pool_words(opposed.attacker)} against {_pool_words(opposed.defender)}, weapon {opposed.weapon.label}"
-
-
-ROLL_KINDS: Final[Mapping[str, RollKind[Any, Any, Any]]] = {
-    "check": RollKind(
-        key="check",
-        label="Skill check",
-        fields=CHECK_FIELDS,
-        parse=parse_check,
-        roll=roll_check,
-        chance=check_chance,
-        chance_json=check_chance_json,
-        describe=describe_check,
-    ),
-    "opposed": RollKind(
-        key="opposed",
-        label="Opposed roll",
-        fields=OPPOSED_FIELDS,
-        parse=parse_opposed,
-        roll=roll_opposed,
-        chance=opposed_chance,
-        chance_json=opposed_chance_json,
-        describe=describe_opposed,
-    ),
-}

@@ -379,7 +379,7 @@ class Lucky13Combat:
             can_act=state is Condition.UP,
             why_not=why_not,
             conditions=("stabilized",) if stabilized else (),
-            notes=(f"Pulse {pulse.label}" if pulse.rung else "Pulse: no die",),
+            notes=(("Pulse", pulse.label if pulse.rung else "no die"),),
         )
 
     def initiative(self, groups: Sequence[Sequence[Fighter]], options: Mapping[str, Any], rng: Random) -> Initiative:

@@ -2,11 +2,29 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import Any
+from collections.abc import Mapping, Sequence
+from typing import Any, Final
 
 from rules.dice import DieResult, die_view
-from rules.systems.lucky13.checks import CheckRoll, OpposedRoll, Pool, PoolRoll
+from rules.systems.base import Recorded, RollKind
+from rules.systems.lucky13.checks import (
+    CHECK_FIELDS,
+    OPPOSED_FIELDS,
+    CheckRoll,
+    OpposedRoll,
+    Pool,
+    PoolRoll,
+    check_chance,
+    check_chance_json,
+    describe_check,
+    describe_opposed,
+    opposed_chance,
+    opposed_chance_json,
+    parse_check,
+    parse_opposed,
+    roll_check,
+    roll_opposed,
+)
 
 
 def _dice_view(label: str, dice: Sequence[DieResult]) -> dict[str, Any]:
@@ -60,3 +78,44 @@ def opposed_roll_view(roll: OpposedRoll) -> dict[str, Any]:
         "damage_dice": _dice_view(opposed.weapon.label, roll.damage_dice) if roll.hit else None,
         "damage": roll.damage,
     }
+
+
+def check_recorded(rolled: CheckRoll) -> Recorded:
+    """ "Skill checks": every die, the total, success at 13 or more, the margin and any dilemma."""
+    outcome = {"success": rolled.success, "margin": rolled.margin, "dilemma": rolled.dilemma}
+    return Recorded(check_roll_view(rolled), rolled.total, outcome)
+
+
+def opposed_recorded(rolled: OpposedRoll) -> Recorded:
+    """ "Combat": both sides' dice, the attacker's total, whether it hit, the margin and the damage."""
+    outcome = {"hit": rolled.hit, "margin": rolled.margin, "damage": rolled.damage,
+               "defender_total": rolled.defender.total}  # fmt: skip
+    return Recorded(opposed_roll_view(rolled), rolled.attacker.total, outcome)
+
+
+ROLL_KINDS: Final[Mapping[str, RollKind[Any, Any, Any]]] = {
+    "check": RollKind(
+        key="check",
+        label="Skill check",
+        fields=CHECK_FIELDS,
+        parse=parse_check,
+        roll=roll_check,
+        chance=check_chance,
+        record=check_recorded,
+        success=lambda chance: chance.p_success,
+        chance_json=check_chance_json,
+        describe=describe_check,
+    ),
+    "opposed": RollKind(
+        key="opposed",
+        label="Opposed roll",
+        fields=OPPOSED_FIELDS,
+        parse=parse_opposed,
+        roll=roll_opposed,
+        chance=opposed_chance,
+        record=opposed_recorded,
+        success=lambda chance: chance.p_attacker_wins,
+        chance_json=opposed_chance_json,
+        describe=describe_opposed,
+    ),
+}

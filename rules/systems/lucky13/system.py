@@ -6,7 +6,7 @@ apps reach through the registry. Every method works on the sheet document
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from random import Random
 from typing import Any, ClassVar, Final
 
@@ -20,16 +20,22 @@ from rules.systems.base import (
     EditRefused,
     EditSection,
     Effect,
+    LegacyRead,
     Offer,
     Option,
+    OptionsChange,
+    Other,
+    Others,
     Role,
     SheetInvalid,
     SheetRoll,
     SpecError,
+    Summary,
     Track,
     Vitals,
+    nobody,
 )
-from rules.systems.lucky13 import identity
+from rules.systems.lucky13 import identity, import_checks, legacy
 from rules.systems.lucky13.advancement import (
     PurchaseKind,
     SheetSkill,
@@ -46,8 +52,8 @@ from rules.systems.lucky13.advancement import (
     target,
     title,
 )
+from rules.systems.lucky13.campaign import change_options
 from rules.systems.lucky13.checks import (
-    ROLL_KINDS,
     AbilityRoll,
     Difficulty,
     Explosion,
@@ -63,9 +69,10 @@ from rules.systems.lucky13.creation import (
     specialization_allowance,
 )
 from rules.systems.lucky13.encounter import COMBAT
-from rules.systems.lucky13.health import Condition, condition, death_threshold, max_hit_points
-from rules.systems.lucky13.modifiers import Modifiers, sheet_check
+from rules.systems.lucky13.health import Condition, condition, current_pulse, death_threshold, max_hit_points
+from rules.systems.lucky13.modifiers import Modifiers, assist_steps, sheet_check
 from rules.systems.lucky13.options import OPTIONS, Options, default_options, validate_options
+from rules.systems.lucky13.record import ROLL_KINDS
 from rules.systems.lucky13.sheet import (
     MAX_ITEMS,
     SCHEMA_VERSION,
@@ -78,6 +85,7 @@ from rules.systems.lucky13.sheet import (
     incomplete,
     migrate,
 )
+from rules.systems.lucky13.situation import Situation
 from rules.systems.lucky13.vocabulary import ABILITY_KEYS, MAX_SPECIALIZATION_LEVEL, SheetError
 
 #: The steps of guided creation after name and concept, in the rule text's order.
@@ -165,6 +173,15 @@ class Lucky13:
 
     def validate_options(self, options: Mapping[str, Any]) -> dict[str, Any]:
         return validate_options(options)
+
+    def change_options(
+        self,
+        before: Mapping[str, Any],
+        after: Mapping[str, Any],
+        renames: Mapping[str, str],
+        characters: Sequence[tuple[str, Sheet]],
+    ) -> OptionsChange:
+        return change_options(before, after, renames, characters)
 
     def options_summary(self, options: Mapping[str, Any]) -> list[dict[str, Any]]:
         """The options that matter under the chosen methods, in words."""
@@ -306,24 +323,148 @@ class Lucky13:
     # --- The table -----------------------------------------------------------------------
 
     def vitals(self, sheet: Sheet, options: Mapping[str, Any]) -> Vitals:
+        """ "Hit points", "Death & dying": the hit points as rows of slots, one row a Pulse step (d4
+        first), the Pulse die the remaining hit points reach, and the reputation."""
         if sheet.abilities.pulse is None or sheet.hit_points is None:
             return Vitals(tracks=(), state="draft", can_act=False, why_not="the character is not finished")
         base = StepDie.parse(sheet.abilities.pulse)
+        per_step = int(options["hit_points_per_step"])
         state = condition(sheet.hit_points, base)
+        rows = tuple(
+            (StepDie(step).label, min(max(sheet.hit_points - (step - 1) * per_step, 0), per_step), per_step)
+            for step in range(1, base.rung + 1)
+        )
         hit_points = Track(
             "hit_points",
             "Hit points",
             sheet.hit_points,
-            maximum=max_hit_points(base, options["hit_points_per_step"]),
+            maximum=max_hit_points(base, per_step),
             minimum=death_threshold(base),
+            unit="hp",
+            segments=rows,
         )
         why_not = {
             Condition.DYING: "dying: at 0 hit points or fewer the character does not act",
             Condition.DEAD: "dead",
         }.get(state, "")
-        return Vitals(tracks=(hit_points,), state=state.value, can_act=state is Condition.UP, why_not=why_not)
+        pulse = current_pulse(sheet.hit_points, per_step)
+        notes = (("Pulse now", pulse.label if pulse.rung else "no die"), ("Reputation", f"{sheet.reputation:+d}"))
+        return Vitals(
+            tracks=(hit_points,), state=state.value, can_act=state is Condition.UP, why_not=why_not, notes=notes
+        )
 
-    def sheet_roll(self, sheet: Sheet, situation: Mapping[str, Any], options: Mapping[str, Any]) -> SheetRoll:
+    def summary(self, sheet: Sheet) -> Summary:
+        """The concept, the step a draft was left at, and the d100s of the random ability method."""
+        return Summary(
+            concept=sheet.concept,
+            step=sheet.creation.step,
+            rolls=tuple(str(roll) for roll in sheet.creation.ability_rolls),
+        )
+
+    #: "Modifiers": the GM's extra steps are the GM's to give.
+    gm_situation: Final = frozenset({"ability_steps", "skill_steps"})
+    situation_model: ClassVar = Situation
+
+    def sheet_roll(
+        self, sheet: Sheet, situation: Mapping[str, Any], options: Mapping[str, Any], others: Others = nobody
+    ) -> SheetRoll:
+        """A check or a reaction check from the sheet, as a player makes one: the skill (by id, and a
+        specialization and an asset of it by id), the ability (default: the skill's link, else the
+        first), and a helper among the other characters in play by id (``helper``, with
+        ``help_with``: the helper's skill of the same name, or their die of the same ability,
+        "Characters assisting characters"); then :meth:`check_roll`. The roll says what went into it
+        (``details``, for the log) and each thing that stepped the dice (``steps``)."""
+        names = dict(zip(ABILITY_KEYS, options["ability_names"], strict=True))
+        reaction = bool(situation.get("reaction")) or situation.get("kind") == "reaction"
+        if reaction and situation.get("skill") is None:
+            return self.check_roll(sheet, situation, options)  # Charm alone: nothing of a skill to resolve
+        skill, special = _skill_of(sheet, situation)
+        if skill is None:  # _skill_of requires one: this is for the type checker
+            raise SpecError("skill", "the sheet has no such skill")
+        if reaction:
+            if situation.get("ability") not in (None, "charm"):
+                raise SpecError("ability", f"a reaction check rolls {names['charm']}")
+            ability_key = "charm"
+        else:
+            ability_key = situation.get("ability") or skill.ability or ABILITY_KEYS[0]
+            if ability_key not in names:
+                raise SpecError("ability", f"choose one of {', '.join(names.values())}")
+        help_with = situation.get("help_with", "skill")
+        if help_with not in ("skill", "ability"):
+            raise SpecError("help_with", "a helper helps with the skill or with the ability")
+        difficulty = situation.get("difficulty", Difficulty.MODERATE.value)
+        difficulty = difficulty.value if isinstance(difficulty, Difficulty) else difficulty
+        ability_steps, skill_steps = parse_steps(situation, "ability_steps"), parse_steps(situation, "skill_steps")
+        normal: dict[str, Any] = {
+            "skill": skill.id,
+            "reaction": reaction,
+            "difficulty": difficulty,
+            "ability_roll": parse_choice(situation, "ability_roll", AbilityRoll, AbilityRoll.NORMAL).value,
+            "ability_steps": ability_steps,
+            "skill_steps": skill_steps,
+        }
+        if not reaction:
+            normal["ability"] = ability_key
+        details: dict[str, Any] = {
+            "reaction": reaction,
+            "ability": ability_key,
+            "ability_name": names[ability_key],
+            "ability_die": getattr(sheet.abilities, ability_key) or StepDie.none().label,
+            "skill_id": skill.id,
+            "skill_name": skill.name,
+            "skill_die": skill.die or StepDie.none().label,
+            "difficulty": difficulty,
+            "specialization": None,
+            "asset": None,
+            "assist": None,
+            "reputation": None,
+            "ability_steps": ability_steps,
+            "skill_steps": skill_steps,
+        }
+        said: list[str] = []
+        if special is not None:
+            if reaction:
+                raise SpecError("specialization", "a reaction check rolls the skill without a specialization")
+            normal["specialization"] = special.id
+            details["specialization"] = {"id": special.id, "name": special.name, "level": special.level}
+            said.append(f"{special.name} {special.level}: Skill +{special.level}")
+        if situation.get("asset") is not None:
+            usable = [a for a in sheet.assets if skill.id in a.skills]
+            asset = _item(usable, situation["asset"], "asset", f"choose an asset that helps {skill.name}")
+            normal["asset"] = asset.id
+            details["asset"] = {"id": asset.id, "name": asset.name, "level": asset.level}
+            said.append(f"{asset.name}: Skill +{asset.level}")
+        if situation.get("helper") is not None:
+            helper_id = situation["helper"]
+            helper = others(helper_id) if _is_id(helper_id) else None
+            if helper is None:
+                raise SpecError("helper", "choose another character in play in this campaign")
+            die = _helper_die(helper, skill, ability_key, help_with)
+            steps = assist_steps(die)
+            normal["assist"] = {"die": die.label, "with": help_with, "name": helper.name}
+            details["assist"] = {"character": helper_id, "name": helper.name, "with": help_with,
+                                 "die": die.label, "steps": steps}  # fmt: skip
+            what = "Skill" if help_with == "skill" else "Ability"
+            said.append(f"{helper.name} helps ({die.label}): {what} +{steps}")
+        elif situation.get("assist") is not None:
+            normal["assist"] = situation["assist"]
+        if reaction:
+            details["reputation"] = sheet.reputation
+            said.append(f"Reputation {sheet.reputation:+d}: {names['charm']} {sheet.reputation:+d}")
+        for steps_taken, what in ((ability_steps, "Ability"), (skill_steps, "Skill")):
+            if steps_taken:
+                said.append(f"GM: {what} {steps_taken:+d}")
+        made = self.check_roll(sheet, normal, options)
+        return SheetRoll(
+            kind=made.kind,
+            spec=made.spec,
+            label=made.label,
+            log_kind="reaction" if reaction else "check",
+            details=details,
+            steps=tuple(said),
+        )
+
+    def check_roll(self, sheet: Sheet, situation: Mapping[str, Any], options: Mapping[str, Any]) -> SheetRoll:
         """A check from the sheet ("Skill checks"): ``situation`` names the skill and optionally a
         specialization of it (by id), an asset that helps it (by id, "Equipment / assets"), a
         helper's die and what it helps with (``{"assist": {"die": "d10", "with": "skill",
@@ -512,6 +653,83 @@ class Lucky13:
         undone = refund(sheet, purchase, hit_points_per_step=options["hit_points_per_step"])
         return self.read_sheet(undone.model_dump(mode="json"))
 
+    # --- Export and import ---------------------------------------------------------------
+
+    def named_fields(self, sheet: Sheet, options: Mapping[str, Any]) -> dict[str, Any]:
+        """The fields of the export format before sheet documents, which API clients read beside the
+        sheet: the concept, the abilities by key with the campaign's names, skills with their
+        specializations, traits by kind, assets with the names of the skills they help, weapons,
+        armor, hit points, reputation, notes."""
+        names = {skill.id: skill.name for skill in sheet.skills}
+
+        def traits(kind: str) -> list[dict[str, Any]]:
+            return [{"id": t.id, "name": t.name, "description": t.description} for t in sheet.traits if t.kind == kind]
+
+        return {
+            "concept": sheet.concept,
+            "ability_names": dict(zip(ABILITY_KEYS, options["ability_names"], strict=True)),
+            "abilities": sheet.abilities.model_dump(mode="json"),
+            "ability_method": sheet.creation.ability_method or None,
+            "took_impairment": sheet.creation.took_impairment,
+            "skills": [
+                {
+                    "id": skill.id,
+                    "name": skill.name,
+                    "ability": skill.ability,
+                    "die": skill.die,
+                    "specializations": [{"id": s.id, "name": s.name, "level": s.level} for s in skill.specializations],
+                }
+                for skill in sheet.skills
+            ],
+            "backgrounds": traits("background"),
+            "impairments": traits("impairment"),
+            "assets": [
+                {
+                    "id": a.id,
+                    "name": a.name,
+                    "kind": a.kind,
+                    "level": a.level,
+                    "skills": [names[i] for i in a.skills],
+                    "description": a.description,
+                }
+                for a in sheet.assets
+            ],
+            "weapons": [
+                {"id": w.id, "name": w.name, "accuracy": w.accuracy, "damage": w.damage} for w in sheet.weapons
+            ],
+            "armor": [{"id": a.id, "name": a.name, "defense": a.defense} for a in sheet.armor],
+            "hit_points": sheet.hit_points,
+            "reputation": sheet.reputation,
+            "notes": sheet.notes,
+        }
+
+    #: The ``schema`` strings of the older export format :meth:`read_legacy` reads.
+    legacy_formats: Final = ("dicehall.character",)
+
+    def fresh_problems(
+        self, sheet: Sheet, options: Mapping[str, Any], *, campaign: str, rolls_verified: bool
+    ) -> tuple[Problem, ...]:
+        """What the campaign refuses in a sheet nobody vouches for, before its creation steps are
+        checked: the ability method, rolled dice (unless ``rolls_verified``), the skill list."""
+        return tuple(import_checks.fresh_problems(sheet, options, campaign=campaign, rolls_verified=rolls_verified))
+
+    def afresh(self, sheet: Sheet, options: Mapping[str, Any], *, finished: bool) -> tuple[Sheet, tuple[str, ...]]:
+        """The sheet with its played state started afresh (specializations at level 1, reputation
+        0, hit points full, skills linked as the campaign links them), and what changed, in words."""
+        fresh, changes = import_checks.afresh(sheet, options, finished=finished)
+        return self.read_sheet(fresh.model_dump(mode="json")), tuple(changes)
+
+    def fresh_rules(self, options: Mapping[str, Any]) -> tuple[str, ...]:
+        """What a document nobody vouches for must fit in a campaign with these options, in words."""
+        return import_checks.fresh_rules(options)
+
+    def read_legacy(
+        self, document: Mapping[str, Any], options: Mapping[str, Any], *, verify: Callable[[str, str], bool]
+    ) -> LegacyRead:
+        """A document of the format before the envelope (version 1), converted; ``SheetInvalid``
+        names each bad field of the old document."""
+        return legacy.read(document, options, verify=verify)
+
 
 # --- Creation checks, each raising SheetError for the player -------------------------------------
 
@@ -635,6 +853,27 @@ def _asset_of(sheet: Sheet, skill: Skill | None, situation: Mapping[str, Any]) -
     if asset is None or skill is None or skill.id not in asset.skills:
         raise SpecError("asset", f"choose an asset that helps {skill.name if skill else 'the skill'}")
     return asset
+
+
+def _item(items: Any, item_id: Any, field: str, missing: str) -> Any:
+    """The item of a sheet ``item_id`` names (by its id), or :class:`SpecError` on ``field``."""
+    found = next((i for i in items if i.id == item_id), None) if _is_id(item_id) else None
+    if found is None:
+        raise SpecError(field, missing)
+    return found
+
+
+def _helper_die(helper: Other, skill: Skill, ability_key: str, help_with: str) -> StepDie:
+    """ "Characters assisting characters": the helper's die in what they help with: their skill of the
+    same name, or their die of the same ability."""
+    theirs = helper.sheet
+    if help_with == "skill":
+        same = next((s for s in theirs.skills if s.name.casefold() == skill.name.casefold()), None)  # type: ignore[attr-defined]
+        if same is None or same.die is None:
+            raise SpecError("help_with", f"{helper.name} has no {skill.name} skill to help with")
+        return StepDie.parse(same.die)
+    die = getattr(theirs.abilities, ability_key)  # type: ignore[attr-defined]
+    return StepDie.parse(die) if die else StepDie.none()
 
 
 def _assist_of(situation: Mapping[str, Any]) -> tuple[StepDie | None, str, str]:
