@@ -1,4 +1,5 @@
-"""``python -m bench`` (``make bench``): the whole Lucky 13 table, our engine against icepool.
+"""``python -m bench`` (``make bench``): the whole Lucky 13 table, our engine against icepool; then
+the pages against the history behind them (:mod:`bench.pages`).
 
 The requirement: computing the whole table (:func:`bench.table.specs`) takes
 less than 1/20 of the time icepool takes at its best (each die exploding just
@@ -20,6 +21,11 @@ Exit status: 0 when every target is met, 1 when one is missed, 2 when the two
 engines disagree or a process fails. ``--quick`` is a smoke run: a slice of the
 table, one repetition, in process only, and no verdict (a slice has fewer
 shared sub-results than the whole table, so its ratio is not the requirement's).
+
+The pages part (:mod:`bench.pages`) runs after the engine part, with its own table and the
+same exit statuses (2: a page did not answer or its data could not be built); the run's status
+is the worse of the two. ``--engine-only`` and ``--pages-only`` run one part; ``--quick`` makes
+both smoke runs.
 """
 
 from __future__ import annotations
@@ -43,6 +49,8 @@ from typing import Any, Final, Protocol
 import icepool
 
 from bench import icepool_check
+from bench.pages import REPS as PAGE_REPS
+from bench.pages import pages_main
 from bench.table import specs
 from rules.systems.lucky13 import check_chance_json
 
@@ -339,19 +347,39 @@ def report(table_size: int, measures: Sequence[Measure], peak: int, *, judged: b
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench", description=__doc__.split("\n\n")[0])
-    parser.add_argument("--quick", action="store_true", help="smoke run: a slice of the table, 1 run each, in process")
+    parser.add_argument(
+        "--quick", action="store_true", help="smoke run: a slice of the table, 1 run each, in process; small pages"
+    )
     parser.add_argument("--reps", type=int, metavar="N", help=f"runs of our engine per measure (default {OURS_REPS})")
     parser.add_argument(
         "--icepool-reps", type=int, metavar="N", help=f"runs of icepool per measure (default {ICEPOOL_REPS})"
     )
+    parser.add_argument(
+        "--page-reps", type=int, metavar="N", help=f"timed requests per page and size (default {PAGE_REPS})"
+    )
+    only = parser.add_mutually_exclusive_group()
+    only.add_argument("--engine-only", action="store_true", help="the engine against icepool, not the pages")
+    only.add_argument("--pages-only", action="store_true", help="the pages, not the engine")
     args = parser.parse_args(argv)
     ours_reps = args.reps if args.reps is not None else (1 if args.quick else OURS_REPS)
     icepool_reps = args.icepool_reps if args.icepool_reps is not None else (1 if args.quick else ICEPOOL_REPS)
     if ours_reps < 1 or icepool_reps < 1:
         parser.error("--reps and --icepool-reps must be at least 1")
+    if args.page_reps is not None and args.page_reps < 1:
+        parser.error("--page-reps must be at least 1")
 
+    statuses = []
+    if not args.pages_only:
+        statuses.append(engine(quick=args.quick, ours_reps=ours_reps, icepool_reps=icepool_reps))
+    if not args.engine_only:
+        statuses.append(pages_main(quick=args.quick, reps=args.page_reps))
+    return max(statuses)  # 2 (broken) over 1 (missed) over 0
+
+
+def engine(*, quick: bool, ours_reps: int, icepool_reps: int) -> int:
+    """The engine part: our engine against icepool over the table; its exit status."""
     table = list(specs())
-    if args.quick:
+    if quick:
         table = table[::QUICK_STRIDE]
     progress(
         f"Python {platform.python_version()}, icepool {icepool.__version__}; {len(table)} specs, "
@@ -361,13 +389,13 @@ def main(argv: list[str] | None = None) -> int:
     try:
         check_caches_found()
         measures = [measure_in_process(table, ours_reps, icepool_reps)]
-        if not args.quick:
+        if not quick:
             measures.append(measure_whole_process(table, ours_reps, icepool_reps))
     except BenchError as error:
         print(f"error: {error}", file=sys.stderr)
         return EXIT_BROKEN
     peak = memory_peak(table)
-    return 0 if report(len(table), measures, peak, judged=not args.quick) else EXIT_MISSED
+    return 0 if report(len(table), measures, peak, judged=not quick) else EXIT_MISSED
 
 
 if __name__ == "__main__":

@@ -79,28 +79,10 @@ def import_character(request: HttpRequest, campaign_pk: int) -> HttpResponse:
     return redirect("characters:sheet", pk=character.pk)
 
 
-def _hit_point_rows(hit_points: sheets.HitPoints | None) -> list[dict[str, Any]]:
-    """The rulebook's chart, one row per Pulse step, d4 first: every slot drawn, full or lost."""
-    if hit_points is None:
-        return []
-    rows = []
-    for step, (label, full, slots) in enumerate(hit_points.rows, start=1):
-        rows.append(
-            {
-                "label": label,
-                "full": full,
-                "slots": [i < full for i in range(slots)],
-                "total": step * hit_points.per_step,
-            }
-        )
-    return rows
-
-
 @require_safe
 def print_sheet(request: HttpRequest, pk: int) -> HttpResponse:
     """The whole sheet on one or two A4 or Letter pages (the print rules in dicehall.css)."""
     character = _full(access.character_for(request.user, pk))
     context = sheets.sheet(character)
-    context["hp_rows"] = _hit_point_rows(context["hit_points"])
     context["attribution"] = character.rules.attribution
-    return render(request, "characters/print.html", context)
+    return render(request, sheets.template(character, "print"), context)

@@ -118,10 +118,21 @@ def refusal(character: Character, section: Section, *, is_owner: bool, is_gm: bo
     return None
 
 
+def sections_for(character: Character) -> dict[str, Section]:
+    """The sections of the character's sheet that the page edits in place: Lucky 13's, whose forms
+    are this module's and ``characters.forms``'. A sheet of another system is read on its page and
+    changed through the other paths (encounters, purchases, the ledger) until its forms exist."""
+    return SECTIONS if character.system == lucky13.SYSTEM.key else {}
+
+
 def editable_sections(character: Character, user: AbstractBaseUser) -> set[str]:
     """The sections ``user`` may change, for a character loaded through ``characters.access``."""
     is_gm, is_owner = character.viewer_is_gm, character.owner_id == user.pk
-    return {key for key, section in SECTIONS.items() if not refusal(character, section, is_owner=is_owner, is_gm=is_gm)}
+    return {
+        key
+        for key, section in sections_for(character).items()
+        if not refusal(character, section, is_owner=is_owner, is_gm=is_gm)
+    }
 
 
 class NotAllowed(PermissionDenied):

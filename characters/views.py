@@ -1,6 +1,6 @@
 """The character sheet pages, and editing the sheet in place, section by section.
 
-Each region of the sheet is a partial of ``characters/sheet.html`` named
+Each region of the sheet is a partial of its system's ``systems/<key>/sheet.html`` named
 ``section-<region>``, whose DOM id is the region. With htmx, Edit swaps the
 region for its form and Save swaps the region back, read-only and current;
 without JavaScript, Edit is a link to a page with just that form, and Save
@@ -61,7 +61,7 @@ def _edit_links(character: Character, request: HttpRequest, focus: str) -> dict[
     """The Edit buttons of each region (keyed with ``_`` for templates), only for sections this viewer may change."""
     editable = operations.editable_sections(character, request.user)
     links: dict[str, list[dict[str, Any]]] = {region.replace("-", "_"): [] for region in REGIONS.values()}
-    for key, section in operations.SECTIONS.items():
+    for key, section in operations.sections_for(character).items():
         if key in editable:
             links[REGIONS[key].replace("-", "_")].append(
                 {
@@ -92,7 +92,7 @@ def sheet(request: HttpRequest, pk: int) -> HttpResponse:
     # Live only when served over ASGI: a WSGI server has no WebSockets to offer (the page then
     # simply is not live, as without JavaScript).
     context["live_url"] = f"/ws/characters/{character.pk}/" if hasattr(request, "scope") else ""
-    return render(request, "characters/sheet.html", context)
+    return render(request, sheets.template(character, "sheet"), context)
 
 
 def _section(key: str) -> operations.Section:
@@ -112,7 +112,7 @@ def _read_view(request: HttpRequest, character: Character, key: str, *, fresh: b
     if not request.htmx:
         return redirect(_sheet_url(character, key))
     context = _sheet_context(request, _full(character) if fresh else character, focus=key)
-    return render(request, f"characters/sheet.html#section-{REGIONS[key]}", context)
+    return render(request, f"{sheets.template(character, 'sheet')}#section-{REGIONS[key]}", context)
 
 
 @require_safe
@@ -120,7 +120,10 @@ def _read_view(request: HttpRequest, character: Character, key: str, *, fresh: b
 def sheet_section(request: HttpRequest, pk: int, section: str) -> HttpResponse:
     """Cancel: the region read-only again (with htmx), or the sheet at that region."""
     _section(section)
-    return _read_view(request, access.character_for(request.user, pk), section)
+    character = access.character_for(request.user, pk)
+    if section not in operations.sections_for(character):
+        raise Http404("No such section")
+    return _read_view(request, character, section)
 
 
 def _render_edit(
@@ -178,6 +181,8 @@ def edit_section(request: HttpRequest, pk: int, section: str) -> HttpResponse:
     """One section's form (GET) and its save (POST), made from the version the form carries."""
     spec = _section(section)
     character = access.character_for(request.user, pk)
+    if section not in operations.sections_for(character):
+        raise Http404("No such section")
     is_owner, is_gm = character.owner_id == request.user.pk, character.viewer_is_gm
     reason = operations.refusal(character, spec, is_owner=is_owner, is_gm=is_gm)
     if reason:

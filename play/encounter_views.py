@@ -106,6 +106,28 @@ def _preview(campaign: Campaign, rows: list[dict[str, Any]], query: Mapping[str,
     }
 
 
+#: Characters the "Add characters" form offers at once, by name; a name search finds the others.
+ADDABLE: Final = 30
+
+
+def _addable(campaign: Campaign, combatants: list[Combatant], query: Mapping[str, Any]) -> dict[str, Any]:
+    """The active characters not yet in the fight, the first :data:`ADDABLE` by (name, id), or those
+    whose name starts with ``?add_name=``: one query along the (campaign, status, name, id) index,
+    however large the party."""
+    name = " ".join(str(query.get("add_name", "")).split())
+    if len(name) > MAX_SEARCH or not name.isprintable():
+        raise BadInput(f"Search for a name of at most {MAX_SEARCH} characters.")
+    in_fight = [c.character_id for c in combatants if c.character_id]
+    rows = Character.objects.active().filter(campaign=campaign).exclude(pk__in=in_fight).only("pk", "name")
+    if name:
+        rows = rows.filter(name__istartswith=name)
+    found = list(rows.order_by("name", "pk")[: ADDABLE + 1])
+    return {"addable": found[:ADDABLE], "more_addable": len(found) > ADDABLE, "add_name": name}
+
+
+#: The longest name search: a character's name fits in its column.
+MAX_SEARCH: Final = 120
+
 #: Ended encounters listed on the encounter page; the rest are on the list of ended encounters.
 RECENT_ENDED: Final = 5
 
@@ -140,10 +162,8 @@ def _context(request: HttpRequest, campaign: Campaign, query: Mapping[str, Any] 
     context["acting"] = next((r["combatant"] for r in rows if r["turn"]), None)
     context["last_attack"] = Roll.objects.of_encounter(encounter).filter(kind=RollKind.ATTACK).order_by("-seq").first()
     if gm:
-        in_fight = {c.character_id for c in combatants if c.character_id}
-        context["addable"] = [
-            c for c in Character.objects.active().filter(campaign=campaign).order_by("name") if c.pk not in in_fight
-        ]
+        if not encounter.initiative_rolled:
+            context.update(_addable(campaign, combatants, query or {}))
         combat = encounters.combat_of(campaign)
         # From the sheets of those in the fight: no query.
         context["choices"] = combat.attack_choices([row["fighter"] for row in rows], campaign.settings)

@@ -633,6 +633,13 @@ class RulesSystem(Protocol):
         take it back as it stands."""
         ...
 
+    # The sheet's pages.
+    def sheet_view(self, sheet: BaseModel, options: Mapping[str, Any]) -> dict[str, Any]:
+        """What the system's sheet templates (``templates/systems/<key>/``) show beyond the document
+        itself: values derived from it (Lucky 13: each specialization's effective die, the hit point
+        rows), computed once per page."""
+        ...
+
     # Export and import (characters/exchange.py), and the JSON API.
     def named_fields(self, sheet: BaseModel, options: Mapping[str, Any]) -> dict[str, Any]:
         """The fields beside the sheet that the API's clients have read since before sheet documents

@@ -299,9 +299,10 @@ def test_the_page_query_count_does_not_grow_with_combatants(
     with django_assert_num_queries(8):
         assert client.get(url("encounter", campaign)).status_code == 200
     client.force_login(gm)
-    # The same, then the GM's list of the active characters to add. The weapons and the Combat
-    # specializations of those in the fight come from their sheets: no query.
-    with django_assert_num_queries(9):
+    # The same: initiative is rolled, so no list of characters to add (before it, one query more:
+    # tests/play/test_encounter_add_list.py). The weapons and the Combat specializations of those
+    # in the fight come from their sheets: no query.
+    with django_assert_num_queries(8):
         assert client.get(url("encounter", campaign)).status_code == 200
 
 

@@ -37,6 +37,7 @@ ENGINE_MODULES = (
             "sheet",
             "situation",
             "system",
+            "view",
             "vocabulary",
         )
     ),

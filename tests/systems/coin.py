@@ -201,6 +201,10 @@ class Coin:
         """Coin has no export format older than the sheet document: no named fields."""
         return {}
 
+    def sheet_view(self, sheet: Sheet, options: Mapping[str, Any]) -> dict[str, Any]:
+        """Nothing beyond the document: Coin's templates read it as it is."""
+        return {}
+
     def options_summary(self, options: Mapping[str, Any]) -> list[dict[str, Any]]:
         return [{"label": "Starting Luck", "value": options["luck"]}]
 

@@ -35,7 +35,7 @@ from rules.systems.base import (
     Vitals,
     nobody,
 )
-from rules.systems.lucky13 import identity, import_checks, legacy
+from rules.systems.lucky13 import identity, import_checks, legacy, view
 from rules.systems.lucky13.advancement import (
     PurchaseKind,
     SheetSkill,
@@ -652,6 +652,9 @@ class Lucky13:
         shows it as bought, ``SheetInvalid`` if the sheet cannot take it back as it stands."""
         undone = refund(sheet, purchase, hit_points_per_step=options["hit_points_per_step"])
         return self.read_sheet(undone.model_dump(mode="json"))
+
+    def sheet_view(self, sheet: Sheet, options: Mapping[str, Any]) -> dict[str, Any]:
+        return view.sheet_view(sheet, options)
 
     # --- Export and import ---------------------------------------------------------------
 
