@@ -17,6 +17,24 @@ def _on_postgresql() -> bool:
     return connection.vendor == "postgresql"
 
 
+@pytest.hookimpl(trylast=True)
+def pytest_configure(config: pytest.Config) -> None:
+    """Build the JSON API as a server builds it at start-up, with every system it plays registered:
+    here also the test-only Coin (tests/systems/coin.py), so that the API's schemas describe Coin's
+    sheets. The registry is then left as it was: a test that plays Coin registers it itself
+    (``coin_campaign``)."""
+    from django.urls import get_resolver
+
+    from rules import systems
+    from tests.systems import coin
+
+    systems.register(coin.SYSTEM)
+    try:
+        get_resolver().url_patterns  # noqa: B018 (imports every URLconf, the API's routers with it)
+    finally:
+        systems.unregister(coin.SYSTEM.key)
+
+
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """Tests marked ``postgres`` need PostgreSQL (row locks, triggers, concurrency).
 

@@ -37,10 +37,11 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Annotated, Any, Final, Literal, Protocol, TypeVar, Union
 
+from django.core.exceptions import PermissionDenied
 from django.db import transaction
-from django.http import HttpRequest, HttpResponse
+from django.http import Http404, HttpRequest, HttpResponse
 from django.urls import reverse
-from ninja import Field, Router, Schema, Status
+from ninja import Field, Path, Router, Schema, Status
 from pydantic import (
     BaseModel,
     ConfigDict,
@@ -51,7 +52,7 @@ from pydantic import (
 )
 
 from api.errors import Error, responses
-from api.params import NO_NUL, PathId
+from api.params import MAX_ID, NO_NUL, PathId
 from campaigns.access import campaign_for, listed_characters
 from campaigns.errors import Refused
 from characters import access, exchange, operations, write
@@ -60,7 +61,7 @@ from characters.operations import ArmorRow, AssetRow, Details, Equipment, Specia
 from rules import systems
 from rules.dice import DiceError, StepDie
 from rules.document import MAX_ITEM_ID
-from rules.systems.base import RulesSystem, SheetInvalid
+from rules.systems.base import EditRefused, Role, RulesSystem, SheetInvalid
 
 router = Router(tags=["Characters"])
 
@@ -838,4 +839,96 @@ def update_character(request: HttpRequest, id: PathId, changes: CharacterPatch) 
                 "document": document,
             },
         )
+    return _reread(character.pk)
+
+
+# --- A section, for every system -----------------------------------------------------------------
+
+
+class SectionEdit(Schema):
+    """One section of the sheet, whole, with the sheet's `version` it was read at."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    version: StrictInt = Field(..., ge=0, le=MAX_ID, description="The sheet's version this was read at.")
+    value: dict[str, Any] = Field(
+        ...,
+        max_length=ROWS,
+        description="The section's part of the sheet (`sheet`), as the system's document holds it: "
+        'Lucky 13\'s `notes` section is `{"notes": "…"}`.',
+    )
+
+
+class Sections(Schema):
+    sections: list[dict[str, Any]] = Field(
+        ..., description="Each section of the sheet: its `key`, its `label`, and who may change it (`editors`)."
+    )
+
+
+@router.get(
+    "/characters/{id}/sections",
+    response=responses({200: Sections}, 404),
+    summary="The sections of a character's sheet",
+)
+def list_sections(request: HttpRequest, id: PathId) -> dict[str, Any]:
+    """The parts of the sheet that are changed as one, as its rules system has them, and who may
+    change each: the player (`owner`), the GM (`gm`)."""
+    character = access.character_for(request.user, id)
+    return {
+        "sections": [
+            {"key": s.key, "label": s.label, "editors": sorted(role.value for role in s.editors)}
+            for s in character.rules.edit_sections
+        ]
+    }
+
+
+@router.put(
+    "/characters/{id}/sections/{section}",
+    response=responses({200: CharacterOut, 409: StaleVersion}, 400, 403, 404, 413),
+    by_alias=True,
+    summary="Change one section of a character's sheet",
+)
+def edit_section(
+    request: HttpRequest, id: PathId, section: Annotated[str, Path(max_length=40)], edit: SectionEdit
+) -> Any:
+    """The section replaced by `value`, through the sheet's one write path, for a character of any
+    rules system: validated on the whole sheet the change makes (a 400 whose `errors` name the
+    sheet's fields), refused to a role the system does not let change it (a 403 that says why),
+    and refused when the sheet is no longer at `version` (a 409 with the character as it is now).
+    Nothing is saved unless all of it is. Returns the character as it is now."""
+    character = access.character_for(request.user, id, write=True)
+    spec = next((s for s in character.rules.edit_sections if s.key == section), None)
+    if spec is None:
+        raise Http404("No such section")
+    role = Role.GM if character.viewer_is_gm else Role.OWNER
+
+    def edited(locked: Character) -> Any:
+        rules = locked.rules
+        return rules.edit(locked.document, section, edit.value, role=role, options=locked.campaign.settings)
+
+    try:
+        write.change(
+            character.pk, version=edit.version, by=request.user, what=f"{spec.label.capitalize()} changed (API)",
+            sections=[section], edit=edited,
+        )  # fmt: skip
+    except write.StaleSheet:
+        document = _reread(character.pk)
+        return Status(
+            409,
+            {
+                "code": "stale_version",
+                "message": f"This character changed since version {edit.version}: it is at version "
+                f"{document['version']}. Nothing was saved; here it is as it is now.",
+                "document": document,
+            },
+        )
+    except EditRefused as refused:
+        raise PermissionDenied(write.sentence(refused.message)) from None
+    except SheetInvalid as problem:
+        problems: dict[str, list[str]] = {}
+        for found in problem.problems:
+            problems.setdefault(f"sheet.{found.field}" if found.field else "sheet", []).append(
+                write.sentence(found.message)
+            )
+        raise _refused(InvalidChange, problems) from None
     return _reread(character.pk)

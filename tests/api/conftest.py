@@ -35,6 +35,9 @@ class ApiClient:
     def patch(self, path: str, body: Any = None, **kwargs: Any):
         return self._call("patch", path, body, **kwargs)
 
+    def put(self, path: str, body: Any = None, **kwargs: Any):
+        return self._call("put", path, body, **kwargs)
+
 
 @pytest.fixture
 def api(db) -> Callable[[Any], ApiClient]:

@@ -1,15 +1,18 @@
 """Export and import through the API with a system that is not Lucky 13 (the tests' Coin game):
-``GET /characters/{id}/export`` serves every system at every stage, and ``POST
-/campaigns/{id}/characters`` refuses a bad field with a 400 naming it, creating nothing."""
+``GET /characters/{id}/export`` and ``POST /campaigns/{id}/characters`` serve every system, a Coin
+character comes back identical at every stage, an unsigned one is a fresh creation by Coin's
+rules, and a bad field is a 400 naming it with nothing created."""
 
 from __future__ import annotations
 
+import copy
 from typing import Any
 
 import pytest
 
 from campaigns.models import Campaign, Membership
 from characters.models import Character
+from tests.characters.test_exchange import comparable
 from tests.characters.test_exchange_coin import STAGES, make_coin_character
 
 pytestmark = pytest.mark.django_db
@@ -31,20 +34,48 @@ def errors_of(response) -> dict[str, str]:
     return body["errors"]
 
 
-def test_a_coin_character_is_exported_through_the_api(api, coin_campaign, player) -> None:
-    """The export is the envelope of every system. (An import through the API answers with the
-    character as the API's schema describes it, which lists the systems registered at start-up;
-    the test-only Coin is registered per test, so its imports are proven through the pages, in
-    tests/characters/test_exchange_coin.py, with the same exchange functions.)"""
-    for stage in STAGES:
-        original = make_coin_character(coin_campaign, player, stage)
-        exported = api(player).get(f"/characters/{original.pk}/export")
-        assert exported.status_code == 200
-        document = exported.json()
-        assert (document["system"], document["status"], document["sheet"]) == (
-            "coin", STAGES[stage][0], original.sheet,
-        )  # fmt: skip
-        assert document["signature"]
+@pytest.mark.parametrize("stage", list(STAGES))
+def test_a_coin_character_round_trips_through_the_api(api, coin_campaign, tails, player, stage) -> None:
+    original = make_coin_character(coin_campaign, player, stage)
+    client = api(player)
+
+    exported = client.get(f"/characters/{original.pk}/export")
+    assert exported.status_code == 200
+    document = exported.json()
+    assert (document["system"], document["status"], document["sheet"]) == ("coin", STAGES[stage][0], original.sheet)
+
+    response = client.post(f"/campaigns/{tails.pk}/characters", document)
+
+    assert response.status_code == 201, response.content
+    imported = Character.objects.get(campaign=tails)
+    assert response["Location"] == f"http://testserver/api/v1/characters/{imported.pk}"
+    assert (response.json()["system"], response.json()["sheet"]["nerve"]) == ("coin", original.document.nerve)
+    assert (imported.owner, imported.name, imported.status) == (player, "Flip", STAGES[stage][0])
+    assert imported.sheet == original.sheet
+    again = client.get(f"/characters/{imported.pk}/export").json()
+    assert comparable(again) == comparable(document)
+
+
+def test_an_unsigned_coin_document_is_a_fresh_creation(api, coin_campaign, tails, player) -> None:
+    """Its Nerve cannot be taken on trust; without one, it joins with the target's starting Luck."""
+    client = api(player)
+    flipped = client.get(f"/characters/{make_coin_character(coin_campaign, player, 'active').pk}/export").json()
+    before = Character.objects.count()
+
+    refused = client.post(f"/campaigns/{tails.pk}/characters", {**flipped, "signature": None})
+
+    assert refused.status_code == 400
+    assert "This Nerve was not flipped by this Dicehall" in errors_of(refused)["signature"]
+    assert Character.objects.count() == before
+
+    draft = client.get(f"/characters/{make_coin_character(coin_campaign, player, 'draft-at-nerve').pk}/export").json()
+    draft = copy.deepcopy(draft)
+    draft["sheet"]["luck"] = 9
+    response = client.post(f"/campaigns/{tails.pk}/characters", {**draft, "signature": None})
+
+    assert response.status_code == 201, response.content
+    imported = Character.objects.get(campaign=tails)
+    assert (imported.status, imported.document.luck, imported.document.nerve) == ("draft", 3, None)
 
 
 def _changed(**changes: Any):
