@@ -57,8 +57,15 @@ class Campaign(models.Model):
 
     @property
     def settings(self) -> dict[str, Any]:
-        """The options with their defaults filled in, as the rules system reads them."""
-        return self.rules.validate_options(self.options)
+        """The options with their defaults filled in, as the rules system reads them: validated once
+        for the options the campaign holds (a page reads them for every row it draws), again when
+        they are replaced. Treat the result as read-only."""
+        cached = self.__dict__.get("_settings")
+        if cached is not None and cached[0] is self.options and cached[1] == self.system:
+            return cached[2]
+        settings = self.rules.validate_options(self.options)
+        self.__dict__["_settings"] = (self.options, self.system, settings)
+        return settings
 
 
 class Membership(models.Model):

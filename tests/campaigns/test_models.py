@@ -63,3 +63,17 @@ def test_the_one_gm_rule_is_a_partial_unique_index_on_postgresql() -> None:
         (definition,) = cursor.fetchone()
     assert "UNIQUE" in definition
     assert "WHERE" in definition
+
+
+def test_the_settings_are_validated_once_for_the_options_held(campaign, monkeypatch) -> None:
+    """A page reads the settings for every row it draws: they are the options validated once, and
+    validated again only when the options are replaced."""
+    calls = []
+    validate = campaign.rules.validate_options
+    monkeypatch.setattr(type(campaign.rules), "validate_options", lambda self, o: calls.append(o) or validate(o))
+    first = campaign.settings
+    assert campaign.settings is first
+    assert len(calls) == 1
+    campaign.options = {**campaign.options, "explosion": "gritty"}
+    assert campaign.settings["explosion"] == "gritty"
+    assert len(calls) == 2
