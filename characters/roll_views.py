@@ -156,7 +156,10 @@ def _int(value: Any) -> int | None:
 
 
 def _load(request: HttpRequest, pk: int, *, write: bool) -> tuple[Character, list[Character]]:
-    return sheet_rolls.load(request.user, pk, write=write)
+    """The character and the helpers the form offers: the first of the party by name, and the one
+    the request names (``helper``) wherever it is in the order."""
+    data = request.POST if write else request.GET
+    return sheet_rolls.load(request.user, pk, write=write, helper=_int(data.get("helper")))
 
 
 @dataclass(frozen=True, slots=True)

@@ -39,17 +39,28 @@ class Rolled:
     view: Any  # every die as rolled, as the log keeps it
 
 
-def load(user: AbstractBaseUser | AnonymousUser, pk: int, *, write: bool) -> tuple[Character, list[Character]]:
-    """The character with its sheet, and the party members who could take part (other active
-    characters); 404 or 403 as :func:`characters.access.character_for` decides."""
+#: The other characters in play a sheet roll page offers as helpers, by name (a named one is added).
+HELPERS: Final = 30
+
+
+def load(
+    user: AbstractBaseUser | AnonymousUser, pk: int, *, write: bool, helper: Any = None, limit: int = HELPERS
+) -> tuple[Character, list[Character]]:
+    """The character with its sheet, and the party members who could take part: the first ``limit``
+    other active characters by (name, id), and the one ``helper`` names (a character's id) if it is
+    one of them; never the whole party. 404 or 403 as :func:`characters.access.character_for` decides."""
     character = access.character_for(user, pk, write=write)
-    helpers = list(
-        Character.objects.filter(campaign_id=character.campaign_id)
-        .active()
-        .exclude(pk=character.pk)
-        .order_by("name", "pk")
-    )
-    return character, helpers
+    return character, helpers_for(character, helper=helper, limit=limit)
+
+
+def helpers_for(character: Character, *, helper: Any = None, limit: int = HELPERS) -> list[Character]:
+    """The other active characters of the campaign who could help: the first ``limit`` by (name, id),
+    and the one ``helper`` names by id wherever it is (one query more, by its key)."""
+    others = Character.objects.filter(campaign_id=character.campaign_id).active().exclude(pk=character.pk)
+    helpers = list(others.order_by("name", "pk")[:limit]) if limit else []
+    if isinstance(helper, int) and not isinstance(helper, bool) and all(h.pk != helper for h in helpers):
+        helpers.extend(others.filter(pk=helper)[:1])
+    return helpers
 
 
 def _set(value: Any) -> bool:

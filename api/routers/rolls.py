@@ -24,7 +24,7 @@ from api.params import MAX_ID, PathId
 from campaigns import access as campaign_access
 from campaigns.errors import Refused
 from campaigns.models import Membership
-from characters import sheet_rolls
+from characters import access, sheet_rolls
 from characters.write import sentence
 from play.models import Roll
 from play.rolls import check_chain, label_of, system_of
@@ -183,8 +183,10 @@ def roll_out(roll: Roll, *, gm: bool) -> dict[str, Any]:
     "from anyone else is a 403.",
 )
 def roll_from_sheet(request: HttpRequest, id: PathId) -> Status[dict[str, Any]]:
-    character, helpers = sheet_rolls.load(request.user, id, write=True)
+    character = access.character_for(request.user, id, write=True)
     situation = _situation(character, request.body)
+    # Only the helper the situation names, if any: one query by its key, never the whole party.
+    helpers = sheet_rolls.helpers_for(character, helper=situation.get("helper"), limit=0)
     try:
         made = sheet_rolls.build(character, helpers, situation, gm=character.viewer_is_gm)
     except SpecError as problem:
