@@ -50,6 +50,11 @@ from characters import write
 from characters.models import Character
 from rules import systems
 from rules.document import MAX_NAME, Problem
+from rules.reading import MAX_ERRORS
+from rules.reading import MISSING as _MISSING
+from rules.reading import Reader as _Reader
+from rules.reading import field_at as _key
+from rules.reading import shown as _shown
 from rules.systems.base import RulesSystem, SheetInvalid
 
 FORMAT: Final = "dicehall-character"
@@ -59,8 +64,6 @@ STATUSES: Final = tuple(Character.Status.values)
 #: Bounds on what an import reads: the raw document, the signature, the problems reported.
 MAX_BYTES: Final = 256 * 1024
 MAX_SIGNATURE: Final = 200
-#: A document with more problems than this is reported in part: enough to see what is wrong.
-MAX_ERRORS: Final = 20
 
 _SALT: Final = "dicehall.characters.exchange.envelope"
 #: What the format before the envelope signed its rolls with (``integrity``).
@@ -117,18 +120,6 @@ class DocumentError(ValueError):
 
 def _refuse(at: str, message: str) -> DocumentError:
     return DocumentError([(at, message)])
-
-
-def _shown(key: str) -> str:
-    return key if len(key) <= 40 else key[:40] + "…"
-
-
-def _key(at: str, key: str) -> str:
-    return f"{at}.{_shown(key)}" if at else _shown(key)
-
-
-def _item(at: str, index: int) -> str:
-    return f"{at}[{index}]"
 
 
 def _sheet_problems(problems: Sequence[Problem]) -> DocumentError:
@@ -247,104 +238,6 @@ def load_document(raw: bytes | str) -> Any:
 
 
 # --- Reading a document -------------------------------------------------------------------------
-
-#: A field the document leaves out: the reader reports it if it is required, and reads nothing.
-_MISSING: Final = object()
-#: Text with ``\u0000`` in it: PostgreSQL cannot store it, and no form of the site takes it.
-NUL: Final = "must not contain the NUL character (\\u0000)"
-
-
-def _clean_name(value: str, what: str) -> str:
-    """A name a player typed: trimmed, not empty, not too long."""
-    if not value.strip():
-        raise ValueError(f"{what} needs a name")
-    name = " ".join(value.split())
-    if len(name) > MAX_NAME:
-        raise ValueError(f"{name[:24]}…: names are at most {MAX_NAME} characters")
-    return name
-
-
-class _Reader:
-    """Reads the envelope field by field, collecting every problem so that the player sees them all.
-
-    Each method returns the value read, or None after recording why it could not (or
-    silently, for a value that is :data:`_MISSING`: ``fields`` reported it already).
-    """
-
-    def __init__(self) -> None:
-        self.errors: list[tuple[str, str]] = []
-
-    def fail(self, at: str, message: str) -> None:
-        if len(self.errors) < MAX_ERRORS:
-            self.errors.append((at, message))
-
-    def fields(self, value: Any, at: str, required: Sequence[str], optional: Sequence[str] = ()) -> dict[str, Any]:
-        """The object's fields; ``{}`` if it is not an object. Unknown and missing fields are refused."""
-        if value is _MISSING:
-            return {}
-        if not isinstance(value, dict):
-            self.fail(at or "document", "must be an object ({…})")
-            return {}
-        known = (*required, *optional)
-        for key in value:
-            if key not in known:
-                self.fail(_key(at, key), f"is not a field here (the fields are {', '.join(known)})")
-        for key in required:
-            if key not in value:
-                self.fail(_key(at, key), "is missing")
-        return value
-
-    def text(self, value: Any, at: str, limit: int) -> str | None:
-        if value is _MISSING:
-            return None
-        if not isinstance(value, str):
-            self.fail(at, "must be text")
-            return None
-        if "\x00" in value:
-            self.fail(at, NUL)
-            return None
-        if len(value) > limit:
-            self.fail(at, f"at most {limit:,} characters; this has {len(value):,}")
-            return None
-        return value
-
-    def name(self, value: Any, at: str, what: str) -> str | None:
-        """A name: one line, trimmed, not empty, at most :data:`~rules.document.MAX_NAME` characters."""
-        if value is _MISSING:
-            return None
-        if not isinstance(value, str):
-            self.fail(at, "must be text")
-            return None
-        if "\x00" in value:
-            self.fail(at, NUL)
-            return None
-        if any(ord(c) < 32 or 127 <= ord(c) < 160 for c in value):
-            self.fail(at, "must be one line, without control characters")
-            return None
-        try:
-            return _clean_name(value, what)
-        except ValueError as problem:
-            self.fail(at, str(problem))
-            return None
-
-    def whole(self, value: Any, at: str, low: int, high: int) -> int | None:
-        if value is _MISSING:
-            return None
-        if isinstance(value, bool) or not isinstance(value, int):
-            self.fail(at, "must be a whole number")
-            return None
-        if not low <= value <= high:
-            self.fail(at, f"must be from {low} to {high}")
-            return None
-        return value
-
-    def choice(self, value: Any, at: str, allowed: Sequence[str]) -> str | None:
-        if value is _MISSING:
-            return None
-        if not isinstance(value, str) or value not in allowed:
-            self.fail(at, f"must be one of {', '.join(json.dumps(a) for a in allowed)}")
-            return None
-        return value
 
 
 @dataclass(frozen=True, slots=True)

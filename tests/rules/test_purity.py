@@ -15,6 +15,7 @@ ENGINE_MODULES = (
     "rules.document",
     "rules.expressions",
     "rules.probability",
+    "rules.reading",
     "rules.systems",
     "rules.systems.base",
     "rules.systems.lucky13",

@@ -8,6 +8,7 @@ re-exported below are the engine's public functions, for the modules not yet mov
 
 from __future__ import annotations
 
+from rules.reading import clean_name
 from rules.systems.base import OptionsError
 from rules.systems.lucky13.advancement import (
     SPECIALIZATION_COST,
@@ -123,7 +124,6 @@ from rules.systems.lucky13.vocabulary import (
     SheetError,
     check_level,
     check_reputation,
-    clean_name,
     indefinite,
 )
 

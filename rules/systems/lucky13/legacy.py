@@ -21,11 +21,16 @@ from typing import Any, Final
 
 from rules.dice import DiceError, StepDie
 from rules.document import MAX_NAME, Problem
+from rules.reading import MISSING as _MISSING
+from rules.reading import Reader
+from rules.reading import field_at as _key
+from rules.reading import item_at as _item
+from rules.reading import shown as _shown
 from rules.systems.base import LegacyRead, SheetInvalid
 from rules.systems.lucky13.creation import abilities_from_percentiles, ability_from_percentile
 from rules.systems.lucky13.identity import KEY
 from rules.systems.lucky13.import_checks import ARRAY_ADVICE
-from rules.systems.lucky13.vocabulary import ABILITY_KEYS, MAX_ABILITY, MAX_SPECIALIZATION_LEVEL, clean_name
+from rules.systems.lucky13.vocabulary import ABILITY_KEYS, MAX_ABILITY, MAX_SPECIALIZATION_LEVEL
 
 #: The ``schema`` strings of the old format this system reads.
 FORMATS: Final = ("dicehall.character",)
@@ -33,10 +38,6 @@ FORMATS: Final = ("dicehall.character",)
 ROWS: Final = 20
 #: The longest ``integrity`` signature read.
 MAX_INTEGRITY: Final = 200
-#: A document with more problems than this is reported in part: enough to see what is wrong.
-MAX_ERRORS: Final = 20
-#: Text with ``\u0000`` in it: PostgreSQL cannot store it, and no form of the site takes it.
-NUL: Final = "must not contain the NUL character (\\u0000)"
 
 #: The old format's fields, and whether each is required.
 FIELDS: Final = {
@@ -63,121 +64,9 @@ FIELDS: Final = {
     "integrity": False,
 }
 
-#: A field the document leaves out: the reader reports it if it is required, and reads nothing.
-_MISSING: Final = object()
 
-
-def _shown(key: str) -> str:
-    return key if len(key) <= 40 else key[:40] + "…"
-
-
-def _key(at: str, key: str) -> str:
-    return f"{at}.{_shown(key)}" if at else _shown(key)
-
-
-def _item(at: str, index: int) -> str:
-    return f"{at}[{index}]"
-
-
-class _Reader:
-    """Reads a document field by field, collecting every problem so that the player sees them all.
-
-    Each method returns the value read, or None after recording why it could not (or silently,
-    for a value that is :data:`_MISSING`: ``fields`` reported it already).
-    """
-
-    def __init__(self) -> None:
-        self.errors: list[tuple[str, str]] = []
-
-    def fail(self, at: str, message: str) -> None:
-        if len(self.errors) < MAX_ERRORS:
-            self.errors.append((at, message))
-
-    def fields(self, value: Any, at: str, required: Sequence[str], optional: Sequence[str] = ()) -> dict[str, Any]:
-        """The object's fields; ``{}`` if it is not an object. Unknown and missing fields are refused."""
-        if value is _MISSING:
-            return {}
-        if not isinstance(value, dict):
-            self.fail(at or "document", "must be an object ({…})")
-            return {}
-        known = (*required, *optional)
-        for key in value:
-            if key not in known:
-                self.fail(_key(at, key), f"is not a field here (the fields are {', '.join(known)})")
-        for key in required:
-            if key not in value:
-                self.fail(_key(at, key), "is missing")
-        return value
-
-    def rows(self, value: Any, at: str, limit: int) -> list[Any]:
-        """The list's entries; ``[]`` if it is not a list or is too long (its entries are not read)."""
-        if value is _MISSING:
-            return []
-        if not isinstance(value, list):
-            self.fail(at, "must be a list ([…])")
-            return []
-        if len(value) > limit:
-            self.fail(at, f"at most {limit} entries; this list has {len(value)}")
-            return []
-        return value
-
-    def text(self, value: Any, at: str, limit: int) -> str | None:
-        if value is _MISSING:
-            return None
-        if not isinstance(value, str):
-            self.fail(at, "must be text")
-            return None
-        if "\x00" in value:
-            self.fail(at, NUL)
-            return None
-        if len(value) > limit:
-            self.fail(at, f"at most {limit:,} characters; this has {len(value):,}")
-            return None
-        return value
-
-    def name(self, value: Any, at: str, what: str) -> str | None:
-        """A name: one line, trimmed, not empty, at most :data:`~rules.document.MAX_NAME` characters."""
-        if value is _MISSING:
-            return None
-        if not isinstance(value, str):
-            self.fail(at, "must be text")
-            return None
-        if "\x00" in value:
-            self.fail(at, NUL)
-            return None
-        if any(ord(c) < 32 or 127 <= ord(c) < 160 for c in value):
-            self.fail(at, "must be one line, without control characters")
-            return None
-        try:
-            return clean_name(value, what)
-        except ValueError as problem:
-            self.fail(at, str(problem))
-            return None
-
-    def whole(self, value: Any, at: str, low: int, high: int) -> int | None:
-        if value is _MISSING:
-            return None
-        if isinstance(value, bool) or not isinstance(value, int):
-            self.fail(at, "must be a whole number")
-            return None
-        if not low <= value <= high:
-            self.fail(at, f"must be from {low} to {high}")
-            return None
-        return value
-
-    def flag(self, value: Any, at: str) -> bool | None:
-        if not isinstance(value, bool):
-            self.fail(at, "must be true or false")
-            return None
-        return value
-
-    def choice(self, value: Any, at: str, allowed: Sequence[str]) -> str | None:
-        if value is _MISSING:
-            return None
-        if not isinstance(value, str) or value not in allowed:
-            self.fail(at, f"must be one of {', '.join(json.dumps(a) for a in allowed)}")
-            return None
-        return value
+class _Reader(Reader):
+    """The shared reader, with the dice and d100s of the older format."""
 
     def die(self, value: Any, at: str, *, optional: bool = False) -> str | None:
         """A die label: d4 … d12 (``null`` where ``optional``)."""

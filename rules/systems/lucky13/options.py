@@ -11,10 +11,11 @@ from pydantic import Field
 
 from rules.dice import DiceError, StepDie
 from rules.document import Document, Name
+from rules.reading import clean_name
 from rules.systems.base import Option, OptionsError
 from rules.systems.lucky13.checks import Explosion
 from rules.systems.lucky13.sheet import AbilityKey, Die
-from rules.systems.lucky13.vocabulary import ABILITIES, ABILITY_KEYS, MAX_ABILITY, MAX_SKILLS, clean_name
+from rules.systems.lucky13.vocabulary import ABILITIES, ABILITY_KEYS, MAX_ABILITY, MAX_SKILLS
 
 #: "Skills example" presets. The rule text links no skill to an ability; these links are our
 #: reading of what each skill leans on (recorded in the closing note); a GM can change them.

@@ -7,6 +7,7 @@ from typing import Any, Final
 
 from rules import document
 from rules.dice import StepDie
+from rules.reading import clean_name as clean_name  # the names of a sheet are read as every document reads them
 from rules.systems.base import SpecError
 
 #: The five abilities, by the key the code uses; a campaign may rename them ("Abilities").
@@ -17,16 +18,6 @@ ABILITIES: Final = ("Will", "Charm", "Pulse", "Intellect", "Reflex")
 #: The most skills a campaign's list may hold.
 MAX_SKILLS: Final = 20
 MAX_NAME: Final = document.MAX_NAME
-
-
-def clean_name(value: Any, what: str) -> str:
-    """A name a player typed: trimmed, not empty, not too long."""
-    if not isinstance(value, str) or not value.strip():
-        raise ValueError(f"{what} needs a name")
-    name = " ".join(value.split())
-    if len(name) > MAX_NAME:
-        raise ValueError(f"{name[:24]}…: names are at most {MAX_NAME} characters")
-    return name
 
 
 class SheetError(SpecError):
