@@ -543,7 +543,7 @@ def finish(*, version: int | None = None, character_id: int, by: Any = None) -> 
     character = _locked(character_id, version)
     options = character.campaign.settings
     sheet = character.document
-    abilities = _abilities(sheet)
+    _abilities(sheet)  # every ability has its die
     listed = {entry["name"].casefold() for entry in options["skills"]}
     if {skill.name.casefold() for skill in sheet.skills} != listed or any(s.die is None for s in sheet.skills):
         raise SheetError("skills", "set the skill dice first")
@@ -552,11 +552,8 @@ def finish(*, version: int | None = None, character_id: int, by: Any = None) -> 
     _check(character, sheet, "review")
     if not reached(character, "review"):
         raise SheetError("review", "go through every step first")
-    document = _dump(sheet)
-    document["hit_points"] = lucky13.max_hit_points(abilities["pulse"], options["hit_points_per_step"])
-    document["creation"]["step"] = ""
-    finished = _read(character, document, "review")
     try:
+        finished = character.rules.finish(sheet, options)
         return write.write(character, finished, by=by, what="Finished", status=Character.Status.ACTIVE)
     except SheetInvalid as error:
         raise _refusal(error, "review") from None

@@ -17,8 +17,8 @@ from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_http_methods
 
-from campaigns.access import campaign_for
-from characters import access, creation, sheets, write
+from campaigns.models import Campaign
+from characters import access, creation, drafting, sheets, write
 from characters.creation import ArmorChoice, AssetChoice, SpecializationChoice, TraitChoice, WeaponChoice
 from characters.models import Character
 from rules.dice import DiceError, StepDie
@@ -32,9 +32,8 @@ BLANK_WEAPON: Final = {"name": "", "accuracy": "d6", "damage": "d6"}
 BLANK_ARMOR: Final = {"name": "", "defense": "d4"}
 
 
-@require_http_methods(["GET", "HEAD", "POST"])
-def start(request: HttpRequest, campaign_pk: int) -> HttpResponse:
-    campaign = campaign_for(request.user, campaign_pk)
+def start(request: HttpRequest, campaign: Campaign) -> HttpResponse:
+    """Name and concept (the campaign is loaded by ``drafting_views.start``)."""
     values = {"name": request.POST.get("name", ""), "concept": request.POST.get("concept", "")}
     error = None
     if request.method == "POST":
@@ -47,10 +46,9 @@ def start(request: HttpRequest, campaign_pk: int) -> HttpResponse:
         else:
             return redirect("characters:create-step", pk=character.pk, step=creation.STEP_KEYS[0])
     status = 400 if error else 200
-    return render(
-        request, "characters/create/start.html", {"campaign": campaign, "values": values, "error": error},
-        status=status,
-    )  # fmt: skip
+    steps = [label for _, label in creation.STEPS if _ != "review"]
+    context = {"campaign": campaign, "values": values, "error": error, "steps": steps, "ask_concept": True}
+    return render(request, "characters/create/start.html", context, status=status)
 
 
 def _rows(data: QueryDict, prefix: str, fields: tuple[str, ...]) -> list[dict[str, str]]:
@@ -262,11 +260,8 @@ def _step_context(character: Character, step: str) -> dict[str, Any]:
     return context
 
 
-@require_http_methods(["GET", "HEAD", "POST"])
-def step(request: HttpRequest, pk: int, step: str) -> HttpResponse:
-    character = access.character_for(request.user, pk, write=True)
-    if character.status != Character.Status.DRAFT:
-        return redirect("characters:sheet", pk=character.pk)
+def step(request: HttpRequest, character: Character, step: str) -> HttpResponse:
+    """A step's page (the draft is loaded, and checked to be one, by ``drafting_views.step``)."""
     progress = character.document.creation.step or creation.STEP_KEYS[-1]
     if step not in creation.STEP_KEYS:
         return redirect("characters:create-step", pk=character.pk, step=progress)
@@ -349,3 +344,13 @@ def delete_draft(request: HttpRequest, pk: int) -> HttpResponse:
             return redirect("campaigns:list")
         return redirect("campaigns:detail", pk=character.campaign_id)
     return render(request, "characters/delete_draft.html", {"character": character})
+
+
+class Pages:
+    """Lucky 13's own creation pages, for ``drafting``."""
+
+    start = staticmethod(start)
+    step = staticmethod(step)
+
+
+drafting.register(lucky13.SYSTEM.key, Pages())

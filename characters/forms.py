@@ -1,4 +1,4 @@
-"""The sheet's edit forms, one per section (see ``characters.operations.SECTIONS``).
+"""Lucky 13's own edit forms, one per section of its ``edit_sections`` (registered with ``characters.editing``).
 
 A form only reads what was typed (a die label, a whole number, rows to keep,
 change, add or remove); the rules are checked by ``characters.operations``,
@@ -7,15 +7,13 @@ and its messages are put back next to the fields they are about.
 
 from __future__ import annotations
 
-from abc import ABC, abstractmethod
-from collections.abc import Iterator
-from typing import Any, ClassVar
+from typing import Any
 
 from django import forms
-from django.forms.formsets import BaseFormSet, formset_factory
-from django.http import QueryDict
+from django.contrib.auth.models import AbstractBaseUser
 
 from characters import operations
+from characters.editing import NEW_ROWS, RemovableRowForm, SectionEdit, formset, kept, register
 from characters.models import Character
 from characters.operations import ArmorRow, AssetRow, Details, Equipment, SpecializationRow, TraitRow, WeaponRow
 from rules.dice import DiceError, StepDie
@@ -27,8 +25,6 @@ LEVEL_CHOICES = [(level, str(level)) for level in range(1, lucky13.MAX_SPECIALIZ
 ASSET_LEVEL_CHOICES = [(level, f"{level} {label}") for level, label in lucky13.ASSET_LEVELS]
 #: An asset's level in words ("Standard"), for the sheet.
 ASSET_LEVEL_NAMES = dict(lucky13.ASSET_LEVELS)
-#: Empty rows offered for adding, below the rows already on the sheet.
-NEW_ROWS = 2
 #: The most rows of one list a form takes: every row a sheet may hold, and the new ones.
 MAX_ROWS = lucky13.MAX_ITEMS + NEW_ROWS
 
@@ -79,156 +75,14 @@ def _description() -> forms.CharField:
     return forms.CharField(label="Description", required=False, widget=forms.Textarea(attrs={"rows": 2}), strip=False)
 
 
-class RowForm(forms.Form):
-    """A row of a list on the sheet: one already there (with its id) or a new one."""
+class Lucky13Edit(SectionEdit):
+    """A Lucky 13 section's own form: what it reads is saved by ``operations.save_section``, which
+    turns its rows into the document's values and puts each of the system's refusals by its field."""
 
-    id = forms.IntegerField(required=False, widget=forms.HiddenInput)
-    title = ""
-    group = ""
-
-    @property
-    def is_new(self) -> bool:
-        return not self.initial.get("id")
-
-    def typed_title(self) -> str:
-        return self.title
-
-
-class RemovableRowForm(RowForm):
-    remove = forms.BooleanField(label="Remove", required=False)
-
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
-        remove = self.fields.pop("remove")
-        if not self.is_new:  # last in the row, after the fields it would throw away
-            self.fields["remove"] = remove
-
-
-def _formset(form: type[forms.Form], prefix: str, data: QueryDict | None, initial: list[dict[str, Any]],
-             *, extra: int, **form_kwargs: Any) -> BaseFormSet:  # fmt: skip
-    formset_class = formset_factory(form, extra=extra, max_num=MAX_ROWS, absolute_max=MAX_ROWS)
-    return formset_class(data, initial=initial, prefix=prefix, form_kwargs=form_kwargs)
-
-
-def _kept(formset: BaseFormSet) -> Iterator[forms.Form]:
-    """The rows a save is about: every row that was on the sheet, and new rows that were filled in."""
-    for i, form in enumerate(formset.forms):
-        if i >= formset.initial_form_count() and not form.has_changed():
-            continue
-        yield form
-
-
-def _shown(field: forms.BoundField) -> str:
-    """A field's raw value as the player typed or chose it, for the conflict message."""
-    value = field.value()
-    if isinstance(field.field, forms.BooleanField):
-        return "yes" if field.field.to_python(value) else ""
-    labels = {str(choice): str(label) for choice, label in getattr(field.field.widget, "choices", None) or ()}
-    if isinstance(value, list | tuple):  # the skills an asset helps: their names, not their ids
-        return ", ".join(labels.get(str(v), str(v)) for v in value)
-    return labels.get(str(value), "" if value is None else str(value).strip())
-
-
-class SectionEdit(ABC):
-    """The forms that edit one section, bound to what was posted or showing the sheet as it is."""
-
-    key: ClassVar[str]
-    hint = ""
-
-    def __init__(self, character: Character, data: QueryDict | None = None, *, gm: bool) -> None:
-        self.character = character
-        self.gm = gm
-        self.data = data
-        self.section = operations.SECTIONS[self.key]
-        self.top_errors: list[str] = []
-        self.groups: list[dict[str, Any]] = self.build()
-
-    @abstractmethod
-    def build(self) -> list[dict[str, Any]]:
-        """The parts of the form: each a dict with ``form`` or ``formset``, and a ``heading``."""
-
-    @abstractmethod
-    def values(self) -> Any:
-        """What was typed, parsed, for ``operations.save_section`` (call after ``is_valid``)."""
-
-    @property
-    def forms(self) -> list[forms.Form]:
-        out = []
-        for group in self.groups:
-            out.extend(group["formset"].forms if "formset" in group else [group["form"]])
-        return out
-
-    def is_valid(self) -> bool:
-        results = [g["formset"].is_valid() if "formset" in g else g["form"].is_valid() for g in self.groups]
-        return all(results)
-
-    @property
-    def errors(self) -> list[str]:
-        """Messages about the section as a whole (a field's own messages sit next to it)."""
-        out = list(self.top_errors)
-        for group in self.groups:
-            if "formset" in group:
-                out.extend(group["formset"].non_form_errors())
-        for form in self.forms:
-            out.extend(form.non_field_errors())
-        return out
-
-    @property
-    def summary(self) -> list[str]:
-        """Every message, the section's first and then each field's with its label, for the alert at the top."""
-        out = self.errors
-        for form in self.forms:
-            title = getattr(form, "title", "")
-            for field in form.visible_fields():
-                out.extend(f"{title + ', ' if title else ''}{field.label}: {error}" for error in field.errors)
-        return out
-
-    @property
-    def has_errors(self) -> bool:
-        return bool(self.top_errors) or any(
-            g["formset"].total_error_count() if "formset" in g else g["form"].errors for g in self.groups
+    def save(self, *, version: int, by: AbstractBaseUser) -> Character:
+        return operations.save_section(
+            character_id=self.character.pk, section=self.key, version=version, data=self.values(), by=by
         )
-
-    def places(self) -> dict[str, tuple[forms.Form, str | None]]:
-        """Where each key of ``InvalidSection.errors`` shows: a field, or a row as a whole."""
-        out: dict[str, tuple[forms.Form, str | None]] = {}
-        for form in self.forms:
-            if form.prefix:
-                out[form.prefix] = (form, None)
-            for name in form.fields:
-                out[form.add_prefix(name)] = (form, name)
-        return out
-
-    def add_errors(self, errors: dict[str, list[str]]) -> None:
-        places = self.places()
-        for where, messages in errors.items():
-            form, field = places.get(where, (None, None))
-            for message in messages:
-                if form is None:
-                    self.top_errors.append(message)
-                else:
-                    form.add_error(field, message)
-
-    def focus_first(self) -> None:
-        """Move the keyboard into the form when it opens (htmx focuses ``autofocus`` after a swap)."""
-        for form in self.forms:
-            for field in form.visible_fields():
-                field.field.widget.attrs["autofocus"] = True
-                return
-
-    def typed(self) -> list[str]:
-        """What the player had typed, one line per row, so that they can enter it again."""
-        lines = []
-        for group in self.groups:
-            rows = list(_kept(group["formset"])) if "formset" in group else [group["form"]]
-            for form in rows:
-                parts = [
-                    f"{field.label}: {shown}" for field in form.visible_fields() if (shown := _shown(field))
-                ]  # fmt: skip
-                if parts:
-                    title = getattr(form, "title", "")
-                    lines.append(f"{title} — {'; '.join(parts)}" if title else "; ".join(parts))
-        return lines
 
 
 # --- The sections ----------------------------------------------------------------------------
@@ -241,8 +95,9 @@ class DetailsForm(forms.Form):
     )
 
 
-class DetailsEdit(SectionEdit):
+class DetailsEdit(Lucky13Edit):
     key = "details"
+    label = "name and concept"  # type: ignore[assignment]
 
     def build(self) -> list[dict[str, Any]]:
         initial = {"name": self.character.name, "concept": self.character.document.concept}
@@ -253,7 +108,7 @@ class DetailsEdit(SectionEdit):
         return Details(name=data["name"], concept=data["concept"])
 
 
-class AbilitiesEdit(SectionEdit):
+class AbilitiesEdit(Lucky13Edit):
     key = "abilities"
     hint = "Each ability's die, d4 to d12. The hit points must still fit a new Pulse die."
 
@@ -269,7 +124,7 @@ class AbilitiesEdit(SectionEdit):
         return dict(self.groups[0]["form"].cleaned_data)
 
 
-class SkillsEdit(SectionEdit):
+class SkillsEdit(Lucky13Edit):
     key = "skills"
     hint = "Each skill's die, d4 to d12. Specializations step up from it."
 
@@ -311,7 +166,7 @@ class SpecializationForm(RemovableRowForm):
                 self.fields.pop(name, None)
 
 
-class SpecializationsEdit(SectionEdit):
+class SpecializationsEdit(Lucky13Edit):
     key = "specializations"
 
     @property
@@ -327,15 +182,15 @@ class SpecializationsEdit(SectionEdit):
             for skill in skills
             for spec in skill.specializations
         ]
-        formset = _formset(
-            SpecializationForm, "spec", self.data, initial, extra=NEW_ROWS if self.gm else 0,
+        rows = formset(
+            SpecializationForm, "spec", self.data, initial, extra=NEW_ROWS if self.gm else 0, max_rows=MAX_ROWS,
             gm=self.gm, skills=[(s.id, s.name) for s in skills],
         )  # fmt: skip
-        return [{"formset": formset, "empty": "No specializations yet."}]
+        return [{"formset": rows, "empty": "No specializations yet."}]
 
     def values(self) -> list[SpecializationRow]:
         rows = []
-        for form in _kept(self.groups[0]["formset"]):
+        for form in kept(self.groups[0]["formset"]):
             data = form.cleaned_data
             rows.append(
                 SpecializationRow(
@@ -358,7 +213,7 @@ class TraitForm(RemovableRowForm):
         self.title = "New background or impairment" if self.is_new else self.initial["name"]
 
 
-class TraitsEdit(SectionEdit):
+class TraitsEdit(Lucky13Edit):
     key = "traits"
     hint = "A background rolls its ability die twice and keeps the higher; an impairment keeps the lower."
 
@@ -367,7 +222,7 @@ class TraitsEdit(SectionEdit):
             {"id": t.id, "kind": t.kind, "name": t.name, "description": t.description}
             for t in self.character.document.traits
         ]
-        return [{"formset": _formset(TraitForm, "trait", self.data, initial, extra=NEW_ROWS)}]
+        return [{"formset": formset(TraitForm, "trait", self.data, initial, extra=NEW_ROWS, max_rows=MAX_ROWS)}]
 
     def values(self) -> list[TraitRow]:
         return [
@@ -376,7 +231,7 @@ class TraitsEdit(SectionEdit):
                 name=form.cleaned_data.get("name", ""), description=form.cleaned_data.get("description", ""),
                 remove=bool(form.cleaned_data.get("remove")),
             )
-            for form in _kept(self.groups[0]["formset"])
+            for form in kept(self.groups[0]["formset"])
         ]  # fmt: skip
 
 
@@ -437,7 +292,7 @@ class ArmorForm(RemovableRowForm):
 ASSET_HINT = "A thing or a person that helps: its level (1 Inferior … 5 Perfect) steps up the skills it helps."
 
 
-class EquipmentEdit(SectionEdit):
+class EquipmentEdit(Lucky13Edit):
     key = "equipment"
 
     def build(self) -> list[dict[str, Any]]:
@@ -450,11 +305,12 @@ class EquipmentEdit(SectionEdit):
         ]  # fmt: skip
         weapons = [{"id": w.id, "name": w.name, "accuracy": w.accuracy, "damage": w.damage} for w in doc.weapons]
         armor = [{"id": a.id, "name": a.name, "defense": a.defense} for a in doc.armor]
+        rows = {"extra": 1, "max_rows": MAX_ROWS}
         return [
-            {"heading": "Assets", "formset": _formset(AssetForm, "asset", self.data, assets, extra=1, skills=skills),
+            {"heading": "Assets", "formset": formset(AssetForm, "asset", self.data, assets, **rows, skills=skills),
              "hint": ASSET_HINT},
-            {"heading": "Weapons", "formset": _formset(WeaponForm, "weapon", self.data, weapons, extra=1)},
-            {"heading": "Armor", "formset": _formset(ArmorForm, "armor", self.data, armor, extra=1)},
+            {"heading": "Weapons", "formset": formset(WeaponForm, "weapon", self.data, weapons, **rows)},
+            {"heading": "Armor", "formset": formset(ArmorForm, "armor", self.data, armor, **rows)},
         ]  # fmt: skip
 
     def values(self) -> Equipment:
@@ -467,7 +323,7 @@ class EquipmentEdit(SectionEdit):
                     skills=tuple(f.cleaned_data.get("skills", ())),
                     description=f.cleaned_data.get("description", ""), remove=bool(f.cleaned_data.get("remove")),
                 )
-                for f in _kept(assets)
+                for f in kept(assets)
             ],
             weapons=[
                 WeaponRow(
@@ -475,19 +331,19 @@ class EquipmentEdit(SectionEdit):
                     accuracy=f.cleaned_data.get("accuracy", StepDie.none()),
                     damage=f.cleaned_data.get("damage", StepDie.none()), remove=bool(f.cleaned_data.get("remove")),
                 )
-                for f in _kept(weapons)
+                for f in kept(weapons)
             ],
             armor=[
                 ArmorRow(
                     at=f.prefix, id=f.cleaned_data.get("id"), name=f.cleaned_data.get("name", ""),
                     defense=f.cleaned_data.get("defense", StepDie.none()), remove=bool(f.cleaned_data.get("remove")),
                 )
-                for f in _kept(armor)
+                for f in kept(armor)
             ],
         )  # fmt: skip
 
 
-class HitPointsEdit(SectionEdit):
+class HitPointsEdit(Lucky13Edit):
     key = "hit-points"
 
     @property
@@ -509,7 +365,7 @@ class HitPointsEdit(SectionEdit):
         return self.groups[0]["form"].cleaned_data["hit_points"]
 
 
-class ReputationEdit(SectionEdit):
+class ReputationEdit(Lucky13Edit):
     key = "reputation"
     hint = "From −5 to +5. In reaction checks the Charm die steps by the reputation."
 
@@ -522,7 +378,7 @@ class ReputationEdit(SectionEdit):
         return self.groups[0]["form"].cleaned_data["reputation"]
 
 
-class NotesEdit(SectionEdit):
+class NotesEdit(Lucky13Edit):
     key = "notes"
 
     def build(self) -> list[dict[str, Any]]:
@@ -541,4 +397,5 @@ EDITS: dict[str, type[SectionEdit]] = {
     for edit in (DetailsEdit, AbilitiesEdit, SkillsEdit, SpecializationsEdit, TraitsEdit, EquipmentEdit,
                  HitPointsEdit, ReputationEdit, NotesEdit)
 }  # fmt: skip
-assert EDITS.keys() == operations.SECTIONS.keys()
+assert EDITS.keys() == {section.key for section in lucky13.SYSTEM.edit_sections}
+register(lucky13.SYSTEM.key, EDITS)

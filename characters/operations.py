@@ -1,7 +1,8 @@
 """Changing a finished character's sheet, one section at a time.
 
-Who may change what is written down once, in :data:`SECTIONS`; the views show Edit buttons
-from it and :func:`save_section` enforces it, whoever calls. The new sheet is built by the
+Who may change what is written down once, in the system's ``edit_sections``; the views show Edit
+buttons from it and :func:`save_value` (every system) and :func:`save_section` (Lucky 13's own
+forms) enforce it, whoever calls. The new sheet is built by the
 character's system (``rules.edit``), which also refuses what the role may not change and
 validates the whole sheet, and it is saved through the one write path (:mod:`characters.write`).
 What is left here is the edge: reading a form's rows into the document's values (an existing
@@ -34,18 +35,16 @@ from characters.write import character_changed, mark_changed, section_version, s
 from rules.dice import StepDie
 from rules.document import MAX_SHORT_TEXT, Name, problems_of
 from rules.systems import lucky13
-from rules.systems.base import EditRefused, Problem, Role, SheetInvalid
+from rules.systems.base import EditRefused, EditSection, Problem, Role, SheetInvalid
 from rules.systems.lucky13 import SheetError
 
 __all__ = [
-    "SECTIONS",
     "ArmorRow",
     "AssetRow",
     "Details",
     "Equipment",
     "InvalidSection",
     "NotAllowed",
-    "Section",
     "SpecializationRow",
     "StaleSection",
     "TraitRow",
@@ -56,6 +55,7 @@ __all__ = [
     "mark_changed",
     "refusal",
     "save_section",
+    "save_value",
     "section_version",
     "sentence",
 ]
@@ -63,45 +63,7 @@ __all__ = [
 # --- Who may change what ---------------------------------------------------------------------
 
 
-@dataclass(frozen=True, slots=True)
-class Section:
-    """A part of the sheet that is edited and saved on its own."""
-
-    key: str
-    label: str
-    #: Whether the character's player may change it; the GM always may.
-    player: bool
-    #: Why only the GM may change it, or what in it only the GM may change; said to players.
-    gm_only: str = ""
-
-
-#: Who may change each section of a Lucky 13 sheet: our reading of the rule text (issue 3).
-#: The player keeps the story (names, backgrounds, gear, notes); the numbers that in play
-#: move through Adventure Points, damage or the GM's judgement are the GM's to correct.
-#: The system's ``edit`` holds the same rules; these add the words the pages say.
-SECTIONS: Final[dict[str, Section]] = {
-    section.key: section
-    for section in (
-        Section("details", "name and concept", player=True),
-        Section("abilities", "abilities", player=False,
-                gm_only="only the GM can correct the ability dice; in play they rise by spending Adventure Points"),
-        Section("skills", "skill dice", player=False,
-                gm_only="only the GM can correct the skill dice, which are set when a character is created"),
-        Section("specializations", "specializations", player=True,
-                gm_only="only the GM can add or remove specializations or change their levels; "
-                        "you can rename them"),
-        Section("traits", "backgrounds and impairments", player=True),
-        Section("equipment", "equipment", player=True),
-        Section("hit-points", "hit points", player=False,
-                gm_only="only the GM can change the hit points"),
-        Section("reputation", "reputation", player=False,
-                gm_only="only the GM can change the reputation"),
-        Section("notes", "notes", player=True),
-    )
-}  # fmt: skip
-
-
-def refusal(character: Character, section: Section, *, is_owner: bool, is_gm: bool) -> str | None:
+def refusal(character: Character, section: EditSection, *, is_owner: bool, is_gm: bool) -> str | None:
     """Why this user may not change ``section`` of ``character``, for them to read; None if they may."""
     if character.campaign.archived_at is not None:
         return "This campaign is archived: its sheets can be read but not changed."
@@ -113,16 +75,14 @@ def refusal(character: Character, section: Section, *, is_owner: bool, is_gm: bo
         return None
     if not is_owner:
         return "Only the character's player and the GM can change this sheet."
-    if not section.player:
-        return sentence(section.gm_only)
+    if Role.OWNER not in section.editors:
+        return sentence(section.note or f"only the GM can change the {section.label}")
     return None
 
 
-def sections_for(character: Character) -> dict[str, Section]:
-    """The sections of the character's sheet that the page edits in place: Lucky 13's, whose forms
-    are this module's and ``characters.forms``'. A sheet of another system is read on its page and
-    changed through the other paths (encounters, purchases, the ledger) until its forms exist."""
-    return SECTIONS if character.system == lucky13.SYSTEM.key else {}
+def sections_for(character: Character) -> dict[str, EditSection]:
+    """The sections of the character's sheet, as its system has them, by key."""
+    return {section.key: section for section in character.rules.edit_sections}
 
 
 def editable_sections(character: Character, user: AbstractBaseUser) -> set[str]:
@@ -441,7 +401,7 @@ def _specializations(
         elif not row.remove:
             skill = doc.skill(row.skill) if isinstance(row.skill, int) and not isinstance(row.skill, bool) else None
             if skill is None and not gm:  # the system refuses any new one; this one it would not even see
-                raise NotAllowed(sentence(SECTIONS["specializations"].gm_only))
+                raise NotAllowed(sentence(sections_for(character)["specializations"].note))
             if skill is None:
                 problems.add(_field(row.at, "skill"), f"choose one of {character.name}'s skills")
             else:
@@ -593,7 +553,8 @@ BUILDERS: Final[dict[str, Callable[[Character, Any, Any, _Problems, bool], _Edit
     "reputation": _reputation,
     "notes": _notes,
 }
-assert BUILDERS.keys() == SECTIONS.keys()
+LUCKY13_SECTIONS: Final = {section.key: section for section in lucky13.SYSTEM.edit_sections}
+assert BUILDERS.keys() == LUCKY13_SECTIONS.keys()
 
 
 def _placed(problems: Sequence[Problem], edit: _Edit) -> dict[str, list[str]]:
@@ -621,25 +582,14 @@ def _placed(problems: Sequence[Problem], edit: _Edit) -> dict[str, list[str]]:
 def save_section(*, character_id: int, section: str, version: int, data: Any, by: AbstractBaseUser) -> Character:
     """Save one section of a finished character's sheet, made from ``version`` of that section.
 
-    Raises :class:`NotAllowed` if ``by`` may not change it (see :data:`SECTIONS`),
+    Raises :class:`NotAllowed` if ``by`` may not change it (its system's ``edit_sections``),
     :class:`StaleSection` if it changed since ``version`` (nothing is written), and
     :class:`InvalidSection` with every broken rule (nothing is written). A change of the
     reputation is also kept in its history (:class:`ReputationChange`).
     """
-    spec = SECTIONS.get(section)
-    if spec is None:
+    if section not in LUCKY13_SECTIONS:
         raise SheetError("section", f"there is no section {section!r} on the sheet")
-    character = Character.objects.lock(character_id)
-    if character is None:
-        raise Character.DoesNotExist(f"No character {character_id}")
-    is_gm = Membership.objects.filter(
-        campaign_id=character.campaign_id, user_id=by.pk, role=Membership.Role.GM
-    ).exists()
-    reason = refusal(character, spec, is_owner=character.owner_id == by.pk, is_gm=is_gm)
-    if reason:
-        raise NotAllowed(reason)
-    if is_stale(character, section, version):
-        raise StaleSection(section, made_from=version, now=section_version(character, section))
+    character, spec, is_gm = _locked_for_edit(character_id, section, version, by)
     before = character.document
     problems = _Problems()
     edit = BUILDERS[section](character, before, data, problems, is_gm)
@@ -671,3 +621,55 @@ def save_section(*, character_id: int, section: str, version: int, data: Any, by
             by=by,
         )
     return character
+
+
+@transaction.atomic
+def save_value(*, character_id: int, section: str, version: int, value: Mapping[str, Any], by: AbstractBaseUser
+               ) -> Character:  # fmt: skip
+    """Save one section of a finished character's sheet of any system as the JSON value its system's
+    ``edit`` takes, made from ``version`` of that section.
+
+    Raises :class:`NotAllowed` if ``by`` may not change it, :class:`StaleSection` if it changed since
+    ``version`` and :class:`InvalidSection` with every broken rule at its document path
+    (``tricks.2.name``); nothing is written.
+    """
+    character, spec, is_gm = _locked_for_edit(character_id, section, version, by)
+    role = Role.GM if is_gm else Role.OWNER
+    try:
+        sheet = character.rules.edit(character.document, section, value, role=role, options=character.campaign.settings)
+        write.write(character, sheet, by=by, what=f"Edited the {spec.label}", sections=[section])
+    except EditRefused as refused:
+        raise NotAllowed(sentence(refused.message)) from None
+    except SheetInvalid as error:
+        raise InvalidSection(_by_path(error.problems)) from None
+    return character
+
+
+def _locked_for_edit(character_id: int, section: str, version: int, by: AbstractBaseUser
+                     ) -> tuple[Character, EditSection, bool]:  # fmt: skip
+    """The character, locked, with its ``section`` and whether ``by`` is its GM, once ``by`` may change
+    that section and it has not changed since ``version``: else :class:`InvalidSection` (no such
+    section), :class:`NotAllowed` or :class:`StaleSection`."""
+    character = Character.objects.lock(character_id)
+    if character is None:
+        raise Character.DoesNotExist(f"No character {character_id}")
+    spec = sections_for(character).get(section)
+    if spec is None:
+        raise InvalidSection({"": [f"There is no section {section!r} on this sheet."]})
+    is_gm = Membership.objects.filter(
+        campaign_id=character.campaign_id, user_id=by.pk, role=Membership.Role.GM
+    ).exists()
+    reason = refusal(character, spec, is_owner=character.owner_id == by.pk, is_gm=is_gm)
+    if reason:
+        raise NotAllowed(reason)
+    if is_stale(character, section, version):
+        raise StaleSection(section, made_from=version, now=section_version(character, section))
+    return character, spec, is_gm
+
+
+def _by_path(problems: Sequence[Problem]) -> dict[str, list[str]]:
+    """The system's problems by their document path, each as a sentence."""
+    errors: dict[str, list[str]] = {}
+    for problem in problems:
+        errors.setdefault(problem.field, []).append(sentence(problem.message))
+    return errors

@@ -4,7 +4,8 @@ Each region of the sheet is a partial of its system's ``systems/<key>/sheet.html
 ``section-<region>``, whose DOM id is the region. With htmx, Edit swaps the
 region for its form and Save swaps the region back, read-only and current;
 without JavaScript, Edit is a link to a page with just that form, and Save
-redirects to the sheet. Who may edit what is ``operations.SECTIONS``.
+redirects to the sheet. Who may edit what is the system's ``edit_sections``; where each shows,
+their ``region`` (sections may share one: each then has an Edit button that names it).
 """
 
 from __future__ import annotations
@@ -19,27 +20,12 @@ from django.views.decorators.http import require_http_methods, require_safe
 from django.views.decorators.vary import vary_on_headers
 
 from characters import access, operations, sheets
-from characters.forms import EDITS, SectionEdit
+from characters.editing import SectionEdit, edit_for
 from characters.models import Character, LedgerEntry
+from rules.systems.base import EditSection
 
-#: Where each section shows on the sheet: the region's DOM id (and partial ``section-<region>``).
-#: The skill dice and the specializations are edited apart but shown together.
-REGIONS: dict[str, str] = {
-    "details": "details",
-    "abilities": "abilities",
-    "skills": "skills",
-    "specializations": "skills",
-    "traits": "traits",
-    "equipment": "equipment",
-    "hit-points": "hit-points",
-    "reputation": "standing",
-    "notes": "notes",
-}
-assert REGIONS.keys() == operations.SECTIONS.keys()
 #: How many of the latest Adventure-Point entries the sheet shows (the ledger page has them all).
 LATEST_ENTRIES = 3
-#: The visible text of an Edit button that shares its region with another.
-BUTTONS = {"skills": "Edit dice", "specializations": "Edit specializations"}
 
 CONFLICT = (
     "Someone else changed this section since you opened it. Here is what it says now; your changes were not saved"
@@ -60,17 +46,20 @@ def _full(character: Character) -> Character:
 def _edit_links(character: Character, request: HttpRequest, focus: str) -> dict[str, list[dict[str, Any]]]:
     """The Edit buttons of each region (keyed with ``_`` for templates), only for sections this viewer may change."""
     editable = operations.editable_sections(character, request.user)
-    links: dict[str, list[dict[str, Any]]] = {region.replace("-", "_"): [] for region in REGIONS.values()}
-    for key, section in operations.sections_for(character).items():
-        if key in editable:
-            links[REGIONS[key].replace("-", "_")].append(
+    sections = operations.sections_for(character).values()
+    links: dict[str, list[dict[str, Any]]] = {section.where.replace("-", "_"): [] for section in sections}
+    shared = {region for region in links if sum(s.where.replace("-", "_") == region for s in sections) > 1}
+    for section in sections:
+        region = section.where.replace("-", "_")
+        if section.key in editable:
+            links[region].append(
                 {
-                    "key": key,
-                    "url": reverse("characters:edit-section", args=[character.pk, key]),
-                    "region": REGIONS[key],
-                    "text": BUTTONS.get(key, "Edit"),
-                    "hidden": "" if key in BUTTONS else section.label,
-                    "focus": key == focus,
+                    "key": section.key,
+                    "url": reverse("characters:edit-section", args=[character.pk, section.key]),
+                    "region": section.where,
+                    "text": f"Edit {section.label}" if region in shared else "Edit",
+                    "hidden": "" if region in shared else section.label,
+                    "focus": section.key == focus,
                 }
             )
     return links
@@ -95,15 +84,15 @@ def sheet(request: HttpRequest, pk: int) -> HttpResponse:
     return render(request, sheets.template(character, "sheet"), context)
 
 
-def _section(key: str) -> operations.Section:
-    section = operations.SECTIONS.get(key)
+def _section(character: Character, key: str) -> EditSection:
+    section = operations.sections_for(character).get(key)
     if section is None:
         raise Http404("No such section")
     return section
 
 
 def _sheet_url(character: Character, key: str) -> str:
-    return f"{reverse('characters:sheet', args=[character.pk])}#{REGIONS[key]}"
+    return f"{reverse('characters:sheet', args=[character.pk])}#{_section(character, key).where}"
 
 
 def _read_view(request: HttpRequest, character: Character, key: str, *, fresh: bool = False) -> HttpResponse:
@@ -112,17 +101,16 @@ def _read_view(request: HttpRequest, character: Character, key: str, *, fresh: b
     if not request.htmx:
         return redirect(_sheet_url(character, key))
     context = _sheet_context(request, _full(character) if fresh else character, focus=key)
-    return render(request, f"{sheets.template(character, 'sheet')}#section-{REGIONS[key]}", context)
+    region = _section(character, key).where
+    return render(request, f"{sheets.template(character, 'sheet')}#section-{region}", context)
 
 
 @require_safe
 @vary_on_headers("HX-Request")
 def sheet_section(request: HttpRequest, pk: int, section: str) -> HttpResponse:
     """Cancel: the region read-only again (with htmx), or the sheet at that region."""
-    _section(section)
     character = access.character_for(request.user, pk)
-    if section not in operations.sections_for(character):
-        raise Http404("No such section")
+    _section(character, section)
     return _read_view(request, character, section)
 
 
@@ -140,7 +128,7 @@ def _render_edit(
     context = {
         "character": character,
         "section": edit.section,
-        "region": REGIONS[key],
+        "region": edit.section.where,
         "edit": edit,
         "version": version,
         "edit_url": reverse("characters:edit-section", args=[character.pk, key]),
@@ -157,7 +145,7 @@ def _render_edit(
 def _current(request: HttpRequest, character: Character, typed: SectionEdit, message: str, status: int) -> HttpResponse:
     """The section's form with what it says now, and what the player had typed, saved nowhere."""
     fresh = _full(character)
-    edit = EDITS[typed.section.key](fresh, gm=character.viewer_is_gm)
+    edit = edit_for(fresh, typed.section.key)(fresh, gm=character.viewer_is_gm)
     version = operations.section_version(fresh, typed.section.key)
     return _render_edit(request, fresh, edit, version=version, status=status, conflict=message, typed=typed.typed())
 
@@ -179,20 +167,19 @@ def _posted_version(data: QueryDict) -> int | None:
 @vary_on_headers("HX-Request")
 def edit_section(request: HttpRequest, pk: int, section: str) -> HttpResponse:
     """One section's form (GET) and its save (POST), made from the version the form carries."""
-    spec = _section(section)
     character = access.character_for(request.user, pk)
-    if section not in operations.sections_for(character):
-        raise Http404("No such section")
+    spec = _section(character, section)
     is_owner, is_gm = character.owner_id == request.user.pk, character.viewer_is_gm
     reason = operations.refusal(character, spec, is_owner=is_owner, is_gm=is_gm)
     if reason:
         return _refused(request, character, reason)
+    form = edit_for(character, section)
     if request.method != "POST":
-        edit = EDITS[section](character, gm=is_gm)
+        edit = form(character, gm=is_gm)
         edit.focus_first()
         return _render_edit(request, character, edit, version=operations.section_version(character, section))
 
-    edit = EDITS[section](character, request.POST, gm=is_gm)
+    edit = form(character, request.POST, gm=is_gm)
     version = _posted_version(request.POST)
     if version is None:
         return _current(request, character, edit, NO_VERSION, status=400)
@@ -201,9 +188,7 @@ def edit_section(request: HttpRequest, pk: int, section: str) -> HttpResponse:
     if not edit.is_valid():
         return _render_edit(request, character, edit, version=version, status=400)
     try:
-        operations.save_section(
-            character_id=character.pk, section=section, version=version, data=edit.values(), by=request.user
-        )
+        edit.save(version=version, by=request.user)
     except operations.StaleSection:
         return _current(request, character, edit, CONFLICT, status=409)
     except operations.InvalidSection as problem:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import Annotated, Any, Final, Protocol
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError
@@ -29,6 +29,7 @@ __all__ = [
     "fresh_id",
     "problems_of",
     "require_unique",
+    "with_new_ids",
 ]
 
 #: Longest name of an item (skill, specialization, trait, asset, weapon…): fits its column and a line.
@@ -97,6 +98,46 @@ def require_unique(items: Sequence[Any], what: str, *, key: str = "name") -> Non
 def fresh_id(next_id: int, lists: Iterable[Sequence[_HasId]]) -> int:
     """The id for a new item: past every id the sheet holds or has ever handed out."""
     return max([next_id, *(item.id + 1 for items in lists for item in items)])
+
+
+def _item_ids(node: Any) -> Iterator[int]:
+    """Every id of a list item in a JSON document, at any depth."""
+    if isinstance(node, Mapping):
+        for child in node.values():
+            yield from _item_ids(child)
+    elif isinstance(node, list | tuple):
+        for child in node:
+            if isinstance(child, Mapping) and isinstance(child.get("id"), int) and not isinstance(child["id"], bool):
+                yield child["id"]
+            yield from _item_ids(child)
+
+
+def with_new_ids(document: Mapping[str, Any], value: Mapping[str, Any]) -> dict[str, Any]:
+    """``document`` (JSON-ready) with ``value``'s fields put in, where each list item of ``value`` that
+    comes without an id (or with ``None``) is new and gets a fresh one, past every id the sheet holds or
+    has handed out; ``next_id``, when the document keeps it, moves past them. A form or an API client
+    adds an item by leaving its id out, and never picks one."""
+    merged = {**document, **value}
+    start = max([int(document.get("next_id") or 1), *(i + 1 for i in _item_ids(merged))])
+    given = 0
+
+    def fill(node: Any, in_list: bool) -> Any:
+        nonlocal given
+        if isinstance(node, Mapping):
+            out = {key: fill(child, False) for key, child in node.items()}
+            if in_list and out.get("id") is None:
+                out = {"id": start + given, **{k: v for k, v in out.items() if k != "id"}}
+                given += 1
+            return out
+        if isinstance(node, list | tuple):
+            return [fill(child, True) for child in node]
+        return node
+
+    filled = {key: fill(child, False) for key, child in value.items()}
+    merged.update(filled)
+    if given and "next_id" in document:
+        merged["next_id"] = start + given
+    return merged
 
 
 class Problem(BaseModel):

@@ -42,3 +42,48 @@ def whole_key(value: str) -> int | None:
         return None
     number = int(value)
     return number if number >= 1 else None
+
+
+class WholeNumberField(forms.IntegerField):
+    """A whole number typed in ASCII digits, with an optional minus: ``"²"``, ``"٣"``, ``"1e3"`` and
+    ``"+4"`` are refused by the field, before anything reads them (Python's ``int`` takes the first two)."""
+
+    default_error_messages = {"invalid": "Enter a whole number."}
+
+    def to_python(self, value: Any) -> int | None:
+        if isinstance(value, str):
+            text = value.strip()
+            digits = text.removeprefix("-")
+            if text and (not digits.isascii() or not digits.isdigit() or len(digits) > MAX_KEY_DIGITS):
+                raise forms.ValidationError(self.error_messages["invalid"], code="invalid")
+        return super().to_python(value)
+
+
+def whole_number(label: str, *, minimum: int | None, maximum: int | None, required: bool) -> WholeNumberField:
+    """A whole number within ``minimum`` … ``maximum``, drawn as a number box."""
+    return WholeNumberField(
+        label=label,
+        required=required,
+        min_value=minimum,
+        max_value=maximum,
+        error_messages={"required": "Enter a whole number."},
+        widget=forms.NumberInput(attrs={"inputmode": "numeric"}),
+    )
+
+
+class TextField(forms.CharField):
+    """Text with no control characters but, where ``lines``, the newline and the tab, at most ``max_length``
+    characters: what every sheet's text types (``rules.document``) accept, refused at the edge first."""
+
+    def __init__(self, *, lines: bool = False, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.lines = lines
+
+    def validate(self, value: str) -> None:
+        super().validate(value)
+        allowed = "\n\t\r" if self.lines else ""
+        if any((ord(c) < 32 or 127 <= ord(c) < 160) and c not in allowed for c in value):
+            raise forms.ValidationError(
+                "Remove the control characters." if self.lines else "Keep it on one line, without control characters.",
+                code="control",
+            )

@@ -9,7 +9,7 @@ import are :mod:`characters.exchange`, as on the export and import pages. A PATC
 character: each part of the sheet it changes is saved through
 :func:`characters.operations.save_section`, as the sheet's Save buttons do, all in one transaction.
 
-How the document's fields map to the sheet's sections (``characters.operations.SECTIONS``):
+How the document's fields map to the sections of a Lucky 13 sheet (its system's ``edit_sections``):
 
 =================================== ===================
 ``name``, ``concept``                ``details``

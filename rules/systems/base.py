@@ -157,20 +157,41 @@ class RollKind(Generic[Spec, Result, Chance]):
 
 @dataclass(frozen=True, slots=True)
 class CreationStep:
-    """One step of guided creation, in order; ``server_rolls`` when the server rolls dice in it."""
+    """One step of guided creation, in order; ``server_rolls`` when the server rolls dice in it;
+    ``fields``, the document's top-level fields the player fills in at it (:meth:`RulesSystem.fill_step`
+    takes them; a page makes its form from the sheet model where the system has none of its own)."""
 
     key: str
     label: str
     server_rolls: bool = False
+    fields: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
 class EditSection:
-    """A part of a finished sheet that is edited as one, and who may edit it."""
+    """A part of a finished sheet that is edited as one, and who may edit it.
+
+    ``fields`` are the document's top-level fields its value replaces (``(key,)`` when empty);
+    ``region`` is where the sheet page shows it (its templates' ``section-<region>`` partial; the
+    key when empty), which sections may share; ``note`` says, in a player's words, what in it only
+    the GM may change (or, for a section only the GM edits, why)."""
 
     key: str
     label: str
     editors: frozenset[Role] = frozenset({Role.OWNER, Role.GM})
+    fields: tuple[str, ...] = ()
+    region: str = ""
+    note: str = ""
+
+    @property
+    def replaces(self) -> tuple[str, ...]:
+        """The document fields the section's value replaces."""
+        return self.fields or (self.key,)
+
+    @property
+    def where(self) -> str:
+        """The region of the sheet page that shows the section."""
+        return self.region or self.key
 
 
 @dataclass(frozen=True, slots=True)
@@ -551,14 +572,27 @@ class RulesSystem(Protocol):
         """The draft with the server's dice of ``step`` rolled and recorded (only for steps that roll)."""
         ...
 
+    def fill_step(self, sheet: BaseModel, step: str, value: Mapping[str, Any], options: Mapping[str, Any]) -> BaseModel:
+        """The draft with what the player gives at ``step`` (its ``fields``, as JSON; a list item without
+        an id is new) put in, checked as far as the step goes, and its progress moved past ``step``;
+        :class:`SheetInvalid` names every problem at its path, and the draft stays as it was."""
+        ...
+
+    def finish(self, sheet: BaseModel, options: Mapping[str, Any]) -> BaseModel:
+        """The draft made a finished character (its played state begun: Lucky 13's full hit points),
+        whose :meth:`summary` names no step; :class:`SheetInvalid` says what it still lacks."""
+        ...
+
     # Edits of a finished sheet.
     edit_sections: tuple[EditSection, ...]
 
     def edit(
         self, sheet: BaseModel, section: str, value: Mapping[str, Any], *, role: Role, options: Mapping[str, Any]
     ) -> BaseModel:
-        """The sheet with ``section`` replaced by ``value``, validated whole; :class:`EditRefused`
-        if ``role`` may not change it, :class:`SheetInvalid` if the result breaks a rule."""
+        """The sheet with ``section`` replaced by ``value`` (its ``replaces`` fields), validated whole;
+        :class:`EditRefused` if ``role`` may not change it, :class:`SheetInvalid` if the result breaks
+        a rule. A list item of ``value`` that comes without an id is new and gets a fresh one
+        (:func:`rules.document.with_new_ids`)."""
         ...
 
     # The table.

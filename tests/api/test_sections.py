@@ -1,7 +1,7 @@
 """A section of a sheet through the JSON API, for every system: `PUT /characters/{id}/sections/{key}`
 goes through the one write path, with the system's rules of who may change what, its validation of
 the whole sheet, and one conflict error for a stale version. Shown with the test-only Coin system
-(which has no section forms of its own on the pages) and with Lucky 13."""
+(whose page forms are made from its sheet model) and with Lucky 13."""
 
 from __future__ import annotations
 
@@ -72,3 +72,14 @@ def test_a_lucky13_section_through_the_same_path(api, player, campaign) -> None:
     )
     assert response.status_code == 200
     assert (response.json()["notes"], response.json()["sheet"]["notes"]) == ("Owes Otto", "Owes Otto")
+
+
+def test_a_new_item_comes_without_an_id_and_gets_a_fresh_one(api, player, flipper) -> None:
+    """A client adds an item by leaving its id out: the system hands out the next one, past every id
+    the sheet holds or has handed out, and the sheet's ``next_id`` moves past it."""
+    value = {"tricks": [{"id": 1, "name": "Palm"}, {"name": "Double"}, {"id": None, "name": "Triple"}]}
+    saved = api(player).put(f"/characters/{flipper.pk}/sections/tricks", {"version": flipper.version, "value": value})
+    assert saved.status_code == 200
+    sheet = saved.json()["sheet"]
+    assert sheet["tricks"] == [{"id": 1, "name": "Palm"}, {"id": 2, "name": "Double"}, {"id": 3, "name": "Triple"}]
+    assert sheet["next_id"] == 4

@@ -11,9 +11,9 @@ from django.conf import settings
 from django.shortcuts import resolve_url
 from django.urls import reverse
 
-from characters import operations
 from characters.models import Character, ReputationChange, SheetChange
 from rules.dice import StepDie
+from rules.systems import lucky13
 from tests.characters.conftest import FIGHTING, HEALING, SNEAKING
 from tests.characters.helpers import new_row, posted, row
 
@@ -21,7 +21,7 @@ pytestmark = pytest.mark.django_db
 
 HTMX = {"HTTP_HX_REQUEST": "true"}
 D = StepDie.parse
-SECTIONS = list(operations.SECTIONS)
+SECTIONS = [section.key for section in lucky13.SYSTEM.edit_sections]
 PLAYER_SECTIONS = {"details", "specializations", "traits", "equipment", "notes"}
 
 

@@ -24,6 +24,8 @@ from characters.operations import (
     save_section,
 )
 from rules.dice import StepDie
+from rules.systems import lucky13
+from rules.systems.base import Role
 from tests.characters.conftest import (
     BAD_KNEE,
     FIGHTING,
@@ -78,9 +80,10 @@ def spec_rows(character: Character, **changes) -> list[SpecializationRow]:
 
 
 def test_every_section_has_a_rule_and_the_player_keeps_the_story() -> None:
-    player_sections = {key for key, section in operations.SECTIONS.items() if section.player}
+    sections = lucky13.SYSTEM.edit_sections
+    player_sections = {section.key for section in sections if Role.OWNER in section.editors}
     assert player_sections == {"details", "specializations", "traits", "equipment", "notes"}
-    assert all(section.gm_only for section in operations.SECTIONS.values() if not section.player)
+    assert all(section.note for section in sections if Role.OWNER not in section.editors)
 
 
 @pytest.mark.parametrize("section", ["abilities", "skills", "hit-points", "reputation"])

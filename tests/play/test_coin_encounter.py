@@ -106,18 +106,20 @@ def test_a_coin_party_on_the_campaign_page_and_the_dashboard(client, gm, player,
 
 
 def test_a_coin_sheet_reads_on_its_page_and_in_print(client, player, gm, coin_campaign, flipper) -> None:
-    """Coin's own sheet templates; the sections Lucky 13 edits in place are not offered, and asking
-    for one of them is a 404 (nothing of another system's forms touches a Coin sheet)."""
+    """Coin's own sheet templates, with Edit buttons for Coin's own sections (their forms are made from
+    its sheet model); a section of another system's sheet is a 404."""
     client.force_login(player)
     page = client.get(reverse("characters:sheet", args=[flipper.pk]))
     assert page.status_code == 200
     words = " ".join(page.content.decode().split())
     assert "<dt>Nerve</dt><dd>3 coins</dd>" in words
     assert "<dt>Luck</dt><dd>4</dd>" in words
-    assert "/edit/" not in words
+    assert f"/characters/{flipper.pk}/edit/notes/" in words
+    assert "/edit/hit-points/" not in words
     assert client.get(reverse("characters:print", args=[flipper.pk])).status_code == 200
-    assert client.get(reverse("characters:edit-section", args=[flipper.pk, "notes"])).status_code == 404
-    assert client.get(reverse("characters:sheet-section", args=[flipper.pk, "notes"])).status_code == 404
+    assert client.get(reverse("characters:edit-section", args=[flipper.pk, "notes"])).status_code == 200
+    assert client.get(reverse("characters:edit-section", args=[flipper.pk, "hit-points"])).status_code == 404
+    assert client.get(reverse("characters:sheet-section", args=[flipper.pk, "skills"])).status_code == 404
     client.force_login(gm)
     assert client.get(reverse("characters:history", args=[flipper.pk])).status_code == 200
     assert client.get(reverse("characters:ledger", args=[flipper.pk])).status_code == 200

@@ -94,3 +94,21 @@ def test_bad_modifiers_are_refused_naming_the_field(modifiers: Modifiers, field:
 def test_the_roll_options_pass_through() -> None:
     check = sheet_check(D("d8"), D("d6"), D("d10"), ability_roll=AbilityRoll.BACKGROUND, explosion=Explosion.GRITTY)
     assert (check.ability_roll, check.explosion) == (AbilityRoll.BACKGROUND, Explosion.GRITTY)
+
+
+def test_with_new_ids_gives_each_new_item_a_fresh_id_at_any_depth() -> None:
+    from rules.document import with_new_ids
+
+    document = {"next_id": 5, "skills": [{"id": 1, "specializations": [{"id": 4}]}], "notes": ""}
+    value = {"skills": [{"id": 1, "specializations": [{"id": 4}, {"name": "new"}]}, {"name": "Sneaking"}]}
+    merged = with_new_ids(document, value)
+    assert merged["skills"] == [
+        {"id": 1, "specializations": [{"id": 4}, {"id": 5, "name": "new"}]},
+        {"id": 6, "name": "Sneaking"},
+    ]
+    assert merged["next_id"] == 7
+    assert merged["notes"] == ""
+    # Past an id the value brings that is beyond next_id; nothing new leaves next_id alone.
+    assert with_new_ids({"next_id": 2}, {"tricks": [{"id": 9}, {}]})["tricks"][1]["id"] == 10
+    assert with_new_ids({"next_id": 2}, {"tricks": [{"id": 1}]})["next_id"] == 2
+    assert "next_id" not in with_new_ids({}, {"tricks": [{}]})

@@ -15,9 +15,9 @@ from math import comb
 from random import Random
 from typing import Annotated, Any, ClassVar, Final, Literal
 
-from pydantic import Field, ValidationError
+from pydantic import Field, ValidationError, model_validator
 
-from rules.document import Document, ItemId, LongText, Name, Problem, problems_of
+from rules.document import Document, ItemId, LongText, Name, Problem, problems_of, require_unique, with_new_ids
 from rules.systems.base import (
     CreationStep,
     Currency,
@@ -58,6 +58,11 @@ class Sheet(Document):
     notes: LongText = ""
     step: Literal["", "nerve", "tricks"] = "nerve"
     next_id: Annotated[int, Field(ge=1, strict=True)] = 1
+
+    @model_validator(mode="after")
+    def _unique(self) -> Sheet:
+        require_unique(self.tricks, "tricks")
+        return self
 
 
 class Situation(Document):
@@ -167,10 +172,13 @@ class Coin:
     option_fields: Final = (Option("luck", "Starting Luck", 5),)
     sheet_model: ClassVar = Sheet
     sheet_version: Final = 2
-    creation_steps: Final = (CreationStep("nerve", "Nerve", server_rolls=True), CreationStep("tricks", "Tricks"))
+    creation_steps: Final = (
+        CreationStep("nerve", "Nerve", server_rolls=True),
+        CreationStep("tricks", "Tricks", fields=("tricks", "notes")),
+    )
     edit_sections: Final = (
         EditSection("notes", "notes"),
-        EditSection("luck", "Luck", frozenset({Role.GM})),
+        EditSection("luck", "Luck", frozenset({Role.GM}), region="coins", note="only the GM can change the Luck"),
         EditSection("tricks", "tricks"),
     )
     roll_kinds: Final = {"flip": FLIP}
@@ -240,6 +248,26 @@ class Coin:
             return sheet
         return sheet.model_copy(update={"nerve": rng.randint(1, 3), "step": "tricks"})
 
+    def fill_step(self, sheet: Sheet, step: str, value: Mapping[str, Any], options: Mapping[str, Any]) -> Sheet:
+        if step != "tricks":
+            raise SheetInvalid([Problem(field="step", message=f"nothing is filled in at the {step} step")])
+        if set(value) - {"tricks", "notes"}:
+            raise SheetInvalid(
+                [Problem(field=sorted(set(value) - {"tricks", "notes"})[0], message="is not part of it")]
+            )
+        if sheet.nerve is None:
+            raise SheetInvalid([Problem(field="nerve", message="flip for Nerve first")])
+        filled = self.read_sheet(with_new_ids(sheet.model_dump(mode="json"), value))
+        if len(filled.tricks) > 3:
+            raise SheetInvalid([Problem(field="tricks", message="a new character knows at most 3 tricks")])
+        return filled
+
+    def finish(self, sheet: Sheet, options: Mapping[str, Any]) -> Sheet:
+        problems = self.validate(sheet, options, finished=True)
+        if problems:
+            raise SheetInvalid(problems)
+        return sheet.model_copy(update={"step": ""})
+
     def edit(
         self, sheet: Sheet, section: str, value: Mapping[str, Any], *, role: Role, options: Mapping[str, Any]
     ) -> Sheet:
@@ -250,7 +278,7 @@ class Coin:
             raise EditRefused(section, f"only the GM can change the {spec.label}")
         if set(value) - {section}:
             raise SheetInvalid([Problem(field=sorted(set(value) - {section})[0], message="is not part of it")])
-        return self.read_sheet({**sheet.model_dump(mode="json"), **value})
+        return self.read_sheet(with_new_ids(sheet.model_dump(mode="json"), value))
 
     def vitals(self, sheet: Sheet, options: Mapping[str, Any]) -> Vitals:
         luck = Track("luck", "Luck", sheet.luck, maximum=20, minimum=0)

@@ -13,7 +13,7 @@ from typing import Any, ClassVar, Final
 from pydantic import ValidationError
 
 from rules.dice import DiceError, StepDie
-from rules.document import Problem, problems_of
+from rules.document import Problem, problems_of, with_new_ids
 from rules.systems.base import (
     CreationStep,
     Currency,
@@ -93,8 +93,8 @@ CREATION_STEPS: Final = (
     CreationStep("abilities", "Abilities", server_rolls=True),
     CreationStep("skills", "Skills", server_rolls=True),
     CreationStep("specializations", "Specializations"),
-    CreationStep("traits", "Backgrounds and impairments"),
-    CreationStep("equipment", "Equipment"),
+    CreationStep("traits", "Backgrounds and impairments", fields=("traits",)),
+    CreationStep("equipment", "Equipment", fields=("assets", "weapons", "armor")),
     CreationStep("review", "Review"),
 )
 STEP_KEYS: Final = tuple(step.key for step in CREATION_STEPS)
@@ -106,28 +106,21 @@ _GM: Final = frozenset({Role.GM})
 #: player keeps the story (concept, backgrounds, gear, notes); the numbers that move in play
 #: through Adventure Points, damage or the GM's judgement are the GM's to correct.
 EDIT_SECTIONS: Final = (
-    EditSection("details", "concept", _EVERYONE),
-    EditSection("abilities", "abilities", _GM),
-    EditSection("skills", "skill dice", _GM),
-    EditSection("specializations", "specializations", _EVERYONE),
+    EditSection("details", "concept", _EVERYONE, ("concept",)),
+    EditSection("abilities", "abilities", _GM,
+                note="only the GM can correct the ability dice; in play they rise by spending Adventure Points"),
+    EditSection("skills", "skill dice", _GM,
+                note="only the GM can correct the skill dice, which are set when a character is created"),
+    EditSection("specializations", "specializations", _EVERYONE, ("skills",), region="skills",
+                note="only the GM can add or remove specializations or change their levels; you can rename them"),
     EditSection("traits", "backgrounds and impairments", _EVERYONE),
-    EditSection("equipment", "equipment", _EVERYONE),
-    EditSection("hit-points", "hit points", _GM),
-    EditSection("reputation", "reputation", _GM),
+    EditSection("equipment", "equipment", _EVERYONE, ("assets", "weapons", "armor")),
+    EditSection("hit-points", "hit points", _GM, ("hit_points",), note="only the GM can change the hit points"),
+    EditSection("reputation", "reputation", _GM, region="standing", note="only the GM can change the reputation"),
     EditSection("notes", "notes", _EVERYONE),
-)
+)  # fmt: skip
 #: The document fields each section replaces.
-SECTION_FIELDS: Final = {
-    "details": ("concept",),
-    "abilities": ("abilities",),
-    "skills": ("skills",),
-    "specializations": ("skills",),
-    "traits": ("traits",),
-    "equipment": ("assets", "weapons", "armor"),
-    "hit-points": ("hit_points",),
-    "reputation": ("reputation",),
-    "notes": ("notes",),
-}
+SECTION_FIELDS: Final = {section.key: section.replaces for section in EDIT_SECTIONS}
 
 ADVENTURE_POINTS: Final = Currency("ap", "Adventure Points", "AP")
 #: What "What should I buy?" compares the odds of a purchase at: the difficulty, Moderate to begin.
@@ -293,6 +286,45 @@ class Lucky13:
             return sheet.model_copy(update={"skills": tuple(skills)})
         raise SpecError("step", f"the server rolls nothing at the {step} step")
 
+    def fill_step(self, sheet: Sheet, step: str, value: Mapping[str, Any], options: Mapping[str, Any]) -> Sheet:
+        """Backgrounds and impairments, and equipment, are lists the player gives whole. The ability
+        method, the skill dice and the specializations (which also decide whether an impairment was
+        taken for one) are chosen on Lucky 13's own step pages, so those steps take no fields here."""
+        spec = next((s for s in CREATION_STEPS if s.key == step), None)
+        if spec is None:
+            raise _invalid("step", f"there is no creation step {step!r}")
+        unknown = sorted(set(value) - set(spec.fields))
+        if unknown:
+            raise _invalid(unknown[0], f"is not filled in at the {spec.label.lower()} step")
+        filled = self.read_sheet(with_new_ids(sheet.model_dump(mode="json"), value))
+        problems = tuple(
+            p
+            for p in self.check_step(filled, step, options)
+            if step == "review" or p.field.split(".")[0] in spec.fields
+        )
+        if problems:
+            raise SheetInvalid(problems)
+        reached = STEP_KEYS.index(sheet.creation.step) if sheet.creation.step in STEP_KEYS else len(STEP_KEYS) - 1
+        following = STEP_KEYS[max(reached, min(STEP_KEYS.index(step) + 1, len(STEP_KEYS) - 1))]
+        return filled.model_copy(update={"creation": filled.creation.model_copy(update={"step": following})})
+
+    def finish(self, sheet: Sheet, options: Mapping[str, Any]) -> Sheet:
+        """Hit points: the character starts at full hit points, the Pulse die's steps times the
+        campaign's hit points per step; the draft must pass every step's check once more."""
+        problems = self.check_step(sheet, "review", options)
+        if problems:
+            raise SheetInvalid(problems)
+        if sheet.abilities.pulse is None:
+            raise _invalid("abilities.pulse", "choose the abilities first")
+        document = sheet.model_dump(mode="json")
+        document["hit_points"] = max_hit_points(StepDie.parse(sheet.abilities.pulse), options["hit_points_per_step"])
+        document["creation"]["step"] = ""
+        finished = self.read_sheet(document)
+        problems = self.validate(finished, options, finished=True)
+        if problems:
+            raise SheetInvalid(problems)
+        return finished
+
     # --- Edits ---------------------------------------------------------------------------
 
     def edit(
@@ -309,8 +341,7 @@ class Lucky13:
             raise _invalid(unknown[0], f"is not part of the {spec.label}")
         if section == "specializations" and role is not Role.GM:
             _only_renamed(sheet, value.get("skills", ()))
-        document = {**sheet.model_dump(mode="json"), **value}
-        edited = self.read_sheet(document)
+        edited = self.read_sheet(with_new_ids(sheet.model_dump(mode="json"), value))
         if section == "specializations":
             _only_specializations_changed(sheet, edited)
         if section == "traits" and role is not Role.GM:

@@ -1,0 +1,216 @@
+"""Section forms made from a system's sheet model, for every section a system gives no form of its own.
+
+A section replaces some top-level fields of the sheet document (``EditSection.replaces``); the form
+has a field for each, made from the JSON Schema of the system's sheet model: a whole number within
+its bounds, a text within its length, a choice among a ``Literal``'s values, a yes/no, an object's
+fields one by one, and a list of items as rows (each item's fields, its id hidden, a Remove box on
+the rows already there, blank rows to add). What was typed is read through the shared field types
+(``web.fields``) and handed to the system's ``edit`` as the section's value; the system's problems,
+at document paths (``tricks.1.name``), come back next to the field or the row they are about.
+"""
+
+from __future__ import annotations
+
+import copy
+from functools import cache
+from typing import Any, Final
+
+from django import forms
+from django.forms.formsets import BaseFormSet
+
+from characters.editing import NEW_ROWS, RemovableRowForm, SectionEdit, formset, kept
+from rules.document import MAX_SHORT_TEXT
+from web.fields import TextField, whole_number
+
+#: The most rows a list's form takes when its schema sets no bound.
+MAX_LIST_ROWS: Final = 100
+
+
+class Unsupported(TypeError):
+    """A part of a sheet model the generated form cannot show: the system gives that section a form of its own."""
+
+
+@cache
+def _schema(model: type) -> dict[str, Any]:
+    return model.model_json_schema()  # type: ignore[attr-defined,no-any-return]
+
+
+def _resolve(node: dict[str, Any], defs: dict[str, Any]) -> tuple[dict[str, Any], bool]:
+    """The schema ``node`` stands for (its ``$ref`` followed), and whether it may be null."""
+    nullable = False
+    if "anyOf" in node:
+        options = [option for option in node["anyOf"] if option.get("type") != "null"]
+        nullable = len(options) < len(node["anyOf"])
+        if len(options) != 1:
+            raise Unsupported(f"a choice of {len(options)} types")
+        node = {**{k: v for k, v in node.items() if k != "anyOf"}, **options[0]}
+    if "$ref" in node:
+        target = defs[node["$ref"].rsplit("/", 1)[-1]]
+        node = {**target, **{k: v for k, v in node.items() if k != "$ref"}}
+    return node, nullable
+
+
+def _title(name: str, node: dict[str, Any]) -> str:
+    return str(node.get("title") or name.replace("_", " ").capitalize())
+
+
+class _Choice(forms.ChoiceField):
+    """One of a ``Literal``'s values; whole numbers come back as numbers."""
+
+    def __init__(self, values: list[Any], **kwargs: Any) -> None:
+        self.values = {str(value): value for value in values}
+        choices = [(str(value), str(value) if value != "" else "None") for value in values]
+        super().__init__(choices=choices, **kwargs)
+
+    def clean(self, value: Any) -> Any:
+        return self.values.get(super().clean(value), None)
+
+
+def scalar_field(name: str, node: dict[str, Any], nullable: bool) -> forms.Field:
+    """The form field for a scalar of the schema (``Unsupported`` for anything else): a number or a
+    choice must be given unless it may be null; a text may be left empty (its system says if not)."""
+    label = _title(name, node)
+    values = node.get("enum") or ([node["const"]] if "const" in node else None)
+    if values:
+        return _Choice(list(values), label=label, required=not nullable)
+    kind = node.get("type")
+    if kind == "integer":
+        minimum, maximum = node.get("minimum"), node.get("maximum")
+        return whole_number(label, minimum=minimum, maximum=maximum, required=not nullable)
+    if kind == "string":
+        limit = node.get("maxLength")
+        long = limit is None or limit > MAX_SHORT_TEXT
+        widget = forms.Textarea(attrs={"rows": 6}) if long else forms.TextInput(attrs={"maxlength": limit})
+        return TextField(label=label, required=False, max_length=limit, strip=long is False, lines=long, widget=widget)
+    if kind == "boolean":
+        return forms.BooleanField(label=label, required=False)
+    raise Unsupported(f"{name}: a {kind or 'value'} of no supported type")
+
+
+def _object_fields(name: str, node: dict[str, Any], defs: dict[str, Any]) -> dict[str, forms.Field]:
+    out = {}
+    for key, child in node.get("properties", {}).items():
+        resolved, nullable = _resolve(child, defs)
+        out[f"{name}.{key}" if name else key] = scalar_field(key, resolved, nullable)
+    return out
+
+
+class _Row(RemovableRowForm):
+    """An item of a list: its id hidden, its fields from the item's schema."""
+
+    def __init__(self, *args: Any, fields: dict[str, forms.Field], noun: str, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        remove = self.fields.pop("remove", None)
+        for key, field in fields.items():
+            self.fields[key] = copy.deepcopy(field)
+        if remove is not None:
+            self.fields["remove"] = remove
+        named = self.initial.get("name") or f"{noun.capitalize()} {self.initial.get('id')}"
+        self.title = f"New {noun}" if self.is_new else str(named)
+
+
+class GeneratedEdit(SectionEdit):
+    """A section's form made from the sheet model (see the module's docstring)."""
+
+    key = ""
+
+    def build(self) -> list[dict[str, Any]]:
+        schema = _schema(self.character.rules.sheet_model)
+        defs = schema.get("$defs", {})
+        current = self.character.document.model_dump(mode="json")
+        #: Each list's formset, by the document field it edits.
+        self.lists: dict[str, BaseFormSet] = {}
+        plain: dict[str, forms.Field] = {}
+        groups: list[dict[str, Any]] = []
+        for name in self.section.replaces:
+            node, nullable = _resolve(schema["properties"][name], defs)
+            if node.get("type") == "array" and "items" in node:
+                item, _ = _resolve(node["items"], defs)
+                if item.get("type") != "object":
+                    raise Unsupported(f"{name}: a list of {item.get('type')}")
+                fields = {k: f for k, f in _object_fields("", item, defs).items() if k != "id"}
+                title = _title(name, node)
+                rows = formset(
+                    _Row, name, self.data, [dict(row) for row in current.get(name) or ()], extra=NEW_ROWS,
+                    max_rows=int(node.get("maxItems", MAX_LIST_ROWS)) + NEW_ROWS, fields=fields,
+                    noun=title.lower().removesuffix("s"),
+                )  # fmt: skip
+                self.lists[name] = rows
+                groups.append({"heading": title if len(self.section.replaces) > 1 else "", "formset": rows})
+            elif node.get("type") == "object":
+                plain.update(_object_fields(name, node, defs))
+            else:
+                plain[name] = scalar_field(name, node, nullable)
+        if plain:
+            initial = {key: _at(current, key) for key in plain}
+            form = forms.Form(self.data, initial=initial)
+            form.fields.update(plain)
+            groups.insert(0, {"form": form})
+        return groups
+
+    def values(self) -> dict[str, Any]:
+        """The section's value as its system's ``edit`` takes it; ``self.paths`` says where each kept row went."""
+        value: dict[str, Any] = {}
+        #: Each document path of a row (``tricks.1``) with the form it came from.
+        self.paths: dict[str, forms.Form] = {}
+        for group in self.groups:
+            if "form" in group:
+                for key, typed in group["form"].cleaned_data.items():
+                    _put(value, key, typed)
+        for name, rows in self.lists.items():
+            items = []
+            for form in kept(rows):
+                if form.cleaned_data.get("remove"):
+                    continue
+                # A row keeps the id of the item it was made from, never one that was posted: a new
+                # row gets a fresh id from the system, and no id is ever reused.
+                data = {k: v for k, v in form.cleaned_data.items() if k not in ("remove", "id")}
+                if not form.is_new:
+                    data = {"id": form.initial["id"], **data}
+                self.paths[f"{name}.{len(items)}"] = form
+                items.append(data)
+            value[name] = items
+        return value
+
+    def add_errors(self, errors: dict[str, list[str]]) -> None:
+        """Each problem by the field or the row its document path leads to, else at the top."""
+        plain = next((group["form"] for group in self.groups if "form" in group), None)
+        for path, messages in errors.items():
+            form, field = self._place(path, plain)
+            for message in messages:
+                if form is None:
+                    self.top_errors.append(message)
+                else:
+                    form.add_error(field, message)
+
+    def _place(self, path: str, plain: forms.Form | None) -> tuple[forms.Form | None, str | None]:
+        if plain is not None and path in plain.fields:
+            return plain, path
+        parts = path.split(".")
+        if len(parts) >= 2:
+            row = self.paths.get(".".join(parts[:2]))
+            if row is not None:
+                field = parts[2] if len(parts) > 2 and parts[2] in row.fields else None
+                return row, field
+        return None, None
+
+
+def _at(document: dict[str, Any], path: str) -> Any:
+    node: Any = document
+    for part in path.split("."):
+        node = node.get(part) if isinstance(node, dict) else None
+    return node
+
+
+def _put(value: dict[str, Any], path: str, typed: Any) -> None:
+    *parents, last = path.split(".")
+    node = value
+    for part in parents:
+        node = node.setdefault(part, {})
+    node[last] = typed
+
+
+@cache
+def generated_edit(section: str) -> type[GeneratedEdit]:
+    """The generated form's class for ``section`` (one class per section key)."""
+    return type(f"GeneratedEdit_{section}", (GeneratedEdit,), {"key": section})
