@@ -4,25 +4,16 @@ settings page and any future API agree, and its messages appear by the fields.""
 
 from __future__ import annotations
 
-import re
 from collections.abc import Collection
 from typing import Any
 
 from django import forms
-from django.forms import formset_factory
 
-from campaigns.models import system_choices
-from rules.systems import lucky13
+from campaigns.models import Campaign, system_choices
 from rules.systems.base import Option, OptionsError, RulesSystem
 
-OPTIONS: dict[str, Option] = {option.key: option for option in lucky13.OPTIONS}
-#: Blank skill rows offered at the end of the list, and how many more "More rows" adds.
-BLANK_ROWS = 3
-#: A request never makes the server build more skill rows than this.
-MAX_ROWS = lucky13.MAX_SKILLS + 3 * BLANK_ROWS
 
-
-def _sentence(message: str) -> str:
+def sentence(message: str) -> str:
     """The engine's messages continue a label ("must be …"); shown alone they start with a capital."""
     return message[:1].upper() + message[1:]
 
@@ -38,38 +29,10 @@ class CampaignForm(forms.Form):
 
 
 class NewCampaignForm(CampaignForm):
-    system = forms.ChoiceField(label="Rules system", choices=system_choices, initial="lucky13")
-
-
-class SkillRowForm(forms.Form):
-    """One skill of the list. ``original`` is the name the row had when the page was shown,
-    so that the settings page can tell a renamed skill from a removed one."""
-
-    original = forms.CharField(required=False, widget=forms.HiddenInput)
-    name = forms.CharField(
-        label="Skill", required=False, strip=True, widget=forms.TextInput(attrs={"maxlength": lucky13.MAX_NAME})
+    #: Offered first: the model's default system.
+    system = forms.ChoiceField(
+        label="Rules system", choices=system_choices, initial=lambda: Campaign._meta.get_field("system").get_default()
     )
-    ability = forms.ChoiceField(label="Linked ability", required=False)
-
-    def __init__(self, *args: Any, ability_names: list[str], **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
-        self.fields["ability"].choices = [("", "None"), *zip(lucky13.ABILITY_KEYS, ability_names, strict=True)]
-
-
-SkillRowFormSet = formset_factory(
-    SkillRowForm, extra=0, can_order=True, can_delete=True, max_num=MAX_ROWS, absolute_max=MAX_ROWS, validate_max=True
-)
-
-
-def skill_rows(
-    skills: list[dict[str, Any]], *, known: Collection[str], blanks: int = BLANK_ROWS
-) -> list[dict[str, Any]]:
-    """Initial rows for a skill list, then blank rows; a row keeps its identity if its skill is ``known``."""
-    rows = [
-        {"original": s["name"] if s["name"] in known else "", "name": s["name"], "ability": s["ability"] or ""}
-        for s in skills
-    ]
-    return [*rows, *({} for _ in range(blanks))]
 
 
 class OptionsForm(forms.Form):
@@ -116,7 +79,7 @@ class OptionsForm(forms.Form):
 
     def add_option_errors(self, errors: dict[str, str]) -> None:
         for key, message in errors.items():
-            self.add_error(key if key in self.fields else None, _sentence(message))
+            self.add_error(key if key in self.fields else None, sentence(message))
 
 
 def _option_field(option: Option) -> forms.Field:
@@ -130,174 +93,15 @@ def _option_field(option: Option) -> forms.Field:
     return forms.CharField(required=False, max_length=1000, **common)
 
 
-class Lucky13OptionsForm(forms.Form):
-    """The Lucky 13 options with their skill list (a formset: add, rename, remove, reorder)."""
-
-    template = "systems/lucky13/options_form.html"
-
-    explosion = forms.ChoiceField(
-        label=OPTIONS["explosion"].label, choices=OPTIONS["explosion"].choices, widget=forms.RadioSelect
-    )
-    preset = forms.ChoiceField(
-        label="Start from a preset",
-        required=False,
-        choices=[(key, label) for key, (label, _) in lucky13.SKILL_PRESETS.items()],
-    )
-    hit_points_per_step = forms.IntegerField(
-        label=OPTIONS["hit_points_per_step"].label, help_text=OPTIONS["hit_points_per_step"].help
-    )
-    ability_methods = forms.ChoiceField(
-        label=OPTIONS["ability_methods"].label, choices=OPTIONS["ability_methods"].choices, widget=forms.RadioSelect
-    )
-    skill_method = forms.ChoiceField(
-        label=OPTIONS["skill_method"].label, choices=OPTIONS["skill_method"].choices, widget=forms.RadioSelect
-    )
-    skill_array = forms.CharField(
-        label=OPTIONS["skill_array"].label,
-        required=False,
-        max_length=200,
-        help_text=OPTIONS["skill_array"].help + " Separate them with spaces.",
-    )
-    skill_points = forms.IntegerField(label=OPTIONS["skill_points"].label, help_text=OPTIONS["skill_points"].help)
-    starting_specializations = forms.IntegerField(label=OPTIONS["starting_specializations"].label,
-                                                  help_text=OPTIONS["starting_specializations"].help)  # fmt: skip
-
-    #: The options whose message belongs to a group of fields rather than to one field.
-    GROUPS = ("ability_names", "skills")
-
-    def __init__(
-        self,
-        data: Any = None,
-        *,
-        options: dict[str, Any],
-        known_skills: Collection[str] = (),
-        rows: list[dict[str, Any]] | None = None,
-    ) -> None:
-        """An unbound form shows ``options`` and the skill ``rows`` (default: the options' own list).
-
-        ``known_skills`` are the saved skills, which characters may have: their rows
-        keep their original name so that a rename is told from a removal."""
-        initial = {key: options[key] for key in self.base_fields if key in options}
-        initial["skill_array"] = " ".join(options["skill_array"])
-        initial["preset"] = options["skill_preset"] if options["skill_preset"] in lucky13.SKILL_PRESETS else ""
-        super().__init__(data, initial=initial)
-        self.known_skills = set(known_skills)
-        names = list(options["ability_names"])
-        for key, name, default in zip(lucky13.ABILITY_KEYS, names, lucky13.ABILITIES, strict=True):
-            self.fields[f"ability_{key}"] = forms.CharField(
-                label=f"{default} is called", initial=name, required=False,
-                widget=forms.TextInput(attrs={"maxlength": lucky13.MAX_NAME}),
-            )  # fmt: skip
-        if data is None and rows is None:
-            rows = skill_rows(options["skills"], known=self.known_skills)
-        self.skills = SkillRowFormSet(
-            data, initial=None if data is not None else rows, prefix="skills", form_kwargs={"ability_names": names}
-        )
-        #: Messages for a group of fields (the ability names, the skill list), shown by the group.
-        self.group_errors: dict[str, str] = {}
-        #: After validation: the options as the rules system cleaned them, and old name → new name.
-        self.options: dict[str, Any] = {}
-        self.renames: dict[str, str] = {}
-
-    @staticmethod
-    def known(options: dict[str, Any]) -> frozenset[str]:
-        """The saved skills, which characters may have: a rename is told from a removal by them."""
-        return frozenset(s["name"] for s in options["skills"])
-
-    @classmethod
-    def refreshed(
-        cls, data: Any, *, options: dict[str, Any], known_skills: Collection[str] = (), preset: str | None = None
-    ) -> Lucky13OptionsForm:
-        """The form as the person left it, not yet saved: with the skill list replaced by
-        ``preset`` ("Use this list"), or with more blank rows ("More rows")."""
-        bound = cls(data, options=options, known_skills=known_skills)
-        if preset in lucky13.SKILL_PRESETS:
-            skills = [{"name": n, "ability": a} for n, a in lucky13.SKILL_PRESETS[preset][1]]
-            rows = skill_rows(skills, known=known_skills)
-        else:
-            typed = [
-                {name: form[name].value() for name in ("original", "name", "ability", "ORDER", "DELETE")}
-                for form in bound.skills.forms
-            ]
-            room = max(MAX_ROWS - len(typed), 0)
-            rows = [*typed, *({} for _ in range(min(BLANK_ROWS, room)))]
-        form = cls(options=options, known_skills=known_skills, rows=rows)
-        form.initial.update({name: data[name] for name in form.fields if name in data})
-        return form
-
-    def ability_fields(self) -> list[forms.BoundField]:
-        return [self[f"ability_{key}"] for key in lucky13.ABILITY_KEYS]
-
-    def rows(self) -> list[dict[str, str]]:
-        """The skill rows in the order asked for, without the removed and the blank ones."""
-        rows = []
-        for form in self.skills.ordered_forms:
-            data = form.cleaned_data
-            if not data.get("name"):
-                if data.get("original"):
-                    form.add_error("name", "Give this skill a name, or tick Remove.")
-                continue
-            rows.append({"original": data.get("original", ""), "name": data["name"], "ability": data["ability"]})
-        return rows
-
-    def clean(self) -> dict[str, Any]:
-        cleaned = super().clean() or {}
-        if not self.skills.is_valid():
-            self.add_option_errors({"skills": " ".join(self.skills.non_form_errors()) or "check the rows marked below"})
-            return cleaned
-        rows = self.rows()
-        if any(form.errors for form in self.skills.forms):
-            self.add_option_errors({"skills": "check the rows marked below"})
-            return cleaned
-        if self.errors:  # a number that isn't one: the rules can't say more until it is
-            return cleaned
-        skills = [{"name": row["name"], "ability": row["ability"] or None} for row in rows]
-        options = {
-            "explosion": cleaned["explosion"],
-            "ability_names": [cleaned.get(f"ability_{key}", "") for key in lucky13.ABILITY_KEYS],
-            "skill_preset": preset_of(skills),
-            "skills": skills,
-            "hit_points_per_step": cleaned["hit_points_per_step"],
-            "ability_methods": cleaned["ability_methods"],
-            "skill_method": cleaned["skill_method"],
-            "skill_array": re.split(r"[\s,]+", cleaned["skill_array"].strip()) if cleaned["skill_array"] else [],
-            "skill_points": cleaned["skill_points"],
-            "starting_specializations": cleaned["starting_specializations"],
-        }
-        try:
-            self.options = lucky13.validate_options(options)
-        except lucky13.OptionsError as error:
-            self.add_option_errors(error.errors)
-            return cleaned
-        originals: set[str] = set()
-        for row, skill in zip(rows, self.options["skills"], strict=True):
-            if row["original"] and row["original"] not in originals:  # two rows can't both be one old skill
-                originals.add(row["original"])
-                self.renames[row["original"]] = skill["name"]
-        return cleaned
-
-    def add_option_errors(self, errors: dict[str, str]) -> None:
-        """The rules system's messages, each by its field or group; anything else at the top."""
-        for key, message in errors.items():
-            if key in self.GROUPS:
-                self.group_errors[key] = _sentence(message)
-                self.add_error(None, f"{OPTIONS[key].label}: {message}")
-            elif key in self.fields:
-                self.add_error(key, _sentence(message))
-            else:
-                self.add_error(None, _sentence(message))
+#: The options forms written for a rules system (``register``); any other system's is made from its
+#: ``option_fields`` (:class:`OptionsForm`).
+OPTIONS_FORMS: dict[str, type[forms.Form]] = {}
 
 
-def preset_of(skills: list[dict[str, Any]]) -> str:
-    """The preset whose list this is, exactly, or "custom"."""
-    for key, (_, preset) in lucky13.SKILL_PRESETS.items():
-        if [(s["name"], s["ability"]) for s in skills] == list(preset):
-            return key
-    return "custom"
+def register(system: str, form: type[forms.Form]) -> None:
+    """Use ``form`` for the options of ``system``'s campaigns."""
+    OPTIONS_FORMS[system] = form
 
-
-#: The options forms written for a rules system; any other system's is made from its ``option_fields``.
-OPTIONS_FORMS: dict[str, type[Lucky13OptionsForm]] = {"lucky13": Lucky13OptionsForm}
 
 EXPIRY_CHOICES = [(1, "1 day"), (7, "7 days"), (30, "30 days")]
 USES_CHOICES = [

@@ -19,13 +19,14 @@ from typing import Any, Final, Protocol
 
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
+from django.db.models import ProtectedError
 from django.http import HttpRequest, HttpResponse
 from pydantic import TypeAdapter, ValidationError
 
-from campaigns.errors import Conflict, Refused
+from campaigns.errors import Conflict, NotAllowed, Refused
 from campaigns.models import Campaign
 from characters import write
-from characters.models import Character
+from characters.models import Character, SheetChange
 from rules import systems
 from rules.document import MAX_NAME, Name
 from rules.systems.base import CreationStep, SheetInvalid, SpecError
@@ -170,3 +171,35 @@ def finish(*, character_id: int, version: int, by: AbstractBaseUser) -> Characte
         return write.write(character, sheet, by=by, what="Finished", status=Character.Status.ACTIVE)
     except SheetInvalid as error:
         raise write.refusal(error) from None
+
+
+def unfinished(character: Character) -> bool:
+    """A draft, or a draft archived when its player left or was removed (never finished): the
+    owner may still throw it away. A character that was ever finished is only archived."""
+    if character.status == Character.Status.DRAFT:
+        return True
+    if character.status != Character.Status.ARCHIVED:
+        return False
+    try:
+        return character.rules.summary(character.document).step != ""
+    except SheetInvalid:
+        return False
+
+
+@transaction.atomic
+def delete_draft(*, character_id: int, by: AbstractBaseUser) -> str:
+    """The owner throws away a draft they no longer want, even after leaving the campaign;
+    returns its name. A finished character is never deleted (it is archived instead), and
+    nobody else's draft is."""
+    character = write.lock(character_id)
+    if not unfinished(character):
+        raise Conflict("This character is already finished; edit it on its sheet.")
+    if character.owner_id != by.pk:
+        raise NotAllowed("Only the player who started a draft can delete it.")
+    name = character.name
+    SheetChange.objects.discard_draft(character)  # the draft's history goes with it
+    try:
+        character.delete()
+    except ProtectedError:  # rolled dice or ledger entries point at it: history is never deleted
+        raise Conflict(f"{name} is in the campaign's records, so the draft stays.") from None
+    return name

@@ -139,3 +139,27 @@ def step(request: HttpRequest, pk: int, step: str) -> HttpResponse:
         return _page(request, character, found, form=form, error=refused.message, status=refused.status)
     messages.success(request, f"{character.name} is ready to play.")
     return redirect("characters:sheet", pk=character.pk)
+
+
+@require_http_methods(["GET", "HEAD", "POST"])
+def delete_draft(request: HttpRequest, pk: int) -> HttpResponse:
+    """The owner deletes a draft, after confirming: a finished character is archived, never deleted.
+    A player who left or was removed may still delete their own drafts (archived when they went)."""
+    character = access.character_for(request.user, pk)
+    if not drafting.unfinished(character):
+        return redirect("characters:sheet", pk=character.pk)
+    if character.owner_id != request.user.pk:
+        context = {"character": character, "message": "Only the player who started a draft can delete it."}
+        return render(request, "characters/edit_refused.html", context, status=403)
+    if request.method == "POST":
+        try:
+            name = drafting.delete_draft(character_id=character.pk, by=request.user)
+        except Refused as refused:
+            context = {"character": character, "message": refused.message}
+            return render(request, "characters/edit_refused.html", context, status=refused.status)
+        messages.success(request, f"The draft {name} is deleted.")
+        if character.viewer_role is None:  # no longer a member: the campaign page is not theirs to see
+            return redirect("campaigns:list")
+        return redirect("campaigns:detail", pk=character.campaign_id)
+    progress = drafting.progress(character) if character.status == Character.Status.DRAFT else ""
+    return render(request, "characters/delete_draft.html", {"character": character, "progress": progress})

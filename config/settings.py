@@ -73,6 +73,7 @@ INSTALLED_APPS = [
     "play",
     "accounts",
     "api",
+    "games",
 ]
 
 MIDDLEWARE = [

@@ -6,6 +6,7 @@ urlpatterns = [
     path("", include("characters.urls")),
     path("", include("campaigns.urls")),
     path("", include("play.urls")),
+    path("", include("games.urls")),
     path("accounts/", include("accounts.urls")),
     path("", include("api.urls")),
     path("admin/", admin.site.urls),

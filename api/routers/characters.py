@@ -7,7 +7,7 @@ item carries its id), with the fields clients have always read beside it (``abil
 :mod:`characters.access` (and their campaign through :mod:`campaigns.access`). The export and the
 import are :mod:`characters.exchange`, as on the export and import pages. A PATCH is a partial
 character: each part of the sheet it changes is saved through
-:func:`characters.operations.save_section`, as the sheet's Save buttons do, all in one transaction.
+:func:`games.lucky13.sections.save_section`, as the sheet's Save buttons do, all in one transaction.
 
 How the document's fields map to the sections of a Lucky 13 sheet (its system's ``edit_sections``):
 
@@ -57,7 +57,8 @@ from campaigns.access import campaign_for, listed_characters
 from campaigns.errors import Refused
 from characters import access, exchange, operations, write
 from characters.models import Character
-from characters.operations import ArmorRow, AssetRow, Details, Equipment, SpecializationRow, TraitRow, WeaponRow
+from games.lucky13 import sections
+from games.lucky13.sections import ArmorRow, AssetRow, Details, Equipment, SpecializationRow, TraitRow, WeaponRow
 from rules import systems
 from rules.dice import DiceError, StepDie
 from rules.document import MAX_ITEM_ID
@@ -814,7 +815,7 @@ def update_character(request: HttpRequest, id: PathId, changes: CharacterPatch) 
             problems: dict[str, list[str]] = {}
             for save in _saves(locked, changes):
                 try:
-                    operations.save_section(
+                    sections.save_section(
                         character_id=character.pk, section=save.section, version=changes.version, data=save.data,
                         by=request.user,
                     )  # fmt: skip

@@ -168,7 +168,7 @@ def test_the_issues_example_rolls_and_records_every_die_with_the_exact_chance(
 def test_the_api_builds_the_same_check_as_the_roll_page(api, client, brunella, otto, gm, monkeypatch) -> None:
     """The same choices, as JSON to the API and as a form to the page, give the same recorded spec and chance."""
     seeded(monkeypatch, 11)
-    monkeypatch.setattr("characters.roll_views.secrets.SystemRandom", lambda: random.Random(11))
+    monkeypatch.setattr("games.lucky13.roll_views.secrets.SystemRandom", lambda: random.Random(11))
     body = {
         "skill": FIGHTING,
         "specialization": LONGSWORD_SPEC,

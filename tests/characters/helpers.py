@@ -6,10 +6,10 @@ from typing import Any
 
 from django import forms
 
-from characters.forms import EDITS
 from characters.models import Character
 from characters.operations import section_version
 from characters.sheets import with_sheet
+from games.lucky13.forms import EDITS
 
 
 def posted(character: Character, section: str, changes: dict[str, Any] | None = None, *, gm: bool = True) -> dict:

@@ -8,9 +8,9 @@ import random
 import pytest
 
 from campaigns.models import Campaign, Membership
-from characters import creation
-from characters.creation import ArmorChoice, AssetChoice, SpecializationChoice, TraitChoice, WeaponChoice
 from characters.models import Character
+from games.lucky13 import creation
+from games.lucky13.creation import ArmorChoice, AssetChoice, SpecializationChoice, TraitChoice, WeaponChoice
 from rules.dice import StepDie
 from rules.systems import lucky13
 from rules.systems.lucky13 import SheetError

@@ -5,10 +5,11 @@ from __future__ import annotations
 import pytest
 from django.urls import reverse
 
-from characters import creation
+from campaigns.errors import Conflict
+from characters import drafting
 from characters.models import Character, SheetChange
+from games.lucky13 import creation
 from rules.dice import StepDie
-from rules.systems.lucky13 import SheetError
 from tests.characters.conftest import make_character
 
 pytestmark = pytest.mark.django_db
@@ -56,8 +57,8 @@ def test_a_finished_character_is_never_deleted(client, campaign, player) -> None
     assert response.status_code == 302
     assert response["Location"] == reverse("characters:sheet", args=[brunella.pk])
     assert Character.objects.filter(pk=brunella.pk).exists()
-    with pytest.raises(SheetError, match="already finished"):
-        creation.delete_draft(character_id=brunella.pk, by=player)
+    with pytest.raises(Conflict, match="already finished"):
+        drafting.delete_draft(character_id=brunella.pk, by=player)
 
 
 def test_the_creation_steps_offer_it_to_the_owner_only(client, player, gm, draft) -> None:
@@ -95,8 +96,8 @@ def test_a_removed_players_finished_character_stays(client, gm, player, campaign
     response = client.post(reverse("characters:delete-draft", args=[brunella.pk]))
     assert response["Location"] == reverse("characters:sheet", args=[brunella.pk])
     assert Character.objects.filter(pk=brunella.pk).exists()
-    with pytest.raises(SheetError, match="already finished"):
-        creation.delete_draft(character_id=brunella.pk, by=player)
+    with pytest.raises(Conflict, match="already finished"):
+        drafting.delete_draft(character_id=brunella.pk, by=player)
 
 
 def test_the_confirmation_leads_back_to_the_step_the_draft_reached(client, player, draft) -> None:

@@ -13,9 +13,10 @@ from django.utils import timezone
 
 from campaigns.models import AppendOnly
 from campaigns.operations import Conflict, NotAllowed, NotFound, Refused
-from characters import ledger, operations, write
+from characters import ledger, write
 from characters.ledger import Award, Order
 from characters.models import Balance, Character, LedgerEntry, ReputationChange, SheetChange
+from games.lucky13 import sections
 from rules.dice import StepDie
 from tests.characters.conftest import (
     FIGHTING,
@@ -208,7 +209,7 @@ def test_an_archived_campaign_takes_no_awards(campaign, gm, player) -> None:
 
 def test_the_gm_changing_reputation_on_the_sheet_is_kept_in_its_history(campaign, gm, player) -> None:
     brunella = make_character(campaign, player)
-    operations.save_section(character_id=brunella.pk, section="reputation", version=0, data=-2, by=gm)
+    sections.save_section(character_id=brunella.pk, section="reputation", version=0, data=-2, by=gm)
     (change,) = ReputationChange.objects.all()
     assert (change.change, change.reputation, change.reason) == (-3, -2, "Changed on the sheet")
 

@@ -10,15 +10,13 @@ from django.utils import timezone
 from campaigns.models import Campaign
 from characters import operations, write
 from characters.models import Character, ReputationChange, SheetChange
-from characters.operations import (
+from characters.operations import InvalidSection, NotAllowed, StaleSection
+from games.lucky13.sections import (
     ArmorRow,
     AssetRow,
     Details,
     Equipment,
-    InvalidSection,
-    NotAllowed,
     SpecializationRow,
-    StaleSection,
     TraitRow,
     WeaponRow,
     save_section,

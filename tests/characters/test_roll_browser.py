@@ -34,7 +34,7 @@ SEED = 8
 
 @pytest.fixture
 def seeded(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr("characters.roll_views.secrets.SystemRandom", lambda: random.Random(SEED))
+    monkeypatch.setattr("games.lucky13.roll_views.secrets.SystemRandom", lambda: random.Random(SEED))
 
 
 @pytest.fixture

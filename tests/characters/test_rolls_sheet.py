@@ -13,7 +13,7 @@ from playwright.sync_api import Page, expect
 
 from campaigns.models import Campaign, Membership
 from characters.models import Character
-from characters.roll_views import ROLL_SESSION_KEY, SheetRollForm
+from games.lucky13.roll_views import ROLL_SESSION_KEY, SheetRollForm
 from play.models import Roll
 from rules.dice import StepDie
 from rules.systems import lucky13
@@ -54,7 +54,7 @@ def built(character: Character, data: dict, *, gm: bool = False, helpers: list[C
 
 
 def seeded(monkeypatch: pytest.MonkeyPatch, seed: int) -> None:
-    monkeypatch.setattr("characters.roll_views.secrets.SystemRandom", lambda: random.Random(seed))
+    monkeypatch.setattr("games.lucky13.roll_views.secrets.SystemRandom", lambda: random.Random(seed))
 
 
 @pytest.fixture

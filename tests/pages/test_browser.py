@@ -194,7 +194,7 @@ def test_a_big_roll_with_long_explosions_fits_360_pixels(
     live_server, page: Page, problems: list[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # The live server runs in this process: seed 442 rolls one die that explodes five times.
-    monkeypatch.setattr("pages.views.secrets.SystemRandom", lambda: random.Random(442))
+    monkeypatch.setattr("games.lucky13.calculator.secrets.SystemRandom", lambda: random.Random(442))
     page.set_viewport_size({"width": 360, "height": 740})
     page.goto(
         f"{live_server.url}/calculator/?ability=d12%2Bd12%2Bd4&skill=d12%2Bd12%2Bd4&difficulty=d12%2Bd12%2Bd4"

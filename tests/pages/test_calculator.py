@@ -49,7 +49,7 @@ def brute_force_opposed(attacker: list[str], defender: list[str]) -> tuple[Fract
 
 
 def test_calculator_full_page_shows_the_form_the_chance_and_an_empty_roll_result(client: Client) -> None:
-    response = client.get(reverse("pages:calculator"))
+    response = client.get(reverse("lucky13:calculator"))
 
     page = html(response)
     assert response.status_code == 200
@@ -65,7 +65,7 @@ def test_calculator_full_page_shows_the_form_the_chance_and_an_empty_roll_result
 
 def test_calculator_shows_the_exact_chance_for_d10_d12_d6_without_explosions(client: Client) -> None:
     response = client.get(
-        reverse("pages:calculator"), {"ability": "d10", "skill": "d12", "difficulty": "d6", "explosion": "none"}
+        reverse("lucky13:calculator"), {"ability": "d10", "skill": "d12", "difficulty": "d6", "explosion": "none"}
     )
 
     page = html(response)
@@ -90,7 +90,7 @@ def test_calculator_shows_the_exact_chance_for_d10_d12_d6_without_explosions(cli
 def test_the_chance_matches_brute_force_without_explosions(
     client: Client, query: dict[str, str], dice: tuple[str, str, str]
 ) -> None:
-    response = client.get(reverse("pages:calculator"), {**query, "explosion": "none"})
+    response = client.get(reverse("lucky13:calculator"), {**query, "explosion": "none"})
 
     expected = brute_force_check(*dice)
     assert response.status_code == 200
@@ -101,7 +101,7 @@ def test_the_chance_matches_brute_force_without_explosions(
 def test_background_and_impairment_keep_the_better_or_worse_ability_roll(client: Client, ability_roll: str) -> None:
     query = {"ability": "d8", "skill": "d6", "difficulty": "moderate", "ability_roll": ability_roll}
 
-    response = client.get(reverse("pages:calculator"), {**query, "explosion": "none"})
+    response = client.get(reverse("lucky13:calculator"), {**query, "explosion": "none"})
 
     expected = brute_force_check("d8", "d6", "moderate", ability_roll)
     assert big_chance(html(response))[1] == f"{expected.numerator}/{expected.denominator}"
@@ -109,7 +109,7 @@ def test_background_and_impairment_keep_the_better_or_worse_ability_roll(client:
 
 def test_calculator_htmx_request_gets_only_the_calculation_fragment(client: Client) -> None:
     response = client.get(
-        reverse("pages:calculator"), {"ability": "d10", "skill": "d12", "difficulty": "d6", "explosion": "none"}, **HX
+        reverse("lucky13:calculator"), {"ability": "d10", "skill": "d12", "difficulty": "d6", "explosion": "none"}, **HX
     )
 
     fragment = html(response).strip()
@@ -127,7 +127,9 @@ def test_calculator_htmx_request_gets_only_the_calculation_fragment(client: Clie
 
 
 def test_calculator_htmx_history_restore_gets_the_whole_page(client: Client) -> None:
-    response = client.get(reverse("pages:calculator"), {"ability": "d12"}, **HX, HTTP_HX_HISTORY_RESTORE_REQUEST="true")
+    response = client.get(
+        reverse("lucky13:calculator"), {"ability": "d12"}, **HX, HTTP_HX_HISTORY_RESTORE_REQUEST="true"
+    )
 
     page = html(response)
     assert response.status_code == 200
@@ -152,7 +154,7 @@ SMALL_OPPOSED = {
 
 
 def test_opposed_full_page_shows_both_sides_and_the_chance_to_hit(client: Client) -> None:
-    response = client.get(reverse("pages:opposed"))
+    response = client.get(reverse("lucky13:opposed"))
 
     page = html(response)
     assert response.status_code == 200
@@ -168,7 +170,7 @@ def test_opposed_full_page_shows_both_sides_and_the_chance_to_hit(client: Client
 
 
 def test_opposed_chance_matches_brute_force_without_explosions(client: Client) -> None:
-    response = client.get(reverse("pages:opposed"), SMALL_OPPOSED)
+    response = client.get(reverse("lucky13:opposed"), SMALL_OPPOSED)
 
     page = html(response)
     win, draw = brute_force_opposed(["d6", "d4"], ["d6", "d4"])
@@ -180,7 +182,7 @@ def test_opposed_chance_matches_brute_force_without_explosions(client: Client) -
 
 
 def test_opposed_htmx_request_gets_only_the_calculation_fragment(client: Client) -> None:
-    response = client.get(reverse("pages:opposed"), SMALL_OPPOSED, **HX)
+    response = client.get(reverse("lucky13:opposed"), SMALL_OPPOSED, **HX)
 
     fragment = html(response).strip()
     win, _ = brute_force_opposed(["d6", "d4"], ["d6", "d4"])
@@ -193,7 +195,7 @@ def test_opposed_htmx_request_gets_only_the_calculation_fragment(client: Client)
 
 
 def test_opposed_htmx_history_restore_gets_the_whole_page(client: Client) -> None:
-    response = client.get(reverse("pages:opposed"), **HX, HTTP_HX_HISTORY_RESTORE_REQUEST="true")
+    response = client.get(reverse("lucky13:opposed"), **HX, HTTP_HX_HISTORY_RESTORE_REQUEST="true")
 
     assert response.status_code == 200
     assert '<form id="calculator-form"' in html(response)
@@ -202,17 +204,17 @@ def test_opposed_htmx_history_restore_gets_the_whole_page(client: Client) -> Non
 # --- Bad input ------------------------------------------------------------------------------
 
 BAD_INPUT = [
-    ("pages:calculator", {"ability": "d7"}, ["Ability", "d7"]),
-    ("pages:calculator", {"ability_steps": "abc"}, ["Ability steps", "whole number"]),
-    ("pages:calculator", {"ability_steps": "99"}, ["Ability steps", "10"]),
-    ("pages:calculator", {"ability_steps": "-99"}, ["Ability steps", "-10"]),
-    ("pages:calculator", {"explosion": "bogus"}, ["Explosions", "bogus"]),
-    ("pages:calculator", {"difficulty": "hard"}, ["Difficulty", "hard"]),
-    ("pages:calculator", {"ability_roll": "lucky"}, ["Ability roll", "lucky"]),
-    ("pages:opposed", {"attacker_ability": "none"}, ["Attacker", "Ability (Reflex)", "none"]),
-    ("pages:opposed", {"weapon_damage": "none"}, ["Weapon damage", "none"]),
-    ("pages:opposed", {"weapon_damage": "d20"}, ["Weapon damage", "d20"]),
-    ("pages:opposed", {"explosion": "bogus"}, ["Explosions", "bogus"]),
+    ("lucky13:calculator", {"ability": "d7"}, ["Ability", "d7"]),
+    ("lucky13:calculator", {"ability_steps": "abc"}, ["Ability steps", "whole number"]),
+    ("lucky13:calculator", {"ability_steps": "99"}, ["Ability steps", "10"]),
+    ("lucky13:calculator", {"ability_steps": "-99"}, ["Ability steps", "-10"]),
+    ("lucky13:calculator", {"explosion": "bogus"}, ["Explosions", "bogus"]),
+    ("lucky13:calculator", {"difficulty": "hard"}, ["Difficulty", "hard"]),
+    ("lucky13:calculator", {"ability_roll": "lucky"}, ["Ability roll", "lucky"]),
+    ("lucky13:opposed", {"attacker_ability": "none"}, ["Attacker", "Ability (Reflex)", "none"]),
+    ("lucky13:opposed", {"weapon_damage": "none"}, ["Weapon damage", "none"]),
+    ("lucky13:opposed", {"weapon_damage": "d20"}, ["Weapon damage", "d20"]),
+    ("lucky13:opposed", {"explosion": "bogus"}, ["Explosions", "bogus"]),
 ]
 
 
@@ -248,7 +250,7 @@ def test_bad_input_over_htmx_is_a_400_fragment_naming_the_problem(
 
 
 def test_several_bad_fields_are_all_named(client: Client) -> None:
-    response = client.get(reverse("pages:calculator"), {"ability": "d7", "skill_steps": "x", "explosion": "loud"})
+    response = client.get(reverse("lucky13:calculator"), {"ability": "d7", "skill_steps": "x", "explosion": "loud"})
 
     messages = errors(html(response))
     assert response.status_code == 400
@@ -260,22 +262,22 @@ def test_several_bad_fields_are_all_named(client: Client) -> None:
 
 def test_an_empty_steps_box_means_no_steps(client: Client) -> None:
     """While a player retypes a number the box is briefly empty: that is 0 steps, not an error."""
-    empty = client.get(reverse("pages:calculator"), {"ability": "d8", "ability_steps": ""})
-    zero = client.get(reverse("pages:calculator"), {"ability": "d8", "ability_steps": "0"})
+    empty = client.get(reverse("lucky13:calculator"), {"ability": "d8", "ability_steps": ""})
+    zero = client.get(reverse("lucky13:calculator"), {"ability": "d8", "ability_steps": "0"})
 
     assert empty.status_code == 200
     assert big_chance(html(empty)) == big_chance(html(zero))
 
 
 def test_unknown_query_parameters_are_ignored(client: Client) -> None:
-    response = client.get(reverse("pages:calculator"), {"ability": "d10", "colour": "red"})
+    response = client.get(reverse("lucky13:calculator"), {"ability": "d10", "colour": "red"})
 
     assert response.status_code == 200
 
 
 def test_opposed_chances_say_exactly_without_explosions_and_about_with_cinematic(client: Client) -> None:
-    exact = client.get(reverse("pages:opposed"), {"explosion": "none"}).content.decode()
-    bounded = client.get(reverse("pages:opposed"), {"explosion": "cinematic"}).content.decode()
+    exact = client.get(reverse("lucky13:opposed"), {"explosion": "none"}).content.decode()
+    bounded = client.get(reverse("lucky13:opposed"), {"explosion": "cinematic"}).content.decode()
 
     assert "exactly " in exact
     assert "about " not in exact

@@ -18,10 +18,10 @@ from tests.pages.helpers import html
 PAGES = [
     ("pages:home", {}, 200),
     ("pages:about", {}, 200),
-    ("pages:calculator", {}, 200),
-    ("pages:calculator", {"ability": "d7"}, 400),
-    ("pages:opposed", {}, 200),
-    ("pages:opposed", {"attacker_ability": "none"}, 400),
+    ("lucky13:calculator", {}, 200),
+    ("lucky13:calculator", {"ability": "d7"}, 400),
+    ("lucky13:opposed", {}, 200),
+    ("lucky13:opposed", {"attacker_ability": "none"}, 400),
 ]
 PAGE_IDS = ["home", "about", "calculator", "calculator-400", "opposed", "opposed-400"]
 
@@ -32,7 +32,7 @@ def test_home_is_public_and_links_to_the_calculator(client: Client) -> None:
     page = html(response)
     assert response.status_code == 200
     assert "<h1>Dicehall</h1>" in page
-    assert f'<a class="button" href="{reverse("pages:calculator")}">Open the Lucky 13 dice calculator</a>' in page
+    assert f'<a class="button" href="{reverse("lucky13:calculator")}">Open the Lucky 13 dice calculator</a>' in page
 
 
 def test_about_shows_the_attribution_and_disclaimer_verbatim(client: Client) -> None:
@@ -116,7 +116,7 @@ def test_no_page_loads_anything_from_another_host(client: Client, url: str, quer
 
 
 def test_htmx_comes_from_our_static_files(client: Client) -> None:
-    page = html(client.get(reverse("pages:calculator")))
+    page = html(client.get(reverse("lucky13:calculator")))
     [htmx] = re.findall(r'<script src="([^"]*htmx[^"]*)"', page)
 
     response = client.get(htmx)
@@ -127,7 +127,7 @@ def test_htmx_comes_from_our_static_files(client: Client) -> None:
 
 
 def test_every_script_and_stylesheet_of_the_pages_is_served(client: Client) -> None:
-    page = html(client.get(reverse("pages:calculator")))
+    page = html(client.get(reverse("lucky13:calculator")))
     assets = re.findall(r'<script src="([^"]+)"', page) + re.findall(r'<link rel="[^"]+" href="([^"]+)"', page)
 
     assert len(assets) >= 4  # htmx, our script, the stylesheet, the icon

@@ -11,7 +11,7 @@ import pytest
 from django.test import Client
 from django.urls import reverse
 
-from pages.views import ROLL_SESSION_KEY
+from games.lucky13.calculator import ROLL_SESSION_KEY
 from rules.dice import StepDie
 from rules.systems.lucky13 import (
     AbilityRoll,
@@ -46,7 +46,7 @@ SURE_SUCCESS = {"ability": "d12+d12+d4", "skill": "d12+d12+d4", "difficulty": "d
 
 def seeded(monkeypatch: pytest.MonkeyPatch, seed: int) -> None:
     """Make the view's dice come from random.Random(seed) instead of the OS."""
-    monkeypatch.setattr("pages.views.secrets.SystemRandom", lambda: random.Random(seed))
+    monkeypatch.setattr("games.lucky13.calculator.secrets.SystemRandom", lambda: random.Random(seed))
 
 
 def expected_check(seed: int) -> CheckRoll:
@@ -94,7 +94,7 @@ def test_htmx_check_roll_returns_the_result_fragment_with_the_dice(
 ) -> None:
     seeded(monkeypatch, seed)
 
-    response = client.post(reverse("pages:roll-check"), CHECK, **HX)
+    response = client.post(reverse("lucky13:roll-check"), CHECK, **HX)
 
     fragment = html(response)
     roll = expected_check(seed)
@@ -112,7 +112,7 @@ def test_htmx_check_roll_returns_the_result_fragment_with_the_dice(
 
 @pytest.mark.parametrize(("query", "word"), [(SURE_SUCCESS, "Success"), (SURE_FAILURE, "Failure")])
 def test_htmx_check_roll_says_success_or_failure(client: Client, query: dict[str, str], word: str) -> None:
-    response = client.post(reverse("pages:roll-check"), query, **HX)
+    response = client.post(reverse("lucky13:roll-check"), query, **HX)
 
     fragment = html(response)
     assert response.status_code == 200
@@ -126,7 +126,7 @@ def test_htmx_opposed_roll_returns_the_result_fragment_with_the_dice(
 ) -> None:
     seeded(monkeypatch, seed)
 
-    response = client.post(reverse("pages:roll-opposed"), OPPOSED, **HX)
+    response = client.post(reverse("lucky13:roll-opposed"), OPPOSED, **HX)
 
     fragment = html(response)
     roll = expected_opposed(seed)
@@ -145,7 +145,7 @@ def test_htmx_opposed_roll_returns_the_result_fragment_with_the_dice(
 
 
 def test_htmx_roll_with_bad_input_is_a_400_fragment_naming_the_problem(client: Client) -> None:
-    response = client.post(reverse("pages:roll-check"), {**CHECK, "ability": "d7"}, **HX)
+    response = client.post(reverse("lucky13:roll-check"), {**CHECK, "ability": "d7"}, **HX)
 
     fragment = html(response)
     assert response.status_code == 400
@@ -156,7 +156,7 @@ def test_htmx_roll_with_bad_input_is_a_400_fragment_naming_the_problem(client: C
 
 
 def test_htmx_opposed_roll_with_bad_input_is_a_400_fragment(client: Client) -> None:
-    response = client.post(reverse("pages:roll-opposed"), {**OPPOSED, "attacker_ability": "none"}, **HX)
+    response = client.post(reverse("lucky13:roll-opposed"), {**OPPOSED, "attacker_ability": "none"}, **HX)
 
     fragment = html(response)
     assert response.status_code == 400
@@ -174,12 +174,12 @@ def test_plain_roll_redirects_back_and_shows_the_result_exactly_once(
 ) -> None:
     seeded(monkeypatch, 3)
 
-    response = client.post(reverse("pages:roll-check"), CHECK)
+    response = client.post(reverse("lucky13:roll-check"), CHECK)
 
     roll = expected_check(3)
     location = urlsplit(response["Location"])
     assert response.status_code == 302
-    assert location.path == reverse("pages:calculator")
+    assert location.path == reverse("lucky13:calculator")
     assert location.fragment == "roll-result"
     assert parse_qs(location.query) == {
         "ability": ["d10"],
@@ -208,11 +208,11 @@ def test_plain_opposed_roll_redirects_back_and_shows_the_result_exactly_once(
 ) -> None:
     seeded(monkeypatch, 5)
 
-    response = client.post(reverse("pages:roll-opposed"), OPPOSED)
+    response = client.post(reverse("lucky13:roll-opposed"), OPPOSED)
 
     roll = expected_opposed(5)
     assert response.status_code == 302
-    assert urlsplit(response["Location"]).path == reverse("pages:opposed")
+    assert urlsplit(response["Location"]).path == reverse("lucky13:opposed")
     result = region(html(client.get(response["Location"])), "roll-result")
     assert f"Attacker: {roll.attacker.total}" in result
     assert f"Defender: {roll.defender.total}" in result
@@ -221,7 +221,7 @@ def test_plain_opposed_roll_redirects_back_and_shows_the_result_exactly_once(
 
 @pytest.mark.django_db
 def test_an_htmx_request_does_not_use_up_a_waiting_roll(client: Client) -> None:
-    location = client.post(reverse("pages:roll-check"), SURE_SUCCESS)["Location"]
+    location = client.post(reverse("lucky13:roll-check"), SURE_SUCCESS)["Location"]
 
     client.get(location, **HX)
 
@@ -232,10 +232,10 @@ def test_an_htmx_request_does_not_use_up_a_waiting_roll(client: Client) -> None:
 @pytest.mark.parametrize(
     ("url", "bad"),
     [
-        ("pages:roll-check", {**CHECK, "ability": "d7"}),
-        ("pages:roll-check", {**CHECK, "ability_steps": "99"}),
-        ("pages:roll-check", {**CHECK, "explosion": "bogus"}),
-        ("pages:roll-opposed", {**OPPOSED, "attacker_ability": "none"}),
+        ("lucky13:roll-check", {**CHECK, "ability": "d7"}),
+        ("lucky13:roll-check", {**CHECK, "ability_steps": "99"}),
+        ("lucky13:roll-check", {**CHECK, "explosion": "bogus"}),
+        ("lucky13:roll-opposed", {**OPPOSED, "attacker_ability": "none"}),
     ],
 )
 def test_plain_roll_with_bad_input_is_a_400_page_and_stores_nothing(
@@ -249,24 +249,24 @@ def test_plain_roll_with_bad_input_is_a_400_page_and_stores_nothing(
     assert errors(page)
     assert region(page, "roll-result").strip().startswith('<div class="errors"')
     assert ROLL_SESSION_KEY not in client.session
-    calculator = "pages:calculator" if url == "pages:roll-check" else "pages:opposed"
+    calculator = "lucky13:calculator" if url == "lucky13:roll-check" else "lucky13:opposed"
     assert region(html(client.get(reverse(calculator))), "roll-result").strip() == ""
 
 
 # --- Methods, CSRF, queries -----------------------------------------------------------------
 
 
-@pytest.mark.parametrize("url", ["pages:roll-check", "pages:roll-opposed"])
+@pytest.mark.parametrize("url", ["lucky13:roll-check", "lucky13:roll-opposed"])
 def test_roll_urls_refuse_get(client: Client, url: str) -> None:
     assert client.get(reverse(url), CHECK).status_code == 405
 
 
-@pytest.mark.parametrize("url", ["pages:home", "pages:about", "pages:calculator", "pages:opposed"])
+@pytest.mark.parametrize("url", ["pages:home", "pages:about", "lucky13:calculator", "lucky13:opposed"])
 def test_pages_refuse_post(client: Client, url: str) -> None:
     assert client.post(reverse(url)).status_code == 405
 
 
-@pytest.mark.parametrize("url", ["pages:roll-check", "pages:roll-opposed"])
+@pytest.mark.parametrize("url", ["lucky13:roll-check", "lucky13:roll-opposed"])
 def test_roll_without_a_csrf_token_is_forbidden(url: str) -> None:
     client = Client(enforce_csrf_checks=True)
 
@@ -277,20 +277,20 @@ def test_roll_without_a_csrf_token_is_forbidden(url: str) -> None:
 @pytest.mark.django_db
 def test_plain_roll_with_the_pages_csrf_token_goes_through() -> None:
     client = Client(enforce_csrf_checks=True)
-    page = html(client.get(reverse("pages:calculator")))
+    page = html(client.get(reverse("lucky13:calculator")))
     token = re.search(r'name="csrfmiddlewaretoken" value="([^"]+)"', page).group(1)
 
-    response = client.post(reverse("pages:roll-check"), {**CHECK, "csrfmiddlewaretoken": token})
+    response = client.post(reverse("lucky13:roll-check"), {**CHECK, "csrfmiddlewaretoken": token})
 
     assert response.status_code == 302
 
 
 def test_htmx_roll_with_the_token_from_hx_headers_goes_through() -> None:
     client = Client(enforce_csrf_checks=True)
-    page = html(client.get(reverse("pages:calculator")))
+    page = html(client.get(reverse("lucky13:calculator")))
     token = re.search(r"<body hx-headers='\{\"X-CSRFToken\": \"([^\"]+)\"\}'>", page).group(1)
 
-    response = client.post(reverse("pages:roll-check"), CHECK, **HX, HTTP_X_CSRFTOKEN=token)
+    response = client.post(reverse("lucky13:roll-check"), CHECK, **HX, HTTP_X_CSRFTOKEN=token)
 
     assert response.status_code == 200
     assert outcome(html(response)) in ("Success", "Failure")
@@ -299,12 +299,12 @@ def test_htmx_roll_with_the_token_from_hx_headers_goes_through() -> None:
 @pytest.mark.django_db
 def test_calculator_without_a_session_reads_no_database(client: Client, django_assert_num_queries) -> None:
     with django_assert_num_queries(0):
-        client.get(reverse("pages:calculator"))
+        client.get(reverse("lucky13:calculator"))
 
 
 @pytest.mark.django_db
 def test_calculator_with_a_waiting_roll_reads_and_clears_the_session(client: Client, django_assert_num_queries) -> None:
-    location = client.post(reverse("pages:roll-check"), SURE_SUCCESS)["Location"]
+    location = client.post(reverse("lucky13:roll-check"), SURE_SUCCESS)["Location"]
 
     # 1. read the session
     # 2-4. save it without the roll: UPDATE, in the savepoint of its atomic block (inside the test's transaction)

@@ -1,7 +1,7 @@
 """Lucky 13's own edit forms, one per section of its ``edit_sections`` (registered with ``characters.editing``).
 
 A form only reads what was typed (a die label, a whole number, rows to keep,
-change, add or remove); the rules are checked by ``characters.operations``,
+change, add or remove); the rules are checked by ``games.lucky13.sections``,
 and its messages are put back next to the fields they are about.
 """
 
@@ -12,10 +12,10 @@ from typing import Any
 from django import forms
 from django.contrib.auth.models import AbstractBaseUser
 
-from characters import operations
-from characters.editing import NEW_ROWS, RemovableRowForm, SectionEdit, formset, kept, register
+from characters.editing import NEW_ROWS, RemovableRowForm, SectionEdit, formset, kept
 from characters.models import Character
-from characters.operations import ArmorRow, AssetRow, Details, Equipment, SpecializationRow, TraitRow, WeaponRow
+from games.lucky13 import sections
+from games.lucky13.sections import ArmorRow, AssetRow, Details, Equipment, SpecializationRow, TraitRow, WeaponRow
 from rules.dice import DiceError, StepDie
 from rules.document import MAX_SHORT_TEXT
 from rules.systems import lucky13
@@ -76,11 +76,11 @@ def _description() -> forms.CharField:
 
 
 class Lucky13Edit(SectionEdit):
-    """A Lucky 13 section's own form: what it reads is saved by ``operations.save_section``, which
+    """A Lucky 13 section's own form: what it reads is saved by ``sections.save_section``, which
     turns its rows into the document's values and puts each of the system's refusals by its field."""
 
     def save(self, *, version: int, by: AbstractBaseUser) -> Character:
-        return operations.save_section(
+        return sections.save_section(
             character_id=self.character.pk, section=self.key, version=version, data=self.values(), by=by
         )
 
@@ -398,4 +398,3 @@ EDITS: dict[str, type[SectionEdit]] = {
                  HitPointsEdit, ReputationEdit, NotesEdit)
 }  # fmt: skip
 assert EDITS.keys() == {section.key for section in lucky13.SYSTEM.edit_sections}
-register(lucky13.SYSTEM.key, EDITS)

@@ -15,12 +15,12 @@ from django.contrib import messages
 from django.http import HttpRequest, HttpResponse, QueryDict
 from django.shortcuts import redirect, render
 from django.urls import reverse
-from django.views.decorators.http import require_http_methods
 
 from campaigns.models import Campaign
-from characters import access, creation, drafting, sheets, write
-from characters.creation import ArmorChoice, AssetChoice, SpecializationChoice, TraitChoice, WeaponChoice
+from characters import sheets, write
 from characters.models import Character
+from games.lucky13 import creation
+from games.lucky13.creation import ArmorChoice, AssetChoice, SpecializationChoice, TraitChoice, WeaponChoice
 from rules.dice import DiceError, StepDie
 from rules.systems import lucky13
 from rules.systems.base import SpecError
@@ -293,7 +293,7 @@ def step(request: HttpRequest, character: Character, step: str) -> HttpResponse:
     if status == 400:
         _as_posted(request, step, context)  # show what was typed, not what was saved before
     context["error"] = write.sentence(error) if error else None
-    return render(request, f"characters/create/{step}.html", context, status=status)
+    return render(request, f"systems/lucky13/create/{step}.html", context, status=status)
 
 
 def _as_posted(request: HttpRequest, step: str, context: dict[str, Any]) -> None:
@@ -323,34 +323,8 @@ def _as_posted(request: HttpRequest, step: str, context: dict[str, Any]) -> None
         context["armor"] = _rows(data, "armor", ("name", "defense")) + [BLANK_ARMOR] * BLANK_ROWS
 
 
-@require_http_methods(["GET", "HEAD", "POST"])
-def delete_draft(request: HttpRequest, pk: int) -> HttpResponse:
-    """The owner deletes a draft, after confirming: a finished character is archived, never deleted.
-    A player who left or was removed may still delete their own drafts (archived when they went)."""
-    character = access.character_for(request.user, pk)
-    if not creation.unfinished(character):
-        return redirect("characters:sheet", pk=character.pk)
-    if character.owner_id != request.user.pk:
-        context = {"character": character, "message": "Only the player who started a draft can delete it."}
-        return render(request, "characters/edit_refused.html", context, status=403)
-    if request.method == "POST":
-        try:
-            name = creation.delete_draft(character_id=character.pk, by=request.user)
-        except SpecError as problem:
-            context = {"character": character, "message": write.sentence(problem.message)}
-            return render(request, "characters/edit_refused.html", context, status=409)
-        messages.success(request, f"The draft {name} is deleted.")
-        if character.viewer_role is None:  # no longer a member: the campaign page is not theirs to see
-            return redirect("campaigns:list")
-        return redirect("campaigns:detail", pk=character.campaign_id)
-    return render(request, "characters/delete_draft.html", {"character": character})
-
-
 class Pages:
     """Lucky 13's own creation pages, for ``drafting``."""
 
     start = staticmethod(start)
     step = staticmethod(step)
-
-
-drafting.register(lucky13.SYSTEM.key, Pages())

@@ -17,11 +17,10 @@ from random import Random
 from typing import Any, Final
 
 from django.db import transaction
-from django.db.models import ProtectedError
 
 from campaigns.models import Campaign
 from characters import write
-from characters.models import Character, SheetChange
+from characters.models import Character
 from rules import systems
 from rules.dice import StepDie
 from rules.systems import lucky13
@@ -166,38 +165,6 @@ def start_character(*, campaign: Campaign, owner: Any, name: str, concept: str =
         return write.write(character, sheet, by=owner, what="Started", sections=["details"])
     except SheetInvalid as error:
         raise _refusal(error, "concept") from None
-
-
-def unfinished(character: Character) -> bool:
-    """A draft, or a draft archived when its player left or was removed (never finished): the
-    owner may still throw it away. A character that was ever finished is only archived."""
-    if character.status == Character.Status.DRAFT:
-        return True
-    if character.status != Character.Status.ARCHIVED:
-        return False
-    try:
-        return character.document.creation.step != ""
-    except SheetInvalid:
-        return False
-
-
-@transaction.atomic
-def delete_draft(*, character_id: int, by: Any) -> str:
-    """The owner throws away a draft they no longer want, even after leaving the campaign;
-    returns its name. A finished character is never deleted (it is archived instead), and
-    nobody else's draft is."""
-    character = write.lock(character_id)
-    if not unfinished(character):
-        raise SheetError("status", "this character is already finished; edit it on its sheet")
-    if character.owner_id != by.pk:
-        raise SheetError("owner", "only the player who started a draft can delete it")
-    name = character.name
-    SheetChange.objects.discard_draft(character)  # the draft's history goes with it
-    try:
-        character.delete()
-    except ProtectedError:  # rolled dice or ledger entries point at it: history is never deleted
-        raise SheetError("character", f"{name} is in the campaign's records, so the draft stays") from None
-    return name
 
 
 def _methods(options: Mapping[str, Any]) -> set[str]:

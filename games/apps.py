@@ -1,0 +1,17 @@
+from importlib import import_module
+from importlib.util import find_spec
+
+from django.apps import AppConfig
+
+from rules import systems
+
+
+class GamesConfig(AppConfig):
+    name = "games"
+
+    def ready(self) -> None:
+        # Each engine system with a package of its own here registers its forms and pages (its
+        # ``__init__`` does); a system with none is played through the generated forms.
+        for key in systems.KEYS:
+            if find_spec(f"games.{key}") is not None:
+                import_module(f"games.{key}")

@@ -1,0 +1,125 @@
+"""The Lucky 13 dice calculator (skill checks and opposed rolls), public: anyone may work out the odds.
+
+The calculator works without JavaScript: the form is a plain GET that shows the
+chance, and Roll is a POST that redirects back with the result kept in the
+session for one page view. With htmx, every change swaps the chance in place
+and Roll swaps in its result. Roll rolls the dice whose odds are on the page.
+"""
+
+from __future__ import annotations
+
+import secrets
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+from urllib.parse import urlencode
+
+from django.contrib.auth.decorators import login_not_required
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import redirect, render
+from django.urls import reverse
+from django.views.decorators.http import require_POST, require_safe
+from django.views.decorators.vary import vary_on_headers
+
+from games.lucky13.calculator_forms import CheckForm, OpposedForm, SpecForm
+from rules.systems import lucky13
+from rules.systems.lucky13 import Check, Opposed
+from web import presenters
+
+ROLL_SESSION_KEY = "calculator-roll"
+
+
+def _check_context(check: Check) -> dict[str, Any]:
+    return {
+        "chance": lucky13.check_chance(check),
+        "chart": _totals_chart(lucky13.check_distribution(check)),
+        "dice_label": f"{check.ability} + {check.skill} + {check.difficulty}",
+    }
+
+
+def _opposed_context(opposed: Opposed) -> dict[str, Any]:
+    chance = lucky13.opposed_chance(opposed)
+    return {
+        "chance": chance,
+        "chart": presenters.damage_chart(chance.damage_given_hit) if chance.damage_given_hit else None,
+        "expected_damage": chance.p_attacker_wins * chance.expected_damage_given_hit,
+    }
+
+
+@dataclass(frozen=True, slots=True)
+class Calculator:
+    """One tab of the calculator: a roll kind of the engine, its form, page and presenters."""
+
+    roll_kind: str
+    form: type[SpecForm]
+    template: str
+    url_name: str
+    chance_context: Callable[[Any], dict[str, Any]]
+    present_roll: Callable[[Any], dict[str, Any]]
+
+
+CHECK = Calculator("check", CheckForm, "systems/lucky13/calculator.html", "lucky13:calculator", _check_context,
+                   lucky13.check_roll_view)  # fmt: skip
+OPPOSED = Calculator("opposed", OpposedForm, "systems/lucky13/opposed.html", "lucky13:opposed", _opposed_context,
+                     lucky13.opposed_roll_view)  # fmt: skip
+
+
+def _calculator(request: HttpRequest, calculator: Calculator) -> HttpResponse:
+    form = calculator.form(request.GET)  # an empty query is the defaults
+    context: dict[str, Any] = {"form": form, "kind": calculator.roll_kind, "calculator": calculator}
+    status = 200
+    if form.is_valid():
+        context.update(calculator.chance_context(form.dice))
+        context["query"] = form.query()
+    else:
+        status = 400
+    if not request.htmx:
+        context["roll"] = request.session.pop(ROLL_SESSION_KEY, None)
+    partial = request.htmx and not request.htmx.history_restore_request
+    template = calculator.template + ("#calculation" if partial else "")
+    return render(request, template, context, status=status)
+
+
+@login_not_required
+@require_safe
+@vary_on_headers("HX-Request")
+def calculator(request: HttpRequest) -> HttpResponse:
+    return _calculator(request, CHECK)
+
+
+@login_not_required
+@require_safe
+@vary_on_headers("HX-Request")
+def opposed(request: HttpRequest) -> HttpResponse:
+    return _calculator(request, OPPOSED)
+
+
+def _roll(request: HttpRequest, calculator: Calculator) -> HttpResponse:
+    form = calculator.form(request.POST)
+    if not form.is_valid():
+        context = {"form": form, "kind": calculator.roll_kind, "calculator": calculator, "roll_errors": True}
+        template = "pages/_roll_result.html" if request.htmx else calculator.template
+        return render(request, template, context, status=400)
+    kind = lucky13.ROLL_KINDS[calculator.roll_kind]
+    roll = calculator.present_roll(kind.roll(form.dice, secrets.SystemRandom()))
+    if request.htmx:
+        return render(request, "pages/_roll_result.html", {"roll": roll})
+    request.session[ROLL_SESSION_KEY] = roll
+    return redirect(f"{reverse(calculator.url_name)}?{urlencode(form.query())}#roll-result")
+
+
+@login_not_required
+@require_POST
+def roll_check(request: HttpRequest) -> HttpResponse:
+    return _roll(request, CHECK)
+
+
+@login_not_required
+@require_POST
+def roll_opposed(request: HttpRequest) -> HttpResponse:
+    return _roll(request, OPPOSED)
+
+
+def _totals_chart(distribution: lucky13.Distribution) -> dict[str, Any]:
+    """A check's totals, the bars that reach 13 highlighted ("Skill checks")."""
+    return presenters.totals_chart(distribution.totals, target=lucky13.TARGET, open_ended=distribution.open_ended)

@@ -1,0 +1,103 @@
+"""Lucky 13's demo campaign, *The Sunken Crown*: a GM, two players, their duelists and an adventure
+already played (awards, reputation, a purchase), so that the ledger and *What should I buy?* have
+something to show. Each character is made through the creation steps a player takes, so its sheet
+document is built by the system and saved through the one write path, with its history."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from campaigns.models import Campaign
+from characters import ledger
+from characters.models import Character, LedgerEntry
+from games import demo
+from games.lucky13 import creation
+from games.lucky13.creation import ArmorChoice, AssetChoice, SpecializationChoice, TraitChoice, WeaponChoice
+from rules.dice import StepDie
+from rules.systems import lucky13
+
+CAMPAIGN = "The Sunken Crown"
+D = StepDie.parse
+
+#: Brunella and Casimir, the duelists of the rule text's combat example ("Combat").
+CHARACTERS: dict[str, dict[str, Any]] = {
+    "alice": {
+        "name": "Brunella",
+        "concept": "Sellsword with a broadsword",
+        "abilities": ["d6", "d4", "d10", "d6", "d8"],
+        "specializations": [
+            SpecializationChoice("Fighting", "Broadsword"),
+            SpecializationChoice("Sneaking", "Disguise"),
+        ],
+        "traits": [TraitChoice("background", "Mercenary", "Ten years in the free companies.")],
+        "assets": [AssetChoice("Old harbour map", 2, "thing", ("Sneaking",))],
+        "weapons": [WeaponChoice("Broadsword", D("d8"), D("d10"))],
+        "armor": [],
+    },
+    "bob": {
+        "name": "Casimir",
+        "concept": "Hedge knight in chainmail",
+        "abilities": ["d10", "d4", "d8", "d6", "d6"],
+        "specializations": [
+            SpecializationChoice("Fighting", "Shield wall"),
+            SpecializationChoice("Healing", "Bind wounds"),
+        ],
+        "traits": [TraitChoice("background", "Knightly training", "Squire to a drowned lord.")],
+        "assets": [AssetChoice("Brother Aldo", 3, "person", ("Healing",), "A monk who owes him a favour.")],
+        "weapons": [WeaponChoice("Longsword", D("d6"), D("d8"))],
+        "armor": [ArmorChoice("Chainmail", D("d6"))],
+    },
+}  # fmt: skip
+
+
+def load() -> str:
+    """The campaign, created once and left alone after; what it made, in a line."""
+    users = {username: demo.user(username) for username in ("gm", *CHARACTERS)}
+    campaign = demo.campaign(
+        CAMPAIGN, users["gm"], system=lucky13.SYSTEM.key, options=lucky13.default_options(),
+        description="A demo Lucky 13 campaign: a drowned city, a lost crown, two rivals.",
+    )  # fmt: skip
+    for username, sheet in CHARACTERS.items():
+        demo.join(campaign, users[username])
+        if not Character.objects.filter(campaign=campaign, owner=users[username], name=sheet["name"]).exists():
+            _create(campaign, users[username], sheet)
+    if not LedgerEntry.objects.filter(character__campaign=campaign).exists():
+        _first_adventure(campaign, users["gm"])
+    return f"Demo campaign '{CAMPAIGN}' with the users gm (the GM), alice and bob"
+
+
+def _create(campaign: Campaign, owner: Any, sheet: dict[str, Any]) -> None:
+    """Through the same creation steps a player takes, so the demo obeys every rule."""
+    character = creation.start_character(campaign=campaign, owner=owner, name=sheet["name"], concept=sheet["concept"])
+    ids = {"character_id": character.pk, "by": owner}
+    dice = dict(zip(lucky13.ABILITY_KEYS, map(D, sheet["abilities"]), strict=True))
+    creation.assign_abilities(**ids, array="balanced", dice=dice)
+    creation.set_skills(**ids)
+    creation.set_specializations(**ids, choices=sheet["specializations"], took_impairment=False)
+    creation.set_traits(**ids, traits=sheet["traits"])
+    creation.set_equipment(**ids, assets=sheet["assets"], weapons=sheet["weapons"], armor=sheet["armor"])
+    creation.finish(**ids)
+
+
+def _first_adventure(campaign: Campaign, gm: Any) -> None:
+    """An adventure already played, so the ledger and "What should I buy?" have something to show."""
+    party = {c.name: c for c in Character.objects.active().filter(campaign=campaign)}
+    awards = [
+        ledger.Award(c.pk, 17, reputation=1, reason="Saving another character's life")
+        if name == "Casimir"
+        else ledger.Award(c.pk, 14)
+        for name, c in party.items()
+    ]
+    ledger.award(
+        campaign_id=campaign.pk, awards=awards, reason="Completing the mission", adventure="The Drowned Bell", by=gm
+    )
+    if "Brunella" in party:
+        brunella = Character.objects.get(pk=party["Brunella"].pk)  # her sheet as the award left it
+        spec = next(
+            spec
+            for skill in brunella.document.skills
+            for spec in skill.specializations
+            if (skill.name, spec.name) == ("Fighting", "Broadsword")
+        )
+        order = ledger.Order(f"level:{spec.id}", before=spec.level)
+        ledger.buy(character_id=brunella.pk, order=order, by=brunella.owner, adventure="The Drowned Bell")

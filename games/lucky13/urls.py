@@ -1,0 +1,12 @@
+from django.urls import path
+
+from games.lucky13 import calculator
+
+app_name = "lucky13"
+
+urlpatterns = [
+    path("calculator/", calculator.calculator, name="calculator"),
+    path("calculator/roll/", calculator.roll_check, name="roll-check"),
+    path("calculator/opposed/", calculator.opposed, name="opposed"),
+    path("calculator/opposed/roll/", calculator.roll_opposed, name="roll-opposed"),
+]
