@@ -24,14 +24,9 @@ from characters import access, drafting
 from characters.generated import generated_edit
 from characters.models import Character
 from rules.systems.base import CreationStep, EditSection
-from web.fields import whole_key
+from web.fields import version_number
 
 NO_VERSION = "This form did not say which version of the draft it was made from, so nothing was saved."
-
-
-def _version(text: str) -> int | None:
-    """The draft's version a form was made from: ``"0"`` or a key; None when it is neither."""
-    return 0 if text == "0" else whole_key(text)
 
 
 @require_http_methods(["GET", "HEAD", "POST"])
@@ -104,7 +99,7 @@ def step(request: HttpRequest, pk: int, step: str) -> HttpResponse:
         return _page(request, character, found)
 
     action = request.POST.get("action", "next")
-    version = _version(request.POST.get("version", ""))
+    version = version_number(request.POST.get("version", ""))
     form = _form(character, found, request.POST)
     if version is None:
         return _page(request, character, found, form=form, status=400, error=NO_VERSION)

@@ -1,6 +1,6 @@
 from django.urls import path
 
-from characters import drafting_views, exchange_views, history_views, ledger_views, roll_views, views
+from characters import drafting_views, exchange_views, history_views, ledger_views, lifecycle_views, roll_views, views
 
 app_name = "characters"
 
@@ -17,6 +17,8 @@ urlpatterns = [
     path("campaigns/<int:campaign_pk>/award/", ledger_views.award, name="award"),
     path("campaigns/<int:campaign_pk>/characters/new/", drafting_views.start, name="create"),
     path("characters/<int:pk>/create/<slug:step>/", drafting_views.step, name="create-step"),
+    path("characters/<int:pk>/archive/", lifecycle_views.archive, name="archive"),
+    path("characters/<int:pk>/restore/", lifecycle_views.restore, name="restore"),
     path("characters/<int:pk>/delete/", drafting_views.delete_draft, name="delete-draft"),
     path("characters/<int:pk>/export.json", exchange_views.export_character, name="export"),
     path("characters/<int:pk>/print/", exchange_views.print_sheet, name="print"),

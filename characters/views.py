@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import Any
 
 from django.core.exceptions import PermissionDenied
-from django.http import Http404, HttpRequest, HttpResponse, QueryDict
+from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_http_methods, require_safe
@@ -23,6 +23,7 @@ from characters import access, operations, sheets
 from characters.editing import SectionEdit, edit_for
 from characters.models import Character, LedgerEntry
 from rules.systems.base import EditSection
+from web.fields import version_number
 
 #: How many of the latest Adventure-Point entries the sheet shows (the ledger page has them all).
 LATEST_ENTRIES = 3
@@ -155,14 +156,6 @@ def _refused(request: HttpRequest, character: Character, message: str) -> HttpRe
     return render(request, "characters/edit_refused.html", context, status=403)
 
 
-def _posted_version(data: QueryDict) -> int | None:
-    try:
-        version = int(data.get("version", ""))
-    except ValueError:
-        return None
-    return version if version >= 0 else None
-
-
 @require_http_methods(["GET", "HEAD", "POST"])
 @vary_on_headers("HX-Request")
 def edit_section(request: HttpRequest, pk: int, section: str) -> HttpResponse:
@@ -180,7 +173,7 @@ def edit_section(request: HttpRequest, pk: int, section: str) -> HttpResponse:
         return _render_edit(request, character, edit, version=operations.section_version(character, section))
 
     edit = form(character, request.POST, gm=is_gm)
-    version = _posted_version(request.POST)
+    version = version_number(request.POST.get("version", ""))
     if version is None:
         return _current(request, character, edit, NO_VERSION, status=400)
     if operations.is_stale(character, section, version):

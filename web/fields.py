@@ -44,6 +44,12 @@ def whole_key(value: str) -> int | None:
     return number if number >= 1 else None
 
 
+def version_number(value: str) -> int | None:
+    """``value`` as the version of a sheet a form was made from (0 for a sheet never saved since it was
+    made), or ``None`` if it is not one: ASCII digits only, as for :func:`whole_key`."""
+    return 0 if value == "0" else whole_key(value)
+
+
 class WholeNumberField(forms.IntegerField):
     """A whole number typed in ASCII digits, with an optional minus: ``"²"``, ``"٣"``, ``"1e3"`` and
     ``"+4"`` are refused by the field, before anything reads them (Python's ``int`` takes the first two)."""

@@ -54,8 +54,8 @@ from pydantic import (
 from api.errors import Error, responses
 from api.params import MAX_ID, NO_NUL, PathId
 from campaigns.access import campaign_for, listed_characters
-from campaigns.errors import Refused
-from characters import access, exchange, operations, write
+from campaigns.errors import Conflict, Refused
+from characters import access, exchange, lifecycle, operations, write
 from characters.models import Character
 from games.lucky13 import sections
 from games.lucky13.sections import ArmorRow, AssetRow, Details, Equipment, SpecializationRow, TraitRow, WeaponRow
@@ -933,3 +933,54 @@ def edit_section(
             )
         raise _refused(InvalidChange, problems) from None
     return _reread(character.pk)
+
+
+class Move(Schema):
+    """A move of the character, made from the sheet's `version`."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    version: StrictInt = Field(..., ge=0, le=MAX_ID, description="The sheet's version this was read at.")
+
+
+def _moved(request: HttpRequest, id: int, move: Move, *, restoring: bool) -> Any:
+    character = access.character_for(request.user, id)
+    act = lifecycle.restore if restoring else lifecycle.archive
+    try:
+        act(character_id=character.pk, version=move.version, by=request.user)
+    except write.StaleSheet:
+        document = _reread(character.pk)
+        message = (
+            f"This character changed since version {move.version}: it is at version {document['version']}. "
+            "Nothing was changed; here it is as it is now."
+        )
+        return Status(409, {"code": "stale_version", "message": message, "document": document})
+    except Conflict as conflict:  # already archived, not archived, its player gone: as it is now
+        return Status(409, {"code": "conflict", "message": conflict.message, "document": _reread(character.pk)})
+    return _reread(character.pk)
+
+
+@router.post(
+    "/characters/{id}/archive",
+    response=responses({200: CharacterOut, 409: StaleVersion}, 400, 403, 404),
+    by_alias=True,
+    summary="Archive a character",
+)
+def archive_character(request: HttpRequest, id: PathId, move: Move) -> Any:
+    """The character leaves play, kept whole (its sheet read-only, its history, ledger and rolls
+    kept): by its player or the GM. A 409 when it is already archived, or when the sheet is no longer
+    at `version` (with the character as it is now). Returns the character as it is now."""
+    return _moved(request, id, move, restoring=False)
+
+
+@router.post(
+    "/characters/{id}/restore",
+    response=responses({200: CharacterOut, 409: StaleVersion}, 400, 403, 404),
+    by_alias=True,
+    summary="Restore an archived character",
+)
+def restore_character(request: HttpRequest, id: PathId, move: Move) -> Any:
+    """The GM brings an archived character back: into play if it was ever finished, else as the draft
+    it was. A 409 when it is not archived, when its player is no longer in the campaign (invite them
+    back first), or when the sheet is no longer at `version`. Returns the character as it is now."""
+    return _moved(request, id, move, restoring=True)

@@ -24,6 +24,7 @@ from games.lucky13.creation import ArmorChoice, AssetChoice, SpecializationChoic
 from rules.dice import DiceError, StepDie
 from rules.systems import lucky13
 from rules.systems.base import SpecError
+from web.fields import version_number
 
 DIE_LABELS = [StepDie(rung).label for rung in range(1, 6)]
 BLANK_ROWS = 2
@@ -91,8 +92,7 @@ def _skill(value: str) -> str | int:
 
 def _version(request: HttpRequest) -> int | None:
     """The draft's version the page was made from (a form without one is checked no further)."""
-    value = request.POST.get("version", "")
-    return int(value) if value.isascii() and value.isdecimal() and len(value) < 17 else None
+    return version_number(request.POST.get("version", ""))
 
 
 def _save_abilities(request: HttpRequest, character: Character) -> None:
