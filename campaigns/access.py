@@ -72,12 +72,12 @@ def _shown_by_status(campaign: Campaign, user: AbstractBaseUser | AnonymousUser)
     return [Q(status=Character.Status.ACTIVE), Q(status=Character.Status.DRAFT, owner=user.pk)]
 
 
-def listed_characters(campaign: Campaign, user: AbstractBaseUser | AnonymousUser) -> list[Character]:
-    """The characters the campaign page lists for ``user``, with their owners, in one query: every
+def listed_characters(campaign: Campaign, user: AbstractBaseUser | AnonymousUser) -> QuerySet[Character]:
+    """The characters the campaign page lists for ``user``, with their owners, in order of name: every
     active character, the viewer's own drafts, and (for the GM) every draft, with the server's
-    rolls in it, and the archived ones."""
+    rolls in it, and the archived ones. A query, to be read a page at a time."""
     shown = reduce(operator.or_, _shown_by_status(campaign, user))
-    return list(Character.objects.filter(shown, campaign=campaign).select_related("owner").order_by("name", "pk"))
+    return Character.objects.filter(shown, campaign=campaign).select_related("owner").order_by("name", "pk")
 
 
 def character_choices(

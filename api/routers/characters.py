@@ -41,7 +41,7 @@ from django.core.exceptions import PermissionDenied
 from django.db import transaction
 from django.http import Http404, HttpRequest, HttpResponse
 from django.urls import reverse
-from ninja import Field, Path, Router, Schema, Status
+from ninja import Field, Path, Query, Router, Schema, Status
 from pydantic import (
     BaseModel,
     ConfigDict,
@@ -55,6 +55,7 @@ from api.errors import Error, responses
 from api.params import MAX_ID, NO_NUL, PathId
 from campaigns.access import campaign_for, listed_characters
 from campaigns.errors import Conflict, Refused
+from campaigns.presenters import MAX_KEY_NAME, NameKey, page_by_name
 from characters import access, exchange, lifecycle, operations, write
 from characters.models import Character
 from games.lucky13 import sections
@@ -224,6 +225,19 @@ class CharacterSummary(Schema):
     hit_points: int | None
 
 
+#: Characters on one page of a campaign's list unless the client asks for fewer (or up to MAX_PAGE).
+PAGE: Final = 100
+MAX_PAGE: Final = 500
+
+
+class CharacterPage(Schema):
+    characters: list[CharacterSummary] = Field(description="In order of name, then id: one page, `limit` at most.")
+    next: str | None = Field(
+        description="Pass as `after` for the next page; null on the last page. The list is read by key, so a "
+        "character added or removed meanwhile moves no other one to another page."
+    )
+
+
 # --- A PATCH: a partial document ----------------------------------------------------------------
 
 
@@ -366,15 +380,22 @@ def _reread(pk: int) -> dict[str, Any]:
 
 @router.get(
     "/campaigns/{id}/characters",
-    response=responses({200: list[CharacterSummary]}, 404),
+    response=responses({200: CharacterPage}, 400, 404),
     summary="A campaign's characters",
 )
-def list_characters(request: HttpRequest, id: PathId) -> list[dict[str, Any]]:
-    """What the campaign page lists for you: every active character, your own drafts, and for the
-    GM every draft and the archived characters too."""
+def list_characters(
+    request: HttpRequest,
+    id: PathId,
+    after: str = Query("", max_length=MAX_KEY_NAME + 20, description="The `next` of the page before."),
+    limit: int = Query(PAGE, ge=1, le=MAX_PAGE, description="Characters on the page."),
+) -> dict[str, Any]:
+    """What the campaign page lists for you, a page at a time in order of name: every active
+    character, your own drafts, and for the GM every draft and the archived characters too."""
     campaign = campaign_for(request.user, id)
     rules, options = campaign.rules, campaign.settings
-    return [
+    key = NameKey.parse(after, "characters") if after else None
+    page, next_key = page_by_name(listed_characters(campaign, request.user), key, limit)
+    characters = [
         {
             "id": c.pk,
             "name": c.name,
@@ -384,8 +405,9 @@ def list_characters(request: HttpRequest, id: PathId) -> list[dict[str, Any]]:
             "version": c.version,
             "hit_points": rules.named_fields(c.document, options).get("hit_points"),
         }
-        for c in listed_characters(campaign, request.user)
+        for c in page
     ]
+    return {"characters": characters, "next": str(next_key) if next_key else None}
 
 
 @router.get(

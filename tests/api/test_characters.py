@@ -155,8 +155,9 @@ def test_a_campaigns_characters_are_what_its_page_lists(as_, campaign, party, wh
     assert response.status_code == status
     if listed is None:
         return
-    assert [c["name"] for c in response.json()] == listed
-    brunella = next(c for c in response.json() if c["name"] == "Brunella")
+    assert [c["name"] for c in response.json()["characters"]] == listed
+    assert response.json()["next"] is None
+    brunella = next(c for c in response.json()["characters"] if c["name"] == "Brunella")
     assert brunella == {
         "id": party["Brunella"].pk, "name": "Brunella", "concept": "Sellsword", "status": "active",
         "owner": "player", "version": 1, "hit_points": 30,
@@ -169,10 +170,44 @@ def test_the_list_takes_the_same_queries_for_any_party(as_, campaign, party, dja
     # The token with its user; the campaign; its members with their users; the characters listed,
     # with their owners. The same for one more character.
     with django_assert_num_queries(4):
-        assert len(client.get(f"/campaigns/{campaign.pk}/characters").json()) == 4
+        assert len(client.get(f"/campaigns/{campaign.pk}/characters").json()["characters"]) == 4
     make_character(campaign, campaign.memberships.get(role="player", user__username="player").user, name="Ilse")
     with django_assert_num_queries(4):
-        assert len(client.get(f"/campaigns/{campaign.pk}/characters").json()) == 5
+        assert len(client.get(f"/campaigns/{campaign.pk}/characters").json()["characters"]) == 5
+
+
+def test_the_list_is_read_a_page_at_a_time_by_key(as_, campaign, player, django_assert_num_queries) -> None:
+    for i in range(7):
+        make_character(campaign, player, name=f"Hero {i}")
+    client = as_("gm")
+    client.get("/campaigns")
+    names, after, pages = [], "", 0
+    while True:
+        with django_assert_num_queries(4):  # as many on the last page as on the first
+            page = client.get(f"/campaigns/{campaign.pk}/characters", data={"limit": 3, "after": after}).json()
+        names += [c["name"] for c in page["characters"]]
+        pages += 1
+        if page["next"] is None:
+            break
+        after = page["next"]
+    assert (names, pages) == ([f"Hero {i}" for i in range(7)], 3)
+    # A character added before the page read moves no other one: the next page starts after the key.
+    first = client.get(f"/campaigns/{campaign.pk}/characters", data={"limit": 3}).json()
+    make_character(campaign, player, name="Aaron")
+    second = client.get(f"/campaigns/{campaign.pk}/characters", data={"limit": 3, "after": first["next"]}).json()
+    assert [c["name"] for c in second["characters"]] == ["Hero 3", "Hero 4", "Hero 5"]
+
+
+@pytest.mark.parametrize("after", ["x", "12", ":Hero", "0:Hero", "²:Hero", "3:", "3:a\nb"])
+def test_a_page_key_that_is_not_one_is_a_400(as_, campaign, after) -> None:
+    response = as_("gm").get(f"/campaigns/{campaign.pk}/characters", data={"after": after})
+    assert response.status_code == 400
+    assert "page of characters" in response.json()["message"]
+
+
+@pytest.mark.parametrize("limit", ["0", "501", "x"])
+def test_a_limit_out_of_bounds_is_a_422(as_, campaign, limit) -> None:
+    assert as_("gm").get(f"/campaigns/{campaign.pk}/characters", data={"limit": limit}).status_code == 422
 
 
 # --- GET /characters/{id} -------------------------------------------------------------------------
@@ -776,10 +811,12 @@ def test_a_draft_is_finished_in_the_creation_steps(as_, read, campaign, player) 
 @pytest.mark.parametrize(
     ("path", "method", "statuses"),
     [
-        ("/api/v1/campaigns/{id}/characters", "get", {"200", "401", "404", "422", "429"}),
+        ("/api/v1/campaigns/{id}/characters", "get", {"200", "400", "401", "404", "422", "429"}),
         ("/api/v1/campaigns/{id}/characters", "post", {"201", "400", "401", "404", "413", "422", "429"}),
         ("/api/v1/characters/{id}", "get", {"200", "401", "404", "422", "429"}),
         ("/api/v1/characters/{id}", "patch", {"200", "400", "401", "403", "404", "409", "413", "422", "429"}),
+        ("/api/v1/characters/{id}/archive", "post", {"200", "400", "401", "403", "404", "409", "422", "429"}),
+        ("/api/v1/characters/{id}/restore", "post", {"200", "400", "401", "403", "404", "409", "422", "429"}),
         ("/api/v1/characters/{id}/export", "get", {"200", "401", "404", "422", "429"}),
     ],
 )
