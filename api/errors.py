@@ -26,6 +26,22 @@ class RateLimited(Exception):
         self.retry_after = retry_after
 
 
+class InvalidDocument(Refused):
+    code = "invalid_document"
+
+
+class InvalidChange(Refused):
+    code = "invalid"
+
+
+def refused_by_field(kind: type[Refused], errors: dict[str, list[str]]) -> Refused:
+    """Every problem by its field of the document; nothing was saved."""
+    joined = {field: " ".join(messages) for field, messages in errors.items()}
+    (field, first), more = next(iter(joined.items())), len(joined) - 1
+    also = f" (and {more} more problem{'s' if more > 1 else ''}, listed in errors)" if more else ""
+    return kind(f"Nothing was saved: {field}: {first}{also}", errors=joined)
+
+
 #: Statuses any authenticated endpoint may answer with, besides its own.
 COMMON: Final = (401, 422, 429)
 

@@ -39,15 +39,6 @@ from characters.models import MAX_CURRENCY, MAX_ENTRY, Balance, Character, Ledge
 from characters.write import mark_changed, sentence
 from rules.systems.base import Currency, RulesSystem, SheetInvalid, SpecError
 
-#: "Characters are typically expected to be able to earn between 10 and 20 Adventure Points per adventure."
-TYPICAL_AWARD: Final = (10, 20)
-#: The reasons the rule text gives for awarding points ("Skill advancement / Adventure Points").
-SUGGESTED_REASONS: Final = (
-    "Completing the mission",
-    "A heroic act",
-    "Saving another character's life",
-    "Discovering vital intel",
-)
 MAX_REASON: Final = 200
 MAX_ADVENTURE: Final = 120
 #: The longest offer key a buyer may send (a kind and an item id, such as "specialization:" and an id).
@@ -151,7 +142,7 @@ def _lock(character_id: int, user: AbstractBaseUser, *, spend: bool) -> tuple[Ch
         raise NotAllowed(
             "Only the character's player and the GM can spend their points."
             if spend
-            else "Only the GM awards and corrects Adventure Points."
+            else "Only the GM awards and corrects points."
         )
     _writable(character)
     return character, is_gm
@@ -242,7 +233,7 @@ def award(
     if campaign is None or role is None:
         raise NotFound("No such campaign.")
     if role != Membership.Role.GM:
-        raise NotAllowed("Only the GM awards Adventure Points.")
+        raise NotAllowed("Only the GM awards points.")
     if campaign.archived_at is not None:
         raise Conflict(ARCHIVED)
     paid_in = currency_of(campaign.rules, currency)
@@ -277,16 +268,17 @@ def award(
             continue
         if not isinstance(a.reputation, int) or not a.reputation:  # a sheet without reputation takes points too
             continue
-        now = _reputation(character)
-        if now is None:
+        standing = character.rules.standing
+        if standing is None:
             errors.setdefault(str(a.character_id), f"{character.name}'s sheet keeps no reputation.")
             continue
-        if not -5 <= now + a.reputation <= 5:
+        now = standing_of(character)
+        if not standing.low <= now + a.reputation <= standing.high:
             errors.setdefault(
                 str(a.character_id),
                 (
-                    f"{character.name}'s reputation is {now:+d}; a change of {a.reputation:+d} "
-                    "would take it past the limits of −5 and +5."
+                    f"{character.name}'s {standing.label.lower()} is {now:+d}; a change of {a.reputation:+d} "
+                    f"would take it past the limits of {signed(standing.low)} and {signed(standing.high)}."
                 ),
             )
     if errors:
@@ -310,9 +302,11 @@ def award(
             )  # fmt: skip
             entries.append(entry)
         if a.reputation:
-            reputation = character.document.reputation + a.reputation
-            sheet = character.document.model_copy(update={"reputation": reputation})
-            _save(character, sheet, by=by, what=f"Reputation {a.reputation:+d}: {why}", sections=["reputation"])
+            standing = character.rules.standing
+            reputation = standing_of(character) + a.reputation
+            sheet = character.document.model_copy(update={standing.field: reputation})
+            what = f"{standing.label} {a.reputation:+d}: {why}"
+            _save(character, sheet, by=by, what=what, sections=[standing.section])
             changes.append(
                 ReputationChange.objects.create(
                     character=character,
@@ -328,11 +322,15 @@ def award(
     return Awarded(entries, changes)
 
 
-def _reputation(character: Character) -> int | None:
-    """The character's reputation, or None when the sheet of their system keeps none."""
-    if "reputation" not in type(character.document).model_fields:
-        return None
-    return character.document.reputation
+def signed(number: int) -> str:
+    """A bound as the page writes it: +5, −5 (a minus sign, not a hyphen)."""
+    return f"{number:+d}".replace("-", "\u2212")
+
+
+def standing_of(character: Character) -> int:
+    """The character's standing (Lucky 13's reputation); 0 when the sheet of their system keeps none."""
+    standing = character.rules.standing
+    return int(getattr(character.document, standing.field)) if standing is not None else 0
 
 
 # --- Corrections ----------------------------------------------------------------------------------

@@ -12,6 +12,7 @@ its odds are compared at, are the system's (``offer_situation``, ``offers``, ``o
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any, Final
@@ -19,7 +20,7 @@ from typing import Any, Final
 from django import forms
 from django.contrib import messages
 from django.db.models import Case, F, Min, Q, Sum, Value, When
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpRequest, HttpResponse, QueryDict
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils.http import urlencode
@@ -31,8 +32,8 @@ from campaigns.errors import Refused
 from characters import access, ledger
 from characters.models import MAX_CURRENCY, MAX_ENTRY, Character, LedgerEntry, ReputationChange
 from rules.document import MAX_NAME
-from rules.systems.base import Currency, Option, RulesSystem
-from web.fields import whole_key
+from rules.systems.base import Currency, Option, RulesSystem, Standing
+from web.fields import name_start, whole_key
 from web.presenters import CHART_WIDTH, LABEL_HEIGHT, PLOT_HEIGHT
 
 NO_ADVENTURE: Final = "No adventure named"
@@ -170,7 +171,7 @@ def ledger_page(request: HttpRequest, pk: int) -> HttpResponse:
     in the system's first currency, the page of reputation changes)."""
     character = access.character_for(request.user, pk)
     try:
-        before = _page_key(request, "before", "Adventure Points")
+        before = _page_key(request, "before", "ledger entries")
         reputation_before = _page_key(request, "reputation_before", "reputation changes")
     except Refused as refused:
         return _refusal(request, character, refused.message, refused.status)
@@ -209,8 +210,17 @@ def ledger_page(request: HttpRequest, pk: int) -> HttpResponse:
         "older_reputation_url": older_reputation_url,
         "newest_reputation_url": newest_reputation_url,
         "can_correct": character.viewer_is_gm and character.can_edit,
+        "points": " and ".join(held.currency.name for held in holdings) or "Points",
+        "standing": character.rules.standing,
+        "standing_now": ledger.standing_of(character),
+        "limits": _limits(character.rules.standing),
     }
     return render(request, "characters/ledger.html", context)
+
+
+def _limits(standing: Standing | None) -> tuple[str, ...]:
+    """A standing's bounds as the page writes them (−5, +5)."""
+    return (ledger.signed(standing.low), ledger.signed(standing.high)) if standing else ()
 
 
 # --- Corrections ----------------------------------------------------------------------------------
@@ -228,7 +238,7 @@ def correct_entry(request: HttpRequest, pk: int, entry_pk: int) -> HttpResponse:
     if entry is None:
         return _refusal(request, character, "That entry is not in this character's ledger.", 404)
     if not character.viewer_is_gm:
-        return _refusal(request, character, "Only the GM corrects Adventure Points.", 403)
+        return _refusal(request, character, "Only the GM corrects the ledger.", 403)
     currency = ledger.named(character.rules, entry.currency)
     form = CorrectionForm(request.POST if request.method == "POST" else None)
     status = 200
@@ -370,17 +380,31 @@ def buy(request: HttpRequest, pk: int) -> HttpResponse:
 # --- The GM's end-of-adventure awards -------------------------------------------------------------
 
 
+#: The characters the award form lists, each with its own amount, reason and standing: the first by
+#: name, or those whose name starts as searched. Everyone else in play may take the party's award.
+AWARD_ROWS: Final = 30
+#: The awards the message after an award names, one by one; the rest are counted.
+AWARDS_SAID: Final = 12
+#: A row's field as posted (``amount-12``): the character's id after the field's name.
+ROW_FIELD: Final = re.compile(r"^(include|amount|reason|reputation)-([0-9]{1,12})$")
+
+
 class AwardForm(forms.Form):
     adventure = forms.CharField(label="Adventure", required=False, max_length=ledger.MAX_ADVENTURE)
     currency = forms.CharField(label="Currency", required=False, max_length=MAX_CURRENCY, strip=False)
     amount = forms.IntegerField(label="Points for each", required=False, min_value=0, max_value=MAX_ENTRY)
     reason = forms.CharField(label="Reason", required=False, max_length=ledger.MAX_REASON)
+    rest = forms.BooleanField(label="Everyone else in play too", required=False, initial=True)
 
     def __init__(
-        self, *args: Any, characters: list[Character], rules: RulesSystem, chosen: str | None = None, **kwargs: Any
-    ) -> None:
+        self, *args: Any, characters: list[Character], rules: RulesSystem, chosen: str | None = None,
+        others: list[int] = (), **kwargs: Any,
+    ) -> None:  # fmt: skip
         super().__init__(*args, **kwargs)
         self.characters = characters
+        #: The ids of the characters in play the form does not list: the party's award goes to them too
+        #: when ``rest`` is ticked.
+        self.others = list(others)
         self.rules = rules
         self.currencies = rules.currencies
         self.fields["currency"].initial = chosen or (self.currencies[0].key if self.currencies else "")
@@ -419,6 +443,7 @@ class AwardForm(forms.Form):
                 "amount": self[f"amount-{c.pk}"],
                 "reason": self[f"reason-{c.pk}"],
                 "reputation": self[f"reputation-{c.pk}"],
+                "standing": ledger.standing_of(c),
             }
             for c in self.characters
         ]
@@ -435,7 +460,23 @@ class AwardForm(forms.Form):
             )
             for c in self.characters
             if data[f"include-{c.pk}"]
-        ]
+        ] + ([ledger.Award(pk, party, 0, "") for pk in self.others] if data["rest"] and party else [])
+
+
+def _award_rows(in_play: Any, posted: QueryDict | None, name: str) -> list[Character]:
+    """The characters the form lists: those a posted form listed (its rows' fields name them; at most
+    :data:`AWARD_ROWS`, each still in play, or :class:`Refused`), else the first by name (whose name
+    starts with ``name`` when it is given), with their owners and balances, in one query."""
+    rows = in_play.select_related("owner").with_balances().order_by("name", "pk")
+    if posted is None:
+        return list((rows.filter(name__istartswith=name) if name else rows)[:AWARD_ROWS])
+    ids = {int(match[2]) for key in posted if (match := ROW_FIELD.match(key))}
+    if len(ids) > AWARD_ROWS:
+        raise Refused(f"An award form lists at most {AWARD_ROWS} characters; nothing was awarded.")
+    found = list(rows.filter(pk__in=ids)) if ids else []
+    if len(found) != len(ids):
+        raise Refused("A character on this form is no longer in play; nothing was awarded. Open the form again.")
+    return found
 
 
 @require_http_methods(["GET", "HEAD", "POST"])
@@ -447,16 +488,27 @@ def award(request: HttpRequest, campaign_pk: int) -> HttpResponse:
     currency swaps in the amount's label only."""
     campaign = campaign_access.campaign_for(request.user, campaign_pk, gm=True)
     rules = campaign.rules
-    characters = list(Character.objects.active().filter(campaign=campaign).select_related("owner").with_balances())
+    in_play = Character.objects.active().filter(campaign=campaign)
     status, error, chosen = 200, "", None
+    posted = request.POST if request.method == "POST" else None
+    name = name_start(request.GET.get("name", ""), MAX_NAME) if posted is None else ""
+    try:
+        if name is None:
+            raise Refused(f"Find a character by the start of their name: one line of at most {MAX_NAME} characters.")
+        characters = _award_rows(in_play, posted, name)
+    except Refused as refused:  # the form as it first stands, with what was wrong
+        status, error, name, posted = 400, refused.message, "", None
+        characters = _award_rows(in_play, None, "")
+    shown = [c.pk for c in characters]
+    # The others in play: only counted for the page; their ids are read only when the award is made.
+    others = list(in_play.exclude(pk__in=shown).values_list("pk", flat=True)) if posted is not None else []
     if request.method != "POST" and request.GET.get("currency"):
         try:
             chosen = ledger.currency_of(rules, request.GET["currency"]).key
         except Refused as refused:
             status, error = refused.status, refused.message
-    data = request.POST if request.method == "POST" else None
-    form = AwardForm(data, characters=characters, rules=rules, chosen=chosen)
-    if request.method == "POST":
+    form = AwardForm(posted, characters=characters, rules=rules, chosen=chosen, others=others)
+    if posted is not None:
         if form.is_valid():
             currency = form.cleaned_data["currency"]
             try:
@@ -475,7 +527,11 @@ def award(request: HttpRequest, campaign_pk: int) -> HttpResponse:
                     form.add_error(field if field in form.fields else None, message)
             else:
                 said = [f"{e.character.name} {e.amount} {currency.abbreviation}" for e in awarded.entries]
-                said += [f"{c.character.name} reputation {c.change:+d}" for c in awarded.reputation]
+                if rules.standing is not None:
+                    label = rules.standing.label.lower()
+                    said += [f"{c.character.name} {label} {c.change:+d}" for c in awarded.reputation]
+                if len(said) > AWARDS_SAID:  # a large party's award is told in a line, not a page
+                    said = [*said[: AWARDS_SAID - 1], f"and {len(said) - AWARDS_SAID + 1} more"]
                 messages.success(request, f"Awarded: {', '.join(said)}. Everyone sees it now.")
                 return redirect("campaigns:detail", pk=campaign.pk)
         else:
@@ -486,10 +542,13 @@ def award(request: HttpRequest, campaign_pk: int) -> HttpResponse:
         "campaign": campaign,
         "form": form,
         "error": error,
-        "reasons": ledger.SUGGESTED_REASONS,
-        "typical": ledger.TYPICAL_AWARD,
+        "currency": next((c for c in rules.currencies if c.key == form.currency_key), None),
         "adventures": _adventures(campaign.pk),
-        "keeps_reputation": "reputation" in rules.sheet_model.model_fields,
+        "standing": rules.standing,
+        "limits": _limits(rules.standing),
+        "name": name,
+        "others": len(others) if posted is not None else in_play.exclude(pk__in=shown).count(),
+        "searched": bool(name),
     }
     swap = request.htmx and request.method != "POST" and status == 200
     return render(request, "characters/award.html" + ("#amount-label" if swap else ""), context, status=status)

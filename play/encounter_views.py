@@ -29,7 +29,7 @@ from characters.models import Character
 from play import encounters
 from play.models import Combatant, Encounter, Roll, RollKind
 from play.roll_views import roll_entry
-from web.fields import whole_key
+from web.fields import name_start, whole_key
 
 
 class BadInput(Refused):
@@ -114,8 +114,8 @@ def _addable(campaign: Campaign, combatants: list[Combatant], query: Mapping[str
     """The active characters not yet in the fight, the first :data:`ADDABLE` by (name, id), or those
     whose name starts with ``?add_name=``: one query along the (campaign, status, name, id) index,
     however large the party."""
-    name = " ".join(str(query.get("add_name", "")).split())
-    if len(name) > MAX_SEARCH or not name.isprintable():
+    name = name_start(str(query.get("add_name", "")), MAX_SEARCH)
+    if name is None:
         raise BadInput(f"Search for a name of at most {MAX_SEARCH} characters.")
     in_fight = [c.character_id for c in combatants if c.character_id]
     rows = Character.objects.active().filter(campaign=campaign).exclude(pk__in=in_fight).only("pk", "name")

@@ -9,7 +9,6 @@ the first one does.
 from __future__ import annotations
 
 import secrets
-import unicodedata
 from typing import Any, Final
 
 from django.contrib import messages
@@ -28,7 +27,7 @@ from characters.models import Character
 from play import rolls
 from play.models import Roll, RollKind
 from play.presenters import roll_summary
-from web.fields import whole_key
+from web.fields import name_start, whole_key
 
 #: Rolls on a page of the log.
 PAGE_SIZE: Final = 25
@@ -100,8 +99,8 @@ def _filters(request: HttpRequest) -> dict[str, Any]:
 def _name_start(request: HttpRequest) -> str:
     """``character_name``: the start of a name that narrows the character filter's choice, trimmed;
     one line that fits the name column, or a 400."""
-    typed = request.GET.get("character_name", "").strip()
-    if len(typed) > MAX_NAME_START or any(unicodedata.category(c) == "Cc" for c in typed):
+    typed = name_start(request.GET.get("character_name", ""), MAX_NAME_START)
+    if typed is None:
         raise BadQuery(f"Find a character by the start of their name: one line of at most {MAX_NAME_START} characters.")
     return typed
 

@@ -44,6 +44,13 @@ def whole_key(value: str) -> int | None:
     return number if number >= 1 else None
 
 
+def name_start(value: str, limit: int) -> str | None:
+    """A search by the start of a name, as typed: one line, trimmed, at most ``limit`` characters (a name
+    fits its column), nothing unprintable (a newline, a NUL, which PostgreSQL refuses); None if not."""
+    text = value.strip(" ")
+    return text if len(text) <= limit and text.isprintable() else None
+
+
 def version_number(value: str) -> int | None:
     """``value`` as the version of a sheet a form was made from (0 for a sheet never saved since it was
     made), or ``None`` if it is not one: ASCII digits only, as for :func:`whole_key`."""

@@ -265,11 +265,28 @@ class Summary:
 
 @dataclass(frozen=True, slots=True)
 class Currency:
-    """What a system's characters earn and spend (Lucky 13: Adventure Points)."""
+    """What a system's characters earn and spend (Lucky 13: Adventure Points), and what the rule text
+    says of awarding it: the usual award per adventure (``typical_award``, low and high) and the
+    reasons it gives, which the GM's award form offers."""
 
     key: str
     name: str
     abbreviation: str
+    typical_award: tuple[int, int] | None = None
+    reasons: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class Standing:
+    """A number a sheet keeps that the GM moves with an award, within bounds (Lucky 13's reputation,
+    −5 … +5): the sheet's top-level ``field``, in the edit ``section`` that holds it; its history is
+    kept beside the ledger."""
+
+    field: str
+    section: str
+    label: str
+    low: int
+    high: int
 
 
 @dataclass(frozen=True, slots=True)
@@ -618,6 +635,8 @@ class RulesSystem(Protocol):
 
     # Advancement.
     currencies: tuple[Currency, ...]
+    #: The standing the GM awards beside the points (None: the sheet keeps none).
+    standing: Standing | None
     #: What ``offers`` compares the odds at: each part of the situation with its choices (the values a
     #: form sends, as text) and its default (Lucky 13: the difficulty, Moderate to begin).
     offer_situation: tuple[Option, ...]

@@ -183,6 +183,7 @@ class Coin:
     )
     roll_kinds: Final = {"flip": FLIP}
     currencies: Final = (TOKENS,)
+    standing: Final = None
     offer_situation: Final = (NEED,)
     combat: Final = COMBAT
 

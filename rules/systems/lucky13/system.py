@@ -30,6 +30,7 @@ from rules.systems.base import (
     SheetInvalid,
     SheetRoll,
     SpecError,
+    Standing,
     Summary,
     Track,
     Vitals,
@@ -122,7 +123,14 @@ EDIT_SECTIONS: Final = (
 #: The document fields each section replaces.
 SECTION_FIELDS: Final = {section.key: section.replaces for section in EDIT_SECTIONS}
 
-ADVENTURE_POINTS: Final = Currency("ap", "Adventure Points", "AP")
+#: "Characters are typically expected to be able to earn between 10 and 20 Adventure Points per
+#: adventure", for the reasons of "Skill advancement / Adventure Points".
+ADVENTURE_POINTS: Final = Currency(
+    "ap", "Adventure Points", "AP", typical_award=(10, 20),
+    reasons=("Completing the mission", "A heroic act", "Saving another character's life", "Discovering vital intel"),
+)  # fmt: skip
+#: "Reputation": from −5 to +5, moved by the GM.
+REPUTATION: Final = Standing("reputation", "reputation", "Reputation", low=-5, high=5)
 #: What "What should I buy?" compares the odds of a purchase at: the difficulty, Moderate to begin.
 OFFER_SITUATION: Final = (
     Option(
@@ -156,6 +164,7 @@ class Lucky13:
     edit_sections: Final = EDIT_SECTIONS
     roll_kinds: Final = ROLL_KINDS
     currencies: Final = (ADVENTURE_POINTS,)
+    standing: Final = REPUTATION
     offer_situation: Final = OFFER_SITUATION
     combat: Final = COMBAT
 
