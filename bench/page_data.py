@@ -1,7 +1,7 @@
 """The data :mod:`bench.pages` measures: each page's history at a small and a large size, built fast.
 
 The first rows of each history go through the app's own operations (``ledger.award``,
-``characters.write.change``, ``play.rolls.roll_free``, ``characters.sheet_rolls.roll``,
+``characters.write.change``, ``play.rolls.roll_free``, ``play.sheet_rolls.roll``,
 ``play.encounters``), so they are exactly what the app writes; the thousands after them are
 appended with ``bulk_create``, each the way the model keeps it: a ledger entry carries the running
 balance (and the character's ``Balance`` is set to the last), a sheet change its version (and the
@@ -24,9 +24,9 @@ from django.contrib.auth.models import AbstractBaseUser
 from django.urls import reverse
 
 from campaigns.models import Campaign, Membership
-from characters import ledger, sheet_rolls, write
+from characters import ledger, write
 from characters.models import Balance, Character, LedgerEntry, ReputationChange, SheetChange
-from play import encounters, rolls
+from play import encounters, rolls, sheet_rolls
 from play.models import Roll
 from rules import systems
 from rules.systems.base import RulesSystem

@@ -210,6 +210,24 @@ def _put(value: dict[str, Any], path: str, typed: Any) -> None:
     node[last] = typed
 
 
+def fields_of(model: type, *, leave_out: frozenset[str] = frozenset()) -> dict[str, forms.Field]:
+    """A form field for each top-level scalar of ``model`` (a roll's situation, say), its default as
+    the field's initial value; ``leave_out`` names fields not to show (``Unsupported`` for a field of
+    a type no form field shows)."""
+    schema = _schema(model)
+    defs = schema.get("$defs", {})
+    out = {}
+    for name, child in schema.get("properties", {}).items():
+        if name in leave_out:
+            continue
+        node, nullable = _resolve(child, defs)
+        field = scalar_field(name, node, nullable or "default" in child)
+        if "default" in child:
+            field.initial = child["default"]
+        out[name] = field
+    return out
+
+
 @cache
 def generated_edit(section: str) -> type[GeneratedEdit]:
     """The generated form's class for ``section`` (one class per section key)."""

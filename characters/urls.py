@@ -1,6 +1,6 @@
 from django.urls import path
 
-from characters import drafting_views, exchange_views, history_views, ledger_views, lifecycle_views, roll_views, views
+from characters import drafting_views, exchange_views, history_views, ledger_views, lifecycle_views, views
 
 app_name = "characters"
 
@@ -9,7 +9,6 @@ urlpatterns = [
     path("characters/<int:pk>/edit/<slug:section>/", views.edit_section, name="edit-section"),
     path("characters/<int:pk>/section/<slug:section>/", views.sheet_section, name="sheet-section"),
     path("characters/<int:pk>/history/", history_views.history, name="history"),
-    path("characters/<int:pk>/roll/", roll_views.roll, name="roll"),
     path("characters/<int:pk>/ledger/", ledger_views.ledger_page, name="ledger"),
     path("characters/<int:pk>/ledger/<int:entry_pk>/reverse/", ledger_views.correct_entry, name="correct-entry"),
     path("characters/<int:pk>/advance/", ledger_views.advance, name="advance"),

@@ -63,11 +63,20 @@ def roll_entry(roll: Roll, *, gm: bool) -> dict[str, Any]:
     # Only past the placeholder: a secret roll's words are as secret as its dice.
     entry["label"] = rolls.label_of(roll)
     entry["summary"] = roll_summary(roll)
-    if isinstance(roll.dice, list):
-        entry["groups"] = [_group_view(g) for g in roll.dice]
-    else:  # a check or an opposed roll: the presenter's view, with its pools
+    if isinstance(roll.dice, list) and all(isinstance(g, dict) and "dice" in g for g in roll.dice):
+        entry["groups"] = [_group_view(g) for g in roll.dice]  # the dice box's groups
+    elif isinstance(roll.dice, dict):  # a check or an opposed roll: the presenter's view, with its pools
         entry["view"] = roll.dice
+    else:  # any other system's dice as it records them: their faces, in order
+        entry["faces"] = [str(face) for face in _faces(roll.dice)]
     return entry
+
+
+def _faces(dice: Any) -> list[Any]:
+    """Every face of a roll's recorded dice (JSON), nested lists flattened, in order."""
+    if isinstance(dice, list | tuple):
+        return [face for part in dice for face in _faces(part)]
+    return [] if dice is None else [dice]
 
 
 class BadQuery(Refused):

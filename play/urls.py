@@ -3,11 +3,12 @@ and encounters. The dashboard's WebSocket route is in :mod:`play.routing`."""
 
 from django.urls import path
 
-from play import dashboard_views, encounter_views, roll_views
+from play import dashboard_views, encounter_views, roll_views, sheet_roll_views
 
 app_name = "play"
 
 urlpatterns = [
+    path("characters/<int:pk>/roll/", sheet_roll_views.roll, name="sheet-roll"),
     path("campaigns/<int:pk>/dashboard/", dashboard_views.dashboard, name="dashboard"),
     path("campaigns/<int:pk>/rolls/", roll_views.roll_log, name="rolls"),
     path("campaigns/<int:pk>/rolls/verify/", roll_views.verify_log, name="verify-rolls"),

@@ -1,7 +1,7 @@
 """Rolls: a roll from a character's sheet, a campaign's log read a page at a time, and the check
 of the log's hash chain.
 
-A sheet roll is built by :mod:`characters.sheet_rolls`, exactly as the sheet's roll page builds
+A sheet roll is built by :mod:`play.sheet_rolls`, exactly as the sheet's roll page builds
 it: the body only names the skill, specialization and asset (by their ids on the sheet), the
 helper (a character's id) and the options; the dice come from the sheet and are rolled here,
 with ``secrets.SystemRandom``.
@@ -24,8 +24,9 @@ from api.params import MAX_ID, PathId
 from campaigns import access as campaign_access
 from campaigns.errors import Refused
 from campaigns.models import Membership
-from characters import access, sheet_rolls
+from characters import access
 from characters.write import sentence
+from play import sheet_rolls
 from play.models import Roll
 from play.rolls import check_chain, label_of, system_of
 from rules import systems

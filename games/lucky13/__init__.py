@@ -9,12 +9,12 @@ registers them with the generic apps."""
 from api import extensions as api_extensions
 from campaigns import forms as campaign_forms
 from characters import drafting, editing
-from characters import roll_views as roll_pages
 from games.lucky13 import api, creation_views, forms, options, roll_views
+from play import sheet_roll_views
 from rules.systems import lucky13
 
 editing.register(lucky13.SYSTEM.key, forms.EDITS)
 drafting.register(lucky13.SYSTEM.key, creation_views.Pages())
-roll_pages.register(lucky13.SYSTEM.key, roll_views.roll)
+sheet_roll_views.register(lucky13.SYSTEM.key, roll_views.roll)
 campaign_forms.register(lucky13.SYSTEM.key, options.Lucky13OptionsForm)
 api_extensions.register(lucky13.SYSTEM.key, api.API)

@@ -23,9 +23,9 @@ from django.shortcuts import redirect, render
 from django.urls import reverse
 
 from campaigns.errors import Refused
-from characters import sheet_rolls
 from characters.models import Character
-from characters.sheet_rolls import GM_ONLY_STEPS
+from play import sheet_rolls
+from play.sheet_rolls import GM_ONLY_STEPS
 from rules.systems import lucky13
 from rules.systems.base import SheetRoll, SpecError
 from rules.systems.lucky13 import AbilityRoll, Difficulty
@@ -213,7 +213,7 @@ def _title(form: SheetRollForm) -> str:
 
 
 def _page(request: HttpRequest, character: Character, form: SheetRollForm, **extra: Any) -> dict[str, Any]:
-    url = reverse("characters:roll", args=[character.pk])
+    url = reverse("play:sheet-roll", args=[character.pk])
     context: dict[str, Any] = {"character": character, "form": form, "roll_url": url, "title": _title(form), **extra}
     if form.is_valid():
         context.update(_chance_context(form.built))
@@ -223,7 +223,7 @@ def _page(request: HttpRequest, character: Character, form: SheetRollForm, **ext
 
 def roll(request: HttpRequest, character: Character) -> HttpResponse:
     """GET: the dice and the exact chance of a sheet roll. POST: roll them and record the roll (the
-    character is loaded, for rolling when posted, by ``characters.roll_views.roll``)."""
+    character is loaded, for rolling when posted, by ``play.sheet_roll_views.roll``)."""
     if request.method == "POST":
         return _roll(request, character)
     helpers = _helpers(request, character)
@@ -252,7 +252,7 @@ def _roll(request: HttpRequest, character: Character) -> HttpResponse:
     if request.htmx:
         return render(request, "pages/_roll_result.html", {"roll": view})
     request.session[ROLL_SESSION_KEY] = view
-    return redirect(f"{reverse('characters:roll', args=[character.pk])}?{urlencode(form.query())}#roll-result")
+    return redirect(f"{reverse('play:sheet-roll', args=[character.pk])}?{urlencode(form.query())}#roll-result")
 
 
 def _totals_chart(distribution: lucky13.Distribution) -> dict[str, Any]:

@@ -7,10 +7,10 @@ from __future__ import annotations
 import pytest
 from django.urls import reverse
 
-from characters import sheet_rolls
 from characters.models import Character
-from characters.sheet_rolls import HELPERS
+from play import sheet_rolls
 from play.models import Roll
+from play.sheet_rolls import HELPERS
 from tests.characters.conftest import FIGHTING, make_character
 
 pytestmark = pytest.mark.django_db
@@ -32,7 +32,7 @@ def party(campaign, player, other_player) -> tuple[Character, list[Character]]:
 def test_the_page_offers_the_first_thirty_and_the_one_chosen(client, player, party) -> None:
     brunella, others = party
     client.force_login(player)
-    url = reverse("characters:roll", args=[brunella.pk])
+    url = reverse("play:sheet-roll", args=[brunella.pk])
     page = client.get(url, {"skill": FIGHTING}).content.decode()
     helper_select = page.split('name="helper"')[1].split("</select>")[0]
     assert helper_select.count("<option") == HELPERS + 1  # and "nobody"

@@ -39,7 +39,7 @@ HX = {"HTTP_HX_REQUEST": "true"}
 
 
 def url(character: Character) -> str:
-    return reverse("characters:roll", args=[character.pk])
+    return reverse("play:sheet-roll", args=[character.pk])
 
 
 def built(character: Character, data: dict, *, gm: bool = False, helpers: list[Character] | None = None):

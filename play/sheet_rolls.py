@@ -1,6 +1,6 @@
 """A roll from the sheet, built and made on the server, for every system.
 
-The sheet roll page (``characters.roll_views``) and the JSON API both come here, so a roll is
+The sheet roll page (``play.sheet_roll_views``) and the JSON API both come here, so a roll is
 rebuilt from the sheet as it is now, the same way, whoever asks: the caller gives only the
 situation (the system's words: Lucky 13's skill, specialization and asset by their ids on the
 sheet, a helper by the character's id, the difficulty…); the dice come from the sheet document,

@@ -1,0 +1,116 @@
+"""The roll page of a character's sheet: its system's own page where it has one (``register``;
+Lucky 13's), else a page made from the system's protocol: a form for each part of its roll
+``situation_model`` (the GM's parts only for the GM), the roll the sheet makes in that situation
+in words, with its exact chance of success before anyone rolls, and Roll, which rolls on the
+server and records the roll in the campaign's log; the page then shows that roll as the log does.
+
+This view checks access once for every system: any member may look at the odds, the owner and the
+GM roll (a POST loads the character for writing). Plain forms: the page works without JavaScript
+(GET shows the chance; Roll redirects back to the page with the roll it made).
+"""
+
+from __future__ import annotations
+
+import secrets
+from collections.abc import Callable
+from typing import Any
+from urllib.parse import urlencode
+
+from django import forms
+from django.http import HttpRequest, HttpResponse, QueryDict
+from django.shortcuts import redirect, render
+from django.urls import reverse
+from django.views.decorators.http import require_http_methods
+from django.views.decorators.vary import vary_on_headers
+
+from campaigns.errors import Refused
+from characters import access
+from characters.generated import Unsupported, fields_of
+from characters.models import Character
+from play import sheet_rolls
+from play.models import Roll
+from play.roll_views import roll_entry
+from rules.systems.base import SheetRoll, SpecError
+from web.fields import whole_key
+
+RollPage = Callable[[HttpRequest, Character], HttpResponse]
+
+_OWN_PAGES: dict[str, RollPage] = {}
+
+
+def register(system: str, page: RollPage) -> None:
+    """Use ``page`` for the roll page of ``system``'s characters."""
+    _OWN_PAGES[system] = page
+
+
+@require_http_methods(["GET", "HEAD", "POST"])
+@vary_on_headers("HX-Request")
+def roll(request: HttpRequest, pk: int) -> HttpResponse:
+    character = access.character_for(request.user, pk, write=request.method == "POST")
+    page = _OWN_PAGES.get(character.system)
+    return page(request, character) if page is not None else _roll_page(request, character)
+
+
+class SituationForm(forms.Form):
+    """The parts of the system's roll situation, as form fields made from its model; a part left out
+    of a query takes its default, so a plain link from the sheet is enough."""
+
+    def __init__(self, data: QueryDict, *, character: Character, gm: bool) -> None:
+        rules = character.rules
+        fields = fields_of(rules.situation_model, leave_out=frozenset() if gm else frozenset(rules.gm_situation))
+        merged = {name: field.initial for name, field in fields.items()}
+        merged.update({key: data.get(key) for key in data if key in fields})
+        super().__init__(merged)
+        self.fields.update(fields)
+        self.character, self.gm = character, gm
+        self.made: SheetRoll | None = None
+
+    def clean(self) -> dict[str, Any]:
+        cleaned = super().clean() or {}
+        if not self.errors:
+            situation = {key: value for key, value in cleaned.items() if value is not None}
+            try:
+                self.made = sheet_rolls.build(self.character, [], situation, gm=self.gm)
+            except SpecError as error:
+                self.add_error(error.field if error.field in self.fields else None, error.message)
+            except Refused as refused:
+                self.add_error(None, refused.message)
+        return cleaned
+
+    def query(self) -> dict[str, str]:
+        """The cleaned situation, for links and the hidden fields of the Roll form."""
+        return {name: str(self.cleaned_data[name]) for name in self.fields if self.cleaned_data.get(name) is not None}
+
+
+def _rolled(request: HttpRequest, character: Character) -> dict[str, Any] | None:
+    """The roll the page just made (``?rolled=<seq>``), as the log shows it to this viewer; None if
+    there is none of this character's by that number."""
+    seq = whole_key(request.GET.get("rolled", ""))
+    if seq is None:
+        return None
+    found = Roll.objects.filter(campaign_id=character.campaign_id, seq=seq, character=character).first()
+    return roll_entry(found, gm=character.viewer_is_gm) if found is not None else None
+
+
+def _roll_page(request: HttpRequest, character: Character) -> HttpResponse:
+    url = reverse("play:sheet-roll", args=[character.pk])
+    try:
+        form = SituationForm(request.POST if request.method == "POST" else request.GET, character=character,
+                             gm=character.viewer_is_gm)  # fmt: skip
+    except Unsupported:
+        return render(request, "play/sheet_roll.html", {"character": character, "unsupported": True}, status=404)
+    valid = form.is_valid() and form.made is not None
+    status = 200 if valid else 400
+    context: dict[str, Any] = {"character": character, "form": form, "roll_url": url}
+    if valid and request.method == "POST":
+        try:
+            rolled = sheet_rolls.roll(character, form.made, by=request.user, rng=secrets.SystemRandom())
+        except Refused as refused:
+            context["error"], status = refused.message, refused.status
+        else:
+            query = urlencode({**form.query(), "rolled": rolled.roll.seq})
+            return redirect(f"{url}?{query}#roll-result")
+    if valid:
+        context.update(made=form.made, chance=sheet_rolls.chance_of(character, form.made), query=form.query())
+    context["rolled"] = _rolled(request, character) if request.method != "POST" else None
+    return render(request, "play/sheet_roll.html", context, status=status)
