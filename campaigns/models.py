@@ -29,6 +29,11 @@ class CampaignQuerySet(models.QuerySet["Campaign"]):
             return self.none()
         return self.filter(memberships__user=user)
 
+    def with_party_size(self) -> CampaignQuerySet:
+        """Adds ``party_size``: each campaign's characters in play (the characters app's ``active``
+        status), counted in the same query along the campaign's ``characters``."""
+        return self.annotate(party_size=models.Count("characters", filter=models.Q(characters__status="active")))
+
 
 class Campaign(models.Model):
     name = models.CharField(max_length=120)

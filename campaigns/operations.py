@@ -1,4 +1,5 @@
-"""Writes that span campaigns, memberships, invitations and characters.
+"""Writes of campaigns, memberships and invitations (those that change characters too are
+:mod:`characters.campaign_changes`).
 
 Each is a keyword-only, atomic function: lock the campaign (or the invitation),
 check again under the lock who is asking and what state things are in, write,
@@ -21,10 +22,7 @@ from django.utils import timezone
 
 from campaigns.errors import Conflict, Gone, NotAllowed, NotFound, Refused
 from campaigns.models import Campaign, Invitation, Membership
-from characters import write
-from characters.models import Character
 from rules import systems
-from rules.systems.base import OptionsError
 
 #: How long an invitation link may stay open, in days.
 MAX_INVITATION_DAYS = 90
@@ -38,14 +36,14 @@ ARCHIVED = "This campaign is archived, so nothing in it can change until the GM 
 membership_changed = Signal()
 
 
-def _announce_membership(campaign_id: int, *user_ids: int) -> None:
+def announce_membership(campaign_id: int, *user_ids: int) -> None:
     for user_id in user_ids:
         transaction.on_commit(
             lambda user_id=user_id: membership_changed.send(sender=Membership, campaign_id=campaign_id, user_id=user_id)
         )
 
 
-def _locked(campaign_id: int) -> Campaign:
+def locked(campaign_id: int) -> Campaign:
     campaign = Campaign.objects.select_for_update().filter(pk=campaign_id).first()
     if campaign is None:
         raise NotFound("There is no such campaign.")
@@ -58,7 +56,7 @@ def _role(campaign: Campaign, user: AbstractBaseUser) -> str | None:
 
 def gm_of(campaign_id: int, by: AbstractBaseUser, *, open_only: bool = True) -> Campaign:
     """The campaign, locked, after checking under the lock that ``by`` is still its GM."""
-    campaign = _locked(campaign_id)
+    campaign = locked(campaign_id)
     if _role(campaign, by) != Membership.Role.GM:
         raise NotAllowed("Only the campaign's GM can do that.")
     if open_only and campaign.archived_at:
@@ -66,18 +64,9 @@ def gm_of(campaign_id: int, by: AbstractBaseUser, *, open_only: bool = True) -> 
     return campaign
 
 
-def _touch(campaign: Campaign) -> None:
+def touch(campaign: Campaign) -> None:
     campaign.last_activity_at = timezone.now()
     Campaign.objects.filter(pk=campaign.pk).update(last_activity_at=campaign.last_activity_at)
-
-
-def _archive_characters(campaign: Campaign, owner_id: int) -> int:
-    """A departing player's characters stay, archived: their work is never deleted."""
-    return (
-        Character.objects.filter(campaign=campaign, owner_id=owner_id)
-        .exclude(status=Character.Status.ARCHIVED)
-        .update(status=Character.Status.ARCHIVED, version=F("version") + 1, updated_at=timezone.now())
-    )
 
 
 # --- Creating and changing a campaign ------------------------------------------------------------
@@ -99,47 +88,6 @@ def create_campaign(
         name=name, description=description.strip(), system=system, options=rules.validate_options(options)
     )
     Membership.objects.create(campaign=campaign, user=by, role=Membership.Role.GM)
-    return campaign
-
-
-@transaction.atomic
-def update_campaign(
-    *,
-    campaign_id: int,
-    by: AbstractBaseUser,
-    name: str,
-    description: str,
-    options: Mapping[str, Any],
-    renames: Mapping[str, str],
-) -> Campaign:
-    """The GM changes the name, description and options.
-
-    Nobody's character loses anything: the system says what the change does to the campaign's
-    characters (Lucky 13: a skill that characters have can be renamed, their sheets following,
-    but not removed), and each sheet it changes goes through the one write path.
-    """
-    campaign = gm_of(campaign_id, by)
-    name = " ".join(name.split())
-    if not name:
-        raise Refused("A campaign needs a name.", errors={"name": "A campaign needs a name."})
-    before = campaign.settings
-    after = campaign.rules.validate_options(options)
-    characters = list(Character.objects.select_for_update().filter(campaign=campaign).order_by("name", "pk"))
-    try:
-        change = campaign.rules.change_options(before, after, renames, [(c.name, c.document) for c in characters])
-    except OptionsError as error:
-        raise Refused(" ".join(error.errors.values()), errors=error.errors) from None
-    if change.conflicts:
-        raise Conflict(
-            "Nothing was changed: the campaign's characters depend on these settings.", errors=dict(change.conflicts)
-        )
-    campaign.name, campaign.description, campaign.options = name, description.strip(), after
-    for character, sheet in zip(characters, change.sheets, strict=True):
-        if sheet is not None:
-            character.campaign = campaign
-            write.write(character, sheet, by=by, what=change.what, sections=list(change.sections))
-    campaign.last_activity_at = timezone.now()
-    campaign.save(update_fields=["name", "description", "options", "last_activity_at"])
     return campaign
 
 
@@ -168,7 +116,7 @@ def unarchive_campaign(*, campaign_id: int, by: AbstractBaseUser) -> Campaign:
 # --- Members -------------------------------------------------------------------------------------
 
 
-def _member(campaign: Campaign, membership_id: int) -> Membership:
+def member_of(campaign: Campaign, membership_id: int) -> Membership:
     member = Membership.objects.select_related("user").filter(pk=membership_id, campaign=campaign).first()
     if member is None:
         raise NotFound("That person is not a member of this campaign.")
@@ -176,50 +124,18 @@ def _member(campaign: Campaign, membership_id: int) -> Membership:
 
 
 @transaction.atomic
-def remove_member(*, campaign_id: int, membership_id: int, by: AbstractBaseUser) -> int:
-    """The GM removes a player; their characters in the campaign are archived. Returns how many."""
-    campaign = gm_of(campaign_id, by)
-    member = _member(campaign, membership_id)
-    if member.role == Membership.Role.GM:
-        raise Refused("The GM can't be removed. Hand the GM role to another member first.")
-    archived = _archive_characters(campaign, member.user_id)
-    member.delete()
-    _touch(campaign)
-    _announce_membership(campaign.pk, member.user_id)
-    return archived
-
-
-@transaction.atomic
-def leave_campaign(*, campaign_id: int, user: AbstractBaseUser) -> int:
-    """A player leaves; their characters in the campaign are archived. Returns how many."""
-    campaign = _locked(campaign_id)
-    member = Membership.objects.filter(campaign=campaign, user=user).first()
-    if member is None:
-        raise NotFound("You are not a member of this campaign.")
-    if member.role == Membership.Role.GM:
-        raise Refused("The GM can't leave their campaign. Hand the GM role to another member first.")
-    if campaign.archived_at:
-        raise Conflict(ARCHIVED)
-    archived = _archive_characters(campaign, user.pk)
-    member.delete()
-    _touch(campaign)
-    _announce_membership(campaign.pk, user.pk)
-    return archived
-
-
-@transaction.atomic
 def hand_over_gm(*, campaign_id: int, membership_id: int, by: AbstractBaseUser) -> Membership:
     """Another member becomes the GM and ``by`` a player. The one-GM unique index
     (``campaigns_membership_one_gm``) is checked per statement, so demote first, then promote."""
     campaign = gm_of(campaign_id, by)
-    member = _member(campaign, membership_id)
+    member = member_of(campaign, membership_id)
     if member.role == Membership.Role.GM:
         raise Refused("You are the GM already.")
     Membership.objects.filter(campaign=campaign, role=Membership.Role.GM).update(role=Membership.Role.PLAYER)
     Membership.objects.filter(pk=member.pk).update(role=Membership.Role.GM)
     member.role = Membership.Role.GM
-    _touch(campaign)
-    _announce_membership(campaign.pk, by.pk, member.user_id)
+    touch(campaign)
+    announce_membership(campaign.pk, by.pk, member.user_id)
     return member
 
 
@@ -237,7 +153,7 @@ def create_invitation(*, campaign_id: int, by: AbstractBaseUser, days: int, max_
     invitation = Invitation.objects.create(
         campaign=campaign, created_by=by, expires_at=timezone.now() + timedelta(days=days), max_uses=max_uses
     )
-    _touch(campaign)
+    touch(campaign)
     return invitation
 
 
@@ -252,7 +168,7 @@ def revoke_invitation(*, campaign_id: int, invitation_id: int, by: AbstractBaseU
         raise Conflict("This invitation was revoked already.")
     invitation.revoked_at = timezone.now()
     invitation.save(update_fields=["revoked_at"])
-    _touch(campaign)
+    touch(campaign)
     return invitation
 
 
@@ -276,7 +192,7 @@ def join_campaign(*, token: str, user: AbstractBaseUser) -> tuple[Membership, bo
     invitation = Invitation.objects.select_for_update().filter(token=token).first()
     if invitation is None:
         raise NotFound(UNKNOWN_INVITATION)
-    campaign = _locked(invitation.campaign_id)
+    campaign = locked(invitation.campaign_id)
     existing = Membership.objects.filter(campaign=campaign, user=user).first()
     if existing is not None:
         return existing, False
@@ -287,5 +203,5 @@ def join_campaign(*, token: str, user: AbstractBaseUser) -> tuple[Membership, bo
         raise Gone(ARCHIVED_NO_JOIN)
     member = Membership.objects.create(campaign=campaign, user=user, role=Membership.Role.PLAYER)
     Invitation.objects.filter(pk=invitation.pk).update(uses=F("uses") + 1)
-    _touch(campaign)
+    touch(campaign)
     return member, True

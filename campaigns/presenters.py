@@ -1,18 +1,25 @@
 """Campaign options as the campaign page shows them (labels, not keys), how long ago something
-was, and lists of characters a page at a time by name (:class:`NameKey`, :func:`page_by_name`)."""
+was, lists of characters a page at a time by name (:class:`NameKey`, :func:`page_by_name`), and
+refusals as pages (:func:`refusals`), for every app's views."""
 
 from __future__ import annotations
 
 import unicodedata
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
+from functools import wraps
 from typing import Any, Final, TypeVar
 
+from django.core.exceptions import PermissionDenied
 from django.db.models import Model, Q, QuerySet
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import render
 from django.utils import timezone
 from django.utils.timesince import timesince
 
 from campaigns.errors import Refused
+from campaigns.models import Campaign
 from rules import systems
 from web.fields import whole_key
 
@@ -91,3 +98,26 @@ def page_key(query: Any, name: str, what: str) -> NameKey | None:
     """The query's ``name`` parameter as a key; None when absent or empty (the first page)."""
     value = query.get(name, "")
     return NameKey.parse(value, what) if value else None
+
+
+View = Callable[..., HttpResponse]
+
+
+def refusal(request: HttpRequest, message: str, status: int, campaign: Campaign | None = None) -> HttpResponse:
+    template = "campaigns/refused.html#refusal" if request.htmx else "campaigns/refused.html"
+    return render(request, template, {"message": message, "campaign": campaign}, status=status)
+
+
+def refusals(view: View) -> View:
+    """A 403 or a refused operation becomes a page that says why, with its status."""
+
+    @wraps(view)
+    def wrapper(request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
+        try:
+            return view(request, *args, **kwargs)
+        except PermissionDenied as denied:
+            return refusal(request, str(denied) or "You can't do that here.", 403)
+        except Refused as refused:
+            return refusal(request, refused.message, refused.status)
+
+    return wrapper

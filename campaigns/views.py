@@ -2,7 +2,9 @@
 campaign page with the party, invitations and joining, and the GM's membership tools.
 
 Views are thin: they load through :mod:`campaigns.access`, parse a form, call an
-operation from :mod:`campaigns.operations`, and render a page or a partial.
+operation from :mod:`campaigns.operations`, and render a page or a partial. The pages that show or
+change the campaign's characters too (the campaign page, the settings, a member leaving or removed)
+are the table's (:mod:`play.campaign_views`); every campaign URL is in :mod:`play.campaign_urls`.
 Pages are ``require_safe``; actions are ``require_POST``, each behind a
 confirmation page that works without JavaScript; the two form pages (create,
 settings) show their form on GET and save it on POST. A refusal is a page
@@ -12,14 +14,12 @@ with its message and the HTTP status it deserves; nothing changes.
 from __future__ import annotations
 
 from collections.abc import Callable
-from functools import wraps
-from typing import Any, Final
+from typing import Any
 
 from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth.decorators import login_not_required
 from django.contrib.auth.views import redirect_to_login
-from django.core.exceptions import PermissionDenied
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render, resolve_url
 from django.urls import NoReverseMatch, reverse
@@ -33,32 +33,8 @@ from campaigns import access, operations
 from campaigns.forms import OPTIONS_FORMS, CampaignForm, InvitationForm, NewCampaignForm, OptionsForm
 from campaigns.models import Campaign, Invitation, Membership
 from campaigns.operations import Refused
-from campaigns.presenters import NameKey, ago, options_summary, page_by_name, page_key
-from characters.models import Character
+from campaigns.presenters import ago, refusals
 from rules import systems
-
-View = Callable[..., HttpResponse]
-
-
-def _refusal(request: HttpRequest, message: str, status: int, campaign: Campaign | None = None) -> HttpResponse:
-    template = "campaigns/refused.html#refusal" if request.htmx else "campaigns/refused.html"
-    return render(request, template, {"message": message, "campaign": campaign}, status=status)
-
-
-def refusals(view: View) -> View:
-    """A 403 or a refused operation becomes a page that says why, with its status."""
-
-    @wraps(view)
-    def wrapper(request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
-        try:
-            return view(request, *args, **kwargs)
-        except PermissionDenied as denied:
-            return _refusal(request, str(denied) or "You can't do that here.", 403)
-        except Refused as refused:
-            return _refusal(request, refused.message, refused.status)
-
-    return wrapper
-
 
 # --- My campaigns --------------------------------------------------------------------------------
 
@@ -85,7 +61,7 @@ def campaign_list(request: HttpRequest) -> HttpResponse:
 REFRESH = ("load_preset", "more_rows")
 
 
-def _options_form(system: str, data: Any, *, options: dict[str, Any] | None = None) -> Any:
+def options_form_for(system: str, data: Any, *, options: dict[str, Any] | None = None) -> Any:
     """The options form of ``system`` (None if the system has no options to set), bound to
     ``data``, or, for a refresh button, redrawn as the person left it."""
     rules = systems.get(system)
@@ -100,7 +76,7 @@ def _options_form(system: str, data: Any, *, options: dict[str, Any] | None = No
     return form_class(data, options=options, known_skills=known)
 
 
-def _campaign_form_page(
+def campaign_form_page(
     request: HttpRequest, context: dict[str, Any], *, status: int = 200, refresh: bool = False
 ) -> HttpResponse:
     # With htmx, a refresh button swaps just the skill list; the rest of the page keeps what was typed.
@@ -119,7 +95,7 @@ def _show_refusal(form: CampaignForm, options_form: Any, refused: Refused) -> No
             options_form.add_option_errors({key: message})
 
 
-def _submit_campaign_form(
+def submit_campaign_form(
     request: HttpRequest,
     context: dict[str, Any],
     save: Callable[[dict[str, Any], dict[str, Any], dict[str, str]], Campaign],
@@ -130,10 +106,10 @@ def _submit_campaign_form(
     form, options_form, data = context["form"], context["options_form"], request.POST
     if any(button in data for button in REFRESH):
         context["form"] = type(form)(initial=data.dict())
-        return _campaign_form_page(request, context, refresh=True)
+        return campaign_form_page(request, context, refresh=True)
     options_valid = options_form.is_valid() if options_form is not None else True
     if not (form.is_valid() and options_valid):
-        return _campaign_form_page(request, context, status=400)
+        return campaign_form_page(request, context, status=400)
     try:
         campaign = save(
             form.cleaned_data,
@@ -142,7 +118,7 @@ def _submit_campaign_form(
         )
     except Refused as refused:
         _show_refusal(form, options_form, refused)
-        return _campaign_form_page(request, context, status=refused.status)
+        return campaign_form_page(request, context, status=refused.status)
     messages.success(request, success.format(name=campaign.name))
     return redirect("campaigns:detail", pk=campaign.pk)
 
@@ -155,10 +131,10 @@ def create_campaign(request: HttpRequest) -> HttpResponse:
     system = (data or {}).get("system") or form.fields["system"].initial
     if system not in systems.registered_keys():
         system = systems.KEYS[0]
-    options_form = _options_form(system, data)
+    options_form = options_form_for(system, data)
     context = {"form": form, "options_form": options_form, "system_name": systems.get(system).name}
     if data is None:
-        return _campaign_form_page(request, context)
+        return campaign_form_page(request, context)
 
     def save(fields: dict[str, Any], options: dict[str, Any], renames: dict[str, str]) -> Campaign:
         return operations.create_campaign(
@@ -169,116 +145,7 @@ def create_campaign(request: HttpRequest) -> HttpResponse:
             options=options,
         )
 
-    return _submit_campaign_form(request, context, save, "{name} is ready. Invite your players when you like.")
-
-
-@require_http_methods(["GET", "HEAD", "POST"])
-@vary_on_headers("HX-Request")
-@refusals
-def campaign_settings(request: HttpRequest, pk: int) -> HttpResponse:
-    campaign = access.campaign_for(request.user, pk, gm=True)
-    data = request.POST if request.method == "POST" else None
-    form = CampaignForm(data, initial={"name": campaign.name, "description": campaign.description})
-    options_form = _options_form(campaign.system, data, options=campaign.settings)
-    context = {"form": form, "options_form": options_form, "campaign": campaign, "system_name": campaign.rules.name}
-    if data is None:
-        return _campaign_form_page(request, context)
-    if campaign.archived_at:
-        raise operations.Conflict(operations.ARCHIVED)
-
-    def save(fields: dict[str, Any], new_options: dict[str, Any], renames: dict[str, str]) -> Campaign:
-        return operations.update_campaign(
-            campaign_id=campaign.pk,
-            by=request.user,
-            name=fields["name"],
-            description=fields["description"],
-            options=new_options if options_form is not None else campaign.options,
-            renames=renames,
-        )
-
-    return _submit_campaign_form(request, context, save, "The campaign's settings are saved.")
-
-
-# --- The campaign page ---------------------------------------------------------------------------
-
-
-#: Characters the campaign page shows of the party; the rest are a page at a time on the dashboard.
-PARTY_PREVIEW: Final = 12
-#: Characters on a page of each of the campaign page's other lists (drafts, archived characters).
-LIST_PAGE_SIZE: Final = 12
-#: The query's keys: each list's page, independent of the others.
-LIST_KEYS: Final = ("drafts_after", "others_drafts_after", "archived_after")
-
-
-def _list_urls(request: HttpRequest, name: str, next_key: NameKey | None) -> dict[str, str | None]:
-    """The links to the next page of one list (``name`` its key) and back to its first page, each
-    keeping the other lists' pages and going to the party section."""
-    keep = {k: v for k, v in request.GET.items() if k in LIST_KEYS and k != name}
-    return {
-        "next_url": f"?{urlencode({**keep, name: str(next_key)})}#party" if next_key else None,
-        "first_url": f"?{urlencode(keep)}#party" if request.GET.get(name) else None,
-    }
-
-
-@require_safe
-@refusals
-def campaign_detail(request: HttpRequest, pk: int) -> HttpResponse:
-    """Everything a member sees of the campaign, each list bounded: the first
-    :data:`PARTY_PREVIEW` of the party by name, with a link to the rest on the dashboard (the party's
-    own paginated page), and the drafts (and for the GM the players' drafts and the archived
-    characters) a page at a time by key (``?drafts_after=<id>:<name>``…; a bad key is a 400).
-
-    The same queries on every page however large the campaign: the session, the user, the
-    campaign and its members (access.campaign_for), the party's first characters with their
-    players, the viewer's drafts; for the GM, the players' drafts and the archived characters."""
-    campaign = access.campaign_for(request.user, pk)
-    keys = {name: page_key(request.GET, name, "characters") for name in LIST_KEYS}
-    is_gm = campaign.viewer.role == Membership.Role.GM
-    options = campaign.settings
-    characters = Character.objects.filter(campaign=campaign).select_related("owner")
-    drafts = characters.filter(status=Character.Status.DRAFT)
-
-    def listed(name: str, rows: Any, row: Callable[[Character], Any] = lambda c: c) -> dict[str, Any]:
-        page, next_key = page_by_name(rows, keys[name], LIST_PAGE_SIZE)
-        return {"rows": [row(c) for c in page], **_list_urls(request, name, next_key)}
-
-    party, more = page_by_name(characters.filter(status=Character.Status.ACTIVE).with_balances(), None, PARTY_PREVIEW)
-    dashboard = reverse("play:dashboard", args=[campaign.pk])
-    hidden = {"rows": [], "next_url": None, "first_url": None}  # the players' drafts and the archived: the GM's
-    return render(
-        request,
-        "campaigns/detail.html",
-        {
-            "campaign": campaign,
-            "is_gm": is_gm,
-            "members": list(campaign.memberships.all()),
-            "summary": options_summary(campaign.system, options),
-            # From each sheet document, read on the row: no query per character.
-            "party": [
-                {"character": c, "summary": c.rules.summary(c.document), "vitals": c.rules.vitals(c.document, options)}
-                for c in party
-            ],
-            "party_more_url": f"{dashboard}?{urlencode({'after': str(more)})}#dashboard-party" if more else None,
-            "drafts": listed("drafts_after", drafts.filter(owner=request.user.pk), _draft_row),
-            "others_drafts": listed("others_drafts_after", drafts.exclude(owner=request.user.pk), _draft_row)
-            if is_gm
-            else hidden,
-            "archived_characters": listed("archived_after", characters.filter(status=Character.Status.ARCHIVED))
-            if is_gm
-            else hidden,
-        },
-    )
-
-
-def _draft_row(character: Character) -> dict[str, Any]:
-    """A draft as the campaign page lists it: the step it was left at, and the server's rolls in it."""
-    steps = character.rules.creation_steps
-    return {
-        "character": character,
-        "summary": character.rules.summary(character.document),
-        "first_step": steps[0].key,
-        "last_step": steps[-1].key,
-    }
+    return submit_campaign_form(request, context, save, "{name} is ready. Invite your players when you like.")
 
 
 # --- Invitations ---------------------------------------------------------------------------------
@@ -442,7 +309,7 @@ def _confirm(
     )
 
 
-def _count(n: int, word: str) -> str:
+def count_of(n: int, word: str) -> str:
     return f"{n} {word}{'' if n == 1 else 's'}"
 
 
@@ -466,18 +333,6 @@ def confirm_remove_member(request: HttpRequest, pk: int, member_pk: int) -> Http
         button=f"Remove {name}",
         cancel=reverse("campaigns:detail", args=[campaign.pk]),
     )
-
-
-@require_POST
-@refusals
-def remove_member(request: HttpRequest, pk: int, member_pk: int) -> HttpResponse:
-    campaign = access.campaign_for(request.user, pk, gm=True)
-    member = access.member_of(request.user, campaign, member_pk)
-    archived = operations.remove_member(campaign_id=campaign.pk, membership_id=member.pk, by=request.user)
-    messages.success(
-        request, f"{member.user.get_username()} has left {campaign.name}; {_count(archived, 'character')} archived."
-    )
-    return redirect("campaigns:detail", pk=campaign.pk)
 
 
 @require_safe
@@ -583,12 +438,3 @@ def confirm_leave(request: HttpRequest, pk: int) -> HttpResponse:
         button="Leave the campaign",
         cancel=reverse("campaigns:detail", args=[campaign.pk]),
     )
-
-
-@require_POST
-@refusals
-def leave(request: HttpRequest, pk: int) -> HttpResponse:
-    campaign = access.campaign_for(request.user, pk)
-    archived = operations.leave_campaign(campaign_id=campaign.pk, user=request.user)
-    messages.success(request, f"You left {campaign.name}; {_count(archived, 'character')} of yours archived.")
-    return redirect("campaigns:list")

@@ -3,11 +3,17 @@ the campaign's GM change it; anyone else gets a 404. Views load characters only 
 
 from __future__ import annotations
 
+import operator
+from functools import reduce
+
 from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
 from django.core.exceptions import PermissionDenied
+from django.db import connections
+from django.db.models import Q, QuerySet
 from django.http import Http404
 
-from campaigns.models import Membership
+from campaigns.access import is_gm
+from campaigns.models import Campaign, Membership
 from characters.models import Character
 
 
@@ -37,3 +43,52 @@ def character_for(user: AbstractBaseUser | AnonymousUser, pk: int, *, write: boo
             raise PermissionDenied("This character is archived and can no longer be changed.")
         raise PermissionDenied("Only the character's player and the GM can change this sheet.")
     return character
+
+
+# --- The campaign's characters a member may see, a page or a choice at a time -------------------
+
+
+def _shown_by_status(campaign: Campaign, user: AbstractBaseUser | AnonymousUser) -> list[Q]:
+    """Which of the campaign's characters ``user`` may see, one part per status: every active
+    character, the viewer's own drafts, and (for the GM) every draft, with the server's rolls in
+    it, and the archived ones. Each part is one range of the index on (campaign, status, name, id)."""
+    if is_gm(user, campaign):
+        return [Q(status=status) for status in Character.Status.values]
+    return [Q(status=Character.Status.ACTIVE), Q(status=Character.Status.DRAFT, owner=user.pk)]
+
+
+def listed_characters(campaign: Campaign, user: AbstractBaseUser | AnonymousUser) -> QuerySet[Character]:
+    """The characters the campaign page lists for ``user``, with their owners, in order of name: every
+    active character, the viewer's own drafts, and (for the GM) every draft, with the server's
+    rolls in it, and the archived ones. A query, to be read a page at a time."""
+    shown = reduce(operator.or_, _shown_by_status(campaign, user))
+    return Character.objects.filter(shown, campaign=campaign).select_related("owner").order_by("name", "pk")
+
+
+def character_choices(
+    campaign: Campaign, user: AbstractBaseUser | AnonymousUser, *, limit: int, name_starts: str = ""
+) -> list[Character]:
+    """The first ``limit`` characters by (name, id) of those :func:`listed_characters` gives
+    ``user``, only those whose name starts with ``name_starts`` (in any case) if it is given: what a
+    page offers to choose from. Only their ids and names are loaded.
+
+    One query however large the campaign: for each status the viewer may see, the index on
+    (campaign, status, name, id) is read in order and stops after ``limit`` rows, and only those
+    few are merged (UNION ALL) and cut to ``limit``; no sort of the whole party. A name start is
+    matched as the index is read (the index orders names as they are, not case-folded), so a start
+    that few names have reads further along it."""
+    rows = Character.objects.filter(campaign=campaign).only("name")
+    if name_starts:
+        rows = rows.filter(name__istartswith=name_starts)
+    parts = [rows.filter(shown).order_by("name", "pk")[:limit] for shown in _shown_by_status(campaign, user)]
+    if not connections[rows.db].features.supports_slicing_ordering_in_compound:
+        # SQLite takes no LIMIT in a member of a UNION: there each member is its first ids, looked up by key.
+        parts = [Character.objects.filter(pk__in=part.values("pk")).only("name").order_by() for part in parts]
+    return list(parts[0].union(*parts[1:], all=True).order_by("name", "pk")[:limit])
+
+
+def character_choice(campaign: Campaign, user: AbstractBaseUser | AnonymousUser, pk: int) -> Character | None:
+    """The character ``pk`` if it is one of the campaign's that :func:`listed_characters` gives
+    ``user`` (None otherwise), with only its id and name loaded: one query, by its key."""
+    shown = reduce(operator.or_, _shown_by_status(campaign, user))
+    return Character.objects.filter(shown, campaign=campaign, pk=pk).only("pk", "name").first()

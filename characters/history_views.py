@@ -9,7 +9,7 @@ from django.shortcuts import render
 from django.views.decorators.http import require_safe
 
 from campaigns.errors import Refused
-from campaigns.views import refusals
+from campaigns.presenters import refusals
 from characters import access, write
 from characters.models import SheetChange
 from web.fields import whole_key

@@ -4,7 +4,7 @@ from django.urls import include, path
 urlpatterns = [
     path("", include("pages.urls")),
     path("", include("characters.urls")),
-    path("", include("campaigns.urls")),
+    path("", include("play.campaign_urls")),
     path("", include("play.urls")),
     path("", include("games.urls")),
     path("accounts/", include("accounts.urls")),

@@ -10,8 +10,7 @@ from django.views.decorators.http import require_safe
 
 from campaigns import access
 from campaigns.models import Membership
-from campaigns.presenters import page_key
-from campaigns.views import refusals
+from campaigns.presenters import page_key, refusals
 from play import live
 
 

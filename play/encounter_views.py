@@ -24,7 +24,7 @@ from django.views.decorators.vary import vary_on_headers
 from campaigns import access
 from campaigns.models import Campaign, Membership
 from campaigns.operations import Conflict, NotFound, Refused
-from campaigns.views import refusals
+from campaigns.presenters import refusals
 from characters.models import Character
 from play import encounters
 from play.models import Combatant, Encounter, Roll, RollKind

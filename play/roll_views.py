@@ -22,7 +22,8 @@ from django.views.decorators.vary import vary_on_headers
 from campaigns import access
 from campaigns.models import Campaign, Membership
 from campaigns.operations import Refused
-from campaigns.views import refusals
+from campaigns.presenters import refusals
+from characters import access as character_access
 from characters.models import Character
 from play import rolls
 from play.models import Roll, RollKind
@@ -122,10 +123,12 @@ def _character_filter(request: HttpRequest, campaign: Campaign, query: dict[str,
     name_start = _name_start(request)
     selected = None
     if "character" in query:
-        selected = access.character_choice(campaign, request.user, query["character"])
+        selected = character_access.character_choice(campaign, request.user, query["character"])
         if selected is None:
             raise BadQuery("There is no such character in this campaign.")
-    choices = access.character_choices(campaign, request.user, limit=CHARACTER_CHOICES + 1, name_starts=name_start)
+    choices = character_access.character_choices(
+        campaign, request.user, limit=CHARACTER_CHOICES + 1, name_starts=name_start
+    )
     more = len(choices) > CHARACTER_CHOICES
     choices = choices[:CHARACTER_CHOICES]
     found = len(choices)

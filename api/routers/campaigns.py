@@ -19,6 +19,7 @@ from api.params import NO_NUL, PathId
 from campaigns import access, operations
 from campaigns.models import Campaign, Invitation, Membership
 from campaigns.operations import MAX_INVITATION_DAYS, Refused
+from characters import campaign_changes
 from rules.systems.base import OptionsError
 
 router = Router(tags=["Campaigns"])
@@ -235,7 +236,7 @@ def update_campaign(request: HttpRequest, id: PathId, changes: CampaignPatch) ->
         else:
             options[key] = value
     try:
-        operations.update_campaign(
+        campaign_changes.update_campaign(
             campaign_id=campaign.pk,
             by=request.user,
             name=changes.name if changes.name is not None else campaign.name,

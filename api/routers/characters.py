@@ -31,7 +31,7 @@ from pydantic import (
 from api import extensions
 from api.errors import Error, InvalidChange, InvalidDocument, refused_by_field, responses
 from api.params import MAX_ID, PathId
-from campaigns.access import campaign_for, listed_characters
+from campaigns.access import campaign_for
 from campaigns.errors import Conflict
 from campaigns.presenters import MAX_KEY_NAME, NameKey, page_by_name
 from characters import access, exchange, lifecycle, write
@@ -160,7 +160,7 @@ def list_characters(
     campaign = campaign_for(request.user, id)
     rules, options = campaign.rules, campaign.settings
     key = NameKey.parse(after, "characters") if after else None
-    page, next_key = page_by_name(listed_characters(campaign, request.user), key, limit)
+    page, next_key = page_by_name(access.listed_characters(campaign, request.user), key, limit)
     characters = [
         {
             "id": c.pk,

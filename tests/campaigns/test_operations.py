@@ -12,6 +12,7 @@ from django.utils import timezone
 
 from campaigns import operations
 from campaigns.models import Campaign, Invitation, Membership
+from characters import campaign_changes
 from characters.models import Character, SheetChange
 from rules.systems import lucky13
 from rules.systems.lucky13.campaign import skill_changes
@@ -66,7 +67,7 @@ def test_renames_reach_every_characters_skills_and_versions(gm, player, campaign
     assert options["skills"][2]["name"] == "Healing"  # both sheets have it, as skill 3
     options["skills"][2]["name"] = "Medicine"
 
-    operations.update_campaign(
+    campaign_changes.update_campaign(
         campaign_id=campaign.pk, by=gm, name=campaign.name, description="", options=options,
         renames={"Healing": "Medicine"},
     )  # fmt: skip
@@ -96,7 +97,7 @@ def test_a_sheet_without_the_renamed_skill_is_left_alone(gm, player, campaign) -
     options = campaign.settings
     options["skills"][2]["name"] = "Medicine"
 
-    operations.update_campaign(
+    campaign_changes.update_campaign(
         campaign_id=campaign.pk, by=gm, name=campaign.name, description="", options=options,
         renames={"Healing": "Medicine"},
     )  # fmt: skip
@@ -108,7 +109,7 @@ def test_a_sheet_without_the_renamed_skill_is_left_alone(gm, player, campaign) -
 
 def test_only_the_gm_updates_under_the_lock(player, campaign) -> None:
     with pytest.raises(operations.NotAllowed):
-        operations.update_campaign(
+        campaign_changes.update_campaign(
             campaign_id=campaign.pk, by=player, name="Mine", description="", options={}, renames={}
         )
     campaign.refresh_from_db()
@@ -131,7 +132,7 @@ def test_removing_a_player_archives_and_never_deletes(gm, player, campaign) -> N
     brunella = make_character(campaign, player, "Brunella")
     member = Membership.objects.get(campaign=campaign, user=player)
 
-    assert operations.remove_member(campaign_id=campaign.pk, membership_id=member.pk, by=gm) == 1
+    assert campaign_changes.remove_member(campaign_id=campaign.pk, membership_id=member.pk, by=gm) == 1
 
     brunella.refresh_from_db()
     assert brunella.status == Character.Status.ARCHIVED

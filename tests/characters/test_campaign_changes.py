@@ -7,7 +7,7 @@ import pytest
 from django.urls import reverse
 from django.utils import timezone
 
-from campaigns import operations as campaign_operations
+from characters import campaign_changes
 from tests.characters.helpers import posted
 
 pytestmark = pytest.mark.django_db
@@ -25,7 +25,7 @@ def test_a_skill_renamed_by_the_gm_makes_a_specializations_form_opened_before_it
         {"name": "Swordplay" if s["name"] == "Fighting" else s["name"], "ability": s["ability"]}
         for s in campaign.settings["skills"]
     ]
-    campaign_operations.update_campaign(
+    campaign_changes.update_campaign(
         campaign_id=campaign.pk,
         by=gm,
         name=campaign.name,

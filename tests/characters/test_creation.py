@@ -8,6 +8,7 @@ import random
 import pytest
 
 from campaigns.models import Campaign, Membership
+from characters import campaign_changes
 from characters.models import Character
 from games.lucky13 import creation
 from games.lucky13.creation import ArmorChoice, AssetChoice, SpecializationChoice, TraitChoice, WeaponChoice
@@ -453,11 +454,9 @@ def test_descriptions_have_the_same_limit_as_on_the_sheet(gm, player) -> None:
 def test_a_removed_player_still_reads_their_own_sheet_but_cannot_change_it(client, gm, player, campaign) -> None:
     from django.urls import reverse
 
-    from campaigns import operations as campaign_operations
-
     character = finish_rest(through_skills(campaign, player))
     member = campaign.memberships.get(user=player)
-    campaign_operations.remove_member(campaign_id=campaign.pk, membership_id=member.pk, by=gm)
+    campaign_changes.remove_member(campaign_id=campaign.pk, membership_id=member.pk, by=gm)
 
     client.force_login(player)
     assert client.get(reverse("characters:sheet", args=[character.pk])).status_code == 200

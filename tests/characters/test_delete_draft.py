@@ -6,7 +6,7 @@ import pytest
 from django.urls import reverse
 
 from campaigns.errors import Conflict
-from characters import drafting
+from characters import campaign_changes, drafting
 from characters.models import Character, SheetChange
 from games.lucky13 import creation
 from rules.dice import StepDie
@@ -70,10 +70,9 @@ def test_the_creation_steps_offer_it_to_the_owner_only(client, player, gm, draft
 
 
 def test_a_removed_player_still_deletes_their_own_draft(client, gm, player, campaign, draft) -> None:
-    from campaigns import operations as campaign_operations
 
     member = campaign.memberships.get(user=player)
-    campaign_operations.remove_member(campaign_id=campaign.pk, membership_id=member.pk, by=gm)
+    campaign_changes.remove_member(campaign_id=campaign.pk, membership_id=member.pk, by=gm)
     client.force_login(player)
     url = reverse("characters:delete-draft", args=[draft.pk])
     page = client.get(url)
@@ -87,11 +86,10 @@ def test_a_removed_player_still_deletes_their_own_draft(client, gm, player, camp
 
 
 def test_a_removed_players_finished_character_stays(client, gm, player, campaign) -> None:
-    from campaigns import operations as campaign_operations
 
     brunella = make_character(campaign, player)
     member = campaign.memberships.get(user=player)
-    campaign_operations.remove_member(campaign_id=campaign.pk, membership_id=member.pk, by=gm)
+    campaign_changes.remove_member(campaign_id=campaign.pk, membership_id=member.pk, by=gm)
     client.force_login(player)
     response = client.post(reverse("characters:delete-draft", args=[brunella.pk]))
     assert response["Location"] == reverse("characters:sheet", args=[brunella.pk])

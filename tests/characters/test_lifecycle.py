@@ -9,7 +9,7 @@ from django.urls import reverse
 from campaigns import operations as campaign_operations
 from campaigns.errors import Conflict, NotAllowed
 from campaigns.models import Membership
-from characters import lifecycle, write
+from characters import campaign_changes, lifecycle, write
 from characters.models import Character, SheetChange
 from games.lucky13 import creation
 from tests.characters.conftest import make_character
@@ -105,7 +105,7 @@ def test_archiving_twice_is_refused(campaign, player) -> None:
 def test_a_removed_players_character_waits_for_them_to_come_back(client, campaign, gm, player) -> None:
     brunella = make_character(campaign, player)
     member = campaign.memberships.get(user=player)
-    campaign_operations.remove_member(campaign_id=campaign.pk, membership_id=member.pk, by=gm)
+    campaign_changes.remove_member(campaign_id=campaign.pk, membership_id=member.pk, by=gm)
     brunella.refresh_from_db()
     assert brunella.status == "archived"
     client.force_login(gm)
@@ -122,7 +122,7 @@ def test_a_removed_players_character_waits_for_them_to_come_back(client, campaig
 def test_an_unfinished_draft_comes_back_as_the_draft_it_was(client, campaign, gm, player) -> None:
     draft = creation.start_character(campaign=campaign, owner=player, name="Half-done Hilde")
     member = campaign.memberships.get(user=player)
-    campaign_operations.remove_member(campaign_id=campaign.pk, membership_id=member.pk, by=gm)
+    campaign_changes.remove_member(campaign_id=campaign.pk, membership_id=member.pk, by=gm)
     Membership.objects.create(campaign=campaign, user=player, role=Membership.Role.PLAYER)
     draft.refresh_from_db()
     client.force_login(gm)

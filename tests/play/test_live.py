@@ -17,7 +17,7 @@ from django.test import Client
 from campaigns import operations
 from campaigns.models import Campaign, Membership
 from campaigns.operations import Conflict, NotAllowed
-from characters import write
+from characters import campaign_changes, write
 from config.asgi import application
 from play import encounters, live, rolls
 from play.consumers import NOT_A_MEMBER
@@ -456,7 +456,7 @@ def test_a_removed_player_is_closed_at_once_and_gets_nothing_more(campaign, gm, 
     member = membership_of(campaign, player)
 
     def remove() -> None:
-        operations.remove_member(campaign_id=campaign.pk, membership_id=member, by=gm)
+        campaign_changes.remove_member(campaign_id=campaign.pk, membership_id=member, by=gm)
 
     async def scenario() -> None:
         tabs = [await joined(campaign, player), await joined(campaign, player)]  # two tabs, both closed
@@ -495,7 +495,7 @@ def test_removing_through_the_page_closes_the_socket(campaign, gm, player) -> No
 
 def test_a_player_who_leaves_is_closed_too(campaign, gm, player) -> None:
     def leave() -> None:
-        operations.leave_campaign(campaign_id=campaign.pk, user=player)
+        campaign_changes.leave_campaign(campaign_id=campaign.pk, user=player)
 
     async def scenario() -> None:
         socket = await joined(campaign, player)
@@ -513,7 +513,7 @@ def test_a_membership_in_another_campaign_is_not_this_sockets_business(campaign,
     other = Membership.objects.create(campaign=elsewhere, user=player, role=Membership.Role.PLAYER)
 
     def remove_elsewhere() -> None:
-        operations.remove_member(campaign_id=elsewhere.pk, membership_id=other.pk, by=gm)
+        campaign_changes.remove_member(campaign_id=elsewhere.pk, membership_id=other.pk, by=gm)
 
     async def scenario() -> None:
         socket = await joined(campaign, player)
@@ -529,7 +529,9 @@ def test_a_membership_in_another_campaign_is_not_this_sockets_business(campaign,
 def test_a_refused_removal_closes_nothing(campaign, gm, player) -> None:
     def refused() -> None:
         with pytest.raises(NotAllowed):
-            operations.remove_member(campaign_id=campaign.pk, membership_id=membership_of(campaign, gm), by=player)
+            campaign_changes.remove_member(
+                campaign_id=campaign.pk, membership_id=membership_of(campaign, gm), by=player
+            )
 
     async def scenario() -> None:
         sockets = [await joined(campaign, gm), await joined(campaign, player)]

@@ -14,8 +14,8 @@ from playwright.sync_api import expect
 
 from campaigns.models import Campaign
 from campaigns.presenters import MAX_KEY_NAME
-from campaigns.views import LIST_PAGE_SIZE, PARTY_PREVIEW
 from characters.models import Character
+from play.campaign_views import LIST_PAGE_SIZE, PARTY_PREVIEW
 from play.live import PARTY_PAGE_SIZE
 from rules.dice import StepDie
 from rules.systems import lucky13

@@ -12,6 +12,7 @@ from django.utils.http import urlencode
 
 from campaigns import access
 from campaigns.models import Campaign, Membership
+from characters import access as character_access
 from characters.models import Character
 from play.models import Roll, RollKind
 from play.roll_views import CHARACTER_CHOICES, MAX_NAME_START
@@ -229,11 +230,11 @@ def mixed(campaign, player, other_player) -> dict[str, Character]:
 def test_the_choice_follows_what_the_campaign_page_lists(client, request, campaign, mixed, who, seen) -> None:
     viewer = request.getfixturevalue(who)
     campaign = access.campaign_for(viewer, campaign.pk)
-    assert [c.name for c in access.listed_characters(campaign, viewer)] == seen
-    assert [c.name for c in access.character_choices(campaign, viewer, limit=10)] == seen
-    assert [c.name for c in access.character_choices(campaign, viewer, limit=2)] == seen[:2]
+    assert [c.name for c in character_access.listed_characters(campaign, viewer)] == seen
+    assert [c.name for c in character_access.character_choices(campaign, viewer, limit=10)] == seen
+    assert [c.name for c in character_access.character_choices(campaign, viewer, limit=2)] == seen[:2]
     for name, character in mixed.items():
-        found = access.character_choice(campaign, viewer, character.pk)
+        found = character_access.character_choice(campaign, viewer, character.pk)
         assert (found.name if found else None) == (name if name in seen else None)
     client.force_login(viewer)
     assert names(client.get(log_url(campaign))) == seen

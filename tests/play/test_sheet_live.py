@@ -13,7 +13,7 @@ from django.urls import reverse
 
 from campaigns import operations
 from campaigns.models import Membership
-from characters import ledger, write
+from characters import campaign_changes, ledger, write
 from characters.models import Character
 from config.asgi import application
 from play.consumers import LOGGED_OUT, NOT_A_MEMBER
@@ -211,7 +211,7 @@ def test_the_owner_who_left_still_follows_their_sheet(campaign, gm, player) -> N
     brunella = make_character(campaign, player, "Brunella")
 
     def leave() -> None:
-        operations.leave_campaign(campaign_id=campaign.pk, user=player)
+        campaign_changes.leave_campaign(campaign_id=campaign.pk, user=player)
 
     async def scenario() -> None:
         open_before = await following(brunella, player)
@@ -235,7 +235,7 @@ def test_a_removed_player_is_closed_on_anothers_sheet_at_once(campaign, gm, play
     member = Membership.objects.get(campaign=campaign, user=player).pk
 
     def remove() -> None:
-        operations.remove_member(campaign_id=campaign.pk, membership_id=member, by=gm)
+        campaign_changes.remove_member(campaign_id=campaign.pk, membership_id=member, by=gm)
 
     async def scenario() -> None:
         removed = await following(hobart, player)

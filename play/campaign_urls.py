@@ -1,21 +1,26 @@
+"""Every campaign page's URL, in the ``campaigns`` namespace: those of :mod:`campaigns.views` and, for
+the pages that show or change the campaign's characters too, of :mod:`play.campaign_views` (here,
+above both apps)."""
+
 from django.urls import path
 
 from campaigns import views
+from play import campaign_views
 
 app_name = "campaigns"
 
 urlpatterns = [
     path("campaigns/", views.campaign_list, name="list"),
     path("campaigns/new/", views.create_campaign, name="create"),
-    path("campaigns/<int:pk>/", views.campaign_detail, name="detail"),
-    path("campaigns/<int:pk>/settings/", views.campaign_settings, name="settings"),
+    path("campaigns/<int:pk>/", campaign_views.campaign_detail, name="detail"),
+    path("campaigns/<int:pk>/settings/", campaign_views.campaign_settings, name="settings"),
     path("campaigns/<int:pk>/archive/", views.archive, name="archive"),
     path("campaigns/<int:pk>/archive/confirm/", views.confirm_archive, name="confirm-archive"),
     path("campaigns/<int:pk>/unarchive/", views.unarchive, name="unarchive"),
     path("campaigns/<int:pk>/unarchive/confirm/", views.confirm_unarchive, name="confirm-unarchive"),
-    path("campaigns/<int:pk>/leave/", views.leave, name="leave"),
+    path("campaigns/<int:pk>/leave/", campaign_views.leave, name="leave"),
     path("campaigns/<int:pk>/leave/confirm/", views.confirm_leave, name="confirm-leave"),
-    path("campaigns/<int:pk>/members/<int:member_pk>/remove/", views.remove_member, name="remove-member"),
+    path("campaigns/<int:pk>/members/<int:member_pk>/remove/", campaign_views.remove_member, name="remove-member"),
     path(
         "campaigns/<int:pk>/members/<int:member_pk>/remove/confirm/",
         views.confirm_remove_member,
