@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from bench.advance import one_run, options, sheet
+from bench.lucky13.advance import one_run, options, sheet
 from rules.systems.lucky13 import Difficulty
 
 

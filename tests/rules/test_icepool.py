@@ -7,8 +7,8 @@ from fractions import Fraction
 
 import pytest
 
-from bench.icepool_check import chance as icepool_chance
-from bench.table import specs
+from bench.lucky13.icepool_check import chance as icepool_chance
+from bench.lucky13.table import specs
 from rules.systems.lucky13 import check_chance_json
 
 #: Every 37th spec of the table: 37 is prime to the table's dimensions, so the sample walks all of them.

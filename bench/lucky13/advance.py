@@ -1,4 +1,4 @@
-"""``python -m bench.advance``: "What should I buy?" for a large sheet, the engine alone.
+"""``python -m bench.lucky13.advance``: "What should I buy?" for a large sheet, the engine alone.
 
 A sheet document of twenty skills with five specializations each (levels 1 … 5), every ability
 d4 … d10 so that each can still be raised, Cinematic explosions: every offer the system makes
@@ -13,7 +13,7 @@ import statistics
 import time
 from typing import Any
 
-from bench.__main__ import clear_engine_caches
+from bench.lucky13.engine import clear_engine_caches
 from rules.dice import StepDie
 from rules.systems import lucky13
 from rules.systems.lucky13 import Difficulty, Explosion

@@ -1,7 +1,7 @@
-"""``python -m bench.icepool_batch FILE``: the icepool twin of ``python -m rules chance --batch FILE``.
+"""``python -m bench.lucky13.icepool_batch FILE``: the icepool twin of ``python -m rules chance --batch FILE``.
 
 Reads the same file of check specs (one JSON object a line, ``-`` for stdin) and
-prints the same JSON lines, computed by :func:`bench.icepool_check.chance`. The
+prints the same JSON lines, computed by :func:`bench.lucky13.icepool_check.chance`. The
 benchmark times the two as whole processes, so this mirrors the engine's batch
 loop and output format exactly: any difference in the output is a difference
 in the chances, not in the formatting.
@@ -14,7 +14,7 @@ import json
 import sys
 from typing import TextIO
 
-from bench.icepool_check import chance
+from bench.lucky13.icepool_check import chance
 
 
 def batch(stream: TextIO, out: TextIO) -> None:
@@ -25,7 +25,7 @@ def batch(stream: TextIO, out: TextIO) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m bench.icepool_batch", description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(prog="python -m bench.lucky13.icepool_batch", description=__doc__.split("\n\n")[0])
     parser.add_argument("file", metavar="FILE", help="a file of JSON check specs, one per line ('-' for stdin)")
     args = parser.parse_args(argv)
     if args.file == "-":
