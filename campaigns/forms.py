@@ -11,6 +11,7 @@ from django import forms
 
 from campaigns.models import Campaign, system_choices
 from rules.systems.base import Option, OptionsError, RulesSystem
+from web.fields import WholeNumberField
 
 
 def sentence(message: str) -> str:
@@ -89,7 +90,7 @@ def _option_field(option: Option) -> forms.Field:
     if isinstance(option.default, bool):
         return forms.BooleanField(required=False, **common)
     if isinstance(option.default, int):
-        return forms.IntegerField(min_value=-(10**6), max_value=10**6, **common)
+        return WholeNumberField(min_value=-(10**6), max_value=10**6, **common)
     return forms.CharField(required=False, max_length=1000, **common)
 
 

@@ -21,6 +21,7 @@ from django.http import QueryDict
 from characters import operations
 from characters.models import Character
 from rules.systems.base import EditSection
+from web.fields import WholeNumberField
 
 #: Empty rows offered for adding, below the rows already on the sheet.
 NEW_ROWS = 2
@@ -29,7 +30,7 @@ NEW_ROWS = 2
 class RowForm(forms.Form):
     """A row of a list on the sheet: one already there (with its id) or a new one."""
 
-    id = forms.IntegerField(required=False, widget=forms.HiddenInput)
+    id = WholeNumberField(required=False, widget=forms.HiddenInput)
     title = ""
     group = ""
 

@@ -33,7 +33,7 @@ from characters import access, ledger
 from characters.models import MAX_CURRENCY, MAX_ENTRY, Character, LedgerEntry, ReputationChange
 from rules.document import MAX_NAME
 from rules.systems.base import Currency, Option, RulesSystem, Standing
-from web.fields import name_start, whole_key
+from web.fields import WholeNumberField, name_start, whole_key
 from web.presenters import CHART_WIDTH, LABEL_HEIGHT, PLOT_HEIGHT
 
 NO_ADVENTURE: Final = "No adventure named"
@@ -355,7 +355,7 @@ def advance(request: HttpRequest, pk: int) -> HttpResponse:
 class BuyForm(forms.Form):
     offer = forms.CharField(label="What to buy", max_length=ledger.MAX_OFFER)
     name = forms.CharField(required=False, max_length=MAX_NAME, label="Name")
-    before = forms.IntegerField(label="What you saw", required=False, min_value=0, max_value=ledger.MAX_BEFORE)
+    before = WholeNumberField(label="What you saw", required=False, min_value=0, max_value=ledger.MAX_BEFORE)
     adventure = forms.CharField(label="Adventure", required=False, max_length=ledger.MAX_ADVENTURE)
 
 
@@ -392,7 +392,7 @@ ROW_FIELD: Final = re.compile(r"^(include|amount|reason|reputation)-([0-9]{1,12}
 class AwardForm(forms.Form):
     adventure = forms.CharField(label="Adventure", required=False, max_length=ledger.MAX_ADVENTURE)
     currency = forms.CharField(label="Currency", required=False, max_length=MAX_CURRENCY, strip=False)
-    amount = forms.IntegerField(label="Points for each", required=False, min_value=0, max_value=MAX_ENTRY)
+    amount = WholeNumberField(label="Points for each", required=False, min_value=0, max_value=MAX_ENTRY)
     reason = forms.CharField(label="Reason", required=False, max_length=ledger.MAX_REASON)
     rest = forms.BooleanField(label="Everyone else in play too", required=False, initial=True)
 
@@ -418,13 +418,13 @@ class AwardForm(forms.Form):
             self.fields[f"include-{character.pk}"] = forms.BooleanField(
                 label=f"Award {character.name}", required=False, initial=True
             )
-            self.fields[f"amount-{character.pk}"] = forms.IntegerField(
+            self.fields[f"amount-{character.pk}"] = WholeNumberField(
                 label="Points instead", required=False, min_value=0, max_value=MAX_ENTRY
             )
             self.fields[f"reason-{character.pk}"] = forms.CharField(
                 label="Reason instead", required=False, max_length=ledger.MAX_REASON
             )
-            self.fields[f"reputation-{character.pk}"] = forms.IntegerField(
+            self.fields[f"reputation-{character.pk}"] = WholeNumberField(
                 label="Reputation change", required=False, min_value=-10, max_value=10, initial=0
             )
 

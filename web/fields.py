@@ -1,6 +1,10 @@
-"""The field types shared at the edge: the step counts of every form that builds dice (the
-calculator's, the sheet roll's and, through :data:`STEP_LIMIT`, the API's schemas), so a step
-count means the same, within the same limits, wherever it is typed; and keys typed into URLs."""
+"""The field types shared at the edge, so that a value means the same, within the same limits,
+wherever it is typed: whole numbers in ASCII digits (:class:`WholeNumberField`, every form's
+numbers; ``"٣"`` and ``"²"`` are refused, though Python's ``int`` reads them), the step counts of
+every form that builds dice (the calculator's, the sheet roll's and, through :data:`STEP_LIMIT`, the
+API's schemas), text without control characters (:class:`TextField`), and what is typed into URLs
+and queries: keys (:func:`whole_key`), a sheet's version (:func:`version_number`) and the start of
+a name to search by (:func:`name_start`)."""
 
 from __future__ import annotations
 
@@ -10,13 +14,6 @@ from django import forms
 
 #: The most steps up or down a form or the API accepts for one die.
 STEP_LIMIT: Final = 10
-
-
-class StepsField(forms.IntegerField):
-    """A number of steps; a box left empty (say, while typing) means none."""
-
-    def clean(self, value: Any) -> int:
-        return super().clean(value) or 0
 
 
 def steps_field(label: str) -> StepsField:
@@ -70,6 +67,13 @@ class WholeNumberField(forms.IntegerField):
             if text and (not digits.isascii() or not digits.isdigit() or len(digits) > MAX_KEY_DIGITS):
                 raise forms.ValidationError(self.error_messages["invalid"], code="invalid")
         return super().to_python(value)
+
+
+class StepsField(WholeNumberField):
+    """A number of steps; a box left empty (say, while typing) means none."""
+
+    def clean(self, value: Any) -> int:
+        return super().clean(value) or 0
 
 
 def whole_number(label: str, *, minimum: int | None, maximum: int | None, required: bool) -> WholeNumberField:

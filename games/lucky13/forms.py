@@ -19,6 +19,7 @@ from games.lucky13.sections import ArmorRow, AssetRow, Details, Equipment, Speci
 from rules.dice import DiceError, StepDie
 from rules.document import MAX_SHORT_TEXT
 from rules.systems import lucky13
+from web.fields import WholeNumberField
 
 DIE_CHOICES = [(StepDie(rung).label, StepDie(rung).label) for rung in range(1, 6)]
 LEVEL_CHOICES = [(level, str(level)) for level in range(1, lucky13.MAX_SPECIALIZATION_LEVEL + 1)]
@@ -53,15 +54,15 @@ class DieField(forms.Field):
         return self.prepare_value(self.to_python(initial)) != self.prepare_value(self.to_python(data))
 
 
-def _number(label: str, **attrs: Any) -> forms.IntegerField:
+def _number(label: str, **attrs: Any) -> WholeNumberField:
     """A whole number; its range is a rule, checked by the operation."""
-    return forms.IntegerField(
+    return WholeNumberField(
         label=label, error_messages={"required": "Enter a whole number.", "invalid": "Enter a whole number."},
         widget=forms.NumberInput(attrs={"inputmode": "numeric", **attrs}),
     )  # fmt: skip
 
 
-def _level(label: str, choices: list[tuple[int, str]]) -> forms.IntegerField:
+def _level(label: str, choices: list[tuple[int, str]]) -> WholeNumberField:
     field = _number(label)
     field.widget = forms.Select(choices=choices)
     return field

@@ -14,6 +14,7 @@ from django.forms import formset_factory
 from campaigns.forms import sentence
 from rules.systems import lucky13
 from rules.systems.base import Option
+from web.fields import WholeNumberField
 
 OPTIONS: dict[str, Option] = {option.key: option for option in lucky13.OPTIONS}
 #: Blank skill rows offered at the end of the list, and how many more "More rows" adds.
@@ -66,7 +67,7 @@ class Lucky13OptionsForm(forms.Form):
         required=False,
         choices=[(key, label) for key, (label, _) in lucky13.SKILL_PRESETS.items()],
     )
-    hit_points_per_step = forms.IntegerField(
+    hit_points_per_step = WholeNumberField(
         label=OPTIONS["hit_points_per_step"].label, help_text=OPTIONS["hit_points_per_step"].help
     )
     ability_methods = forms.ChoiceField(
@@ -81,8 +82,8 @@ class Lucky13OptionsForm(forms.Form):
         max_length=200,
         help_text=OPTIONS["skill_array"].help + " Separate them with spaces.",
     )
-    skill_points = forms.IntegerField(label=OPTIONS["skill_points"].label, help_text=OPTIONS["skill_points"].help)
-    starting_specializations = forms.IntegerField(label=OPTIONS["starting_specializations"].label,
+    skill_points = WholeNumberField(label=OPTIONS["skill_points"].label, help_text=OPTIONS["skill_points"].help)
+    starting_specializations = WholeNumberField(label=OPTIONS["starting_specializations"].label,
                                                   help_text=OPTIONS["starting_specializations"].help)  # fmt: skip
 
     #: The options whose message belongs to a group of fields rather than to one field.

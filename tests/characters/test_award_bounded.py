@@ -112,3 +112,13 @@ def test_too_many_rows_or_one_no_longer_in_play_awards_nothing(client, gm, playe
     assert gone.status_code == 400
     assert "no longer in play" in gone.text
     assert not LedgerEntry.objects.exists()
+
+
+@pytest.mark.parametrize("typed", ["٣", "²", "1e3"])
+def test_an_amount_not_in_ascii_digits_is_refused_by_its_field(client, gm, player, campaign, typed) -> None:
+    party = heroes(campaign, player, 2)
+    client.force_login(gm)
+    response = client.post(url(campaign), {"amount": typed, "reason": "Mission", **rows(party)})
+    assert response.status_code == 400
+    assert "Enter a whole number." in response.text
+    assert not LedgerEntry.objects.exists()
