@@ -29,6 +29,7 @@ from channels.generic.websocket import AsyncJsonWebsocketConsumer
 from campaigns.models import Campaign, Membership
 from campaigns.presenters import BadPageKey, NameKey
 from play import live
+from web.fields import MAX_KEY
 
 #: The close code for an outsider or a logged-out visitor (4000–4999 are the application's own).
 NOT_A_MEMBER: Final = 4403
@@ -94,7 +95,7 @@ class CampaignConsumer(AsyncJsonWebsocketConsumer):
 
     async def receive_json(self, content: Any, **kwargs: Any) -> None:
         since = content.get("since") if isinstance(content, dict) else None
-        if not self.joined or not isinstance(since, int) or isinstance(since, bool) or since < 0:
+        if not self.joined or not isinstance(since, int) or isinstance(since, bool) or not 0 <= since <= MAX_KEY:
             return
         raw = content.get("after")
         try:

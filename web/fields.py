@@ -31,6 +31,9 @@ def steps_field(label: str) -> StepsField:
 #: A key or id typed into a URL: ASCII digits only (``"²"`` and ``"٣"`` are digits to Python's
 #: ``str.isdigit`` but not to ``int`` or the database), at most this many of them.
 MAX_KEY_DIGITS: Final = 12
+#: The largest key or count a URL, a query or a socket message may name (a bigger number names
+#: nothing, and would overflow the database's integer).
+MAX_KEY: Final = 10**MAX_KEY_DIGITS - 1
 
 
 def whole_key(value: str) -> int | None:
