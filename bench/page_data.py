@@ -402,16 +402,17 @@ def build_sheet(people: Cast, where: Campaign, scale: float) -> Built:
     return Built("sheet", few_count, most_count, urls("characters:sheet", heroes))
 
 
-def build_party(people: Cast, sizes: tuple[int, int], feed: int) -> tuple[Built, Built]:
+def build_party(people: Cast, sizes: tuple[int, int], feed: int) -> tuple[Built, Built, Built]:
     """Two campaigns whose parties are the two sizes, each with the same short roll log (the
-    dashboard's feed): the live dashboard and the campaign page of each."""
+    dashboard's feed): the live dashboard, the campaign page and the GM's award form of each."""
     made = []
     for n in sizes:
         where = campaign(people, f"Party of {n}")
         roll_log(where, people, party(where, people.players, n), feed)
         made.append(where)
     dashboard = Built("dashboard", *sizes, urls("play:dashboard", made))
-    return dashboard, Built("campaign", *sizes, urls("campaigns:detail", made))
+    award = Built("award", *sizes, urls("characters:award", made))
+    return dashboard, Built("campaign", *sizes, urls("campaigns:detail", made)), award
 
 
 def build_rolls(people: Cast, sizes: tuple[int, int], members: int) -> Built:

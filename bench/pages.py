@@ -70,6 +70,8 @@ class Target:
     quick: tuple[int, int] | None
     #: None: shows everything it holds (up to its own limit), judged by its queries only.
     bound: float | None = RATIO_BOUND
+    #: Who opens it (the GM's own pages: the GM only).
+    viewers: tuple[str, ...] = VIEWERS
 
 
 #: The pages, in the order of the table, with the sizes the issue names. The dashboard and the
@@ -79,6 +81,7 @@ TARGETS: Final = (
     Target("ledger", "ledger", "entries", (40, 10_000), (40, 300)),
     Target("dashboard", "dashboard", "characters", (8, 500), (8, 40)),
     Target("campaign", "campaign page", "characters", (8, 500), (8, 40)),
+    Target("award", "award form", "characters", (8, 500), (8, 40), viewers=("gm",)),
     Target("sheet", "sheet", "items", None, None, bound=None),
     Target("history", "sheet history", "changes", (10, 10_000), (10, 300)),
     Target("rolls", "roll log", "rolls", (50, 10_000), (50, 300)),
@@ -198,7 +201,7 @@ def counted(row: Row, client: Client) -> None:
 def measure(people: Cast, built: dict[str, Built], reps: int) -> list[Row]:
     """Every page, as each viewer, at both sizes: small, large, small, large, … ``reps`` times each."""
     logged_in = clients(people)
-    rows = [Row(target, viewer, built[target.key]) for target in TARGETS for viewer in VIEWERS]
+    rows = [Row(target, viewer, built[target.key]) for target in TARGETS for viewer in target.viewers]
     for row in rows:
         counted(row, logged_in[row.viewer])
     for rep in range(reps):
