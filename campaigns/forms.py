@@ -11,7 +11,7 @@ from django import forms
 
 from campaigns.models import Campaign, system_choices
 from rules.systems.base import Option, OptionsError, RulesSystem
-from web.fields import WholeNumberField
+from web.fields import TextField, WholeNumberField
 
 
 def sentence(message: str) -> str:
@@ -20,8 +20,9 @@ def sentence(message: str) -> str:
 
 
 class CampaignForm(forms.Form):
-    name = forms.CharField(max_length=120)
-    description = forms.CharField(
+    name = TextField(max_length=120)
+    description = TextField(
+        lines=True,
         required=False,
         max_length=5000,
         widget=forms.Textarea(attrs={"rows": 4}),
@@ -91,7 +92,7 @@ def _option_field(option: Option) -> forms.Field:
         return forms.BooleanField(required=False, **common)
     if isinstance(option.default, int):
         return WholeNumberField(min_value=-(10**6), max_value=10**6, **common)
-    return forms.CharField(required=False, max_length=1000, **common)
+    return TextField(required=False, max_length=1000, **common)
 
 
 #: The options forms written for a rules system (``register``); any other system's is made from its

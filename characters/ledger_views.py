@@ -33,7 +33,7 @@ from characters import access, ledger
 from characters.models import MAX_CURRENCY, MAX_ENTRY, Character, LedgerEntry, ReputationChange
 from rules.document import MAX_NAME
 from rules.systems.base import Currency, Option, RulesSystem, Standing
-from web.fields import WholeNumberField, name_start, whole_key
+from web.fields import TextField, WholeNumberField, name_start, whole_key
 from web.presenters import CHART_WIDTH, LABEL_HEIGHT, PLOT_HEIGHT
 
 NO_ADVENTURE: Final = "No adventure named"
@@ -227,7 +227,7 @@ def _limits(standing: Standing | None) -> tuple[str, ...]:
 
 
 class CorrectionForm(forms.Form):
-    reason = forms.CharField(label="Why", max_length=ledger.MAX_REASON)
+    reason = TextField(label="Why", max_length=ledger.MAX_REASON)
 
 
 @require_http_methods(["GET", "HEAD", "POST"])
@@ -353,10 +353,10 @@ def advance(request: HttpRequest, pk: int) -> HttpResponse:
 
 
 class BuyForm(forms.Form):
-    offer = forms.CharField(label="What to buy", max_length=ledger.MAX_OFFER)
-    name = forms.CharField(required=False, max_length=MAX_NAME, label="Name")
+    offer = TextField(label="What to buy", max_length=ledger.MAX_OFFER)
+    name = TextField(required=False, max_length=MAX_NAME, label="Name")
     before = WholeNumberField(label="What you saw", required=False, min_value=0, max_value=ledger.MAX_BEFORE)
-    adventure = forms.CharField(label="Adventure", required=False, max_length=ledger.MAX_ADVENTURE)
+    adventure = TextField(label="Adventure", required=False, max_length=ledger.MAX_ADVENTURE)
 
 
 @require_POST
@@ -390,10 +390,10 @@ ROW_FIELD: Final = re.compile(r"^(include|amount|reason|reputation)-([0-9]{1,12}
 
 
 class AwardForm(forms.Form):
-    adventure = forms.CharField(label="Adventure", required=False, max_length=ledger.MAX_ADVENTURE)
-    currency = forms.CharField(label="Currency", required=False, max_length=MAX_CURRENCY, strip=False)
+    adventure = TextField(label="Adventure", required=False, max_length=ledger.MAX_ADVENTURE)
+    currency = TextField(label="Currency", required=False, max_length=MAX_CURRENCY, strip=False)
     amount = WholeNumberField(label="Points for each", required=False, min_value=0, max_value=MAX_ENTRY)
-    reason = forms.CharField(label="Reason", required=False, max_length=ledger.MAX_REASON)
+    reason = TextField(label="Reason", required=False, max_length=ledger.MAX_REASON)
     rest = forms.BooleanField(label="Everyone else in play too", required=False, initial=True)
 
     def __init__(
@@ -421,7 +421,7 @@ class AwardForm(forms.Form):
             self.fields[f"amount-{character.pk}"] = WholeNumberField(
                 label="Points instead", required=False, min_value=0, max_value=MAX_ENTRY
             )
-            self.fields[f"reason-{character.pk}"] = forms.CharField(
+            self.fields[f"reason-{character.pk}"] = TextField(
                 label="Reason instead", required=False, max_length=ledger.MAX_REASON
             )
             self.fields[f"reputation-{character.pk}"] = WholeNumberField(

@@ -19,7 +19,7 @@ from games.lucky13.sections import ArmorRow, AssetRow, Details, Equipment, Speci
 from rules.dice import DiceError, StepDie
 from rules.document import MAX_SHORT_TEXT
 from rules.systems import lucky13
-from web.fields import WholeNumberField
+from web.fields import TextField, WholeNumberField
 
 DIE_CHOICES = [(StepDie(rung).label, StepDie(rung).label) for rung in range(1, 6)]
 LEVEL_CHOICES = [(level, str(level)) for level in range(1, lucky13.MAX_SPECIALIZATION_LEVEL + 1)]
@@ -69,11 +69,13 @@ def _level(label: str, choices: list[tuple[int, str]]) -> WholeNumberField:
 
 
 def _name(label: str = "Name") -> forms.CharField:
-    return forms.CharField(label=label, required=False, widget=forms.TextInput(attrs={"maxlength": lucky13.MAX_NAME}))
+    return TextField(label=label, required=False, widget=forms.TextInput(attrs={"maxlength": lucky13.MAX_NAME}))
 
 
 def _description() -> forms.CharField:
-    return forms.CharField(label="Description", required=False, widget=forms.Textarea(attrs={"rows": 2}), strip=False)
+    return TextField(
+        label="Description", required=False, widget=forms.Textarea(attrs={"rows": 2}), strip=False, lines=True
+    )
 
 
 class Lucky13Edit(SectionEdit):
@@ -91,9 +93,7 @@ class Lucky13Edit(SectionEdit):
 
 class DetailsForm(forms.Form):
     name = _name()
-    concept = forms.CharField(
-        label="Concept", required=False, widget=forms.TextInput(attrs={"maxlength": MAX_SHORT_TEXT})
-    )
+    concept = TextField(label="Concept", required=False, widget=forms.TextInput(attrs={"maxlength": MAX_SHORT_TEXT}))
 
 
 class DetailsEdit(Lucky13Edit):
@@ -384,8 +384,8 @@ class NotesEdit(Lucky13Edit):
 
     def build(self) -> list[dict[str, Any]]:
         form = forms.Form(self.data, initial={"notes": self.character.document.notes})
-        form.fields["notes"] = forms.CharField(
-            label="Notes", required=False, strip=False, widget=forms.Textarea(attrs={"rows": 8})
+        form.fields["notes"] = TextField(
+            label="Notes", required=False, strip=False, lines=True, widget=forms.Textarea(attrs={"rows": 8})
         )
         return [{"form": form}]
 

@@ -14,7 +14,7 @@ from django.forms import formset_factory
 from campaigns.forms import sentence
 from rules.systems import lucky13
 from rules.systems.base import Option
-from web.fields import WholeNumberField
+from web.fields import TextField, WholeNumberField
 
 OPTIONS: dict[str, Option] = {option.key: option for option in lucky13.OPTIONS}
 #: Blank skill rows offered at the end of the list, and how many more "More rows" adds.
@@ -28,7 +28,7 @@ class SkillRowForm(forms.Form):
     so that the settings page can tell a renamed skill from a removed one."""
 
     original = forms.CharField(required=False, widget=forms.HiddenInput)
-    name = forms.CharField(
+    name = TextField(
         label="Skill", required=False, strip=True, widget=forms.TextInput(attrs={"maxlength": lucky13.MAX_NAME})
     )
     ability = forms.ChoiceField(label="Linked ability", required=False)
@@ -76,7 +76,7 @@ class Lucky13OptionsForm(forms.Form):
     skill_method = forms.ChoiceField(
         label=OPTIONS["skill_method"].label, choices=OPTIONS["skill_method"].choices, widget=forms.RadioSelect
     )
-    skill_array = forms.CharField(
+    skill_array = TextField(
         label=OPTIONS["skill_array"].label,
         required=False,
         max_length=200,
@@ -108,7 +108,7 @@ class Lucky13OptionsForm(forms.Form):
         self.known_skills = set(known_skills)
         names = list(options["ability_names"])
         for key, name, default in zip(lucky13.ABILITY_KEYS, names, lucky13.ABILITIES, strict=True):
-            self.fields[f"ability_{key}"] = forms.CharField(
+            self.fields[f"ability_{key}"] = TextField(
                 label=f"{default} is called", initial=name, required=False,
                 widget=forms.TextInput(attrs={"maxlength": lucky13.MAX_NAME}),
             )  # fmt: skip

@@ -204,7 +204,7 @@ def test_no_currency_sent_is_the_first(client, gold, campaign, brunella, gm) -> 
         ("AP", "Lucky 13 has no currency &#x27;AP&#x27;"),
         (" gold", "Lucky 13 has no currency &#x27; gold&#x27;"),
         ("g" * 21, "Ensure this value has at most 20 characters"),
-        ("go\x00ld", "Null characters are not allowed."),
+        ("go\x00ld", "Keep it on one line, without control characters."),
     ],
 )
 def test_an_unknown_currency_is_a_400_that_names_the_field_and_keeps_the_typed_values(
