@@ -91,6 +91,13 @@ def whole_number(label: str, *, minimum: int | None, maximum: int | None, requir
     )
 
 
+#: Text as the API's schemas take it (a regular expression for ``pattern``), refused as
+#: :class:`TextField` refuses it: one line without control characters, or lines (newlines, carriage
+#: returns and tabs kept) without the others.
+ONE_LINE: Final = r"^[^\x00-\x1f\x7f-\x9f]*$"
+LINES: Final = r"^[^\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]*$"
+
+
 class TextField(forms.CharField):
     """Text with no control characters but, where ``lines``, the newline and the tab, at most ``max_length``
     characters: what every sheet's text types (``rules.document``) accept, refused at the edge first."""

@@ -15,7 +15,7 @@ from ninja import Field, Path, Router, Schema, Status
 from pydantic import AfterValidator, ConfigDict, StrictInt, StringConstraints
 
 from api.errors import responses
-from api.params import NO_NUL, PathId
+from api.params import LINES, ONE_LINE, PathId
 from campaigns import access, operations
 from campaigns.models import Campaign, Invitation, Membership
 from campaigns.operations import MAX_INVITATION_DAYS, Refused
@@ -33,7 +33,7 @@ MAX_DESCRIPTION = 5000
 #: The database's limit for a count of uses (a PositiveIntegerField on PostgreSQL).
 MAX_USES = 2**31 - 1
 
-SkillName = Annotated[str, StringConstraints(max_length=200, pattern=NO_NUL)]
+SkillName = Annotated[str, StringConstraints(max_length=200, pattern=ONE_LINE)]
 
 
 def _without_nul(value: Any) -> Any:
@@ -83,9 +83,9 @@ class CampaignDetail(CampaignOut):
 class CampaignIn(Schema):
     model_config = ConfigDict(extra="forbid")
 
-    name: Annotated[str, StringConstraints(max_length=MAX_NAME, pattern=NO_NUL)]
-    description: Annotated[str, StringConstraints(max_length=MAX_DESCRIPTION, pattern=NO_NUL)] = ""
-    system: Annotated[str, StringConstraints(max_length=20, pattern=NO_NUL)] = "lucky13"
+    name: Annotated[str, StringConstraints(max_length=MAX_NAME, pattern=ONE_LINE)]
+    description: Annotated[str, StringConstraints(max_length=MAX_DESCRIPTION, pattern=LINES)] = ""
+    system: Annotated[str, StringConstraints(max_length=20, pattern=ONE_LINE)] = "lucky13"
     options: Options | None = Field(
         None, description="Campaign options of the rules system; whatever is left out takes its default."
     )
@@ -94,8 +94,8 @@ class CampaignIn(Schema):
 class CampaignPatch(Schema):
     model_config = ConfigDict(extra="forbid")
 
-    name: Annotated[str, StringConstraints(max_length=MAX_NAME, pattern=NO_NUL)] | None = None
-    description: Annotated[str, StringConstraints(max_length=MAX_DESCRIPTION, pattern=NO_NUL)] | None = None
+    name: Annotated[str, StringConstraints(max_length=MAX_NAME, pattern=ONE_LINE)] | None = None
+    description: Annotated[str, StringConstraints(max_length=MAX_DESCRIPTION, pattern=LINES)] | None = None
     options: Options | None = Field(
         None,
         description="Merged key by key into the campaign's options (as JSON Merge Patch, RFC 7396): a key given "
@@ -269,7 +269,7 @@ def create_invitation(request: HttpRequest, id: PathId, invitation: InvitationIn
     response=responses({200: MembershipOut, 201: MembershipOut}, 404, 410),
     summary="Join a campaign with an invitation",
 )
-def accept_invitation(request: HttpRequest, token: Annotated[str, Path(pattern=NO_NUL)]) -> Status:
+def accept_invitation(request: HttpRequest, token: Annotated[str, Path(pattern=ONE_LINE)]) -> Status:
     """You join the invitation's campaign as a player (201), or get your membership if you are
     a member already (200, no use counted). An unknown token is a 404; a link that was revoked,
     has expired or is used up, or a campaign that is archived, is a 410 that says which."""

@@ -16,18 +16,18 @@ from ninja import Body, Field, Query, Router, Schema, Status
 from pydantic import ConfigDict, Discriminator, StrictInt, Tag
 
 from api.errors import responses
-from api.params import MAX_ID, NO_NUL, PathId
+from api.params import MAX_ID, ONE_LINE, PathId
 from characters import access, ledger
 from characters.models import MAX_CURRENCY, MAX_ENTRY, LedgerEntry
 from rules.document import MAX_NAME
 
 router = Router(tags=["Adventure Points"])
 
-Reason = Annotated[str, Field(max_length=ledger.MAX_REASON, pattern=NO_NUL, description="Why, for the ledger.")]
+Reason = Annotated[str, Field(max_length=ledger.MAX_REASON, pattern=ONE_LINE, description="Why, for the ledger.")]
 Adventure = Annotated[
-    str, Field(max_length=ledger.MAX_ADVENTURE, pattern=NO_NUL, description="The adventure it belongs to.")
+    str, Field(max_length=ledger.MAX_ADVENTURE, pattern=ONE_LINE, description="The adventure it belongs to.")
 ]
-Name = Annotated[str, Field(max_length=MAX_NAME, pattern=NO_NUL)]
+Name = Annotated[str, Field(max_length=MAX_NAME, pattern=ONE_LINE)]
 #: What the buyer saw: a specialization's level (0 for a new one), or an ability's rung (1 d4 … 5 d12).
 Before = Annotated[
     StrictInt | None,
@@ -57,7 +57,7 @@ class AwardIn(Forbid):
     amount: StrictInt = Field(..., ge=1, le=MAX_ENTRY)
     reason: Reason
     adventure: Adventure = ""
-    currency: Annotated[str, Field(min_length=1, max_length=MAX_CURRENCY, pattern=NO_NUL)] | None = Field(
+    currency: Annotated[str, Field(min_length=1, max_length=MAX_CURRENCY, pattern=ONE_LINE)] | None = Field(
         None,
         description="The key of one of the system's currencies (`GET /systems` lists them); its first "
         "(Lucky 13: `ap`) if left out. One the system does not declare is a 400.",

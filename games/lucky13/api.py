@@ -36,7 +36,7 @@ from pydantic import ConfigDict, StrictBool, StrictInt, StringConstraints
 
 from api.errors import InvalidChange, refused_by_field
 from api.extensions import StalePatch, SystemApi
-from api.params import NO_NUL
+from api.params import LINES, ONE_LINE
 from characters import operations, write
 from characters.models import Character
 from games.lucky13 import sections
@@ -55,8 +55,8 @@ ROWS: Final = 100
 #: The five abilities of the export document, by the keys it uses whatever a campaign calls them.
 ABILITY_KEYS: Final = ("will", "charm", "pulse", "intellect", "reflex")
 
-Text = Annotated[str, StringConstraints(max_length=NAME, pattern=NO_NUL)]
-DieLabel = Annotated[str, StringConstraints(max_length=DIE, pattern=NO_NUL)]
+Text = Annotated[str, StringConstraints(max_length=NAME, pattern=ONE_LINE)]
+DieLabel = Annotated[str, StringConstraints(max_length=DIE, pattern=ONE_LINE)]
 ItemId = Annotated[StrictInt, Field(ge=1, le=MAX_ITEM_ID)]
 
 
@@ -173,7 +173,7 @@ class SpecializationPatch(_In):
 class SkillPatch(_In):
     id: ItemId = optional(description="The skill's id on the sheet; or name the skill.")
     name: Text = optional(description="Which of the character's skills (they are the campaign's); or give its `id`.")
-    ability: Annotated[str, StringConstraints(max_length=DIE, pattern=NO_NUL)] | None = optional()
+    ability: Annotated[str, StringConstraints(max_length=DIE, pattern=ONE_LINE)] | None = optional()
     die: DieLabel | None = optional(
         description="Null as a draft's document has it: a finished character's needs a die."
     )
@@ -183,16 +183,16 @@ class SkillPatch(_In):
 class TraitPatch(_In):
     id: ItemId = optional(description=ROW_ID)
     name: Text
-    description: Annotated[str, StringConstraints(max_length=DESCRIPTION, pattern=NO_NUL)] = optional()
+    description: Annotated[str, StringConstraints(max_length=DESCRIPTION, pattern=LINES)] = optional()
 
 
 class AssetPatch(_In):
     id: ItemId = optional(description=ROW_ID)
     name: Text
     level: StrictInt = optional()
-    kind: Annotated[str, StringConstraints(max_length=DIE, pattern=NO_NUL)] = optional()
+    kind: Annotated[str, StringConstraints(max_length=DIE, pattern=ONE_LINE)] = optional()
     skills: list[ItemId | Text] = optional(max_length=ROWS, description="The skills it helps, by name or by id.")
-    description: Annotated[str, StringConstraints(max_length=DESCRIPTION, pattern=NO_NUL)] = optional()
+    description: Annotated[str, StringConstraints(max_length=DESCRIPTION, pattern=LINES)] = optional()
 
 
 class WeaponPatch(_In):
@@ -230,7 +230,7 @@ class CharacterPatch(_In):
     status: Text = optional()
     name: Text = optional()
     sheet: dict[Text, Any] = optional(description="Read only: it may come back only as it is.")
-    concept: Annotated[str, StringConstraints(max_length=CONCEPT, pattern=NO_NUL)] = optional()
+    concept: Annotated[str, StringConstraints(max_length=CONCEPT, pattern=ONE_LINE)] = optional()
     ability_names: dict[Text, Text] = optional(max_length=len(ABILITY_KEYS) + 1)
     abilities: AbilitiesPatch = optional()
     ability_method: Text | None = optional()
@@ -243,7 +243,7 @@ class CharacterPatch(_In):
     armor: list[ArmorPatch] = optional(max_length=ROWS)
     hit_points: StrictInt | None = optional(ge=-10_000, le=10_000)
     reputation: StrictInt = optional(ge=-1000, le=1000)
-    notes: Annotated[str, StringConstraints(max_length=NOTES, pattern=NO_NUL)] = optional()
+    notes: Annotated[str, StringConstraints(max_length=NOTES, pattern=LINES)] = optional()
 
 
 #: Fields no section of the sheet holds: a PATCH may only repeat them.
