@@ -26,6 +26,7 @@ from characters.models import Character
 from rules.systems.base import CreationStep, EditSection
 from web.fields import version_number
 
+CHECK_BELOW = "Nothing was saved: please check what is marked below."
 NO_VERSION = "This form did not say which version of the draft it was made from, so nothing was saved."
 
 
@@ -110,8 +111,7 @@ def step(request: HttpRequest, pk: int, step: str) -> HttpResponse:
             return redirect("characters:create-step", pk=character.pk, step=found.key)
         if form is not None:
             if not form.is_valid():
-                return _page(request, character, found, form=form, status=400, error="Nothing was saved: "
-                             "please check what is marked below.")  # fmt: skip
+                return _page(request, character, found, form=form, status=400, error=CHECK_BELOW)
             character = drafting.fill(character_id=character.pk, version=version, step=found.key,
                                       value=form.values(), by=request.user)  # fmt: skip
             version = character.version
@@ -129,9 +129,11 @@ def step(request: HttpRequest, pk: int, step: str) -> HttpResponse:
         fresh = access.character_for(request.user, pk, write=True)
         return _page(request, fresh, found, form=form, error=stale.message, status=409)
     except Refused as refused:
+        error = refused.message
         if form is not None and form.data is not None and refused.errors:
             form.add_errors({where: [message] for where, message in refused.errors.items()})
-        return _page(request, character, found, form=form, error=refused.message, status=refused.status)
+            error = CHECK_BELOW  # each message is by its field, and in the summary above the form
+        return _page(request, character, found, form=form, error=error, status=refused.status)
     messages.success(request, f"{character.name} is ready to play.")
     return redirect("characters:sheet", pk=character.pk)
 

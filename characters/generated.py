@@ -136,7 +136,9 @@ class GeneratedEdit(SectionEdit):
                     noun=title.lower().removesuffix("s"),
                 )  # fmt: skip
                 self.lists[name] = rows
-                groups.append({"heading": title if len(self.section.replaces) > 1 else "", "formset": rows})
+                # A list is named when the form has more than it, unless the form bears its name already.
+                named = len(self.section.replaces) > 1 and title.casefold() != self.section.label.casefold()
+                groups.append({"heading": title if named else "", "formset": rows})
             elif node.get("type") == "object":
                 plain.update(_object_fields(name, node, defs))
             else:
