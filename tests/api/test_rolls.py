@@ -11,6 +11,7 @@ import pytest
 from django.db import connection
 from django.test import override_settings
 from django.test.utils import CaptureQueriesContext
+from django.urls import reverse
 from django.utils import timezone
 
 from campaigns.models import Campaign, Membership
@@ -448,4 +449,18 @@ def test_the_schema_documents_every_status_of_the_rolls_endpoints(client) -> Non
 def test_an_oversized_roll_is_a_413(api, brunella, player) -> None:
     response = api(player).post(f"/characters/{brunella.pk}/rolls", {"skill": FIGHTING, "note": "x" * 2000})
     assert response.status_code == 413
+    assert not Roll.objects.exists()
+
+
+def test_a_dying_character_rolls_nothing_and_is_told_why(api, client, player, brunella) -> None:
+    """ "Death & dying": at 0 hit points or fewer a character does not act, on the page as in the API."""
+    sheet = {**brunella.sheet, "hit_points": -2}
+    Character.objects.filter(pk=brunella.pk).update(sheet=sheet)
+    response = api(player).post(f"/characters/{brunella.pk}/rolls", {"skill": FIGHTING})
+    assert response.status_code == 400
+    assert "dying" in response.json()["message"]
+    client.force_login(player)
+    page = client.post(reverse("play:sheet-roll", args=[brunella.pk]), {"skill": str(FIGHTING)})
+    assert page.status_code == 400
+    assert "does not act" in page.text
     assert not Roll.objects.exists()

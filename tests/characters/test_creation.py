@@ -333,6 +333,7 @@ def test_finishing_gives_full_hit_points_by_pulse(gm, player) -> None:
     assert Character.objects.get(pk=character.pk).status == "active"
     assert doc(character).hit_points == 40  # Pulse d10: four steps of 10
     assert doc(character).creation.step == ""
+    assert doc(character).reputation == 0  # "Every character begins with a Reputation of zero"
 
 
 def test_a_finished_character_is_not_a_draft_any_more(gm, player) -> None:

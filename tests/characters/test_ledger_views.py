@@ -407,6 +407,7 @@ def test_the_gm_awards_the_party_in_one_form(client, gm, campaign, party) -> Non
     page = client.get(url)
     assert page.status_code == 200
     assert "Saving another character&#x27;s life" in page.text
+    assert "Characters typically earn 10–20 Adventure Points per adventure." in page.text
     data = {
         "adventure": "The Drowned Bell",
         "amount": "12",

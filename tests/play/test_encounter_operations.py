@@ -709,3 +709,20 @@ def test_a_refused_removal_logs_nothing(campaign, gm, player, encounter, fight):
     assert Roll.objects.count() == before
     goblin.refresh_from_db()
     assert not goblin.removed
+
+
+def test_a_dying_character_is_skipped_in_the_order_and_cannot_attack(campaign, gm, encounter, brunella):
+    """ "Death & dying": a dying character is unconscious, so takes no turn and makes no attack."""
+    encounters.add_characters(**ids(campaign, encounter), by=gm, character_ids=[brunella.pk])
+    encounters.add_npcs(**ids(campaign, encounter), by=gm, **GOBLIN, count=2)
+    hero, first_goblin, second_goblin = encounters.roll_initiative(
+        **ids(campaign, encounter), by=gm, rng=Scripted(7, 5, 3), group_rolls=False
+    )
+    Character.objects.filter(pk=brunella.pk).update(sheet={**brunella.sheet, "hit_points": -1})
+    turns = [encounters.next_turn(**ids(campaign, encounter), by=gm).turn for _ in range(4)]
+    assert hero.order not in turns
+    assert set(turns) == {first_goblin.order, second_goblin.order}
+    with pytest.raises(Refused):
+        encounters.attack(
+            **ids(campaign, encounter), by=gm, attacker_id=hero.pk, target_id=first_goblin.pk, rng=random.Random(1)
+        )

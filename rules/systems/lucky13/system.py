@@ -494,6 +494,10 @@ class Lucky13:
         for steps_taken, what in ((ability_steps, "Ability"), (skill_steps, "Skill")):
             if steps_taken:
                 said.append(f"GM: {what} {steps_taken:+d}")
+        rolled = rolled_ability(sheet, ability_key, options)
+        if rolled != StepDie.parse(details["ability_die"]):
+            details["ability_die_now"] = rolled.label
+            said.append(f"Wounded: {names[ability_key]} {details['ability_die']} → {rolled.label}")
         made = self.check_roll(sheet, normal, options)
         return SheetRoll(
             kind=made.kind,
@@ -512,6 +516,7 @@ class Lucky13:
         link), the difficulty, a background or impairment, and the GM's steps; or
         ``{"reaction": true}``, with a skill or without, for a reaction check ("Reputation": Charm
         stepped by the reputation + the skill + the decision die)."""
+        able(sheet, options)
         names = dict(zip(ABILITY_KEYS, options["ability_names"], strict=True))
         abilities = sheet.abilities.dice()
         difficulty = parse_difficulty(situation)
@@ -549,7 +554,7 @@ class Lucky13:
             reputation=sheet.reputation if reaction else None,
         )
         skill_die = StepDie.parse(skill.die) if skill is not None and skill.die else StepDie.none()
-        check = sheet_check(abilities[ability_key], skill_die, difficulty, modifiers,
+        check = sheet_check(rolled_ability(sheet, ability_key, options), skill_die, difficulty, modifiers,
                             ability_roll=how, explosion=Explosion(options["explosion"]))  # fmt: skip
         label = f"{what} vs {_difficulty_words(situation)}"
         if how is not AbilityRoll.NORMAL:
@@ -957,3 +962,30 @@ def _replace_skill(sheet: Sheet, old: Skill, new: Skill) -> Sheet:
 
 
 SYSTEM: Final = Lucky13()
+
+
+def able(sheet: Sheet, options: Mapping[str, Any]) -> None:
+    """ "Death & dying": a finished character at 0 hit points or fewer is dying (or dead) and does not
+    act, so makes no check (README: "a dying or dead character does not act"); :class:`SpecError`
+    says why. A draft has no hit points yet and is not held to it."""
+    if sheet.creation.step or sheet.abilities.pulse is None:
+        return
+    state = condition(sheet.hit_points, StepDie.parse(sheet.abilities.pulse))
+    if state is Condition.DYING:
+        raise SpecError("hit_points", "the character is dying: at 0 hit points or fewer a character does not act")
+    if state is Condition.DEAD:
+        raise SpecError("hit_points", "the character is dead")
+
+
+def rolled_ability(sheet: Sheet, key: str, options: Mapping[str, Any]) -> StepDie:
+    """The die a check rolls for the ability ``key``: the sheet's, but for Pulse while wounded, the
+    current Pulse die, the step the remaining hit points reach ("Hit points": "as your hit points are
+    depleted, your Pulse temporarily goes down as well"; README, Wounded Pulse)."""
+    die = sheet.abilities.dice()[key]
+    if key != "pulse" or sheet.creation.step:
+        return die
+    per_step = int(options["hit_points_per_step"])
+    if sheet.hit_points >= max_hit_points(die, per_step):
+        return die  # unhurt
+    now = current_pulse(sheet.hit_points, per_step)
+    return now if 0 < now.rung < die.rung else die
