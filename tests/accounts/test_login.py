@@ -118,5 +118,7 @@ def test_the_nav_offers_log_out_to_players(client: Client, player: User) -> None
     page = client.get(reverse("pages:about"))
 
     assertContains(page, f'<form class="nav-form" method="post" action="{reverse("logout")}">')
-    assertContains(page, '<span class="who">player</span>')
+    hidden = '<span class="visually-hidden">: your account</span>'
+    account = f'<a class="who" href="{reverse("account")}">player{hidden}</a>'
+    assertContains(page, account, html=True)
     assertNotContains(page, ">Sign up</a>")

@@ -152,3 +152,10 @@ def test_the_move_is_announced_to_open_pages(campaign, player, django_capture_on
     finally:
         write.character_changed.disconnect(listen)
     assert heard == [brunella.pk]
+
+
+def test_the_message_after_a_move_is_a_status_that_keeps_its_list(client, campaign, player) -> None:
+    brunella = make_character(campaign, player)
+    client.force_login(player)
+    page = client.post(archive_url(brunella), {"version": str(brunella.version)}, follow=True).text
+    assert '<div role="status"><ul class="messages"><li class="message success">Brunella is archived' in page
