@@ -370,6 +370,18 @@ def remove_combatant(request: HttpRequest, pk: int) -> HttpResponse:
     return _done(request, campaign)
 
 
+@require_safe
+@vary_on_headers("HX-Request")
+@refusals
+def confirm_end_encounter(request: HttpRequest, pk: int) -> HttpResponse:
+    """The step before the GM ends the encounter: what ending means, then End or Cancel. With htmx it
+    takes the place of the encounter's body; Cancel brings that back."""
+    campaign = access.campaign_for(request.user, pk, gm=True)
+    encounter = _running(campaign)
+    template = "play/encounter_end.html" + ("#encounter-body" if request.htmx else "")
+    return render(request, template, {"campaign": campaign, "encounter": encounter})
+
+
 @require_POST
 @refusals
 def end_encounter(request: HttpRequest, pk: int) -> HttpResponse:

@@ -31,6 +31,9 @@ urlpatterns = [
         name="encounter-confirm-remove",
     ),
     path("campaigns/<int:pk>/encounter/end/", encounter_views.end_encounter, name="encounter-end"),
+    path(
+        "campaigns/<int:pk>/encounter/end/confirm/", encounter_views.confirm_end_encounter, name="encounter-confirm-end"
+    ),
     path("campaigns/<int:pk>/encounters/", encounter_views.encounter_list, name="encounters"),
     path(
         "campaigns/<int:pk>/encounters/<int:encounter_pk>/",

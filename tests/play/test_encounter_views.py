@@ -657,3 +657,18 @@ def test_no_confirmation_without_a_running_encounter(client, gm, campaign, encou
     encounters.end_encounter(campaign_id=campaign.pk, encounter_id=encounter.pk, by=gm)
     client.force_login(gm)
     assert client.get(url("encounter-confirm-remove", campaign), {"combatant": goblin.pk}).status_code == 400
+
+
+def test_ending_the_encounter_asks_first(client, gm, player, campaign, fight):
+    client.force_login(gm)
+    page = client.get(url("encounter", campaign)).content.decode()
+    assert f'action="{url("encounter-confirm-end", campaign)}"' in page
+    assert f'action="{url("encounter-end", campaign)}"' not in page  # no button ends it at once
+    confirm = client.get(url("encounter-confirm-end", campaign))
+    assert confirm.status_code == 200
+    assert f'action="{url("encounter-end", campaign)}"' in confirm.content.decode()
+    partial = client.get(url("encounter-confirm-end", campaign), headers={"HX-Request": "true"}).content.decode()
+    assert partial.lstrip().startswith('<div id="encounter-body"')
+    assert Encounter.objects.running().exists()  # asking changes nothing
+    client.force_login(player)
+    assert client.get(url("encounter-confirm-end", campaign)).status_code == 403
