@@ -38,7 +38,7 @@ class CampaignQuerySet(models.QuerySet["Campaign"]):
 class Campaign(models.Model):
     name = models.CharField(max_length=120)
     description = models.TextField(blank=True)
-    system = models.CharField(max_length=20, choices=system_choices, default="lucky13")
+    system = models.CharField(max_length=20, choices=system_choices, default=systems.default_key)
     options = models.JSONField(default=dict, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
     #: Moved forward by anything that happens in the campaign (a character saved, a member joining).

@@ -14,7 +14,7 @@ import sys
 from collections.abc import Mapping
 from typing import Any, BinaryIO, TextIO
 
-from rules.systems import SpecError, describe_all, get
+from rules.systems import SpecError, default_key, describe_all, get
 
 EXIT_INVALID = 2
 
@@ -23,7 +23,7 @@ def chance(spec: Any) -> dict[str, Any]:
     """The chance of one spec, dispatched by its ``system`` and ``roll`` fields."""
     if not isinstance(spec, Mapping):
         raise SpecError("spec", "must be a JSON object")
-    system = get(spec.get("system", "lucky13"))
+    system = get(spec.get("system", default_key()))
     roll = spec.get("roll", "check")
     kind = system.roll_kinds.get(roll) if isinstance(roll, str) else None
     if kind is None:

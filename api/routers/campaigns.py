@@ -20,6 +20,7 @@ from campaigns import access, operations
 from campaigns.models import Campaign, Invitation, Membership
 from campaigns.operations import MAX_INVITATION_DAYS, Refused
 from characters import campaign_changes
+from rules import systems
 from rules.systems.base import OptionsError
 
 router = Router(tags=["Campaigns"])
@@ -85,7 +86,9 @@ class CampaignIn(Schema):
 
     name: Annotated[str, StringConstraints(max_length=MAX_NAME, pattern=ONE_LINE)]
     description: Annotated[str, StringConstraints(max_length=MAX_DESCRIPTION, pattern=LINES)] = ""
-    system: Annotated[str, StringConstraints(max_length=20, pattern=ONE_LINE)] = "lucky13"
+    system: Annotated[str, StringConstraints(max_length=20, pattern=ONE_LINE)] = Field(
+        default_factory=systems.default_key, description="The rules system's key; the first that ships when left out."
+    )
     options: Options | None = Field(
         None, description="Campaign options of the rules system; whatever is left out takes its default."
     )

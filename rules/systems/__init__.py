@@ -16,6 +16,7 @@ __all__ = [
     "KEYS",
     "UnknownSystem",
     "all_systems",
+    "default_key",
     "describe",
     "describe_all",
     "get",
@@ -35,6 +36,11 @@ class UnknownSystem(SpecError):
     def __init__(self, key: object) -> None:
         known = ", ".join(registered_keys())
         super().__init__("system", f"unknown rules system {key!r} (known: {known})")
+
+
+def default_key() -> str:
+    """The system a campaign or a chance spec gets when it names none: the first that ships."""
+    return KEYS[0]
 
 
 def registered_keys() -> tuple[str, ...]:
