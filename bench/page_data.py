@@ -176,7 +176,7 @@ def cast(prefix: str = "bench") -> Cast:
 
 
 def campaign(people: Cast, name: str) -> Campaign:
-    made = Campaign.objects.create(name=name, system=SYSTEM)
+    made = Campaign.objects.create(name=name, system=SYSTEM, players_call_rolls=True)
     Membership.objects.bulk_create(
         [Membership(campaign=made, user=people.gm, role=Membership.Role.GM)]
         + [Membership(campaign=made, user=user, role=Membership.Role.PLAYER) for user in people.players]

@@ -44,6 +44,10 @@ class Campaign(models.Model):
     #: Moved forward by anything that happens in the campaign (a character saved, a member joining).
     last_activity_at = models.DateTimeField(default=timezone.now)
     archived_at = models.DateTimeField(null=True, blank=True)
+    #: The GM's calls (rules README): off, a player rolls what the GM calls for (a roll request); on,
+    #: players also roll freely, setting their own difficulty, and such rolls are marked self-called.
+    #: Campaigns made before the option keep the free rolling they had (migration 0002).
+    players_call_rolls = models.BooleanField(default=False)
 
     objects = CampaignQuerySet.as_manager()
 

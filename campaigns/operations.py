@@ -74,9 +74,16 @@ def touch(campaign: Campaign) -> None:
 
 @transaction.atomic
 def create_campaign(
-    *, by: AbstractBaseUser, name: str, description: str, system: str, options: Mapping[str, Any]
+    *,
+    by: AbstractBaseUser,
+    name: str,
+    description: str,
+    system: str,
+    options: Mapping[str, Any],
+    players_call_rolls: bool = False,
 ) -> Campaign:
-    """A new campaign with ``by`` as its GM; the options are checked by the rules system."""
+    """A new campaign with ``by`` as its GM; the options are checked by the rules system. Players
+    roll what the GM calls for unless ``players_call_rolls`` (the GM's calls, rules README)."""
     name = " ".join(name.split())
     if not name:
         raise Refused("A campaign needs a name.", errors={"name": "A campaign needs a name."})
@@ -85,7 +92,11 @@ def create_campaign(
     except systems.UnknownSystem as error:
         raise Refused(error.message, errors={"system": error.message}) from error
     campaign = Campaign.objects.create(
-        name=name, description=description.strip(), system=system, options=rules.validate_options(options)
+        name=name,
+        description=description.strip(),
+        system=system,
+        options=rules.validate_options(options),
+        players_call_rolls=players_call_rolls,
     )
     Membership.objects.create(campaign=campaign, user=by, role=Membership.Role.GM)
     return campaign

@@ -143,6 +143,7 @@ def create_campaign(request: HttpRequest) -> HttpResponse:
             description=fields["description"],
             system=fields["system"],
             options=options,
+            players_call_rolls=fields["players_call_rolls"],
         )
 
     return submit_campaign_form(request, context, save, "{name} is ready. Invite your players when you like.")

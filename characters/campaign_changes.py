@@ -40,8 +40,10 @@ def update_campaign(
     description: str,
     options: Mapping[str, Any],
     renames: Mapping[str, str],
+    players_call_rolls: bool | None = None,
 ) -> Campaign:
-    """The GM changes the name, description and options.
+    """The GM changes the name, description and options, and whether players call their own rolls
+    (None: as it was).
 
     Nobody's character loses anything: the system says what the change does to the campaign's
     characters (Lucky 13: a skill that characters have can be renamed, their sheets following,
@@ -63,12 +65,14 @@ def update_campaign(
             "Nothing was changed: the campaign's characters depend on these settings.", errors=dict(change.conflicts)
         )
     campaign.name, campaign.description, campaign.options = name, description.strip(), after
+    if players_call_rolls is not None:
+        campaign.players_call_rolls = players_call_rolls
     for character, sheet in zip(characters, change.sheets, strict=True):
         if sheet is not None:
             character.campaign = campaign
             write.write(character, sheet, by=by, what=change.what, sections=list(change.sections))
     campaign.last_activity_at = timezone.now()
-    campaign.save(update_fields=["name", "description", "options", "last_activity_at"])
+    campaign.save(update_fields=["name", "description", "options", "players_call_rolls", "last_activity_at"])
     return campaign
 
 

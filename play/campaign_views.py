@@ -31,7 +31,12 @@ from characters.models import Character
 def campaign_settings(request: HttpRequest, pk: int) -> HttpResponse:
     campaign = access.campaign_for(request.user, pk, gm=True)
     data = request.POST if request.method == "POST" else None
-    form = CampaignForm(data, initial={"name": campaign.name, "description": campaign.description})
+    initial = {
+        "name": campaign.name,
+        "description": campaign.description,
+        "players_call_rolls": campaign.players_call_rolls,
+    }
+    form = CampaignForm(data, initial=initial)
     options_form = campaign_views.options_form_for(campaign.system, data, options=campaign.settings)
     context = {"form": form, "options_form": options_form, "campaign": campaign, "system_name": campaign.rules.name}
     if data is None:
@@ -47,6 +52,7 @@ def campaign_settings(request: HttpRequest, pk: int) -> HttpResponse:
             description=fields["description"],
             options=new_options if options_form is not None else campaign.options,
             renames=renames,
+            players_call_rolls=fields["players_call_rolls"],
         )
 
     return campaign_views.submit_campaign_form(request, context, save, "The campaign's settings are saved.")

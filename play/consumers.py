@@ -10,8 +10,9 @@ server sends JSON, each message one fragment to swap in by its id:
 
 - ``{"type": "roll", "seq": 12, "html": "<li id=\\"roll-12\\" …>"}``: a roll for the feed, new or
   just revealed by the GM (the page swaps a row it shows already, and puts a new one in place by number);
-- ``{"type": "fragment", "id": "party-3", "html": "<li id=\\"party-3\\" …>"}``: a party row, or
-  (``"id": "initiative"``) the running encounter's initiative order.
+- ``{"type": "fragment", "id": "party-3", "html": "<li id=\\"party-3\\" …>"}``: a party row,
+  (``"id": "initiative"``) the running encounter's initiative order, or (``"id": "dashboard-requests"``)
+  the roll requests as this member sees them.
 
 The page sends ``{"since": <last roll seq it shows>, "after": <its party page's key, if any>}`` on
 (re)connecting and gets the rolls it missed, oldest first (with every revealed secret roll of the
@@ -37,7 +38,9 @@ NOT_A_MEMBER: Final = 4403
 LOGGED_OUT: Final = 4401
 
 
-def _catch_up(campaign_id: int, *, gm: bool, since: int, after: NameKey | None = None) -> list[dict[str, Any]]:
+def _catch_up(
+    campaign_id: int, *, gm: bool, since: int, after: NameKey | None = None, user: Any = None
+) -> list[dict[str, Any]]:
     # The feed as it is now, from what the page lacks: the rolls after ``since``, and every revealed
     # secret roll in it, whose reveal the page may have missed (one it shows already is swapped in place).
     rolls = [roll for roll in live.feed_rolls(campaign_id, gm=gm) if roll.seq > since or roll.revealed_at]
@@ -47,6 +50,8 @@ def _catch_up(campaign_id: int, *, gm: bool, since: int, after: NameKey | None =
     campaign = Campaign.objects.get(pk=campaign_id)
     for row in live.party(campaign, after):  # the page of the party the dashboard shows
         messages.append({"type": "fragment", "id": f"party-{row['character'].pk}", "html": live.party_row_html(row)})
+    html = live.requests_html(campaign_id, user, gm=gm)
+    messages.append({"type": "fragment", "id": "dashboard-requests", "html": html})
     messages.append({"type": "fragment", "id": "initiative", "html": live.initiative_html(campaign)})
     return messages
 
@@ -103,7 +108,8 @@ class CampaignConsumer(AsyncJsonWebsocketConsumer):
         except BadPageKey:
             after = None  # a page key the page could not have sent: the first page's rows, as without one
         catch_up = database_sync_to_async(_catch_up)
-        for message in await catch_up(self.campaign_id, gm=self.gm, since=since, after=after):
+        user = self.scope.get("user")
+        for message in await catch_up(self.campaign_id, gm=self.gm, since=since, after=after, user=user):
             await self.send_json(message)
 
     async def roll_recorded(self, event: dict[str, Any]) -> None:
@@ -122,6 +128,15 @@ class CampaignConsumer(AsyncJsonWebsocketConsumer):
     async def encounter_changed(self, event: dict[str, Any]) -> None:
         if self.joined:
             await self.send_json({"type": "fragment", "id": event["id"], "html": event["html"]})
+
+    async def requests_changed(self, event: dict[str, Any]) -> None:
+        if self.joined:
+            await self.send_requests()
+
+    async def send_requests(self) -> None:
+        render = database_sync_to_async(live.requests_html)
+        html = await render(self.campaign_id, self.scope["user"], gm=self.gm)
+        await self.send_json({"type": "fragment", "id": "dashboard-requests", "html": html})
 
     async def session_ended(self, event: dict[str, Any]) -> None:
         session = self.scope.get("session")

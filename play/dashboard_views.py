@@ -11,17 +11,19 @@ from django.views.decorators.http import require_safe
 from campaigns import access
 from campaigns.models import Membership
 from campaigns.presenters import page_key, refusals
-from play import live
+from play import live, request_views
 
 
 @require_safe
 @refusals
 def dashboard(request: HttpRequest, pk: int) -> HttpResponse:
     """The party a page at a time by name (``?after=<id>:<name>``, the last row of the page before;
-    a bad key is a 400), never by OFFSET. Eight queries however large the party and the fight, on
-    any of its pages: the session, the user, the campaign and its members (access.campaign_for), the
+    a bad key is a 400), never by OFFSET. Ten queries for the GM however large the party and the fight,
+    on any of its pages: the session, the user, the campaign and its members (access.campaign_for), the
     page of active characters with their owners, the running encounter and its combatants with their
-    characters (live.initiative), and the feed's rolls with who rolled, their character and any reveal."""
+    characters (live.initiative), the feed's rolls with who rolled, their character and any reveal, the
+    open roll requests (with their characters and answers when there are some) and the characters the
+    call form offers; a player's page reads what is asked of their characters instead of the last two."""
     campaign = access.campaign_for(request.user, pk)
     after = page_key(request.GET, "after", "the party")
     gm = campaign.viewer.role == Membership.Role.GM  # type: ignore[attr-defined]
@@ -38,5 +40,8 @@ def dashboard(request: HttpRequest, pk: int) -> HttpResponse:
         "entries": [live.feed_entry(r, gm=gm) for r in rolls],
         "last_seq": rolls[0].seq if rolls else 0,
         "feed_size": live.FEED_SIZE,
+        **request_views.requests_context(request.user, campaign, gm=gm),
     }
+    if gm:
+        context["call_form"] = request_views.call_form(campaign)
     return render(request, "play/dashboard.html", context)

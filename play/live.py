@@ -31,6 +31,8 @@ from characters.write import character_changed
 from play.encounter_views import combatant_row
 from play.encounters import encounter_changed
 from play.models import Combatant, Encounter, Roll
+from play.request_views import LIST_TEMPLATE, requests_context
+from play.requests import requests_changed
 from play.roll_views import roll_entry
 from play.rolls import roll_recorded, roll_revealed
 
@@ -113,6 +115,12 @@ def initiative(campaign: Campaign) -> dict[str, Any]:
 def initiative_html(campaign: Campaign) -> str:
     context = {"campaign": campaign, **initiative(campaign)}
     return render_to_string("play/dashboard_initiative.html", context)
+
+
+def requests_html(campaign_id: int, user: AbstractBaseUser | AnonymousUser, *, gm: bool) -> str:
+    """The roll requests as ``user`` sees them: the GM every open one, a player what is asked of theirs."""
+    campaign = Campaign.objects.get(pk=campaign_id)
+    return render_to_string(LIST_TEMPLATE, requests_context(user, campaign, gm=gm))
 
 
 def feed_rolls(campaign_id: int, *, gm: bool) -> list[Roll]:
@@ -198,6 +206,12 @@ def announce_encounter(sender: Any, campaign_id: int, **kwargs: Any) -> None:
     # Every member sees the same order: the encounter page shows no secrets outside the GM's controls.
     campaign = Campaign.objects.get(pk=campaign_id)
     _send(campaign_id, {"type": "encounter.changed", "id": "initiative", "html": initiative_html(campaign)})
+
+
+@receiver(requests_changed, dispatch_uid="play.live.announce_requests")
+def announce_requests(sender: Any, campaign_id: int, **kwargs: Any) -> None:
+    # Each socket renders its own member's view (consumers.CampaignConsumer.requests_changed).
+    _send(campaign_id, {"type": "requests.changed"})
 
 
 @receiver(membership_changed, dispatch_uid="play.live.announce_membership")

@@ -140,6 +140,63 @@ class RollReveal(AppendOnlyModel):
         return f"Reveal of {self.roll}"
 
 
+# --- Roll requests: the GM's calls -----------------------------------------------------------------
+
+
+class RollRequestQuerySet(models.QuerySet["RollRequest"]):
+    def open(self) -> RollRequestQuerySet:
+        return self.filter(closed_at__isnull=True)
+
+
+class RollRequest(models.Model):
+    """The GM calling for a roll ("The GM's calls"): what is rolled, in the system's words (``call``, a
+    document of the system's ``call_model``), asked of one character or several (:class:`RollAsked`).
+    Each answer is a roll of the log; the request closes when every character has rolled, or when
+    the GM cancels what is left. A secret request's answers are secret rolls until the GM reveals them."""
+
+    campaign = models.ForeignKey(Campaign, on_delete=models.PROTECT, related_name="roll_requests")
+    by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
+    call = models.JSONField()
+    #: The call in words when it was made, so a later rename of a skill changes no request.
+    label = models.CharField(max_length=200)
+    secret = models.BooleanField(default=False)
+    created_at = models.DateTimeField(default=timezone.now)
+    closed_at = models.DateTimeField(null=True, blank=True)
+
+    objects = RollRequestQuerySet.as_manager()
+
+    class Meta:
+        ordering = ["-pk"]
+        constraints = [models.CheckConstraint(condition=~Q(label=""), name="play_request_label_not_blank")]
+        indexes = [models.Index(fields=["campaign", "closed_at", "-id"], name="play_request_open_idx")]
+
+    def __str__(self) -> str:
+        return self.label
+
+    @property
+    def is_open(self) -> bool:
+        return self.closed_at is None
+
+
+class RollAsked(models.Model):
+    """One character a request asks to roll, and the roll that answered it (empty until then, or for
+    good once the request was closed without it)."""
+
+    request = models.ForeignKey(RollRequest, on_delete=models.CASCADE, related_name="asked")
+    character = models.ForeignKey("characters.Character", on_delete=models.PROTECT, related_name="+")
+    roll = models.OneToOneField(Roll, on_delete=models.PROTECT, null=True, blank=True, related_name="answers")
+
+    class Meta:
+        ordering = ["pk"]
+        constraints = [
+            models.UniqueConstraint(fields=["request", "character"], name="play_asked_once"),
+        ]
+        indexes = [models.Index(fields=["character", "roll"], name="play_asked_character_idx")]
+
+    def __str__(self) -> str:
+        return f"{self.request} asked of {self.character_id}"
+
+
 # --- Encounters ------------------------------------------------------------------------------------
 
 

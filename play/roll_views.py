@@ -64,6 +64,7 @@ def roll_entry(roll: Roll, *, gm: bool) -> dict[str, Any]:
     # Only past the placeholder: a secret roll's words are as secret as its dice.
     entry["label"] = rolls.label_of(roll)
     entry["summary"] = roll_summary(roll)
+    entry["called"] = called_words(roll.spec)
     if isinstance(roll.dice, list) and all(isinstance(g, dict) and "dice" in g for g in roll.dice):
         entry["groups"] = [_group_view(g) for g in roll.dice]  # the dice box's groups
     elif isinstance(roll.dice, dict):  # a check or an opposed roll: the presenter's view, with its pools
@@ -71,6 +72,19 @@ def roll_entry(roll: Roll, *, gm: bool) -> dict[str, Any]:
     else:  # any other system's dice as it records them: their faces, in order
         entry["faces"] = [str(face) for face in _faces(roll.dice)]
     return entry
+
+
+def called_words(spec: Any) -> str:
+    """Who called a sheet roll ("The GM's calls"): the GM's request, the GM's own roll, or the player's
+    own (self-called); "" for a roll that says nothing of it (older rows, the dice box, encounters)."""
+    call = spec.get("call") if isinstance(spec, dict) else None
+    if not isinstance(call, dict):
+        return ""
+    if call.get("request") is not None:
+        return f"called by {call.get('by') or 'the GM'}"
+    if call.get("self"):
+        return "self-called"
+    return "the GM's roll" if call.get("gm") else ""
 
 
 def _faces(dice: Any) -> list[Any]:

@@ -148,6 +148,7 @@ def record_roll(
     chance: Fraction | str | None,
     chance_of: str = "",
     secret: bool = False,
+    called_secret: bool = False,
     label: str = "",
 ) -> Roll:
     """Append a roll to the campaign's log, chained to the one before it, with the campaign's
@@ -157,7 +158,8 @@ def record_roll(
     The campaign row is locked first, so that concurrent rolls take turns: each
     reads the true last roll and no two get the same ``seq`` or fork the chain.
     Refused (:class:`~campaigns.operations.Refused`) for a non-member, an archived
-    campaign, a character of another campaign, and a secret roll by anyone but the GM.
+    campaign, a character of another campaign, and a secret roll by anyone but the GM, unless the GM
+    called for it in secret (``called_secret``: a player answering a secret roll request).
     """
     campaign = Campaign.objects.select_for_update().filter(pk=campaign_id).first()
     if campaign is None:
@@ -167,7 +169,7 @@ def record_roll(
         raise NotAllowed("Only the campaign's members can roll here.")
     if campaign.archived_at:
         raise Conflict(ARCHIVED)
-    if secret and role != Membership.Role.GM:
+    if secret and role != Membership.Role.GM and not called_secret:
         raise NotAllowed("Only the GM can roll in secret.")
     if kind not in RollKind.values:
         raise ValueError(f"unknown kind of roll: {kind!r}")

@@ -23,12 +23,12 @@ from django.urls import reverse
 from django.views.decorators.http import require_http_methods
 from django.views.decorators.vary import vary_on_headers
 
-from campaigns.errors import Refused
+from campaigns.errors import NotFound, Refused
 from characters import access
 from characters.generated import Unsupported, fields_of
 from characters.models import Character
-from play import sheet_rolls
-from play.models import Roll
+from play import requests, sheet_rolls
+from play.models import Roll, RollAsked
 from play.roll_views import roll_entry
 from rules.systems.base import SheetRoll, SpecError
 from web.fields import whole_key
@@ -51,26 +51,46 @@ def roll(request: HttpRequest, pk: int) -> HttpResponse:
     return page(request, character) if page is not None else _roll_page(request, character)
 
 
+def asked_in(request: HttpRequest, character: Character) -> RollAsked | None:
+    """The GM's open request for ``character`` the page answers (``asked``, in the query or the
+    form), or None; a 404 (:class:`~campaigns.errors.NotFound`) for one that is not open for it."""
+    data = request.POST if request.method == "POST" else request.GET
+    raw = data.get("asked", "")
+    if raw == "":
+        return None
+    pk = whole_key(raw)
+    if pk is None:
+        raise NotFound("There is no such roll request.")
+    return requests.asked_of(request.user, pk, character)
+
+
 class SituationForm(forms.Form):
     """The parts of the system's roll situation, as form fields made from its model; a part left out
     of a query takes its default, so a plain link from the sheet is enough."""
 
-    def __init__(self, data: QueryDict, *, character: Character, gm: bool) -> None:
+    def __init__(self, data: QueryDict, *, character: Character, gm: bool, asked: RollAsked | None = None) -> None:
         rules = character.rules
-        fields = fields_of(rules.situation_model, leave_out=frozenset() if gm else frozenset(rules.gm_situation))
+        leave_out = frozenset() if gm else frozenset(rules.gm_situation)
+        if asked is not None:  # what the GM called is the call's: the page says it in words
+            leave_out |= rules.called_situation
+        fields = fields_of(rules.situation_model, leave_out=leave_out)
+        if gm:
+            fields["secret"] = forms.BooleanField(
+                label="Roll in secret (the players see it when you reveal it)", required=False
+            )
         merged = {name: field.initial for name, field in fields.items()}
         merged.update({key: data.get(key) for key in data if key in fields})
         super().__init__(merged)
         self.fields.update(fields)
-        self.character, self.gm = character, gm
+        self.character, self.gm, self.asked = character, gm, asked
         self.made: SheetRoll | None = None
 
     def clean(self) -> dict[str, Any]:
         cleaned = super().clean() or {}
         if not self.errors:
-            situation = {key: value for key, value in cleaned.items() if value is not None}
+            situation = {key: value for key, value in cleaned.items() if value is not None and key != "secret"}
             try:
-                self.made = sheet_rolls.build(self.character, [], situation, gm=self.gm)
+                self.made = sheet_rolls.build(self.character, [], situation, gm=self.gm, asked=self.asked)
             except SpecError as error:
                 self.add_error(error.field if error.field in self.fields else None, error.message)
             except Refused as refused:
@@ -79,7 +99,14 @@ class SituationForm(forms.Form):
 
     def query(self) -> dict[str, str]:
         """The cleaned situation, for links and the hidden fields of the Roll form."""
-        return {name: str(self.cleaned_data[name]) for name in self.fields if self.cleaned_data.get(name) is not None}
+        out = {
+            name: str(self.cleaned_data[name])
+            for name in self.fields
+            if self.cleaned_data.get(name) not in (None, False)
+        }
+        if self.asked is not None:
+            out["asked"] = str(self.asked.pk)
+        return out
 
 
 def _rolled(request: HttpRequest, character: Character) -> dict[str, Any] | None:
@@ -95,20 +122,34 @@ def _rolled(request: HttpRequest, character: Character) -> dict[str, Any] | None
 def _roll_page(request: HttpRequest, character: Character) -> HttpResponse:
     url = reverse("play:sheet-roll", args=[character.pk])
     try:
+        asked = asked_in(request, character)
         form = SituationForm(request.POST if request.method == "POST" else request.GET, character=character,
-                             gm=character.viewer_is_gm)  # fmt: skip
+                             gm=character.viewer_is_gm, asked=asked)  # fmt: skip
     except Unsupported:
         return render(request, "play/sheet_roll.html", {"character": character, "unsupported": True}, status=404)
+    except Refused as refused:
+        context = {"message": refused.message, "character": character}
+        return render(request, "characters/edit_refused.html", context, status=refused.status)
     valid = form.is_valid() and form.made is not None
     status = 200 if valid else 400
-    context: dict[str, Any] = {"character": character, "form": form, "roll_url": url}
+    context: dict[str, Any] = {
+        "character": character,
+        "form": form,
+        "roll_url": url,
+        "asked": asked,
+        "needs_call": sheet_rolls.needs_call(character, asked=asked),
+    }
     if valid and request.method == "POST":
+        secret = bool(form.gm and form.cleaned_data.get("secret"))
         try:
-            rolled = sheet_rolls.roll(character, form.made, by=request.user, rng=secrets.SystemRandom())
+            rolled = sheet_rolls.roll(
+                character, form.made, by=request.user, rng=secrets.SystemRandom(), asked=asked, secret=secret
+            )
         except Refused as refused:
             context["error"], status = refused.message, refused.status
         else:
-            query = urlencode({**form.query(), "rolled": rolled.roll.seq})
+            kept = {key: value for key, value in form.query().items() if key != "asked"}
+            query = urlencode({**kept, "rolled": rolled.roll.seq})
             return redirect(f"{url}?{query}#roll-result")
     if valid:
         context.update(made=form.made, chance=sheet_rolls.chance_of(character, form.made), query=form.query())

@@ -20,15 +20,21 @@ from random import Random
 from typing import Any, Final
 
 from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
+from django.db import transaction
 
 from campaigns.errors import NotAllowed
+from campaigns.models import Membership
 from characters import access
 from characters.models import Character
-from play.models import Roll, RollKind
+from play import requests
+from play.models import Roll, RollAsked, RollKind
 from play.rolls import record_roll
 from rules.systems.base import Other, SheetRoll
 
 GM_ONLY_STEPS: Final = "Only the GM can add extra steps."
+GM_CALLS: Final = (
+    "In this campaign the GM calls for rolls: answer one of the GM's roll requests, or ask the GM to call this one."
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -67,14 +73,35 @@ def _set(value: Any) -> bool:
     return value not in (None, "", 0, False)
 
 
-def build(character: Character, helpers: Sequence[Character], situation: Mapping[str, Any], *, gm: bool) -> SheetRoll:
+def build(
+    character: Character,
+    helpers: Sequence[Character],
+    situation: Mapping[str, Any],
+    *,
+    gm: bool,
+    asked: RollAsked | None = None,
+) -> SheetRoll:
     """The roll ``situation`` makes from ``character``'s sheet (loaded by :func:`load`), built by its
-    system, which may draw on the other characters in play (``helpers``) by their ids."""
+    system, which may draw on the other characters in play (``helpers``) by their ids. Answering a
+    roll request (``asked``), the parts the GM called (the system's ``called_situation``) are the
+    call's, whatever the situation says of them."""
     system = character.rules
     if not gm and any(_set(situation.get(key)) for key in system.gm_situation):
         raise NotAllowed(GM_ONLY_STEPS)
+    if asked is not None:
+        situation = {
+            **{key: value for key, value in situation.items() if key not in system.called_situation},
+            **called(character, asked),
+        }
     others = {helper.pk: Other(helper.name, helper.document) for helper in helpers}
     return system.sheet_roll(character.document, situation, character.campaign.settings, others.get)
+
+
+def called(character: Character, asked: RollAsked) -> dict[str, Any]:
+    """The situation's parts a roll request fixes for ``character``'s sheet."""
+    system = character.rules
+    call = system.call_model.model_validate(asked.request.call)
+    return system.call_situation(character.document, call, character.campaign.settings)
 
 
 def chance_of(character: Character, made: SheetRoll) -> Fraction | None:
@@ -83,17 +110,47 @@ def chance_of(character: Character, made: SheetRoll) -> Fraction | None:
     return kind.success(kind.chance(kind.parse(made.spec)))
 
 
-def roll(character: Character, made: SheetRoll, *, by: AbstractBaseUser, rng: Random) -> Rolled:
+def needs_call(character: Character, *, asked: RollAsked | None) -> bool:
+    """Whether the viewer of ``character``'s roll page may only look at the odds: a player, with no
+    request of the GM's to answer, in a campaign where the GM calls the rolls."""
+    return not character.viewer_is_gm and asked is None and not character.campaign.players_call_rolls
+
+
+@transaction.atomic
+def roll(
+    character: Character,
+    made: SheetRoll,
+    *,
+    by: AbstractBaseUser,
+    rng: Random,
+    asked: RollAsked | None = None,
+    secret: bool = False,
+) -> Rolled:
     """Roll a built roll with ``rng`` (``secrets.SystemRandom()`` outside tests) and record it, with
     its exact chance of success computed before the dice are rolled and the sheet as it was
-    (``spec["sheet"]``). Refused (:class:`~campaigns.errors.Refused`) as
-    :func:`play.rolls.record_roll` refuses."""
+    (``spec["sheet"]``), and who called it (``spec["call"]``): the GM's request it answers
+    (``asked``, built with it by :func:`build`), or, for a player's own roll, "self" — refused
+    unless the campaign lets players call their own rolls. The GM's own roll is the GM's call and
+    may be ``secret``. Refused (:class:`~campaigns.errors.Refused`) as
+    :func:`play.rolls.record_roll` refuses, and for a request already answered or closed."""
+    gm = Membership.objects.filter(campaign_id=character.campaign_id, user=by, role=Membership.Role.GM).exists()
+    call: dict[str, Any]
+    if asked is not None:
+        asked = requests.lock_open(asked.pk, character)
+        call = {"request": asked.request_id, "by": asked.request.by.get_username(), "words": asked.request.label}
+        secret = asked.request.secret
+    elif gm:
+        call = {"gm": True}
+    elif character.campaign.players_call_rolls:
+        call = {"self": True}
+    else:
+        raise NotAllowed(GM_CALLS)
     kind = character.rules.roll_kinds[made.kind]
     dice = kind.parse(made.spec)
     chance = kind.success(kind.chance(dice))
     result = kind.roll(dice, rng)
     recorded = kind.record(result)
-    spec = {**made.spec, "label": made.label, "sheet": {"character": character.pk, **made.details}}
+    spec = {**made.spec, "label": made.label, "sheet": {"character": character.pk, **made.details}, "call": call}
     logged = record_roll(
         campaign_id=character.campaign_id,
         by=by,
@@ -105,6 +162,10 @@ def roll(character: Character, made: SheetRoll, *, by: AbstractBaseUser, rng: Ra
         outcome=dict(recorded.outcome),
         chance=chance,
         chance_of="success",
+        secret=secret,
+        called_secret=asked is not None,
         label=made.label,
     )
+    if asked is not None:
+        requests.answered(asked, logged)
     return Rolled(logged, result, chance, recorded.dice)

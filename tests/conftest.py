@@ -111,7 +111,9 @@ def outsider(django_user_model, password):
 def campaign(gm, player, other_player):
     from campaigns.models import Campaign, Membership
 
-    campaign = Campaign.objects.create(name="The Sunken Crown", system="lucky13")
+    # A table that lets players call their own rolls, as every test before the option assumed; the GM's
+    # calls are tested with the option off (tests/play/test_requests.py).
+    campaign = Campaign.objects.create(name="The Sunken Crown", system="lucky13", players_call_rolls=True)
     Membership.objects.create(campaign=campaign, user=gm, role=Membership.Role.GM)
     Membership.objects.create(campaign=campaign, user=player, role=Membership.Role.PLAYER)
     Membership.objects.create(campaign=campaign, user=other_player, role=Membership.Role.PLAYER)
@@ -139,7 +141,7 @@ def coin_campaign(gm, player, other_player, settings):
     settings.TEMPLATES = [{**settings.TEMPLATES[0], "DIRS": [*settings.TEMPLATES[0]["DIRS"], templates]}]
     systems.register(coin.SYSTEM)
     try:
-        campaign = Campaign.objects.create(name="Heads", system="coin", options={})
+        campaign = Campaign.objects.create(name="Heads", system="coin", options={}, players_call_rolls=True)
         Membership.objects.create(campaign=campaign, user=gm, role=Membership.Role.GM)
         Membership.objects.create(campaign=campaign, user=player, role=Membership.Role.PLAYER)
         Membership.objects.create(campaign=campaign, user=other_player, role=Membership.Role.PLAYER)

@@ -72,6 +72,10 @@ class CampaignOut(Schema):
     system: str = Field(description='The rules system\'s key, e.g. "lucky13".')
     options: dict[str, Any] = Field(description="The options with their defaults filled in, as the rules read them.")
     role: Literal["gm", "player"] = Field(description="Your role in the campaign.")
+    players_call_rolls: bool = Field(
+        description="Players may roll freely, setting their own difficulty (self-called); otherwise they roll what "
+        "the GM calls for."
+    )
     archived_at: datetime | None = Field(description="When the GM archived it (read-only since); null if open.")
     created_at: datetime
     last_activity_at: datetime
@@ -92,6 +96,7 @@ class CampaignIn(Schema):
     options: Options | None = Field(
         None, description="Campaign options of the rules system; whatever is left out takes its default."
     )
+    players_call_rolls: bool = Field(False, description="Players may roll freely, setting their own difficulty.")
 
 
 class CampaignPatch(Schema):
@@ -99,6 +104,7 @@ class CampaignPatch(Schema):
 
     name: Annotated[str, StringConstraints(max_length=MAX_NAME, pattern=ONE_LINE)] | None = None
     description: Annotated[str, StringConstraints(max_length=MAX_DESCRIPTION, pattern=LINES)] | None = None
+    players_call_rolls: bool | None = None
     options: Options | None = Field(
         None,
         description="Merged key by key into the campaign's options (as JSON Merge Patch, RFC 7396): a key given "
@@ -158,6 +164,7 @@ def _campaign(campaign: Campaign, role: str) -> dict[str, Any]:
         "system": campaign.system,
         "options": campaign.settings,
         "role": role,
+        "players_call_rolls": campaign.players_call_rolls,
         "archived_at": campaign.archived_at,
         "created_at": campaign.created_at,
         "last_activity_at": campaign.last_activity_at,
@@ -209,6 +216,7 @@ def create_campaign(request: HttpRequest, campaign: CampaignIn) -> Status:
             description=campaign.description,
             system=campaign.system,
             options=campaign.options or {},
+            players_call_rolls=campaign.players_call_rolls,
         )
     except OptionsError as error:
         raise _options_refused(error) from None
@@ -246,6 +254,7 @@ def update_campaign(request: HttpRequest, id: PathId, changes: CampaignPatch) ->
             description=changes.description if changes.description is not None else campaign.description,
             options=options,
             renames=changes.renames or {},
+            players_call_rolls=changes.players_call_rolls,
         )
     except OptionsError as error:
         raise _options_refused(error) from None

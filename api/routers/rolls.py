@@ -22,12 +22,12 @@ from pydantic import ValidationError as PydanticError
 from api.errors import responses
 from api.params import MAX_ID, PathId
 from campaigns import access as campaign_access
-from campaigns.errors import Refused
+from campaigns.errors import NotAllowed, Refused
 from campaigns.models import Membership
 from characters import access
 from characters.write import sentence
-from play import sheet_rolls
-from play.models import Roll
+from play import requests, sheet_rolls
+from play.models import Roll, RollRequest
 from play.rolls import check_chain, label_of, system_of
 from rules import systems
 from rules.systems.base import SpecError
@@ -181,20 +181,33 @@ def roll_out(roll: Roll, *, gm: bool) -> dict[str, Any]:
     "specialization and asset by their ids on the sheet, the helper by the character's id, the difficulty…). The "
     "owner and the GM roll; other members get 403, anyone else 404. A field of the wrong shape is a 422, a choice "
     "the sheet does not offer a 400, each naming the field; the GM's part of a situation (Lucky 13: extra steps) "
-    "from anyone else is a 403.",
+    "from anyone else is a 403. Unless the campaign lets players call their own rolls, a player rolls only in "
+    "answer to the GM's roll request (`asked`, from `GET /campaigns/{id}/roll-requests`), whose called parts "
+    "replace the body's; otherwise a 403. The GM may roll in `secret`; a secret request's answer is secret, and "
+    "its player gets the placeholder.",
 )
-def roll_from_sheet(request: HttpRequest, id: PathId) -> Status[dict[str, Any]]:
+def roll_from_sheet(
+    request: HttpRequest,
+    id: PathId,
+    asked: int | None = Query(None, ge=1, le=MAX_ID, description="The roll request this roll answers."),
+    secret: bool = Query(False, description="GM only: roll in secret."),
+) -> Status[dict[str, Any]]:
     character = access.character_for(request.user, id, write=True)
     situation = _situation(character, request.body)
+    answering = requests.asked_of(request.user, asked, character) if asked is not None else None
+    if secret and not character.viewer_is_gm:
+        raise NotAllowed("Only the GM can roll in secret.")
     # Only the helper the situation names, if any: one query by its key, never the whole party.
     helpers = sheet_rolls.helpers_for(character, helper=situation.get("helper"), limit=0)
     try:
-        made = sheet_rolls.build(character, helpers, situation, gm=character.viewer_is_gm)
+        made = sheet_rolls.build(character, helpers, situation, gm=character.viewer_is_gm, asked=answering)
     except SpecError as problem:
         message = sentence(problem.message)
         raise InvalidRoll(message, errors={problem.field: message}) from None
-    rolled = sheet_rolls.roll(character, made, by=request.user, rng=secrets.SystemRandom())
-    return Status(201, roll_out(rolled.roll, gm=True))
+    rolled = sheet_rolls.roll(
+        character, made, by=request.user, rng=secrets.SystemRandom(), asked=answering, secret=secret
+    )
+    return Status(201, roll_out(rolled.roll, gm=character.viewer_is_gm))
 
 
 @router.get(
@@ -239,3 +252,82 @@ def verify_log(request: HttpRequest, id: PathId) -> dict[str, Any]:
     campaign = campaign_access.campaign_for(request.user, id)
     report = check_chain(campaign)
     return {"count": report.count, "broken": report.broken, "ok": report.broken is None}
+
+
+# --- Roll requests: the GM's calls -----------------------------------------------------------------
+
+
+class CallIn(Schema):
+    call: dict[str, Any] = Field(
+        ...,
+        description="What the GM calls for, as the campaign's rules system reads it (Lucky 13: `kind`, `skill` by its "
+        "name in the campaign's list, `difficulty`, `ability_roll`, `ability_steps`, `skill_steps`).",
+    )
+    characters: list[int] = Field(..., min_length=1, max_length=requests.MAX_ASKED, description="Who rolls, by id.")
+    secret: bool = Field(False, description="The answers are secret rolls until the GM reveals them.")
+
+
+class AskedOut(Schema):
+    id: int = Field(..., description="What `POST /characters/{character}/rolls?asked=` names.")
+    character: int
+    roll: int | None = Field(None, description="The seq of the roll that answered it; null while it waits.")
+
+
+class RequestOut(Schema):
+    id: int
+    label: str
+    call: dict[str, Any]
+    by: str
+    secret: bool
+    created_at: datetime
+    open: bool
+    asked: list[AskedOut]
+
+
+class RequestList(Schema):
+    requests: list[RequestOut]
+
+
+def request_out(request: RollRequest, asked: list[Any]) -> dict[str, Any]:
+    return {
+        "id": request.pk,
+        "label": request.label,
+        "call": request.call,
+        "by": request.by.get_username(),
+        "secret": request.secret,
+        "created_at": request.created_at,
+        "open": request.is_open,
+        "asked": [{"id": a.pk, "character": a.character_id, "roll": a.roll.seq if a.roll else None} for a in asked],
+    }
+
+
+@router.post(
+    "/campaigns/{id}/roll-requests",
+    response=responses({201: RequestOut}, 400, 403, 404, 409),
+    summary="Call for a roll (GM)",
+    description="The GM asks characters in play to roll what `call` names. A bad call or a character who is not in "
+    "play, or whose sheet cannot make the roll, is a 400 naming it, and nobody is asked.",
+)
+def call_for_roll(request: HttpRequest, id: PathId, body: CallIn) -> Status[dict[str, Any]]:
+    campaign_access.campaign_for(request.user, id, gm=True)
+    made = requests.call_for_roll(
+        campaign_id=id, by=request.user, call=body.call, characters=body.characters, secret=body.secret
+    )
+    return Status(201, request_out(made, list(made.asked.select_related("roll"))))
+
+
+@router.get(
+    "/campaigns/{id}/roll-requests",
+    response=responses({200: RequestList}, 404),
+    summary="Open roll requests",
+    description="The GM gets the newest open requests (at most 20), each with every character asked; a player the "
+    "open requests that still wait for one of their characters, with those characters only.",
+)
+def open_roll_requests(request: HttpRequest, id: PathId) -> dict[str, Any]:
+    campaign = campaign_access.campaign_for(request.user, id)
+    if campaign.viewer.role == Membership.Role.GM:  # type: ignore[attr-defined]
+        return {"requests": [request_out(r, list(r.asked.all())) for r in requests.open_requests(campaign.pk)]}
+    by_request: dict[int, tuple[RollRequest, list[Any]]] = {}
+    for asked in requests.waiting_for(request.user, campaign.pk):
+        by_request.setdefault(asked.request_id, (asked.request, []))[1].append(asked)
+    return {"requests": [request_out(r, asked) for r, asked in by_request.values()]}

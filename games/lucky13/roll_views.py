@@ -24,7 +24,8 @@ from django.urls import reverse
 
 from campaigns.errors import Refused
 from characters.models import Character
-from play import sheet_rolls
+from play import sheet_roll_views, sheet_rolls
+from play.models import RollAsked
 from play.sheet_rolls import GM_ONLY_STEPS
 from rules.systems import lucky13
 from rules.systems.base import SheetRoll, SpecError
@@ -62,11 +63,19 @@ class SheetRollForm(forms.Form):
     )
     ability_steps = steps_field("GM: extra Ability steps")
     skill_steps = steps_field("GM: extra Skill steps")
+    secret = forms.BooleanField(label="Roll in secret (the players see it when you reveal it)", required=False)
 
     def __init__(
-        self, data: QueryDict, *, character: Character, helpers: list[Character], gm: bool, **kwargs: Any
+        self,
+        data: QueryDict,
+        *,
+        character: Character,
+        helpers: list[Character],
+        gm: bool,
+        asked: RollAsked | None = None,
+        **kwargs: Any,
     ) -> None:
-        self.character, self.gm = character, gm
+        self.character, self.gm, self.asked = character, gm, asked
         self.names = dict(zip(lucky13.ABILITY_KEYS, character.campaign.settings["ability_names"], strict=True))
         self.explosion = lucky13.Explosion(character.campaign.settings["explosion"])
         sheet = character.document
@@ -79,6 +88,7 @@ class SheetRollForm(forms.Form):
         merged["skill"] = first_skill
         merged.update({key: data.get(key) for key in data if key in self.base_fields})
         self.refused_steps = not gm and any(merged.get(f) not in (None, "", "0", 0) for f in self.gm_fields())
+        fixed = self._called(merged)
         if not merged.get("ability"):
             chosen = self.skills.get(_int(merged.get("skill")))
             merged["ability"] = (chosen.ability if chosen else "") or lucky13.ABILITY_KEYS[0]
@@ -96,8 +106,36 @@ class SheetRollForm(forms.Form):
         ]
         self.fields["helper"].choices = [("", "nobody")] + [(pk, h.name) for pk, h in self.helpers.items()]
         if not gm:
-            for name in self.gm_fields():
+            for name in (*self.gm_fields(), "secret"):
                 del self.fields[name]
+        for name in fixed:  # what the GM called is shown, not chosen
+            if name in self.fields:
+                self.fields[name].disabled = True
+                self.initial[name] = merged[name]
+
+    def rolls_in_secret(self) -> bool:
+        return bool(self.gm and self.cleaned_data.get("secret"))
+
+    def _called(self, merged: dict[str, Any]) -> tuple[str, ...]:
+        """Put the GM's call into ``merged``: the fields it fixes (none without a call)."""
+        if self.asked is None:
+            return ()
+        try:
+            called = sheet_rolls.called(self.character, self.asked)
+        except SpecError:
+            return ()  # the sheet cannot make it now: building the roll says why
+        merged.update(
+            reaction="1" if called["reaction"] else "",
+            difficulty=called["difficulty"],
+            ability_roll=called["ability_roll"],
+            ability_steps=called["ability_steps"],
+            skill_steps=called["skill_steps"],
+        )
+        if called["skill"] is not None:
+            merged["skill"] = called["skill"]
+        merged["ability"] = ""  # the skill's own: a call names no other
+        self.refused_steps = False
+        return ("reaction", "skill", "ability", "difficulty", "ability_roll", "ability_steps", "skill_steps")
 
     @staticmethod
     def gm_fields() -> tuple[str, ...]:
@@ -131,7 +169,7 @@ class SheetRollForm(forms.Form):
         for key in ("specialization", "asset", "helper"):
             if data.get(key) is not None:
                 situation[key] = data[key]
-        return sheet_rolls.build(self.character, list(self.helpers.values()), situation, gm=self.gm)
+        return sheet_rolls.build(self.character, list(self.helpers.values()), situation, gm=self.gm, asked=self.asked)
 
     def query(self) -> dict[str, Any]:
         """The cleaned choices, for links and the hidden fields of the Roll form."""
@@ -143,6 +181,8 @@ class SheetRollForm(forms.Form):
             if value in (None, "") or (name in self.gm_fields() and not value):
                 continue
             out[name] = value
+        if self.asked is not None:
+            out["asked"] = self.asked.pk
         return out
 
 
@@ -214,7 +254,15 @@ def _title(form: SheetRollForm) -> str:
 
 def _page(request: HttpRequest, character: Character, form: SheetRollForm, **extra: Any) -> dict[str, Any]:
     url = reverse("play:sheet-roll", args=[character.pk])
-    context: dict[str, Any] = {"character": character, "form": form, "roll_url": url, "title": _title(form), **extra}
+    context: dict[str, Any] = {
+        "character": character,
+        "form": form,
+        "roll_url": url,
+        "title": _title(form),
+        "asked": form.asked,
+        "needs_call": sheet_rolls.needs_call(character, asked=form.asked),
+        **extra,
+    }
     if form.is_valid():
         context.update(_chance_context(form.built))
         context["query"] = form.query()
@@ -223,36 +271,55 @@ def _page(request: HttpRequest, character: Character, form: SheetRollForm, **ext
 
 def roll(request: HttpRequest, character: Character) -> HttpResponse:
     """GET: the dice and the exact chance of a sheet roll. POST: roll them and record the roll (the
-    character is loaded, for rolling when posted, by ``play.sheet_roll_views.roll``)."""
+    character is loaded, for rolling when posted, by ``play.sheet_roll_views.roll``). With
+    ``asked``, the roll answers the GM's request: what the GM called is fixed."""
+    try:
+        asked = sheet_roll_views.asked_in(request, character)
+    except Refused as refusal:
+        context = {"message": refusal.message, "character": character}
+        return render(request, "characters/edit_refused.html", context, status=refusal.status)
     if request.method == "POST":
-        return _roll(request, character)
+        return _roll(request, character, asked)
     helpers = _helpers(request, character)
-    form = SheetRollForm(request.GET, character=character, helpers=helpers, gm=character.viewer_is_gm)
+    form = SheetRollForm(request.GET, character=character, helpers=helpers, gm=character.viewer_is_gm, asked=asked)
     status = 200 if form.is_valid() else 400
     context = _page(request, character, form)
     if not request.htmx:
         context["roll"] = request.session.pop(ROLL_SESSION_KEY, None)
+        if isinstance(context["roll"], dict) and context["roll"].get("in_secret"):
+            context["roll"], context["in_secret"] = None, True
     partial = request.htmx and not request.htmx.history_restore_request
     template = "systems/lucky13/roll.html" + ("#roll-chance" if partial else "")
     return render(request, template, context, status=status)
 
 
-def _roll(request: HttpRequest, character: Character) -> HttpResponse:
+def _roll(request: HttpRequest, character: Character, asked: RollAsked | None) -> HttpResponse:
     helpers = _helpers(request, character)
-    form = SheetRollForm(request.POST, character=character, helpers=helpers, gm=character.viewer_is_gm)
+    form = SheetRollForm(request.POST, character=character, helpers=helpers, gm=character.viewer_is_gm, asked=asked)
     if not form.is_valid():
         if request.htmx:
             return render(request, "pages/_roll_result.html", {"form": form, "roll_errors": True}, status=400)
         return render(request, "systems/lucky13/roll.html", _page(request, character, form), status=400)
     try:
-        view = sheet_rolls.roll(character, form.made, by=request.user, rng=secrets.SystemRandom()).view
+        rolled = sheet_rolls.roll(
+            character,
+            form.made,
+            by=request.user,
+            rng=secrets.SystemRandom(),
+            asked=asked,
+            secret=form.rolls_in_secret(),
+        )
+        view = None if rolled.roll.secret and not character.viewer_is_gm else rolled.view
     except Refused as refusal:
+        if request.htmx:
+            return render(request, "pages/_roll_result.html", {"refused": refusal.message}, status=refusal.status)
         context = {"message": refusal.message, "character": character}
         return render(request, "characters/edit_refused.html", context, status=refusal.status)
     if request.htmx:
-        return render(request, "pages/_roll_result.html", {"roll": view})
-    request.session[ROLL_SESSION_KEY] = view
-    return redirect(f"{reverse('play:sheet-roll', args=[character.pk])}?{urlencode(form.query())}#roll-result")
+        return render(request, "pages/_roll_result.html", {"roll": view, "in_secret": view is None})
+    request.session[ROLL_SESSION_KEY] = view if view is not None else {"in_secret": True}
+    query = {key: value for key, value in form.query().items() if key != "asked"}  # answered: the call is done
+    return redirect(f"{reverse('play:sheet-roll', args=[character.pk])}?{urlencode(query)}#roll-result")
 
 
 def _totals_chart(distribution: lucky13.Distribution) -> dict[str, Any]:

@@ -633,6 +633,30 @@ class RulesSystem(Protocol):
         character in play by its id through ``others``); :class:`SpecError` names a bad part."""
         ...
 
+    # The GM's calls ("roll requests"): the GM names what is rolled and against what, for one
+    # character or several; each player rolls it from their own sheet.
+    #: A call as a JSON body, validated at the edge; its fields are what the GM names (Lucky 13: the
+    #: kind of check, the skill by the name the campaign's list gives it, the difficulty, a
+    #: background or impairment, extra steps).
+    call_model: ClassVar[type[BaseModel]]
+    #: Parts of a sheet roll's situation a call fixes: a player answering one cannot change them, and
+    #: without one a player sets them only where the campaign lets players call their own rolls.
+    called_situation: frozenset[str]
+
+    def call_choices(self, options: Mapping[str, Any]) -> Mapping[str, Sequence[tuple[str, str]]]:
+        """The choices of the call's fields that depend on the campaign (Lucky 13: its skills), and
+        each choice's words where the value alone says too little ("hard" → "Hard (d10)")."""
+        ...
+
+    def call_situation(self, sheet: BaseModel, call: BaseModel, options: Mapping[str, Any]) -> dict[str, Any]:
+        """The parts of a sheet roll's situation ``call`` fixes, for this sheet (Lucky 13: the skill of
+        the call's name, by its id on the sheet); :class:`SpecError` when the sheet cannot make it."""
+        ...
+
+    def call_words(self, call: BaseModel, options: Mapping[str, Any]) -> str:
+        """What a call asks for, in a player's words ("Stealth check, Hard, with a background")."""
+        ...
+
     # Advancement.
     currencies: tuple[Currency, ...]
     #: The standing the GM awards beside the points (None: the sheet keeps none).

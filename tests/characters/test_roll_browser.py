@@ -125,6 +125,7 @@ def test_keyboard_only_every_option_the_live_chance_and_the_roll(live_server, pa
     expect_chance(page, check(D("d6").step(3), D("d10").step(3), "d8", AbilityRoll.BACKGROUND))
     press(page, "Tab", "id_skill_steps")
     press(page, "ArrowDown", "id_skill_steps")  # and Skill one step down
+    press(page, "Tab", "id_secret")  # the GM may roll in secret; left unticked
     final = check(D("d6").step(3), D("d10").step(2), "d8", AbilityRoll.BACKGROUND)
     expect_chance(page, final)
     settled(page)

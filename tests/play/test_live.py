@@ -293,11 +293,12 @@ def test_on_reconnecting_the_page_gets_what_it_missed(campaign, gm, player) -> N
             ("roll", 3),
             ("fragment", None),
             ("fragment", None),
+            ("fragment", None),
         ]
-        assert [m["id"] for m in for_player[2:]] == [f"party-{brunella.pk}", "initiative"]
+        assert [m["id"] for m in for_player[2:]] == [f"party-{brunella.pk}", "dashboard-requests", "initiative"]
         assert "No encounter running." in for_player[-1]["html"]
         for_gm = await catch_up(gm)
-        assert [m.get("seq") for m in for_gm] == [2, 3, 4, None, None]
+        assert [m.get("seq") for m in for_gm] == [2, 3, 4, None, None, None]
 
     run(scenario)
 
@@ -314,7 +315,7 @@ def test_on_reconnecting_the_page_gets_a_page_of_the_party_not_the_whole_of_it(c
         await socket.send_json_to({"since": 0})
         messages = await caught_up(socket)
         await socket.disconnect()
-        assert [m["id"] for m in messages] == [*first_page, "initiative"]
+        assert [m["id"] for m in messages] == [*first_page, "dashboard-requests", "initiative"]
 
     run(scenario)
 
@@ -334,7 +335,7 @@ def test_a_later_page_of_the_party_gets_its_own_rows_on_reconnecting(campaign, g
         return [m["id"] for m in messages]
 
     async def scenario() -> None:
-        assert await sent(f"{last_pk}:{last_name}") == [*second_page, "initiative"]
+        assert await sent(f"{last_pk}:{last_name}") == [*second_page, "dashboard-requests", "initiative"]
         # A key no page could send is read as none: the first page's rows.
         assert (await sent("²:x"))[0] == f"party-{ordered[0][0]}"
 
@@ -436,7 +437,11 @@ def test_on_reconnecting_the_page_gets_a_reveal_it_missed(campaign, gm, player) 
         await socket.send_json_to({"since": 2})
         messages = await caught_up(socket)
         await socket.disconnect()
-        assert [(m["type"], m.get("seq", m.get("id"))) for m in messages] == [("roll", 1), ("fragment", "initiative")]
+        assert [(m["type"], m.get("seq", m.get("id"))) for m in messages] == [
+            ("roll", 1),
+            ("fragment", "dashboard-requests"),
+            ("fragment", "initiative"),
+        ]
         assert "<code>d20</code>" in messages[0]["html"]
         assert "Secret, revealed" in messages[0]["html"]
 

@@ -163,6 +163,8 @@ def test_a_roll_posted_to_one_process_reaches_a_socket_on_the_other(servers, env
         ws.send(json.dumps({"since": 0}))
         joined = json.loads(ws.recv(timeout=10))  # the catch-up: the party as it is now
         assert joined["type"] == "fragment"
+        asked = json.loads(ws.recv(timeout=10))  # the roll requests (none yet)
+        assert (asked["type"], asked["id"]) == ("fragment", "dashboard-requests")
         order = json.loads(ws.recv(timeout=10))  # and the initiative order (no encounter yet)
         assert (order["type"], order["id"]) == ("fragment", "initiative")
 

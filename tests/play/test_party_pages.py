@@ -101,8 +101,8 @@ def test_the_dashboard_of_a_party_of_500_is_one_page_of_it(
     client.force_login(gm)
     # The session, the user, the campaign, its members, the page of characters with their owners
     # (one more than a page: is there a next one?), the running encounter (none, so no combatants),
-    # the feed's rolls.
-    with django_assert_num_queries(7):
+    # the feed's rolls, the open roll requests (none) and the first characters for the GM's call form.
+    with django_assert_num_queries(9):
         response = client.get(dashboard_url(campaign))
 
     page = html(response)
@@ -116,7 +116,7 @@ def test_the_dashboard_of_a_party_of_500_is_one_page_of_it(
 def test_a_later_page_costs_what_the_first_does(client, campaign, gm, large_party, django_assert_num_queries):
     last = Character.objects.get(pk=large_party[-PARTY_PAGE_SIZE - 1])
     client.force_login(gm)
-    with django_assert_num_queries(7):
+    with django_assert_num_queries(9):
         response = client.get(dashboard_url(campaign, after=f"{last.pk}:{last.name}"))
 
     page = html(response)

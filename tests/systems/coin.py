@@ -292,6 +292,19 @@ class Coin:
 
     gm_situation: Final = frozenset()
     situation_model: ClassVar = Situation
+    call_model: ClassVar = Situation
+    called_situation: Final = frozenset({"need"})
+
+    def call_choices(self, options: Mapping[str, Any]) -> Mapping[str, Sequence[tuple[str, str]]]:
+        return {}
+
+    def call_situation(self, sheet: Sheet, call: Situation, options: Mapping[str, Any]) -> dict[str, Any]:  # type: ignore[override]
+        if sheet.nerve is None:
+            raise SpecError("nerve", "the character has no Nerve yet")
+        return {"need": call.need}
+
+    def call_words(self, call: Situation, options: Mapping[str, Any]) -> str:  # type: ignore[override]
+        return f"A flip needing {call.need} heads"
 
     def sheet_roll(
         self, sheet: Sheet, situation: Mapping[str, Any], options: Mapping[str, Any], others: Others = nobody

@@ -8,7 +8,7 @@ from typing import Annotated, Final, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StrictInt
 
-from rules.document import MAX_ITEM_ID
+from rules.document import MAX_ITEM_ID, Name
 from rules.systems.lucky13.checks import AbilityRoll, Difficulty
 from rules.systems.lucky13.vocabulary import ABILITY_KEYS
 
@@ -57,3 +57,24 @@ class Situation(BaseModel):
     )
     ability_steps: Steps = Field(0, description="GM only: extra steps for the Ability die.")
     skill_steps: Steps = Field(0, description="GM only: extra steps for the Skill die.")
+
+
+class Call(BaseModel):
+    """The GM's call for a roll ("The GM's calls"): what the GM names, for each character it is asked
+    of; the player adds what only the sheet knows (a specialization, an asset, a helper)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    kind: Literal["check", "reaction"] = Field(
+        "check", description="A skill check, or a reaction check (Charm, stepped by reputation, + the skill)."
+    )
+    skill: Annotated[Name, Field(min_length=1)] | None = Field(
+        None, description="The skill, by its name in the campaign's list (a reaction check may name none)."
+    )
+    difficulty: Difficulty = Difficulty.MODERATE
+    ability_roll: AbilityRoll = Field(
+        AbilityRoll.NORMAL,
+        description="Roll the Ability die twice: keep the higher (background) or lower (impairment).",
+    )
+    ability_steps: Steps = Field(0, description="Situational steps for the Ability die.")
+    skill_steps: Steps = Field(0, description="Situational steps for the Skill die.")

@@ -55,6 +55,7 @@ from rules.systems.lucky13.advancement import (
 )
 from rules.systems.lucky13.campaign import change_options
 from rules.systems.lucky13.checks import (
+    ABILITY_ROLL_CHOICES,
     AbilityRoll,
     Difficulty,
     Explosion,
@@ -86,7 +87,7 @@ from rules.systems.lucky13.sheet import (
     incomplete,
     migrate,
 )
-from rules.systems.lucky13.situation import Situation
+from rules.systems.lucky13.situation import Call, Situation
 from rules.systems.lucky13.vocabulary import ABILITY_KEYS, MAX_SPECIALIZATION_LEVEL, SheetError
 
 #: The steps of guided creation after name and concept, in the rule text's order.
@@ -404,6 +405,57 @@ class Lucky13:
     #: "Modifiers": the GM's extra steps are the GM's to give.
     gm_situation: Final = frozenset({"ability_steps", "skill_steps"})
     situation_model: ClassVar = Situation
+    call_model: ClassVar = Call
+    called_situation: Final = frozenset(
+        {"kind", "reaction", "skill", "ability", "difficulty", "ability_roll", "ability_steps", "skill_steps"}
+    )
+
+    def call_choices(self, options: Mapping[str, Any]) -> Mapping[str, Sequence[tuple[str, str]]]:
+        """The campaign's skills by name, and each difficulty with its die."""
+        return {
+            "skill": [(entry["name"], entry["name"]) for entry in options["skills"]],
+            "difficulty": [(d.value, f"{d.value.title()} ({d.die.label})") for d in Difficulty],
+            "ability_roll": [(value, words) for value, words in ABILITY_ROLL_CHOICES],
+        }
+
+    def call_situation(self, sheet: Sheet, call: Call, options: Mapping[str, Any]) -> dict[str, Any]:  # type: ignore[override]
+        """The situation's called parts for this sheet: its skill of the call's name (case aside) by id.
+        A check rolls the skill's own ability; a reaction check Charm ("Reaction checks")."""
+        situation: dict[str, Any] = {
+            "kind": call.kind,
+            "reaction": call.kind == "reaction",
+            "difficulty": call.difficulty.value,
+            "ability_roll": call.ability_roll.value,
+            "ability_steps": call.ability_steps,
+            "skill_steps": call.skill_steps,
+            "ability": None,
+            "skill": None,
+        }
+        if call.skill is None:
+            if call.kind == "check":
+                raise SpecError("skill", "a check names a skill")
+            return situation
+        wanted = call.skill.casefold()
+        skill = next((s for s in sheet.skills if s.name.casefold() == wanted), None)
+        if skill is None:
+            raise SpecError("skill", f"the sheet has no skill called {call.skill}")
+        situation["skill"] = skill.id
+        return situation
+
+    def call_words(self, call: Call, options: Mapping[str, Any]) -> str:  # type: ignore[override]
+        """ "Stealth check, Difficult (d8), with a background, Ability +1 step"."""
+        charm = dict(zip(ABILITY_KEYS, options["ability_names"], strict=True))["charm"]
+        if call.kind == "reaction":
+            what = f"Reaction check ({charm}" + (f" + {call.skill})" if call.skill else ")")
+        else:
+            what = f"{call.skill} check"
+        words = [what, f"{call.difficulty.value.title()} ({call.difficulty.die.label})"]
+        if call.ability_roll is not AbilityRoll.NORMAL:
+            words.append(f"with {'a background' if call.ability_roll is AbilityRoll.BACKGROUND else 'an impairment'}")
+        for name, steps in (("Ability", call.ability_steps), ("Skill", call.skill_steps)):
+            if steps:
+                words.append(f"{name} {steps:+d} step{'s' if abs(steps) != 1 else ''}")
+        return ", ".join(words)
 
     def sheet_roll(
         self, sheet: Sheet, situation: Mapping[str, Any], options: Mapping[str, Any], others: Others = nobody

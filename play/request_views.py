@@ -1,0 +1,169 @@
+"""Roll requests on the dashboard: the GM calls for a roll, each player rolls it (``play.requests``).
+
+The GM's form is made from the system's ``call_model`` (its campaign-dependent choices from
+``call_choices``) with the first :data:`~play.requests.MAX_ASKED` characters in play by name to
+tick, and a box to call it in secret. A player's list shows what is asked of their characters with
+the exact chance, a Roll button (the call as it stands, nothing of the sheet's own added) and a
+link to the sheet's roll page, where they may add what the call leaves to them. Plain forms that
+work without JavaScript; htmx swaps them in place, and the live socket tells every open dashboard.
+"""
+
+from __future__ import annotations
+
+import secrets
+from fractions import Fraction
+from typing import Any, Final
+
+from django import forms
+from django.contrib import messages
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import redirect, render
+from django.urls import reverse
+from django.views.decorators.http import require_POST
+
+from campaigns import access as campaign_access
+from campaigns.errors import Refused
+from campaigns.models import Campaign, Membership
+from campaigns.presenters import refusals
+from characters import access
+from characters.generated import fields_of
+from characters.models import Character
+from play import requests, sheet_rolls
+from play.models import RollAsked
+from rules.systems.base import SpecError
+
+FORM_TEMPLATE: Final = "play/dashboard_call.html"
+LIST_TEMPLATE: Final = "play/dashboard_requests.html"
+
+
+class CallForm(forms.Form):
+    """A call for a roll: the system's call fields, who rolls, and whether in secret."""
+
+    def __init__(self, data: Any = None, *, campaign: Campaign, characters: list[Character]) -> None:
+        super().__init__(data)
+        rules = campaign.rules
+        fields = fields_of(rules.call_model)
+        for key, choices in rules.call_choices(campaign.settings).items():
+            if key in fields:
+                old = fields[key]
+                blank = [] if old.required else [("", "none")]
+                initial = getattr(old.initial, "value", old.initial)
+                fields[key] = forms.ChoiceField(
+                    label=old.label, choices=[*blank, *choices], required=old.required, initial=initial
+                )
+        self.fields.update(fields)
+        self.call_fields = tuple(fields)
+        self.fields["characters"] = forms.TypedMultipleChoiceField(
+            label="Who rolls",
+            coerce=int,
+            choices=[(c.pk, c.name) for c in characters],
+            widget=forms.CheckboxSelectMultiple,
+            error_messages={"required": "Choose who rolls.", "invalid_choice": "Choose characters in play."},
+        )
+        self.fields["secret"] = forms.BooleanField(
+            label="In secret (the rolls stay hidden from the players until you reveal them)", required=False
+        )
+
+    def call(self) -> dict[str, Any]:
+        return {key: self.cleaned_data[key] for key in self.call_fields if self.cleaned_data.get(key) not in (None, "")}
+
+
+def _callable(campaign: Campaign) -> list[Character]:
+    """The characters the form offers: the first of those in play by name."""
+    in_play = Character.objects.filter(campaign=campaign).active().order_by("name", "pk")
+    return list(in_play[: requests.MAX_ASKED])
+
+
+def call_form(campaign: Campaign, data: Any = None) -> CallForm:
+    return CallForm(data, campaign=campaign, characters=_callable(campaign))
+
+
+def waiting_entries(user: Any, campaign: Campaign) -> list[dict[str, Any]]:
+    """What the open requests ask of ``user``'s characters, each with its exact chance as called."""
+    entries = []
+    for asked in requests.waiting_for(user, campaign.pk):
+        character = asked.character
+        try:
+            made = sheet_rolls.build(character, [], {}, gm=False, asked=asked)
+            chance: Fraction | None = sheet_rolls.chance_of(character, made)
+            words = made.label
+        except SpecError as error:  # the sheet changed since the call: the roll page says what is wrong
+            chance, words = None, f"cannot be rolled as the sheet stands: {error.message}"
+        entries.append({"asked": asked, "character": character, "chance": chance, "words": words})
+    return entries
+
+
+def requests_context(user: Any, campaign: Campaign, *, gm: bool) -> dict[str, Any]:
+    if gm:
+        return {"campaign": campaign, "is_gm": True, "open_requests": requests.open_requests(campaign.pk)}
+    return {"campaign": campaign, "is_gm": False, "waiting": waiting_entries(user, campaign)}
+
+
+def _back(campaign: Campaign) -> str:
+    return f"{reverse('play:dashboard', args=[campaign.pk])}#dashboard-requests"
+
+
+@require_POST
+@refusals
+def call(request: HttpRequest, pk: int) -> HttpResponse:
+    """The GM calls for a roll. A form error comes back beside its field, with what was typed."""
+    campaign = campaign_access.campaign_for(request.user, pk, gm=True)
+    form = call_form(campaign, request.POST)
+    if form.is_valid():
+        try:
+            made = requests.call_for_roll(
+                campaign_id=campaign.pk,
+                by=request.user,
+                call=form.call(),
+                characters=form.cleaned_data["characters"],
+                secret=form.cleaned_data["secret"],
+            )
+        except Refused as refused:
+            for field, message in (refused.errors or {None: refused.message}).items():
+                form.add_error(field if field in form.fields else None, message)
+        else:
+            if not request.htmx:
+                messages.success(request, f"You called for a roll: {made.label}.")
+                return redirect(_back(campaign))
+            context = {
+                "campaign": campaign,
+                "call_form": call_form(campaign),
+                "called": made.label,
+                **requests_context(request.user, campaign, gm=True),
+                "oob": True,
+            }
+            return render(request, FORM_TEMPLATE, context)
+    context = {"campaign": campaign, "call_form": form}
+    return render(request, FORM_TEMPLATE, context, status=400)
+
+
+@require_POST
+@refusals
+def cancel(request: HttpRequest, pk: int, request_pk: int) -> HttpResponse:
+    campaign = campaign_access.campaign_for(request.user, pk, gm=True)
+    closed = requests.cancel(campaign_id=campaign.pk, request_id=request_pk, by=request.user)
+    if request.htmx:
+        return render(request, LIST_TEMPLATE, requests_context(request.user, campaign, gm=True))
+    messages.success(request, f"Closed: {closed.label}.")
+    return redirect(_back(campaign))
+
+
+@require_POST
+@refusals
+def answer(request: HttpRequest, pk: int, asked_pk: int) -> HttpResponse:
+    """A player (or the GM for them) rolls what the GM called for, as called, from the dashboard."""
+    character = access.character_for(request.user, pk, write=True)
+    asked: RollAsked = requests.asked_of(request.user, asked_pk, character)
+    try:
+        made = sheet_rolls.build(character, [], {}, gm=character.viewer_is_gm, asked=asked)
+    except SpecError as error:
+        raise Refused(f"This roll cannot be made as the sheet stands: {error.message}.") from None
+    rolled = sheet_rolls.roll(character, made, by=request.user, rng=secrets.SystemRandom(), asked=asked)
+    campaign = character.campaign
+    gm = campaign.memberships.filter(user=request.user, role=Membership.Role.GM).exists()
+    if request.htmx:
+        context = requests_context(request.user, campaign, gm=gm)
+        return render(request, LIST_TEMPLATE, {**context, "rolled": rolled.roll})
+    word = "in secret" if rolled.roll.secret else f"#{rolled.roll.seq}"
+    messages.success(request, f"{character.name} rolled {made.label} ({word}).")
+    return redirect(_back(campaign))
