@@ -49,3 +49,18 @@ document.addEventListener("htmx:beforeRequest", (event) => {
   const notice = anchor && problemNotice(anchor);
   if (notice) notice.remove();
 });
+
+// Point-bought skill dice: the points the chosen dice cost, against the budget, as the player
+// changes a die (no request; the server says the same when it draws the page). Listening on the
+// document keeps it working on pages htmx swaps in.
+document.addEventListener("change", (event) => {
+  const form = event.target.closest && event.target.closest("form[data-point-budget]");
+  const total = form && form.querySelector(".points-total");
+  if (!total) return;
+  const budget = Number(form.dataset.pointBudget);
+  const costs = JSON.parse(form.dataset.pointCosts);
+  let spent = 0;
+  for (const select of form.querySelectorAll("select")) spent += costs[select.value] || 0;
+  const left = spent <= budget ? `${budget - spent} left` : `${spent - budget} over the budget`;
+  total.textContent = `Points spent: ${spent} of ${budget}; ${left}.`;
+});

@@ -12,8 +12,10 @@ import pytest
 from django.urls import reverse
 from playwright.sync_api import Page, expect
 
+from campaigns.models import Campaign, Membership
 from characters.models import Character, LedgerEntry
 from games.lucky13 import creation
+from rules.dice import StepDie
 from tests.characters.conftest import make_character
 from tests.characters.test_edit_browser import sign_in, unexpected
 
@@ -129,3 +131,68 @@ def test_a_failure_htmx_does_not_swap_is_said_by_the_form(live_server, page: Pag
     expect(notes).to_have_value("Paid the ferryman.")  # nothing typed is lost
     still_the_whole_page(page)
     assert [p for p in unexpected(problems, "404") if "Response Status Error Code 404" not in p] == []
+
+
+def test_point_bought_skill_dice_are_counted_as_they_are_chosen(live_server, page: Page, problems, gm,
+                                                                 player) -> None:  # fmt: skip
+    campaign = Campaign.objects.create(name="Points", system="lucky13", options={"skill_method": "point_buy"})
+    Membership.objects.create(campaign=campaign, user=gm, role=Membership.Role.GM)
+    Membership.objects.create(campaign=campaign, user=player, role=Membership.Role.PLAYER)
+    draft = creation.start_character(campaign=campaign, owner=player, name="Brunella")
+    dice = {"will": "d6", "charm": "d4", "pulse": "d10", "intellect": "d6", "reflex": "d8"}
+    creation.assign_abilities(
+        character_id=draft.pk, array="balanced", dice={k: StepDie.parse(v) for k, v in dice.items()}
+    )
+    sign_in(page.context, player, live_server)
+    page.goto(f"{live_server.url}/characters/{draft.pk}/create/abilities/")
+    page.get_by_role("link", name="2. Skills").click()  # a boosted page: the counting still works
+
+    total = page.locator("#skill-points")
+    expect(total).to_have_text("Points spent: 0 of 15; 15 left.")
+    requests = page.evaluate("window.htmxRequests")
+    page.get_by_label("Spellcasting").select_option("d12")
+    expect(total).to_have_text("Points spent: 5 of 15; 10 left.")
+    page.get_by_label("Scholarship").select_option("d12")
+    page.get_by_label("Healing").select_option("d10")
+    expect(total).to_have_text("Points spent: 14 of 15; 1 left.")
+    page.get_by_label("Sneaking").select_option("d6")
+    expect(total).to_have_text("Points spent: 16 of 15; 1 over the budget.")
+    assert page.evaluate("window.htmxRequests") == requests  # counted in the page, with no request
+
+    page.get_by_label("Fighting").select_option("d4")
+    page.get_by_role("button", name="Save and continue").click()
+    expect(page.locator("#skills-error")).to_have_text("Those dice cost 17 points; the budget is 15.")
+    expect(total).to_have_text("Points spent: 17 of 15; 2 over the budget.")  # the server counts the same
+    expect(page.get_by_label("Sneaking")).to_have_value("d6")
+    page.get_by_label("Sneaking").select_option("d4")
+    page.get_by_label("Healing").select_option("d8")
+    expect(total).to_have_text("Points spent: 15 of 15; 0 left.")
+    page.get_by_role("button", name="Save and continue").click()
+    expect(page.get_by_role("heading", name="Specializations")).to_be_visible()
+    assert unexpected(problems, "400") == []
+
+
+def test_an_impairment_without_a_name_is_refused_in_place(live_server, page: Page, problems, debug, campaign,
+                                                          player) -> None:  # fmt: skip
+    draft = creation.start_character(campaign=campaign, owner=player, name="Brunella")
+    dice = {"will": "d6", "charm": "d4", "pulse": "d10", "intellect": "d6", "reflex": "d8"}
+    creation.assign_abilities(
+        character_id=draft.pk, array="balanced", dice={k: StepDie.parse(v) for k, v in dice.items()}
+    )
+    creation.set_skills(character_id=draft.pk)
+    creation.set_specializations(character_id=draft.pk, choices=[], took_impairment=False)
+    sign_in(page.context, player, live_server)
+    page.goto(f"{live_server.url}/characters/{draft.pk}/create/traits/")
+    entry = page.get_by_role("group", name="Entry 1")
+    entry.get_by_label("Kind").select_option("impairment")
+    entry.get_by_label("Description").fill("Limps since the siege")
+    page.get_by_role("button", name="Save and continue").click()
+
+    entry = page.get_by_role("group", name="Entry 1")
+    expect(entry.locator(".field-error")).to_have_text("Give this impairment a name.")
+    expect(entry.get_by_label("Name")).to_have_attribute("aria-invalid", "true")
+    expect(entry.get_by_label("Kind")).to_have_value("impairment")
+    expect(entry.get_by_label("Description")).to_have_value("Limps since the siege")
+    still_the_whole_page(page)
+    assert Character.objects.get(pk=draft.pk).document.traits == ()
+    assert unexpected(problems, "400") == []
