@@ -151,7 +151,12 @@ def start_character(*, campaign: Campaign, owner: Any, name: str, concept: str =
     """Name and concept: the draft exists from here on, with the campaign's skills and no dice."""
     if campaign.archived_at:
         raise SheetError("campaign", "this campaign is archived; no new characters can join it")
-    clean = lucky13.clean_name(name, "A character")
+    try:
+        clean = lucky13.clean_name(name, "A character")
+    except ValueError as error:
+        raise SheetError("name", str(error)) from None
+    if any(ord(c) < 32 or 127 <= ord(c) < 160 for c in clean):  # what every sheet's names refuse (rules.document)
+        raise SheetError("name", "keep the name on one line, without control characters")
     concept = " ".join(concept.split())
     if len(concept) > MAX_CONCEPT:
         raise SheetError("concept", f"keep the concept under {MAX_CONCEPT} characters")

@@ -45,6 +45,7 @@ def start(request: HttpRequest, campaign: Campaign) -> HttpResponse:
     """Name and concept (the campaign is loaded by ``drafting_views.start``)."""
     values = {"name": request.POST.get("name", ""), "concept": request.POST.get("concept", "")}
     error = None
+    field_errors = {}
     if request.method == "POST":
         try:
             character = creation.start_character(
@@ -52,11 +53,15 @@ def start(request: HttpRequest, campaign: Campaign) -> HttpResponse:
             )
         except (SpecError, ValueError) as problem:
             error = write.sentence(getattr(problem, "message", str(problem)))
+            field = getattr(problem, "field", "")
+            if field in values:
+                field_errors[field] = error
         else:
             return redirect("characters:create-step", pk=character.pk, step=creation.STEP_KEYS[0])
     status = 400 if error else 200
     steps = [label for _, label in creation.STEPS if _ != "review"]
-    context = {"campaign": campaign, "values": values, "error": error, "steps": steps, "ask_concept": True}
+    context = {"campaign": campaign, "values": values, "error": error, "field_errors": field_errors, "steps": steps,
+               "ask_concept": True}  # fmt: skip
     return render(request, "characters/create/start.html", context, status=status)
 
 

@@ -384,3 +384,41 @@ def test_a_generated_step_refuses_in_words(client, flipped, data, message) -> No
     assert "ManagementForm" not in page
     assert "forms." not in page
     assert saved(flipped).version == flipped.version
+
+
+# --- The first page: a name and a concept --------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("typed", "field", "message"),
+    [
+        ({"name": "  ", "concept": "Sellsword"}, "name", "A character needs a name."),
+        ({"name": "Bell\u0007ringer", "concept": ""}, "name", "Keep the name on one line, without control characters."),
+        ({"name": "Brunella", "concept": "x" * 201}, "concept", "Keep the concept under 200 characters."),
+    ],
+)
+def test_the_start_page_says_what_is_wrong_by_its_field_and_keeps_what_was_typed(client, gm, player, typed, field,
+                                                                                 message) -> None:  # fmt: skip
+    campaign = make_campaign(gm, player)
+    client.force_login(player)
+
+    response = client.post(reverse("characters:create", args=[campaign.pk]), typed)
+
+    page = response.content.decode()
+    assert response.status_code == 400
+    assert f'<p class="field-error" id="id_{field}_error">{message}</p>' in page
+    assert f'aria-invalid="true" aria-describedby="id_{field}_error"' in page
+    for value in typed.values():
+        assert f'value="{value}"' in page
+    plain(page)
+    assert not Character.objects.exists()
+
+
+def test_the_generic_start_page_says_a_blank_name_by_its_field(client, coin_campaign, player) -> None:
+    client.force_login(player)
+
+    response = client.post(reverse("characters:create", args=[coin_campaign.pk]), {"name": "   "})
+
+    assert response.status_code == 400
+    assert '<p class="field-error" id="id_name_error">Give the character a name.</p>' in response.content.decode()
+    assert not Character.objects.exists()
