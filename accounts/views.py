@@ -6,12 +6,15 @@ templates in templates/registration/.
 
 from __future__ import annotations
 
+from typing import Final
+from urllib.parse import urlsplit
+
 from django.contrib import auth, messages
 from django.contrib.auth import views as auth_views
 from django.contrib.auth.decorators import login_not_required
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
-from django.urls import NoReverseMatch, reverse
+from django.urls import NoReverseMatch, Resolver404, resolve, reverse
 from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.cache import never_cache
 from django.views.decorators.debug import sensitive_post_parameters
@@ -21,16 +24,29 @@ from accounts.forms import AccountForm, SignupForm
 from api.models import ApiToken
 from api.views import TokenForm
 
-_login_view = auth_views.LoginView.as_view()
+#: Pages that are no place to land after signing in: the front page (where "Log in" is usually
+#: clicked) and the sign-in pages themselves. A ``next`` naming one goes to my campaigns instead.
+NOT_ONWARD: Final = ("pages:home", "login", "logout", "signup")
+
+
+def onward(url: str) -> str:
+    """``url`` (already known to be safe) if it is somewhere to go on to after signing in, else ''."""
+    if not url:
+        return ""
+    try:
+        match = resolve(urlsplit(url).path or "/")
+    except Resolver404:
+        return url
+    return "" if match.view_name in NOT_ONWARD else url
 
 
 def safe_next(request: HttpRequest) -> str:
-    """The ``next`` the request asks for, if it stays on this site; else ''."""
+    """The ``next`` the request asks for, if it stays on this site and leads somewhere onward; else ''."""
     url = request.POST.get("next") or request.GET.get("next") or ""
     allowed = url_has_allowed_host_and_scheme(
         url, allowed_hosts={request.get_host()}, require_https=request.is_secure()
     )
-    return url if allowed else ""
+    return onward(url) if allowed else ""
 
 
 def landing() -> str:
@@ -39,6 +55,16 @@ def landing() -> str:
         return reverse("campaigns:list")
     except NoReverseMatch:
         return "/"
+
+
+class LoginView(auth_views.LoginView):
+    """Django's log-in, landing on my campaigns unless ``next`` is a safe page of this site to go on to."""
+
+    def get_redirect_url(self) -> str:
+        return onward(super().get_redirect_url())
+
+
+_login_view = LoginView.as_view()
 
 
 @login_not_required

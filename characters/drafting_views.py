@@ -37,17 +37,19 @@ def start(request: HttpRequest, campaign_pk: int) -> HttpResponse:
     if own is not None:
         return own.start(request, campaign)
     values = {"name": request.POST.get("name", "")}
-    error, status = None, 200
+    error, status, field_errors = None, 200, {}
     if request.method == "POST":
         try:
             character = drafting.start(campaign=campaign, owner=request.user, name=values["name"])
         except Refused as refused:
             error, status = refused.message, refused.status
+            field_errors = {key: message for key, message in refused.errors.items() if key in values}
         else:
             first = character.rules.creation_steps[0].key
             return redirect("characters:create-step", pk=character.pk, step=first)
     steps = [step.label for step in campaign.rules.creation_steps]
-    context = {"campaign": campaign, "values": values, "error": error, "steps": steps, "ask_concept": False}
+    context = {"campaign": campaign, "values": values, "error": error, "field_errors": field_errors, "steps": steps,
+               "ask_concept": False}  # fmt: skip
     return render(request, "characters/create/start.html", context, status=status)
 
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections.abc import Iterator, Mapping
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Final
 
 from django import forms
 from django.contrib.auth.models import AbstractBaseUser
@@ -57,7 +57,14 @@ def formset(form: type[forms.Form], prefix: str, data: QueryDict | None, initial
     """Rows of ``form``: one per item of ``initial`` and ``extra`` blank ones, at most ``max_rows`` in all
     (every row a sheet's list may hold, and the new ones); more posted rows are refused by the formset."""
     formset_class = formset_factory(form, extra=extra, max_num=max_rows, absolute_max=max_rows)
-    return formset_class(data, initial=initial, prefix=prefix, form_kwargs=form_kwargs)
+    return formset_class(data, initial=initial, prefix=prefix, form_kwargs=form_kwargs, error_messages=ROW_MESSAGES)
+
+
+#: A formset's refusals in a player's words (Django's speak of "forms" and a "ManagementForm").
+ROW_MESSAGES: Final = {
+    "too_many_forms": "At most %(num)d rows.",
+    "missing_management_form": "This form is missing some of its parts: reload the page and try again.",
+}
 
 
 def kept(formset: BaseFormSet) -> Iterator[forms.Form]:

@@ -57,6 +57,9 @@ def _title(name: str, node: dict[str, Any]) -> str:
 class _Choice(forms.ChoiceField):
     """One of a ``Literal``'s values; whole numbers come back as numbers."""
 
+    # Django's own words would repeat what was posted, in quotes ("Select a valid choice. '' is not one of …").
+    default_error_messages = {"invalid_choice": "Choose one of the options offered."}
+
     def __init__(self, values: list[Any], **kwargs: Any) -> None:
         self.values = {str(value): value for value in values}
         choices = [(str(value), str(value) if value != "" else "None") for value in values]

@@ -27,6 +27,7 @@ __all__ = [
     "Problem",
     "ShortText",
     "fresh_id",
+    "plain_words",
     "problems_of",
     "require_unique",
     "with_new_ids",
@@ -150,11 +151,69 @@ class Problem(BaseModel):
 
 def problems_of(error: ValidationError) -> tuple[Problem, ...]:
     """A pydantic error as player-readable problems: the path joined by dots, the message in words."""
-    out = []
-    for item in error.errors(include_url=False):
-        path = ".".join(str(part) for part in item["loc"]) or "sheet"
-        message = item["msg"]
+    return tuple(
+        Problem(field=".".join(str(part) for part in item["loc"]) or "sheet", message=plain_words(item))
+        for item in error.errors(include_url=False)
+    )
+
+
+#: What pydantic's error types mean, in the words a sheet's messages use (the path says where).
+_WORDS: Final = {
+    "missing": "is missing",
+    "extra_forbidden": "is not expected here",
+    "int_type": "must be a whole number",
+    "int_parsing": "must be a whole number",
+    "int_from_float": "must be a whole number",
+    "float_type": "must be a number",
+    "float_parsing": "must be a number",
+    "string_type": "must be text",
+    "string_unicode": "must be text",
+    "bool_type": "must be yes or no",
+    "bool_parsing": "must be yes or no",
+    "list_type": "must be a list",
+    "tuple_type": "must be a list",
+    "dict_type": "must be an object",
+    "model_type": "must be an object",
+    "model_attributes_type": "must be an object",
+    "greater_than_equal": "must be at least {ge}",
+    "greater_than": "must be more than {gt}",
+    "less_than_equal": "must be at most {le}",
+    "less_than": "must be less than {lt}",
+    "string_too_long": "must be at most {max_length} characters",
+    "too_short": "must have at least {min_length} entries",
+    "frozen_instance": "cannot be changed",
+}
+
+
+def plain_words(item: Mapping[str, Any]) -> str:
+    """One of pydantic's errors (an item of ``ValidationError.errors()``) as a sheet's message: our own
+    validators' words as they are, pydantic's own ("Input should be …", "String should have …") said
+    for a player, never with a value in quotes."""
+    kind, context = item["type"], item.get("ctx") or {}
+    if kind in ("value_error", "assertion_error"):
+        message = str(item["msg"])
         for prefix in ("Value error, ", "Assertion failed, "):
             message = message.removeprefix(prefix)
-        out.append(Problem(field=path, message=message))
-    return tuple(out)
+        return message
+    if kind == "string_too_short":
+        least = context.get("min_length", 1)
+        return "must not be empty" if least == 1 else f"must be at least {least} characters"
+    if kind == "too_long":
+        # A text checked after its validators (a Name) is a "Value" here; a list is a "List" or a "Tuple".
+        if context.get("field_type") in ("Value", "String"):
+            return f"must be at most {context.get('max_length')} characters"
+        return f"must have at most {context.get('max_length')} entries"
+    if kind in ("literal_error", "enum"):
+        # pydantic lists the values as "'', 'a' or 'b'": said without the quotes, the empty one as "empty".
+        values = [value.strip() for value in re.split(r", | or ", str(context.get("expected", ""))) if value.strip()]
+        if not values:
+            return "must be one of the choices offered"
+        said = ["empty" if value == "''" else value.strip("'") for value in values]
+        return "must be " + (said[0] if len(said) == 1 else f"{', '.join(said[:-1])} or {said[-1]}")
+    words = _WORDS.get(kind)
+    if words is None:
+        return "is not valid here"
+    try:
+        return words.format(**context)
+    except (KeyError, IndexError):
+        return "is not valid here"

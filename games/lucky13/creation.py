@@ -77,10 +77,8 @@ def _refusal(error: SheetInvalid, field: str) -> SheetError:
         return SheetError(field, "the draft is not valid")
     parts = problem.field.split(".")
     top = parts[0] if parts[0] in _NOUNS else field
-    message = problem.message
-    for prefix in ("String ", "Value ", "Input "):  # pydantic's own words start with what is wrong
-        message = message.removeprefix(prefix)
-    if message.startswith(("must", "should", "needs")):
+    message = problem.message  # in words already (rules.document.plain_words): "must be at most 60 characters"
+    if message.startswith(("must", "should", "needs", "is ")):
         part = parts[-1] if len(parts) > 1 and not parts[-1].isdecimal() else ""
         message = f"{_NOUNS.get(top, 'the draft')}{f' {part}' if part and part != top else ''} {message}"
     return SheetError(top, message)
@@ -153,7 +151,12 @@ def start_character(*, campaign: Campaign, owner: Any, name: str, concept: str =
     """Name and concept: the draft exists from here on, with the campaign's skills and no dice."""
     if campaign.archived_at:
         raise SheetError("campaign", "this campaign is archived; no new characters can join it")
-    clean = lucky13.clean_name(name, "A character")
+    try:
+        clean = lucky13.clean_name(name, "A character")
+    except ValueError as error:
+        raise SheetError("name", str(error)) from None
+    if any(ord(c) < 32 or 127 <= ord(c) < 160 for c in clean):  # what every sheet's names refuse (rules.document)
+        raise SheetError("name", "keep the name on one line, without control characters")
     concept = " ".join(concept.split())
     if len(concept) > MAX_CONCEPT:
         raise SheetError("concept", f"keep the concept under {MAX_CONCEPT} characters")
@@ -223,6 +226,8 @@ def assign_abilities(
     """ "Array method": balanced or specialized dice, one per ability."""
     character = _locked(character_id, version)
     options = character.campaign.settings
+    if array not in ("balanced", "specialized"):
+        raise SheetError("method", "choose the balanced or the specialized array")
     if array not in _methods(options):
         raise SheetError("method", "this campaign rolls abilities randomly")
     sheet = character.document
@@ -363,10 +368,10 @@ def set_specializations(
         raise SheetError("specializations", f"a new character starts with at most {allowance}{extra}")
     picked: list[tuple[int, str]] = []
     for choice in choices:
+        name = lucky13.clean_name(choice.name, "Each specialization")
         skill_id = _skill_id(sheet, choice.skill)
         if skill_id is None:
-            raise SheetError("specializations", f"this character has no skill called {choice.skill}")
-        name = lucky13.clean_name(choice.name, "Each specialization")
+            raise SheetError("specializations", f"choose one of this character's skills for {name}")
         if (skill_id, name.casefold()) in {(s, n.casefold()) for s, n in picked}:
             raise SheetError("specializations", f"{name} is listed twice under {sheet.skill(skill_id).name}")
         picked.append((skill_id, name))
@@ -470,9 +475,12 @@ def set_equipment(
     for asset in assets:
         lucky13.check_level(asset.level, "asset level")
         helped = [_skill_id(sheet, skill) for skill in asset.skills]
-        unknown = [str(skill) for skill, found in zip(asset.skills, helped, strict=True) if found is None]
-        if unknown:
-            raise SheetError("assets", f"{', '.join(unknown)}: this character has no such skill")
+        unknown = [skill for skill, found in zip(asset.skills, helped, strict=True) if found is None]
+        named = [skill for skill in unknown if isinstance(skill, str)]
+        if named:
+            raise SheetError("assets", f"{', '.join(named)}: this character has no such skill")
+        if unknown:  # by an id no skill of the sheet has: a page out of date, or a forged one
+            raise SheetError("assets", "an asset helps only skills this character has: choose them from the list")
         if asset.kind not in dict(ASSET_KINDS):
             raise SheetError("assets", "an asset is a thing or a person")
         asset_rows.append({

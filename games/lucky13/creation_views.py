@@ -7,6 +7,7 @@ it on the campaign page.
 
 from __future__ import annotations
 
+import json
 import secrets
 from collections.abc import Callable
 from typing import Any, Final
@@ -24,6 +25,7 @@ from games.lucky13.creation import ArmorChoice, AssetChoice, SpecializationChoic
 from rules.dice import DiceError, StepDie
 from rules.systems import lucky13
 from rules.systems.base import SpecError
+from rules.systems.lucky13 import SheetError
 from web.fields import version_number
 
 DIE_LABELS = [StepDie(rung).label for rung in range(1, 6)]
@@ -31,12 +33,19 @@ BLANK_ROWS = 2
 BLANK_ASSET: Final = {"name": "", "kind": "thing", "level": 2, "skills": [], "description": ""}
 BLANK_WEAPON: Final = {"name": "", "accuracy": "d6", "damage": "d6"}
 BLANK_ARMOR: Final = {"name": "", "defense": "d4"}
+#: The equipment step's lists, each with the fields of its rows.
+EQUIPMENT_FIELDS: Final = {
+    "asset": ("name", "kind", "level", "skills", "description"),
+    "weapon": ("name", "accuracy", "damage"),
+    "armor": ("name", "defense"),
+}
 
 
 def start(request: HttpRequest, campaign: Campaign) -> HttpResponse:
     """Name and concept (the campaign is loaded by ``drafting_views.start``)."""
     values = {"name": request.POST.get("name", ""), "concept": request.POST.get("concept", "")}
     error = None
+    field_errors = {}
     if request.method == "POST":
         try:
             character = creation.start_character(
@@ -44,26 +53,98 @@ def start(request: HttpRequest, campaign: Campaign) -> HttpResponse:
             )
         except (SpecError, ValueError) as problem:
             error = write.sentence(getattr(problem, "message", str(problem)))
+            field = getattr(problem, "field", "")
+            if field in values:
+                field_errors[field] = error
         else:
             return redirect("characters:create-step", pk=character.pk, step=creation.STEP_KEYS[0])
     status = 400 if error else 200
     steps = [label for _, label in creation.STEPS if _ != "review"]
-    context = {"campaign": campaign, "values": values, "error": error, "steps": steps, "ask_concept": True}
+    context = {"campaign": campaign, "values": values, "error": error, "field_errors": field_errors, "steps": steps,
+               "ask_concept": True}  # fmt: skip
     return render(request, "characters/create/start.html", context, status=status)
 
 
-def _rows(data: QueryDict, prefix: str, fields: tuple[str, ...]) -> list[dict[str, str]]:
-    """Indexed form rows (``spec-0-name``…); a row without a name is an unused blank row."""
+def _posted_rows(data: QueryDict, prefix: str, fields: tuple[str, ...]) -> list[dict[str, Any]]:
+    """Indexed form rows (``spec-0-name``…) as posted, in order, each with the ``index`` it was posted at;
+    ``skills`` (an asset's) is a list, every other field a trimmed text."""
     indexes = sorted(
         {int(part) for part in (key.split("-")[1] for key in data if key.startswith(f"{prefix}-")) if _index(part)}
     )
     rows = []
     for i in indexes[: creation.MAX_ROWS + BLANK_ROWS]:
-        row = {field: data.get(f"{prefix}-{i}-{field}", "").strip() for field in fields}
-        row["list:skills"] = data.getlist(f"{prefix}-{i}-skills")  # type: ignore[assignment]
-        if row["name"]:
-            rows.append(row)
+        row: dict[str, Any] = {"index": i}
+        for field in fields:
+            key = f"{prefix}-{i}-{field}"
+            row[field] = data.getlist(key) if field == "skills" else data.get(key, "").strip()
+        rows.append(row)
     return rows
+
+
+#: What makes a posted row one the player filled in: anything given beyond what a blank row comes
+#: with (a blank trait row says "background", a blank asset row "thing" at level 2, a blank weapon
+#: row d6 and d6). A blank row is skipped; a filled-in one is read, and refused without a name.
+_FILLED: Final[dict[str, Callable[[dict[str, Any]], bool]]] = {
+    "spec": lambda row: bool(row["skill"] or row["name"]),
+    "trait": lambda row: bool(row["name"] or row["description"] or row["kind"] == "impairment"),
+    "asset": lambda row: bool(row["name"] or row["description"] or row["skills"]),
+    "weapon": lambda row: bool(row["name"]),
+    "armor": lambda row: bool(row["name"]),
+}
+#: What a name is called in the messages about a row of each list.
+_NOUNS: Final = {"spec": "Each specialization", "trait": "Each background and impairment", "asset": "Each asset",
+                 "weapon": "Each weapon", "armor": "Each armor"}  # fmt: skip
+
+
+class RowProblems(SheetError):
+    """What a step's form says that cannot be read (a row without a name, a die not chosen), each
+    message by the field it is about (the form's own field names); the first is the error's."""
+
+    def __init__(self, errors: dict[str, str]) -> None:
+        field, message = next(iter(errors.items()))
+        super().__init__(field, message)
+        self.errors = errors
+
+
+def _rows(data: QueryDict, prefix: str, fields: tuple[str, ...]) -> list[dict[str, Any]]:
+    """The rows the player filled in (:data:`_FILLED`), or :class:`RowProblems` for each one that lacks
+    its name (or, for a specialization, its skill), or whose name or description will not do."""
+    rows = [row for row in _posted_rows(data, prefix, fields) if _FILLED[prefix](row)]
+    problems: dict[str, str] = {}
+    for row in rows:
+        at = f"{prefix}-{row['index']}"
+        if prefix == "spec" and not row["skill"]:
+            named = row["name"]
+            problems[f"{at}-skill"] = f"choose the skill {named} falls under" if named else "choose this row's skill"
+        if not row["name"]:
+            problems[f"{at}-name"] = _unnamed(prefix, row)
+        elif _control(row["name"]):
+            problems[f"{at}-name"] = "keep the name on one line, without control characters"
+        else:
+            try:
+                lucky13.clean_name(row["name"], _NOUNS[prefix])
+            except ValueError as error:
+                problems[f"{at}-name"] = str(error)
+        description = row.get("description", "")
+        if len(description) > creation.MAX_DESCRIPTION:
+            problems[f"{at}-description"] = f"keep descriptions under {creation.MAX_DESCRIPTION} characters"
+        elif _control(description, allowed="\n\r\t"):
+            problems[f"{at}-description"] = "remove the control characters from the description"
+    if problems:
+        raise RowProblems(problems)
+    return rows
+
+
+def _control(text: str, allowed: str = "") -> bool:
+    """Whether ``text`` holds a control character (C0, DEL, C1) other than ``allowed``, as the sheet refuses."""
+    return any((ord(c) < 32 or 127 <= ord(c) < 160) and c not in allowed for c in text)
+
+
+def _unnamed(prefix: str, row: dict[str, Any]) -> str:
+    """What a filled-in row without a name is told (an impairment's name is what the page shows of it)."""
+    if prefix == "trait":
+        return f"give this {row['kind'] if row['kind'] in dict(creation.TRAIT_KINDS) else 'entry'} a name"
+    return f"give this {'specialization' if prefix == 'spec' else prefix} a name"
 
 
 def _index(part: str) -> bool:
@@ -71,18 +152,33 @@ def _index(part: str) -> bool:
     return part.isascii() and part.isdecimal() and len(part) < 5
 
 
-def _die(value: str, what: str) -> StepDie:
+def _die(value: str, what: str, field: str = "") -> StepDie:
+    """A die a select offered (d4 … d12); ``field`` is where the form shows a problem with it."""
     try:
         return StepDie.parse(value)
     except DiceError:
-        raise SpecError(what, f"choose a die for {what}") from None
+        raise SheetError(field or what, f"choose a die for {what}") from None
 
 
-def _level(value: str) -> int:
+def _dice(chosen: dict[str, tuple[str, str]]) -> dict[str, StepDie]:
+    """Each of the form's die selects (field: (value, what it is for)) read, or :class:`RowProblems` for every
+    one left unchosen."""
+    dice, problems = {}, {}
+    for field, (value, what) in chosen.items():
+        try:
+            dice[field] = _die(value, what, field)
+        except SheetError as error:
+            problems[field] = error.message
+    if problems:
+        raise RowProblems(problems)
+    return dice
+
+
+def _level(value: str, field: str) -> int:
     try:
-        return lucky13.check_level(int(value), "asset level")
-    except ValueError:
-        raise SpecError("asset level", "an asset level is from 1 (Inferior) to 5 (Perfect)") from None
+        return lucky13.check_level(int(value) if _index(value) else None, "asset level")
+    except SheetError:
+        raise SheetError(field, "an asset level is from 1 (Inferior) to 5 (Perfect)") from None
 
 
 def _skill(value: str) -> str | int:
@@ -104,7 +200,7 @@ def _save_abilities(request: HttpRequest, character: Character) -> None:
     if character.document.creation.ability_method == "random":
         return  # rolled already: nothing to choose
     array = request.POST.get("method", "")
-    dice = {key: _die(request.POST.get(key, ""), name) for key, name in _ability_names(character)}
+    dice = _dice({key: (request.POST.get(key, ""), name) for key, name in _ability_names(character)})
     creation.assign_abilities(
         character_id=character.pk, array=array, dice=dice, version=_version(request), by=request.user
     )
@@ -116,10 +212,9 @@ def _save_skills(request: HttpRequest, character: Character) -> None:
         rng = secrets.SystemRandom() if request.POST.get("action") == "roll" else None
         creation.set_skills(character_id=character.pk, rng=rng, version=_version(request), by=request.user)
         return
-    dice: dict[str | int, StepDie] = {
-        skill.id: _die(request.POST.get(f"skill-{skill.id}", ""), skill.name)
-        for skill in creation.skills_for_step(character).skills
-    }
+    skills = creation.skills_for_step(character).skills
+    chosen = _dice({f"skill-{skill.id}": (request.POST.get(f"skill-{skill.id}", ""), skill.name) for skill in skills})
+    dice: dict[str | int, StepDie] = {skill.id: chosen[f"skill-{skill.id}"] for skill in skills}
     creation.set_skills(character_id=character.pk, dice=dice, version=_version(request), by=request.user)
 
 
@@ -143,18 +238,28 @@ def _save_traits(request: HttpRequest, character: Character) -> None:
 
 
 def _save_equipment(request: HttpRequest, character: Character) -> None:
+    rows = {}
+    problems: dict[str, str] = {}
+    for prefix, fields in EQUIPMENT_FIELDS.items():
+        try:
+            rows[prefix] = _rows(request.POST, prefix, fields)
+        except RowProblems as refused:
+            problems.update(refused.errors)
+    if problems:
+        raise RowProblems(problems)
     assets = [
-        AssetChoice(name=r["name"], level=_level(r["level"]), kind=r["kind"] or "thing",
-                    skills=tuple(_skill(s) for s in r["list:skills"]), description=r["description"])
-        for r in _rows(request.POST, "asset", ("name", "kind", "level", "description"))
+        AssetChoice(name=r["name"], level=_level(r["level"], f"asset-{r['index']}-level"), kind=r["kind"] or "thing",
+                    skills=tuple(_skill(s) for s in r["skills"]), description=r["description"])
+        for r in rows["asset"]
     ]  # fmt: skip
     weapons = [
-        WeaponChoice(name=r["name"], accuracy=_die(r["accuracy"], "accuracy"), damage=_die(r["damage"], "damage"))
-        for r in _rows(request.POST, "weapon", ("name", "accuracy", "damage"))
-    ]
+        WeaponChoice(name=r["name"], accuracy=_die(r["accuracy"], "accuracy", f"weapon-{r['index']}-accuracy"),
+                     damage=_die(r["damage"], "damage", f"weapon-{r['index']}-damage"))
+        for r in rows["weapon"]
+    ]  # fmt: skip
     armor = [
-        ArmorChoice(name=r["name"], defense=_die(r["defense"], "defense"))
-        for r in _rows(request.POST, "armor", ("name", "defense"))
+        ArmorChoice(name=r["name"], defense=_die(r["defense"], "defense", f"armor-{r['index']}-defense"))
+        for r in rows["armor"]
     ]
     creation.set_equipment(
         character_id=character.pk, assets=assets, weapons=weapons, armor=armor, version=_version(request),
@@ -270,13 +375,16 @@ def step(request: HttpRequest, character: Character, step: str) -> HttpResponse:
         return redirect("characters:create-step", pk=character.pk, step=progress)
     error = None
     status = 200
+    errors: dict[str, str] = {}
     if request.method == "POST":
         try:
             SAVE[step](request, character)
         except creation.StaleDraft as problem:
             error, status = problem.message, 409
         except (SpecError, ValueError) as problem:
-            error, status = getattr(problem, "message", str(problem)), 400
+            status = 400
+            error = getattr(problem, "message", str(problem))
+            errors = getattr(problem, "errors", None) or {getattr(problem, "field", ""): error}
         else:
             if step == "review":
                 messages.success(request, f"{character.name} is ready to play.")
@@ -292,8 +400,19 @@ def step(request: HttpRequest, character: Character, step: str) -> HttpResponse:
     context = _step_context(character, step)
     if status == 400:
         _as_posted(request, step, context)  # show what was typed, not what was saved before
+    _mark(step, context, {field: write.sentence(message) for field, message in errors.items()})
+    if len(errors) > 1:
+        error = f"nothing was saved: please check the {len(errors)} things marked below"
     context["error"] = write.sentence(error) if error else None
+    if step == "skills":
+        context["points"] = _points(character, context)
     return render(request, f"systems/lucky13/create/{step}.html", context, status=status)
+
+
+def _shown_rows(data: QueryDict, prefix: str, fields: tuple[str, ...]) -> list[dict[str, Any]]:
+    """The rows of a refused form as the player filled them in (blank ones left out), each with its
+    posted ``index``, for the page to show again."""
+    return [row for row in _posted_rows(data, prefix, fields) if _FILLED[prefix](row)]
 
 
 def _as_posted(request: HttpRequest, step: str, context: dict[str, Any]) -> None:
@@ -307,20 +426,68 @@ def _as_posted(request: HttpRequest, step: str, context: dict[str, Any]) -> None
             if f"skill-{skill['index']}" in data:
                 skill["current"] = data[f"skill-{skill['index']}"]
     elif step == "specializations":
-        rows = [{"skill": r["skill"], "name": r["name"]} for r in _rows(data, "spec", ("skill", "name"))]
+        rows = _shown_rows(data, "spec", ("skill", "name"))
         context["rows"] = rows + [{"skill": "", "name": ""}] * BLANK_ROWS
         context["took_impairment"] = data.get("took_impairment") == "on"
     elif step == "traits":
-        rows = _rows(data, "trait", ("kind", "name", "description"))
+        rows = _shown_rows(data, "trait", ("kind", "name", "description"))
         context["rows"] = rows + [{"kind": "background", "name": "", "description": ""}] * BLANK_ROWS
     elif step == "equipment":
         assets = [
-            {**r, "level": int(r["level"]) if _index(r["level"]) else r["level"], "skills": r["list:skills"]}
-            for r in _rows(data, "asset", ("name", "kind", "level", "description"))
+            {**r, "level": int(r["level"]) if _index(r["level"]) else r["level"]}
+            for r in _shown_rows(data, "asset", EQUIPMENT_FIELDS["asset"])
         ]
         context["assets"] = assets + [BLANK_ASSET] * BLANK_ROWS
-        context["weapons"] = _rows(data, "weapon", ("name", "accuracy", "damage")) + [BLANK_WEAPON] * BLANK_ROWS
-        context["armor"] = _rows(data, "armor", ("name", "defense")) + [BLANK_ARMOR] * BLANK_ROWS
+        context["weapons"] = _shown_rows(data, "weapon", EQUIPMENT_FIELDS["weapon"]) + [BLANK_WEAPON] * BLANK_ROWS
+        context["armor"] = _shown_rows(data, "armor", EQUIPMENT_FIELDS["armor"]) + [BLANK_ARMOR] * BLANK_ROWS
+
+
+#: Where a problem the rules report about a whole part of a step is shown: by that part of the form.
+_PARTS: Final = {
+    "abilities": "abilities", "array": "abilities", "method": "abilities", "ability_method": "abilities",
+    "skills": "skills", "skill_method": "skills", "specializations": "specializations", "traits": "traits",
+    "assets": "assets", "asset level": "assets", "weapons": "weapons", "accuracy": "weapons", "damage": "weapons",
+    "armor": "armor", "defensive": "armor",
+}  # fmt: skip
+#: The lists of each step's page, by the prefix of their rows' fields.
+_LISTS: Final = {"specializations": {"spec": "rows"}, "traits": {"trait": "rows"},
+                 "equipment": {"asset": "assets", "weapon": "weapons", "armor": "armor"}}  # fmt: skip
+
+
+def _mark(step: str, context: dict[str, Any], errors: dict[str, str]) -> None:
+    """Each message by what it is about: a die's select, a row's field (``trait-2-name``, by the index
+    the row was posted at), or a part of the step (:data:`_PARTS`)."""
+    context["part_errors"] = {_PARTS[field]: message for field, message in reversed(errors.items()) if field in _PARTS}
+    if step == "abilities":
+        context["ability_fields"] = [
+            {"key": key, "name": name, "current": context["current"].get(key, ""), "error": errors.get(key, "")}
+            for key, name in context["ability_names"]
+        ]
+    elif step == "skills":
+        for skill in context["skills"]:
+            skill["error"] = errors.get(f"skill-{skill['index']}", "")
+    for prefix, name in _LISTS.get(step, {}).items():
+        context[name] = [
+            {**row, "errors": {
+                key.rsplit("-", 1)[1]: message for key, message in errors.items()
+                if "index" in row and key.startswith(f"{prefix}-{row['index']}-")
+            }}
+            for row in context[name]
+        ]  # fmt: skip
+
+
+def _points(character: Character, context: dict[str, Any]) -> dict[str, Any] | None:
+    """With point-bought skills, the points the dice on the page cost and the campaign's budget, said
+    as the page says them (``static/js/dicehall.js`` says the same as the player changes a die)."""
+    options = character.campaign.settings
+    if options["skill_method"] != "point_buy":
+        return None
+    costs = {label: lucky13.skill_point_cost(StepDie.parse(label)) for label in DIE_LABELS}
+    spent = sum(costs.get(skill["current"], 0) for skill in context["skills"])
+    budget = options["skill_points"]
+    left = f"{budget - spent} left" if spent <= budget else f"{spent - budget} over the budget"
+    said = f"Points spent: {spent} of {budget}; {left}."
+    return {"budget": budget, "costs_json": json.dumps(costs), "said": said}
 
 
 class Pages:

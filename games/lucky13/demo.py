@@ -1,10 +1,14 @@
 """Lucky 13's demo campaign, *The Sunken Crown*: a GM, two players, their duelists and an adventure
 already played (awards, reputation, a purchase), so that the ledger and *What should I buy?* have
-something to show. Each character is made through the creation steps a player takes, so its sheet
-document is built by the system and saved through the one write path, with its history."""
+something to show; a roll log (checks from the sheets, a reaction check, the GM's free rolls) and an
+ended encounter (initiative, attacks and their damage) to look at. Each character is made through the
+creation steps a player takes, so its sheet document is built by the system and saved through the
+one write path, with its history; every roll is made by the operations a page calls, with the
+server's dice."""
 
 from __future__ import annotations
 
+import secrets
 from typing import Any
 
 from campaigns.models import Campaign
@@ -13,11 +17,17 @@ from characters.models import Character, LedgerEntry
 from games import demo
 from games.lucky13 import creation
 from games.lucky13.creation import ArmorChoice, AssetChoice, SpecializationChoice, TraitChoice, WeaponChoice
+from play import encounters, rolls, sheet_rolls
+from play.models import Encounter, Roll
 from rules.dice import StepDie
 from rules.systems import lucky13
 
 CAMPAIGN = "The Sunken Crown"
+ENCOUNTER = "Ambush at the Drowned Bell"
 D = StepDie.parse
+#: The drowned sailors of the demo's encounter: a quick stat block as the GM's form sends it.
+SAILOR: dict[str, str] = {"reflex": "d6", "combat": "d4", "accuracy": "d6", "damage": "d6", "armor": "", "pulse": "d4",
+                          "hit_points": ""}  # fmt: skip
 
 #: Brunella and Casimir, the duelists of the rule text's combat example ("Combat").
 CHARACTERS: dict[str, dict[str, Any]] = {
@@ -63,6 +73,10 @@ def load() -> str:
             _create(campaign, users[username], sheet)
     if not LedgerEntry.objects.filter(character__campaign=campaign).exists():
         _first_adventure(campaign, users["gm"])
+    if not Roll.objects.filter(campaign=campaign).exists():
+        _table_rolls(campaign, users["gm"])
+    if not Encounter.objects.filter(campaign=campaign).exists():
+        _ambush(campaign, users["gm"])
     return f"Demo campaign '{CAMPAIGN}' with the users gm (the GM), alice and bob"
 
 
@@ -101,3 +115,56 @@ def _first_adventure(campaign: Campaign, gm: Any) -> None:
         )
         order = ledger.Order(f"level:{spec.id}", before=spec.level)
         ledger.buy(character_id=brunella.pk, order=order, by=brunella.owner, adventure="The Drowned Bell")
+
+
+def _party(campaign: Campaign) -> dict[str, Character]:
+    return {c.name: c for c in Character.objects.active().filter(campaign=campaign).select_related("campaign")}
+
+
+def _skill(character: Character, name: str) -> Any:
+    return next(skill for skill in character.document.skills if skill.name == name)
+
+
+def _table_rolls(campaign: Campaign, gm: Any) -> None:
+    """A session's rolls, made as the roll pages make them (the server's dice, the exact chance first):
+    checks from the sheets with a specialization and an asset, a reaction check and the GM's free rolls,
+    one of them secret."""
+    party = _party(campaign)
+    rng = secrets.SystemRandom()
+    checks = []
+    if "Brunella" in party:
+        fighting = _skill(party["Brunella"], "Fighting")
+        broadsword = next(spec for spec in fighting.specializations if spec.name == "Broadsword")
+        checks.append((party["Brunella"], {"skill": fighting.id, "specialization": broadsword.id,
+                                           "difficulty": "challenging"}))  # fmt: skip
+        sneaking = _skill(party["Brunella"], "Sneaking")
+        harbour_map = next(asset for asset in party["Brunella"].document.assets if sneaking.id in asset.skills)
+        checks.append((party["Brunella"], {"skill": sneaking.id, "asset": harbour_map.id, "difficulty": "moderate"}))
+    if "Casimir" in party:
+        healing = _skill(party["Casimir"], "Healing")
+        aldo = next(asset for asset in party["Casimir"].document.assets if healing.id in asset.skills)
+        checks.append((party["Casimir"], {"skill": healing.id, "asset": aldo.id, "difficulty": "difficult"}))
+        checks.append((party["Casimir"], {"reaction": True, "skill": healing.id, "difficulty": "moderate"}))
+    for character, situation in checks:
+        made = sheet_rolls.build(character, [], situation, gm=False)
+        sheet_rolls.roll(character, made, by=character.owner, rng=rng)
+    rolls.roll_free(campaign_id=campaign.pk, by=gm, text="2d6+1", explode=False, secret=False, rng=rng)
+    rolls.roll_free(campaign_id=campaign.pk, by=gm, text="d100", explode=False, secret=True, rng=rng)
+
+
+def _ambush(campaign: Campaign, gm: Any) -> None:
+    """An encounter already fought and ended: the duelists and two drowned sailors, initiative, and an
+    attack from each duelist (their hits harm only the sailors)."""
+    party = _party(campaign)
+    if not party:
+        return
+    ids = {"campaign_id": campaign.pk, "by": gm}
+    encounter = encounters.start_encounter(**ids, name=ENCOUNTER)
+    ids["encounter_id"] = encounter.pk
+    duelists = encounters.add_characters(**ids, character_ids=[c.pk for c in party.values()])
+    sailors = encounters.add_npcs(**ids, name="Drowned sailor", stats=SAILOR, count=len(duelists))
+    rng = secrets.SystemRandom()
+    encounters.roll_initiative(**ids, rng=rng)
+    for duelist, sailor in zip(duelists, sailors, strict=True):
+        encounters.attack(**ids, attacker_id=duelist.pk, target_id=sailor.pk, rng=rng)
+    encounters.end_encounter(**ids)

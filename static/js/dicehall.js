@@ -10,3 +10,57 @@ document.addEventListener("htmx:afterSettle", (event) => {
   const target = event.detail.target;
   if (target) target.setAttribute("aria-busy", "false");
 });
+
+// A form's refusal (400, 409, 422) comes back as its partial and goes in place, with the
+// messages by the fields and everything typed kept (the htmx-config of base.html). Any other
+// failure is not swapped in; say so by the control that asked, rather than leave the page
+// silent, and keep the page as it is so that nothing typed is lost.
+function problemAnchor(source) {
+  return source && source.closest ? source.closest("form") || source : null;
+}
+function problemNotice(anchor) {
+  if (anchor.tagName === "FORM") return anchor.querySelector(":scope > .request-problem");
+  const next = anchor.nextElementSibling;
+  return next && next.classList.contains("request-problem") ? next : null;
+}
+function requestProblem(source, text) {
+  const anchor = problemAnchor(source);
+  if (!anchor || !anchor.isConnected) return;
+  let notice = problemNotice(anchor);
+  if (!notice) {
+    notice = document.createElement("p");
+    notice.className = "request-problem";
+    notice.setAttribute("role", "alert");
+    if (anchor.tagName === "FORM") anchor.prepend(notice);
+    else anchor.after(notice);
+  }
+  notice.textContent = text;
+}
+document.addEventListener("htmx:responseError", (event) => {
+  const xhr = event.detail.xhr;
+  const answer = `${xhr.status}${xhr.statusText ? ` ${xhr.statusText}` : ""}`;
+  requestProblem(event.detail.elt, `That did not work (the server answered ${answer}). Try again, or reload the page.`);
+});
+document.addEventListener("htmx:sendError", (event) => {
+  requestProblem(event.detail.elt, "The server could not be reached. Check the connection and try again.");
+});
+document.addEventListener("htmx:beforeRequest", (event) => {
+  const anchor = problemAnchor(event.detail.elt);
+  const notice = anchor && problemNotice(anchor);
+  if (notice) notice.remove();
+});
+
+// Point-bought skill dice: the points the chosen dice cost, against the budget, as the player
+// changes a die (no request; the server says the same when it draws the page). Listening on the
+// document keeps it working on pages htmx swaps in.
+document.addEventListener("change", (event) => {
+  const form = event.target.closest && event.target.closest("form[data-point-budget]");
+  const total = form && form.querySelector(".points-total");
+  if (!total) return;
+  const budget = Number(form.dataset.pointBudget);
+  const costs = JSON.parse(form.dataset.pointCosts);
+  let spent = 0;
+  for (const select of form.querySelectorAll("select")) spent += costs[select.value] || 0;
+  const left = spent <= budget ? `${budget - spent} left` : `${spent - budget} over the budget`;
+  total.textContent = `Points spent: ${spent} of ${budget}; ${left}.`;
+});

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from django.conf import settings
 from django.contrib.auth.models import User
@@ -79,9 +81,47 @@ def test_a_signed_in_player_is_sent_on(client: Client, player: User) -> None:
 
     assert client.get(LOGIN, {"next": "/calculator/"}).url == "/calculator/"
     assert client.get(LOGIN, {"next": "https://evil.example/"}).url == landing()
-    # Django's own redirect_authenticated_user would raise here; ours just goes on.
-    assert client.get(LOGIN, {"next": LOGIN}).url == LOGIN
+    # Django's own redirect_authenticated_user would raise here; ours just goes on, to my campaigns.
+    assert client.get(LOGIN, {"next": LOGIN}).url == landing()
     assert client.get(LOGIN).status_code == 302
+
+
+@pytest.mark.parametrize("next_url", ["/", "/?from=nav", LOGIN, "/accounts/signup/", "/accounts/logout/"])
+def test_a_next_that_goes_nowhere_onward_lands_on_my_campaigns(client: Client, player: User, password: str,
+                                                              next_url: str) -> None:  # fmt: skip
+    page = client.get(LOGIN, {"next": next_url})
+    assertNotContains(page, 'name="next"')  # the form does not carry it on
+
+    response = client.post(LOGIN, {"username": "player", "password": password, "next": next_url})
+
+    assert response.status_code == 302
+    assert response.url == landing() == "/campaigns/"
+    assert signed_in(client)
+
+
+def test_log_in_from_the_front_page_lands_on_my_campaigns(client: Client, player: User, password: str) -> None:
+    [link] = re.findall(r'<a href="([^"]+)">Log in</a>', client.get("/").content.decode())
+    page = client.get(link).content.decode()
+    carried = dict(re.findall(r'<input type="hidden" name="(next)" value="([^"]*)">', page))
+
+    response = client.post(LOGIN, {"username": "player", "password": password, **carried})
+
+    assert response.url == "/campaigns/"
+
+
+def test_log_in_on_the_way_to_a_campaign_lands_on_it(client: Client, player: User, password: str) -> None:
+    from campaigns.models import Campaign, Membership
+
+    campaign = Campaign.objects.create(name="The Sunken Crown", system="lucky13")
+    Membership.objects.create(campaign=campaign, user=player, role=Membership.Role.PLAYER)
+    wanted = reverse("campaigns:detail", args=[campaign.pk])
+    sent = client.get(wanted)
+    assert sent.url == f"{LOGIN}?next={wanted}"
+
+    response = client.post(sent.url, {"username": "player", "password": password, "next": wanted})
+
+    assert response.url == wanted
+    assert client.get(response.url).status_code == 200
 
 
 def test_logging_out_is_a_post(client: Client, player: User) -> None:

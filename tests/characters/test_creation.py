@@ -311,7 +311,7 @@ def test_an_asset_may_name_its_skills_by_id(gm, player) -> None:
         ([AssetChoice("Perfecter map", 6)], [], [], "asset level"),
         ([AssetChoice("Map", 0)], [], [], "asset level"),
         ([AssetChoice("Map", 2, "thing", ("Piloting",))], [], [], "Piloting: this character has no such skill"),
-        ([AssetChoice("Map", 2, "thing", (999,))], [], [], "this character has no such skill"),
+        ([AssetChoice("Map", 2, "thing", (999,))], [], [], "helps only skills this character has"),
         ([AssetChoice("Map", 2, "dragon")], [], [], "thing or a person"),
         ([], [WeaponChoice("Cannon", D("d12+d4"), D("d6"))], [], "accuracy"),
         ([], [], [ArmorChoice("Plate", StepDie(0))], "defensive"),

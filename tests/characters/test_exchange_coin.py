@@ -258,12 +258,12 @@ def test_a_coin_campaign_reads_no_old_format(coin_campaign, player) -> None:
 @pytest.mark.parametrize(
     ("change", "field", "message"),
     [
-        (lambda d: d["sheet"].update(nerve=9), "sheet.nerve", "less than or equal to 6"),
-        (lambda d: d["sheet"].update(luck="lots"), "sheet.luck", "valid integer"),
-        (lambda d: d["sheet"].update(courage=2), "sheet.courage", "Extra inputs are not permitted"),
-        (lambda d: d["sheet"].update(step="flipping"), "sheet.step", "'nerve' or 'tricks'"),
+        (lambda d: d["sheet"].update(nerve=9), "sheet.nerve", "must be at most 6"),
+        (lambda d: d["sheet"].update(luck="lots"), "sheet.luck", "must be a whole number"),
+        (lambda d: d["sheet"].update(courage=2), "sheet.courage", "is not expected here"),
+        (lambda d: d["sheet"].update(step="flipping"), "sheet.step", "must be empty, nerve or tricks"),
         (lambda d: d["sheet"]["tricks"].append({"id": 1, "name": "Line\nbreak"}), "sheet.tricks.2.name", "one line"),
-        (lambda d: d["sheet"]["tricks"][0].update(id=0), "sheet.tricks.0.id", "greater than or equal to 1"),
+        (lambda d: d["sheet"]["tricks"][0].update(id=0), "sheet.tricks.0.id", "must be at least 1"),
         (lambda d: d.update(sheet_version=3), "sheet_version", "reads Coin sheets up to version 2"),
         (lambda d: d.update(status="retired"), "status", 'must be one of "draft", "active", "archived"'),
         (lambda d: d.update(system="dice"), "system", 'Heads plays Coin and this is a "dice" character'),

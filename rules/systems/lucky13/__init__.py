@@ -69,6 +69,7 @@ from rules.systems.lucky13.creation import (
     check_skill_dice,
     skill_dice_allowed,
     skill_dice_by_ability,
+    skill_point_cost,
     specialization_allowance,
 )
 from rules.systems.lucky13.health import (
@@ -239,6 +240,7 @@ __all__ = [
     "sheet_check",
     "skill_dice_allowed",
     "skill_dice_by_ability",
+    "skill_point_cost",
     "specialization_allowance",
     "suggestions",
     "validate_options",

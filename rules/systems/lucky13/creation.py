@@ -8,7 +8,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any, Final
 
 from rules.dice import StepDie
-from rules.systems.lucky13.vocabulary import ABILITY_KEYS, MAX_ABILITY, SheetError
+from rules.systems.lucky13.vocabulary import ABILITIES, ABILITY_KEYS, MAX_ABILITY, SheetError
 
 #: "Array method": one die per ability. Specialized lists seven dice, of which five are used.
 BALANCED_ARRAY: Final = tuple(StepDie.of(s) for s in (4, 6, 6, 8, 10))
@@ -31,21 +31,36 @@ def abilities_from_percentiles(rolls: Sequence[int]) -> dict[str, StepDie]:
     return {key: ability_from_percentile(roll) for key, roll in zip(ABILITY_KEYS, rolls, strict=True)}
 
 
-def check_ability_array(array: str, dice: Mapping[str, StepDie]) -> None:
+def without_a_die(missing: Sequence[str], names: Sequence[str] = ABILITIES) -> str:
+    """The abilities (by key) that have no die yet, said with the campaign's names for them."""
+    named = dict(zip(ABILITY_KEYS, names, strict=True))
+    said = [named[key] for key in missing]
+    listed = said[0] if len(said) == 1 else f"{', '.join(said[:-1])} and {said[-1]}"
+    return f"give every ability a die ({listed} {'has' if len(said) == 1 else 'have'} none)"
+
+
+def check_ability_array(array: str, dice: Mapping[str, StepDie], names: Sequence[str] = ABILITIES) -> None:
     """ "Array method": balanced gives each ability one of d4 d6 d6 d8 d10; specialized
-    assigns five of the seven dice d4 d4 d6 d6 d6 d10 d12, one per ability."""
+    assigns five of the seven dice d4 d4 d6 d6 d6 d10 d12, one per ability. ``names`` are the
+    campaign's names of the five abilities, for the message."""
     pool = {"balanced": BALANCED_ARRAY, "specialized": SPECIALIZED_ARRAY}.get(array)
     if pool is None:
         raise SheetError("array", "choose the balanced or the specialized array")
     missing = [key for key in ABILITY_KEYS if key not in dice]
     if missing:
-        raise SheetError("abilities", f"give every ability a die ({', '.join(missing)} has none)")
+        raise SheetError("abilities", without_a_die(missing, names))
     left = Counter(pool)
     left.subtract(dice[key] for key in ABILITY_KEYS)
     overused = sorted({d.label for d, n in left.items() if n < 0}, key=lambda label: StepDie.parse(label))
     if overused:
         shown = " ".join(d.label for d in pool)
         raise SheetError("abilities", f"the {array} array is {shown}: too many {', '.join(overused)}")
+
+
+def skill_point_cost(die: StepDie) -> int:
+    """ "Skills" leaves the point buy's prices to the GM; ours: d4 costs 1, d6 2, d8 3, d10 4, d12 5
+    (a die's step on the ladder), against the campaign's ``skill_points``."""
+    return die.rung
 
 
 def skill_dice_allowed(method: str, options: Mapping[str, Any], abilities: Mapping[str, StepDie]) -> str:
@@ -84,11 +99,11 @@ def check_skill_dice(
         if any(n < 0 for n in left.values()):
             raise SheetError("skills", skill_dice_allowed(method, options, abilities))
     elif method == "point_buy":
-        spent = sum(d.rung for d in dice.values())
+        spent = sum(skill_point_cost(d) for d in dice.values())
         if spent > options["skill_points"]:
             raise SheetError("skills", f"those dice cost {spent} points; the budget is {options['skill_points']}")
     elif method != "random":  # random dice come from the server's rolls, never from the player
-        raise SheetError("skill_method", f"unknown skill method {method!r}")
+        raise SheetError("skill_method", "this campaign's way of setting skill dice is not one this server knows")
 
 
 def specialization_allowance(options: Mapping[str, Any], *, impairment: bool) -> int:

@@ -69,6 +69,7 @@ from rules.systems.lucky13.creation import (
     check_ability_array,
     check_skill_dice,
     specialization_allowance,
+    without_a_die,
 )
 from rules.systems.lucky13.encounter import COMBAT
 from rules.systems.lucky13.health import Condition, condition, current_pulse, death_threshold, max_hit_points
@@ -88,7 +89,7 @@ from rules.systems.lucky13.sheet import (
     migrate,
 )
 from rules.systems.lucky13.situation import Call, Situation
-from rules.systems.lucky13.vocabulary import ABILITY_KEYS, MAX_SPECIALIZATION_LEVEL, SheetError
+from rules.systems.lucky13.vocabulary import ABILITIES, ABILITY_KEYS, MAX_SPECIALIZATION_LEVEL, SheetError
 
 #: The steps of guided creation after name and concept, in the rule text's order.
 CREATION_STEPS: Final = (
@@ -837,15 +838,16 @@ class Lucky13:
 def _check_abilities(sheet: Sheet, options: Mapping[str, Any]) -> None:
     dice = sheet.abilities.dice()
     missing = [key for key in ABILITY_KEYS if key not in dice]
+    names = options.get("ability_names", ABILITIES)
     if missing:
-        raise SheetError("abilities", f"give every ability a die ({', '.join(missing)} has none)")
+        raise SheetError("abilities", without_a_die(missing, names))
     method = sheet.creation.ability_method
     if method == "random":
         expected = [ability_from_percentile(roll) for roll in sheet.creation.ability_rolls]
         if expected != [dice[key] for key in ABILITY_KEYS]:
             raise SheetError("abilities", "the ability dice must be the ones the server rolled")
     elif method in ("balanced", "specialized"):
-        check_ability_array(method, dice)
+        check_ability_array(method, dice, names)
     else:
         raise SheetError("ability_method", "choose how the abilities are made: rolled, or an array")
 
