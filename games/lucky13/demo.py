@@ -17,7 +17,7 @@ from characters.models import Character, LedgerEntry
 from games import demo
 from games.lucky13 import creation
 from games.lucky13.creation import ArmorChoice, AssetChoice, SpecializationChoice, TraitChoice, WeaponChoice
-from play import encounters, rolls, sheet_rolls
+from play import encounters, requests, rolls, sheet_rolls
 from play.models import Encounter, Roll
 from rules.dice import StepDie
 from rules.systems import lucky13
@@ -146,8 +146,21 @@ def _table_rolls(campaign: Campaign, gm: Any) -> None:
         checks.append((party["Casimir"], {"skill": healing.id, "asset": aldo.id, "difficulty": "difficult"}))
         checks.append((party["Casimir"], {"reaction": True, "skill": healing.id, "difficulty": "moderate"}))
     for character, situation in checks:
-        made = sheet_rolls.build(character, [], situation, gm=False)
-        sheet_rolls.roll(character, made, by=character.owner, rng=rng)
+        # The GM calls for each (the skill by name, the difficulty); the player adds what the sheet offers.
+        skill = next(s for s in character.document.skills if s.id == situation["skill"])
+        kind = "reaction" if situation.get("reaction") else "check"
+        call = {"kind": kind, "skill": skill.name, "difficulty": situation["difficulty"]}
+        asked = requests.call_for_roll(
+            campaign_id=campaign.pk, by=gm, call=call, characters=[character.pk], secret=False
+        ).asked.get()
+        made = sheet_rolls.build(character, [], situation, gm=False, asked=asked)
+        sheet_rolls.roll(character, made, by=character.owner, rng=rng, asked=asked)
+    if "Brunella" in party and "Casimir" in party:  # one call still waiting, for a newcomer to answer
+        call = {"kind": "check", "skill": "Sneaking", "difficulty": "difficult", "ability_roll": "background"}
+        requests.call_for_roll(
+            campaign_id=campaign.pk, by=gm, call=call, characters=[party["Brunella"].pk, party["Casimir"].pk],
+            secret=False,
+        )  # fmt: skip
     rolls.roll_free(campaign_id=campaign.pk, by=gm, text="2d6+1", explode=False, secret=False, rng=rng)
     rolls.roll_free(campaign_id=campaign.pk, by=gm, text="d100", explode=False, secret=True, rng=rng)
 
