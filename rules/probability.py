@@ -10,10 +10,16 @@ bounded computation of opposed rolls.
 
 A :class:`Capped` distribution also tracks, jointly with the total, whether any
 die of the roll showed a 1 as its first face (an implosion, a *dilemma*).
+
+Rolling twice and keeping one roll (:func:`keep`) is the one place where the cap
+hides something: when both rolls reach it, which one is kept, and so whether
+the kept roll has a dilemma, depends on their true totals.
+:func:`kept_dilemma_over_cap` gives that chance exactly, as the sum of a series.
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
@@ -21,7 +27,19 @@ from functools import lru_cache
 
 from rules.dice import UNLIMITED
 
-__all__ = ["Capped", "add", "add_all", "convolve", "die", "keep", "success_split", "suffix_sums"]
+__all__ = [
+    "Capped",
+    "add",
+    "add_all",
+    "capped_sum",
+    "convolve",
+    "die",
+    "keep",
+    "keep_totals",
+    "kept_dilemma_over_cap",
+    "success_split",
+    "suffix_sums",
+]
 
 
 @dataclass(frozen=True, slots=True)
@@ -113,7 +131,7 @@ def convolve(x: Sequence[int], y: Sequence[int]) -> list[int]:
     return [int.from_bytes(product[k * width : (k + 1) * width], "little") for k in range(length)]
 
 
-def _capped_sum(x: Sequence[int], y: Sequence[int], cap: int) -> list[int]:
+def capped_sum(x: Sequence[int], y: Sequence[int], cap: int) -> list[int]:
     """Weights of ``min(i + j, cap)``; both inputs already capped, so their last entry is "cap or more"."""
     out = convolve(x[:cap], y[:cap])[:cap]
     out += [0] * (cap - len(out))
@@ -130,8 +148,8 @@ def add(a: Capped, b: Capped) -> Capped:
     cap = a.cap
     if b.cap != cap:
         raise ValueError("both distributions must have the same cap")
-    every = _capped_sum(a.merged(), b.merged(), cap)
-    plain = _capped_sum(a.plain, b.plain, cap)
+    every = capped_sum(a.merged(), b.merged(), cap)
+    plain = capped_sum(a.plain, b.plain, cap)
     return Capped(cap, tuple(plain), tuple(e - p for e, p in zip(every, plain, strict=True)), a.den * b.den)
 
 
@@ -142,29 +160,167 @@ def add_all(parts: Iterable[Capped], cap: int) -> Capped:
     return total
 
 
-def _keep(x: Sequence[int], y: Sequence[int], higher: bool) -> list[int]:
-    """Weights of max (or min) of two independent values: P(a = v, b ≤ v) + P(a < v, b = v)."""
-    n = len(x)
+def keep_totals(weights: Sequence[int], *, higher: bool) -> list[int]:
+    """Weights of the higher (or lower) total of two rolls with these weights, a dilemma or not.
+
+    P(kept = v) = P(a = v, b ≤ v) + P(a < v, b = v) for the higher. Capping
+    commutes with max and min, so capped weights stay exact; which of two equal
+    totals is kept changes nothing here.
+    """
+    n = len(weights)
     order = range(n) if higher else range(n - 1, -1, -1)
     out = [0] * n
-    x_before = y_through = 0
+    before = 0
     for v in order:
-        y_through += y[v]
-        out[v] = x[v] * y_through + y[v] * x_before
-        x_before += x[v]
+        out[v] = weights[v] * (2 * before + weights[v])
+        before += weights[v]
     return out
 
 
-def keep(a: Capped, b: Capped, *, higher: bool) -> Capped:
-    """Roll twice and keep the higher (or lower) total; a dilemma in either roll counts.
+def keep(roll: Capped, *, higher: bool, over_cap: Fraction = Fraction(0)) -> Capped:
+    """Roll twice and keep the higher (a background) or the lower (an impairment) total.
 
-    Both rolls are made in full, so an implosion on the roll that is not kept
-    is still a die that came up 1 (our reading, recorded in the closing note).
-    Capping commutes with max and min, so the result stays exact.
+    Only the kept roll's dice can make a dilemma: the discarded roll never does,
+    and on equal totals a background keeps the roll without a 1, an impairment
+    the roll with one (rules README, "Dilemmas come only from dice that count").
+
+    Below the cap every pair of totals is known, so those weights are exact; so
+    is a pair with one roll below the cap, which keeps the other one. When both
+    rolls reach the cap, which one is kept depends on totals that the capped form
+    lumps together: ``over_cap`` is P(both reach the cap and the kept roll has a
+    dilemma), from :func:`kept_dilemma_over_cap`. It is 0 exactly when no roll
+    with a dilemma reaches the cap, and a roll that does without it is refused.
     """
-    every = _keep(a.merged(), b.merged(), higher)
-    plain = _keep(a.plain, b.plain, higher)
-    return Capped(a.cap, tuple(plain), tuple(e - p for e, p in zip(every, plain, strict=True)), a.den * b.den)
+    cap, den = roll.cap, roll.den
+    plain, flagged = roll.plain, roll.flagged
+    at_cap = plain[cap] + flagged[cap]
+    if flagged[cap] and not over_cap:
+        raise ValueError("rolls with a dilemma reach the cap: give the chance that the kept one has it (over_cap)")
+    # P(both reach the cap) = (at_cap / den)²; over_cap is part of it, on the common denominator den² · scale.
+    weighted = over_cap * den * den
+    scale = weighted.denominator
+    if not 0 <= weighted <= at_cap * at_cap:
+        raise ValueError("over_cap must lie between 0 and the chance that both rolls reach the cap")
+    out_plain = [0] * (cap + 1)
+    out_flagged = [0] * (cap + 1)
+    if higher:
+        below = 0  # weight of the totals below v
+        for v in range(cap):
+            p, f = plain[v], flagged[v]
+            # Kept v with a dilemma: it beat the other roll, or both had v and both a dilemma.
+            out_flagged[v] = (2 * below + f) * f
+            out_plain[v] = (2 * below + p + 2 * f) * p
+            below += p + f
+        out_flagged[cap] = 2 * flagged[cap] * below
+        out_plain[cap] = 2 * plain[cap] * below
+    else:
+        above = at_cap  # weight of the totals above v, the capped bucket included
+        for v in range(cap - 1, -1, -1):
+            p, f = plain[v], flagged[v]
+            # Kept v with a dilemma: it was below the other roll, or both had v and either a dilemma.
+            out_flagged[v] = (2 * above + f + 2 * p) * f
+            out_plain[v] = (2 * above + p) * p
+            above += p + f
+    out_flagged = [w * scale for w in out_flagged]
+    out_plain = [w * scale for w in out_plain]
+    out_flagged[cap] += weighted.numerator
+    out_plain[cap] += at_cap * at_cap * scale - weighted.numerator
+    return Capped(cap, tuple(out_plain), tuple(out_flagged), den * den * scale)
+
+
+@lru_cache(maxsize=256)
+def kept_dilemma_over_cap(sides: tuple[int, ...], explosions: int, cap: int, *, higher: bool) -> Fraction:
+    """P(both of two rolls of these dice total ``cap`` or more, and the kept one has a dilemma).
+
+    With F(v) = P(total = v with a dilemma), P(v) the same without one and
+    T(v) = P(total ≥ v) for one roll, an impairment keeps a roll with a dilemma
+    from such a pair with chance S = Σ_{v ≥ cap} F(v)·(2·T(v) − F(v)): the lower
+    roll had it (2·F(v)·T(v + 1), either roll first), or both had v and at least
+    one had it (F(v)² + 2·F(v)·P(v)). A background, with 2·T(cap)·Σ_{v ≥ cap} F(v) − S:
+    of a pair with one dilemma, exactly one of the two keeps it; with two, both do.
+
+    Without unlimited explosions S is a finite sum, taken past the largest total.
+    With them, only two dice or more reach the cap with a dilemma (one die with a
+    1 first totals 1), and S is a series, summed exactly by :func:`_series`.
+    """
+    if not sides:
+        return Fraction(0)
+    period, count = math.lcm(*sides), len(sides)
+    if explosions == UNLIMITED:
+        # From here on every sequence of :func:`_series` follows its recurrence.
+        start = max(cap, period * (count // period + 1))
+        top = start + period * count
+    else:
+        start = top = max(cap, sum(sides) * (explosions + 1) + 1)  # past the largest total
+    roll = add_all((die(s, explosions, top) for s in sides), top)
+    squared = roll.den * roll.den
+    flagged, at_least = roll.flagged, suffix_sums(roll.merged())
+    impairment = Fraction(sum(flagged[v] * (2 * at_least[v] - flagged[v]) for v in range(cap, start)), squared)
+    if explosions == UNLIMITED:
+        impairment += _series(sides, flagged, at_least, start, roll.den)
+    if not higher:
+        return impairment
+    return Fraction(2 * at_least[cap] * sum(flagged[cap:]), squared) - impairment
+
+
+def _series(sides: tuple[int, ...], flagged: Sequence[int], at_least: Sequence[int], start: int, den: int) -> Fraction:
+    """Σ_{v ≥ start} F(v)·(2·T(v) − F(v)) for dice exploding without end, exactly, from
+    ``flagged`` and ``at_least`` (F and T as weights over ``den``), exact on
+    ``len(sides)`` blocks of L from ``start``, L the lcm of the sizes.
+
+    Why it is exact. One exploding dN has the generating function
+    (z + … + z^(N−1))/N ÷ (1 − z^N/N), and 1 − z^N/N divides 1 − c·z^L with
+    c = N^(−L/N). The dice together, their rolls without a 1 first (each die's
+    function less z/N), and P(total ≥ v) (one minus z times the function, over
+    1 − z) have rational functions over Π(1 − c·z^L) whose numerators, split by
+    the residue of v modulo L, stay below the denominator's degree in z^L from
+    v = L·(⌊k/L⌋ + 1) on (k dice). So along each residue, v = start + t + L·m,
+    F and T are Σ_c p_c(m)·c^m with p_c of degree below μ_c, how many dice give
+    that c: they follow the recurrence of R₁(w) = Π(1 − c·w)^μ_c, of order k, which
+    extends them past the blocks given. Their product is a sum over pairs of
+    c·c′ with polynomials of degree below μ + μ′ − 1, and so are the block sums
+    s_m of the terms: they follow the recurrence of R₂(w) = Π(1 − c·c′·w)^(μ + μ′ − 1),
+    of order D. Their generating function is N(w)/R₂(w) with N = (R₂·s) mod w^D,
+    and the series is its value at w = 1, N(1)/R₂(1): every root lies below 1.
+    """
+    period, count = math.lcm(*sides), len(sides)
+    single: dict[Fraction, int] = {}
+    for size in sides:
+        c = Fraction(1, size ** (period // size))
+        single[c] = single.get(c, 0) + 1
+    paired: dict[Fraction, int] = {}
+    roots = sorted(single.items())
+    for i, (c, mu) in enumerate(roots):
+        for c2, mu2 in roots[i:]:
+            paired[c * c2] = max(paired.get(c * c2, 0), mu + mu2 - 1)
+    one, two = _polynomial(single), _polynomial(paired)
+    order = len(two) - 1  # at least ``count``: each c·c gives 2μ − 1
+    # Scaled by scale^m, with scale the lcm of the 1/c, the weights along a residue stay whole
+    # numbers and so does the recurrence of R₁: its i-th coefficient times scale^i.
+    scale = math.lcm(*(c.denominator for c in single))
+    steps = [int(a * scale**i) for i, a in enumerate(one)]
+    blocks = [0] * order
+    for t in range(period):
+        f = [flagged[start + t + period * m] * scale**m for m in range(count)]
+        g = [at_least[start + t + period * m] * scale**m for m in range(count)]
+        for m in range(count, order):
+            f.append(-sum(steps[i] * f[m - i] for i in range(1, count + 1)))
+            g.append(-sum(steps[i] * g[m - i] for i in range(1, count + 1)))
+        for m in range(order):
+            blocks[m] += f[m] * (2 * g[m] - f[m])
+    prefix = [Fraction(0)]
+    for m, block in enumerate(blocks):
+        prefix.append(prefix[-1] + Fraction(block, den * den * scale ** (2 * m)))
+    return sum(two[i] * prefix[order - i] for i in range(order)) / sum(two)
+
+
+def _polynomial(roots: dict[Fraction, int]) -> list[Fraction]:
+    """The coefficients, lowest first, of Π (1 − r·w)^times."""
+    out = [Fraction(1)]
+    for root, times in roots.items():
+        for _ in range(times):
+            out = [a - root * b for a, b in zip([*out, Fraction(0)], [Fraction(0), *out], strict=True)]
+    return out
 
 
 def success_split(a: Capped, b: Capped) -> tuple[Fraction, Fraction, Fraction]:

@@ -47,7 +47,7 @@ from bench.lucky13 import icepool_check
 from bench.lucky13.table import specs
 from rules.systems.lucky13 import check_chance_json
 
-ROOT: Final = Path(__file__).resolve().parent.parent
+ROOT: Final = Path(__file__).resolve().parents[2]
 
 IN_PROCESS_TARGET: Final = 20.0
 WHOLE_PROCESS_TARGET: Final = 10.0

@@ -6,6 +6,16 @@ hand, non-exploding chances come from enumerating every face with
 dice still to roll (the total held at 13), Cinematic distributions from
 following each die's chain face by face, and Cinematic opposed rolls from
 float distributions explored far deeper than any chance that matters.
+
+With a background or an impairment, every pair of Ability rolls is judged by
+the rule itself (:func:`kept`): only the kept roll's dice make a dilemma, and on
+equal totals a background keeps the roll without a 1, an impairment the roll
+with one (rules README, "Dilemmas come only from dice that count"). Without
+unlimited explosions every total is enumerated. With them, a pair whose rolls
+both reach the cap needs their true totals: :func:`kept_ability` takes that
+share from the fitted series of :mod:`bench.lucky13.series` (exact, and apart
+from the engine), and :func:`truncated_check` from totals followed deep enough
+that what it cannot decide is below 1e-12.
 """
 
 from __future__ import annotations
@@ -18,6 +28,8 @@ from fractions import Fraction
 from functools import cache
 
 from hypothesis import settings
+
+from bench.lucky13 import series
 
 #: Hypothesis settings for every property: small, no deadline, and derandomized so a run never differs.
 PROPERTY = settings(max_examples=60, deadline=None, derandomize=True, database=None)
@@ -43,6 +55,14 @@ LADDER: dict[str, tuple[int, ...]] = {
 #: Rung of each ladder label: no die is 0, d4 is 1, d12 is 5, d12+d4 is 6.
 RUNGS: dict[str, int] = {label: rung for rung, label in enumerate(LADDER)}
 
+#: The ladder and a few larger dice, for the checks that reach past the table.
+DICE: dict[str, tuple[int, ...]] = {
+    **LADDER,
+    "d12+d12+d6": (12, 12, 6),
+    "d12+d12+d12+d6": (12, 12, 12, 6),
+    "d12+d12+d12+d12+d4": (12, 12, 12, 12, 4),
+}
+
 DIFFICULTIES: dict[str, tuple[int, ...]] = {
     "easy": (12,),
     "moderate": (10,),
@@ -59,10 +79,27 @@ EXPLOSIONS = ("none", "cinematic", "gritty")
 # --- Brute force: every face of every die, no explosions --------------------------------------
 
 
+Roll = tuple[int, bool]  # (total, whether a die of it came up 1 first)
+
+
+def kept(first: Roll, second: Roll, how: str) -> Roll:
+    """The roll that counts of two Ability rolls: the higher total with a background, the lower
+    with an impairment; on equal totals a background keeps the roll without a 1, an impairment
+    the roll with one (rules README, "Dilemmas come only from dice that count")."""
+    (a, a_one), (b, b_one) = first, second
+    if a != b:
+        return first if (a > b) == (how == "background") else second
+    if a_one == b_one:
+        return first
+    with_one, without = (first, second) if a_one else (second, first)
+    return without if how == "background" else with_one
+
+
 @cache
 def enumerate_ability(sides: tuple[int, ...], how: str, cap: int | None = TARGET) -> tuple[Counter, int]:
     """Counts of (total, dilemma) over every face of the Ability dice; with a
-    background or an impairment, over every face of *both* rolls.
+    background or an impairment, over every face of *both* rolls, the roll that
+    counts chosen by :func:`kept`.
 
     Totals are cut at ``cap`` (when given) only after enumerating, which does
     not change whether a sum of non-negative totals reaches ``cap``.
@@ -74,10 +111,10 @@ def enumerate_ability(sides: tuple[int, ...], how: str, cap: int | None = TARGET
             counts[_cut(total, cap), 1 in faces] += 1
         return counts, math.prod(sides)
     n = len(sides)
-    pick = max if how == "background" else min
     for faces in itertools.product(*(range(1, s + 1) for s in sides + sides)):
-        total = pick(sum(faces[:n]), sum(faces[n:]))
-        counts[_cut(total, cap), 1 in faces] += 1
+        first, second = faces[:n], faces[n:]
+        total, one = kept((sum(first), 1 in first), (sum(second), 1 in second), how)
+        counts[_cut(total, cap), one] += 1
     return counts, math.prod(sides) ** 2
 
 
@@ -260,16 +297,23 @@ def _die_states(sides: int, limit: int | None, cap: int) -> dict[tuple[int, bool
 
 @cache
 def _roll_states(dice: tuple[tuple[int, int | None], ...], cap: int) -> dict[tuple[int, bool], Fraction]:
-    """P(min(total, cap) = v and dilemma flag) for some dice, adding one die at a time."""
-    states: dict[tuple[int, bool], Fraction] = {(0, False): Fraction(1)}
+    """P(min(total, cap) = v and dilemma flag) for some dice, adding one die at a time.
+
+    Counted in whole numbers over a common denominator, so that deep caps stay quick.
+    """
+    states: dict[tuple[int, bool], int] = {(0, False): 1}
+    den = 1
     for sides, limit in dice:
-        after: dict[tuple[int, bool], Fraction] = {}
+        one = _die_states(sides, limit, cap)
+        die_den = math.lcm(*(q.denominator for q in one.values()))
+        weights = [(value, imploded, int(q * die_den)) for (value, imploded), q in one.items()]
+        after: dict[tuple[int, bool], int] = {}
         for (total, flag), p in states.items():
-            for (value, imploded), q in _die_states(sides, limit, cap).items():
+            for value, imploded, q in weights:
                 key = (min(total + value, cap), flag or imploded)
                 after[key] = after.get(key, 0) + p * q
-        states = after
-    return states
+        states, den = after, den * die_den
+    return {key: Fraction(w, den) for key, w in states.items()}
 
 
 def _limits(explosion: str) -> tuple[int | None, int | None]:
@@ -277,18 +321,91 @@ def _limits(explosion: str) -> tuple[int | None, int | None]:
     return {"none": (0, 0), "cinematic": (None, None), "gritty": (1, 0)}[explosion]
 
 
-def kept_ability(sides: Sequence[int], how: str, explosion: str, cap: int) -> dict[tuple[int, bool], Fraction]:
-    """The Ability roll capped at ``cap``: once, or twice keeping the higher/lower total (a 1 on either counts)."""
-    limit, _ = _limits(explosion)
-    once = _roll_states(tuple((s, limit) for s in sides), cap)
-    if how == "normal":
-        return once
-    pick = max if how == "background" else min
-    out: dict[tuple[int, bool], Fraction] = {}
-    for (t1, f1), p1 in once.items():
-        for (t2, f2), p2 in once.items():
-            key = (pick(t1, t2), f1 or f2)
+def largest(sides: Sequence[int], limit: int) -> int:
+    """The highest total of some dice, each exploding at most ``limit`` times."""
+    return sum(s * (limit + 1) for s in sides)
+
+
+def every_total(sides: Sequence[int], limit: int) -> dict[Roll, Fraction]:
+    """P(total = v, dilemma) of one roll of some dice, each exploding at most ``limit`` times: every total."""
+    return _roll_states(tuple((s, limit) for s in sides), largest(sides, limit) + 1)
+
+
+def _judge_pairs(states: dict[Roll, Fraction], how: str) -> dict[Roll, Fraction]:
+    """Every pair of rolls, the one that counts chosen by :func:`kept`."""
+    out: dict[Roll, Fraction] = {}
+    for r1, p1 in states.items():
+        for r2, p2 in states.items():
+            key = kept(r1, r2, how)
             out[key] = out.get(key, 0) + p1 * p2
+    return out
+
+
+@cache
+def kept_ability(sides: tuple[int, ...], how: str, explosion: str, cap: int) -> dict[Roll, Fraction]:
+    """The Ability roll that counts, exactly, its total capped at ``cap``: P(min(total, cap) = v, dilemma).
+
+    Cached: read it, never change it."""
+    limit, _ = _limits(explosion)
+    dice = tuple((s, limit) for s in sides)
+    if how == "normal":
+        return _roll_states(dice, cap)
+    if limit is not None:
+        # Every total, none held: each pair is judged on its true totals.
+        judged = _judge_pairs(every_total(sides, limit), how)
+        out: dict[Roll, Fraction] = {}
+        for (total, one), p in judged.items():
+            out[min(total, cap), one] = out.get((min(total, cap), one), 0) + p
+        return out
+    states = _roll_states(dice, cap)
+    judged = _judge_pairs(states, how)
+    if not states.get((cap, True)):
+        return judged  # only rolls without a 1 reach the cap: a pair of them keeps one without a 1
+    # Both rolls at the cap or past it: their share with a 1 kept, from the series, replaces the held guess.
+    moved = kept_over_cap(sides, cap, how == "background") - _held_guess(states, cap, how)
+    judged[cap, True] += moved
+    judged[cap, False] = judged.get((cap, False), 0) - moved
+    return judged
+
+
+def _held_guess(states: dict[Roll, Fraction], cap: int, how: str) -> Fraction:
+    """What :func:`kept` gives, with totals held at the cap, for pairs that both reach it: as if tied."""
+    reach_one, reach_none = states.get((cap, True), 0), states.get((cap, False), 0)
+    if how == "background":
+        return reach_one * reach_one
+    return (reach_one + reach_none) ** 2 - reach_none * reach_none
+
+
+@cache
+def kept_over_cap(sides: tuple[int, ...], cap: int, higher: bool) -> Fraction:
+    """P(both rolls reach the cap and the kept one has a 1), by the fitted series, fed with
+    this module's own face-by-face distribution of one roll."""
+    period = math.lcm(*sides)
+    reach = cap + 2 * period + period * (len(sides) + series.CHECKED) + 2
+    deep = _roll_states(tuple((s, None) for s in sides), reach)
+
+    def exact(v: int) -> tuple[Fraction, Fraction]:
+        if v >= reach:
+            raise ValueError(f"exact only below {reach}")
+        with_one = deep.get((v, True), Fraction(0))
+        return deep.get((v, False), Fraction(0)) + with_one, with_one
+
+    return series.kept_dilemma_over_cap(sides, exact, cap, higher=higher)
+
+
+def _kept_totals(sides: Sequence[int], how: str, explosion: str, cap: int) -> dict[int, Fraction]:
+    """P(min(kept total, cap) = v): which of two equal totals is kept does not matter here."""
+    limit, _ = _limits(explosion)
+    totals: dict[int, Fraction] = {}
+    for (total, _), p in _roll_states(tuple((s, limit) for s in sides), cap).items():
+        totals[total] = totals.get(total, 0) + p
+    if how == "normal":
+        return totals
+    pick = max if how == "background" else min
+    out: dict[int, Fraction] = {}
+    for t1, p1 in totals.items():
+        for t2, p2 in totals.items():
+            out[pick(t1, t2)] = out.get(pick(t1, t2), 0) + p1 * p2
     return out
 
 
@@ -297,9 +414,9 @@ def exploding_check(
 ) -> tuple[Fraction, Fraction, Fraction]:
     """P(success), P(dilemma), P(both) of any check, explosions included, exactly."""
     _, other = _limits(explosion)
-    rest = tuple((s, other) for s in LADDER[skill] + DIFFICULTIES[difficulty])
+    rest = tuple((s, other) for s in DICE[skill] + DIFFICULTIES[difficulty])
     success = dilemma = both = Fraction(0)
-    for (total, flag), p in kept_ability(LADDER[ability], how, explosion, TARGET).items():
+    for (total, flag), p in kept_ability(DICE[ability], how, explosion, TARGET).items():
         s, d, b = _finish(rest, 0, 0, total, flag)
         success += p * s
         dilemma += p * d
@@ -307,12 +424,45 @@ def exploding_check(
     return success, dilemma, both
 
 
+def truncated_check(
+    ability: str, skill: str, difficulty: str, how: str, explosion: str, depth: int
+) -> tuple[tuple[Fraction, Fraction, Fraction], Fraction]:
+    """The three chances with the Ability rolls followed up to ``depth``, and how far off they can be.
+
+    Every total below ``depth`` is exact; a pair of rolls that both reach it is judged as if
+    tied (:func:`kept`), so only the dilemma of those pairs is uncertain, and each chance is
+    off by at most their chance, the second value.
+    """
+    _, other = _limits(explosion)
+    judged, undecided = _truncated_kept(DICE[ability], how, explosion, depth)
+    rest = tuple((s, other) for s in DICE[skill] + DIFFICULTIES[difficulty])
+    success = dilemma = both = Fraction(0)
+    for (total, flag), p in judged.items():
+        s, d, b = _finish(rest, 0, 0, min(total, TARGET), flag)
+        success += p * s
+        dilemma += p * d
+        both += p * b
+    return (success, dilemma, both), undecided
+
+
+@cache
+def _truncated_kept(
+    sides: tuple[int, ...], how: str, explosion: str, depth: int
+) -> tuple[dict[Roll, Fraction], Fraction]:
+    limit, _ = _limits(explosion)
+    states = _roll_states(tuple((s, limit) for s in sides), depth)
+    if how == "normal":
+        return states, Fraction(0)
+    reach = states.get((depth, True), 0) + states.get((depth, False), 0)
+    return _judge_pairs(states, how), reach * reach
+
+
 def capped_check_totals(ability: str, skill: str, difficulty: str, how: str, explosion: str, cap: int):
     """P(min(total, cap) = v) of a check, explosions included."""
     _, other = _limits(explosion)
     rest = _roll_states(tuple((s, other) for s in LADDER[skill] + DIFFICULTIES[difficulty]), cap)
     out: dict[int, Fraction] = {}
-    for (a, _), pa in kept_ability(LADDER[ability], how, explosion, cap).items():
+    for a, pa in _kept_totals(LADDER[ability], how, explosion, cap).items():
         for (r, _), pr in rest.items():
             v = min(a + r, cap)
             out[v] = out.get(v, 0) + pa * pr

@@ -5,11 +5,13 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from fractions import Fraction
 from pathlib import Path
 
 import pytest
 
 from rules.__main__ import EXIT_INVALID, main
+from tests.rules.reference import exploding_check
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -63,6 +65,17 @@ def test_chance_prints_one_json_object() -> None:
     assert result.stdout.count("\n") == 1
     out = json.loads(result.stdout)
     assert out == {"p_success": "13/18", "p_dilemma": "5/16", "p_success_with_dilemma": "7/48"}
+
+
+def test_chance_of_a_stepped_ability_rolled_twice_without_end_is_exact() -> None:
+    # Only the kept roll's 1s count, even when both rolls explode past 13 (rules README,
+    # "Dilemmas come only from dice that count"); the reference judges every pair by the rule.
+    result = run("chance", json.dumps(CINEMATIC))
+
+    assert result.returncode == 0, result.stderr
+    out = json.loads(result.stdout)
+    expected = exploding_check("d12+d4", "d8", "heroic", "background", "cinematic")
+    assert tuple(Fraction(out[k]) for k in ("p_success", "p_dilemma", "p_success_with_dilemma")) == expected
 
 
 def test_chance_of_an_opposed_roll() -> None:

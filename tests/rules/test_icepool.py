@@ -21,6 +21,11 @@ def test_the_sample_spans_the_table() -> None:
     assert len({s["difficulty"] for s in SAMPLE}) == 6
     assert "d12+d12+d4" in {s["ability"] for s in SAMPLE}
     assert "d12+d12+d4" in {s["skill"] for s in SAMPLE}
+    # A stepped Ability die rolled twice, exploding without end: where a 1 can reach 13.
+    stepped_twice = {s["ability_roll"] for s in SAMPLE if s["explosion"] == "cinematic" and "+" in s["ability"]} - {
+        "normal"
+    }
+    assert stepped_twice == {"background", "impairment"}
 
 
 @pytest.mark.parametrize("spec", SAMPLE, ids=lambda s: "-".join(str(v) for v in list(s.values())[2:]))

@@ -22,6 +22,7 @@ from rules.systems.lucky13 import (
     roll_check,
     roll_opposed,
 )
+from rules.systems.lucky13.checks import kept_roll
 
 LADDER_DICE = [StepDie(rung) for rung in range(12)]
 
@@ -74,17 +75,23 @@ def assert_pool_obeys(rolled: PoolRoll, pool: Pool, explosion: Explosion) -> Non
             assert_chain_obeys(die, explosion, ability=False)
 
     totals = [sum(d.value for d in roll) for roll in rolled.ability_rolls]
+    ones = [any(d.faces[0] == 1 for d in roll) for roll in rolled.ability_rolls]
     kept = totals[rolled.kept]
     if pool.ability_roll is AbilityRoll.BACKGROUND:
         assert kept == max(totals)
+        # Equal totals: the roll without a 1 is kept.
+        assert not ones[rolled.kept] or all(ones[i] for i in range(2) if totals[i] == kept)
     elif pool.ability_roll is AbilityRoll.IMPAIRMENT:
         assert kept == min(totals)
+        # Equal totals: the roll with a 1 is kept.
+        assert ones[rolled.kept] or not any(ones[i] for i in range(2) if totals[i] == kept)
     assert rolled.ability_total == kept
     assert rolled.total == kept + sum(d.value for dice in rolled.others for d in dice)
 
-    # A dilemma is any die whose first face is 1, in every Ability roll made, the discarded one too.
-    every_die = [d for roll in rolled.ability_rolls for d in roll] + [d for dice in rolled.others for d in dice]
-    assert rolled.dilemma == any(d.faces[0] == 1 for d in every_die)
+    # A dilemma is a die whose first face is 1 among the dice that count: the kept Ability roll's
+    # and the others'; the discarded Ability roll never makes one.
+    counted = [*rolled.ability_rolls[rolled.kept], *(d for dice in rolled.others for d in dice)]
+    assert rolled.dilemma == any(d.faces[0] == 1 for d in counted)
 
 
 @pytest.mark.parametrize("explosion", list(Explosion))
@@ -132,6 +139,53 @@ def test_rolled_opposed_rolls_obey_the_rules(seed: int, explosion: Explosion) ->
     assert hits  # the loop did exercise hits
 
 
+def ability_roll(*faces: tuple[int, ...]) -> tuple[DieResult, ...]:
+    """A d12+d4 Ability roll from its two dice's faces."""
+    return tuple(DieResult(sides, f) for sides, f in zip((12, 4), faces, strict=True))
+
+
+@pytest.mark.parametrize("with_one_first", [True, False])
+def test_on_equal_totals_a_background_keeps_the_roll_without_a_1_and_an_impairment_the_roll_with_one(
+    with_one_first: bool,
+) -> None:
+    with_one = ability_roll((1,), (4, 2))  # 1 + 6 = 7
+    without = ability_roll((5,), (2,))  # 5 + 2 = 7
+    rolls = (with_one, without) if with_one_first else (without, with_one)
+    skill = ((DieResult(8, (5,)),), (DieResult(6, (3,)),))
+
+    background = PoolRoll(rolls, kept_roll(rolls, AbilityRoll.BACKGROUND), skill)
+    impairment = PoolRoll(rolls, kept_roll(rolls, AbilityRoll.IMPAIRMENT), skill)
+
+    assert background.ability_rolls[background.kept] == without
+    assert not background.dilemma  # the 1 was on the discarded roll
+    assert impairment.ability_rolls[impairment.kept] == with_one
+    assert impairment.dilemma
+    assert background.total == impairment.total == 7 + 5 + 3
+
+
+def test_the_discarded_roll_never_makes_a_dilemma() -> None:
+    low = ability_roll((1,), (3,))  # 4, with a 1
+    high = ability_roll((12, 2), (2,))  # 16, without
+    others = ((DieResult(8, (5,)),), (DieResult(6, (3,)),))
+    for rolls in [(low, high), (high, low)]:
+        background = PoolRoll(rolls, kept_roll(rolls, AbilityRoll.BACKGROUND), others)
+        impairment = PoolRoll(rolls, kept_roll(rolls, AbilityRoll.IMPAIRMENT), others)
+        assert (background.ability_total, background.dilemma) == (16, False)
+        assert (impairment.ability_total, impairment.dilemma) == (4, True)
+    # A 1 on a die that counts still makes one.
+    skill_one = ((DieResult(8, (1,)),), (DieResult(6, (3,)),))
+    assert PoolRoll((low, high), 1, skill_one).dilemma
+
+
+def test_equal_totals_alike_in_their_1s_keep_the_first_roll() -> None:
+    # Which of two such rolls is kept changes neither the total nor the dilemma.
+    both_clean = (ability_roll((3,), (2,)), ability_roll((2,), (3,)))
+    both_ones = (ability_roll((1,), (4,)), ability_roll((4,), (1,)))
+    for rolls in (both_clean, both_ones):
+        assert kept_roll(rolls, AbilityRoll.BACKGROUND) == kept_roll(rolls, AbilityRoll.IMPAIRMENT) == 0
+    assert kept_roll((ability_roll((7,), (3,)),), AbilityRoll.NORMAL) == 0
+
+
 def test_the_same_seed_gives_the_same_rolls() -> None:
     check = Check(StepDie.parse("d12+d4"), StepDie.parse("d8"), StepDie.parse("d6"), AbilityRoll.BACKGROUND)
     first = [roll_check(check, random.Random(7)) for _ in range(3)]
@@ -162,12 +216,28 @@ def test_roll_die_explodes_at_most_the_limit(explosion: int) -> None:
         Check(
             StepDie.parse("d4"), StepDie.parse("d4"), StepDie.parse("none"), AbilityRoll.BACKGROUND, Explosion.CINEMATIC
         ),
+        Check(
+            StepDie.parse("d12+d4"),
+            StepDie.parse("d8"),
+            StepDie.parse("d6"),
+            AbilityRoll.BACKGROUND,
+            Explosion.CINEMATIC,
+        ),
+        Check(
+            StepDie.parse("d12+d12+d4"),
+            StepDie.parse("d4"),
+            StepDie.parse("none"),
+            AbilityRoll.IMPAIRMENT,
+            Explosion.CINEMATIC,
+        ),
     ],
     ids=[
         "d10-d12-d6-none",
         "d8-d6-d10-background-cinematic",
         "d6-d12+d4-d4-impairment-gritty",
         "d4-d4-heroic-background-cinematic",
+        "d12+d4-d8-d6-background-cinematic",
+        "d12+d12+d4-d4-heroic-impairment-cinematic",
     ],
 )
 def test_seeded_frequencies_match_the_exact_chances(check: Check) -> None:

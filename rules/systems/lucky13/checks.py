@@ -13,7 +13,18 @@ from random import Random
 from typing import Any, Final, TypeVar
 
 from rules.dice import UNLIMITED, DiceError, DieResult, StepDie, roll_die
-from rules.probability import Capped, add, add_all, convolve, die, keep, success_split, suffix_sums
+from rules.probability import (
+    Capped,
+    add_all,
+    capped_sum,
+    convolve,
+    die,
+    keep,
+    keep_totals,
+    kept_dilemma_over_cap,
+    success_split,
+    suffix_sums,
+)
 from rules.systems.base import SpecError
 
 E = TypeVar("E", bound=StrEnum)
@@ -162,9 +173,11 @@ class PoolRoll:
 
     @property
     def dilemma(self) -> bool:
-        """Any die that came up 1 first, in any Ability roll made ("Dilemmas")."""
-        rolled = [d for roll in self.ability_rolls for d in roll] + [d for dice in self.others for d in dice]
-        return any(d.imploded for d in rolled)
+        """A die that counts came up 1 first ("Dilemmas"): one of the kept Ability roll or
+        of the other dice; the discarded Ability roll never makes a dilemma (rules README,
+        "Dilemmas come only from dice that count")."""
+        counted = [*self.ability_rolls[self.kept], *(d for dice in self.others for d in dice)]
+        return any(d.imploded for d in counted)
 
 
 @dataclass(frozen=True, slots=True)
@@ -226,18 +239,27 @@ def _roll_step_die(step_die: StepDie, rng: Random, explosions: int) -> tuple[Die
     return tuple(roll_die(sides, rng, explosions) for sides in step_die.sides)
 
 
+def kept_roll(ability_rolls: tuple[tuple[DieResult, ...], ...], how: AbilityRoll) -> int:
+    """Which Ability roll counts: the higher total with a background, the lower with an
+    impairment; on equal totals a background keeps the roll without a 1, an impairment
+    the roll with one (rules README, "Dilemmas come only from dice that count"), and
+    otherwise the first."""
+
+    def rank(i: int) -> tuple[int, bool]:
+        total = sum(d.value for d in ability_rolls[i])
+        with_a_one = any(d.imploded for d in ability_rolls[i])
+        return (total, not with_a_one) if how is AbilityRoll.BACKGROUND else (-total, with_a_one)
+
+    return max(range(len(ability_rolls)), key=rank)
+
+
 def roll_pool(pool: Pool, explosion: Explosion, rng: Random) -> PoolRoll:
     """Roll a pool; with a background or an impairment the whole Ability die is
-    rolled twice, each roll with its own explosions, and the higher or lower kept."""
+    rolled twice, each roll with its own explosions, and one kept (:func:`kept_roll`)."""
     times = 1 if pool.ability_roll is AbilityRoll.NORMAL else 2
     ability_rolls = tuple(_roll_step_die(pool.ability, rng, explosion.ability_explosions) for _ in range(times))
-    totals = [sum(d.value for d in roll) for roll in ability_rolls]
-    if pool.ability_roll is AbilityRoll.IMPAIRMENT:
-        kept = totals.index(min(totals))
-    else:
-        kept = totals.index(max(totals))
     others = tuple(_roll_step_die(d, rng, explosion.other_explosions) for d in pool.others)
-    return PoolRoll(ability_rolls, kept, others)
+    return PoolRoll(ability_rolls, kept_roll(ability_rolls, pool.ability_roll), others)
 
 
 def roll_check(check: Check, rng: Random) -> CheckRoll:
@@ -285,10 +307,22 @@ def _step_die_dist(step_die: StepDie, explosions: int, cap: int) -> Capped:
 
 @lru_cache(maxsize=4096)
 def _ability_dist(ability: StepDie, how: AbilityRoll, explosions: int, cap: int) -> Capped:
+    """The Ability roll that counts, capped, with whether it has a dilemma ("Backgrounds",
+    "Impairments"; rules README, "Dilemmas come only from dice that count").
+
+    When both rolls reach the cap, the kept one is found by their true totals: only a
+    stepped die (two dice or more) can reach the cap with a 1, and then the chance that the
+    kept roll has it comes from :func:`rules.probability.kept_dilemma_over_cap`, exact in
+    every explosion mode.
+    """
     once = _step_die_dist(ability, explosions, cap)
     if how is AbilityRoll.NORMAL:
         return once
-    return keep(once, once, higher=how is AbilityRoll.BACKGROUND)
+    higher = how is AbilityRoll.BACKGROUND
+    over_cap = Fraction(0)
+    if once.flagged[cap]:
+        over_cap = kept_dilemma_over_cap(ability.sides, explosions, cap, higher=higher)
+    return keep(once, higher=higher, over_cap=over_cap)
 
 
 @lru_cache(maxsize=4096)
@@ -301,12 +335,25 @@ def _pool_parts(pool: Pool, explosion: Explosion, cap: int) -> tuple[Capped, Cap
     return ability, _others_dist(pool.others, explosion.other_explosions, cap)
 
 
+def _pool_totals(pool: Pool, explosion: Explosion, cap: int) -> tuple[list[int], int]:
+    """Weights of a pool's capped total, and their denominator: all that the distribution of
+    totals and opposed rolls need. Which Ability roll counts for a dilemma does not change the
+    kept total, so this skips finding it."""
+    once = _step_die_dist(pool.ability, explosion.ability_explosions, cap)
+    ability, den = once.merged(), once.den
+    if pool.ability_roll is not AbilityRoll.NORMAL:
+        ability, den = keep_totals(ability, higher=pool.ability_roll is AbilityRoll.BACKGROUND), den * den
+    rest = _others_dist(pool.others, explosion.other_explosions, cap)
+    return capped_sum(ability, rest.merged(), cap), den * rest.den
+
+
 @lru_cache(maxsize=8192)
 def check_chance(check: Check) -> CheckChance:
-    """P(total ≥ 13), P(some die imploded) and P(both), exact even with explosions.
+    """P(total ≥ 13), P(a die that counts imploded) and P(both), exact even with explosions.
 
     Only ``min(total, 13)`` decides success, so every distribution is capped at
-    13 (rules README, "Exact odds").
+    13 (rules README, "Exact odds"); with a background or an impairment, whether
+    the kept Ability roll has a dilemma is exact too (:func:`_ability_dist`).
     """
     ability, rest = _pool_parts(check.pool, check.explosion, TARGET)
     return CheckChance(*success_split(ability, rest))
@@ -322,10 +369,9 @@ def check_distribution(check: Check) -> Distribution:
     else:
         # Past the largest total without explosions, a dozen more bars show the tail; the rest is one bar.
         cap = max(pool.maximum(Explosion.NONE) + 13, 2 * TARGET)  # type: ignore[operator]
-    total = add(*_pool_parts(pool, check.explosion, cap))
-    weights = total.merged()
+    weights, den = _pool_totals(pool, check.explosion, cap)
     last = cap if highest is None else highest
-    totals = tuple((v, Fraction(weights[v], total.den)) for v in range(last + 1) if weights[v] or v == last)
+    totals = tuple((v, Fraction(weights[v], den)) for v in range(last + 1) if weights[v] or v == last)
     lowest = next(i for i, (_, p) in enumerate(totals) if p)
     return Distribution(totals[lowest:], open_ended=highest is None)
 
@@ -360,16 +406,16 @@ def opposed_chance(opposed: Opposed) -> OpposedChance:
 
 def _opposed_at(opposed: Opposed, cap: int, exact: bool) -> OpposedChance | float:
     """The chances summed to ``cap``; when that leaves out too much, how many times too much."""
-    attacker = add(*_pool_parts(opposed.attacker, opposed.explosion, cap))
-    defender = add(*_pool_parts(opposed.defender, opposed.explosion, cap))
+    a, attacker_den = _pool_totals(opposed.attacker, opposed.explosion, cap)
+    d, defender_den = _pool_totals(opposed.defender, opposed.explosion, cap)
     weapon = _step_die_dist(opposed.weapon, opposed.explosion.other_explosions, cap)
-    a, d, w = attacker.merged(), defender.merged(), weapon.merged()
+    w = weapon.merged()
     a_above = suffix_sums(a)
     win = sum(d[v] * a_above[v + 1] for v in range(cap))
     draw = sum(d[v] * a[v] for v in range(cap))
-    den = attacker.den * defender.den
+    den = attacker_den * defender_den
     if not exact:
-        left_out = Fraction(a[cap], attacker.den) + Fraction(d[cap], defender.den) + Fraction(w[cap], weapon.den)
+        left_out = Fraction(a[cap], attacker_den) + Fraction(d[cap], defender_den) + Fraction(w[cap], weapon.den)
         # What is left out may carry damage of about the cap or more, so it must be small against
         # the chance to hit times the cap: that bounds the error of the expected damage too.
         allowed = OPPOSED_TOLERANCE * min(Fraction(1), Fraction(win, den) or Fraction(1)) / (4 * cap)
