@@ -345,10 +345,10 @@ def test_the_preview_applies_the_specialization_named_like_the_weapon(client, gm
     client.force_login(gm)
     body = client.get(url("encounter", campaign), {"attacker": hero.pk, "target": goblin.pk}).content.decode()
     assert die_line("Reflex", "ability", "d10") in body
-    assert die_line("Combat", "skill", "d12", base="d10", steps="Longsword 1: +1") in body
+    assert die_line("Combat", "skill: Fighting", "d12", base="d10", steps="Longsword 1: +1") in body
     assert die_line("Accuracy", "weapon: Longsword", "d8") in body
     assert die_line("Reflex", "ability", "d6") in body
-    assert die_line("Combat", "skill", "d4") in body
+    assert die_line("Combat", "skill: Fighting", "d4") in body
     assert die_line("Armor", "defensive die", "none") in body
     assert f'name="attacker_specialization" value="{longsword_choice(hero)}"' in body
     assert 'name="defender_specialization" value="none"' in body
@@ -362,7 +362,7 @@ def test_the_preview_without_a_specialization_and_the_roll_that_follows(client, 
     client.force_login(gm)
     query = {"attacker": hero.pk, "target": goblin.pk, "attacker_specialization": "none"}
     body = client.get(url("encounter", campaign), query).content.decode()
-    assert die_line("Combat", "skill", "d10") in body
+    assert die_line("Combat", "skill: Fighting", "d10") in body
     assert die_line("Accuracy", "weapon: Longsword", "d8") in body
     assert "Longsword 1: +1" not in body
     assert '<option value="none" selected>None</option>' in body  # the form as the GM left it
@@ -383,7 +383,7 @@ def test_a_chosen_specialization_for_the_target_reaches_the_roll(client, gm, cam
     body = client.get(url("encounter", campaign), query, **HX).content.decode()
     assert body.lstrip().startswith('<div id="encounter-body"')
     assert die_line("Reflex", "ability", "d10") in body
-    assert die_line("Combat", "skill", "d12", base="d10", steps="Longsword 1: +1") in body
+    assert die_line("Combat", "skill: Fighting", "d12", base="d10", steps="Longsword 1: +1") in body
     assert die_line("Armor", "defensive die", "d4") in body
     assert f'<option value="{longsword_choice(hero)}" selected>Brunella: Longsword 1</option>' in body
     response = client.post(url("encounter-attack", campaign), query, **HX)

@@ -437,10 +437,11 @@ def _side_dice(
     specialization: Any,
     assist: Assist | None,
     steps: Sequence[SituationalStep],
+    skill_name: str | None = None,
 ) -> list[dict[str, Any]]:
     """One side's three dice as the page labels them: which die it is (Reflex, the ability; Combat, the
-    skill; the weapon's Accuracy or the Defensive die), the die on the sheet or the stat block, the die
-    rolled, and each step that moved it, by name."""
+    skill, by the name the campaign gives the skill that fights; the weapon's Accuracy or the Defensive
+    die), the die on the sheet or the stat block, the die rolled, and each step that moved it, by name."""
     block = fighter.block
     combat_words = [f"{specialization.name} {specialization.level}: +{specialization.level}"] if specialization else []
     reflex_words: list[str] = []
@@ -452,13 +453,13 @@ def _side_dice(
         if step.side == side:
             (combat_words if step.die == "combat" else reflex_words).append(f"{step.name}: {_signed(step.steps)}")
     role, kind, base = third
+    reflex, combat = _die(block.reflex).label, _die(block.combat).label  # type: ignore[attr-defined]
+    skill = f"skill: {skill_name}" if skill_name else "skill"
     return [
-        {"role": "Reflex", "kind": "ability", "base": _die(block.reflex).label, "die": pool.ability.label,  # type: ignore[attr-defined]
-         "steps": reflex_words},
-        {"role": "Combat", "kind": "skill", "base": _die(block.combat).label, "die": pool.others[0].label,  # type: ignore[attr-defined]
-         "steps": combat_words},
+        {"role": "Reflex", "kind": "ability", "base": reflex, "die": pool.ability.label, "steps": reflex_words},
+        {"role": "Combat", "kind": skill, "base": combat, "die": pool.others[0].label, "steps": combat_words},
         {"role": role, "kind": kind, "base": base, "die": pool.others[1].label, "steps": []},
-    ]  # fmt: skip
+    ]
 
 
 def _words(
@@ -826,7 +827,9 @@ class Lucky13Combat:
                         "roll": roll.value,
                         "traits": _traits(fighter),
                         "assist": assist,
-                        "dice": _side_dice(fighter, pool, third, side, specialization, assist, steps),
+                        "dice": _side_dice(
+                            fighter, pool, third, side, specialization, assist, steps, combat_skill_name(options)
+                        ),
                     }
                     for fighter, side, specialization, roll, assist, pool, third in (
                         (
