@@ -10,7 +10,8 @@ The generic encounter views (:mod:`play.encounter_views`) use it for Lucky 13 ca
 
 from __future__ import annotations
 
-from typing import Any
+import re
+from typing import Any, Final
 
 from django import forms
 
@@ -19,7 +20,9 @@ from rules.systems.lucky13.checks import AbilityRoll
 from web.fields import MAX_KEY, TextField, WholeNumberField
 
 #: The longest item choice a form sends: ``<character key>:<item id>`` (see the engine's ``_item``).
-MAX_ITEM_CHOICE = 25
+MAX_ITEM_CHOICE: Final = 25
+#: A field of a situational step, whatever its number: one past the last is refused, not ignored.
+STEP_FIELD: Final = re.compile(r"step_\d+_")
 
 
 def _optional_choice(label: str, choices: Any) -> forms.ChoiceField:
@@ -79,6 +82,11 @@ class AttackForm(forms.Form):
 
     def clean(self) -> dict[str, Any]:
         cleaned = super().clean() or {}
+        extra = sorted(key for key in self.data if STEP_FIELD.match(key) and key not in self.fields)
+        if extra:
+            raise forms.ValidationError(
+                f"At most {encounter.MAX_SITUATIONAL} situational steps: {extra[0]} is one too many."
+            )
         for n in range(1, encounter.MAX_SITUATIONAL + 1):
             name, steps = cleaned.get(f"step_{n}_name"), cleaned.get(f"step_{n}_steps")
             if f"step_{n}_name" in self.errors or f"step_{n}_steps" in self.errors:
@@ -94,8 +102,9 @@ class AttackForm(forms.Form):
     def problem(self) -> tuple[str, str]:
         """The first field with a problem, and the problem in words that name the field."""
         field, errors = next(iter(self.errors.items()))
-        label = self.fields[field].label if field in self.fields else "The attack"
-        return field, f"{label}: {errors[0]}"
+        if field not in self.fields:
+            return field, str(errors[0])
+        return field, f"{self.fields[field].label}: {errors[0]}"
 
     def choices(self) -> dict[str, str]:
         """The cleaned choices as the engine reads them: each as text, "" where none was given."""
