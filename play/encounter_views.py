@@ -4,14 +4,21 @@ Thin views: load through :mod:`campaigns.access` (a non-member gets a 404, a pla
 asking for a GM action a 403), parse the form, call :mod:`play.encounters`,
 then redirect to the page (or, with htmx, render its ``encounter-body`` partial).
 Every member reads the page; only the GM sees and may use the controls.
+
+A refused action (bad input, or a move the fight does not allow now) comes back as the page again, at
+the refusal's status, with the refusal beside the form that asked for it and what was typed kept: with
+htmx the encounter's body is swapped as usual, so the rest of the panel stays. A system may read its
+attack form with a Django form of its own (:func:`register_attack_form`), so that its choices are
+parsed with the shared field types before the engine checks them against the fight.
 """
 
 from __future__ import annotations
 
 import secrets
 from collections import Counter
-from collections.abc import Mapping
-from typing import Any, Final, cast
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any, Final, Protocol, cast
 
 from django.db.models import Count
 from django.http import Http404, HttpRequest, HttpResponse
@@ -23,7 +30,7 @@ from django.views.decorators.vary import vary_on_headers
 
 from campaigns import access
 from campaigns.models import Campaign, Membership
-from campaigns.operations import Conflict, NotFound, Refused
+from campaigns.operations import NotFound, Refused
 from campaigns.presenters import refusals
 from characters.models import Character
 from play import encounters
@@ -34,6 +41,26 @@ from web.fields import name_start, whole_key
 
 class BadInput(Refused):
     status = 400
+
+
+class AttackForm(Protocol):
+    """A system's own attack form (:func:`register_attack_form`): a Django form over the attack's fields
+    that says its first problem in words (``problem``: the field and the message) and gives the choices
+    as its engine reads them (``choices``: text by field)."""
+
+    def is_valid(self) -> bool: ...
+
+    def problem(self) -> tuple[str, str]: ...
+
+    def choices(self) -> dict[str, str]: ...
+
+
+_ATTACK_FORMS: dict[str, Callable[[Mapping[str, Any]], AttackForm]] = {}
+
+
+def register_attack_form(system: str, form: Callable[[Mapping[str, Any]], AttackForm]) -> None:
+    """Read the attack choices of ``system``'s encounters with ``form`` (made with the request's data)."""
+    _ATTACK_FORMS[system] = form
 
 
 def _whole(data: Mapping[str, Any], name: str, low: int, high: int, label: str | None = None) -> int:
@@ -68,14 +95,26 @@ def combatant_row(campaign: Campaign, combatant: Combatant, turn: bool) -> dict[
     }
 
 
+#: The most characters a text choice of an attack form may hold, for a system without a form of its own.
+MAX_CHOICE: Final = 100
+
+
 def _attack_choices(campaign: Campaign, data: Mapping[str, Any]) -> dict[str, str]:
-    """The system's attack choices in a form or a query (its ``attack_fields``), as text."""
+    """The system's attack choices in a form or a query (its ``attack_fields``), as text: read by the
+    system's own form where it has one, else each as one short printable line."""
+    form = _ATTACK_FORMS.get(campaign.system)
+    if form is not None:
+        bound = form(data)
+        if not bound.is_valid():
+            field, message = bound.problem()
+            raise BadInput(message, errors={field: message})
+        return bound.choices()
     fields = encounters.combat_of(campaign).attack_fields
     choices = {}
     for key in sorted(fields):
         if key in data:
             value = str(data.get(key, ""))
-            if len(value) > 100 or not value.isprintable():
+            if len(value) > MAX_CHOICE or not value.isprintable():
                 raise BadInput(f"Choose the {key.replace('_', ' ')} from the list.")
             choices[key] = value
     return choices
@@ -91,11 +130,14 @@ def _preview(campaign: Campaign, rows: list[dict[str, Any]], query: Mapping[str,
     target = by_pk.get(_whole(query, "target", 1, 10**12))
     if attacker is None or target is None:
         raise BadInput("Choose an attacker and a target from this encounter.")
+    choices = _attack_choices(campaign, query)
     try:
-        plan = encounters.plan_attack(campaign, attacker, target, _attack_choices(campaign, query))
-    except Conflict:
+        plan = encounters.plan_attack(campaign, attacker, target, choices, list(by_pk.values()))
+    except NotFound:
         raise
     except Refused as error:
+        if error.status == 409:
+            raise
         raise BadInput(error.message, errors=error.errors) from None
     return {
         "attacker": attacker,
@@ -104,6 +146,24 @@ def _preview(campaign: Campaign, rows: list[dict[str, Any]], query: Mapping[str,
         "choices": plan.choices,
         "percent": float(plan.chance) * 100,
     }
+
+
+def _attack_values(
+    rows: list[dict[str, Any]], preview: dict[str, Any] | None, typed: Mapping[str, Any]
+) -> dict[str, Any]:
+    """What the attack form shows selected: the choices the chance was computed with; else what was typed
+    (a refused preview or roll); else the acting combatant against the first other one still standing
+    in the order (a combatant never attacks itself)."""
+    if preview is not None:
+        return {"attacker": str(preview["attacker"].pk), "target": str(preview["target"].pk), **preview["choices"]}
+    if typed:
+        return {str(key): str(typed.get(key, "")) for key in typed}
+    attacker = next((row["combatant"] for row in rows if row["turn"]), rows[0]["combatant"] if rows else None)
+    others = [row for row in rows if attacker is None or row["combatant"].pk != attacker.pk]
+    target = next((row["combatant"] for row in others if row["condition"] != "dead"), None)
+    if target is None and others:
+        target = others[0]["combatant"]
+    return {"attacker": str(attacker.pk) if attacker else "", "target": str(target.pk) if target else ""}
 
 
 #: Characters the "Add characters" form offers at once, by name; a name search finds the others.
@@ -132,8 +192,43 @@ MAX_SEARCH: Final = 120
 RECENT_ENDED: Final = 5
 
 
-def _context(request: HttpRequest, campaign: Campaign, query: Mapping[str, Any] | None = None) -> dict[str, Any]:
+@dataclass(frozen=True, slots=True)
+class Refusal:
+    """A refused action, for the page: the form it came from (its slot on the page shows it there),
+    the message, the status, and what was typed (shown again in that form)."""
+
+    form: str
+    message: str
+    status: int
+    typed: Mapping[str, Any] = field(default_factory=dict)
+
+
+def _shown(context: Mapping[str, Any]) -> set[str]:
+    """The forms the encounter's body shows now, for the GM: a refusal goes beside its form if it is
+    among them, else at the top of the body (the fight moved on: someone rolled initiative, say)."""
+    encounter = context["encounter"]
+    if not context["is_gm"]:
+        return set()
+    if encounter is None:
+        return {"start"}
+    shown = {"end"}
+    if not encounter.initiative_rolled:
+        shown |= {"find", "add-characters", "add-npcs", "initiative"}
+    else:
+        shown |= {"next-turn", "attack", "move", "join"}
+    if context["rows"]:
+        shown |= {"adjust", "act", "remove"}
+    return shown
+
+
+def _context(
+    request: HttpRequest,
+    campaign: Campaign,
+    query: Mapping[str, Any] | None = None,
+    refusal: Refusal | None = None,
+) -> dict[str, Any]:
     gm = _is_gm(campaign)
+    query = query or {}
     encounter = Encounter.objects.filter(campaign=campaign).running().first()
     context: dict[str, Any] = {
         "campaign": campaign,
@@ -148,7 +243,7 @@ def _context(request: HttpRequest, campaign: Campaign, query: Mapping[str, Any] 
     ended = list(Encounter.objects.filter(campaign=campaign).ended()[: RECENT_ENDED + 1])
     context["ended"], context["more_ended"] = ended[:RECENT_ENDED], len(ended) > RECENT_ENDED
     if encounter is None:
-        return context
+        return _placed(context, refusal)
     combatants = list(
         Combatant.objects.filter(encounter=encounter, removed=False).select_related("character").order_by("order", "pk")
     )
@@ -163,11 +258,23 @@ def _context(request: HttpRequest, campaign: Campaign, query: Mapping[str, Any] 
     context["last_attack"] = Roll.objects.of_encounter(encounter).filter(kind=RollKind.ATTACK).order_by("-seq").first()
     if gm:
         if not encounter.initiative_rolled:
-            context.update(_addable(campaign, combatants, query or {}))
+            try:
+                context.update(_addable(campaign, combatants, query))
+            except Refused as refused:
+                refusal = refusal or Refusal("find", refused.message, refused.status, query)
+                context.update(_addable(campaign, combatants, {}))
         combat = encounters.combat_of(campaign)
         # From the sheets of those in the fight: no query.
         context["choices"] = combat.attack_choices([row["fighter"] for row in rows], campaign.settings)
-        context["preview"] = _preview(campaign, rows, query or {})
+        preview = None
+        if refusal is None and encounter.initiative_rolled:
+            try:
+                preview = _preview(campaign, rows, query)
+            except Refused as refused:
+                refusal = Refusal("attack", refused.message, refused.status, query)
+        context["preview"] = preview
+        typed = refusal.typed if refusal is not None and refusal.form == "attack" else {}
+        context["attack"] = _attack_values(rows, preview, typed)
         context["everyone_actions"] = [a for a in combat.actions if not a.per_fighter]
         context["fighter_actions"] = [
             {"action": action, "row": row}
@@ -176,12 +283,25 @@ def _context(request: HttpRequest, campaign: Campaign, query: Mapping[str, Any] 
             for row in rows
             if not combat.why_not(action.key, row["fighter"], campaign.settings)
         ]
+    return _placed(context, refusal)
+
+
+def _placed(context: dict[str, Any], refusal: Refusal | None) -> dict[str, Any]:
+    """The refusal, if any, with where it goes: beside its form, or at the top if that form is not shown;
+    and what was typed in that form (``typed.<form>``, the form's name with underscores)."""
+    context["refusal"] = refusal
+    context["typed"] = {refusal.form.replace("-", "_"): refusal.typed} if refusal else {}
+    context["refusal_at"] = (refusal.form if refusal.form in _shown(context) else "top") if refusal else ""
     return context
 
 
-def _page(request: HttpRequest, campaign: Campaign, query: Mapping[str, Any] | None = None) -> HttpResponse:
+def _page(
+    request: HttpRequest, campaign: Campaign, query: Mapping[str, Any] | None = None, refusal: Refusal | None = None
+) -> HttpResponse:
     template = "play/encounter.html#encounter-body" if request.htmx else "play/encounter.html"
-    return render(request, template, _context(request, campaign, query))
+    context = _context(request, campaign, query, refusal)
+    status = context["refusal"].status if context["refusal"] else 200
+    return render(request, template, context, status=status)
 
 
 @require_safe
@@ -189,7 +309,8 @@ def _page(request: HttpRequest, campaign: Campaign, query: Mapping[str, Any] | N
 @refusals
 def encounter(request: HttpRequest, pk: int) -> HttpResponse:
     """The campaign's running encounter: the initiative order, whose turn it is, everyone's hit points;
-    for the GM, the controls and (with ``?attacker=&target=``) the chance to hit before rolling."""
+    for the GM, the controls and (with ``?attacker=&target=``) the chance to hit before rolling. A
+    refused preview is the page at the refusal's status, the refusal beside the attack form."""
     campaign = access.campaign_for(request.user, pk)
     return _page(request, campaign, request.GET)
 
@@ -198,6 +319,26 @@ def _done(request: HttpRequest, campaign: Campaign) -> HttpResponse:
     if request.htmx:
         return _page(request, campaign)
     return redirect(reverse("play:encounter", args=[campaign.pk]))
+
+
+#: The forms of the join step (:func:`join_encounter`): a refusal of one of them, once initiative is
+#: rolled, comes back in that step, beside the form.
+JOIN_FORMS: Final = frozenset({"find", "add-characters", "add-npcs"})
+
+
+def _act(request: HttpRequest, campaign: Campaign, form: str, action: Callable[[], object]) -> HttpResponse:
+    """Run the GM's ``action`` (parsing included); on a refusal, the page again at its status with the
+    refusal beside ``form`` and what was typed kept; else done (:func:`_done`)."""
+    try:
+        action()
+    except Refused as refused:
+        typed = {key: value for key, value in request.POST.items() if key != "csrfmiddlewaretoken"}
+        refusal = Refusal(form, refused.message, refused.status, typed)
+        running = Encounter.objects.filter(campaign=campaign).running().first()
+        if form in JOIN_FORMS and running is not None and running.initiative_rolled:
+            return _join_page(request, campaign, running, {}, refusal)
+        return _page(request, campaign, refusal=refusal)
+    return _done(request, campaign)
 
 
 def _running(campaign: Campaign) -> Encounter:
@@ -215,20 +356,30 @@ def _ids(campaign: Campaign) -> dict[str, int]:
 @refusals
 def start_encounter(request: HttpRequest, pk: int) -> HttpResponse:
     campaign = access.campaign_for(request.user, pk, gm=True)
-    encounters.start_encounter(campaign_id=campaign.pk, by=request.user, name=request.POST.get("name", ""))
-    return _done(request, campaign)
+
+    def start() -> None:
+        encounters.start_encounter(campaign_id=campaign.pk, by=request.user, name=request.POST.get("name", ""))
+
+    return _act(request, campaign, "start", start)
 
 
 @require_POST
 @refusals
 def add_characters(request: HttpRequest, pk: int) -> HttpResponse:
+    """Characters join the fight: before initiative, to roll it with everyone; after, each rolls its own
+    and takes its place in the order (:func:`play.encounters.add_characters`)."""
     campaign = access.campaign_for(request.user, pk, gm=True)
-    values = request.POST.getlist("characters")
-    ids = [whole_key(v) for v in values]
-    if not ids or None in ids:
-        raise BadInput("Choose at least one character.")
-    encounters.add_characters(**_ids(campaign), by=request.user, character_ids=cast(list[int], ids))
-    return _done(request, campaign)
+
+    def add() -> None:
+        values = request.POST.getlist("characters")
+        ids = [whole_key(v) for v in values]
+        if not ids or None in ids:
+            raise BadInput("Choose at least one character.")
+        encounters.add_characters(
+            **_ids(campaign), by=request.user, character_ids=cast(list[int], ids), rng=secrets.SystemRandom()
+        )
+
+    return _act(request, campaign, "add-characters", add)
 
 
 #: The fields of the NPC form that are the encounter's, not the stat block's.
@@ -238,19 +389,72 @@ NPC_FIELDS: Final = frozenset({"name", "count", "csrfmiddlewaretoken"})
 @require_POST
 @refusals
 def add_npcs(request: HttpRequest, pk: int) -> HttpResponse:
-    """NPCs with the stat block of the campaign's system, from its form (its own fields)."""
+    """NPCs with the stat block of the campaign's system, from its form (its own fields); once
+    initiative is rolled, the group rolls one initiative and joins the order."""
     campaign = access.campaign_for(request.user, pk, gm=True)
-    data = request.POST
-    stats = {}
-    for key, value in data.items():
-        if key in NPC_FIELDS:
-            continue
-        if len(key) > 40 or len(value) > 200 or not value.isprintable():
-            raise BadInput(f"The {key.replace('_', ' ')} is not a value of a stat block.")
-        stats[key] = value
-    count = _whole(data, "count", 1, encounters.MAX_GROUP, "number of NPCs")
-    encounters.add_npcs(**_ids(campaign), by=request.user, name=data.get("name", ""), stats=stats, count=count)
-    return _done(request, campaign)
+
+    def add() -> None:
+        data = request.POST
+        stats = {}
+        for key, value in data.items():
+            if key in NPC_FIELDS:
+                continue
+            if len(key) > 40 or len(value) > 200 or not value.isprintable():
+                raise BadInput(f"The {key.replace('_', ' ')} is not a value of a stat block.")
+            stats[key] = value
+        count = _whole(data, "count", 1, encounters.MAX_GROUP, "number of NPCs")
+        encounters.add_npcs(
+            **_ids(campaign),
+            by=request.user,
+            name=data.get("name", ""),
+            stats=stats,
+            count=count,
+            rng=secrets.SystemRandom(),
+        )
+
+    return _act(request, campaign, "add-npcs", add)
+
+
+def _join_page(
+    request: HttpRequest,
+    campaign: Campaign,
+    encounter: Encounter,
+    query: Mapping[str, Any],
+    refusal: Refusal | None = None,
+) -> HttpResponse:
+    """The join step: the characters not yet in the fight (bounded, with a search) and the NPC form."""
+    combatants = list(Combatant.objects.filter(encounter=encounter).only("pk", "character_id"))
+    context: dict[str, Any] = {
+        "campaign": campaign,
+        "encounter": encounter,
+        "templates": {"npc_form": system_template(campaign, "encounter_npc_form")},
+    }
+    try:
+        context.update(_addable(campaign, combatants, query))
+    except Refused as refused:
+        refusal = Refusal("find", refused.message, refused.status, query)
+        context.update(_addable(campaign, combatants, {}))
+    shown = {"add-npcs", "find"} | ({"add-characters"} if context["addable"] else set())
+    context["refusal"] = refusal
+    context["refusal_at"] = (refusal.form if refusal.form in shown else "top") if refusal else ""
+    context["typed"] = {refusal.form.replace("-", "_"): refusal.typed} if refusal else {}
+    template = "play/encounter_join.html" + ("#encounter-body" if request.htmx else "")
+    return render(request, template, context, status=refusal.status if refusal else 200)
+
+
+@require_safe
+@vary_on_headers("HX-Request")
+@refusals
+def join_encounter(request: HttpRequest, pk: int) -> HttpResponse:
+    """The step where someone joins a fight under way: a character of the party not yet in it, or NPCs.
+    Each newcomer rolls its initiative as it joins and takes its place in the order. With htmx it takes
+    the place of the encounter's body; Cancel brings that back. Before initiative the page's own forms
+    add combatants, so this step sends the GM back there."""
+    campaign = access.campaign_for(request.user, pk, gm=True)
+    encounter = _running(campaign)
+    if not encounter.initiative_rolled:
+        return redirect(reverse("play:encounter", args=[campaign.pk]))
+    return _join_page(request, campaign, encounter, request.GET)
 
 
 @require_POST
@@ -258,50 +462,60 @@ def add_npcs(request: HttpRequest, pk: int) -> HttpResponse:
 def roll_initiative(request: HttpRequest, pk: int) -> HttpResponse:
     campaign = access.campaign_for(request.user, pk, gm=True)
     group_rolls = request.POST.get("group_rolls", "") == "1"
-    encounters.roll_initiative(**_ids(campaign), by=request.user, rng=secrets.SystemRandom(), group_rolls=group_rolls)
-    return _done(request, campaign)
+
+    def roll() -> None:
+        encounters.roll_initiative(
+            **_ids(campaign), by=request.user, rng=secrets.SystemRandom(), group_rolls=group_rolls
+        )
+
+    return _act(request, campaign, "initiative", roll)
 
 
 @require_POST
 @refusals
 def next_turn(request: HttpRequest, pk: int) -> HttpResponse:
     campaign = access.campaign_for(request.user, pk, gm=True)
-    encounters.next_turn(**_ids(campaign), by=request.user)
-    return _done(request, campaign)
+    return _act(request, campaign, "next-turn", lambda: encounters.next_turn(**_ids(campaign), by=request.user))
 
 
 @require_POST
 @refusals
 def attack(request: HttpRequest, pk: int) -> HttpResponse:
     campaign = access.campaign_for(request.user, pk, gm=True)
-    encounters.attack(
-        **_ids(campaign),
-        by=request.user,
-        attacker_id=_whole(request.POST, "attacker", 1, 10**12),
-        target_id=_whole(request.POST, "target", 1, 10**12),
-        choices=_attack_choices(campaign, request.POST),
-        rng=secrets.SystemRandom(),
-    )
-    return _done(request, campaign)
+
+    def roll() -> None:
+        encounters.attack(
+            **_ids(campaign),
+            by=request.user,
+            attacker_id=_whole(request.POST, "attacker", 1, 10**12),
+            target_id=_whole(request.POST, "target", 1, 10**12),
+            choices=_attack_choices(campaign, request.POST),
+            rng=secrets.SystemRandom(),
+        )
+
+    return _act(request, campaign, "attack", roll)
 
 
 @require_POST
 @refusals
 def adjust(request: HttpRequest, pk: int) -> HttpResponse:
     campaign = access.campaign_for(request.user, pk, gm=True)
-    amount = _whole(request.POST, "amount", 1, encounters.MAX_ADJUSTMENT, "amount")
-    if request.POST.get("direction") == "damage":
-        amount = -amount
-    elif request.POST.get("direction") != "heal":
-        raise BadInput("Choose heal or damage.")
-    encounters.adjust(
-        **_ids(campaign),
-        by=request.user,
-        combatant_id=_whole(request.POST, "combatant", 1, 10**12),
-        amount=amount,
-        reason=request.POST.get("reason", ""),
-    )
-    return _done(request, campaign)
+
+    def change() -> None:
+        amount = _whole(request.POST, "amount", 1, encounters.MAX_ADJUSTMENT, "amount")
+        if request.POST.get("direction") == "damage":
+            amount = -amount
+        elif request.POST.get("direction") != "heal":
+            raise BadInput("Choose heal or damage.")
+        encounters.adjust(
+            **_ids(campaign),
+            by=request.user,
+            combatant_id=_whole(request.POST, "combatant", 1, 10**12),
+            amount=amount,
+            reason=request.POST.get("reason", ""),
+        )
+
+    return _act(request, campaign, "adjust", change)
 
 
 @require_POST
@@ -309,17 +523,20 @@ def adjust(request: HttpRequest, pk: int) -> HttpResponse:
 def act(request: HttpRequest, pk: int) -> HttpResponse:
     """One of the system's own moves (``action``), on one combatant (``combatant``) or on everyone."""
     campaign = access.campaign_for(request.user, pk, gm=True)
-    action = request.POST.get("action", "")
-    if action not in {a.key for a in encounters.combat_of(campaign).actions}:
-        raise BadInput("Choose one of the moves on the page.")
-    combatant = request.POST.get("combatant", "")
-    encounters.act(
-        **_ids(campaign),
-        by=request.user,
-        action=action,
-        combatant_id=_whole(request.POST, "combatant", 1, 10**12) if combatant != "" else None,
-    )
-    return _done(request, campaign)
+
+    def move() -> None:
+        action = request.POST.get("action", "")
+        if action not in {a.key for a in encounters.combat_of(campaign).actions}:
+            raise BadInput("Choose one of the moves on the page.")
+        combatant = request.POST.get("combatant", "")
+        encounters.act(
+            **_ids(campaign),
+            by=request.user,
+            action=action,
+            combatant_id=_whole(request.POST, "combatant", 1, 10**12) if combatant != "" else None,
+        )
+
+    return _act(request, campaign, "act", move)
 
 
 @require_POST
@@ -327,16 +544,19 @@ def act(request: HttpRequest, pk: int) -> HttpResponse:
 def move_in_order(request: HttpRequest, pk: int) -> HttpResponse:
     """The GM moves a combatant one place up or down the initiative order (``direction``)."""
     campaign = access.campaign_for(request.user, pk, gm=True)
-    direction = request.POST.get("direction", "")
-    if direction not in encounters.DIRECTIONS:
-        raise BadInput("Move a combatant up or down.")
-    encounters.move_in_order(
-        **_ids(campaign),
-        by=request.user,
-        combatant_id=_whole(request.POST, "combatant", 1, 10**12),
-        direction=direction,
-    )
-    return _done(request, campaign)
+
+    def move() -> None:
+        direction = request.POST.get("direction", "")
+        if direction not in encounters.DIRECTIONS:
+            raise BadInput("Move a combatant up or down.")
+        encounters.move_in_order(
+            **_ids(campaign),
+            by=request.user,
+            combatant_id=_whole(request.POST, "combatant", 1, 10**12),
+            direction=direction,
+        )
+
+    return _act(request, campaign, "move", move)
 
 
 @require_safe
@@ -361,13 +581,16 @@ def confirm_remove_combatant(request: HttpRequest, pk: int) -> HttpResponse:
 @refusals
 def remove_combatant(request: HttpRequest, pk: int) -> HttpResponse:
     campaign = access.campaign_for(request.user, pk, gm=True)
-    encounters.remove_combatant(
-        **_ids(campaign),
-        by=request.user,
-        combatant_id=_whole(request.POST, "combatant", 1, 10**12),
-        reason=request.POST.get("reason", ""),
-    )
-    return _done(request, campaign)
+
+    def remove() -> None:
+        encounters.remove_combatant(
+            **_ids(campaign),
+            by=request.user,
+            combatant_id=_whole(request.POST, "combatant", 1, 10**12),
+            reason=request.POST.get("reason", ""),
+        )
+
+    return _act(request, campaign, "remove", remove)
 
 
 @require_safe
@@ -386,8 +609,7 @@ def confirm_end_encounter(request: HttpRequest, pk: int) -> HttpResponse:
 @refusals
 def end_encounter(request: HttpRequest, pk: int) -> HttpResponse:
     campaign = access.campaign_for(request.user, pk, gm=True)
-    encounters.end_encounter(**_ids(campaign), by=request.user)
-    return _done(request, campaign)
+    return _act(request, campaign, "end", lambda: encounters.end_encounter(**_ids(campaign), by=request.user))
 
 
 # --- Ended encounters: the list, and how each went ----------------------------------------------------

@@ -9,10 +9,16 @@ Dice are rolled on the server with the ``rng`` the caller passes (views pass
 ``secrets.SystemRandom()``, tests a seeded ``random.Random``).
 A character joins with the stat block its system makes from its sheet; a change of its vitals is a
 change of its sheet, made through the one write path (:mod:`characters.write`).
+
+A combatant may join a fight whose initiative is rolled (:func:`add_characters`, :func:`add_npcs`): it
+rolls its initiative then, as the system rolls it, and takes the place that roll earns in the order as
+it stands (the system's ``Combat.join``). The turn stays with whoever is acting: a newcomer placed
+after them acts later in this round, one placed before them acts from the next round on.
 """
 
 from __future__ import annotations
 
+import secrets
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from random import Random
@@ -20,7 +26,7 @@ from typing import Any, Final
 
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
-from django.db.models import Max
+from django.db.models import F, Max
 from django.dispatch import Signal
 from django.utils import timezone
 
@@ -160,17 +166,75 @@ def start_encounter(*, campaign_id: int, by: AbstractBaseUser, name: str) -> Enc
 
 
 def _check_room(encounter: Encounter, adding: int) -> None:
-    if encounter.initiative_rolled:
-        raise Conflict("Initiative is rolled once per encounter: add everyone before rolling it.")
     if Combatant.objects.filter(encounter=encounter, removed=False).count() + adding > MAX_COMBATANTS:
         raise Refused(f"An encounter holds at most {MAX_COMBATANTS} combatants.")
 
 
+#: Places are moved out of the way through this offset, above any place an encounter reaches, so that
+#: no two combatants share a place at any statement (the order is unique within the encounter).
+_PLACE_OFFSET: Final = 1_000_000
+
+
+def _join(
+    campaign: Campaign,
+    encounter: Encounter,
+    by: AbstractBaseUser,
+    groups: Sequence[Sequence[Combatant]],
+    rng: Random,
+) -> None:
+    """Newcomers to a fight whose initiative is rolled: each group (one character, or NPCs added
+    together) rolls its initiative as the system rolls it, and each newcomer takes the place the system
+    gives it in the order as it stands, which keeps its own order. Every roll is logged. Every place
+    from the first newcomer's on moves down; the turn moves with the combatant who holds it."""
+    combat = combat_of(campaign)
+    standing = _in_order(encounter)
+    joining = [c for group in groups for c in group]
+    rolled = combat.join(
+        [[fighter(campaign, c) for c in group] for group in groups],
+        [(fighter(campaign, c), c.initiative or 0) for c in standing],
+        campaign.settings,
+        rng,
+    )
+    characters = {c.pk: c.character_id for c in (*standing, *joining)}
+    for logged in rolled.logged:
+        _log(campaign, encounter, by, logged, characters)
+    # Every place, those who left the fight included: a newcomer goes just before the combatant still in
+    # the fight that the system placed it before (last if none), and nobody else moves past anyone.
+    everyone = list(
+        Combatant.objects.filter(encounter=encounter, order__isnull=False).order_by("order").only("pk", "order")
+    )
+    new_keys = {c.pk for c in joining}
+    places = [c.pk for c in everyone]
+    for index, key in enumerate(rolled.order):
+        if key not in new_keys:
+            continue
+        after = next((k for k in rolled.order[index + 1 :] if k not in new_keys), None)
+        places.insert(places.index(after) if after is not None else len(places), key)
+    old = {c.pk: c.order for c in everyone}
+    acting = next((pk for pk, place in old.items() if place == encounter.turn), None)
+    Combatant.objects.filter(encounter=encounter, order__isnull=False).update(order=F("order") + _PLACE_OFFSET)
+    for place, key in enumerate(places):
+        Combatant.objects.filter(pk=key).update(order=place)
+    for combatant in joining:
+        combatant.initiative, combatant.order = rolled.values[combatant.pk], places.index(combatant.pk)
+        combatant.save(update_fields=["initiative"])
+    if acting is not None:
+        encounter.turn = places.index(acting)
+        encounter.save(update_fields=["turn"])
+
+
 @transaction.atomic
 def add_characters(
-    *, campaign_id: int, encounter_id: int, by: AbstractBaseUser, character_ids: Sequence[int]
+    *,
+    campaign_id: int,
+    encounter_id: int,
+    by: AbstractBaseUser,
+    character_ids: Sequence[int],
+    rng: Random | None = None,
 ) -> list[Combatant]:
-    """Add the campaign's active characters, each with the stat block its system makes from its sheet."""
+    """Add the campaign's active characters, each with the stat block its system makes from its sheet.
+    Once initiative is rolled, each rolls its own and joins the order (:func:`_join`; dice from ``rng``,
+    the server's own by default)."""
     campaign, encounter = _gm_encounter(campaign_id, encounter_id, by)
     combat = combat_of(campaign)
     wanted = set(character_ids)
@@ -194,6 +258,8 @@ def add_characters(
         )
         for character in characters
     ]
+    if encounter.initiative_rolled:
+        _join(campaign, encounter, by, [[combatant] for combatant in added], rng or secrets.SystemRandom())
     _announce(campaign.pk)
     return added
 
@@ -207,9 +273,11 @@ def add_npcs(
     name: str,
     stats: Mapping[str, str],
     count: int = 1,
+    rng: Random | None = None,
 ) -> list[Combatant]:
     """Add ``count`` identical NPCs ("Goblin 1", "Goblin 2", …), one group for a shared initiative roll,
-    with the stat block the system makes from the GM's form (``stats``, text values)."""
+    with the stat block the system makes from the GM's form (``stats``, text values). Once initiative
+    is rolled, the group rolls its one roll and joins the order (:func:`_join`)."""
     campaign, encounter = _gm_encounter(campaign_id, encounter_id, by)
     combat = combat_of(campaign)
     name = " ".join(name.split())[:MAX_NPC_NAME]
@@ -226,14 +294,17 @@ def add_npcs(
     if errors or block is None:
         raise Refused("Check the stat block.", errors=errors)
     _check_room(encounter, count)
-    _announce(campaign.pk)
     group = (Combatant.objects.filter(encounter=encounter).aggregate(last=Max("group"))["last"] or 0) + 1
-    return [
+    added = [
         Combatant.objects.create(
             encounter=encounter, name=name if count == 1 else f"{name} {i}", block=block, group=group
         )
         for i in range(1, count + 1)
     ]
+    if encounter.initiative_rolled:
+        _join(campaign, encounter, by, [added], rng or secrets.SystemRandom())
+    _announce(campaign.pk)
+    return added
 
 
 # --- Initiative and turns --------------------------------------------------------------------------
@@ -466,12 +537,23 @@ def _choices(combat: Combat, choices: Mapping[str, str]) -> dict[str, str]:
     return {key: str(value) for key, value in choices.items()}
 
 
-def plan_attack(campaign: Campaign, attacker: Combatant, target: Combatant, choices: Mapping[str, str]) -> AttackPlan:
-    """The attack and its exact chance, before anyone rolls (the page's preview and the roll alike)."""
+def plan_attack(
+    campaign: Campaign,
+    attacker: Combatant,
+    target: Combatant,
+    choices: Mapping[str, str],
+    others: Sequence[Combatant] = (),
+) -> AttackPlan:
+    """The attack and its exact chance, before anyone rolls (the page's preview and the roll alike);
+    ``others`` are everyone in the fight, whom a choice may name (a combatant assisting a side)."""
     combat = combat_of(campaign)
     try:
         return combat.plan_attack(
-            fighter(campaign, attacker), fighter(campaign, target), _choices(combat, choices), campaign.settings
+            fighter(campaign, attacker),
+            fighter(campaign, target),
+            _choices(combat, choices),
+            campaign.settings,
+            [fighter(campaign, c) for c in others],
         )
     except SpecError as error:
         raise Refused(error.message, errors={error.field: error.message}) from None
@@ -493,13 +575,15 @@ def attack(
     """Roll an attack on the server, as the system has it: the exact chance first, then the dice; a
     hit harms the target. The attack and the damage are both recorded. ``choices`` are the system's
     (Lucky 13: a character's weapon, the Combat specializations that apply, a background or an
-    impairment on either side: the GM judges which apply)."""
+    impairment on either side, a combatant assisting either side and the situational steps: the GM
+    judges which apply)."""
     campaign, encounter = _gm_encounter(campaign_id, encounter_id, by)
     if not encounter.initiative_rolled:
         raise Conflict("Roll initiative first.")
     attacker = combatant_in(encounter, attacker_id)
     target = combatant_in(encounter, target_id)
-    plan = plan_attack(campaign, attacker, target, choices or {})
+    others = list(Combatant.objects.filter(encounter=encounter, removed=False).select_related("character"))
+    plan = plan_attack(campaign, attacker, target, choices or {}, others)
     rolled = combat_of(campaign).roll_attack(plan, campaign.settings, rng)
     characters = {attacker.pk: attacker.character_id, target.pk: target.character_id}
     _log(campaign, encounter, by, rolled.logged, characters)

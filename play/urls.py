@@ -21,6 +21,7 @@ urlpatterns = [
     path("campaigns/<int:pk>/encounter/start/", encounter_views.start_encounter, name="encounter-start"),
     path("campaigns/<int:pk>/encounter/characters/", encounter_views.add_characters, name="encounter-add-characters"),
     path("campaigns/<int:pk>/encounter/npcs/", encounter_views.add_npcs, name="encounter-add-npcs"),
+    path("campaigns/<int:pk>/encounter/join/", encounter_views.join_encounter, name="encounter-join"),
     path("campaigns/<int:pk>/encounter/initiative/", encounter_views.roll_initiative, name="encounter-initiative"),
     path("campaigns/<int:pk>/encounter/next-turn/", encounter_views.next_turn, name="encounter-next-turn"),
     path("campaigns/<int:pk>/encounter/attack/", encounter_views.attack, name="encounter-attack"),

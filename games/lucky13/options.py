@@ -1,6 +1,6 @@
 """Lucky 13's options form: the explosions, the ability names and methods, the hit points per step,
-and the campaign's skill list (a formset: add, rename, remove, reorder, or take a preset). It only
-collects what was typed; the rules are the system's own (``validate_options``)."""
+and the campaign's skill list (a formset: add, rename, remove, reorder, mark the skill that fights, or
+take a preset). It only collects what was typed; the rules are the system's own (``validate_options``)."""
 
 from __future__ import annotations
 
@@ -32,6 +32,8 @@ class SkillRowForm(forms.Form):
         label="Skill", required=False, strip=True, widget=forms.TextInput(attrs={"maxlength": lucky13.MAX_NAME})
     )
     ability = forms.ChoiceField(label="Linked ability", required=False)
+    #: "The Combat skill is a role" (rules README): the row that fights; at most one row is ticked.
+    combat = forms.BooleanField(label="Fights", required=False)
 
     def __init__(self, *args: Any, ability_names: list[str], **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
@@ -48,7 +50,12 @@ def skill_rows(
 ) -> list[dict[str, Any]]:
     """Initial rows for a skill list, then blank rows; a row keeps its identity if its skill is ``known``."""
     rows = [
-        {"original": s["name"] if s["name"] in known else "", "name": s["name"], "ability": s["ability"] or ""}
+        {
+            "original": s["name"] if s["name"] in known else "",
+            "name": s["name"],
+            "ability": s["ability"] or "",
+            "combat": bool(s.get("combat")),
+        }
         for s in skills
     ]
     return [*rows, *({} for _ in range(blanks))]
@@ -136,11 +143,10 @@ class Lucky13OptionsForm(forms.Form):
         ``preset`` ("Use this list"), or with more blank rows ("More rows")."""
         bound = cls(data, options=options, known_skills=known_skills)
         if preset in lucky13.SKILL_PRESETS:
-            skills = [{"name": n, "ability": a} for n, a in lucky13.SKILL_PRESETS[preset][1]]
-            rows = skill_rows(skills, known=known_skills)
+            rows = skill_rows(lucky13.preset_skills(preset), known=known_skills)
         else:
             typed = [
-                {name: form[name].value() for name in ("original", "name", "ability", "ORDER", "DELETE")}
+                {name: form[name].value() for name in ("original", "name", "ability", "combat", "ORDER", "DELETE")}
                 for form in bound.skills.forms
             ]
             room = max(MAX_ROWS - len(typed), 0)
@@ -161,7 +167,14 @@ class Lucky13OptionsForm(forms.Form):
                 if data.get("original"):
                     form.add_error("name", "Give this skill a name, or tick Remove.")
                 continue
-            rows.append({"original": data.get("original", ""), "name": data["name"], "ability": data["ability"]})
+            rows.append(
+                {
+                    "original": data.get("original", ""),
+                    "name": data["name"],
+                    "ability": data["ability"],
+                    "combat": bool(data.get("combat")),
+                }
+            )
         return rows
 
     def clean(self) -> dict[str, Any]:
@@ -175,7 +188,10 @@ class Lucky13OptionsForm(forms.Form):
             return cleaned
         if self.errors:  # a number that isn't one: the rules can't say more until it is
             return cleaned
-        skills = [{"name": row["name"], "ability": row["ability"] or None} for row in rows]
+        if sum(row["combat"] for row in rows) > 1:
+            self.add_option_errors({"skills": "tick Fights on one skill at most: the one an encounter rolls"})
+            return cleaned
+        skills = [{"name": row["name"], "ability": row["ability"] or None, "combat": row["combat"]} for row in rows]
         options = {
             "explosion": cleaned["explosion"],
             "ability_names": [cleaned.get(f"ability_{key}", "") for key in lucky13.ABILITY_KEYS],
@@ -213,8 +229,8 @@ class Lucky13OptionsForm(forms.Form):
 
 
 def preset_of(skills: list[dict[str, Any]]) -> str:
-    """The preset whose list this is, exactly, or "custom"."""
-    for key, (_, preset) in lucky13.SKILL_PRESETS.items():
-        if [(s["name"], s["ability"]) for s in skills] == list(preset):
+    """The preset whose list this is, exactly (the skill that fights included), or "custom"."""
+    for key in lucky13.SKILL_PRESETS:
+        if skills == lucky13.preset_skills(key):
             return key
     return "custom"

@@ -489,17 +489,36 @@ class Combat(Protocol):
         """Roll initiative; each group (identical NPCs added together, or one fighter) rolls once."""
         ...
 
+    def join(
+        self,
+        groups: Sequence[Sequence[Fighter]],
+        standing: Sequence[tuple[Fighter, int]],
+        options: Mapping[str, Any],
+        rng: Random,
+    ) -> Initiative:
+        """Newcomers join a fight whose initiative is rolled: each group rolls as in :meth:`initiative`,
+        and each newcomer takes a place in the order as it stands (``standing``: those in it, first
+        first, each with its initiative value), which keeps its own order. ``values`` are the
+        newcomers', ``order`` the whole new order (keys, first first), ``logged`` every roll."""
+        ...
+
     def attack_choices(self, fighters: Sequence[Fighter], options: Mapping[str, Any]) -> Mapping[str, Any]:
         """What the attack form offers (weapons, specializations…) for these fighters, for the
         system's template."""
         ...
 
     def plan_attack(
-        self, attacker: Fighter, target: Fighter, choices: Mapping[str, str], options: Mapping[str, Any]
+        self,
+        attacker: Fighter,
+        target: Fighter,
+        choices: Mapping[str, str],
+        options: Mapping[str, Any],
+        others: Sequence[Fighter] = (),
     ) -> AttackPlan:
         """The attack of ``attacker`` on ``target`` with the GM's ``choices`` (form values), and
-        its exact chance; :class:`SpecError` names a bad choice, :class:`CombatRefused` a move the
-        fight does not allow now."""
+        its exact chance; ``others`` are everyone else in the fight, whom a choice may name (Lucky 13:
+        a combatant who assists a side). :class:`SpecError` names a bad choice, :class:`CombatRefused`
+        a move the fight does not allow now."""
         ...
 
     def roll_attack(self, plan: AttackPlan, options: Mapping[str, Any], rng: Random) -> AttackRoll: ...

@@ -63,11 +63,14 @@ def options_post(
     **options: Any,
 ) -> dict[str, Any]:
     """The POST of the campaign form: the defaults, changed by ``options``; ``skills`` are rows
-    (``name``, ``ability``, and optionally ``original``, ``ORDER``, ``DELETE``)."""
+    (``name``, ``ability``, and optionally ``original``, ``combat``, ``ORDER``, ``DELETE``)."""
     values = lucky13.default_options()
     values.update(options)
     if skills is None:
-        skills = [{"name": s["name"], "ability": s["ability"], "original": ""} for s in values["skills"]]
+        skills = [
+            {"name": s["name"], "ability": s["ability"], "combat": s["combat"], "original": ""}
+            for s in values["skills"]
+        ]
     data: dict[str, Any] = {
         "name": name,
         "description": description,
@@ -98,9 +101,14 @@ def options_post(
         data[f"skills-{i}-ORDER"] = row.get("ORDER", i + 1)
         if row.get("DELETE"):
             data[f"skills-{i}-DELETE"] = "on"
+        if row.get("combat"):
+            data[f"skills-{i}-combat"] = "on"
     return data
 
 
 def saved_rows(options: dict[str, Any]) -> list[dict[str, Any]]:
     """The saved skill list as the settings form's rows: each keeps its original name."""
-    return [{"name": s["name"], "ability": s["ability"], "original": s["name"]} for s in options["skills"]]
+    return [
+        {"name": s["name"], "ability": s["ability"], "combat": s["combat"], "original": s["name"]}
+        for s in options["skills"]
+    ]

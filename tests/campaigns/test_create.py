@@ -64,7 +64,7 @@ def test_a_custom_skill_list_adds_renames_removes_and_reorders(client, gm) -> No
         {"name": "Lore", "ability": "will", "ORDER": 1},  # Scholarship renamed, relinked, moved up
         {"name": "Healing", "ability": "will", "DELETE": True},
         {"name": "Sneaking", "ability": "reflex", "ORDER": 2},
-        {"name": "Fighting", "ability": "reflex", "ORDER": 4},
+        {"name": "Fighting", "ability": "reflex", "combat": True, "ORDER": 4},
         {"name": "Sailing", "ability": "", "ORDER": ""},  # a blank row filled in: added last
         {"name": "", "ability": "", "ORDER": ""},  # a blank row left blank
     ]
@@ -74,11 +74,11 @@ def test_a_custom_skill_list_adds_renames_removes_and_reorders(client, gm) -> No
     assert response.status_code == 302
     options = Campaign.objects.get().options
     assert options["skills"] == [
-        {"name": "Lore", "ability": "will"},
-        {"name": "Sneaking", "ability": "reflex"},
-        {"name": "Spellcasting", "ability": "intellect"},
-        {"name": "Fighting", "ability": "reflex"},
-        {"name": "Sailing", "ability": None},
+        {"name": "Lore", "ability": "will", "combat": False},
+        {"name": "Sneaking", "ability": "reflex", "combat": False},
+        {"name": "Spellcasting", "ability": "intellect", "combat": False},
+        {"name": "Fighting", "ability": "reflex", "combat": True},
+        {"name": "Sailing", "ability": None, "combat": False},
     ]
     assert options["skill_preset"] == "custom"
 

@@ -153,7 +153,7 @@ def test_a_skill_characters_have_cannot_be_removed(client, gm, player, other_pla
 def test_replacing_the_list_with_a_preset_keeps_skills_in_use(client, gm, player, campaign) -> None:
     """A preset that drops a skill in use is a removal too; one that lists it again keeps it."""
     with_skills(make_character(campaign, player, "Brunella"), "Fighting")
-    sci_fi = [{"name": n, "ability": a} for n, a in lucky13.SKILL_PRESETS["sci_fi"][1]]
+    sci_fi = lucky13.preset_skills("sci_fi")
     client.force_login(gm)
 
     refused = client.post(url(campaign), settings_post(campaign, skills=sci_fi))
@@ -163,7 +163,9 @@ def test_replacing_the_list_with_a_preset_keeps_skills_in_use(client, gm, player
     assert "Fighting can&#x27;t be removed: Brunella has it." in html(refused)
     assert kept.status_code == 302
     campaign.refresh_from_db()
-    assert campaign.options["skills"][-1] == {"name": "Fighting", "ability": None}
+    # The Sci-fi list's own Combat skill fights; Fighting, kept for Brunella, no longer does.
+    assert campaign.options["skills"][-1] == {"name": "Fighting", "ability": None, "combat": False}
+    assert lucky13.combat_skill_name(campaign.settings) == "Combat"
 
 
 def test_a_skill_nobody_has_can_be_removed_and_new_ones_added(client, gm, player, campaign) -> None:

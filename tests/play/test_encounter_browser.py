@@ -69,7 +69,7 @@ def test_without_javascript_the_forms_still_work(live_server, nojs_page: Page, p
     page = nojs_page
     sign_in(page.context, gm, live_server)
     page.goto(f"{live_server.url}/campaigns/{campaign.pk}/encounter/")
-    page.get_by_label("Who").select_option(label="Brunella")
+    page.get_by_label("Who", exact=True).select_option(label="Brunella")
     page.get_by_label("Damage", exact=True).check()
     page.get_by_label("Hit points", exact=True).fill("5")
     page.get_by_label("Reason").fill("a fall")
@@ -97,11 +97,11 @@ def test_ticking_a_background_changes_the_chance_before_the_attack(
     page.get_by_label("Attacker", exact=True).select_option(label="Brunella")
     page.get_by_label("Target", exact=True).select_option(label="Goblin Skulk-Underbridge 1")
     page.get_by_role("button", name="Show the chance to hit").click()
-    chance = page.locator(".chance strong")
+    chance = page.locator(".chance strong summary")
     expect(chance).to_be_visible()
     settled(page)
     plain = chance.inner_text()
-    expect(page.get_by_text("Brunella's Longsword 1 steps Combat up 1.")).to_be_visible()
+    expect(page.locator(".attack-dice").first).to_contain_text("Longsword 1: +1")
 
     page.get_by_role("group", name="The attacker: a background or an impairment that applies").get_by_label(
         "A background: Reflex twice, keep the higher"
@@ -191,4 +191,77 @@ def test_an_ended_encounter_is_listed_and_reads_on_a_phone(
     expect(page.get_by_role("heading", name="How it went")).to_be_visible()
     expect(page.locator(".roll-log > li")).to_have_count(Roll.objects.filter(spec__encounter=fight.pk).count())
     assert page.evaluate("document.documentElement.scrollWidth") <= 360
+    assert problems == []
+
+
+def test_the_gm_calls_situational_steps_and_a_helper_and_a_refusal_stays_beside_the_form(
+    live_server, page: Page, problems, gm, campaign, fight
+):
+    sign_in(page.context, gm, live_server)
+    page.goto(f"{live_server.url}/campaigns/{campaign.pk}/encounter/")
+    page.evaluate("window.sameDocument = true")
+    # The form starts with whoever acts, against someone else.
+    acting = Encounter.objects.get().combatants.get(order=0).name
+    expect(page.get_by_label("Attacker", exact=True).locator("option:checked")).to_have_text(acting)
+    expect(page.get_by_label("Target", exact=True).locator("option:checked")).not_to_have_text(acting)
+
+    page.get_by_label("Attacker", exact=True).select_option(label="Brunella")
+    page.get_by_label("Target", exact=True).select_option(label="Goblin Skulk-Underbridge 1")
+    page.get_by_text("Situational steps (cover, range, surprise…)").click()
+    page.get_by_label("Name of step 1").fill("Cover")
+    page.get_by_role("button", name="Show the chance to hit").click()
+    # Named but no steps given: refused beside the form, and the rest of the panel is still there.
+    refusal = page.locator("#refusal-attack")
+    expect(refusal).to_contain_text("Give the steps")
+    expect(page.get_by_role("heading", name="Initiative order")).to_be_visible()
+    expect(page.get_by_label("Name of step 1")).to_have_value("Cover")  # kept as typed
+    settled(page)
+
+    page.get_by_label("On the dice of (step 1)").select_option(label="The target")
+    page.get_by_label("Steps, + up or − down (step 1)").fill("2")
+    page.get_by_label("Who helps the attacker").select_option(label="Goblin Skulk-Underbridge 2 (Combat d4, Reflex d6)")
+    page.get_by_role("button", name="Show the chance to hit").click()
+    expect(refusal).to_have_count(0)
+    expect(page.locator(".attack-dice").nth(1)).to_contain_text("Cover: +2")
+    expect(page.locator(".attack-dice").first).to_contain_text("Goblin Skulk-Underbridge 2 helps (d4): +1")
+    settled(page)
+    # The percentage, and the exact fraction on demand.
+    fraction = page.locator(".chance strong .fraction")
+    expect(fraction).to_be_hidden()
+    page.locator(".chance strong summary").click()
+    expect(fraction).to_be_visible()
+    expect(fraction).to_contain_text("/")
+
+    page.get_by_role("button", name="Roll the attack").click()
+    expect(page.get_by_role("heading", name="Last attack")).to_be_visible()
+    expect(page.locator(".last-attack")).to_contain_text("Cover: Goblin Skulk-Underbridge 1's Combat up 2.")
+    expect(page.locator(".last-attack")).to_contain_text(
+        "Goblin Skulk-Underbridge 2 helped Brunella (d4): Combat up 1."
+    )
+    roll = Roll.objects.get(kind="attack")
+    assert roll.spec["situational"][0]["name"] == "Cover"
+    assert page.evaluate("window.sameDocument") is True
+    # The refusal's own 400 is the only one: the browser logs every 4xx response.
+    assert [p for p in problems if "400 (Bad Request)" not in p] == []
+    assert len(problems) == 1
+
+
+def test_an_npc_joins_the_fight_under_way(live_server, page: Page, problems, gm, campaign, fight):
+    sign_in(page.context, gm, live_server)
+    page.goto(f"{live_server.url}/campaigns/{campaign.pk}/encounter/")
+    page.evaluate("window.sameDocument = true")
+    page.get_by_role("link", name="Someone joins the fight…").click()
+    expect(page.get_by_role("heading", name="Someone joins the fight")).to_be_visible()
+    settled(page)
+    page.get_by_label("Name", exact=True).fill("Troll")
+    page.get_by_label("Reflex").select_option("d8")
+    page.get_by_label("Pulse").select_option("d12")
+    page.get_by_role("button", name="Add NPCs").click()
+    expect(page.get_by_role("heading", name="Initiative order")).to_be_visible()
+    expect(page.locator("ol.initiative")).to_contain_text("Troll")
+    expect(page.locator("[aria-current=true]")).to_have_count(1)
+    troll = Encounter.objects.get().combatants.get(name="Troll")
+    assert troll.initiative is not None
+    assert troll.order is not None
+    assert page.evaluate("window.sameDocument") is True
     assert problems == []

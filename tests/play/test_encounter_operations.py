@@ -224,8 +224,6 @@ def test_initiative_ties_by_reflex_then_roll_off(campaign, gm, encounter, brunel
     assert (encounter.round, encounter.turn) == (1, 0)
     with pytest.raises(Conflict):
         encounters.roll_initiative(**ids(campaign, encounter), by=gm, rng=random.Random(1))
-    with pytest.raises(Conflict):
-        encounters.add_npcs(**ids(campaign, encounter), by=gm, **GOBLIN)
 
 
 def test_a_group_shares_one_initiative_roll(campaign, gm, encounter):

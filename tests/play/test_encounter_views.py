@@ -329,12 +329,27 @@ def longsword_choice(hero):
     return f"{hero.character_id}:{LONGSWORD_SPEC}"
 
 
+def die_line(role: str, kind: str, die: str, *, base: str | None = None, steps: str = "") -> str:
+    """One die of a side of the preview as the page labels it: which die it is (the ability, the skill,
+    the weapon or the defensive die), the die before its steps, the die rolled, and the steps by name."""
+    stepped = f"{base} → " if base else ""
+    named = f' <span class="note">{steps}</span>' if steps else ""
+    return (
+        f'<li><span class="dice-role">{role}</span> <span class="note">({kind})</span> {stepped}'
+        f"<strong>{die}</strong>{named}</li>"
+    )
+
+
 def test_the_preview_applies_the_specialization_named_like_the_weapon(client, gm, campaign, fight):
     hero, goblin = fight
     client.force_login(gm)
     body = client.get(url("encounter", campaign), {"attacker": hero.pk, "target": goblin.pk}).content.decode()
-    assert "Reflex d10 + Combat d12 + accuracy d8 against Reflex d6 + Combat d4 + armor none." in body
-    assert "Brunella's Longsword 1 steps Combat up 1." in body
+    assert die_line("Reflex", "ability", "d10") in body
+    assert die_line("Combat", "skill: Fighting", "d12", base="d10", steps="Longsword 1: +1") in body
+    assert die_line("Accuracy", "weapon: Longsword", "d8") in body
+    assert die_line("Reflex", "ability", "d6") in body
+    assert die_line("Combat", "skill: Fighting", "d4") in body
+    assert die_line("Armor", "defensive die", "none") in body
     assert f'name="attacker_specialization" value="{longsword_choice(hero)}"' in body
     assert 'name="defender_specialization" value="none"' in body
     # The same chance as the attack's own plan with Brunella's Longsword specialization.
@@ -347,8 +362,9 @@ def test_the_preview_without_a_specialization_and_the_roll_that_follows(client, 
     client.force_login(gm)
     query = {"attacker": hero.pk, "target": goblin.pk, "attacker_specialization": "none"}
     body = client.get(url("encounter", campaign), query).content.decode()
-    assert "Combat d10 + accuracy d8" in body
-    assert "steps Combat up" not in body
+    assert die_line("Combat", "skill: Fighting", "d10") in body
+    assert die_line("Accuracy", "weapon: Longsword", "d8") in body
+    assert "Longsword 1: +1" not in body
     assert '<option value="none" selected>None</option>' in body  # the form as the GM left it
     assert 'name="attacker_specialization" value="none"' in body
     chance = encounters.plan_attack(campaign, hero, goblin, {"attacker_specialization": "none"}).chance
@@ -366,7 +382,9 @@ def test_a_chosen_specialization_for_the_target_reaches_the_roll(client, gm, cam
     query = {"attacker": goblin.pk, "target": hero.pk, "defender_specialization": longsword_choice(hero)}
     body = client.get(url("encounter", campaign), query, **HX).content.decode()
     assert body.lstrip().startswith('<div id="encounter-body"')
-    assert "against Reflex d10 + Combat d12 + armor d4" in body
+    assert die_line("Reflex", "ability", "d10") in body
+    assert die_line("Combat", "skill: Fighting", "d12", base="d10", steps="Longsword 1: +1") in body
+    assert die_line("Armor", "defensive die", "d4") in body
     assert f'<option value="{longsword_choice(hero)}" selected>Brunella: Longsword 1</option>' in body
     response = client.post(url("encounter-attack", campaign), query, **HX)
     assert response.status_code == 200

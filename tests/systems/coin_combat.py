@@ -99,11 +99,35 @@ class CoinCombat:
         order = tuple(sorted(values, key=lambda key: (-values[key], key)))
         return Initiative(values, order, tuple(logged))
 
+    def join(
+        self,
+        groups: Sequence[Sequence[Fighter]],
+        standing: Sequence[tuple[Fighter, int]],
+        options: Mapping[str, Any],
+        rng: Random,
+    ) -> Initiative:
+        """Newcomers flip as everyone did and go after everyone with as many heads or more."""
+        rolled = self.initiative(groups, options, rng)
+        values = {fighter.key: value for fighter, value in standing} | dict(rolled.values)
+        order = [fighter.key for fighter, _ in standing]
+        start = 0
+        for key in rolled.order:
+            later = [i for i in range(start, len(order)) if values[key] > values[order[i]]]
+            place = later[0] if later else len(order)
+            order.insert(place, key)
+            start = place + 1
+        return Initiative(rolled.values, tuple(order), rolled.logged)
+
     def attack_choices(self, fighters: Sequence[Fighter], options: Mapping[str, Any]) -> Mapping[str, Any]:
         return {"needs": list(range(1, MAX_NERVE + 1))}
 
     def plan_attack(
-        self, attacker: Fighter, target: Fighter, choices: Mapping[str, str], options: Mapping[str, Any]
+        self,
+        attacker: Fighter,
+        target: Fighter,
+        choices: Mapping[str, str],
+        options: Mapping[str, Any],
+        others: Sequence[Fighter] = (),
     ) -> AttackPlan:
         if attacker.key == target.key:
             raise SpecError("target", "A combatant cannot attack itself.")

@@ -82,3 +82,69 @@ def _roll_off(tied: list[InitiativeEntry], explosion: Explosion, rng: Random) ->
         if len({e.rolloffs for e in tied}) == len(tied):
             break
     return tied
+
+
+@dataclass(frozen=True, slots=True)
+class RollOff:
+    """A tie between a newcomer and a combatant already in the order, settled by rolling both Reflex
+    dice again (each side's totals, in order, until they differ)."""
+
+    newcomer: int
+    standing: int
+    newcomer_totals: tuple[int, ...]
+    standing_totals: tuple[int, ...]
+
+    @property
+    def newcomer_first(self) -> bool:
+        return self.newcomer_totals[-1] > self.standing_totals[-1]
+
+
+def _outranks(newcomer: InitiativeEntry, other: InitiativeEntry) -> bool | None:
+    """Whether the newcomer goes before ``other`` by the roll, then the Reflex die; None on a full tie."""
+    mine, theirs = (newcomer.total, newcomer.reflex.rung), (other.total, other.reflex.rung)
+    return None if mine == theirs else mine > theirs
+
+
+def _pair_roll_off(newcomer: InitiativeEntry, other: InitiativeEntry, explosion: Explosion, rng: Random) -> RollOff:
+    mine: list[int] = []
+    theirs: list[int] = []
+    for _ in range(MAX_ROLLOFFS):
+        mine.append(roll_pool(Pool(newcomer.reflex), explosion, rng).total)
+        theirs.append(roll_pool(Pool(other.reflex), explosion, rng).total)
+        if mine[-1] != theirs[-1]:
+            break
+    return RollOff(newcomer.key, other.key, tuple(mine), tuple(theirs))
+
+
+def join_order(
+    standing: Sequence[InitiativeEntry], newcomers: Sequence[InitiativeEntry], explosion: Explosion, rng: Random
+) -> tuple[tuple[InitiativeEntry, ...], tuple[RollOff, ...]]:
+    """ "Initiative" for combatants who join a fight already under way: the order as it stands stays as
+    it is ("the initiative order remains the same for the entire encounter"), and each newcomer takes
+    the place its roll earns in it, by the rules of :func:`initiative_order`.
+
+    ``standing`` is the order now, first first (the GM may have moved anyone); ``newcomers`` are the
+    newcomers in their own order (settled among themselves by :func:`initiative_order`). Each
+    newcomer, in turn, goes just before the first combatant after the previous newcomer that it
+    outranks: a higher roll, or an equal roll with a higher Reflex die, or, with the same roll and the
+    same Reflex die, a roll-off of the two Reflex dice that the newcomer wins (rolled again while they
+    tie; after :data:`MAX_ROLLOFFS` ties the one already in the order stays ahead). A newcomer that
+    outranks nobody goes last. Returns the whole new order and the roll-offs made.
+    """
+    order = list(standing)
+    rolloffs: list[RollOff] = []
+    start = 0
+    for newcomer in newcomers:
+        place = len(order)
+        for index in range(start, len(order)):
+            ahead = _outranks(newcomer, order[index])
+            if ahead is None:
+                rolloff = _pair_roll_off(newcomer, order[index], explosion, rng)
+                rolloffs.append(rolloff)
+                ahead = rolloff.newcomer_first
+            if ahead:
+                place = index
+                break
+        order.insert(place, newcomer)
+        start = place + 1
+    return tuple(order), tuple(rolloffs)

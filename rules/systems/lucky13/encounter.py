@@ -1,5 +1,8 @@
-"""Lucky 13 in an encounter ("Initiative", "Combat", "Hit points", "Death & dying"): the stat block a
-combatant fights with, initiative, attacks with their exact chance, damage, dying and stabilizing.
+"""Lucky 13 in an encounter ("Initiative", "Combat", "Modifiers", "Characters assisting characters",
+"Hit points", "Death & dying"): the stat block a combatant fights with, initiative (and the place of
+a combatant who joins a fight under way), attacks with their exact chance (specializations,
+backgrounds, an assisting combatant and the GM's situational steps stepping the dice), damage, dying
+and stabilizing.
 
 The generic encounter (order, turns, rounds, the log) asks this module through the combat protocol
 (``rules.systems.base.Combat``); it never looks inside a stat block.
@@ -8,7 +11,7 @@ The generic encounter (order, turns, rounds, the log) asks this module through t
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from random import Random
 from typing import Annotated, Any, ClassVar, Final, Literal
 
@@ -16,6 +19,7 @@ from pydantic import Field, ValidationError
 
 from rules.dice import StepDie
 from rules.document import MAX_NAME, Document, Problem, ShortText, problems_of
+from rules.reading import clean_name
 from rules.systems.base import (
     AttackPlan,
     AttackRoll,
@@ -31,7 +35,7 @@ from rules.systems.base import (
     Vitals,
 )
 from rules.systems.lucky13.checks import AbilityRoll, Explosion, Opposed, Pool, opposed_chance, roll_opposed, roll_pool
-from rules.systems.lucky13.combat import combat_pool, initiative_order
+from rules.systems.lucky13.combat import InitiativeEntry, RollOff, combat_pool, initiative_order, join_order
 from rules.systems.lucky13.health import (
     Condition,
     HitPointChange,
@@ -41,14 +45,11 @@ from rules.systems.lucky13.health import (
     death_threshold,
     max_hit_points,
 )
-from rules.systems.lucky13.modifiers import Modifiers
+from rules.systems.lucky13.modifiers import Modifiers, assist_steps
+from rules.systems.lucky13.options import combat_skill_name
 from rules.systems.lucky13.record import opposed_roll_view, pool_view
-from rules.systems.lucky13.sheet import Die, Sheet
+from rules.systems.lucky13.sheet import Die, Sheet, Skill
 from rules.systems.lucky13.vocabulary import SheetError
-
-#: Skills that count as the Combat skill ("Combat": "you will need a skill that can be used whenever
-#: combat occurs"), by the names the skill presets give it.
-COMBAT_SKILLS: Final = ("combat", "fighting", "weaponry")
 
 #: The attacker's specialization choice that means "their Combat specialization named like the
 #: weapon they attack with, if they have one" (the default on the attack form).
@@ -66,6 +67,26 @@ HIT_POINTS_SECTION: Final = "hit-points"
 
 #: The most hit points a stat block may give an NPC (far above any Pulse's maximum).
 MAX_HIT_POINTS: Final = 10_000
+
+#: "Modifiers": the GM's situational steps on an attack (cover, range, surprise…; rules README, "The
+#: GM's calls"): at most this many, each with a name of at most :data:`MAX_STEP_NAME` characters,
+#: moving one die of one side up or down by 1 to :data:`MAX_SITUATIONAL_STEPS` steps.
+MAX_SITUATIONAL: Final = 4
+MAX_SITUATIONAL_STEPS: Final = 5
+MAX_STEP_NAME: Final = 40
+#: The sides of an attack a situational step or a helper is on, as the attack form names them.
+SIDES: Final = (("attacker", "The attacker"), ("defender", "The target"))
+#: The dice of a side a situational step moves: the Combat (skill) die or the Reflex (ability) die,
+#: as the GM's extra steps of a check move the Skill or the Ability die.
+STEPPED_DICE: Final = (("combat", "Combat (the skill die)"), ("reflex", "Reflex (the ability die)"))
+#: What an assisting combatant helps with ("Characters assisting characters": "For ability tasks …
+#: the ability die would step up. For skill tasks … the skill die would step up").
+HELP_WITH: Final = (
+    ("skill", "Combat: their Combat die steps the Combat die"),
+    ("ability", "Reflex: their Reflex die steps the Reflex die"),
+)
+#: The fields of one situational step on the attack form (``step_<n>_<part>``, n from 1).
+STEP_PARTS: Final = ("name", "side", "die", "steps")
 
 
 class StatBlock(Document):
@@ -97,14 +118,22 @@ def _explosion(options: Mapping[str, Any]) -> Explosion:
     return Explosion(options["explosion"])
 
 
-def combat_skill(sheet: Sheet) -> Any:
-    """The character's Combat skill: the first of their skills (in sheet order) named as one."""
-    return next((s for s in sheet.skills if s.name.strip().lower() in COMBAT_SKILLS), None)
+def combat_skill(sheet: Sheet, options: Mapping[str, Any]) -> Skill | None:
+    """The character's Combat skill: their skill that is the one the campaign's skill list marks as
+    fighting, whatever its name ("Combat": "whatever you name that skill"; rules README, "The Combat
+    skill is a role"). A sheet holds the campaign's skills under the list's names, and a rename of the
+    list renames the sheets' skills with it (:func:`rules.systems.lucky13.campaign.change_options`),
+    so the mark stays on the same skill of every sheet through a rename. None when the list marks no
+    skill or the sheet lacks it."""
+    name = combat_skill_name(options)
+    if name is None:
+        return None
+    return next((s for s in sheet.skills if s.name.casefold() == name.casefold()), None)
 
 
-def combat_specializations(sheet: Sheet) -> list[Any]:
+def combat_specializations(sheet: Sheet, options: Mapping[str, Any]) -> list[Any]:
     """The specializations under the character's Combat skill, by name."""
-    skill = combat_skill(sheet)
+    skill = combat_skill(sheet, options)
     return sorted(skill.specializations, key=lambda s: (s.name, s.id)) if skill else []
 
 
@@ -174,7 +203,9 @@ def _same_name(a: str, b: str) -> bool:
     return " ".join(a.split()).casefold() == " ".join(b.split()).casefold()
 
 
-def _specialization(fighter: Fighter, choices: Mapping[str, str], side: str, weapon: Any = None) -> Any:
+def _specialization(
+    fighter: Fighter, choices: Mapping[str, str], side: str, options: Mapping[str, Any], weapon: Any = None
+) -> Any:
     """The Combat specialization that applies to one side ("Specializations", "Modifiers"): none, the one
     chosen (an item of the fighter's own sheet), or, with :data:`LIKE_THE_WEAPON` (the attacker's
     default), the one named like the weapon if there is one."""
@@ -189,14 +220,14 @@ def _specialization(fighter: Fighter, choices: Mapping[str, str], side: str, wea
         if fighter.sheet is None:
             return None
         name = weapon.name if weapon else fighter.block.weapon  # type: ignore[attr-defined]
-        theirs = combat_specializations(fighter.sheet)  # type: ignore[arg-type]
+        theirs = combat_specializations(fighter.sheet, options)  # type: ignore[arg-type]
         return next((s for s in theirs if name and _same_name(s.name, name)), None)
     sheet_key, item_id = _item(value, field, "specialization")
     if fighter.sheet is None:
         raise SpecError(field, f"{fighter.name} has no specializations: only characters do.")
     chosen = None
     if sheet_key == fighter.sheet_key:
-        theirs = combat_specializations(fighter.sheet)  # type: ignore[arg-type]
+        theirs = combat_specializations(fighter.sheet, options)  # type: ignore[arg-type]
         chosen = next((s for s in theirs if s.id == item_id), None)
     if chosen is None:
         raise SpecError(field, f"That specialization is not one of {fighter.name}'s Combat specializations.")
@@ -230,6 +261,127 @@ def _traits(fighter: Fighter) -> dict[str, list[str]]:
     return found
 
 
+@dataclass(frozen=True, slots=True)
+class SituationalStep:
+    """One of the GM's situational steps on an attack ("Modifiers": "stepping up one of their dice"):
+    its name as the GM gave it, the side and the die it moves, and by how many steps (+ up, − down)."""
+
+    name: str
+    side: str
+    die: str
+    steps: int
+
+    def view(self) -> dict[str, Any]:
+        return {"name": self.name, "side": self.side, "die": self.die, "steps": self.steps}
+
+
+def _signed(steps: int) -> str:
+    return f"+{steps}" if steps > 0 else f"−{-steps}"
+
+
+def _steps_number(value: str) -> int | None:
+    """A number of steps as a form sends it: ASCII digits with an optional minus, within the bounds."""
+    digits = value.removeprefix("-")
+    if not (digits.isascii() and digits.isdigit() and len(digits) <= 2):
+        return None
+    steps = int(value)
+    return steps if steps and abs(steps) <= MAX_SITUATIONAL_STEPS else None
+
+
+def situational_steps(choices: Mapping[str, str]) -> tuple[SituationalStep, ...]:
+    """The GM's situational steps of an attack form (``step_<n>_name``, ``_side``, ``_die``,
+    ``_steps`` for n from 1 to :data:`MAX_SITUATIONAL`; a row without a name or steps is unused).
+    Rules README, "The GM's calls": the GM "names situational steps"; "The ladder": they add up with
+    the other steps of the die. :class:`SpecError` names the first bad field."""
+    found = []
+    sides, dice = dict(SIDES), dict(STEPPED_DICE)
+    for n in range(1, MAX_SITUATIONAL + 1):
+        name, steps = _choice(choices, f"step_{n}_name"), _choice(choices, f"step_{n}_steps")
+        if not name and not steps:
+            continue
+        if not name:
+            raise SpecError(f"step_{n}_name", f"Name situational step {n} (cover, range, surprise…).")
+        try:
+            name = clean_name(name, f"Situational step {n}")
+        except ValueError as error:
+            raise SpecError(f"step_{n}_name", f"{error}.") from None
+        if len(name) > MAX_STEP_NAME:
+            raise SpecError(f"step_{n}_name", f"Name situational step {n} in at most {MAX_STEP_NAME} characters.")
+        number = _steps_number(steps)
+        if number is None:
+            raise SpecError(
+                f"step_{n}_steps",
+                f"{name} moves the die from −{MAX_SITUATIONAL_STEPS} to +{MAX_SITUATIONAL_STEPS} steps, not 0.",
+            )
+        side, die = _choice(choices, f"step_{n}_side") or "attacker", _choice(choices, f"step_{n}_die") or "combat"
+        if side not in sides:
+            raise SpecError(f"step_{n}_side", f"{name} is on the attacker's dice or on the target's.")
+        if die not in dice:
+            raise SpecError(f"step_{n}_die", f"{name} moves the Combat die or the Reflex die.")
+        found.append(SituationalStep(name, side, die, number))
+    return tuple(found)
+
+
+@dataclass(frozen=True, slots=True)
+class Assist:
+    """A combatant who assists one side ("Characters assisting characters": "When a PC or NPC assists
+    … they can provide a step or more"): the helper, their die in what they help with, and what that is
+    (``skill``: the Combat die; ``ability``: Reflex)."""
+
+    helper: Fighter
+    die: StepDie
+    with_: str
+
+    @property
+    def steps(self) -> int:
+        return assist_steps(self.die)
+
+    def view(self) -> dict[str, Any]:
+        return {"combatant": self.helper.name, "die": self.die.label, "with": self.with_, "steps": self.steps}
+
+
+def _assist(
+    choices: Mapping[str, str], side: str, attacker: Fighter, target: Fighter, others: Sequence[Fighter]
+) -> Assist | None:
+    """The combatant the GM names to help ``side`` (``<side>_helper``: their key in the encounter;
+    empty or ``none`` for nobody) and what they help with (``<side>_help_with``). A character or an
+    NPC alike helps with the dice they fight with: their Combat die, or their Reflex die. Someone who
+    cannot act (dying, dead) cannot help."""
+    field = f"{side}_helper"
+    value = _choice(choices, field)
+    if value in ("", "none"):
+        return None
+    key = int(value) if value.isascii() and value.isdigit() and len(value) <= 12 else None
+    helper = next((f for f in others if f.key == key), None)
+    if helper is None or helper.key in (attacker.key, target.key):
+        raise SpecError(field, "Choose someone else in this fight to help, or nobody.")
+    with_ = _choice(choices, f"{side}_help_with") or "skill"
+    if with_ not in dict(HELP_WITH):
+        raise SpecError(f"{side}_help_with", "A helper helps with the Combat die or with the Reflex die.")
+    if condition_of(helper) is not Condition.UP:
+        raise SpecError(field, f"{helper.name} is in no state to help.")
+    die = _die(helper.block.combat if with_ == "skill" else helper.block.reflex)  # type: ignore[attr-defined]
+    if not die.rung:
+        raise SpecError(f"{side}_help_with", f"{helper.name} has no Combat die to help with.")
+    return Assist(helper, die, with_)
+
+
+def side_modifiers(
+    side: str, specialization: Any = None, assist: Assist | None = None, steps: Sequence[SituationalStep] = ()
+) -> Modifiers:
+    """Every step on one side's dice, added up before the dice are stepped once (rules README, "The
+    ladder"): a Combat specialization's level and the situational steps on the Combat die, the
+    situational steps on Reflex, and a helper's steps on what they help with."""
+    mine = [step for step in steps if step.side == side]
+    return Modifiers(
+        specialization_level=specialization.level if specialization else 0,
+        assist=assist.die if assist else None,
+        assist_target=assist.with_ if assist else "skill",
+        ability_steps=sum(step.steps for step in mine if step.die == "reflex"),
+        skill_steps=sum(step.steps for step in mine if step.die == "combat"),
+    )
+
+
 def opposed_for(
     attacker: Fighter,
     target: Fighter,
@@ -240,30 +392,30 @@ def opposed_for(
     defender_specialization: Any = None,
     attacker_roll: AbilityRoll = AbilityRoll.NORMAL,
     defender_roll: AbilityRoll = AbilityRoll.NORMAL,
+    attacker_assist: Assist | None = None,
+    defender_assist: Assist | None = None,
+    situational: Sequence[SituationalStep] = (),
 ) -> Opposed:
-    """ "Combat": Reflex + Combat + weapon Accuracy against Reflex + Combat + the Defensive die, a Combat
-    specialization stepping its side's Combat die up by its level, and a background or an impairment
-    rolling its side's Reflex twice, the higher or the lower kept (:func:`combat_pool`)."""
+    """ "Combat": Reflex + Combat + weapon Accuracy against Reflex + Combat + the Defensive die, each
+    side's Reflex and Combat dice stepped once by the net of their steps (:func:`side_modifiers`), and
+    a background or an impairment rolling its side's Reflex twice, the higher or the lower kept
+    (:func:`combat_pool`)."""
     a, d = attacker.block, target.block
     accuracy = StepDie.parse(weapon.accuracy) if weapon else _die(a.accuracy)  # type: ignore[attr-defined]
-
-    def level(specialization: Any) -> Modifiers:
-        return Modifiers(specialization_level=specialization.level if specialization else 0)
-
     try:
         return Opposed(
             attacker=combat_pool(
                 _die(a.reflex),  # type: ignore[attr-defined]
                 _die(a.combat),  # type: ignore[attr-defined]
                 accuracy,
-                level(attacker_specialization),
+                side_modifiers("attacker", attacker_specialization, attacker_assist, situational),
                 ability_roll=attacker_roll,
             ),
             defender=combat_pool(
                 _die(d.reflex),  # type: ignore[attr-defined]
                 _die(d.combat),  # type: ignore[attr-defined]
                 _die(d.armor),  # type: ignore[attr-defined]
-                level(defender_specialization),
+                side_modifiers("defender", defender_specialization, defender_assist, situational),
                 ability_roll=defender_roll,
             ),
             weapon=StepDie.parse(weapon.damage) if weapon else _die(a.damage),  # type: ignore[attr-defined]
@@ -275,6 +427,98 @@ def opposed_for(
 
 def _dice_of(pool: Pool) -> dict[str, str]:
     return {"reflex": pool.ability.label, "combat": pool.others[0].label, "third": pool.others[1].label}
+
+
+def _side_dice(
+    fighter: Fighter,
+    pool: Pool,
+    third: tuple[str, str, str],
+    side: str,
+    specialization: Any,
+    assist: Assist | None,
+    steps: Sequence[SituationalStep],
+    skill_name: str | None = None,
+) -> list[dict[str, Any]]:
+    """One side's three dice as the page labels them: which die it is (Reflex, the ability; Combat, the
+    skill, by the name the campaign gives the skill that fights; the weapon's Accuracy or the Defensive
+    die), the die on the sheet or the stat block, the die rolled, and each step that moved it, by name."""
+    block = fighter.block
+    combat_words = [f"{specialization.name} {specialization.level}: +{specialization.level}"] if specialization else []
+    reflex_words: list[str] = []
+    if assist is not None:
+        (combat_words if assist.with_ == "skill" else reflex_words).append(
+            f"{assist.helper.name} helps ({assist.die.label}): +{assist.steps}"
+        )
+    for step in steps:
+        if step.side == side:
+            (combat_words if step.die == "combat" else reflex_words).append(f"{step.name}: {_signed(step.steps)}")
+    role, kind, base = third
+    reflex, combat = _die(block.reflex).label, _die(block.combat).label  # type: ignore[attr-defined]
+    skill = f"skill: {skill_name}" if skill_name else "skill"
+    return [
+        {"role": "Reflex", "kind": "ability", "base": reflex, "die": pool.ability.label, "steps": reflex_words},
+        {"role": "Combat", "kind": skill, "base": combat, "die": pool.others[0].label, "steps": combat_words},
+        {"role": role, "kind": kind, "base": base, "die": pool.others[1].label, "steps": []},
+    ]
+
+
+def _words(
+    attacker: Fighter,
+    target: Fighter,
+    assists: Mapping[str, Assist | None],
+    steps: Sequence[SituationalStep],
+) -> list[str]:
+    """The helpers and the situational steps of an attack, by name, as its label says them."""
+    names = {"attacker": attacker.name, "defender": target.name}
+    words = [f"{a.helper.name} helps {names[side]}" for side, a in assists.items() if a is not None]
+    words += [f"{s.name}: {names[s.side]}'s {s.die.capitalize()} {_signed(s.steps)}" for s in steps]
+    return words
+
+
+def _roll_off_logs(
+    order: Sequence[InitiativeEntry], names: Mapping[int, str], places: Mapping[int, int], explosion: Explosion
+) -> list[Logged]:
+    """A log entry for each combatant whose tie was settled by a roll-off, with its place in the order."""
+    return [
+        Logged(
+            kind="initiative",
+            label=f"Initiative roll-off for {names[entry.key]}",
+            spec={
+                "reflex": entry.reflex.label,
+                "explosion": explosion.value,
+                "roll_off": True,
+                "for": [names[entry.key]],
+            },
+            fighter=entry.key,
+            total=entry.rolloffs[-1],
+            outcome={"roll_offs": list(entry.rolloffs), "place": places[entry.key] + 1},
+            chance_of="a roll-off settles a tie",
+        )
+        for entry in order
+        if entry.rolloffs
+    ]
+
+
+def _pair_roll_off_log(
+    rolloff: RollOff,
+    names: Mapping[int, str],
+    places: Mapping[int, int],
+    standing: Sequence[InitiativeEntry],
+    explosion: Explosion,
+) -> Logged:
+    """The log entry of a newcomer's roll-off against a combatant already in the order."""
+    other = next(e for e in standing if e.key == rolloff.standing)
+    return Logged(
+        kind="initiative",
+        label=f"Initiative roll-off for {names[rolloff.newcomer]} against {names[other.key]}",
+        spec={"reflex": other.reflex.label, "explosion": explosion.value, "roll_off": True,
+              "for": [names[rolloff.newcomer]], "against": names[other.key]},
+        fighter=rolloff.newcomer,
+        total=rolloff.newcomer_totals[-1],
+        outcome={"roll_offs": list(rolloff.newcomer_totals), "against_roll_offs": list(rolloff.standing_totals),
+                 "ahead": rolloff.newcomer_first, "place": places[rolloff.newcomer] + 1},
+        chance_of="a roll-off settles a tie",
+    )  # fmt: skip
 
 
 # --- The protocol object ---------------------------------------------------------------------------------
@@ -289,8 +533,10 @@ class Lucky13Combat:
 
     stat_block_model: ClassVar = StatBlock
     attack_fields: Final = frozenset(
-        {"weapon", "attacker_specialization", "defender_specialization", "attacker_roll", "defender_roll"}
-    )
+        {"weapon", "attacker_specialization", "defender_specialization", "attacker_roll", "defender_roll",
+         "attacker_helper", "attacker_help_with", "defender_helper", "defender_help_with",
+         *(f"step_{n}_{part}" for n in range(1, MAX_SITUATIONAL + 1) for part in STEP_PARTS)}
+    )  # fmt: skip
     actions: Final = (
         CombatAction(
             "minute",
@@ -341,10 +587,11 @@ class Lucky13Combat:
         return self.read_block(document)
 
     def joins(self, sheet: Sheet, options: Mapping[str, Any]) -> StatBlock:  # type: ignore[override]
-        """A character joins with their Reflex, Combat skill, best weapon (by its dice; of equal ones, the
+        """A character joins with their Reflex, Combat skill (the skill the campaign marks as fighting,
+        :func:`combat_skill`), best weapon (by its dice; of equal ones, the
         first on the sheet), best armor and Pulse."""
         weapon = max(sheet.weapons, key=lambda w: (_die(w.accuracy).rung, _die(w.damage).rung), default=None)
-        skill = combat_skill(sheet)
+        skill = combat_skill(sheet, options)
         armor = max(sheet.armor, key=lambda a: _die(a.defense).rung, default=None)
         return StatBlock(
             reflex=sheet.abilities.reflex or "d4",
@@ -382,22 +629,18 @@ class Lucky13Combat:
             notes=(("Pulse", pulse.label if pulse.rung else "no die"),),
         )
 
-    def initiative(self, groups: Sequence[Sequence[Fighter]], options: Mapping[str, Any], rng: Random) -> Initiative:
-        """ "Initiative": everyone rolls Reflex once for the encounter (a group of identical NPCs once for
-        all of them); highest first, ties by the higher Reflex, then a roll-off. Each roll, and each
-        roll-off, is logged."""
-        explosion = _explosion(options)
-        values: dict[int, int] = {}
+    def _rolls(
+        self, groups: Sequence[Sequence[Fighter]], explosion: Explosion, rng: Random
+    ) -> tuple[list[InitiativeEntry], list[Logged]]:
+        """Each group's Reflex roll ("Initiative"), one for the group, logged; an entry per fighter."""
+        entries: list[InitiativeEntry] = []
         logged: list[Logged] = []
-        reflexes: dict[int, StepDie] = {}
         for group in groups:
             first = group[0]
             pool = Pool(_die(first.block.reflex))  # type: ignore[attr-defined]
             rolled = roll_pool(pool, explosion, rng)
             names = [f.name for f in group]
-            for fighter in group:
-                values[fighter.key] = rolled.total
-                reflexes[fighter.key] = _die(fighter.block.reflex)  # type: ignore[attr-defined]
+            entries += [InitiativeEntry(f.key, rolled.total, _die(f.block.reflex)) for f in group]  # type: ignore[attr-defined]
             logged.append(
                 Logged(
                     kind="initiative",
@@ -410,27 +653,50 @@ class Lucky13Combat:
                     chance_of="initiative is an order, not a success",
                 )
             )
-        order = initiative_order([(key, values[key], reflexes[key]) for key in values], explosion, rng)
+        return entries, logged
+
+    def initiative(self, groups: Sequence[Sequence[Fighter]], options: Mapping[str, Any], rng: Random) -> Initiative:
+        """ "Initiative": everyone rolls Reflex once for the encounter (a group of identical NPCs once for
+        all of them); highest first, ties by the higher Reflex, then a roll-off. Each roll, and each
+        roll-off, is logged."""
+        explosion = _explosion(options)
+        entries, logged = self._rolls(groups, explosion, rng)
+        order = initiative_order([(e.key, e.total, e.reflex) for e in entries], explosion, rng)
         names = {f.key: f.name for group in groups for f in group}
-        for place, entry in enumerate(order):
-            if entry.rolloffs:
-                logged.append(
-                    Logged(
-                        kind="initiative",
-                        label=f"Initiative roll-off for {names[entry.key]}",
-                        spec={"reflex": entry.reflex.label, "explosion": explosion.value, "roll_off": True,
-                              "for": [names[entry.key]]},
-                        fighter=entry.key,
-                        total=entry.rolloffs[-1],
-                        outcome={"roll_offs": list(entry.rolloffs), "place": place + 1},
-                        chance_of="a roll-off settles a tie",
-                    )
-                )  # fmt: skip
-        return Initiative(values=values, order=tuple(e.key for e in order), logged=tuple(logged))
+        places = {entry.key: place for place, entry in enumerate(order)}
+        logged += _roll_off_logs(order, names, places, explosion)
+        return Initiative(
+            values={e.key: e.total for e in entries}, order=tuple(e.key for e in order), logged=tuple(logged)
+        )
+
+    def join(
+        self,
+        groups: Sequence[Sequence[Fighter]],
+        standing: Sequence[tuple[Fighter, int]],
+        options: Mapping[str, Any],
+        rng: Random,
+    ) -> Initiative:
+        """ "Initiative" for newcomers to a fight under way: they roll Reflex as everyone did (a group of
+        identical NPCs once), settle ties among themselves as :meth:`initiative` does, and each takes
+        the place its roll earns in the order as it stands (:func:`join_order`: ties with those already
+        in it by the higher Reflex, then a roll-off). Every roll and roll-off is logged."""
+        explosion = _explosion(options)
+        entries, logged = self._rolls(groups, explosion, rng)
+        among = initiative_order([(e.key, e.total, e.reflex) for e in entries], explosion, rng)
+        present = [InitiativeEntry(f.key, value, _die(f.block.reflex)) for f, value in standing]  # type: ignore[attr-defined]
+        order, rolloffs = join_order(present, among, explosion, rng)
+        names = {f.key: f.name for group in groups for f in group} | {f.key: f.name for f, _ in standing}
+        places = {entry.key: place for place, entry in enumerate(order)}
+        logged += _roll_off_logs(among, names, places, explosion)
+        logged += [_pair_roll_off_log(r, names, places, present, explosion) for r in rolloffs]
+        return Initiative(
+            values={e.key: e.total for e in entries}, order=tuple(e.key for e in order), logged=tuple(logged)
+        )
 
     def attack_choices(self, fighters: Sequence[Fighter], options: Mapping[str, Any]) -> Mapping[str, Any]:
-        """The characters' weapons and Combat specializations, from their sheets (no NPC has any), and
-        the background-or-impairment choice of each side."""
+        """The characters' weapons and Combat specializations, from their sheets (no NPC has any), the
+        background-or-impairment choice of each side, who may assist a side (anyone in the fight) and
+        with what, and the parts of the GM's situational steps."""
         characters = sorted((f for f in fighters if f.sheet is not None), key=lambda f: (f.name, f.sheet_key or 0))
         return {
             "weapons": [
@@ -441,23 +707,47 @@ class Lucky13Combat:
             "specializations": [
                 {"name": f.name, "specialization": s, "choice": f"{f.sheet_key}:{s.id}"}
                 for f in characters
-                for s in combat_specializations(f.sheet)  # type: ignore[arg-type]
+                for s in combat_specializations(f.sheet, options)  # type: ignore[arg-type]
             ],
             "ability_rolls": ABILITY_ROLL_CHOICES,
-        }
+            "helpers": [
+                {"key": f.key, "name": f.name, "combat": _die(f.block.combat).label,  # type: ignore[attr-defined]
+                 "reflex": _die(f.block.reflex).label}  # type: ignore[attr-defined]
+                for f in sorted(fighters, key=lambda f: (f.name, f.key))
+            ],
+            "help_with": HELP_WITH,
+            "sides": SIDES,
+            "stepped_dice": STEPPED_DICE,
+            "max_situational": MAX_SITUATIONAL,
+            "max_steps": MAX_SITUATIONAL_STEPS,
+            "max_step_name": MAX_STEP_NAME,
+        }  # fmt: skip
 
     def plan_attack(
-        self, attacker: Fighter, target: Fighter, choices: Mapping[str, str], options: Mapping[str, Any]
+        self,
+        attacker: Fighter,
+        target: Fighter,
+        choices: Mapping[str, str],
+        options: Mapping[str, Any],
+        others: Sequence[Fighter] = (),
     ) -> AttackPlan:
-        """ "Combat": the attack of ``attacker`` on ``target``, with the weapon, the Combat specializations
-        and the backgrounds or impairments the GM judged to apply ("Backgrounds": "creative adjudication
-        on the GM's part"), and the exact chance to hit (a draw fails)."""
+        """ "Combat": the attack of ``attacker`` on ``target``, with the weapon, the Combat specializations,
+        the backgrounds or impairments the GM judged to apply ("Backgrounds": "creative adjudication
+        on the GM's part"), a combatant assisting either side (a character or an NPC: "When a PC or NPC
+        assists"), and the GM's situational steps (rules README, "The GM's calls"); every step of a die
+        is added up and the die stepped once ("The ladder"). The exact chance to hit (a draw fails)
+        includes them all."""
         if attacker.key == target.key:
             raise SpecError("target", "A combatant cannot attack itself.")
         weapon = _weapon(attacker, choices)
-        attacking = _specialization(attacker, choices, "attacker", weapon)
-        defending = _specialization(target, choices, "defender")
+        attacking = _specialization(attacker, choices, "attacker", options, weapon)
+        defending = _specialization(target, choices, "defender", options)
         rolls = {field: _ability_roll(choices, field) for field in ("attacker_roll", "defender_roll")}
+        assists = {side: _assist(choices, side, attacker, target, others) for side in ("attacker", "defender")}
+        helping, defending_helper = assists["attacker"], assists["defender"]
+        if helping and defending_helper and helping.helper.key == defending_helper.helper.key:
+            raise SpecError("defender_helper", f"{defending_helper.helper.name} can't help both sides.")
+        steps = situational_steps(choices)
         if condition_of(attacker) is not Condition.UP:
             raise CombatRefused(f"{attacker.name} is in no state to attack.")
         if condition_of(target) is Condition.DEAD:
@@ -469,6 +759,9 @@ class Lucky13Combat:
             weapon,
             attacker_specialization=attacking,
             defender_specialization=defending,
+            attacker_assist=assists["attacker"],
+            defender_assist=assists["defender"],
+            situational=steps,
             **rolls,
         )
         chance = opposed_chance(opposed)
@@ -484,7 +777,12 @@ class Lucky13Combat:
             "defender_specialization": specialization_view(defending),
             "attacker_roll": opposed.attacker.ability_roll.value,
             "defender_roll": opposed.defender.ability_roll.value,
+            "attacker_assist": assists["attacker"].view() if assists["attacker"] else None,
+            "defender_assist": assists["defender"].view() if assists["defender"] else None,
+            "situational": [step.view() for step in steps],
         }
+        words = _words(attacker, target, assists, steps)
+        weapon_name = weapon.name if weapon else attacker.block.weapon  # type: ignore[attr-defined]
         return AttackPlan(
             attacker=attacker.key,
             target=target.key,
@@ -496,24 +794,62 @@ class Lucky13Combat:
                 "attacker_specialization": _item_choice(attacker, attacking),
                 "defender_specialization": _item_choice(target, defending),
                 **{field: roll.value for field, roll in rolls.items()},
+                **{
+                    key: value
+                    for side, assist in assists.items()
+                    for key, value in (
+                        (f"{side}_helper", str(assist.helper.key) if assist else ""),
+                        (f"{side}_help_with", assist.with_ if assist else "skill"),
+                    )
+                },
+                **{
+                    f"step_{n}_{part}": str(getattr(step, part))
+                    for n, step in enumerate(steps, 1)
+                    for part in STEP_PARTS
+                },
             },
-            label=f"{attacker.name} attacks {target.name}" + (f" with {weapon.name}" if weapon else ""),
+            label=f"{attacker.name} attacks {target.name}"
+            + (f" with {weapon.name}" if weapon else "")
+            + (f" ({'; '.join(words)})" if words else ""),
             details={
                 "weapon": weapon,
+                "weapon_name": weapon_name,
                 "p_draw": chance.p_draw,
+                "exact": chance.exact,
                 "percent": float(chance.p_attacker_wins) * 100,
                 "attacker_dice": _dice_of(opposed.attacker),
                 "defender_dice": _dice_of(opposed.defender),
+                "situational": steps,
                 "sides": [
                     {
                         "name": fighter.name,
                         "specialization": specialization,
                         "roll": roll.value,
                         "traits": _traits(fighter),
+                        "assist": assist,
+                        "dice": _side_dice(
+                            fighter, pool, third, side, specialization, assist, steps, combat_skill_name(options)
+                        ),
                     }
-                    for fighter, specialization, roll in (
-                        (attacker, attacking, rolls["attacker_roll"]),
-                        (target, defending, rolls["defender_roll"]),
+                    for fighter, side, specialization, roll, assist, pool, third in (
+                        (
+                            attacker,
+                            "attacker",
+                            attacking,
+                            rolls["attacker_roll"],
+                            assists["attacker"],
+                            opposed.attacker,
+                            ("Accuracy", "weapon", opposed.attacker.others[1].label),
+                        ),
+                        (
+                            target,
+                            "defender",
+                            defending,
+                            rolls["defender_roll"],
+                            assists["defender"],
+                            opposed.defender,
+                            ("Armor", "defensive die", opposed.defender.others[1].label),
+                        ),
                     )
                 ],
             },
@@ -595,10 +931,20 @@ COMBAT: Final = Lucky13Combat()
 __all__ = [
     "ABILITY_ROLL_CHOICES",
     "COMBAT",
-    "COMBAT_SKILLS",
+    "HELP_WITH",
     "LIKE_THE_WEAPON",
+    "MAX_SITUATIONAL",
+    "MAX_SITUATIONAL_STEPS",
+    "MAX_STEP_NAME",
+    "SIDES",
+    "STEPPED_DICE",
+    "STEP_PARTS",
+    "Assist",
     "Lucky13Combat",
+    "SituationalStep",
     "StatBlock",
     "combat_skill",
     "combat_specializations",
+    "side_modifiers",
+    "situational_steps",
 ]

@@ -1,5 +1,6 @@
-"""A Lucky 13 campaign's options: play style, ability names, the skill list, hit points per
-Pulse step, and the creation methods ("Abilities", "Skills", "Cinematic", "Gritty")."""
+"""A Lucky 13 campaign's options: play style, ability names, the skill list (with the skill that
+fights marked), hit points per Pulse step, and the creation methods ("Abilities", "Skills",
+"Combat", "Cinematic", "Gritty")."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ import copy
 from collections.abc import Mapping
 from typing import Annotated, Any, Final, Literal
 
-from pydantic import Field
+from pydantic import Field, model_validator
 
 from rules.dice import DiceError, StepDie
 from rules.document import Document, Name
@@ -36,6 +37,24 @@ SKILL_PRESETS: Final = {
     ),
 }  # fmt: skip
 
+#: The skill of each preset that fights ("Combat": "you will need a skill that can be used whenever
+#: combat occurs, whatever you name that skill"; rules README, "The Combat skill is a role").
+PRESET_COMBAT_SKILLS: Final = {"fantasy": "Fighting", "post_apocalyptic": "Weaponry", "sci_fi": "Combat"}
+
+#: The names that made a skill the Combat skill before the skill list marked it: an options document
+#: without the mark gets it from them (:func:`validate_options`), so no stored campaign changes.
+LEGACY_COMBAT_NAMES: Final = ("combat", "fighting", "weaponry")
+
+
+def preset_skills(key: str) -> list[dict[str, Any]]:
+    """A preset's skill list as the options hold it: each skill, its linked ability and whether it
+    is the one that fights."""
+    return [
+        {"name": name, "ability": ability, "combat": name == PRESET_COMBAT_SKILLS[key]}
+        for name, ability in SKILL_PRESETS[key][1]
+    ]
+
+
 ABILITY_METHODS: Final = (("either", "Random or array, as each player likes"), ("random", "Random"), ("array", "Array"))
 SKILL_METHODS: Final = (
     ("ability", "Equal to the linked ability"),
@@ -52,7 +71,8 @@ OPTIONS: Final = (
     Option("ability_names", "Ability names", list(ABILITIES), help="Rename the five abilities to suit your game."),
     Option("skill_preset", "Skill list", "fantasy",
            (*((key, label) for key, (label, _) in SKILL_PRESETS.items()), ("custom", "Custom"))),
-    Option("skills", "Skills", [{"name": n, "ability": a} for n, a in SKILL_PRESETS["fantasy"][1]]),
+    Option("skills", "Skills", preset_skills("fantasy"),
+           help="Mark the skill that fights: an encounter rolls it as the Combat skill, whatever its name."),
     Option("hit_points_per_step", "Hit points per Pulse step", 10, help="10 in the rule text; 1 to 100."),
     Option("ability_methods", "Ability methods", "either", ABILITY_METHODS),
     Option("skill_method", "Skill method", "ability", SKILL_METHODS),
@@ -83,7 +103,7 @@ def validate_options(options: Mapping[str, Any]) -> dict[str, Any]:
     out = default_options()
     preset = options.get("skill_preset")
     if "skills" not in options and isinstance(preset, str) and preset in SKILL_PRESETS:
-        out["skills"] = [{"name": n, "ability": a} for n, a in SKILL_PRESETS[preset][1]]
+        out["skills"] = preset_skills(preset)
     out.update({key: value for key, value in options.items() if key in known})
     choices = {option.key: {c for c, _ in option.choices} for option in OPTIONS if option.choices}
     for key, allowed in choices.items():
@@ -123,6 +143,10 @@ def validate_options(options: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def _clean_skills(skills: Any) -> list[dict[str, Any]]:
+    """The skill list, each skill with its name, its linked ability and whether it fights (``combat``:
+    at most one does). A list where no skill says whether it fights was stored before the list marked
+    the Combat skill: the first skill named as the Combat skill used to be found by its name
+    (:data:`LEGACY_COMBAT_NAMES`) fights, so an older campaign fights as it always did."""
     if not isinstance(skills, list) or not skills:
         raise ValueError("list at least one skill")
     if len(skills) > MAX_SKILLS:
@@ -134,17 +158,33 @@ def _clean_skills(skills: Any) -> list[dict[str, Any]]:
         ability = skill.get("ability") or None
         if ability is not None and ability not in ABILITY_KEYS:
             raise ValueError(f"{ability!r} is not an ability ({', '.join(ABILITY_KEYS)})")
-        out.append({"name": clean_name(skill.get("name"), "Each skill"), "ability": ability})
+        combat = skill.get("combat", False)
+        if not isinstance(combat, bool):
+            raise ValueError("whether a skill fights is true or false")
+        out.append({"name": clean_name(skill.get("name"), "Each skill"), "ability": ability, "combat": combat})
     if len({s["name"].lower() for s in out}) != len(out):
         raise ValueError("two skills have the same name")
+    if sum(s["combat"] for s in out) > 1:
+        raise ValueError("mark at most one skill as the one that fights")
+    if not any(isinstance(skill, Mapping) and "combat" in skill for skill in skills):
+        legacy = next((s for s in out if s["name"].lower() in LEGACY_COMBAT_NAMES), None)
+        if legacy is not None:
+            legacy["combat"] = True
     return out
 
 
+def combat_skill_name(options: Mapping[str, Any]) -> str | None:
+    """The name of the campaign's skill that fights (validated options), or None if no skill does."""
+    return next((s["name"] for s in options["skills"] if s.get("combat")), None)
+
+
 class SkillEntry(Document):
-    """A skill of the campaign's list and the ability it is linked to (``None``: chosen at each roll)."""
+    """A skill of the campaign's list, the ability it is linked to (``None``: chosen at each roll) and
+    whether it is the skill that fights (the Combat skill, whatever its name; at most one is)."""
 
     name: Name
     ability: AbilityKey | None = None
+    combat: bool = False
 
 
 class Options(Document):
@@ -155,7 +195,7 @@ class Options(Document):
     ability_names: tuple[Name, Name, Name, Name, Name] = ABILITIES
     skill_preset: Literal["fantasy", "post_apocalyptic", "sci_fi", "custom"] = "fantasy"
     skills: tuple[SkillEntry, ...] = Field(
-        default=tuple(SkillEntry(name=n, ability=a) for n, a in SKILL_PRESETS["fantasy"][1]),
+        default=tuple(SkillEntry(**skill) for skill in preset_skills("fantasy")),
         min_length=1,
         max_length=MAX_SKILLS,
     )
@@ -165,6 +205,12 @@ class Options(Document):
     skill_array: tuple[Die, ...] = Field(default=("d4", "d6", "d6", "d8", "d10"), min_length=1)
     skill_points: Annotated[int, Field(ge=1, le=5 * MAX_SKILLS, strict=True)] = 15
     starting_specializations: Annotated[int, Field(ge=0, le=10, strict=True)] = 3
+
+    @model_validator(mode="after")
+    def _one_combat_skill(self) -> Options:
+        if sum(skill.combat for skill in self.skills) > 1:
+            raise ValueError("mark at most one skill as the one that fights")
+        return self
 
 
 def read_options(options: Mapping[str, Any]) -> Options:

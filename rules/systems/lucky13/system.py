@@ -196,7 +196,11 @@ class Lucky13:
             skill_method += f": {' '.join(options['skill_array'])}"
         elif options["skill_method"] == "point_buy":
             skill_method += f": a budget of {options['skill_points']} points"
-        skills = [f"{s['name']} ({names[s['ability']]})" if s["ability"] else s["name"] for s in options["skills"]]
+        skills = [
+            (f"{s['name']} ({names[s['ability']]})" if s["ability"] else s["name"])
+            + (": the skill that fights" if s.get("combat") else "")
+            for s in options["skills"]
+        ]
         return [
             {"label": "Play style", "value": labels["explosion"][options["explosion"]]},
             {"label": "Abilities", "value": ", ".join(options["ability_names"])},
