@@ -33,8 +33,8 @@ from rules.systems.base import CreationStep, SheetInvalid, SpecError
 
 #: The words of a refused draft save that was made from an older version.
 STALE: Final = (
-    "This draft was saved somewhere else (another tab, or your GM) since you opened this page. "
-    "Here it is now; what you entered on this page was not saved."
+    "This draft was saved somewhere else (another tab, or your GM) since you opened this page, so nothing was "
+    "saved. What you entered is still below: save again to keep it, or open the step afresh to see the draft as it is."
 )
 _NAME: Final = TypeAdapter(Name)
 

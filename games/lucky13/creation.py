@@ -104,8 +104,9 @@ def _locked(character_id: int, version: int | None = None) -> Character:
     if version is not None and write.is_stale(character, version):
         raise StaleDraft(
             "version",
-            "this draft was saved somewhere else (another tab, or your GM) since you opened this page. "
-            "Here it is now; what you entered on this page was not saved",
+            "this draft was saved somewhere else (another tab, or your GM) since you opened this page, so nothing "
+            "was saved. What you entered is still below: save again to keep it, or open the step afresh to see the "
+            "draft as it is",
         )
     return character
 

@@ -398,7 +398,7 @@ def step(request: HttpRequest, character: Character, step: str) -> HttpResponse:
             return redirect("characters:create-step", pk=character.pk, step=following)
         character.refresh_from_db()
     context = _step_context(character, step)
-    if status == 400:
+    if status in (400, 409):
         _as_posted(request, step, context)  # show what was typed, not what was saved before
     _mark(step, context, {field: write.sentence(message) for field, message in errors.items()})
     if len(errors) > 1:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from django.urls import reverse
 
@@ -193,9 +195,13 @@ def test_a_step_saved_from_a_stale_page_is_refused_with_409_and_nothing_changes(
     response = client.post(step_url(character, "abilities"), {"method": "balanced", **other, "version": opened_at})
 
     assert response.status_code == 409
-    assert "was saved somewhere else" in response.content.decode()
+    page = response.content.decode()
+    assert "was saved somewhere else" in page
+    will = re.search(r'<select id="id_will".*?</select>', page, re.S).group(0)
+    assert '<option value="d10" selected>' in will  # the dice as chosen on the old page, to save again
     character.refresh_from_db()
     assert character.document.abilities.will == "d6"
+    assert f'name="version" value="{character.version}"' in page
 
 
 def test_a_refused_step_shows_what_was_typed(client, campaign, player) -> None:
