@@ -1,6 +1,6 @@
 from django.urls import path
 
-from games.lucky13 import calculator
+from games.lucky13 import calculator, contest_views
 
 app_name = "lucky13"
 
@@ -9,4 +9,5 @@ urlpatterns = [
     path("calculator/roll/", calculator.roll_check, name="roll-check"),
     path("calculator/opposed/", calculator.opposed, name="opposed"),
     path("calculator/opposed/roll/", calculator.roll_opposed, name="roll-opposed"),
+    path("characters/<int:pk>/contest/", contest_views.contest, name="contest"),
 ]

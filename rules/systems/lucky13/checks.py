@@ -536,7 +536,7 @@ def parse_check(spec: Mapping[str, Any]) -> Check:
     )
 
 
-def _parse_side(spec: Mapping[str, Any], field: str) -> tuple[StepDie, ...]:
+def parse_side(spec: Mapping[str, Any], field: str) -> tuple[StepDie, ...]:
     value = spec.get(field)
     if not isinstance(value, list) or not value:
         raise SpecError(field, "must be a list of dice, the Ability die first, e.g. ['d8', 'd6']")
@@ -556,8 +556,8 @@ def _parse_side(spec: Mapping[str, Any], field: str) -> tuple[StepDie, ...]:
 def parse_opposed(spec: Mapping[str, Any]) -> Opposed:
     """An opposed roll from its spec: each side lists its dice, the Ability die first."""
     _check_fields(spec, OPPOSED_FIELDS)
-    attacker = _parse_side(spec, "attacker")
-    defender = _parse_side(spec, "defender")
+    attacker = parse_side(spec, "attacker")
+    defender = parse_side(spec, "defender")
     return Opposed(
         attacker=Pool(attacker[0], attacker[1:], parse_choice(spec, "attacker_roll", AbilityRoll, AbilityRoll.NORMAL)),
         defender=Pool(defender[0], defender[1:], parse_choice(spec, "defender_roll", AbilityRoll, AbilityRoll.NORMAL)),

@@ -36,9 +36,11 @@ def pool_view(pool: Pool, roll: PoolRoll, names: Sequence[str]) -> dict[str, Any
     ability_rolls = [
         {**_dice_view(pool.ability.label, dice), "kept": i == roll.kept} for i, dice in enumerate(roll.ability_rolls)
     ]
+    # A side may have fewer dice than names (a contest has no weapon die) or more (the calculator's pools).
+    labels = [*names[1:], *(f"Die {i}" for i in range(len(names), len(pool.others) + 1))][: len(pool.others)]
     others = [
         {**_dice_view(step_die.label, dice), "name": name}
-        for step_die, dice, name in zip(pool.others, roll.others, names[1:], strict=True)
+        for step_die, dice, name in zip(pool.others, roll.others, labels, strict=True)
     ]
     return {
         "ability_name": names[0],

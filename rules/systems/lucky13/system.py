@@ -62,6 +62,7 @@ from rules.systems.lucky13.checks import (
     parse_choice,
     parse_die,
     parse_difficulty,
+    parse_side,
     parse_steps,
 )
 from rules.systems.lucky13.creation import (
@@ -555,7 +556,13 @@ class Lucky13:
         if rolled != StepDie.parse(details["ability_die"]):
             details["ability_die_now"] = rolled.label
             said.append(f"Wounded: {names[ability_key]} {details['ability_die']} → {rolled.label}")
+        if _opposed(situation):  # a contest: the difficulty is the other side
+            if reaction:
+                raise SpecError("opponent", "a reaction check is not a contest")
+            normal["difficulty"] = Difficulty.HEROIC.value
         made = self.check_roll(sheet, normal, options)
+        if _opposed(situation):
+            return self._contest(made, situation, options, others, details, said, skill)
         return SheetRoll(
             kind=made.kind,
             spec=made.spec,
@@ -564,6 +571,68 @@ class Lucky13:
             details=details,
             steps=tuple(said),
         )
+
+    def _contest(
+        self,
+        made: SheetRoll,
+        situation: Mapping[str, Any],
+        options: Mapping[str, Any],
+        others: Others,
+        details: dict[str, Any],
+        said: list[str],
+        skill: Skill,
+    ) -> SheetRoll:
+        """ "Opposed rolls" outside a fight: the sheet's Ability + Skill (stepped as for a check) against
+        another character in play (``opponent``, by id: their skill of ``opponent_skill``'s name, by
+        default the same skill, with its own ability), or against dice the GM names
+        (``opponent_dice``: the Ability die first, e.g. ``["d10", "d10"]``, and ``opponent_name``).
+        Higher wins; a draw goes to the side that resists (README, "Opposed rolls and combat")."""
+        names = dict(zip(ABILITY_KEYS, options["ability_names"], strict=True))
+        ours = [made.spec["ability"], *([made.spec["skill"]] if made.spec["skill"] != "none" else [])]
+        raw_dice = situation.get("opponent_dice")
+        if situation.get("opponent") is not None:
+            if raw_dice:
+                raise SpecError("opponent_dice", "name another character or dice, not both")
+            other = others(situation["opponent"]) if _is_id(situation["opponent"]) else None
+            if other is None:
+                raise SpecError("opponent", "choose another character in play in this campaign")
+            theirs_sheet: Sheet = other.sheet  # type: ignore[assignment]
+            try:
+                able(theirs_sheet, options)
+            except SpecError as error:
+                raise SpecError("opponent", f"{other.name}: {error.message}") from None
+            wanted = str(situation.get("opponent_skill") or skill.name).casefold()
+            their_skill = next((s for s in theirs_sheet.skills if s.name.casefold() == wanted), None)
+            if their_skill is None or their_skill.die is None:
+                raise SpecError(
+                    "opponent_skill", f"{other.name} has no die in {situation.get('opponent_skill') or skill.name}"
+                )
+            key = their_skill.ability or ABILITY_KEYS[0]
+            theirs = [rolled_ability(theirs_sheet, key, options).label, their_skill.die]
+            against = f"{other.name} ({names[key]} + {their_skill.name})"
+            details["opponent"] = {"character": situation["opponent"], "name": other.name, "skill": their_skill.name,
+                                   "ability": key, "dice": theirs}  # fmt: skip
+        elif raw_dice:
+            spec_side = {"opponent_dice": list(raw_dice) if isinstance(raw_dice, list | tuple) else raw_dice}
+            theirs = [d.label for d in parse_side(spec_side, "opponent_dice")]
+            who = str(situation.get("opponent_name") or "").strip() or "the GM's dice"
+            against = f"{who} ({' + '.join(theirs)})"
+            details["opponent"] = {"character": None, "name": who, "dice": theirs}
+        else:
+            raise SpecError("opponent", "name the other side: a character in play or the dice the GM names")
+        spec = {
+            "system": self.key,
+            "roll": "opposed",
+            "attacker": ours,
+            "defender": theirs,
+            "weapon_die": StepDie.none().label,
+            "attacker_roll": made.spec["ability_roll"],
+            "explosion": made.spec["explosion"],
+        }
+        label = made.label.split(" vs ", 1)[0] + f" against {against}"
+        details["contest"] = True
+        said.append(f"Against {against}: higher wins, a draw holds for them")
+        return SheetRoll(kind="opposed", spec=spec, label=label, log_kind="opposed", details=details, steps=tuple(said))
 
     def check_roll(self, sheet: Sheet, situation: Mapping[str, Any], options: Mapping[str, Any]) -> SheetRoll:
         """A check from the sheet ("Skill checks"): ``situation`` names the skill and optionally a
@@ -944,6 +1013,10 @@ def _skill_of(
     if skill is None:
         raise SpecError("skill", "the sheet has no such skill")
     return skill, None
+
+
+def _opposed(situation: Mapping[str, Any]) -> bool:
+    return situation.get("opponent") is not None or bool(situation.get("opponent_dice"))
 
 
 def _is_id(value: Any) -> bool:

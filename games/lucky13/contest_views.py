@@ -1,0 +1,135 @@
+"""Lucky 13's contest page: an opposed roll outside a fight ("Opposed rolls": "a battle of wills, a
+test of strength"), the character's Ability + Skill against another character in play or against the
+dice the GM names, with the exact chance of each side before anyone rolls.
+
+The engine builds both sides from the sheets (``Lucky13.sheet_roll`` with an ``opponent``); the
+server rolls both and records one roll in the log. A GET shows the chances; Roll is a POST that
+redirects back to show the roll as the log does. Like every sheet roll, a player's own contest needs
+the campaign's "players set their own difficulty"; otherwise the page shows the odds for the GM's call.
+"""
+
+from __future__ import annotations
+
+import secrets
+from typing import Any
+from urllib.parse import urlencode
+
+from django import forms
+from django.http import HttpRequest, HttpResponse, QueryDict
+from django.shortcuts import redirect, render
+from django.urls import reverse
+from django.views.decorators.http import require_http_methods
+
+from campaigns.errors import Refused
+from characters import access
+from characters.models import Character
+from play import sheet_rolls
+from play.models import Roll
+from play.roll_views import roll_entry
+from rules.systems import lucky13
+from rules.systems.base import SheetRoll, SpecError
+from web.fields import TextField, whole_key
+
+
+class ContestForm(forms.Form):
+    """The character's side (skill, ability, a background or an impairment, an asset) and the other side."""
+
+    skill = forms.TypedChoiceField(label="Skill", coerce=int)
+    ability = forms.ChoiceField(label="Ability", required=False)
+    ability_roll = forms.ChoiceField(
+        label="Background or impairment", choices=lucky13.ABILITY_ROLL_CHOICES, initial="normal", required=False
+    )
+    asset = forms.TypedChoiceField(label="Asset", coerce=int, required=False, empty_value=None)
+    opponent = forms.TypedChoiceField(label="Against a character", coerce=int, required=False, empty_value=None)
+    opponent_skill = forms.ChoiceField(label="Their skill", required=False)
+    opponent_dice = TextField(
+        label="Or against dice the GM names",
+        required=False,
+        max_length=60,
+        help_text="The Ability die first: d10 + d10",
+    )
+    opponent_name = TextField(label="Who rolls those dice", required=False, max_length=60)
+
+    def __init__(self, data: QueryDict, *, character: Character, opponents: list[Character]) -> None:
+        merged = {key: data.get(key) for key in data if key in self.base_fields}
+        sheet = character.document
+        if "skill" not in merged and sheet.skills:
+            merged["skill"] = sheet.skills[0].id
+        super().__init__(merged)
+        self.character = character
+        names = dict(zip(lucky13.ABILITY_KEYS, character.campaign.settings["ability_names"], strict=True))
+        self.fields["skill"].choices = [(s.id, s.name) for s in sheet.skills]
+        self.fields["ability"].choices = [("", "the skill's own"), *names.items()]
+        self.fields["asset"].choices = [("", "none"), *((a.id, a.name) for a in sheet.assets)]
+        self.fields["opponent"].choices = [("", "nobody"), *((o.pk, o.name) for o in opponents)]
+        skills = [entry["name"] for entry in character.campaign.settings["skills"]]
+        self.fields["opponent_skill"].choices = [("", "the same skill"), *((n, n) for n in skills)]
+        self.opponents = opponents
+        self.made: SheetRoll | None = None
+
+    def clean(self) -> dict[str, Any]:
+        cleaned = super().clean() or {}
+        if self.errors:
+            return cleaned
+        situation: dict[str, Any] = {"skill": cleaned["skill"], "ability_roll": cleaned.get("ability_roll") or "normal"}
+        for key in ("ability", "asset", "opponent", "opponent_skill", "opponent_name"):
+            if cleaned.get(key) not in (None, ""):
+                situation[key] = cleaned[key]
+        dice = cleaned.get("opponent_dice") or ""
+        if cleaned.get("opponent") is None and not dice:
+            self.add_error("opponent", "Name the other side: a character in play, or the dice the GM names.")
+            return cleaned
+        if dice:
+            situation["opponent_dice"] = [part.strip() for part in dice.replace(",", "+").split("+") if part.strip()]
+        try:
+            self.made = sheet_rolls.build(self.character, self.opponents, situation, gm=self.character.viewer_is_gm)
+        except SpecError as error:
+            field = {"opponent_dice": "opponent_dice"}.get(error.field.split("[")[0], error.field)
+            self.add_error(field if field in self.fields else None, sentence(error.message))
+        except Refused as refused:
+            self.add_error(None, refused.message)
+        return cleaned
+
+    def query(self) -> dict[str, str]:
+        return {name: str(value) for name, value in self.cleaned_data.items() if value not in (None, "")}
+
+
+def sentence(message: str) -> str:
+    message = message.strip()
+    return (message[:1].upper() + message[1:]).rstrip(".") + "."
+
+
+@require_http_methods(["GET", "HEAD", "POST"])
+def contest(request: HttpRequest, pk: int) -> HttpResponse:
+    character = access.character_for(request.user, pk, write=request.method == "POST")
+    if character.system != lucky13.KEY:
+        return render(request, "characters/edit_refused.html", {"message": "No contests here.", "character": character},
+                      status=404)  # fmt: skip
+    data = request.POST if request.method == "POST" else request.GET
+    opponents = sheet_rolls.helpers_for(character, helper=whole_key(data.get("opponent", "")))
+    form = ContestForm(data, character=character, opponents=opponents)
+    valid = form.is_valid() and form.made is not None
+    url = reverse("lucky13:contest", args=[character.pk])
+    context: dict[str, Any] = {
+        "character": character,
+        "form": form,
+        "contest_url": url,
+        "needs_call": sheet_rolls.needs_call(character, asked=None),
+    }
+    status = 200 if valid else 400
+    if valid and request.method == "POST":
+        try:
+            rolled = sheet_rolls.roll(character, form.made, by=request.user, rng=secrets.SystemRandom())
+        except Refused as refused:
+            context["error"], status = refused.message, refused.status
+        else:
+            return redirect(f"{url}?{urlencode({**form.query(), 'rolled': rolled.roll.seq})}#contest-result")
+    if valid:
+        spec = form.made.spec
+        chance = lucky13.opposed_chance(lucky13.parse_opposed(spec))
+        context.update(made=form.made, chance=chance, query=form.query())
+    seq = whole_key(request.GET.get("rolled", "")) if request.method != "POST" else None
+    if seq is not None:
+        found = Roll.objects.filter(campaign_id=character.campaign_id, seq=seq, character=character).first()
+        context["rolled"] = roll_entry(found, gm=character.viewer_is_gm) if found is not None else None
+    return render(request, "systems/lucky13/contest.html", context, status=status)

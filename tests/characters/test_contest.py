@@ -1,0 +1,125 @@
+"""Contests outside a fight ("Opposed rolls": "a battle of wills, a test of strength"): a character's
+Ability + Skill against another character in play or against dice the GM names, with the exact chance
+of each side before the roll, the roll recorded once, bad input refused with nothing rolled."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+from django.urls import reverse
+
+from play.models import Roll
+from rules.systems import get, lucky13
+from rules.systems.base import Other, SpecError
+from tests.campaigns.helpers import html, text
+from tests.characters.conftest import FIGHTING, brunella_sheet, make_character
+
+pytestmark = pytest.mark.django_db
+
+
+def url(character) -> str:
+    return reverse("lucky13:contest", args=[character.pk])
+
+
+@pytest.fixture
+def otto(campaign, other_player):
+    return make_character(campaign, other_player, name="Otto")
+
+
+def seeded(monkeypatch, seed: int = 4) -> None:
+    monkeypatch.setattr("games.lucky13.contest_views.secrets.SystemRandom", lambda: random.Random(seed))
+
+
+def test_against_a_character_the_page_shows_each_sides_exact_chance(client, brunella, otto, player) -> None:
+    client.force_login(player)
+    response = client.get(url(brunella), {"skill": FIGHTING, "opponent": otto.pk})
+    assert response.status_code == 200
+    chance = lucky13.opposed_chance(lucky13.parse_opposed({
+        "system": "lucky13", "roll": "opposed", "attacker": ["d10", "d10"], "defender": ["d10", "d10"],
+        "weapon_die": "none", "explosion": "cinematic",
+    }))  # fmt: skip
+    assert chance.p_attacker_wins + chance.p_draw + chance.p_defender_wins == 1
+    page = html(response)
+    for p in (chance.p_attacker_wins, chance.p_draw, chance.p_defender_wins):
+        assert f"{p.numerator}/{p.denominator}" in page
+    assert "Reflex + Fighting against Otto (Reflex + Fighting)" in text(response)
+
+
+def test_a_contest_is_rolled_once_and_the_log_says_who_won(client, monkeypatch, brunella, otto, player) -> None:
+    client.force_login(player)
+    seeded(monkeypatch)
+    response = client.post(url(brunella), {"skill": FIGHTING, "opponent": otto.pk})
+    assert response.status_code == 302
+    roll = Roll.objects.get()
+    assert roll.kind == "opposed"
+    assert roll.spec["sheet"]["contest"] is True
+    assert roll.spec["sheet"]["opponent"]["name"] == "Otto"
+    assert roll.spec["weapon_die"] == "none"
+    shown = text(client.get(response["Location"]))
+    words = "Wins" if roll.outcome["hit"] else ("A draw" if roll.outcome["margin"] == 0 else "Loses")
+    assert words in shown
+
+
+def test_against_dice_the_gm_names(client, monkeypatch, brunella, gm) -> None:
+    client.force_login(gm)
+    query = {"skill": FIGHTING, "opponent_dice": "d12 + d8", "opponent_name": "the door guard"}
+    response = client.get(url(brunella), query)
+    assert response.status_code == 200
+    assert "against the door guard (d12 + d8)" in text(response)
+    seeded(monkeypatch)
+    assert client.post(url(brunella), query).status_code == 302
+    assert Roll.objects.get().spec["defender"] == ["d12", "d8"]
+
+
+@pytest.mark.parametrize(("query", "message"), [
+    ({"opponent_dice": "d7"}, "d7"),
+    ({"opponent_dice": "d8 + d6", "opponent": "OTTO"}, "not both"),
+    ({}, "name the other side"),
+    ({"opponent": "OTTO", "opponent_skill": "Spellcasting", "opponent_dice": ""}, None),
+])  # fmt: skip
+def test_bad_input_is_refused_by_its_field_and_nothing_is_rolled(client, brunella, otto, player, query,
+                                                                 message) -> None:  # fmt: skip
+    client.force_login(player)
+    query = {key: (otto.pk if value == "OTTO" else value) for key, value in query.items()}
+    response = client.post(url(brunella), {"skill": FIGHTING, **query})
+    if message is None:  # Otto has Spellcasting: a fine contest
+        assert response.status_code == 302
+        return
+    assert response.status_code == 400
+    assert message.lower() in text(response).lower()
+    assert not Roll.objects.exists()
+
+
+def test_a_dying_opponent_does_not_contest(client, brunella, campaign, other_player, player) -> None:
+    dying = make_character(campaign, other_player, name="Dying", hit_points=0)
+    client.force_login(player)
+    response = client.get(url(brunella), {"skill": FIGHTING, "opponent": dying.pk})
+    assert response.status_code == 400
+    assert "dying" in text(response)
+
+
+def test_where_the_gm_calls_the_rolls_a_player_sees_the_odds_only(client, campaign, brunella, otto, player) -> None:
+    campaign.players_call_rolls = False
+    campaign.save(update_fields=["players_call_rolls"])
+    client.force_login(player)
+    page = client.get(url(brunella), {"skill": FIGHTING, "opponent": otto.pk})
+    assert "the GM calls for rolls" in text(page)
+    assert client.post(url(brunella), {"skill": FIGHTING, "opponent": otto.pk}).status_code == 403
+    assert not Roll.objects.exists()
+
+
+def test_the_engine_builds_the_contest_from_both_sheets() -> None:
+    system = get("lucky13")
+    options = system.validate_options({})
+    sheet = system.read_sheet(brunella_sheet())
+    wounded = Other("Otto", system.read_sheet(brunella_sheet(hit_points=12)))  # Pulse d8: 11-20 is d6
+    made = system.sheet_roll(sheet, {"skill": FIGHTING, "opponent": 7, "opponent_skill": "Sneaking"}, options,
+                             lambda pk: wounded if pk == 7 else None)  # fmt: skip
+    assert made.kind == "opposed"
+    assert made.spec["attacker"] == ["d10", "d10"]
+    assert made.spec["defender"] == ["d10", "d8"]  # Otto's Reflex + Sneaking
+    with pytest.raises(SpecError, match="not a contest"):
+        system.sheet_roll(sheet, {"skill": FIGHTING, "reaction": True, "opponent_dice": ["d6"]}, options)
+    with pytest.raises(SpecError, match="another character"):
+        system.sheet_roll(sheet, {"skill": FIGHTING, "opponent": 99}, options)
