@@ -196,6 +196,8 @@ def _weapon(attacker: Fighter, choices: Mapping[str, str]) -> Any:
         weapon = next((w for w in attacker.sheet.weapons if w.id == item_id), None)  # type: ignore[attr-defined]
     if weapon is None:
         raise SpecError("weapon", f"That weapon is not one of {attacker.name}'s.")
+    if not weapon.approved:
+        raise SpecError("weapon", f"{weapon.name} awaits the GM's approval.")
     return weapon
 
 
@@ -590,9 +592,10 @@ class Lucky13Combat:
         """A character joins with their Reflex, Combat skill (the skill the campaign marks as fighting,
         :func:`combat_skill`), best weapon (by its dice; of equal ones, the
         first on the sheet), best armor and Pulse."""
-        weapon = max(sheet.weapons, key=lambda w: (_die(w.accuracy).rung, _die(w.damage).rung), default=None)
+        weapons = [w for w in sheet.weapons if w.approved]  # a proposal waiting for the GM is not fought with
+        weapon = max(weapons, key=lambda w: (_die(w.accuracy).rung, _die(w.damage).rung), default=None)
         skill = combat_skill(sheet, options)
-        armor = max(sheet.armor, key=lambda a: _die(a.defense).rung, default=None)
+        armor = max((a for a in sheet.armor if a.approved), key=lambda a: _die(a.defense).rung, default=None)
         return StatBlock(
             reflex=sheet.abilities.reflex or "d4",
             combat=skill.die if skill else None,
@@ -703,6 +706,7 @@ class Lucky13Combat:
                 {"name": f.name, "weapon": w, "choice": f"{f.sheet_key}:{w.id}"}
                 for f in characters
                 for w in sorted(f.sheet.weapons, key=lambda w: (w.name, w.id))  # type: ignore[union-attr]
+                if w.approved
             ],
             "specializations": [
                 {"name": f.name, "specialization": s, "choice": f"{f.sheet_key}:{s.id}"}

@@ -81,6 +81,9 @@ OPTIONS: Final = (
     Option("skill_points", "Skill point budget", 15,
            help="With point buy: d4 costs 1, d6 2, d8 3, d10 4, d12 5."),
     Option("starting_specializations", "Starting specializations", 3, help="0 to 10; one more for an impairment."),
+    Option("gear", "Gear and assets in play", "approval",
+           (("approval", "Players propose weapons, armor and assets above level 1; the GM approves"),
+            ("free", "Players add them freely"))),
 )  # fmt: skip
 
 
@@ -205,6 +208,7 @@ class Options(Document):
     skill_array: tuple[Die, ...] = Field(default=("d4", "d6", "d6", "d8", "d10"), min_length=1)
     skill_points: Annotated[int, Field(ge=1, le=5 * MAX_SKILLS, strict=True)] = 15
     starting_specializations: Annotated[int, Field(ge=0, le=10, strict=True)] = 3
+    gear: Literal["approval", "free"] = "approval"
 
     @model_validator(mode="after")
     def _one_combat_skill(self) -> Options:

@@ -84,6 +84,8 @@ class Asset(Document):
     #: The skills it helps, by id.
     skills: tuple[ItemId, ...] = Field(default=(), max_length=MAX_ITEMS)
     description: Description = ""
+    #: False while a player's proposal waits for the GM (the campaign's ``gear`` option): it steps no die.
+    approved: bool = True
 
 
 class Weapon(Document):
@@ -91,12 +93,16 @@ class Weapon(Document):
     name: Name
     accuracy: Die
     damage: Die
+    #: False while a player's proposal waits for the GM: it is not fought with.
+    approved: bool = True
 
 
 class Armor(Document):
     id: ItemId
     name: Name
     defense: Die
+    #: False while a player's proposal waits for the GM: it is not worn in a fight.
+    approved: bool = True
 
 
 class Abilities(Document):

@@ -81,11 +81,13 @@ from rules.systems.lucky13.sheet import (
     MAX_ITEMS,
     SCHEMA_VERSION,
     Abilities,
+    Armor,
     Asset,
     Creation,
     Sheet,
     Skill,
     Specialization,
+    Weapon,
     incomplete,
     migrate,
 )
@@ -362,6 +364,8 @@ class Lucky13:
             _only_specializations_changed(sheet, edited)
         if section == "traits" and role is not Role.GM:
             _impairment_stays(sheet, edited)
+        if section == "equipment":
+            edited = gear_approval(sheet, edited, role=role, options=options)
         problems = self.validate(edited, options, finished=True)
         if problems:
             raise SheetInvalid(problems)
@@ -527,7 +531,7 @@ class Lucky13:
             details["specialization"] = {"id": special.id, "name": special.name, "level": special.level}
             said.append(f"{special.name} {special.level}: Skill +{special.level}")
         if situation.get("asset") is not None:
-            usable = [a for a in sheet.assets if skill.id in a.skills]
+            usable = [a for a in sheet.assets if skill.id in a.skills and a.approved]
             asset = _item(usable, situation["asset"], "asset", f"choose an asset that helps {skill.name}")
             normal["asset"] = asset.id
             details["asset"] = {"id": asset.id, "name": asset.name, "level": asset.level}
@@ -1013,6 +1017,44 @@ def _skill_of(
     if skill is None:
         raise SpecError("skill", "the sheet has no such skill")
     return skill, None
+
+
+def _what_counts(item: Asset | Weapon | Armor) -> tuple[Any, ...]:
+    """What of an item changes the dice (a rename or a description does not)."""
+    if isinstance(item, Asset):
+        return (item.kind, item.level, item.skills)
+    if isinstance(item, Weapon):
+        return (item.accuracy, item.damage)
+    return (item.defense,)
+
+
+def _needs_approval(item: Asset | Weapon | Armor) -> bool:
+    """A weapon, an armor or an asset above level 1 ("Equipment / assets"; the GM's calls)."""
+    return not isinstance(item, Asset) or item.level > 1
+
+
+def gear_approval(before: Sheet, after: Sheet, *, role: Role, options: Mapping[str, Any]) -> Sheet:
+    """The equipment after an edit, each item approved or waiting for the GM. The GM's save approves
+    everything in the section. A player's new item, or one whose dice the player changed, waits when it
+    needs approval (a weapon, an armor, an asset above level 1), unless the campaign lets players add
+    gear freely; an item the player left as it was keeps its state (a rename keeps an approval)."""
+    if role is Role.GM or options.get("gear") == "free":
+        approve = {"assets": after.assets, "weapons": after.weapons, "armor": after.armor}
+        return after.model_copy(update={k: tuple(i.model_copy(update={"approved": True}) for i in v)
+                                        for k, v in approve.items()})  # fmt: skip
+    update = {}
+    for field in ("assets", "weapons", "armor"):
+        old = {item.id: item for item in getattr(before, field)}
+        items = []
+        for item in getattr(after, field):
+            was = old.get(item.id)
+            if was is not None and _what_counts(was) == _what_counts(item):
+                approved = was.approved
+            else:
+                approved = not _needs_approval(item)
+            items.append(item.model_copy(update={"approved": approved}))
+        update[field] = tuple(items)
+    return after.model_copy(update=update)
 
 
 def _opposed(situation: Mapping[str, Any]) -> bool:
