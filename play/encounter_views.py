@@ -106,8 +106,8 @@ def _attack_choices(campaign: Campaign, data: Mapping[str, Any]) -> dict[str, st
     if form is not None:
         bound = form(data)
         if not bound.is_valid():
-            field, message = bound.problem()
-            raise BadInput(message, errors={field: message})
+            where, message = bound.problem()
+            raise BadInput(message, errors={where: message})
         return bound.choices()
     fields = encounters.combat_of(campaign).attack_fields
     choices = {}

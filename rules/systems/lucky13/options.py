@@ -98,7 +98,12 @@ def _whole(value: Any, low: int, high: int) -> int | None:
 
 
 def validate_options(options: Mapping[str, Any]) -> dict[str, Any]:
-    """Campaign options with defaults filled in; :class:`OptionsError` names every bad one."""
+    """Campaign options with defaults filled in; :class:`OptionsError` names every bad one.
+
+    Each skill of the list says whether it is the skill that fights (``combat``; at most one is: rules
+    README, "The Combat skill is a role"). A list in which no skill says so was stored before the list
+    marked it: the skill named as the Combat skill used to be found by (:data:`LEGACY_COMBAT_NAMES`)
+    gets the mark, so every stored campaign fights with the skill it always did (:func:`_clean_skills`)."""
     if not isinstance(options, Mapping):
         raise OptionsError({"options": "must be an object"})
     known = {option.key for option in OPTIONS}
