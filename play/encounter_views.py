@@ -491,6 +491,7 @@ def attack(request: HttpRequest, pk: int) -> HttpResponse:
             target_id=_whole(request.POST, "target", 1, 10**12),
             choices=_attack_choices(campaign, request.POST),
             rng=secrets.SystemRandom(),
+            secret=request.POST.get("secret") == "1",
         )
 
     return _act(request, campaign, "attack", roll)

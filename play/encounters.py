@@ -124,9 +124,11 @@ def _log(
     by: AbstractBaseUser,
     logged: Logged,
     characters: Mapping[int, int | None],
+    secret: bool = False,
     **outcome: Any,
 ) -> Roll:
-    """Record a roll or a ruling of the system's combat in the roll log, in this encounter."""
+    """Record a roll or a ruling of the system's combat in the roll log, in this encounter (``secret``:
+    the GM's secret roll, shown to the players when revealed)."""
     return record_roll(
         campaign_id=campaign.pk,
         by=by,
@@ -138,6 +140,7 @@ def _log(
         outcome={**logged.outcome, **outcome},
         chance=logged.chance,
         chance_of=logged.chance_of,
+        secret=secret,
         label=logged.label,
     )
 
@@ -571,12 +574,14 @@ def attack(
     target_id: int,
     rng: Random,
     choices: Mapping[str, str] | None = None,
+    secret: bool = False,
 ) -> AttackResult:
     """Roll an attack on the server, as the system has it: the exact chance first, then the dice; a
     hit harms the target. The attack and the damage are both recorded. ``choices`` are the system's
     (Lucky 13: a character's weapon, the Combat specializations that apply, a background or an
     impairment on either side, a combatant assisting either side and the situational steps: the GM
-    judges which apply)."""
+    judges which apply). A ``secret`` attack's rolls (the attack and its damage) are secret rolls of the
+    log until the GM reveals them; what the damage does to the target shows at once."""
     campaign, encounter = _gm_encounter(campaign_id, encounter_id, by)
     if not encounter.initiative_rolled:
         raise Conflict("Roll initiative first.")
@@ -586,7 +591,7 @@ def attack(
     plan = plan_attack(campaign, attacker, target, choices or {}, others)
     rolled = combat_of(campaign).roll_attack(plan, campaign.settings, rng)
     characters = {attacker.pk: attacker.character_id, target.pk: target.character_id}
-    _log(campaign, encounter, by, rolled.logged, characters)
+    _log(campaign, encounter, by, rolled.logged, characters, secret=secret)
     harm = None
     if rolled.damage and rolled.damage_logged is not None:
         combat = combat_of(campaign)
@@ -594,7 +599,7 @@ def attack(
         harm = _apply(
             campaign, encounter, target, lambda f: combat.harm(f, -rolled.damage, campaign.settings), by=by, why=why
         )
-        _log(campaign, encounter, by, rolled.damage_logged, characters, **harm.outcome)
+        _log(campaign, encounter, by, rolled.damage_logged, characters, secret=secret, **harm.outcome)
     _announce(campaign.pk)
     return AttackResult(plan, rolled, harm)
 

@@ -49,6 +49,7 @@ class ContestForm(forms.Form):
         help_text="The Ability die first: d10 + d10",
     )
     opponent_name = TextField(label="Who rolls those dice", required=False, max_length=60)
+    secret = forms.BooleanField(label="Roll in secret (the players see it when you reveal it)", required=False)
 
     def __init__(self, data: QueryDict, *, character: Character, opponents: list[Character]) -> None:
         merged = {key: data.get(key) for key in data if key in self.base_fields}
@@ -66,13 +67,15 @@ class ContestForm(forms.Form):
         self.fields["opponent_skill"].choices = [("", "the same skill"), *((n, n) for n in skills)]
         self.opponents = opponents
         self.made: SheetRoll | None = None
+        if not character.viewer_is_gm:
+            del self.fields["secret"]
 
     def clean(self) -> dict[str, Any]:
         cleaned = super().clean() or {}
         if self.errors:
             return cleaned
         situation: dict[str, Any] = {"skill": cleaned["skill"], "ability_roll": cleaned.get("ability_roll") or "normal"}
-        for key in ("ability", "asset", "opponent", "opponent_skill", "opponent_name"):
+        for key in ("ability", "asset", "opponent", "opponent_skill", "opponent_name"):  # not "secret": the log's
             if cleaned.get(key) not in (None, ""):
                 situation[key] = cleaned[key]
         dice = cleaned.get("opponent_dice") or ""
@@ -91,7 +94,7 @@ class ContestForm(forms.Form):
         return cleaned
 
     def query(self) -> dict[str, str]:
-        return {name: str(value) for name, value in self.cleaned_data.items() if value not in (None, "")}
+        return {name: str(value) for name, value in self.cleaned_data.items() if value not in (None, "", False)}
 
 
 def sentence(message: str) -> str:
@@ -119,7 +122,8 @@ def contest(request: HttpRequest, pk: int) -> HttpResponse:
     status = 200 if valid else 400
     if valid and request.method == "POST":
         try:
-            rolled = sheet_rolls.roll(character, form.made, by=request.user, rng=secrets.SystemRandom())
+            secret = bool(form.cleaned_data.get("secret"))
+            rolled = sheet_rolls.roll(character, form.made, by=request.user, rng=secrets.SystemRandom(), secret=secret)
         except Refused as refused:
             context["error"], status = refused.message, refused.status
         else:

@@ -68,8 +68,10 @@ def test_against_dice_the_gm_names(client, monkeypatch, brunella, gm) -> None:
     assert response.status_code == 200
     assert "against the door guard (d12 + d8)" in text(response)
     seeded(monkeypatch)
-    assert client.post(url(brunella), query).status_code == 302
-    assert Roll.objects.get().spec["defender"] == ["d12", "d8"]
+    assert client.post(url(brunella), {**query, "secret": "on"}).status_code == 302
+    roll = Roll.objects.get()
+    assert roll.spec["defender"] == ["d12", "d8"]
+    assert roll.secret  # the GM's contest, in secret
 
 
 @pytest.mark.parametrize(("query", "message"), [

@@ -140,6 +140,24 @@ def test_attack_chance_before_and_result_after(client, gm, campaign, fight):
     assert f"Roll #{roll.seq}" in body
 
 
+def test_the_gm_attacks_in_secret_and_reveals_it_later(client, gm, player, campaign, fight):
+    hero, goblin = fight
+    client.force_login(gm)
+    data = {"attacker": hero.pk, "target": goblin.pk, "secret": "1"}
+    assert client.post(url("encounter-attack", campaign), data).status_code == 302
+    attack = Roll.objects.get(kind="attack")
+    assert attack.secret
+    assert all(roll.secret for roll in Roll.objects.filter(kind__in=["attack", "damage"]))
+    client.force_login(player)
+    log = client.get(reverse("play:rolls", args=[campaign.pk])).content.decode()
+    assert "attacks Goblin" not in log
+    assert "A secret roll by the GM" in log
+    client.force_login(gm)
+    assert client.post(reverse("play:reveal-roll", args=[campaign.pk, attack.seq])).status_code == 302
+    client.force_login(player)
+    assert "attacks Goblin" in client.get(reverse("play:rolls", args=[campaign.pk])).content.decode()
+
+
 def test_damage_and_healing_from_the_page_change_the_characters_sheet(client, gm, campaign, fight):
     hero, _ = fight
     client.force_login(gm)
