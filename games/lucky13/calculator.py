@@ -14,6 +14,8 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlencode
 
+from django import forms
+from django.contrib import messages
 from django.contrib.auth.decorators import login_not_required
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
@@ -21,10 +23,15 @@ from django.urls import reverse
 from django.views.decorators.http import require_POST, require_safe
 from django.views.decorators.vary import vary_on_headers
 
+from campaigns.errors import Refused
+from campaigns.models import Campaign, Membership
 from games.lucky13.calculator_forms import CheckForm, OpposedForm, SpecForm
+from play.models import RollKind
+from play.rolls import record_roll
 from rules.systems import lucky13
 from rules.systems.lucky13 import Check, Opposed
 from web import presenters
+from web.fields import TextField
 
 ROLL_SESSION_KEY = "calculator-roll"
 
@@ -71,6 +78,9 @@ def _calculator(request: HttpRequest, calculator: Calculator) -> HttpResponse:
     if form.is_valid():
         context.update(calculator.chance_context(form.dice))
         context["query"] = form.query()
+        if calculator is CHECK:  # a GM may record the check for an NPC in one of their campaigns
+            campaigns = gm_campaigns(request.user)
+            context["npc_form"] = NpcForm(campaigns=campaigns) if campaigns else None
     else:
         status = 400
     if not request.htmx:
@@ -123,3 +133,68 @@ def roll_opposed(request: HttpRequest) -> HttpResponse:
 def _totals_chart(distribution: lucky13.Distribution) -> dict[str, Any]:
     """A check's totals, the bars that reach 13 highlighted ("Skill checks")."""
     return presenters.totals_chart(distribution.totals, target=lucky13.TARGET, open_ended=distribution.open_ended)
+
+
+# --- The GM's roll for an NPC ------------------------------------------------------------------------
+
+#: The campaigns the calculator offers a GM to record an NPC's roll in (the most recently active first).
+NPC_CAMPAIGNS = 20
+
+
+def gm_campaigns(user: Any) -> list[Campaign]:
+    """The open Lucky 13 campaigns ``user`` runs, the most recently active first, at most :data:`NPC_CAMPAIGNS`."""
+    if not getattr(user, "is_authenticated", False):
+        return []
+    runs = Campaign.objects.filter(
+        system=lucky13.KEY, archived_at__isnull=True, memberships__user=user, memberships__role=Membership.Role.GM
+    )
+    return list(runs.order_by("-last_activity_at", "pk")[:NPC_CAMPAIGNS])
+
+
+class NpcForm(forms.Form):
+    """Where and for whom the GM records a check of the calculator's dice."""
+
+    campaign = forms.TypedChoiceField(label="In the campaign", coerce=int)
+    npc = TextField(label="For (an NPC, a trap, the weather)", max_length=60)
+    secret = forms.BooleanField(label="In secret (the players see it when you reveal it)", required=False)
+
+    def __init__(self, data: Any = None, *, campaigns: list[Campaign]) -> None:
+        super().__init__(data)
+        self.fields["campaign"].choices = [(c.pk, c.name) for c in campaigns]
+
+
+@require_POST
+def roll_for_npc(request: HttpRequest) -> HttpResponse:
+    """The GM rolls the calculator's check for an NPC: recorded in the campaign's log with its exact
+    chance (in secret if the GM likes), by the GM, with the NPC's name in its words."""
+    form = CheckForm(request.POST)
+    npc = NpcForm(request.POST, campaigns=gm_campaigns(request.user))
+    if not form.is_valid() or not npc.is_valid():
+        context = {"form": form, "kind": "check", "calculator": CHECK, "npc_form": npc, "roll_errors": True}
+        if form.is_valid():
+            context.update(_check_context(form.dice), query=form.query())
+        return render(request, CHECK.template, context, status=400)
+    kind = lucky13.ROLL_KINDS["check"]
+    check = form.dice
+    chance = kind.success(kind.chance(check))
+    recorded = kind.record(kind.roll(check, secrets.SystemRandom()))
+    name = npc.cleaned_data["npc"]
+    try:
+        made = record_roll(
+            campaign_id=npc.cleaned_data["campaign"],
+            by=request.user,
+            kind=RollKind.CHECK,
+            spec={**form.spec(), "npc": name},
+            dice=recorded.dice,
+            total=recorded.total,
+            outcome=dict(recorded.outcome),
+            chance=chance,
+            chance_of="success",
+            secret=npc.cleaned_data["secret"],
+            label=f"{name}: {check.ability} + {check.skill} + {check.difficulty}",
+        )
+    except Refused as refused:
+        context = {"message": refused.message}
+        return render(request, "campaigns/refused.html", context, status=refused.status)
+    messages.success(request, f"Rolled for {name} in the log{' in secret' if made.secret else ''}: #{made.seq}.")
+    return redirect(f"{reverse('play:rolls', args=[made.campaign_id])}#roll-{made.seq}")
