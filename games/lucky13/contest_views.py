@@ -32,7 +32,8 @@ from web.fields import TextField, whole_key
 
 
 class ContestForm(forms.Form):
-    """The character's side (skill, ability, a background or an impairment, an asset) and the other side."""
+    """The character's side (skill, ability, a background or an impairment, an asset) and the other side.
+    ``opening``: the page as the sheet's link opens it, before any other side is named; nothing is refused."""
 
     skill = forms.TypedChoiceField(label="Skill", coerce=int)
     ability = forms.ChoiceField(label="Ability", required=False)
@@ -51,7 +52,9 @@ class ContestForm(forms.Form):
     opponent_name = TextField(label="Who rolls those dice", required=False, max_length=60)
     secret = forms.BooleanField(label="Roll in secret (the players see it when you reveal it)", required=False)
 
-    def __init__(self, data: QueryDict, *, character: Character, opponents: list[Character]) -> None:
+    def __init__(
+        self, data: QueryDict, *, character: Character, opponents: list[Character], opening: bool = False
+    ) -> None:
         merged = {key: data.get(key) for key in data if key in self.base_fields}
         sheet = character.document
         if "skill" not in merged and sheet.skills:
@@ -66,6 +69,7 @@ class ContestForm(forms.Form):
         skills = [entry["name"] for entry in character.campaign.settings["skills"]]
         self.fields["opponent_skill"].choices = [("", "the same skill"), *((n, n) for n in skills)]
         self.opponents = opponents
+        self.opening = opening
         self.made: SheetRoll | None = None
         if not character.viewer_is_gm:
             del self.fields["secret"]
@@ -80,7 +84,8 @@ class ContestForm(forms.Form):
                 situation[key] = cleaned[key]
         dice = cleaned.get("opponent_dice") or ""
         if cleaned.get("opponent") is None and not dice:
-            self.add_error("opponent", "Name the other side: a character in play, or the dice the GM names.")
+            if not self.opening:
+                self.add_error("opponent", "Name the other side: a character in play, or the dice the GM names.")
             return cleaned
         if dice:
             situation["opponent_dice"] = [part.strip() for part in dice.replace(",", "+").split("+") if part.strip()]
@@ -110,7 +115,9 @@ def contest(request: HttpRequest, pk: int) -> HttpResponse:
                       status=404)  # fmt: skip
     data = request.POST if request.method == "POST" else request.GET
     opponents = sheet_rolls.helpers_for(character, helper=whole_key(data.get("opponent", "")))
-    form = ContestForm(data, character=character, opponents=opponents)
+    # The sheet's Contest link names only the skill: the page opens on the form, with nothing to refuse yet.
+    opening = request.method != "POST" and not {"opponent", "opponent_dice"} & data.keys()
+    form = ContestForm(data, character=character, opponents=opponents, opening=opening)
     valid = form.is_valid() and form.made is not None
     url = reverse("lucky13:contest", args=[character.pk])
     context: dict[str, Any] = {
@@ -119,7 +126,7 @@ def contest(request: HttpRequest, pk: int) -> HttpResponse:
         "contest_url": url,
         "needs_call": sheet_rolls.needs_call(character, asked=None),
     }
-    status = 200 if valid else 400
+    status = 200 if valid or (opening and form.is_valid()) else 400
     if valid and request.method == "POST":
         try:
             secret = bool(form.cleaned_data.get("secret"))

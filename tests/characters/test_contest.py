@@ -93,6 +93,18 @@ def test_bad_input_is_refused_by_its_field_and_nothing_is_rolled(client, brunell
     assert not Roll.objects.exists()
 
 
+def test_the_sheets_link_opens_the_form_and_refuses_nothing_until_it_is_sent(client, brunella, otto, player) -> None:
+    client.force_login(player)
+    opened = client.get(url(brunella), {"skill": FIGHTING})  # the sheet's Contest link
+    assert opened.status_code == 200
+    assert "Name the other side" not in text(opened)
+    assert "Cannot build this contest" not in text(opened)
+    sent = client.get(url(brunella), {"skill": FIGHTING, "opponent": "", "opponent_dice": ""})  # Show the chances
+    assert sent.status_code == 400
+    assert "Name the other side" in text(sent)
+    assert client.get(url(brunella), {"skill": "99"}).status_code == 400  # a bad skill is refused at once
+
+
 def test_a_dying_opponent_does_not_contest(client, brunella, campaign, other_player, player) -> None:
     dying = make_character(campaign, other_player, name="Dying", hit_points=0)
     client.force_login(player)
