@@ -310,7 +310,7 @@ def test_a_gm_and_two_players_play_a_whole_session(
         "the character is dying: at 0 hit points or fewer a character does not act"
     )
     expect(table.locator("#roll-chance .big-chance")).to_have_count(0)
-    check_page(table, problems, refused=True)
+    check_page(table, problems)  # a state of the character, not a bad request: no 400
 
     adjust("Heal", 20, "a healing draught", "20 of 30 hp")
     table.reload()
@@ -369,8 +369,7 @@ def test_a_gm_and_two_players_play_a_whole_session(
     assert brunella.document.specialization(TELEPORT)[1].level == 3
     assert list(LedgerEntry.objects.filter(character=brunella).values_list("amount", flat=True)) == [-4, 12]
     assert list(LedgerEntry.objects.filter(character=otto).values_list("amount", flat=True)) == [12]
-    # The only 400: Brunella's roll page while she was dying.
-    assert [url.split("?")[0] for url in walk.refused] == [walk.url(f"/characters/{brunella.pk}/roll/")]
+    assert walk.refused == []  # nothing the walk did was a bad request
     for page in (desk, table, other):
         page.context.close()
     assert problems == []

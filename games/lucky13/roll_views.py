@@ -76,6 +76,7 @@ class SheetRollForm(forms.Form):
         **kwargs: Any,
     ) -> None:
         self.character, self.gm, self.asked = character, gm, asked
+        self.cannot_act = False  # set by clean when the sheet says the character does not act
         self.names = dict(zip(lucky13.ABILITY_KEYS, character.campaign.settings["ability_names"], strict=True))
         self.explosion = lucky13.Explosion(character.campaign.settings["explosion"])
         sheet = character.document
@@ -150,6 +151,8 @@ class SheetRollForm(forms.Form):
                 self.made = self._build(cleaned)
                 self.built = shown(self.made)
             except SpecError as error:
+                # A dying or dead character makes no roll: what the page says, not a bad request.
+                self.cannot_act = error.field == "hit_points"
                 self.add_error(error.field if error.field in self.fields else None, error.message)
         return cleaned
 
@@ -282,7 +285,7 @@ def roll(request: HttpRequest, character: Character) -> HttpResponse:
         return _roll(request, character, asked)
     helpers = _helpers(request, character)
     form = SheetRollForm(request.GET, character=character, helpers=helpers, gm=character.viewer_is_gm, asked=asked)
-    status = 200 if form.is_valid() else 400
+    status = 200 if form.is_valid() or form.cannot_act else 400
     context = _page(request, character, form)
     if not request.htmx:
         context["roll"] = request.session.pop(ROLL_SESSION_KEY, None)

@@ -463,4 +463,8 @@ def test_a_dying_character_rolls_nothing_and_is_told_why(api, client, player, br
     page = client.post(reverse("play:sheet-roll", args=[brunella.pk]), {"skill": str(FIGHTING)})
     assert page.status_code == 400
     assert "does not act" in page.text
+    looked = client.get(reverse("play:sheet-roll", args=[brunella.pk]), {"skill": str(FIGHTING)})
+    assert looked.status_code == 200  # the page says why; looking is no bad request
+    assert "does not act" in looked.text
+    assert 'id="roll-button"' not in looked.text
     assert not Roll.objects.exists()
