@@ -42,6 +42,8 @@ ENGINE_MODULES = (
             "vocabulary",
         )
     ),
+    "rules.systems.d6",
+    *(f"rules.systems.d6.{name}" for name in ("codes",)),
     "rules.__main__",
 )
 
