@@ -43,7 +43,7 @@ ENGINE_MODULES = (
         )
     ),
     "rules.systems.d6",
-    *(f"rules.systems.d6.{name}" for name in ("chance", "codes")),
+    *(f"rules.systems.d6.{name}" for name in ("chance", "codes", "rolling")),
     "rules.__main__",
 )
 
