@@ -69,7 +69,8 @@ def settled_from(code: DieCode) -> int:
     return SIDES * (code.dice - 1) + code.pips + 1
 
 
-@lru_cache(maxsize=1024)
+# Each entry is at most a few hundred big integers; 256 keeps the cache to a few megabytes.
+@lru_cache(maxsize=256)
 def _capped(code: DieCode, cap: int) -> tuple[tuple[int, ...], int]:
     """Weights of ``min(total, cap)`` over a denominator: N − 1 plain dice, one wild die, the pips.
 

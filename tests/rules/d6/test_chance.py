@@ -9,6 +9,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from rules.dice import UNLIMITED
+from rules.probability import add_all, die
 from rules.systems.base import SpecError
 from rules.systems.d6.chance import (
     DIFFICULTY_BANDS,
@@ -190,3 +192,70 @@ def test_large_codes_are_quick() -> None:
     assert big.p_attacker_wins + big.p_tie + big.p_defender_wins == 1
     opposed_chance(DieCode(60, 2), DieCode(60, 0))
     assert time.perf_counter() - started < 10
+
+
+codes = st.builds(DieCode, st.integers(0, 20), st.integers(0, 2))
+
+
+@PROPERTY
+@given(codes, st.integers(0, 150))
+def test_a_higher_difficulty_or_a_lower_code_never_does_better(code: DieCode, difficulty: int) -> None:
+    chance = p_at_least(code, difficulty)
+    assert 0 <= chance <= 1
+    assert p_at_least(code, difficulty + 1) <= chance
+    assert p_at_least(code.add_pips(1), difficulty) >= chance
+
+
+@PROPERTY
+@given(codes, codes)
+def test_opposed_swapped_sides_swap_the_chances(attacker: DieCode, defender: DieCode) -> None:
+    there = opposed_chance(attacker, defender)
+    back = opposed_chance(defender, attacker)
+    assert (there.p_attacker_wins, there.p_tie, there.p_defender_wins) == (
+        back.p_defender_wins,
+        back.p_tie,
+        back.p_attacker_wins,
+    )
+    assert 0 <= there.p_attacker_wins <= 1
+    assert 0 <= there.p_tie <= 1
+    assert 0 <= there.p_defender_wins <= 1
+
+
+@PROPERTY
+@given(codes, st.integers(0, 2))
+def test_opposed_against_a_fixed_total_is_p_at_least(attacker: DieCode, pips: int) -> None:
+    # Against 0d+q the defender's total is q: the attacker wins with a total of q + 1 or more.
+    defender = DieCode(0, pips)
+    chance = opposed_chance(attacker, defender)
+    assert chance.p_attacker_wins == p_at_least(attacker, pips + 1)
+    assert chance.p_tie == p_at_least(attacker, pips) - p_at_least(attacker, pips + 1)
+
+
+def _deep_weights(code: DieCode, cap: int) -> tuple[list[int], int]:
+    """min(total, cap) straight from rules.probability, without the d6 module's shortcuts."""
+    if not code.dice:
+        return [1 if v == min(code.pips, cap) else 0 for v in range(cap + 1)], 1
+    rolled = add_all([die(6, UNLIMITED, cap), *(die(6, 0, cap) for _ in range(code.dice - 1))], cap)
+    weights = [0] * (cap + 1)
+    for v, w in enumerate(rolled.merged()):
+        weights[min(v + code.pips, cap)] += w
+    return weights, rolled.den
+
+
+@pytest.mark.parametrize(
+    ("attacker", "defender"), [(DieCode(10, 1), DieCode(9, 2)), (DieCode(4, 2), DieCode(6)), (DieCode(1), DieCode(12))]
+)
+def test_opposed_closed_form_matches_a_deep_direct_sum(attacker: DieCode, defender: DieCode) -> None:
+    # Summed term by term to a cap of 160: every pair with both totals below the cap is counted; the
+    # pairs left out have a side at the cap or more, a chance below 1e-12 (asserted); the closed form
+    # must lie within that of the direct sum.
+    cap = 160
+    a, a_den = _deep_weights(attacker, cap)
+    d, d_den = _deep_weights(defender, cap)
+    win = sum(d[v] * sum(a[v + 1 : cap]) for v in range(cap))
+    tie = sum(d[v] * a[v] for v in range(cap))
+    left_out = Fraction(a[cap], a_den) + Fraction(d[cap], d_den)
+    assert left_out < Fraction(1, 10**12)
+    chance = opposed_chance(attacker, defender)
+    assert 0 <= chance.p_attacker_wins - Fraction(win, a_den * d_den) <= left_out
+    assert 0 <= chance.p_tie - Fraction(tie, a_den * d_den) <= left_out
