@@ -50,7 +50,7 @@ class DieCode:
     pips: int = 0
 
     def __post_init__(self) -> None:
-        if isinstance(self.dice, bool) or isinstance(self.pips, bool):
+        if any(isinstance(n, bool) or not isinstance(n, int) for n in (self.dice, self.pips)):
             raise DieCodeError("code", "dice and pips are whole numbers")
         if not 0 <= self.pips < PIPS_PER_DIE:
             raise DieCodeError("code", f"a die code has 0, 1 or 2 pips, not {self.pips} (three pips make a die)")

@@ -65,6 +65,10 @@ def test_a_code_is_always_normalised() -> None:
     with pytest.raises(DieCodeError):
         DieCode(-1, 0)
     with pytest.raises(DieCodeError):
+        DieCode(3.0, 0)  # type: ignore[arg-type]
+    with pytest.raises(DieCodeError):
+        DieCode(True, 0)
+    with pytest.raises(DieCodeError):
         DieCode(MAX_DICE + 1, 0)
     with pytest.raises(DieCodeError):
         DieCode.of(MAX_DICE, 3)
