@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import time
 from fractions import Fraction
 
 import pytest
@@ -184,14 +183,15 @@ def test_opposed_by_hand() -> None:
     assert same.p_attacker_wins == same.p_defender_wins
 
 
-def test_large_codes_are_quick() -> None:
-    started = time.perf_counter()
+def test_the_largest_codes_are_answered() -> None:
+    """The bounds a spec may reach (60 dice, difficulty 1000) are answered, as chances (their speed is
+    the benchmarks' business, never a timed test's)."""
     assert 0 < p_at_least(DieCode(12, 2), 45) < 1
     assert 0 < p_at_least(DieCode(60, 2), MAX_DIFFICULTY) < 1
     big = opposed_chance(DieCode(10, 1), DieCode(9, 2))
     assert big.p_attacker_wins + big.p_tie + big.p_defender_wins == 1
-    opposed_chance(DieCode(60, 2), DieCode(60, 0))
-    assert time.perf_counter() - started < 10
+    largest = opposed_chance(DieCode(60, 2), DieCode(60, 0))
+    assert largest.p_attacker_wins + largest.p_tie + largest.p_defender_wins == 1
 
 
 codes = st.builds(DieCode, st.integers(0, 20), st.integers(0, 2))
