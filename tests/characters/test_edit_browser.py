@@ -120,3 +120,27 @@ def test_without_javascript_edit_is_a_page_and_save_goes_back_to_the_sheet(live_
     expect(page).to_have_url(f"{live_server.url}/characters/{brunella.pk}/#hit-points")
     expect(page.locator("#hit-points .hp-summary")).to_contain_text("12 of 30")
     assert unexpected(problems, "400") == []
+
+
+#: Every section of the Lucky 13 sheet, by the id of its Edit button (the GM may edit them all).
+SECTIONS = ["details", "abilities", "skills", "specializations", "traits", "equipment", "hit-points", "reputation",
+            "notes"]  # fmt: skip
+
+
+def test_the_sheet_keeps_its_heading_while_a_section_is_edited_in_place(live_server, page: Page, problems,
+                                                                       brunella, gm) -> None:  # fmt: skip
+    sign_in(page.context, gm, live_server)
+    page.goto(f"{live_server.url}/characters/{brunella.pk}/")
+    page.evaluate("window.sameDocument = true")
+    heading = page.get_by_role("heading", level=1)
+
+    for section in SECTIONS:
+        page.locator(f"#edit-{section}").click()
+        expect(page.locator("form.section-form")).to_be_visible()  # swapped into its form
+        expect(heading).to_have_text("Brunella")  # the page's one h1, outside the region
+        expect(page.get_by_role("article", name="Brunella")).to_be_visible()  # the sheet still named by it
+        page.get_by_role("link", name="Cancel").click()
+        expect(page.locator("form.section-form")).to_have_count(0)
+
+    assert page.evaluate("window.sameDocument") is True
+    assert problems == []
