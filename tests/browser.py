@@ -3,15 +3,27 @@ the system Chromium at /usr/bin/chromium (never a downloaded browser).
 
 Every page a test opens collects console errors, uncaught exceptions and Content
 Security Policy violations into ``problems``, which the tests assert empty.
+
+Every page a test visits is also checked for accessibility with axe-core, without the test
+asking: the ``browser`` a test gets watches each context it opens (``Accessibility``), keeps a
+copy of the page as it stands after each load and after each htmx swap, and of every page still
+open when the test body ends, and the test fails on any violation of impact "serious" or
+"critical" (rule, impact, the elements' selectors, the page's address and window size).
 """
 
 from __future__ import annotations
 
+import re
+import time
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pytest
-from playwright.sync_api import Browser, BrowserContext, ConsoleMessage, Page, sync_playwright
+from axe_playwright_python.base import AXE_SCRIPT
+from playwright.sync_api import Browser, BrowserContext, ConsoleMessage, Page, Route, sync_playwright
+from playwright.sync_api import Error as PlaywrightError
 
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMIUM_ARGS = [
@@ -34,6 +46,220 @@ document.addEventListener("htmx:beforeRequest", () => { window.htmxRequests += 1
 document.addEventListener("htmx:afterRequest", () => { window.htmxDone += 1; });
 """
 
+# --- Accessibility ---------------------------------------------------------------------------
+
+#: The impacts that fail a test; "moderate" and "minor" findings are left to review.
+FAILING_IMPACTS = frozenset({"serious", "critical"})
+#: axe-core's default rule set (WCAG 2.0-2.2 A and AA, and best practices), violations only.
+AXE_OPTIONS = {"resultTypes": ["violations"]}
+#: The name of the binding through which a page hands over a copy of itself.
+SNAPSHOT_BINDING = "dicehallPageShown"
+#: Runs in every page of a context with JavaScript, before the page's own scripts: hands the
+#: test a copy of the page once it is parsed, and again after every htmx swap, to be checked
+#: where the swap landed (its target, when it has an id) or whole (an htmx-boosted link or form
+#: changes the page without a load). Taken in the page, in the same task as the load or the swap,
+#: so that nothing the test does next can come between; ``window.dicehallPagesCopied`` counts
+#: the copies the test has received.
+SNAPSHOT_SCRIPT = f"""
+(() => {{
+  if (window !== window.top || !/^https?:$/.test(location.protocol)) return;
+  const shown = (region) => {{
+    if (document.contentType !== "text/html") return;
+    const doctype = document.doctype ? "<!DOCTYPE html>" : "";
+    window.{SNAPSHOT_BINDING}(location.href, doctype + document.documentElement.outerHTML,
+                              window.innerWidth, window.innerHeight, region)
+      .then(() => {{ window.dicehallPagesCopied = (window.dicehallPagesCopied || 0) + 1; }});
+  }};
+  document.addEventListener("DOMContentLoaded", () => shown(""));
+  document.addEventListener("htmx:afterSettle", (event) => {{
+    const target = event.detail.target;
+    const whole = event.detail.boosted || !target || !target.id || target === document.body;
+    // Once the page's own listeners are done with the swap too (aria-busy back to false).
+    queueMicrotask(() => shown(whole ? "" : `#${{CSS.escape(target.id)}}`));
+  }});
+}})();
+"""
+#: Django's masked CSRF token, different in every response: left out when telling copies apart.
+CSRF_TOKEN = re.compile(r"\b[A-Za-z0-9]{64}\b")
+NOSCRIPT = re.compile(r"<(/?)noscript\b")
+#: Playwright's window size when a test sets none.
+DEFAULT_VIEWPORT = {"width": 1280, "height": 720}
+
+
+@dataclass(frozen=True, slots=True)
+class Snapshot:
+    """A page as a test saw it: its address, its whole document, the window's size, and the
+    part of it to check (a CSS selector: what an htmx swap changed; empty: all of it)."""
+
+    url: str
+    html: str
+    width: int
+    height: int
+    region: str = ""
+
+    @property
+    def key(self) -> tuple[str, int, int, str]:
+        return CSRF_TOKEN.sub("", self.html), self.width, self.height, self.region
+
+
+def describe(snapshot: Snapshot, violation: dict[str, Any]) -> str:
+    targets = "\n".join(f"      {' '.join(map(str, node['target']))}" for node in violation["nodes"])
+    where = f" in {snapshot.region}" if snapshot.region else ""
+    return (
+        f"  {violation['id']} ({violation['impact']}) on {snapshot.url}{where} at {snapshot.width}×{snapshot.height}: "
+        f"{violation['help']}\n{targets}"
+    )
+
+
+class Accessibility:
+    """The axe-core check of every page one test visits.
+
+    The test's own pages keep the strict Content Security Policy: nothing is bypassed, so the
+    CSP watcher above still hears every violation (``bypass_csp=True`` would silence it: the
+    browser then enforces no policy and reports none). axe-core runs instead in a page of its
+    own (the inspector), on a copy of each page the test saw: the same document, served at the
+    same address with the same stylesheet and window size, with the page's own scripts refused
+    (the copy already holds what they did). A copy is checked once however often it was seen.
+    """
+
+    def __init__(self, chromium: Browser) -> None:
+        self.chromium = chromium
+        self.contexts: list[BrowserContext] = []
+        self.scriptless: list[BrowserContext] = []
+        self.snapshots: dict[tuple[str, int, int, str], Snapshot] = {}
+        self.checked: set[tuple[str, int, int, str]] = set()
+        self.seconds = 0.0
+
+    # What the test's pages show.
+
+    def watch(self, context: BrowserContext, *, javascript: bool = True) -> None:
+        """Keep a copy of every page of ``context`` after each load (and each htmx swap)."""
+        self.contexts.append(context)
+        if javascript:
+            context.expose_binding(SNAPSHOT_BINDING, self._shown)
+            context.add_init_script(SNAPSHOT_SCRIPT)
+        else:
+            # No script runs in these pages, ours neither: the copy is asked for on each load.
+            self.scriptless.append(context)
+            context.on("page", self._watch_page)
+
+    def _shown(self, source: dict[str, Any], url: str, html: str, width: int, height: int, region: str) -> None:
+        self.add(Snapshot(url, html, width, height, region))
+
+    def _watch_page(self, page: Page) -> None:
+        page.on("domcontentloaded", lambda page: self.take(page))
+
+    def add(self, snapshot: Snapshot) -> None:
+        if snapshot.url.startswith(("http://", "https://")):
+            self.snapshots.setdefault(snapshot.key, snapshot)
+
+    def take(self, page: Page) -> Snapshot | None:
+        """A copy of ``page`` as it stands; ``None`` if it is closed or gone elsewhere meanwhile."""
+        try:
+            if page.is_closed():
+                return None
+            url, html = page.url, page.content()
+        except PlaywrightError:
+            return None
+        if any(page.context is context for context in self.scriptless):
+            # Without scripts the browser shows what a <noscript> holds; the inspector, which runs
+            # axe-core, has them: the same elements, shown there too.
+            html = NOSCRIPT.sub(r"<\1div", html)
+        size = page.viewport_size or DEFAULT_VIEWPORT
+        snapshot = Snapshot(url, html, size["width"], size["height"])
+        self.add(snapshot)
+        return snapshot
+
+    # The check.
+
+    def violations(self, snapshots: list[Snapshot] | None = None) -> list[str]:
+        """The serious and critical violations of the pages not yet checked (or of ``snapshots``)."""
+        if snapshots is None:
+            snapshots = [s for key, s in self.snapshots.items() if key not in self.checked]
+        if not snapshots:
+            return []
+        started = time.monotonic()
+        found: list[str] = []
+        context = self.chromium.new_context()
+        try:
+            context.add_init_script(AXE_SCRIPT)
+            inspector = context.new_page()
+            for snapshot in snapshots:
+                found += self._check(inspector, snapshot)
+                self.checked.add(snapshot.key)
+        finally:
+            context.close()
+            self.seconds += time.monotonic() - started
+        return found
+
+    @staticmethod
+    def _check(inspector: Page, snapshot: Snapshot) -> list[str]:
+        def serve(route: Route) -> None:
+            request = route.request
+            if request.is_navigation_request():
+                route.fulfill(status=200, content_type="text/html; charset=utf-8", body=snapshot.html)
+            elif request.resource_type == "script":
+                route.abort()  # the copy already holds what the page's scripts did
+            else:
+                route.continue_()  # the stylesheet and images, from the test's server
+
+        inspector.route("**/*", serve)
+        try:
+            inspector.set_viewport_size({"width": snapshot.width, "height": snapshot.height})
+            inspector.goto(snapshot.url)
+            results = inspector.evaluate(
+                "([region, options]) => axe.run(region && document.querySelector(region) || document, options)",
+                [snapshot.region, AXE_OPTIONS],
+            )
+        finally:
+            inspector.unroute("**/*", serve)
+        return [describe(snapshot, v) for v in results["violations"] if v["impact"] in FAILING_IMPACTS]
+
+    def check(self, page: Page) -> None:
+        """Fail now if ``page``, as it stands, has a serious or critical violation."""
+        __tracebackhide__ = True
+        snapshot = self.take(page)
+        assert snapshot is not None, f"{page.url} could not be copied"
+        found = self.violations([snapshot])
+        assert not found, report(found)
+
+    def check_all(self) -> None:
+        """Fail if any page seen, or open now, has a serious or critical violation."""
+        __tracebackhide__ = True
+        for context in self.contexts:
+            for page in context.pages:
+                self.take(page)
+        found = self.violations()
+        assert not found, report(found)
+
+
+def report(found: list[str]) -> str:
+    """The violations found, each once (a page seen twice in the same state shows it twice)."""
+    found = list(dict.fromkeys(found))
+    return f"axe-core found {len(found)} serious or critical accessibility violation(s):\n" + "\n".join(found)
+
+
+class AuditedBrowser:
+    """The module's Chromium, for one test: every context it opens is watched by ``Accessibility``."""
+
+    def __init__(self, chromium: Browser, accessibility: Accessibility) -> None:
+        self.chromium = chromium
+        self.accessibility = accessibility
+
+    def new_context(self, **options: Any) -> BrowserContext:
+        context = self.chromium.new_context(**options)
+        self.accessibility.watch(context, javascript=options.get("java_script_enabled", True))
+        return context
+
+    def new_page(self, **options: Any) -> Page:
+        return self.new_context(**options).new_page()
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.chromium, name)
+
+
+# --- Fixtures --------------------------------------------------------------------------------
+
 
 @pytest.fixture(scope="module")
 def async_unsafe_allowed() -> Iterator[None]:
@@ -45,13 +271,28 @@ def async_unsafe_allowed() -> Iterator[None]:
 
 
 @pytest.fixture(scope="module")
-def browser(async_unsafe_allowed: None) -> Iterator[Browser]:
+def chromium(async_unsafe_allowed: None) -> Iterator[Browser]:
     if not CHROMIUM.exists():
         pytest.skip(f"{CHROMIUM} is missing; install the system Chromium (apt-get install chromium)")
     with sync_playwright() as playwright:
         browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
         yield browser
         browser.close()
+
+
+@pytest.fixture
+def accessibility(chromium: Browser) -> Accessibility:
+    """The test's accessibility check: run on every page it saw once its body has passed
+    (``pytest_runtest_call`` in tests/conftest.py); ``accessibility.check(page)`` checks a page now."""
+    return Accessibility(chromium)
+
+
+@pytest.fixture
+def browser(chromium: Browser, accessibility: Accessibility) -> Iterator[AuditedBrowser]:
+    audited = AuditedBrowser(chromium, accessibility)
+    yield audited
+    for context in accessibility.contexts:
+        context.close()
 
 
 @pytest.fixture
@@ -73,7 +314,7 @@ def open_page(context: BrowserContext, problems: list[str]) -> Page:
 
 
 @pytest.fixture
-def page(browser: Browser, problems: list[str]) -> Iterator[Page]:
+def page(browser: AuditedBrowser, problems: list[str]) -> Iterator[Page]:
     context = browser.new_context()
     context.add_init_script(WATCH_SCRIPT)
     yield open_page(context, problems)
@@ -81,7 +322,7 @@ def page(browser: Browser, problems: list[str]) -> Iterator[Page]:
 
 
 @pytest.fixture
-def nojs_page(browser: Browser, problems: list[str]) -> Iterator[Page]:
+def nojs_page(browser: AuditedBrowser, problems: list[str]) -> Iterator[Page]:
     context = browser.new_context(java_script_enabled=False)
     yield open_page(context, problems)
     context.close()

@@ -6,7 +6,16 @@ import os
 
 import pytest
 
-from tests.browser import async_unsafe_allowed, browser, nojs_page, page, problems  # noqa: F401  (fixtures)
+from tests.browser import (  # noqa: F401  (fixtures)
+    Accessibility,
+    accessibility,
+    async_unsafe_allowed,
+    browser,
+    chromium,
+    nojs_page,
+    page,
+    problems,
+)
 
 CI = os.environ.get("CI", "").lower() in ("1", "true", "yes")
 
@@ -61,6 +70,33 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     if CI and skipped and session.exitstatus == 0:
         reporter.write_line(f"CI=true: {skipped} test(s) skipped; every test must run in CI", red=True)
         session.exitstatus = 1
+
+
+#: What the accessibility checks of the run cost: page states checked, seconds spent.
+ACCESSIBILITY_COST = pytest.StashKey[list[float]]()
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_call(item: pytest.Item):
+    """A browser test that passed is then checked for accessibility: every page it saw, as it
+    was after each load and htmx swap, and every page still open (``tests.browser.Accessibility``)."""
+    __tracebackhide__ = True
+    result = yield
+    checker = getattr(item, "funcargs", {}).get("accessibility")
+    if isinstance(checker, Accessibility):
+        try:
+            checker.check_all()
+        finally:
+            cost = item.config.stash.setdefault(ACCESSIBILITY_COST, [0, 0.0])
+            cost[0] += len(checker.checked)
+            cost[1] += checker.seconds
+    return result
+
+
+def pytest_terminal_summary(terminalreporter, exitstatus: int, config: pytest.Config) -> None:
+    if ACCESSIBILITY_COST in config.stash:
+        pages, seconds = config.stash[ACCESSIBILITY_COST]
+        terminalreporter.write_line(f"axe-core: {pages} page states checked in {seconds:.1f} s")
 
 
 @pytest.fixture(autouse=True)

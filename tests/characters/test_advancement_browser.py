@@ -106,3 +106,48 @@ def test_the_adventure_point_pages_fit_a_phone_and_work_by_keyboard(live_server,
     assert [(p.name, p.level) for p in brunella.document.skill(FIGHTING).specializations][-1] == ("Riposte", 1)
     assert ledger.balance(Character.objects.get(pk=brunella.pk)) == 26
     assert problems == []
+
+
+def test_at_360_pixels_the_ledger_stacks_its_columns_and_hides_none(live_server, page, problems, campaign, gm, player):
+    from characters import ledger
+    from tests.campaigns.test_browser import sign_in
+
+    brunella = make_character(campaign, player)
+    for adventure in ("The Drowned Bell", "A very long adventure name that would not fit on one line"):
+        ledger.award(campaign_id=campaign.pk, awards=[ledger.Award(brunella.pk, 12)], reason="Discovering vital intel",
+                     adventure=adventure, by=gm)  # fmt: skip
+    sign_in(page.context, gm, live_server)  # the GM: the column of Reverse links too
+    page.set_viewport_size({"width": 360, "height": 740})
+    page.goto(f"{live_server.url}/characters/{brunella.pk}/ledger/")
+
+    table = page.locator("table.ledger")
+    headers = table.locator("thead th").all_text_contents()
+    assert headers == ["When", "What", "Adventure", "By", "Points", "Balance", "Correct"]
+    rows = table.locator("tbody tr")
+    expect(rows).to_have_count(2)
+    for row in rows.all():
+        cells = row.locator("td").evaluate_all("""cells => cells.map(cell => {
+          const box = cell.getBoundingClientRect();
+          const label = getComputedStyle(cell, "::before");
+          return {label: cell.dataset.label || null, shown: label.content !== "none" && label.display !== "none",
+                  left: box.left, right: box.right, top: box.top, height: box.height};
+        })""")
+        # Every column, one under another, each named by its header (the Reverse link needs no name).
+        assert [cell["label"] for cell in cells] == [*headers[:-1], None]
+        assert all(cell["shown"] for cell in cells[:-1])
+        assert [cell["top"] for cell in cells] == sorted(cell["top"] for cell in cells)
+        assert len({cell["top"] for cell in cells}) == len(cells)
+        assert all(cell["left"] >= 0 and cell["right"] <= 360 and cell["height"] > 0 for cell in cells)
+    expect(rows.first.locator("td").nth(4)).to_have_text("+12")  # Points
+    expect(rows.first.locator("td").nth(5)).to_have_text("24")  # Balance
+    expect(rows.first.get_by_role("link", name="Reverse")).to_be_visible()
+    assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth")
+    assert page.locator(".table-scroll").evaluate("box => box.scrollWidth <= box.clientWidth")  # no hidden columns
+
+    # Chromium still reads it as a table: its headers name each cell for a screen reader.
+    tree = page.context.new_cdp_session(page).send("Accessibility.getFullAXTree")["nodes"]
+    roles = [node["role"]["value"] for node in tree if not node.get("ignored")]
+    assert roles.count("columnheader") == 7
+    assert roles.count("row") == 3
+    assert roles.count("cell") == 14
+    assert problems == []

@@ -119,7 +119,7 @@ def test_the_pages_name_each_balance_by_its_currency(client, gold, campaign, bru
     page = client.get(reverse("characters:ledger", args=[brunella.pk])).text
     assert 'id="ap-balance">12</strong> <abbr title="Adventure Points">AP</abbr>' in page
     assert 'id="gold-balance">30</strong> <abbr title="Gold">gp</abbr>' in page
-    assert "<td>gp</td>" in page  # a column says each entry's currency when there is more than one
+    assert '<td data-label="Currency">gp</td>' in page  # a column says each entry's currency when there are two
     printed = client.get(reverse("characters:print", args=[brunella.pk])).text
     assert "Adventure Points <strong>12</strong>" in printed
     assert "Gold <strong>30</strong>" in printed

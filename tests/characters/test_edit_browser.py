@@ -11,7 +11,8 @@ from django.test import Client
 from playwright.sync_api import BrowserContext, Page, expect
 
 from characters.models import Character
-from tests.characters.conftest import brunella_sheet
+from rules.systems import lucky13
+from tests.characters.conftest import brunella_sheet, make_character
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -120,3 +121,59 @@ def test_without_javascript_edit_is_a_page_and_save_goes_back_to_the_sheet(live_
     expect(page).to_have_url(f"{live_server.url}/characters/{brunella.pk}/#hit-points")
     expect(page.locator("#hit-points .hp-summary")).to_contain_text("12 of 30")
     assert unexpected(problems, "400") == []
+
+
+#: Every section of the Lucky 13 sheet, by the id of its Edit button (the GM may edit them all).
+SECTIONS = ["details", "abilities", "skills", "specializations", "traits", "equipment", "hit-points", "reputation",
+            "notes"]  # fmt: skip
+
+
+def test_the_sheet_keeps_its_heading_while_a_section_is_edited_in_place(live_server, page: Page, problems,
+                                                                       brunella, gm) -> None:  # fmt: skip
+    sign_in(page.context, gm, live_server)
+    page.goto(f"{live_server.url}/characters/{brunella.pk}/")
+    page.evaluate("window.sameDocument = true")
+    heading = page.get_by_role("heading", level=1)
+
+    for section in SECTIONS:
+        page.locator(f"#edit-{section}").click()
+        expect(page.locator("form.section-form")).to_be_visible()  # swapped into its form
+        expect(heading).to_have_text("Brunella")  # the page's one h1, outside the region
+        expect(page.get_by_role("article", name="Brunella")).to_be_visible()  # the sheet still named by it
+        page.get_by_role("link", name="Cancel").click()
+        expect(page.locator("form.section-form")).to_have_count(0)
+
+    assert page.evaluate("window.sameDocument") is True
+    assert problems == []
+
+
+@pytest.mark.parametrize(("per_step", "lines"), [(10, 1), (20, 2)])
+def test_at_360_pixels_the_hit_point_chart_keeps_its_rows(live_server, page: Page, problems, campaign, gm, player,
+                                                         per_step, lines) -> None:  # fmt: skip
+    campaign.options = lucky13.validate_options({"hit_points_per_step": per_step})
+    campaign.save()
+    abilities = {"will": "d6", "charm": "d4", "pulse": "d12", "intellect": "d6", "reflex": "d10"}
+    character = make_character(campaign, player, abilities=abilities, hit_points=per_step * 3 + 7)
+    sign_in(page.context, gm, live_server)
+    page.set_viewport_size({"width": 360, "height": 740})
+    page.goto(f"{live_server.url}/characters/{character.pk}/")
+
+    rows = page.locator("#hit-points .hp-chart tbody tr")
+    expect(rows).to_have_count(5)  # a row per Pulse step, d4 to d12
+    expect(rows.locator("th")).to_have_text(["d4", "d6", "d8", "d10", "d12"])
+    shapes = rows.evaluate_all("""rows => rows.map(row => ({
+      cells: [...row.cells].map(cell => cell.getBoundingClientRect()).map(r => [r.left, r.right, Math.round(r.top)]),
+      slots: [...row.querySelectorAll(".slot")].map(slot => slot.getBoundingClientRect()),
+    })).map(row => ({
+      cells: row.cells,
+      slots: row.slots.length,
+      lines: new Set(row.slots.map(r => Math.round(r.top))).size,
+      inside: row.slots.every(r => r.left >= 0 && r.right <= window.innerWidth),
+    }))""")
+    for shape in shapes:
+        assert len(shape["cells"]) == 3  # Pulse, its slots, the total: side by side, one row
+        assert len({top for _left, _right, top in shape["cells"]}) == 1
+        assert all(left >= 0 and right <= 360 for left, right, _top in shape["cells"])
+        assert (shape["slots"], shape["lines"], shape["inside"]) == (per_step, lines, True)
+    assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth")
+    assert problems == []

@@ -213,6 +213,19 @@ def test_a_big_roll_with_long_explosions_fits_360_pixels(
     assert problems == []
 
 
+def test_at_360_pixels_the_roll_result_shows_without_scrolling_past_the_form(live_server, page: Page, problems) -> None:
+    page.set_viewport_size({"width": 360, "height": 740})
+    page.goto(f"{live_server.url}/calculator/")
+    form_bottom = page.locator("#calculator-form").evaluate("form => form.getBoundingClientRect().bottom")
+    assert form_bottom > 740  # the form alone is taller than the screen
+
+    page.locator("#calculation button.roll").click()
+
+    expect(roll_outcome(page)).to_have_text(re.compile(r"^(Success|Failure)$"))
+    expect(page.locator("#roll-result")).to_be_in_viewport(ratio=1)  # the whole result, brought into view
+    assert problems == []
+
+
 # --- Without JavaScript ---------------------------------------------------------------------
 
 
@@ -239,6 +252,21 @@ def test_without_javascript_the_forms_still_show_the_chance_and_roll(
 
     expect(chance(page)).to_have_text(shown("d12"))
     expect(roll_outcome(page)).to_have_count(0)  # shown once
+    assert problems == []
+
+
+def test_without_javascript_at_360_pixels_the_page_opens_at_the_roll_result(
+    live_server, nojs_page: Page, problems: list[str]
+) -> None:
+    page = nojs_page
+    page.set_viewport_size({"width": 360, "height": 740})
+    page.goto(f"{live_server.url}/calculator/")
+
+    page.get_by_role("button", name="Roll d8 + d6 + d10").click()
+
+    expect(roll_outcome(page)).to_have_text(re.compile(r"^(Success|Failure)$"))
+    expect(page.locator("#roll-result")).to_be_in_viewport(ratio=1)  # not the form, at the top of the page
+    assert page.evaluate("window.scrollY") > 0
     assert problems == []
 
 
