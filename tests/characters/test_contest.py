@@ -13,7 +13,7 @@ from play.models import Roll
 from rules.systems import get, lucky13
 from rules.systems.base import Other, SpecError
 from tests.campaigns.helpers import html, text
-from tests.characters.conftest import FIGHTING, brunella_sheet, make_character
+from tests.characters.conftest import FIGHTING, UNCLE_OTTO, brunella_sheet, make_character
 
 pytestmark = pytest.mark.django_db
 
@@ -137,3 +137,18 @@ def test_the_engine_builds_the_contest_from_both_sheets() -> None:
         system.sheet_roll(sheet, {"skill": FIGHTING, "reaction": True, "opponent_dice": ["d6"]}, options)
     with pytest.raises(SpecError, match="another character"):
         system.sheet_roll(sheet, {"skill": FIGHTING, "opponent": 99}, options)
+
+
+def test_an_asset_steps_the_skill_die_in_a_contest_as_in_a_check() -> None:
+    """ "Equipment / assets": "the skill die steps up based on the level of the asset", in a contest too
+    (the text's door steps Pulse, an ability; we follow the assets section, as checks do)."""
+    system = get("lucky13")
+    options = system.validate_options({})
+    sheet = system.read_sheet(brunella_sheet())
+    plain = system.sheet_roll(sheet, {"skill": FIGHTING, "opponent_dice": ["d10", "d10"]}, options)
+    helped = system.sheet_roll(sheet, {"skill": FIGHTING, "asset": UNCLE_OTTO, "opponent_dice": ["d10", "d10"]},
+                               options)  # fmt: skip
+    assert plain.spec["attacker"] == ["d10", "d10"]
+    assert helped.spec["attacker"] == ["d10", "d12+d6"]  # Uncle Otto, level 3: Fighting d10 three steps up
+    better = lucky13.opposed_chance(lucky13.parse_opposed(helped.spec)).p_attacker_wins
+    assert better > lucky13.opposed_chance(lucky13.parse_opposed(plain.spec)).p_attacker_wins
