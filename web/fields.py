@@ -114,14 +114,3 @@ class TextField(forms.CharField):
                 "Remove the control characters." if self.lines else "Keep it on one line, without control characters.",
                 code="control",
             )
-
-
-#: What every choice field says of a value it does not offer, in place of Django's "Select a valid
-#: choice. X is not one of the available choices." (a programmer's words, quoting what was sent).
-NOT_A_CHOICE: Final = "Choose one of the options offered."
-
-
-def plain_choice_messages() -> None:
-    """Every choice field of every form speaks as :data:`NOT_A_CHOICE` (called once, as the site starts)."""
-    for kind in (forms.ChoiceField, forms.MultipleChoiceField):
-        kind.default_error_messages = {**kind.default_error_messages, "invalid_choice": NOT_A_CHOICE}
