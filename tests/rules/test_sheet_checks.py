@@ -112,3 +112,14 @@ def test_with_new_ids_gives_each_new_item_a_fresh_id_at_any_depth() -> None:
     assert with_new_ids({"next_id": 2}, {"tricks": [{"id": 9}, {}]})["tricks"][1]["id"] == 10
     assert with_new_ids({"next_id": 2}, {"tricks": [{"id": 1}]})["next_id"] == 2
     assert "next_id" not in with_new_ids({}, {"tricks": [{}]})
+
+
+def test_help_on_a_d12_adds_a_die_to_the_check() -> None:
+    """ "Other dice can be added when an object or character is used to help": a d12 stepped up by an
+    asset or a helper gains a d4, so the check rolls four dice (rules README, "The ladder")."""
+    asset = sheet_check(D("d8"), D("d12"), D("d10"), Modifiers(asset_level=1))
+    helped = sheet_check(D("d8"), D("d12"), D("d10"), Modifiers(assist=D("d6")))
+    assert asset.pool.dice == (D("d8"), D("d12+d4"), D("d10"))
+    assert [die.sides for die in asset.pool.dice] == [(8,), (12, 4), (10,)]
+    assert helped.skill == D("d12+d6")  # a d6 helper gives two steps
+    assert sum(len(die.sides) for die in helped.pool.dice) == 4
