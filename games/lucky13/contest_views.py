@@ -11,6 +11,7 @@ the campaign's "players set their own difficulty"; otherwise the page shows the 
 from __future__ import annotations
 
 import secrets
+from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlencode
 
@@ -24,10 +25,12 @@ from campaigns.errors import Refused
 from characters import access
 from characters.models import Character
 from play import sheet_rolls
-from play.models import Roll
+from play.encounters import MAX_COMBATANTS
+from play.models import Encounter, Roll
 from play.roll_views import roll_entry
 from rules.systems import lucky13
 from rules.systems.base import SheetRoll, SpecError
+from rules.systems.lucky13 import encounter as encounter_rules
 from web.fields import TextField, whole_key
 
 
@@ -50,10 +53,17 @@ class ContestForm(forms.Form):
         help_text="The Ability die first: d10 + d10",
     )
     opponent_name = TextField(label="Who rolls those dice", required=False, max_length=60)
+    opponent_npc = forms.ChoiceField(label="Or against an NPC of the encounter", required=False)
     secret = forms.BooleanField(label="Roll in secret (the players see it when you reveal it)", required=False)
 
     def __init__(
-        self, data: QueryDict, *, character: Character, opponents: list[Character], opening: bool = False
+        self,
+        data: QueryDict,
+        *,
+        character: Character,
+        opponents: list[Character],
+        npcs: list[NpcSide] | None = None,
+        opening: bool = False,
     ) -> None:
         merged = {key: data.get(key) for key in data if key in self.base_fields}
         sheet = character.document
@@ -71,6 +81,11 @@ class ContestForm(forms.Form):
         self.opponents = opponents
         self.opening = opening
         self.made: SheetRoll | None = None
+        self.npcs = {side.key: side for side in npcs or ()}
+        if npcs:
+            self.fields["opponent_npc"].choices = [("", "none"), *((side.key, side.words) for side in npcs)]
+        else:
+            del self.fields["opponent_npc"]
         if not character.viewer_is_gm:
             del self.fields["secret"]
 
@@ -83,9 +98,15 @@ class ContestForm(forms.Form):
             if cleaned.get(key) not in (None, ""):
                 situation[key] = cleaned[key]
         dice = cleaned.get("opponent_dice") or ""
+        npc = self.npcs.get(cleaned.get("opponent_npc") or "")
+        if npc is not None:
+            if cleaned.get("opponent") is not None or dice:
+                self.add_error("opponent_npc", "Name one other side: a character, the GM's dice or an NPC.")
+                return cleaned
+            situation["opponent_name"], dice = npc.name, " + ".join(npc.dice)
         if cleaned.get("opponent") is None and not dice:
             if not self.opening:
-                self.add_error("opponent", "Name the other side: a character in play, or the dice the GM names.")
+                self.add_error("opponent", "Name the other side: a character in play, the dice the GM names or an NPC.")
             return cleaned
         if dice:
             situation["opponent_dice"] = [part.strip() for part in dice.replace(",", "+").split("+") if part.strip()]
@@ -99,7 +120,36 @@ class ContestForm(forms.Form):
         return cleaned
 
     def query(self) -> dict[str, str]:
+        """The form's choices, as the roll's POST and the redirect after it repeat them."""
         return {name: str(value) for name, value in self.cleaned_data.items() if value not in (None, "", False)}
+
+
+@dataclass(frozen=True, slots=True)
+class NpcSide:
+    """One pool an NPC of the running encounter can oppose a contest with (its choice on the form)."""
+
+    key: str
+    words: str
+    name: str
+    dice: tuple[str, ...]
+
+
+def npc_sides(character: Character) -> list[NpcSide]:
+    """For the GM: the pools of the NPCs of the campaign's running encounter (none without one), in
+    the encounter's order; at most one encounter runs, and it holds at most ``MAX_COMBATANTS``."""
+    if not character.viewer_is_gm:
+        return []
+    encounter = Encounter.objects.running().filter(campaign_id=character.campaign_id).first()
+    if encounter is None:
+        return []
+    combat, settings = character.campaign.rules.combat, character.campaign.settings
+    npcs = encounter.combatants.filter(character__isnull=True, removed=False).order_by("order", "pk")
+    sides = []
+    for npc in npcs[:MAX_COMBATANTS]:
+        for key, words, dice in encounter_rules.contest_pools(combat.read_block(npc.block), settings):
+            labels = tuple(die.label for die in dice)
+            sides.append(NpcSide(f"{npc.pk}:{key}", f"{npc.name}: {words} ({' + '.join(labels)})", npc.name, labels))
+    return sides
 
 
 def sentence(message: str) -> str:
@@ -116,8 +166,8 @@ def contest(request: HttpRequest, pk: int) -> HttpResponse:
     data = request.POST if request.method == "POST" else request.GET
     opponents = sheet_rolls.helpers_for(character, helper=whole_key(data.get("opponent", "")))
     # The sheet's Contest link names only the skill: the page opens on the form, with nothing to refuse yet.
-    opening = request.method != "POST" and not {"opponent", "opponent_dice"} & data.keys()
-    form = ContestForm(data, character=character, opponents=opponents, opening=opening)
+    opening = request.method != "POST" and not {"opponent", "opponent_dice", "opponent_npc"} & data.keys()
+    form = ContestForm(data, character=character, opponents=opponents, npcs=npc_sides(character), opening=opening)
     valid = form.is_valid() and form.made is not None
     url = reverse("lucky13:contest", args=[character.pk])
     context: dict[str, Any] = {

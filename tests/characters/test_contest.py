@@ -5,6 +5,7 @@ of each side before the roll, the roll recorded once, bad input refused with not
 from __future__ import annotations
 
 import random
+import re
 
 import pytest
 from django.urls import reverse
@@ -152,3 +153,64 @@ def test_an_asset_steps_the_skill_die_in_a_contest_as_in_a_check() -> None:
     assert helped.spec["attacker"] == ["d10", "d12+d6"]  # Uncle Otto, level 3: Fighting d10 three steps up
     better = lucky13.opposed_chance(lucky13.parse_opposed(helped.spec)).p_attacker_wins
     assert better > lucky13.opposed_chance(lucky13.parse_opposed(plain.spec)).p_attacker_wins
+
+
+def orc_in_a_fight(campaign, gm, hit_points: int | None = None):
+    """A running encounter with an orc: Reflex d8, Combat d6, Pulse d10 (50 hp unless wounded)."""
+    from play import encounters
+    from tests.play.npcs import npc
+
+    encounter = encounters.start_encounter(campaign_id=campaign.pk, by=gm, name="The bridge")
+    stats = npc("Orc", 3, 2, 2, 3, 2, 4, hit_points)
+    (orc,) = encounters.add_npcs(campaign_id=campaign.pk, encounter_id=encounter.pk, by=gm, **stats)
+    return orc
+
+
+def test_the_gm_opposes_a_contest_with_an_npc_of_the_encounter(client, monkeypatch, brunella, campaign, gm) -> None:
+    orc = orc_in_a_fight(campaign, gm)
+    client.force_login(gm)
+    opened = client.get(url(brunella), {"skill": FIGHTING})
+    offered = re.findall(r'<option value="([^"]*)"', html(opened).split('name="opponent_npc"')[1].split("</select>")[0])
+    assert offered == ["", f"{orc.pk}:reflex_combat", f"{orc.pk}:reflex", f"{orc.pk}:pulse_combat", f"{orc.pk}:pulse"]
+    assert "Orc: Reflex + Combat (d8 + d6)" in text(opened)
+    shown = client.get(url(brunella), {"skill": FIGHTING, "opponent_npc": f"{orc.pk}:reflex_combat"})
+    assert shown.status_code == 200
+    assert "against Orc (d8 + d6)" in text(shown)
+    seeded(monkeypatch)
+    response = client.post(url(brunella), {"skill": FIGHTING, "opponent_npc": f"{orc.pk}:pulse"})
+    assert response.status_code == 302
+    roll = Roll.objects.get()
+    assert roll.spec["defender"] == ["d10"]
+    assert roll.spec["sheet"]["opponent"]["name"] == "Orc"
+
+
+def test_a_wounded_npc_opposes_with_its_current_pulse_and_a_dying_one_not_at_all() -> None:
+    combat = get("lucky13").combat
+    options = get("lucky13").validate_options({})
+    block = {"reflex": "d8", "combat": None, "pulse": "d10", "hit_points": 15}
+    pools = lucky13_pools(combat.read_block(block), options)
+    assert pools == {"reflex": ["d8"], "pulse": ["d6"]}  # 15 hp of a d10 Pulse reach d6; no Combat die
+    assert lucky13_pools(combat.read_block({**block, "hit_points": 0}), options) == {}
+
+
+def lucky13_pools(block, options) -> dict[str, list[str]]:
+    from rules.systems.lucky13.encounter import contest_pools
+
+    return {key: [die.label for die in dice] for key, _, dice in contest_pools(block, options)}
+
+
+def test_players_are_not_offered_the_npcs_and_one_side_only(client, brunella, campaign, gm, otto, player) -> None:
+    orc = orc_in_a_fight(campaign, gm)
+    client.force_login(player)
+    page = client.get(url(brunella), {"skill": FIGHTING})
+    assert 'name="opponent_npc"' not in html(page)
+    refused = client.get(url(brunella), {"skill": FIGHTING, "opponent_npc": f"{orc.pk}:reflex"})
+    assert refused.status_code == 400  # a player names no NPC: the other side is missing
+    client.force_login(gm)
+    both = client.post(url(brunella), {"skill": FIGHTING, "opponent_npc": f"{orc.pk}:reflex", "opponent": otto.pk})
+    assert both.status_code == 400
+    assert "Name one other side" in text(both)
+    stale = client.post(url(brunella), {"skill": FIGHTING, "opponent_npc": "999999:reflex"})
+    assert stale.status_code == 400
+    assert "999999" in text(stale)  # the refused value is named beside the field
+    assert not Roll.objects.exists()

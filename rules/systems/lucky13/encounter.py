@@ -106,6 +106,40 @@ class StatBlock(Document):
     hit_points: Annotated[int, Field(ge=-12, le=MAX_HIT_POINTS, strict=True)] | None = None
 
 
+#: The dice an NPC's quick stat block can oppose a contest with ("Contests": "Ability + Skill vs
+#: Ability + Skill"): its two abilities, Reflex and its current Pulse, each alone or with its Combat die.
+CONTEST_POOLS: Final = (
+    ("reflex_combat", "Reflex + Combat"),
+    ("reflex", "Reflex"),
+    ("pulse_combat", "Pulse + Combat"),
+    ("pulse", "Pulse"),
+)
+
+
+def contest_pools(block: StatBlock, options: Mapping[str, Any]) -> tuple[tuple[str, str, tuple[StepDie, ...]], ...]:
+    """The pools an NPC's stat block opposes a contest with (:data:`CONTEST_POOLS`): each as its key,
+    its words and its dice, the Ability die first. Pulse is the current one, the step the NPC's hit
+    points reach (rules README, "A contest's opponent": "their current Pulse while wounded"); a pool
+    with a Combat die is offered only to an NPC that has one. A dying or dead NPC does not act, so
+    opposes nothing (rules README, "a dying or dead character does not act")."""
+    hit_points = block.hit_points
+    pulse = _die(block.pulse) if hit_points is None else current_pulse(hit_points, _per_step(options))
+    if not pulse.sides:
+        return ()
+    abilities = {"reflex": _die(block.reflex), "pulse": pulse}
+    combat = _die(block.combat)
+    pools = []
+    for key, words in CONTEST_POOLS:
+        ability = abilities[key.split("_")[0]]
+        if key.endswith("_combat"):
+            if not combat.sides:
+                continue
+            pools.append((key, words, (ability, combat)))
+        else:
+            pools.append((key, words, (ability,)))
+    return tuple(pools)
+
+
 def _die(label: str | None) -> StepDie:
     return StepDie.parse(label) if label else StepDie.none()
 
