@@ -1,0 +1,168 @@
+"""The D6 character sheet as one document: stats and skills as die codes, luck points, the
+conditions the GM sets (wounded, stunned), gear, notes, and how far creation has come.
+
+"Every character has Stats and Skills measured in Die Codes"; "All skills start with the same die
+code as the stat": a skill not raised keeps no code of its own (``code`` is ``None``) and is rolled at
+its stat's code, so it is shown at its own code only once raised. Every list item carries a stable id
+(ARCHITECTURE.md, "References"); a skill points at its stat by id, so renaming a stat changes nothing.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Annotated, Any, Final, Literal
+
+from pydantic import Field, model_validator
+
+from rules.document import Document, ItemId, LongText, Name, ShortText, fresh_id, require_unique
+from rules.systems.d6.codes import DieCode
+
+#: The version of the document this code writes; older documents go through :func:`migrate`.
+SCHEMA_VERSION: Final = 1
+
+MAX_DESCRIPTION: Final = 2000
+MAX_NOTES: Final = 20_000
+MAX_ITEMS: Final = 150
+MAX_LUCK: Final = 99
+
+#: A die code as the sheet writes it: ``3d``, ``3d+1``, ``3d+2`` (``0d+2`` too).
+Code = Annotated[str, Field(pattern=r"^[0-9]{1,2}d(\+[12])?$")]
+Description = Annotated[LongText, Field(max_length=MAX_DESCRIPTION)]
+
+
+def code(text: str) -> DieCode:
+    """A code the sheet holds (already well formed) as the engine's :class:`DieCode`."""
+    return DieCode.parse(text)
+
+
+class Stat(Document):
+    """ "A stat is a basic attribute": fixed once the character is made ("You can't improve your stats")."""
+
+    id: ItemId
+    name: Name
+    code: Code | None = None  # empty in a draft before the stats step
+
+
+class Skill(Document):
+    """A skill of one stat; ``code`` is ``None`` until it is raised above the stat ("All skills start
+    with the same die code as the stat")."""
+
+    id: ItemId
+    name: Name
+    stat: ItemId
+    reaction: bool = False
+    code: Code | None = None
+
+
+class Item(Document):
+    """A piece of gear or anything else the character carries (no mechanics in the text)."""
+
+    id: ItemId
+    name: Name
+    description: Description = ""
+
+
+class Creation(Document):
+    """Where creation stands: the step a draft was saved at ("" once the character is finished)."""
+
+    step: Literal["", "stats", "skills", "review"] = "stats"
+
+
+class Sheet(Document):
+    """A whole D6 character, draft or finished (the name lives with the character)."""
+
+    schema_version: Literal[1] = SCHEMA_VERSION
+    concept: ShortText = ""
+    stats: tuple[Stat, ...] = Field(default=(), max_length=MAX_ITEMS)
+    skills: tuple[Skill, ...] = Field(default=(), max_length=MAX_ITEMS)
+    #: "Every character starts with one Luck Point" (the campaign's ``starting_luck``).
+    luck_points: Annotated[int, Field(ge=0, le=MAX_LUCK, strict=True)] = 0
+    #: The conditions the GM sets: "If you are wounded when you use a skill, your skill code is reduced by 1d".
+    wounded: bool = False
+    stunned: bool = False
+    gear: tuple[Item, ...] = Field(default=(), max_length=MAX_ITEMS)
+    notes: Annotated[LongText, Field(max_length=MAX_NOTES)] = ""
+    creation: Creation = Creation()
+    #: Ids are never reused: a new item takes this id (or a larger one) and it moves past it.
+    next_id: Annotated[int, Field(ge=1, strict=True)] = 1
+
+    @model_validator(mode="after")
+    def _consistent(self) -> Sheet:
+        require_unique(self.stats, "stats")
+        require_unique(self.skills, "skills")
+        require_unique(self.gear, "pieces of gear")
+        names = [s.name.casefold() for s in self.stats]
+        clash = next((s.name for s in self.skills if s.name.casefold() in names), None)
+        if clash is not None:
+            raise ValueError(f"a stat and a skill are both called {clash}")
+        ids = [item.id for items in self.item_lists() for item in items]
+        if len(set(ids)) != len(ids):
+            raise ValueError("two items of the sheet have the same id")
+        stats = {stat.id: stat for stat in self.stats}
+        for skill in self.skills:
+            stat = stats.get(skill.stat)
+            if stat is None:
+                raise ValueError(f"{skill.name} belongs to a stat the sheet does not have (id {skill.stat})")
+            if skill.code is not None and stat.code is not None and code(skill.code) < code(stat.code):
+                raise ValueError(f"{skill.name} ({skill.code}) is below its stat {stat.name} ({stat.code})")
+        if self.next_id < fresh_id(1, self.item_lists()):
+            raise ValueError("next_id must be past every id on the sheet")
+        return self
+
+    def item_lists(self) -> Iterator[tuple[Any, ...]]:
+        yield self.stats
+        yield self.skills
+        yield self.gear
+
+    def stat(self, item_id: int) -> Stat | None:
+        return next((stat for stat in self.stats if stat.id == item_id), None)
+
+    def skill(self, item_id: int) -> Skill | None:
+        return next((skill for skill in self.skills if skill.id == item_id), None)
+
+    def code_of(self, item_id: int) -> DieCode | None:
+        """The code a stat or a skill is rolled at: a skill not raised rolls its stat's code; ``None``
+        while the draft has no code for it."""
+        stat = self.stat(item_id)
+        if stat is not None:
+            return None if stat.code is None else code(stat.code)
+        skill = self.skill(item_id)
+        if skill is None:
+            return None
+        if skill.code is not None:
+            return code(skill.code)
+        owner = self.stat(skill.stat)
+        return None if owner is None or owner.code is None else code(owner.code)
+
+    def skills_of(self, stat_id: int) -> tuple[Skill, ...]:
+        return tuple(skill for skill in self.skills if skill.stat == stat_id)
+
+    def with_ids(self, count: int) -> tuple[Sheet, tuple[int, ...]]:
+        """``count`` fresh ids, and the sheet that has handed them out."""
+        start = fresh_id(self.next_id, self.item_lists())
+        return self.model_copy(update={"next_id": start + count}), tuple(range(start, start + count))
+
+
+def raised_by(sheet: Sheet, skill: Skill) -> int:
+    """How many pips ``skill`` stands above its stat (0 for a skill not raised, or a draft's)."""
+    stat = sheet.stat(skill.stat)
+    if skill.code is None or stat is None or stat.code is None:
+        return 0
+    return code(skill.code).steps - code(stat.code).steps
+
+
+def incomplete(sheet: Sheet) -> tuple[str, ...]:
+    """What a finished character must have and this sheet lacks (empty when it may be active)."""
+    return tuple(f"stats.{stat.id}.code" for stat in sheet.stats if stat.code is None)
+
+
+def migrate(document: dict[str, Any], from_version: int) -> dict[str, Any]:
+    """An older document brought up to :data:`SCHEMA_VERSION`, one step per version.
+
+    Version 1 is the first: there is nothing older to upgrade yet.
+    """
+    if from_version > SCHEMA_VERSION:
+        raise ValueError(f"sheet version {from_version} is newer than this server reads ({SCHEMA_VERSION})")
+    if from_version < 1:
+        raise ValueError(f"there is no sheet version {from_version}")
+    return document
