@@ -1,9 +1,10 @@
 """The guided creation pages, for every system: a name, then one page per creation step.
 
 A step the server rolls at has a Roll button (once rolled, what was rolled is shown and kept);
-a step with fields has a form made from the sheet model (:mod:`characters.generated`), which keeps
-everything typed after an error, with each message by its field; the last step finishes the
-character. A system with creation pages of its own (``drafting.register``) gets them instead.
+a step with fields has a form, the system's own of the step's key (``editing.register``) or one
+made from the sheet model (:mod:`characters.generated`), which keeps everything typed after an
+error, with each message by its field; the last step finishes the character. A system with
+creation pages of its own (``drafting.register``) gets them instead.
 Plain forms throughout: the flow works without JavaScript.
 """
 
@@ -20,8 +21,7 @@ from django.views.decorators.http import require_http_methods
 
 from campaigns.access import campaign_for
 from campaigns.errors import Refused
-from characters import access, drafting
-from characters.generated import generated_edit
+from characters import access, drafting, editing
 from characters.models import Character
 from rules.systems.base import CreationStep, EditSection
 from web.fields import version_number
@@ -54,11 +54,12 @@ def start(request: HttpRequest, campaign_pk: int) -> HttpResponse:
 
 
 def _form(character: Character, step: CreationStep, data: Any = None) -> Any:
-    """The step's form, made from the sheet model (None for a step with nothing to fill in)."""
+    """The step's form: the system's own form of that key (``editing.register``), else one made from
+    the sheet model; None for a step with nothing to fill in."""
     if not step.fields:
         return None
     section = EditSection(step.key, step.label.lower(), fields=step.fields)
-    return generated_edit(step.key)(character, data, gm=character.viewer_is_gm, section=section)
+    return editing.edit_for(character, step.key)(character, data, gm=character.viewer_is_gm, section=section)
 
 
 def _page(

@@ -1,8 +1,8 @@
 from importlib import import_module
-from importlib.util import find_spec
 
 from django.apps import AppConfig
 
+import games
 from rules import systems
 
 
@@ -13,5 +13,5 @@ class GamesConfig(AppConfig):
         # Each engine system with a package of its own here registers its forms and pages (its
         # ``__init__`` does); a system with none is played through the generated forms.
         for key in systems.KEYS:
-            if find_spec(f"games.{key}") is not None:
+            if games.has(key):
                 import_module(f"games.{key}")

@@ -64,3 +64,33 @@ document.addEventListener("change", (event) => {
   const left = spent <= budget ? `${budget - spent} left` : `${spent - budget} over the budget`;
   total.textContent = `Points spent: ${spent} of ${budget}; ${left}.`;
 });
+
+// Die codes spent against a budget (D6 creation): the pips the typed codes spend, as the player
+// types (no request; the server counts again on every save). A box with data-base counts only the
+// pips above its base (a skill above its stat); a box left empty counts nothing.
+function codePips(text) {
+  const match = /^\s*(\d{1,2})\s*[dD]\s*(?:\+\s*([0-2]))?\s*$/.exec(text);
+  return match ? Number(match[1]) * 3 + Number(match[2] || 0) : null;
+}
+function pipWords(pips) {
+  const dice = Math.floor(pips / 3);
+  const rest = pips % 3;
+  return rest ? `${dice}d+${rest}` : `${dice}d`;
+}
+document.addEventListener("input", (event) => {
+  const key = event.target.dataset && event.target.dataset.counts;
+  const form = key && event.target.closest("form");
+  const total = form && form.querySelector(`[data-running-total="${key}"]`);
+  if (!total) return;
+  let spent = 0;
+  for (const box of form.querySelectorAll(`input[data-counts="${key}"]`)) {
+    const pips = codePips(box.value || box.placeholder || "");
+    if (pips === null) continue;
+    spent += box.dataset.base ? Math.max(0, pips - Number(box.dataset.base)) : pips;
+  }
+  const budget = Number(total.dataset.budget);
+  const left = budget - spent;
+  const words = left >= 0 ? `${pipWords(left)} left` : `${pipWords(-left)} too many`;
+  total.firstChild.textContent = "As typed: ";
+  total.querySelector("output").textContent = words;
+});

@@ -43,7 +43,10 @@ ENGINE_MODULES = (
         )
     ),
     "rules.systems.d6",
-    *(f"rules.systems.d6.{name}" for name in ("chance", "codes", "rolling")),
+    *(
+        f"rules.systems.d6.{name}"
+        for name in ("advancement", "chance", "codes", "creation", "options", "rolling", "rolls", "sheet", "system")
+    ),
     "rules.__main__",
 )
 

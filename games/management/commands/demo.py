@@ -4,13 +4,13 @@ around in, created once and left alone after."""
 from __future__ import annotations
 
 from importlib import import_module
-from importlib.util import find_spec
 from typing import Any
 
 from django.conf import settings
 from django.core.management.base import BaseCommand
 from django.db import transaction
 
+import games
 from rules import systems
 
 
@@ -20,7 +20,7 @@ class Command(BaseCommand):
     @transaction.atomic
     def handle(self, *args: Any, **options: Any) -> None:
         for key in systems.KEYS:
-            if find_spec(f"games.{key}.demo") is not None:
+            if games.has(key, "demo"):
                 self.stdout.write(import_module(f"games.{key}.demo").load() + ".")
         self.stdout.write(
             f"Users made now have the password '{settings.DEMO_PASSWORD}' (DEMO_PASSWORD); existing ones keep theirs."

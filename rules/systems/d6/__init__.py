@@ -1,11 +1,15 @@
-"""The D6 die-code system (rules text ``d6-die-codes.md``), its engine core only.
-
-Not registered yet: ``rules.systems.KEYS`` does not name ``d6``, no page offers it and
-``python -m rules chance`` does not answer for it. That comes once the system is whole
-(sheet, creation, edits, roll kinds, advancement). What this package provides so far:
+"""The D6 die-code system (rules text ``d6-die-codes.md``, key ``d6``).
 
 - :mod:`rules.systems.d6.codes`: die codes (``3d+2``), parsing, formatting and arithmetic;
-- :mod:`rules.systems.d6.chance`: exact odds of a total against a difficulty, the totals for
-  a chart, the difficulty bands, and opposed rolls;
-- :mod:`rules.systems.d6.rolling`: rolling a code with an injected random source.
+- :mod:`rules.systems.d6.chance`: exact odds of a total against a difficulty, the totals for a chart,
+  the difficulty bands, and opposed rolls;
+- :mod:`rules.systems.d6.rolling`: rolling a code with an injected random source;
+- :mod:`rules.systems.d6.rolls`: the roll kinds (a check, an opposed roll) and the chance interface;
+- :mod:`rules.systems.d6.options`, :mod:`.sheet`, :mod:`.creation`, :mod:`.advancement`: the campaign's
+  options, the sheet document, creation and what character points buy;
+- :mod:`rules.systems.d6.system`: all of it behind the system protocol (``SYSTEM``).
 """
+
+from rules.systems.d6.system import D6, KEY, NAME, SYSTEM
+
+__all__ = ["D6", "KEY", "NAME", "SYSTEM"]

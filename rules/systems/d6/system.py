@@ -1,0 +1,533 @@
+"""The D6 system as the apps see it (``rules.systems.base.RulesSystem``): options, the sheet, creation,
+edits, vitals, the roll a sheet makes, the GM's calls, character points and what they buy, and
+export. The rules themselves live in the package's other modules; this one puts them behind the
+protocol."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from random import Random
+from typing import Annotated, Any, ClassVar, Final, Literal
+
+from pydantic import Field, StrictInt, ValidationError
+
+from rules.document import MAX_ITEM_ID, MAX_NAME, Document, Name, Problem, ShortText, problems_of, with_new_ids
+from rules.systems.base import (
+    CreationStep,
+    Currency,
+    EditRefused,
+    EditSection,
+    Effect,
+    Offer,
+    Option,
+    OptionsChange,
+    Other,
+    Others,
+    Role,
+    SheetInvalid,
+    SheetRoll,
+    SpecError,
+    Summary,
+    Track,
+    Vitals,
+    nobody,
+)
+from rules.systems.d6 import advancement, creation, options
+from rules.systems.d6.chance import DIFFICULTY_BANDS, MAX_DIFFICULTY, RANGE_BANDS, band
+from rules.systems.d6.codes import DieCode
+from rules.systems.d6.rolls import ROLL_KINDS
+from rules.systems.d6.sheet import SCHEMA_VERSION, Sheet, code, incomplete, migrate, raised_by
+
+KEY: Final = "d6"
+NAME: Final = "D6 die codes"
+
+CHARACTER_POINTS: Final = Currency(
+    advancement.CURRENCY,
+    "Character points",
+    "CP",
+    typical_award=(2, 5),
+    reasons=("Finished the adventure", "Good roleplaying", "A clever plan", "A heroic moment"),
+)
+
+#: Every band of the text, for the forms: "Moderate (11–15)".
+BANDS: Final = tuple((b.key, f"{b.name} ({b.low}–{b.high})" if b.high else f"{b.name} ({b.low}+)")
+                     for b in (*DIFFICULTY_BANDS, *RANGE_BANDS))  # fmt: skip
+MAX_ACTIONS: Final = 10
+
+ItemRef = Annotated[StrictInt, Field(ge=1, le=MAX_ITEM_ID)]
+CharacterRef = Annotated[StrictInt, Field(ge=1, le=2**63 - 1)]
+Difficulty = Annotated[StrictInt, Field(ge=1, le=MAX_DIFFICULTY)]
+BandKey = Literal[tuple(key for key, _ in BANDS)]  # type: ignore[valid-type]
+
+
+class Situation(Document):
+    """A roll from a D6 sheet: a stat or a skill against a difficulty (a number, a band, or both), or
+    against another character in play (opposed), with the round's penalties."""
+
+    kind: Literal["check", "opposed"] = Field("check", description="Against a difficulty, or opposed.")
+    item: ItemRef = Field(..., description="The stat or the skill, by its id on the sheet.")
+    difficulty: Difficulty | None = Field(None, description="The difficulty number the GM names.")
+    band: BandKey | None = Field(None, description="The band the GM names (the number inside it, if known).")
+    opponent: CharacterRef | None = Field(None, description="Opposed: another character in play, by id.")
+    opponent_item: Annotated[ShortText, Field(max_length=MAX_NAME)] | None = Field(
+        None, description="Opposed: the opponent's stat or skill by name (the same name by default)."
+    )
+    opponent_code: Annotated[str, Field(max_length=10)] | None = Field(
+        None, description="Opposed: a code the GM names for the other side, such as 3d+2."
+    )
+    actions: Annotated[StrictInt, Field(ge=1, le=MAX_ACTIONS)] = Field(
+        1, description="The uses declared this round: each code takes −(N−1)d."
+    )
+    running: bool = Field(False, description="Running this round: −1d.")
+    prepared: bool = Field(False, description="Prepared last round for this skill: +1d.")
+    doubled: bool = Field(False, description="A luck point spent this round: every code doubled first.")
+
+
+class Call(Document):
+    """The GM's call: what is rolled (a stat or a skill by its name in the campaign's list) and against
+    what difficulty: a number, a band, or a number inside a band."""
+
+    item: Annotated[Name, Field(min_length=1)]
+    difficulty: Difficulty | None = None
+    band: BandKey | None = None
+
+
+def _difficulty_words(difficulty: int | None, band_key: str | None) -> str:
+    named = band(band_key) if band_key else None
+    if difficulty is not None and named is not None:
+        return f"{named.name} ({difficulty})"
+    if difficulty is not None:
+        return f"difficulty {difficulty}"
+    return f"{named.name}" if named is not None else ""
+
+
+def _named(sheet: Sheet, name: str) -> int | None:
+    """The id of the sheet's stat or skill called ``name`` (case aside)."""
+    wanted = name.casefold()
+    found = next((s.id for s in (*sheet.stats, *sheet.skills) if s.name.casefold() == wanted), None)
+    return found
+
+
+def round_code(base: DieCode, sheet: Sheet, situation: Mapping[str, Any]) -> tuple[DieCode, tuple[str, ...]]:
+    """The code a roll is made at this round, and the words of each change.
+
+    Rules README, "D6 die codes": "Doubling with a luck point doubles dice and pips (3d+1 → 6d+2)
+    first; the round's penalties then apply to the doubled codes"; "With N actions declared for a
+    round, every one of them (the first included) takes −(N−1)d"; "Penalties (running, wounded, each
+    extra action) remove whole dice from the code, never below 0d; preparing adds 1d"."""
+    current, steps = base, []
+    if situation.get("doubled"):
+        current = current.doubled()
+        steps.append(f"luck point: doubled to {current}")
+    actions = int(situation.get("actions") or 1)
+    changes = [
+        (f"{actions} actions this round", -(actions - 1)),
+        ("running", -1 if situation.get("running") else 0),
+        ("wounded", -1 if sheet.wounded else 0),
+        ("prepared last round", 1 if situation.get("prepared") else 0),
+    ]
+    for words, dice in changes:
+        if dice:
+            current = current.add_dice(dice)
+            steps.append(f"{words}: {'+' if dice > 0 else '−'}{abs(dice)}d")
+    return current, tuple(steps)
+
+
+class D6:
+    key: Final = KEY
+    name: Final = NAME
+    attribution: Final = "D6 die codes, the rules text of the same name."
+    disclaimer: Final = ""
+    license_name: Final = ""
+    license_file: Final = ""
+    options_model: ClassVar = options.Options
+    option_fields: Final = options.OPTIONS
+    sheet_model: ClassVar = Sheet
+    sheet_version: Final = SCHEMA_VERSION
+    creation_steps: Final = (
+        CreationStep("stats", "Stats", fields=("stats",)),
+        CreationStep("skills", "Skills", fields=("skills",)),
+        CreationStep("review", "Concept and gear", fields=("concept", "gear", "notes")),
+    )
+    edit_sections: Final = (
+        EditSection("concept", "concept", fields=("concept",), region="details"),
+        EditSection("gear", "gear", fields=("gear",)),
+        EditSection("notes", "notes", fields=("notes",)),
+        EditSection("codes", "stats and skills", frozenset({Role.GM}), fields=("stats", "skills"), region="stats",
+                    note="stats are fixed after creation and skills improve with character points; "
+                         "only the GM corrects them"),
+        EditSection("luck", "luck points", frozenset({Role.GM}), fields=("luck_points",), region="vitals",
+                    note="luck points are spent from the sheet; only the GM corrects them"),
+        EditSection("conditions", "conditions", frozenset({Role.GM}), fields=("wounded", "stunned"), region="vitals",
+                    note="the GM sets whether a character is wounded or stunned"),
+    )  # fmt: skip
+    roll_kinds: Final = ROLL_KINDS
+    currencies: Final = (CHARACTER_POINTS,)
+    standing: Final = None
+    offer_situation: Final = (
+        Option("difficulty", "Against a difficulty of", "15",
+               choices=tuple((str(n), f"{n}") for n in (5, 10, 15, 20, 25, 30))),
+    )  # fmt: skip
+    combat: Final = None
+    gm_situation: Final = frozenset()
+    situation_model: ClassVar = Situation
+    call_model: ClassVar = Call
+    called_situation: Final = frozenset({"kind", "item", "difficulty", "band"})
+    legacy_formats: Final = ()
+
+    # Options
+
+    def default_options(self) -> dict[str, Any]:
+        return options.default_options()
+
+    def validate_options(self, given: Mapping[str, Any]) -> dict[str, Any]:
+        return options.validate_options(given)
+
+    def change_options(
+        self,
+        before: Mapping[str, Any],
+        after: Mapping[str, Any],
+        renames: Mapping[str, str],
+        characters: Sequence[tuple[str, Sheet]],
+    ) -> OptionsChange:
+        """The stats and skills of the options are what a new character is made with; a character made
+        already keeps its own (a stat is fixed after creation, and a skill keeps what was bought)."""
+        return OptionsChange(conflicts={}, sheets=tuple(None for _ in characters))
+
+    def options_summary(self, given: Mapping[str, Any]) -> list[dict[str, Any]]:
+        stats = [
+            f"{stat['name']}: " + (", ".join(s["name"] + (" (reaction)" if s["reaction"] else "")
+                                             for s in stat["skills"]) or "no skills")
+            for stat in given["stats"]
+        ]  # fmt: skip
+        return [
+            {"label": "Stats and skills", "value": f"{len(given['stats'])} stats", "list": stats},
+            {"label": "Creation", "value": f"{given['stat_dice']}d among the stats, {given['skill_dice']}d among "
+                                           f"the skills, a skill at most +{given['skill_cap']}d above its stat"},
+            {"label": "Stats at creation", "value": f"{given['stat_minimum']} to {given['stat_maximum']}"},
+            {"label": "Luck points at the start", "value": given["starting_luck"]},
+            {"label": "Character points per pip", "value": f"the skill's whole dice × {given['pip_cost']}"},
+        ]  # fmt: skip
+
+    # The sheet
+
+    def migrate(self, document: dict[str, Any], from_version: int) -> dict[str, Any]:
+        return migrate(document, from_version)
+
+    def read_sheet(self, document: Mapping[str, Any]) -> Sheet:
+        try:
+            version = document.get("schema_version", SCHEMA_VERSION)
+            if not isinstance(version, int) or isinstance(version, bool):
+                raise ValueError("schema_version must be a whole number")
+            migrated = migrate(dict(document), version) if version != SCHEMA_VERSION else document
+            return Sheet.model_validate(migrated)
+        except ValidationError as error:
+            raise SheetInvalid(problems_of(error)) from None
+        except (ValueError, TypeError, AttributeError) as error:
+            raise SheetInvalid([Problem(field="sheet", message=str(error))]) from None
+
+    def validate(self, sheet: Sheet, given: Mapping[str, Any], *, finished: bool) -> tuple[Problem, ...]:
+        if not finished:
+            return ()
+        return tuple(Problem(field=path, message="needs a die code") for path in incomplete(sheet))
+
+    # Creation
+
+    def new_draft(self, given: Mapping[str, Any]) -> Sheet:
+        return creation.new_draft(given)
+
+    def check_step(self, sheet: Sheet, step: str, given: Mapping[str, Any]) -> tuple[Problem, ...]:
+        return creation.check_step(sheet, step, given)
+
+    def roll_step(self, sheet: Sheet, step: str, given: Mapping[str, Any], rng: Random) -> Sheet:
+        raise SpecError("step", "the server rolls nothing in D6 creation: the player spends dice")
+
+    def fill_step(self, sheet: Sheet, step: str, value: Mapping[str, Any], given: Mapping[str, Any]) -> Sheet:
+        """``stats``: ``{"stats": {id: code}}``; ``skills``: ``{"skills": {id: code}}``; ``review``: the
+        concept, gear and notes. Checked as far as the step goes."""
+        spec = next((s for s in self.creation_steps if s.key == step), None)
+        if spec is None:
+            raise SheetInvalid([Problem(field="step", message=f"there is no step {step!r} in D6 creation")])
+        extra = sorted(set(value) - set(spec.fields))
+        if extra:
+            raise SheetInvalid([Problem(field=extra[0], message="is not part of this step")])
+        try:
+            if step == "stats":
+                filled = creation.set_stats(sheet, value.get("stats", {}))
+            elif step == "skills":
+                filled = creation.set_skills(sheet, value.get("skills", {}))
+            else:
+                filled = self.read_sheet(with_new_ids(sheet.model_dump(mode="json"), value))
+        except SpecError as error:
+            raise SheetInvalid([Problem(field=error.field, message=error.message)]) from None
+        except ValidationError as error:
+            raise SheetInvalid(problems_of(error)) from None
+        problems = creation.check_step(filled, step, given)
+        if problems:
+            raise SheetInvalid(problems)
+        following = creation.STEPS[min(creation.STEPS.index(step) + 1, len(creation.STEPS) - 1)]
+        at = creation.STEPS.index(filled.creation.step) if filled.creation.step in creation.STEPS else 0
+        if creation.STEPS.index(following) > at:
+            filled = filled.model_copy(update={"creation": filled.creation.model_copy(update={"step": following})})
+        return filled
+
+    def finish(self, sheet: Sheet, given: Mapping[str, Any]) -> Sheet:
+        problems = creation.check_step(sheet, "review", given)
+        if problems:
+            raise SheetInvalid(problems)
+        return creation.finish(sheet, given)
+
+    # Edits
+
+    def edit(
+        self, sheet: Sheet, section: str, value: Mapping[str, Any], *, role: Role, options: Mapping[str, Any]
+    ) -> Sheet:
+        spec = next((s for s in self.edit_sections if s.key == section), None)
+        if spec is None:
+            raise SheetInvalid([Problem(field="section", message=f"there is no section {section!r}")])
+        if role not in spec.editors:
+            raise EditRefused(section, f"only the GM can change the {spec.label}")
+        extra = sorted(set(value) - set(spec.fields))
+        if extra:
+            raise SheetInvalid([Problem(field=extra[0], message="is not part of this section")])
+        if section == "codes" and all(isinstance(v, Mapping) for v in value.values()):
+            return self._set_codes(sheet, value)
+        return self.read_sheet(with_new_ids(sheet.model_dump(mode="json"), value))
+
+    def _set_codes(self, sheet: Sheet, value: Mapping[str, Any]) -> Sheet:
+        """The GM's correction of codes by id (``{"stats": {id: code}, "skills": {id: code}}``), the
+        form's shape; a list of items (the whole document's shape) goes through the sheet instead."""
+        try:
+            if "stats" in value:
+                sheet = creation.set_stats(sheet, value["stats"])
+            if "skills" in value:
+                sheet = creation.set_skills(sheet, value["skills"])
+        except SpecError as error:
+            raise SheetInvalid([Problem(field=error.field, message=error.message)]) from None
+        except ValidationError as error:
+            raise SheetInvalid(problems_of(error)) from None
+        return sheet
+
+    # The table
+
+    def vitals(self, sheet: Sheet, given: Mapping[str, Any]) -> Vitals:
+        luck = Track("luck_points", "Luck points", sheet.luck_points, minimum=0)
+        conditions = tuple(c for c, on in (("wounded", sheet.wounded), ("stunned", sheet.stunned)) if on)
+        notes = (("wounded", "−1d to every roll"),) if sheet.wounded else ()
+        return Vitals((luck,), "wounded" if sheet.wounded else "up", conditions=conditions, notes=notes)
+
+    def summary(self, sheet: Sheet) -> Summary:
+        return Summary(concept=sheet.concept, step=sheet.creation.step)
+
+    def _code(self, sheet: Sheet, item: int, field: str) -> tuple[str, DieCode]:
+        thing = sheet.stat(item) or sheet.skill(item)
+        if thing is None:
+            raise SpecError(field, "that is not a stat or a skill of this character")
+        found = sheet.code_of(item)
+        if found is None:
+            raise SpecError(field, f"{thing.name} has no die code yet")
+        return thing.name, found
+
+    def sheet_roll(
+        self, sheet: Sheet, situation: Mapping[str, Any], given: Mapping[str, Any], others: Others = nobody
+    ) -> SheetRoll:
+        try:
+            asked = Situation.model_validate(situation)
+        except ValidationError as error:
+            problem = problems_of(error)[0]
+            raise SpecError(problem.field, problem.message) from None
+        name, base = self._code(sheet, asked.item, "item")
+        rolled, steps = round_code(base, sheet, situation)
+        if asked.kind == "check":
+            if asked.difficulty is None and asked.band is None:
+                raise SpecError("difficulty", "name a difficulty number or a band")
+            spec: dict[str, Any] = {"system": KEY, "roll": "check", "code": str(rolled)}
+            if asked.difficulty is not None:
+                spec["difficulty"] = asked.difficulty
+            if asked.band is not None:
+                spec["band"] = asked.band
+            if steps:
+                spec["steps"] = list(steps)
+            ROLL_KINDS["check"].parse(spec)  # a difficulty outside its band is refused here
+            label = f"{name} {rolled} against {_difficulty_words(asked.difficulty, asked.band)}"
+            return SheetRoll("check", spec, label, details={"item": asked.item, "name": name}, steps=steps)
+        theirs, who = self._other_side(asked, name, others)
+        spec = {"system": KEY, "roll": "opposed", "attacker": str(rolled), "defender": str(theirs)}
+        if steps:
+            spec["steps"] = list(steps)
+        details = {"item": asked.item, "name": name, "opponent": who, "contest": True}
+        label = f"{name} {rolled} against {who} ({theirs})"
+        return SheetRoll("opposed", spec, label, log_kind="opposed", details=details, steps=steps)
+
+    def _other_side(self, asked: Situation, name: str, others: Others) -> tuple[DieCode, str]:
+        if asked.opponent is not None and asked.opponent_code:
+            raise SpecError("opponent_code", "name another character or a code, not both")
+        if asked.opponent_code:
+            return DieCode.parse(asked.opponent_code, field="opponent_code"), "the GM's code"
+        if asked.opponent is None:
+            raise SpecError("opponent", "name the other side: a character in play or a code")
+        other: Other | None = others(asked.opponent)
+        if other is None or not isinstance(other.sheet, Sheet):
+            raise SpecError("opponent", "choose another character in play in this campaign")
+        wanted = (asked.opponent_item or "").strip() or name
+        item = _named(other.sheet, wanted)
+        if item is None:
+            raise SpecError("opponent_item", f"{other.name} has no stat or skill called {wanted}")
+        their_name, their_code = self._code(other.sheet, item, "opponent_item")
+        theirs, _ = round_code(their_code, other.sheet, {})
+        return theirs, f"{other.name} ({their_name})"
+
+    # The GM's calls
+
+    def call_choices(self, given: Mapping[str, Any]) -> Mapping[str, Sequence[tuple[str, str]]]:
+        items = [(stat["name"], stat["name"]) for stat in given["stats"]]
+        items += [(s["name"], f"{s['name']} ({stat['name']})") for stat in given["stats"] for s in stat["skills"]]
+        return {"item": items, "band": BANDS}
+
+    def call_situation(self, sheet: Sheet, call: Call, given: Mapping[str, Any]) -> dict[str, Any]:  # type: ignore[override]
+        item = _named(sheet, call.item)
+        if item is None:
+            raise SpecError("item", f"this character has no stat or skill called {call.item}")
+        if call.difficulty is None and call.band is None:
+            raise SpecError("difficulty", "name a difficulty number or a band")
+        return {"kind": "check", "item": item, "difficulty": call.difficulty, "band": call.band}
+
+    def call_words(self, call: Call, given: Mapping[str, Any]) -> str:  # type: ignore[override]
+        return f"{call.item} against {_difficulty_words(call.difficulty, call.band)}"
+
+    # Advancement
+
+    def _difficulty(self, situation: Mapping[str, Any]) -> int:
+        value = str(situation.get("difficulty", "15"))
+        if not (value.isascii() and value.isdigit() and len(value) <= 4) or not 1 <= int(value) <= MAX_DIFFICULTY:
+            raise SpecError("difficulty", f"a difficulty is a whole number from 1 to {MAX_DIFFICULTY}")
+        return int(value)
+
+    def offers(self, sheet: Sheet, given: Mapping[str, Any], situation: Mapping[str, Any]) -> tuple[Offer, ...]:
+        """One pip more for each skill, at the cost of its whole dice (README, "Advancement"), with the
+        exact chance before and after against the situation's difficulty."""
+        difficulty = self._difficulty(situation)
+        out = []
+        for skill in sheet.skills:
+            before = sheet.code_of(skill.id)
+            if before is None or before.dice >= 60:
+                continue
+            after = before.add_pips(1)
+            p_before, p_after = advancement.gain(before, after, difficulty)
+            effect = Effect(f"{skill.name} against {difficulty}", p_before, p_after)
+            cost = advancement.pip_cost(before, given["pip_cost"])
+            out.append(Offer(f"skill-{skill.id}", f"{skill.name} {before} → {after}", CHARACTER_POINTS.key, cost,
+                             (effect,)))  # fmt: skip
+        return tuple(out)
+
+    def _skill_of(self, sheet: Sheet, offer: str) -> int:
+        prefix, _, rest = offer.partition("-")
+        if prefix != "skill" or not (rest.isascii() and rest.isdigit()) or sheet.skill(int(rest)) is None:
+            raise SpecError("offer", f"there is no purchase {offer!r} on this sheet")
+        return int(rest)
+
+    def offer_fields(self, sheet: Sheet, offer: str, given: Mapping[str, Any]) -> dict[str, Any]:
+        skill = self._skill_of(sheet, offer)
+        current = sheet.code_of(skill)
+        return {"before": 0 if current is None else current.steps}
+
+    def offer_note(self, sheet: Sheet, offer: str, given: Mapping[str, Any]) -> str:
+        skill = sheet.skill(self._skill_of(sheet, offer))
+        return "" if skill is None or skill.code is not None else "The skill leaves its stat's code and keeps its own."
+
+    def buy(
+        self, sheet: Sheet, offer: str, given: Mapping[str, Any], choice: Mapping[str, Any] | None = None
+    ) -> tuple[Sheet, Offer]:
+        choice = choice or {}
+        skill = self._skill_of(sheet, offer)
+        current = sheet.code_of(skill)
+        if "before" in choice and current is not None and choice["before"] != current.steps:
+            raise SpecError("before", f"{sheet.skill(skill).name} is {current} now")  # type: ignore[union-attr]
+        found = next((o for o in self.offers(sheet, given, {}) if o.key == offer), None)
+        if found is None:
+            raise SpecError("skill", "this skill cannot rise any higher")
+        bought, _, _, _ = advancement.raise_skill(sheet, skill, given)
+        return bought, found
+
+    def receipt(
+        self, before: Sheet, after: Sheet, offer: Offer, given: Mapping[str, Any]
+    ) -> tuple[str, dict[str, Any]]:
+        skill = self._skill_of(before, offer.key)
+        was, now = before.code_of(skill), after.code_of(skill)
+        name = after.skill(skill).name  # type: ignore[union-attr]
+        return f"{name} {was} → {now}", {
+            "offer": offer.key, "cost": offer.cost, "skill_id": skill, "name": name, "before": str(was),
+            "after": str(now),
+        }  # fmt: skip
+
+    def purchase_sections(self, purchase: Mapping[str, Any]) -> tuple[str, ...]:
+        return ("codes",)
+
+    def refund(self, sheet: Sheet, purchase: Mapping[str, Any], given: Mapping[str, Any]) -> Sheet:
+        skill = purchase.get("skill_id")
+        if not isinstance(skill, int) or sheet.skill(skill) is None:
+            raise SpecError("purchase", "the skill is no longer on the sheet: correct the sheet first")
+        if str(sheet.code_of(skill)) != purchase.get("after"):
+            raise SpecError("purchase", "the skill is no longer what this purchase bought: correct the sheet first")
+        return advancement.lower_skill(sheet, skill, DieCode.parse(purchase.get("before")))
+
+    # The sheet's pages
+
+    def sheet_view(self, sheet: Sheet, given: Mapping[str, Any]) -> dict[str, Any]:
+        """Each stat with its code and its skills, each at the code it rolls (its stat's until raised)."""
+        rows = []
+        for stat in sheet.stats:
+            skills = [{"skill": s, "code": sheet.code_of(s.id), "raised": s.code is not None,
+                       "above": raised_by(sheet, s)} for s in sheet.skills_of(stat.id)]  # fmt: skip
+            rows.append({"stat": stat, "code": None if stat.code is None else code(stat.code), "skills": skills})
+        budgets = {}
+        if sheet.creation.step:
+            budgets = {"stats": creation.stat_budget(sheet, given), "skills": creation.skill_budget(sheet, given)}
+        return {"stat_rows": rows, "budgets": budgets}
+
+    def named_fields(self, sheet: Sheet, given: Mapping[str, Any]) -> dict[str, Any]:
+        return {}
+
+    # Export and import
+
+    def fresh_problems(
+        self, sheet: Sheet, given: Mapping[str, Any], *, campaign: str, rolls_verified: bool
+    ) -> tuple[Problem, ...]:
+        """A document nobody vouches for is held to the campaign's creation: its stats and the skills
+        as creation allows them (no dice are rolled in D6 creation, so no signature is needed)."""
+        if sheet.creation.step == "stats":
+            return ()
+        step = "skills" if sheet.creation.step in ("skills",) else "review"
+        return tuple(
+            Problem(field=p.field, message=f"{p.message} (the creation rules of {campaign})")
+            for p in creation.check_step(sheet, step, given)
+        )
+
+    def afresh(self, sheet: Sheet, given: Mapping[str, Any], *, finished: bool) -> tuple[Sheet, tuple[str, ...]]:
+        """A fresh start: the campaign's starting luck points, neither wounded nor stunned."""
+        changes = []
+        update: dict[str, Any] = {}
+        luck = given["starting_luck"] if finished else 0
+        if sheet.luck_points != luck:
+            changes.append(f"luck points from {sheet.luck_points} to {luck}")
+            update["luck_points"] = luck
+        for condition in ("wounded", "stunned"):
+            if getattr(sheet, condition):
+                changes.append(f"no longer {condition}")
+                update[condition] = False
+        if not update:
+            return sheet, ()
+        return self.read_sheet({**sheet.model_dump(mode="json"), **update}), tuple(changes)
+
+    def fresh_rules(self, given: Mapping[str, Any]) -> tuple[str, ...]:
+        return (
+            f"Stats: {given['stat_dice']}d spent among them, each {given['stat_minimum']} to {given['stat_maximum']}.",
+            f"Skills: at most {given['skill_dice']}d above their stats, none more than +{given['skill_cap']}d.",
+            f"Such a character starts its play afresh: {given['starting_luck']} luck point(s), no character points.",
+        )
+
+    def read_legacy(self, document: Mapping[str, Any], given: Mapping[str, Any], *, verify: Any) -> Any:
+        raise SheetInvalid([Problem(field="format", message="D6 has no export format older than the envelope")])
+
+
+SYSTEM: Final = D6()

@@ -1,0 +1,159 @@
+"""D6 through the generic pages: guided creation with D6's own code forms (the running total, each
+refusal beside its box, everything typed kept), the sheet, the roll page with the exact chance, and
+the GM's corrections. Nothing of it is a page of D6's own but the forms."""
+
+from __future__ import annotations
+
+import random
+import re
+
+import pytest
+from django.urls import reverse
+
+from campaigns.models import Campaign, Membership
+from characters.models import Character
+from play.models import Roll
+from rules.systems import get
+from rules.systems.base import Role
+from rules.systems.d6.chance import p_at_least
+from rules.systems.d6.codes import DieCode
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def d6_campaign(gm, player, other_player) -> Campaign:
+    campaign = Campaign.objects.create(name="Ruins of the Ancients", system="d6", players_call_rolls=True)
+    Membership.objects.create(campaign=campaign, user=gm, role=Membership.Role.GM)
+    Membership.objects.create(campaign=campaign, user=player, role=Membership.Role.PLAYER)
+    Membership.objects.create(campaign=campaign, user=other_player, role=Membership.Role.PLAYER)
+    return campaign
+
+
+def step_url(character: Character, step: str) -> str:
+    return reverse("characters:create-step", args=[character.pk, step])
+
+
+def started(client, campaign, player) -> Character:
+    client.force_login(player)
+    response = client.post(reverse("characters:create", args=[campaign.pk]), {"name": "Talia"})
+    character = Character.objects.get(campaign=campaign, name="Talia")
+    assert response.status_code == 302
+    assert response.url == step_url(character, "stats")
+    return character
+
+
+def stats_post(character: Character, codes: list[str]) -> dict[str, str]:
+    data = {"version": str(character.version)}
+    data |= {f"stats.{stat.id}.code": code for stat, code in zip(character.document.stats, codes, strict=True)}
+    return data
+
+
+def made(client, campaign, player) -> Character:
+    """Talia, finished: 3d in each stat, Dodge 4d, Firearms 4d+1."""
+    character = started(client, campaign, player)
+    assert client.post(step_url(character, "stats"), stats_post(character, ["3d"] * 6)).status_code == 302
+    character.refresh_from_db()
+    skills = {s.name: s.id for s in character.document.skills}
+    data = {"version": str(character.version), f"skills.{skills['Dodge']}.code": "4d",
+            f"skills.{skills['Firearms']}.code": "4d+1"}  # fmt: skip
+    assert client.post(step_url(character, "skills"), data).status_code == 302
+    character.refresh_from_db()
+    data = {"version": str(character.version), "concept": "Scavenger", "notes": "", "gear-TOTAL_FORMS": "0",
+            "gear-INITIAL_FORMS": "0"}  # fmt: skip
+    response = client.post(step_url(character, "review"), data)
+    assert response.status_code == 302, response.text
+    character.refresh_from_db()
+    return character
+
+
+def test_the_stats_step_shows_each_stat_and_the_dice_to_spend(client, d6_campaign, player) -> None:
+    character = started(client, d6_campaign, player)
+    page = client.get(step_url(character, "stats")).text
+    for name in ("Dexterity", "Knowledge", "Mechanical", "Perception", "Strength", "Technical"):
+        assert f">{name}</label>" in page
+    assert "Spend 18d among the stats" in page
+    assert 'data-running-total="stats"' in page
+    assert "18d left" in page
+
+
+def test_a_bad_code_is_refused_beside_its_box_and_everything_typed_is_kept(client, d6_campaign, player) -> None:
+    character = started(client, d6_campaign, player)
+    response = client.post(step_url(character, "stats"), stats_post(character, ["3d", "3d+3", "3d", "3d", "3d", "3d"]))
+    assert response.status_code == 400
+    assert "three pips make a die, so write 4d" in response.text
+    assert 'value="3d+3"' in response.text
+    character.refresh_from_db()
+    assert all(stat.code is None for stat in character.document.stats)  # nothing saved
+
+
+def test_every_stat_die_is_spent_before_the_skills(client, d6_campaign, player) -> None:
+    character = started(client, d6_campaign, player)
+    response = client.post(step_url(character, "stats"), stats_post(character, ["3d"] * 5 + ["2d+2"]))
+    assert response.status_code == 400
+    assert "Spend every stat die: 0d+1 left" in response.text
+    assert 'value="2d+2"' in response.text
+    limit = client.post(step_url(character, "stats"), stats_post(character, ["6d", "3d", "3d", "3d", "2d", "1d"]))
+    assert limit.status_code == 400
+    assert "a stat is 1d to 5d" in limit.text
+
+
+def test_a_skill_above_the_cap_is_refused_by_its_box(client, d6_campaign, player) -> None:
+    character = started(client, d6_campaign, player)
+    client.post(step_url(character, "stats"), stats_post(character, ["3d"] * 6))
+    character.refresh_from_db()
+    dodge = next(s.id for s in character.document.skills if s.name == "Dodge")
+    page = client.get(step_url(character, "skills")).text
+    assert "Spend up to 7d raising skills" in page
+    assert re.search(rf'name="skills.{dodge}.code"[^>]*value="3d"', page) or 'value="3d"' in page
+    response = client.post(step_url(character, "skills"),
+                           {"version": str(character.version), f"skills.{dodge}.code": "5d+1"})  # fmt: skip
+    assert response.status_code == 400
+    assert "at most 2d above Dexterity at creation: 5d at most" in response.text
+    assert 'value="5d+1"' in response.text
+
+
+def test_a_finished_character_has_its_codes_and_a_luck_point(client, d6_campaign, player) -> None:
+    character = made(client, d6_campaign, player)
+    assert character.status == "active"
+    sheet = character.document
+    assert sheet.luck_points == 1
+    dodge = next(s for s in sheet.skills if s.name == "Dodge")
+    assert dodge.code == "4d"
+    page = client.get(reverse("characters:sheet", args=[character.pk])).text
+    assert "Dexterity" in page
+    assert "4d+1" in page  # Firearms, raised
+    assert "(its stat’s)" in page  # a skill not raised
+    assert "Luck points" in page
+
+
+def test_the_roll_page_shows_the_exact_chance_and_rolls_on_the_server(client, monkeypatch, d6_campaign,
+                                                                      player) -> None:  # fmt: skip
+    character = made(client, d6_campaign, player)
+    firearms = next(s.id for s in character.document.skills if s.name == "Firearms")
+    url = reverse("play:sheet-roll", args=[character.pk])
+    shown = client.get(url, {"item": firearms, "difficulty": 15})
+    assert shown.status_code == 200
+    p = p_at_least(DieCode.parse("4d+1"), 15)
+    assert f"{p.numerator}/{p.denominator}" in shown.text
+    monkeypatch.setattr("play.sheet_roll_views.secrets.SystemRandom", lambda: random.Random(5))
+    response = client.post(url, {"item": firearms, "difficulty": 15})
+    assert response.status_code == 302
+    roll = Roll.objects.get()
+    assert roll.system == "d6"
+    assert roll.spec["code"] == "4d+1"
+    assert roll.outcome["margin"] == roll.total - 15
+    assert roll.dice[0]["label"] == "Wild die"
+    assert roll.chance == f"{p.numerator}/{p.denominator}"
+
+
+def test_a_wounded_character_rolls_one_die_less(client, d6_campaign, gm, player) -> None:
+    character = made(client, d6_campaign, player)
+    system = get("d6")
+    wounded = system.edit(
+        character.document, "conditions", {"wounded": True}, role=Role.GM, options=d6_campaign.settings
+    )
+    firearms = next(s.id for s in wounded.skills if s.name == "Firearms")
+    made_roll = system.sheet_roll(wounded, {"item": firearms, "difficulty": 10}, d6_campaign.settings)
+    assert made_roll.spec["code"] == "3d+1"
+    assert "wounded: −1d" in made_roll.steps
