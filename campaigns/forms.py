@@ -11,7 +11,7 @@ from django import forms
 
 from campaigns.models import Campaign, system_choices
 from rules.systems.base import Option, OptionsError, RulesSystem
-from web.fields import TextField, WholeNumberField
+from web.fields import ChoiceField, TextField, TypedChoiceField, WholeNumberField
 
 
 def sentence(message: str) -> str:
@@ -38,7 +38,7 @@ class CampaignForm(forms.Form):
 
 class NewCampaignForm(CampaignForm):
     #: Offered first: the model's default system.
-    system = forms.ChoiceField(
+    system = ChoiceField(
         label="Rules system", choices=system_choices, initial=lambda: Campaign._meta.get_field("system").get_default()
     )
 
@@ -93,7 +93,7 @@ class OptionsForm(forms.Form):
 def _option_field(option: Option) -> forms.Field:
     common = {"label": option.label, "help_text": option.help}
     if option.choices:
-        return forms.ChoiceField(choices=option.choices, widget=forms.RadioSelect, **common)
+        return ChoiceField(choices=option.choices, widget=forms.RadioSelect, **common)
     if isinstance(option.default, bool):
         return forms.BooleanField(required=False, **common)
     if isinstance(option.default, int):
@@ -119,10 +119,10 @@ USES_CHOICES = [
 
 
 class InvitationForm(forms.Form):
-    days = forms.TypedChoiceField(
+    days = TypedChoiceField(
         label="Expires after", choices=EXPIRY_CHOICES, coerce=int, initial=7, widget=forms.RadioSelect
     )
-    uses = forms.ChoiceField(label="Uses", choices=USES_CHOICES, initial="single", widget=forms.RadioSelect)
+    uses = ChoiceField(label="Uses", choices=USES_CHOICES, initial="single", widget=forms.RadioSelect)
 
     @property
     def max_uses(self) -> int | None:

@@ -20,7 +20,7 @@ from django.forms.formsets import BaseFormSet
 
 from characters.editing import NEW_ROWS, RemovableRowForm, SectionEdit, formset, kept
 from rules.document import MAX_SHORT_TEXT
-from web.fields import TextField, whole_number
+from web.fields import ChoiceField, TextField, whole_number
 
 #: The most rows a list's form takes when its schema sets no bound.
 MAX_LIST_ROWS: Final = 100
@@ -54,11 +54,9 @@ def _title(name: str, node: dict[str, Any]) -> str:
     return str(node.get("title") or name.replace("_", " ").capitalize())
 
 
-class _Choice(forms.ChoiceField):
-    """One of a ``Literal``'s values; whole numbers come back as numbers."""
-
-    # Django's own words would repeat what was posted, in quotes ("Select a valid choice. '' is not one of …").
-    default_error_messages = {"invalid_choice": "Choose one of the options offered."}
+class _Choice(ChoiceField):
+    """One of a ``Literal``'s values; whole numbers come back as numbers. What it refuses it says in
+    a player's words, as every choice field (:class:`web.fields.ChoiceField`)."""
 
     def __init__(self, values: list[Any], **kwargs: Any) -> None:
         self.values = {str(value): value for value in values}

@@ -33,7 +33,7 @@ from characters import access, ledger
 from characters.models import MAX_CURRENCY, MAX_ENTRY, Character, LedgerEntry, ReputationChange
 from rules.document import MAX_NAME
 from rules.systems.base import Currency, Option, RulesSystem, Standing
-from web.fields import TextField, WholeNumberField, name_start, whole_key
+from web.fields import ChoiceField, TextField, WholeNumberField, name_start, whole_key
 from web.presenters import CHART_WIDTH, LABEL_HEIGHT, PLOT_HEIGHT
 
 NO_ADVENTURE: Final = "No adventure named"
@@ -311,7 +311,7 @@ class AdviceForm(forms.Form):
     def __init__(self, *args: Any, parts: tuple[Option, ...], **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         for part in parts:
-            self.fields[part.key] = forms.ChoiceField(label=part.label, choices=part.choices, initial=part.default)
+            self.fields[part.key] = ChoiceField(label=part.label, choices=part.choices, initial=part.default)
 
     def situation(self, parts: tuple[Option, ...]) -> dict[str, Any]:
         """The chosen situation; a part left out or not one of its choices falls back to its default."""

@@ -31,6 +31,7 @@ from characters.models import Character
 from play import requests, sheet_rolls
 from play.models import RollAsked
 from rules.systems.base import SpecError
+from web.fields import ChoiceField, TypedMultipleChoiceField
 
 FORM_TEMPLATE: Final = "play/dashboard_call.html"
 LIST_TEMPLATE: Final = "play/dashboard_requests.html"
@@ -48,12 +49,12 @@ class CallForm(forms.Form):
                 old = fields[key]
                 blank = [] if old.required else [("", "none")]
                 initial = getattr(old.initial, "value", old.initial)
-                fields[key] = forms.ChoiceField(
+                fields[key] = ChoiceField(
                     label=old.label, choices=[*blank, *choices], required=old.required, initial=initial
                 )
         self.fields.update(fields)
         self.call_fields = tuple(fields)
-        self.fields["characters"] = forms.TypedMultipleChoiceField(
+        self.fields["characters"] = TypedMultipleChoiceField(
             label="Who rolls",
             coerce=int,
             choices=[(c.pk, c.name) for c in characters],

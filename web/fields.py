@@ -2,12 +2,14 @@
 wherever it is typed: whole numbers in ASCII digits (:class:`WholeNumberField`, every form's
 numbers; ``"٣"`` and ``"²"`` are refused, though Python's ``int`` reads them), the step counts of
 every form that builds dice (the calculator's, the sheet roll's and, through :data:`STEP_LIMIT`, the
-API's schemas), text without control characters (:class:`TextField`), and what is typed into URLs
-and queries: keys (:func:`whole_key`), a sheet's version (:func:`version_number`) and the start of
-a name to search by (:func:`name_start`)."""
+API's schemas), text without control characters (:class:`TextField`), choices refused in a
+player's words (:class:`ChoiceField` and its kin), and what is typed into URLs and queries: keys
+(:func:`whole_key`), a sheet's version (:func:`version_number`) and the start of a name to search by
+(:func:`name_start`)."""
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any, Final
 
 from django import forms
@@ -114,3 +116,87 @@ class TextField(forms.CharField):
                 "Remove the control characters." if self.lines else "Keep it on one line, without control characters.",
                 code="control",
             )
+
+
+#: A choice field lists its options' labels in a message when it has at most this many of them, each
+#: short (at most :data:`LISTED_LABEL` characters, with no commas or colons of its own to blur the
+#: list: "Cinematic (every die explodes, again and again)"); otherwise it points at the options offered.
+LISTED_CHOICES: Final = 12
+LISTED_LABEL: Final = 30
+#: The most characters of a refused value a message repeats.
+SHOWN_VALUE: Final = 40
+
+
+def in_words(labels: Iterable[str]) -> str:
+    """``["d4", "d6", "d8"]`` → ``"d4, d6 or d8"``."""
+    *first, last = labels
+    return f"{', '.join(first)} or {last}" if first else last
+
+
+def shown_value(value: Any) -> str:
+    """A refused value as a message repeats it: printable characters only, at most :data:`SHOWN_VALUE`
+    of them, and "That" for a value with nothing to show (never a pair of quotes around nothing)."""
+    text = "".join(c for c in str(value) if c.isprintable()).strip()
+    if len(text) > SHOWN_VALUE:
+        text = text[: SHOWN_VALUE - 1].rstrip() + "…"
+    return text or "That"
+
+
+class ChoiceField(forms.ChoiceField):
+    """A choice among ``choices`` that says what it refuses in a player's words: "d7 is not on the list:
+    choose none, d4, d6 … or d12+d12+d4." and "Choose Trivial (d4), Easy (d6) …", where Django says
+    "Select a valid choice. d7 is not one of the available choices." and "This field is required.".
+    The refused value is named (the page escapes it, as every message; "That" when it is blank); the
+    options' labels are listed when there are few and short (:data:`LISTED_CHOICES`), a placeholder
+    option (an empty value: "none", "—") not among them. A form's own message for a field wins.
+
+    Every choice field of the pages' forms is one of these (or of its kin below)."""
+
+    default_error_messages = {
+        "required": "Choose %(options)s.",
+        "invalid_choice": "%(value)s is not on the list: choose %(options)s.",
+        "invalid_list": "Choose %(options)s.",
+    }
+    #: The messages whose words take the options (and the refused value).
+    WORDED: Final = frozenset(default_error_messages)
+
+    def options_in_words(self) -> str:
+        """The options as a message lists them, or "one of the options offered" when they are many."""
+        labels = [str(label) for value, label in self._flat_choices() if str(value) != ""]
+        listable = all(len(label) <= LISTED_LABEL and not set(label) & set(",;:") for label in labels)
+        if not labels or len(labels) > LISTED_CHOICES or not listable:
+            return "one of the options offered"
+        return in_words(labels)
+
+    def _flat_choices(self) -> Iterable[tuple[Any, Any]]:
+        for value, label in self.choices:
+            if isinstance(label, list | tuple):  # a group of options: <optgroup>
+                yield from label
+            else:
+                yield value, label
+
+    def clean(self, value: Any) -> Any:
+        try:
+            return super().clean(value)
+        except forms.ValidationError as error:
+            raise forms.ValidationError([self._worded(e) for e in error.error_list]) from None
+
+    def _worded(self, error: forms.ValidationError) -> forms.ValidationError:
+        if error.code not in self.WORDED:
+            return error
+        params = {**(error.params or {}), "options": self.options_in_words()}
+        if "value" in params:
+            params["value"] = shown_value(params["value"])
+        return forms.ValidationError(error.message, code=error.code, params=params)
+
+
+class TypedChoiceField(ChoiceField, forms.TypedChoiceField):
+    """A choice coerced (to a whole number, say), refused in a player's words (:class:`ChoiceField`)."""
+
+
+class MultipleChoiceField(ChoiceField, forms.MultipleChoiceField):
+    """Any of ``choices``, each refused in a player's words (:class:`ChoiceField`)."""
+
+
+class TypedMultipleChoiceField(MultipleChoiceField, forms.TypedMultipleChoiceField):
+    """Any of ``choices``, coerced, each refused in a player's words (:class:`ChoiceField`)."""

@@ -31,7 +31,7 @@ from play.rolls import record_roll
 from rules.systems import lucky13
 from rules.systems.lucky13 import Check, Opposed
 from web import presenters
-from web.fields import TextField
+from web.fields import TextField, TypedChoiceField
 
 ROLL_SESSION_KEY = "calculator-roll"
 
@@ -154,7 +154,7 @@ def gm_campaigns(user: Any) -> list[Campaign]:
 class NpcForm(forms.Form):
     """Where and for whom the GM records a check of the calculator's dice."""
 
-    campaign = forms.TypedChoiceField(label="In the campaign", coerce=int)
+    campaign = TypedChoiceField(label="In the campaign", coerce=int)
     npc = TextField(label="For (an NPC, a trap, the weather)", max_length=60)
     secret = forms.BooleanField(label="In secret (the players see it when you reveal it)", required=False)
 

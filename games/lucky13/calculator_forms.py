@@ -12,7 +12,7 @@ from django.http import QueryDict
 from rules.dice import StepDie
 from rules.systems.base import SpecError
 from rules.systems.lucky13 import ABILITY_ROLL_CHOICES, AbilityRoll, Difficulty, Explosion, parse_check, parse_opposed
-from web.fields import steps_field
+from web.fields import ChoiceField, steps_field
 
 #: d4 … d12, then the stepped dice up to d12+d12+d4.
 LADDER = [StepDie(rung).label for rung in range(1, 12)]
@@ -62,16 +62,16 @@ class SpecForm(forms.Form):
 
 
 class CheckForm(SpecForm):
-    ability = forms.ChoiceField(label="Ability", choices=OPTIONAL_DIE_CHOICES, initial="d8")
+    ability = ChoiceField(label="Ability", choices=OPTIONAL_DIE_CHOICES, initial="d8")
     ability_steps = steps_field("Ability steps")
-    skill = forms.ChoiceField(label="Skill", choices=OPTIONAL_DIE_CHOICES, initial="d6")
+    skill = ChoiceField(label="Skill", choices=OPTIONAL_DIE_CHOICES, initial="d6")
     skill_steps = steps_field("Skill steps")
-    difficulty = forms.ChoiceField(label="Difficulty", choices=DIFFICULTY_CHOICES, initial=Difficulty.MODERATE.value)
+    difficulty = ChoiceField(label="Difficulty", choices=DIFFICULTY_CHOICES, initial=Difficulty.MODERATE.value)
     difficulty_steps = steps_field("Difficulty steps")
-    ability_roll = forms.ChoiceField(
+    ability_roll = ChoiceField(
         label="Ability roll", choices=ABILITY_ROLL_CHOICES, initial=AbilityRoll.NORMAL.value, widget=forms.RadioSelect
     )
-    explosion = forms.ChoiceField(
+    explosion = ChoiceField(
         label="Explosions", choices=EXPLOSION_CHOICES, initial=Explosion.CINEMATIC.value, widget=forms.RadioSelect
     )
 
@@ -80,20 +80,20 @@ class CheckForm(SpecForm):
 
 
 class OpposedForm(SpecForm):
-    attacker_ability = forms.ChoiceField(label="Attacker's Ability (Reflex)", choices=DIE_CHOICES, initial="d8")
-    attacker_skill = forms.ChoiceField(label="Attacker's Skill (Combat)", choices=OPTIONAL_DIE_CHOICES, initial="d6")
-    attacker_accuracy = forms.ChoiceField(label="Weapon accuracy", choices=OPTIONAL_DIE_CHOICES, initial="d8")
-    attacker_roll = forms.ChoiceField(
+    attacker_ability = ChoiceField(label="Attacker's Ability (Reflex)", choices=DIE_CHOICES, initial="d8")
+    attacker_skill = ChoiceField(label="Attacker's Skill (Combat)", choices=OPTIONAL_DIE_CHOICES, initial="d6")
+    attacker_accuracy = ChoiceField(label="Weapon accuracy", choices=OPTIONAL_DIE_CHOICES, initial="d8")
+    attacker_roll = ChoiceField(
         label="Attacker's Ability roll", choices=ABILITY_ROLL_CHOICES, initial=AbilityRoll.NORMAL.value
     )
-    weapon_damage = forms.ChoiceField(label="Weapon damage", choices=DIE_CHOICES, initial="d10")
-    defender_ability = forms.ChoiceField(label="Defender's Ability (Reflex)", choices=DIE_CHOICES, initial="d6")
-    defender_skill = forms.ChoiceField(label="Defender's Skill (Combat)", choices=OPTIONAL_DIE_CHOICES, initial="d10")
-    defender_armor = forms.ChoiceField(label="Defensive die (armor)", choices=OPTIONAL_DIE_CHOICES, initial="d6")
-    defender_roll = forms.ChoiceField(
+    weapon_damage = ChoiceField(label="Weapon damage", choices=DIE_CHOICES, initial="d10")
+    defender_ability = ChoiceField(label="Defender's Ability (Reflex)", choices=DIE_CHOICES, initial="d6")
+    defender_skill = ChoiceField(label="Defender's Skill (Combat)", choices=OPTIONAL_DIE_CHOICES, initial="d10")
+    defender_armor = ChoiceField(label="Defensive die (armor)", choices=OPTIONAL_DIE_CHOICES, initial="d6")
+    defender_roll = ChoiceField(
         label="Defender's Ability roll", choices=ABILITY_ROLL_CHOICES, initial=AbilityRoll.NORMAL.value
     )
-    explosion = forms.ChoiceField(
+    explosion = ChoiceField(
         label="Explosions", choices=EXPLOSION_CHOICES, initial=Explosion.CINEMATIC.value, widget=forms.RadioSelect
     )
 

@@ -31,21 +31,21 @@ from play.roll_views import roll_entry
 from rules.systems import lucky13
 from rules.systems.base import SheetRoll, SpecError
 from rules.systems.lucky13 import encounter as encounter_rules
-from web.fields import TextField, whole_key
+from web.fields import ChoiceField, TextField, TypedChoiceField, whole_key
 
 
 class ContestForm(forms.Form):
     """The character's side (skill, ability, a background or an impairment, an asset) and the other side.
     ``opening``: the page as the sheet's link opens it, before any other side is named; nothing is refused."""
 
-    skill = forms.TypedChoiceField(label="Skill", coerce=int)
-    ability = forms.ChoiceField(label="Ability", required=False)
-    ability_roll = forms.ChoiceField(
+    skill = TypedChoiceField(label="Skill", coerce=int)
+    ability = ChoiceField(label="Ability", required=False)
+    ability_roll = ChoiceField(
         label="Background or impairment", choices=lucky13.ABILITY_ROLL_CHOICES, initial="normal", required=False
     )
-    asset = forms.TypedChoiceField(label="Asset", coerce=int, required=False, empty_value=None)
-    opponent = forms.TypedChoiceField(label="Against a character", coerce=int, required=False, empty_value=None)
-    opponent_skill = forms.ChoiceField(label="Their skill", required=False)
+    asset = TypedChoiceField(label="Asset", coerce=int, required=False, empty_value=None)
+    opponent = TypedChoiceField(label="Against a character", coerce=int, required=False, empty_value=None)
+    opponent_skill = ChoiceField(label="Their skill", required=False)
     opponent_dice = TextField(
         label="Or against dice the GM names",
         required=False,
@@ -53,7 +53,7 @@ class ContestForm(forms.Form):
         help_text="The Ability die first: d10 + d10",
     )
     opponent_name = TextField(label="Who rolls those dice", required=False, max_length=60)
-    opponent_npc = forms.ChoiceField(label="Or against an NPC of the encounter", required=False)
+    opponent_npc = ChoiceField(label="Or against an NPC of the encounter", required=False)
     secret = forms.BooleanField(label="Roll in secret (the players see it when you reveal it)", required=False)
 
     def __init__(

@@ -17,7 +17,7 @@ from django import forms
 
 from rules.systems.lucky13 import encounter
 from rules.systems.lucky13.checks import AbilityRoll
-from web.fields import MAX_KEY, TextField, WholeNumberField
+from web.fields import MAX_KEY, ChoiceField, TextField, WholeNumberField
 
 #: The longest item choice a form sends: ``<character key>:<item id>`` (see the engine's ``_item``).
 MAX_ITEM_CHOICE: Final = 25
@@ -25,13 +25,8 @@ MAX_ITEM_CHOICE: Final = 25
 STEP_FIELD: Final = re.compile(r"step_\d+_")
 
 
-def _optional_choice(label: str, choices: Any) -> forms.ChoiceField:
-    return forms.ChoiceField(
-        label=label,
-        required=False,
-        choices=[("", "—"), *choices],
-        error_messages={"invalid_choice": "Choose one of the options on the form."},
-    )
+def _optional_choice(label: str, choices: Any) -> ChoiceField:
+    return ChoiceField(label=label, required=False, choices=[("", "—"), *choices])
 
 
 class AttackForm(forms.Form):

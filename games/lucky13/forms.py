@@ -19,7 +19,7 @@ from games.lucky13.sections import ArmorRow, AssetRow, Details, Equipment, Speci
 from rules.dice import DiceError, StepDie
 from rules.document import MAX_SHORT_TEXT
 from rules.systems import lucky13
-from web.fields import TextField, WholeNumberField
+from web.fields import ChoiceField, MultipleChoiceField, TextField, TypedChoiceField, WholeNumberField
 
 DIE_CHOICES = [(StepDie(rung).label, StepDie(rung).label) for rung in range(1, 6)]
 LEVEL_CHOICES = [(level, str(level)) for level in range(1, lucky13.MAX_SPECIALIZATION_LEVEL + 1)]
@@ -148,7 +148,7 @@ class SkillsEdit(Lucky13Edit):
 
 
 class SpecializationForm(RemovableRowForm):
-    skill = forms.TypedChoiceField(label="Skill", required=False, coerce=int, empty_value=None)
+    skill = TypedChoiceField(label="Skill", required=False, coerce=int, empty_value=None)
     name = _name()
     level = _level("Level", LEVEL_CHOICES)
 
@@ -203,7 +203,7 @@ class SpecializationsEdit(Lucky13Edit):
 
 
 class TraitForm(RemovableRowForm):
-    kind = forms.ChoiceField(
+    kind = ChoiceField(
         label="Kind", choices=[("background", "Background"), ("impairment", "Impairment")], initial="background"
     )
     name = _name()
@@ -236,7 +236,7 @@ class TraitsEdit(Lucky13Edit):
         ]  # fmt: skip
 
 
-class ItemsField(forms.MultipleChoiceField):
+class ItemsField(MultipleChoiceField):
     """Items of the sheet by id (the skills an asset helps); whether each is on the sheet is
     checked by the operation, which says so next to the field."""
 
@@ -258,7 +258,7 @@ class ItemsField(forms.MultipleChoiceField):
 
 class AssetForm(RemovableRowForm):
     name = _name()
-    kind = forms.ChoiceField(label="Kind", choices=[("thing", "Thing"), ("person", "Person")], initial="thing")
+    kind = ChoiceField(label="Kind", choices=[("thing", "Thing"), ("person", "Person")], initial="thing")
     level = _level("Level", ASSET_LEVEL_CHOICES)
     skills = ItemsField(label="Helps", required=False, widget=forms.CheckboxSelectMultiple)
     description = _description()

@@ -14,7 +14,7 @@ from django.forms import formset_factory
 from campaigns.forms import sentence
 from rules.systems import lucky13
 from rules.systems.base import Option
-from web.fields import TextField, WholeNumberField
+from web.fields import ChoiceField, TextField, WholeNumberField
 
 OPTIONS: dict[str, Option] = {option.key: option for option in lucky13.OPTIONS}
 #: Blank skill rows offered at the end of the list, and how many more "More rows" adds.
@@ -31,7 +31,7 @@ class SkillRowForm(forms.Form):
     name = TextField(
         label="Skill", required=False, strip=True, widget=forms.TextInput(attrs={"maxlength": lucky13.MAX_NAME})
     )
-    ability = forms.ChoiceField(label="Linked ability", required=False)
+    ability = ChoiceField(label="Linked ability", required=False)
     #: "The Combat skill is a role" (rules README): the row that fights; at most one row is ticked.
     combat = forms.BooleanField(label="Fights", required=False)
 
@@ -66,10 +66,10 @@ class Lucky13OptionsForm(forms.Form):
 
     template = "systems/lucky13/options_form.html"
 
-    explosion = forms.ChoiceField(
+    explosion = ChoiceField(
         label=OPTIONS["explosion"].label, choices=OPTIONS["explosion"].choices, widget=forms.RadioSelect
     )
-    preset = forms.ChoiceField(
+    preset = ChoiceField(
         label="Start from a preset",
         required=False,
         choices=[(key, label) for key, (label, _) in lucky13.SKILL_PRESETS.items()],
@@ -77,10 +77,10 @@ class Lucky13OptionsForm(forms.Form):
     hit_points_per_step = WholeNumberField(
         label=OPTIONS["hit_points_per_step"].label, help_text=OPTIONS["hit_points_per_step"].help
     )
-    ability_methods = forms.ChoiceField(
+    ability_methods = ChoiceField(
         label=OPTIONS["ability_methods"].label, choices=OPTIONS["ability_methods"].choices, widget=forms.RadioSelect
     )
-    skill_method = forms.ChoiceField(
+    skill_method = ChoiceField(
         label=OPTIONS["skill_method"].label, choices=OPTIONS["skill_method"].choices, widget=forms.RadioSelect
     )
     skill_array = TextField(

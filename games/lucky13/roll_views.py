@@ -31,7 +31,7 @@ from rules.systems import lucky13
 from rules.systems.base import SheetRoll, SpecError
 from rules.systems.lucky13 import AbilityRoll, Difficulty
 from web import presenters
-from web.fields import steps_field
+from web.fields import ChoiceField, TypedChoiceField, steps_field
 
 ROLL_SESSION_KEY: Final = "sheet-roll"
 DIFFICULTY_CHOICES: Final = [(d.value, f"{d.value.title()} ({d.die.label})") for d in Difficulty]
@@ -46,19 +46,19 @@ class SheetRollForm(forms.Form):
     """The choices of a sheet roll; ``clean`` builds the :class:`Check` from the sheet."""
 
     reaction = forms.BooleanField(required=False, widget=forms.HiddenInput)
-    skill = forms.TypedChoiceField(label="Skill", coerce=int)
-    specialization = forms.TypedChoiceField(label="Specialization", coerce=int, required=False, empty_value=None)
-    ability = forms.ChoiceField(label="Ability")
-    difficulty = forms.ChoiceField(label="Difficulty", choices=DIFFICULTY_CHOICES, initial=Difficulty.MODERATE.value)
-    ability_roll = forms.ChoiceField(
+    skill = TypedChoiceField(label="Skill", coerce=int)
+    specialization = TypedChoiceField(label="Specialization", coerce=int, required=False, empty_value=None)
+    ability = ChoiceField(label="Ability")
+    difficulty = ChoiceField(label="Difficulty", choices=DIFFICULTY_CHOICES, initial=Difficulty.MODERATE.value)
+    ability_roll = ChoiceField(
         label="Background or impairment",
         choices=lucky13.ABILITY_ROLL_CHOICES,
         initial=AbilityRoll.NORMAL.value,
         widget=forms.RadioSelect,
     )
-    asset = forms.TypedChoiceField(label="Asset", coerce=int, required=False, empty_value=None)
-    helper = forms.TypedChoiceField(label="Assisted by", coerce=int, required=False, empty_value=None)
-    help_with = forms.ChoiceField(
+    asset = TypedChoiceField(label="Asset", coerce=int, required=False, empty_value=None)
+    helper = TypedChoiceField(label="Assisted by", coerce=int, required=False, empty_value=None)
+    help_with = ChoiceField(
         label="They help with", choices=HELP_WITH_CHOICES, initial="skill", widget=forms.RadioSelect
     )
     ability_steps = steps_field("GM: extra Ability steps")

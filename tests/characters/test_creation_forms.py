@@ -350,10 +350,10 @@ def test_a_generated_choice_refuses_in_words() -> None:
 
     with pytest.raises(forms.ValidationError) as error:
         field.clean("")
-    assert error.value.messages == ["This field is required."]
+    assert error.value.messages == ["Choose thing or person."]
     with pytest.raises(forms.ValidationError) as error:
         field.clean("dragon")
-    assert error.value.messages == ["Choose one of the options offered."]
+    assert error.value.messages == ["dragon is not on the list: choose thing or person."]
 
 
 @pytest.fixture

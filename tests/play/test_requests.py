@@ -85,11 +85,11 @@ def test_the_gm_calls_for_a_roll_from_the_dashboard(client, table, gm, brunella,
 def test_a_bad_call_is_refused_beside_its_field_and_asks_nobody(client, table, gm, brunella) -> None:
     client.force_login(gm)
     cases = [
-        ({**SNEAK_HARD, "skill": "Juggling", "characters": [brunella.pk]}, "Select a valid choice"),
+        ({**SNEAK_HARD, "skill": "Juggling", "characters": [brunella.pk]}, "Juggling is not on the list: choose"),
         ({**SNEAK_HARD, "ability_steps": "11", "characters": [brunella.pk]}, "10"),
         ({**SNEAK_HARD, "characters": []}, "Choose who rolls."),
         ({**SNEAK_HARD, "characters": ["999999"]}, "Choose characters in play."),
-        ({**SNEAK_HARD, "difficulty": "trivial", "characters": [brunella.pk]}, "Select a valid choice"),
+        ({**SNEAK_HARD, "difficulty": "trivial", "characters": [brunella.pk]}, "trivial is not on the list: choose"),
     ]
     for form, message in cases:
         response = client.post(call_url(table), form, **HX)
