@@ -57,8 +57,15 @@ def campaign_list(request: HttpRequest) -> HttpResponse:
 
 # --- Creating and configuring --------------------------------------------------------------------
 
-#: The submit buttons that redraw the form without saving it.
-REFRESH = ("load_preset", "more_rows")
+#: The submit buttons that redraw the form without saving it, and the partial each redraws with htmx
+#: (an options form names its own in ``REFRESH``).
+REFRESH = {"load_preset": "skill-list", "more_rows": "skill-list"}
+
+
+def refresh_partial(options_form: Any, data: Any) -> str | None:
+    """The partial that the refresh button pressed redraws (None: no refresh button was pressed)."""
+    buttons = getattr(options_form, "REFRESH", REFRESH)
+    return next((partial for button, partial in buttons.items() if button in data), None)
 
 
 def options_form_for(system: str, data: Any, *, options: dict[str, Any] | None = None) -> Any:
@@ -70,18 +77,18 @@ def options_form_for(system: str, data: Any, *, options: dict[str, Any] | None =
     if form_class is None:
         return OptionsForm(data, system=rules, options=options) if rules.option_fields else None
     known = form_class.known(options)
-    if data is not None and any(button in data for button in REFRESH):
+    if data is not None and refresh_partial(form_class, data):
         preset = data.get("preset") if "load_preset" in data else None
         return form_class.refreshed(data, options=options, known_skills=known, preset=preset)
     return form_class(data, options=options, known_skills=known)
 
 
 def campaign_form_page(
-    request: HttpRequest, context: dict[str, Any], *, status: int = 200, refresh: bool = False
+    request: HttpRequest, context: dict[str, Any], *, status: int = 200, refresh: str | None = None
 ) -> HttpResponse:
-    # With htmx, a refresh button swaps just the skill list; the rest of the page keeps what was typed.
+    # With htmx, a refresh button swaps just its list; the rest of the page keeps what was typed.
     partial = refresh and request.htmx and not request.htmx.history_restore_request
-    template = f"{context['options_form'].template}#skill-list" if partial else "campaigns/form.html"
+    template = f"{context['options_form'].template}#{refresh}" if partial else "campaigns/form.html"
     return render(request, template, context, status=status)
 
 
@@ -104,9 +111,10 @@ def submit_campaign_form(
     """A POST of the campaign form: redraw it for a refresh button, show what is wrong (400),
     or ``save(fields, options, renames)`` and go to the campaign with the ``success`` message."""
     form, options_form, data = context["form"], context["options_form"], request.POST
-    if any(button in data for button in REFRESH):
+    refresh = refresh_partial(options_form, data) if options_form is not None else None
+    if refresh:
         context["form"] = type(form)(initial=data.dict())
-        return campaign_form_page(request, context, refresh=True)
+        return campaign_form_page(request, context, refresh=refresh)
     options_valid = options_form.is_valid() if options_form is not None else True
     if not (form.is_valid() and options_valid):
         return campaign_form_page(request, context, status=400)

@@ -129,11 +129,20 @@ def _check(character: Character, sheet: Any, step: str) -> None:
 
 
 def _save(
-    character: Character, sheet: Any, *, step: str, by: Any, what: str, sections: Sequence[str] = ()
+    character: Character,
+    sheet: Any,
+    *,
+    step: str,
+    by: Any,
+    what: str,
+    sections: Sequence[str] = (),
+    advance: bool = True,
 ) -> Character:
-    """The step's sheet, with the draft's progress moved on, through the write path."""
+    """The step's sheet through the write path, with the draft's progress moved on (unless the
+    change does not finish the step: ``advance=False``)."""
     document = _dump(sheet)
-    document["creation"]["step"] = _following(sheet.creation.step, step)
+    if advance:
+        document["creation"]["step"] = _following(sheet.creation.step, step)
     saved = _read(character, document, step)
     try:
         return write.write(character, saved, by=by, what=what, sections=sections)
@@ -399,33 +408,100 @@ class TraitChoice:
     description: str = ""
 
 
-@transaction.atomic
-def set_traits(
-    *, version: int | None = None, character_id: int, traits: Sequence[TraitChoice], by: Any = None
-) -> Character:
-    """Backgrounds and impairments: a name and a description each."""
-    character = _locked(character_id, version)
-    sheet = character.document
+def _trait_rows(character: Character, traits: Sequence[TraitChoice]) -> list[dict[str, str]]:
+    """Backgrounds and impairments as the player gave them, each checked; a trait named as an entry
+    of the campaign's table of its kind and given no description takes the entry's ("choose from")."""
     if len(traits) > MAX_ROWS:
         raise SheetError("traits", f"at most {MAX_ROWS} backgrounds and impairments")
+    options = character.campaign.settings
     rows = []
     for trait in traits:
         if trait.kind not in dict(TRAIT_KINDS):
             raise SheetError("traits", "a trait is a background or an impairment")
         name = lucky13.clean_name(trait.name, "Each background and impairment")
-        rows.append({"kind": trait.kind, "name": name, "description": clean_description(trait.description)})
+        description = clean_description(trait.description)
+        entry = lucky13.table_entry(trait.kind, options, name)
+        if entry is not None and not description:
+            description = entry["description"]
+        rows.append({"kind": trait.kind, "name": name, "description": description})
+    return rows
+
+
+def _with_traits(sheet: Any, rows: Sequence[Mapping[str, str]]) -> tuple[Any, dict[str, Any]]:
+    """The document with ``rows`` as its traits: a trait given again (same kind and name) keeps its id."""
+    old = {(t.kind, t.name.casefold()): t.id for t in sheet.traits}
+    sheet, ids = _reused_ids(sheet, old, [(row["kind"], row["name"].casefold()) for row in rows])
+    return sheet, {**_dump(sheet), "traits": [{"id": i, **row} for i, row in zip(ids, rows, strict=True)]}
+
+
+@transaction.atomic
+def set_traits(
+    *, version: int | None = None, character_id: int, traits: Sequence[TraitChoice], by: Any = None
+) -> Character:
+    """Backgrounds and impairments: a name and a description each, chosen from the campaign's
+    tables or invented (with the GM's approval, "Backgrounds")."""
+    character = _locked(character_id, version)
+    sheet = character.document
+    rows = _trait_rows(character, traits)
     if sheet.creation.took_impairment and not any(row["kind"] == "impairment" for row in rows):
         raise SheetError(
             "traits",
             "you took an impairment for an extra specialization: describe it here, "
             "or go back and give up the extra specialization",
         )
-    old = {(t.kind, t.name.casefold()): t.id for t in sheet.traits}
-    sheet, ids = _reused_ids(sheet, old, [(row["kind"], row["name"].casefold()) for row in rows])
-    document = {**_dump(sheet), "traits": [{"id": i, **row} for i, row in zip(ids, rows, strict=True)]}
+    _, document = _with_traits(sheet, rows)
     chosen = _read(character, document, "traits")
     _check(character, chosen, "traits")
     return _save(character, chosen, step="traits", by=by, what="Backgrounds and impairments", sections=["traits"])
+
+
+@transaction.atomic
+def roll_on_table(
+    *,
+    version: int | None = None,
+    character_id: int,
+    kind: str,
+    rng: Random,
+    traits: Sequence[TraitChoice] | None = None,
+    by: Any = None,
+) -> Character:
+    """A roll on the campaign's table of backgrounds or of impairments (``kind``): the server draws an
+    entry (:func:`rules.systems.lucky13.roll_on_table`: uniform among the entries not on the sheet
+    yet) and adds it as a trait, name and description; the roll is kept in the creation record
+    (``creation.table_rolls``, pointing at the trait by its id), as the ability rolls are.
+
+    ``traits`` are the step's rows as the page holds them (None: the draft's own), so that a roll
+    loses nothing typed on the page: they are saved with the rolled trait, in one write. A roll does
+    not finish the step (nor move the draft past it): an impairment owed for an extra specialization
+    is asked for when the step is saved, as before. Rolling an impairment is not taking one for a
+    specialization: that stays the player's tick at the specializations step."""
+    character = _locked(character_id, version)
+    if kind not in dict(TRAIT_KINDS):
+        raise SheetError("kind", "a table is of backgrounds or of impairments")
+    if not reached(character, "traits"):
+        raise SheetError(f"{kind}_roll", "choose the specializations first")
+    sheet = character.document
+    if traits is None:
+        rows = [{"kind": t.kind, "name": t.name, "description": t.description} for t in sheet.traits]
+    else:
+        rows = _trait_rows(character, traits)
+    if len(rows) >= MAX_ROWS:
+        raise SheetError(f"{kind}_roll", f"at most {MAX_ROWS} backgrounds and impairments: remove one to roll")
+    if len(sheet.creation.table_rolls) >= lucky13.MAX_TABLE_ROLLS:
+        raise SheetError(
+            f"{kind}_roll",
+            f"this draft has rolled on the tables {lucky13.MAX_TABLE_ROLLS} times, the most it keeps: choose instead",
+        )
+    taken = [row["name"] for row in rows if row["kind"] == kind]
+    draw = lucky13.roll_on_table(kind, character.campaign.settings, taken, rng)
+    rows.append({"kind": kind, "name": draw.name, "description": draw.description})
+    sheet, document = _with_traits(sheet, rows)
+    trait = document["traits"][-1]["id"]
+    record = {"kind": kind, "roll": draw.number, "of": draw.of, "name": draw.name, "trait": trait}
+    document["creation"]["table_rolls"] = [*document["creation"]["table_rolls"], record]
+    rolled = _read(character, document, "traits")
+    what = f"Rolled a {kind} on the table: {draw.number} of {draw.of}, {draw.name}"
+    return _save(character, rolled, step="traits", by=by, what=what, sections=["traits"], advance=False)
 
 
 @dataclass(frozen=True, slots=True)

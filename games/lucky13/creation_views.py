@@ -227,14 +227,29 @@ def _save_specializations(request: HttpRequest, character: Character) -> None:
     )
 
 
+#: The buttons that roll on the campaign's tables, and the kind each rolls.
+TABLE_ROLLS: Final = {f"roll-{kind}": kind for kind, _ in creation.TRAIT_KINDS}
+
+
+def _table_roll(request: HttpRequest) -> str | None:
+    """The kind of trait a "Roll on the table" button asks for (None: another button)."""
+    return TABLE_ROLLS.get(request.POST.get("action", "")) if request.method == "POST" else None
+
+
 def _save_traits(request: HttpRequest, character: Character) -> None:
     rows = _rows(request.POST, "trait", ("kind", "name", "description"))
-    creation.set_traits(
-        version=_version(request),
-        character_id=character.pk,
-        traits=[TraitChoice(kind=r["kind"], name=r["name"], description=r["description"]) for r in rows],
-        by=request.user,
-    )
+    traits = [TraitChoice(kind=r["kind"], name=r["name"], description=r["description"]) for r in rows]
+    kind = _table_roll(request)
+    if kind is not None:
+        # The rows on the page go with the roll, so nothing typed is lost; a post without them (no
+        # row at all) leaves the draft's traits as they are.
+        posted = any(key.startswith("trait-") for key in request.POST)
+        creation.roll_on_table(
+            version=_version(request), character_id=character.pk, kind=kind, rng=secrets.SystemRandom(),
+            traits=traits if posted else None, by=request.user,
+        )  # fmt: skip
+        return
+    creation.set_traits(version=_version(request), character_id=character.pk, traits=traits, by=request.user)
 
 
 def _save_equipment(request: HttpRequest, character: Character) -> None:
@@ -343,6 +358,16 @@ def _step_context(character: Character, step: str) -> dict[str, Any]:
         current = [{"kind": t.kind, "name": t.name, "description": t.description} for t in doc.traits]
         context["rows"] = current + [{"kind": "background", "name": "", "description": ""}] * BLANK_ROWS
         context["kinds"] = creation.TRAIT_KINDS
+        labels = dict(creation.TRAIT_KINDS)
+        context["tables"] = [
+            {"kind": kind, "label": labels[kind].lower(), "article": lucky13.indefinite(kind),
+             "entries": options[key], "list": f"{kind}-table-entries"}
+            for kind, key in lucky13.TABLE_OPTIONS.items() if options[key]
+        ]  # fmt: skip
+        context["table_lists"] = {table["kind"]: table["list"] for table in context["tables"]}
+        context["table_rolls"] = [
+            {"kind": labels[r.kind], "said": f"Rolled {r.roll} of {r.of}: {r.name}"} for r in doc.creation.table_rolls
+        ]
     elif step == "equipment":
         context["assets"] = [
             {"name": a.name, "kind": a.kind, "level": a.level, "skills": [str(i) for i in a.skills],
@@ -376,37 +401,65 @@ def step(request: HttpRequest, character: Character, step: str) -> HttpResponse:
     error = None
     status = 200
     errors: dict[str, str] = {}
+    rolling = _table_roll(request) if step == "traits" else None
     if request.method == "POST":
         try:
             SAVE[step](request, character)
         except creation.StaleDraft as problem:
             error, status = problem.message, 409
+            if rolling:  # said by the button that rolled, in its part of the page
+                errors = {f"{rolling}_roll": error}
         except (SpecError, ValueError) as problem:
             status = 400
             error = getattr(problem, "message", str(problem))
             errors = getattr(problem, "errors", None) or {getattr(problem, "field", ""): error}
+            if rolling and not any(field in _PARTS or field.startswith("trait-") for field in errors):
+                errors = {f"{rolling}_roll": error}
         else:
+            if rolling and request.htmx and not request.htmx.history_restore_request:
+                character.refresh_from_db()
+                return _step_page(request, character, step, status=200, partial="traits-form")
             if step == "review":
                 messages.success(request, f"{character.name} is ready to play.")
                 return redirect("characters:sheet", pk=character.pk)
             if request.POST.get("action") == "later":
                 messages.success(request, f"{character.name} is saved as a draft: finish it any time.")
                 return redirect(reverse("campaigns:detail", args=[character.campaign_id]))
-            if request.POST.get("action") == "roll":
+            if request.POST.get("action") == "roll" or rolling:
                 return redirect("characters:create-step", pk=character.pk, step=step)
             following = creation.STEP_KEYS[creation.STEP_KEYS.index(step) + 1]
             return redirect("characters:create-step", pk=character.pk, step=following)
         character.refresh_from_db()
+    # With htmx, a roll on a table swaps just the step's form: what the rest of the page shows stands.
+    partial = "traits-form" if rolling and request.htmx and not request.htmx.history_restore_request else None
+    return _step_page(request, character, step, status=status, error=error, errors=errors, partial=partial)
+
+
+def _step_page(
+    request: HttpRequest,
+    character: Character,
+    step: str,
+    *,
+    status: int,
+    error: str | None = None,
+    errors: dict[str, str] | None = None,
+    partial: str | None = None,
+) -> HttpResponse:
+    """A step's page (or its ``partial``), after a refusal with what was posted and each message by its field."""
+    errors = errors or {}
     context = _step_context(character, step)
     if status in (400, 409):
         _as_posted(request, step, context)  # show what was typed, not what was saved before
     _mark(step, context, {field: write.sentence(message) for field, message in errors.items()})
+    for table in context.get("tables", ()):
+        table["error"] = context["part_errors"].get(f"{table['kind']}_roll", "")
     if len(errors) > 1:
         error = f"nothing was saved: please check the {len(errors)} things marked below"
     context["error"] = write.sentence(error) if error else None
     if step == "skills":
         context["points"] = _points(character, context)
-    return render(request, f"systems/lucky13/create/{step}.html", context, status=status)
+    template = f"systems/lucky13/create/{step}.html"
+    return render(request, f"{template}#{partial}" if partial else template, context, status=status)
 
 
 def _shown_rows(data: QueryDict, prefix: str, fields: tuple[str, ...]) -> list[dict[str, Any]]:
@@ -447,7 +500,8 @@ _PARTS: Final = {
     "abilities": "abilities", "array": "abilities", "method": "abilities", "ability_method": "abilities",
     "skills": "skills", "skill_method": "skills", "specializations": "specializations", "traits": "traits",
     "assets": "assets", "asset level": "assets", "weapons": "weapons", "accuracy": "weapons", "damage": "weapons",
-    "armor": "armor", "defensive": "armor",
+    "armor": "armor", "defensive": "armor", "kind": "traits",
+    "background_roll": "background_roll", "impairment_roll": "impairment_roll",
 }  # fmt: skip
 #: The lists of each step's page, by the prefix of their rows' fields.
 _LISTS: Final = {"specializations": {"spec": "rows"}, "traits": {"trait": "rows"},

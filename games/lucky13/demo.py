@@ -60,11 +60,28 @@ CHARACTERS: dict[str, dict[str, Any]] = {
 }  # fmt: skip
 
 
+#: The demo campaign's own tables of backgrounds and impairments, to choose from or roll on at
+#: creation ("Backgrounds", "Impairments": the engine text gives no table).
+BACKGROUND_TABLE: list[dict[str, str]] = [
+    {"name": "Ex-soldier", "description": "Served a lord who lost a war."},
+    {"name": "Smuggler", "description": "Knows the drowned city's back canals."},
+    {"name": "Scholar", "description": "Read everything about the crown, once."},
+    {"name": "Temple orphan", "description": "Raised by the sisters of the tide."},
+]
+IMPAIRMENT_TABLE: list[dict[str, str]] = [
+    {"name": "Bad knee", "description": "Stairs are a battle."},
+    {"name": "Phobia: heights", "description": ""},
+    {"name": "Hunted", "description": "Someone wants an old debt paid."},
+]
+
+
 def load() -> str:
     """The campaign, created once and left alone after; what it made, in a line."""
     users = {username: demo.user(username) for username in ("gm", *CHARACTERS)}
     campaign = demo.campaign(
-        CAMPAIGN, users["gm"], system=lucky13.SYSTEM.key, options=lucky13.default_options(),
+        CAMPAIGN, users["gm"], system=lucky13.SYSTEM.key,
+        options={**lucky13.default_options(), "background_table": BACKGROUND_TABLE,
+                 "impairment_table": IMPAIRMENT_TABLE},
         description="A demo Lucky 13 campaign: a drowned city, a lost crown, two rivals.",
     )  # fmt: skip
     for username, sheet in CHARACTERS.items():

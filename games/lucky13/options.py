@@ -1,6 +1,7 @@
 """Lucky 13's options form: the explosions, the ability names and methods, the hit points per step,
-and the campaign's skill list (a formset: add, rename, remove, reorder, mark the skill that fights, or
-take a preset). It only collects what was typed; the rules are the system's own (``validate_options``)."""
+the campaign's skill list (a formset: add, rename, remove, reorder, mark the skill that fights, or
+take a preset), and its tables of backgrounds and impairments (a formset each: add, edit, remove).
+It only collects what was typed; the rules are the system's own (``validate_options``)."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from django import forms
 from django.forms import formset_factory
 
 from campaigns.forms import sentence
+from rules.document import MAX_SHORT_TEXT
 from rules.systems import lucky13
 from rules.systems.base import Option
 from web.fields import ChoiceField, TextField, WholeNumberField
@@ -43,6 +45,40 @@ class SkillRowForm(forms.Form):
 SkillRowFormSet = formset_factory(
     SkillRowForm, extra=0, can_order=True, can_delete=True, max_num=MAX_ROWS, absolute_max=MAX_ROWS, validate_max=True
 )
+
+#: A request never makes the server build more rows of a table than this.
+MAX_TABLE_ROWS = lucky13.MAX_TABLE_ENTRIES + 3 * BLANK_ROWS
+#: The campaign's tables: each option, the prefix of its rows, the partial (and DOM id) that holds
+#: it and the button that adds blank rows to it.
+TABLES: dict[str, dict[str, str]] = {
+    key: {"kind": kind, "prefix": f"{kind}s", "partial": f"{kind}-table", "more": f"more_{kind}s"}
+    for kind, key in lucky13.TABLE_OPTIONS.items()
+}
+
+
+class TableRowForm(forms.Form):
+    """One entry of a table of backgrounds or of impairments: a name and a short description."""
+
+    name = TextField(
+        label="Name", required=False, strip=True, widget=forms.TextInput(attrs={"maxlength": lucky13.MAX_NAME})
+    )
+    description = TextField(
+        label="Description",
+        required=False,
+        strip=True,
+        max_length=MAX_SHORT_TEXT,
+        widget=forms.TextInput(attrs={"maxlength": MAX_SHORT_TEXT}),
+    )
+
+
+TableRowFormSet = formset_factory(
+    TableRowForm, extra=0, can_delete=True, max_num=MAX_TABLE_ROWS, absolute_max=MAX_TABLE_ROWS, validate_max=True
+)
+
+
+def table_rows(entries: list[dict[str, Any]], *, blanks: int = BLANK_ROWS) -> list[dict[str, Any]]:
+    """Initial rows for a table, then blank rows."""
+    return [*({"name": e["name"], "description": e["description"]} for e in entries), *({} for _ in range(blanks))]
 
 
 def skill_rows(
@@ -94,7 +130,13 @@ class Lucky13OptionsForm(forms.Form):
                                                   help_text=OPTIONS["starting_specializations"].help)  # fmt: skip
 
     #: The options whose message belongs to a group of fields rather than to one field.
-    GROUPS = ("ability_names", "skills")
+    GROUPS = ("ability_names", "skills", *TABLES)
+    #: The buttons that redraw the form without saving it, and the partial each redraws with htmx.
+    REFRESH: dict[str, str] = {
+        "load_preset": "skill-list",
+        "more_rows": "skill-list",
+        **{table["more"]: table["partial"] for table in TABLES.values()},
+    }
 
     def __init__(
         self,
@@ -103,6 +145,7 @@ class Lucky13OptionsForm(forms.Form):
         options: dict[str, Any],
         known_skills: Collection[str] = (),
         rows: list[dict[str, Any]] | None = None,
+        tables: dict[str, list[dict[str, Any]]] | None = None,
     ) -> None:
         """An unbound form shows ``options`` and the skill ``rows`` (default: the options' own list).
 
@@ -124,6 +167,15 @@ class Lucky13OptionsForm(forms.Form):
         self.skills = SkillRowFormSet(
             data, initial=None if data is not None else rows, prefix="skills", form_kwargs={"ability_names": names}
         )
+        #: Each table of the campaign (background_table, impairment_table) as its rows.
+        self.tables = {
+            key: TableRowFormSet(
+                data,
+                initial=None if data is not None else (tables or {}).get(key, table_rows(options[key])),
+                prefix=table["prefix"],
+            )
+            for key, table in TABLES.items()
+        }
         #: Messages for a group of fields (the ability names, the skill list), shown by the group.
         self.group_errors: dict[str, str] = {}
         #: After validation: the options as the rules system cleaned them, and old name → new name.
@@ -140,18 +192,27 @@ class Lucky13OptionsForm(forms.Form):
         cls, data: Any, *, options: dict[str, Any], known_skills: Collection[str] = (), preset: str | None = None
     ) -> Lucky13OptionsForm:
         """The form as the person left it, not yet saved: with the skill list replaced by
-        ``preset`` ("Use this list"), or with more blank rows ("More rows")."""
+        ``preset`` ("Use this list"), or with more blank rows in the list whose button was pressed
+        ("More rows" for the skills, "More background rows", "More impairment rows")."""
         bound = cls(data, options=options, known_skills=known_skills)
+        typed = [
+            {name: form[name].value() for name in ("original", "name", "ability", "combat", "ORDER", "DELETE")}
+            for form in bound.skills.forms
+        ]
         if preset in lucky13.SKILL_PRESETS:
             rows = skill_rows(lucky13.preset_skills(preset), known=known_skills)
-        else:
-            typed = [
-                {name: form[name].value() for name in ("original", "name", "ability", "combat", "ORDER", "DELETE")}
-                for form in bound.skills.forms
-            ]
+        elif "more_rows" in data:
             room = max(MAX_ROWS - len(typed), 0)
             rows = [*typed, *({} for _ in range(min(BLANK_ROWS, room)))]
-        form = cls(options=options, known_skills=known_skills, rows=rows)
+        else:
+            rows = typed
+        tables = {}
+        for key, table in TABLES.items():
+            kept = [{name: form[name].value() for name in ("name", "description", "DELETE")}
+                    for form in bound.tables[key].forms]  # fmt: skip
+            room = max(MAX_TABLE_ROWS - len(kept), 0) if table["more"] in data else 0
+            tables[key] = [*kept, *({} for _ in range(min(BLANK_ROWS, room)))]
+        form = cls(options=options, known_skills=known_skills, rows=rows, tables=tables)
         form.initial.update({name: data[name] for name in form.fields if name in data})
         return form
 
@@ -177,8 +238,39 @@ class Lucky13OptionsForm(forms.Form):
             )
         return rows
 
+    def table_by_kind(self) -> dict[str, dict[str, Any]]:
+        """The tables as the template shows them, by kind: each with its option, rows and message."""
+        return {
+            table["kind"]: {**table, "key": key, "label": OPTIONS[key].label, "help": OPTIONS[key].help,
+                            "rows": self.tables[key], "error": self.group_errors.get(key, "")}
+            for key, table in TABLES.items()
+        }  # fmt: skip
+
+    def table_entries(self, key: str) -> list[dict[str, str]] | None:
+        """A table's entries as typed, without the removed and the blank rows (None: a row is refused)."""
+        formset = self.tables[key]
+        if not formset.is_valid():
+            message = " ".join(formset.non_form_errors()) or "check the rows marked below"
+            self.add_option_errors({key: message})
+            return None
+        rows = []
+        for form in formset.forms:
+            data = form.cleaned_data
+            if data.get("DELETE"):
+                continue
+            if not data.get("name"):
+                if data.get("description"):  # typed, so not dropped unsaid
+                    form.add_error("name", "Give this entry a name, or clear its description.")
+                continue
+            rows.append({"name": data["name"], "description": data.get("description", "")})
+        if any(form.errors for form in formset.forms):
+            self.add_option_errors({key: "check the rows marked below"})
+            return None
+        return rows
+
     def clean(self) -> dict[str, Any]:
         cleaned = super().clean() or {}
+        entries = {key: self.table_entries(key) for key in TABLES}
         if not self.skills.is_valid():
             self.add_option_errors({"skills": " ".join(self.skills.non_form_errors()) or "check the rows marked below"})
             return cleaned
@@ -186,8 +278,8 @@ class Lucky13OptionsForm(forms.Form):
         if any(form.errors for form in self.skills.forms):
             self.add_option_errors({"skills": "check the rows marked below"})
             return cleaned
-        if self.errors:  # a number that isn't one: the rules can't say more until it is
-            return cleaned
+        if self.errors or any(table is None for table in entries.values()):
+            return cleaned  # a number that isn't one, a row too long: the rules can't say more until it is
         if sum(row["combat"] for row in rows) > 1:
             self.add_option_errors({"skills": "tick Fights on one skill at most: the one an encounter rolls"})
             return cleaned
@@ -203,6 +295,7 @@ class Lucky13OptionsForm(forms.Form):
             "skill_array": re.split(r"[\s,]+", cleaned["skill_array"].strip()) if cleaned["skill_array"] else [],
             "skill_points": cleaned["skill_points"],
             "starting_specializations": cleaned["starting_specializations"],
+            **entries,
         }
         try:
             self.options = lucky13.validate_options(options)

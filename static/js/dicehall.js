@@ -93,4 +93,26 @@ document.addEventListener("input", (event) => {
   const words = left >= 0 ? `${pipWords(left)} left` : `${pipWords(-left)} too many`;
   total.firstChild.textContent = "As typed: ";
   total.querySelector("output").textContent = words;
+
+// A background or an impairment chosen from the campaign's table: the name field suggests the
+// entries of its row's kind, and an entry picked into a row without a description brings the
+// table's (the server does the same when the step is saved). Listening on the document keeps it
+// working on the form htmx swaps in.
+document.addEventListener("change", (event) => {
+  const kind = event.target.closest && event.target.closest("select[data-table-kind]");
+  const row = kind && kind.closest("fieldset");
+  const name = row && row.querySelector("input[name$='-name']");
+  if (!name) return;
+  const list = document.getElementById(`${kind.value}-table-entries`);
+  if (list) name.setAttribute("list", list.id);
+  else name.removeAttribute("list");
+});
+document.addEventListener("input", (event) => {
+  const name = event.target;
+  if (!name.matches || !name.matches("input[list]")) return;
+  const list = document.getElementById(name.getAttribute("list"));
+  const entry = list && Array.from(list.options).find((option) => option.value === name.value);
+  const row = name.closest("fieldset");
+  const description = row && row.querySelector("textarea[name$='-description']");
+  if (entry && description && !description.value.trim()) description.value = entry.dataset.description || "";
 });

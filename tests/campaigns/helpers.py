@@ -94,6 +94,8 @@ def options_post(
         data["system"] = system
     for key, ability_name in zip(lucky13.ABILITY_KEYS, values["ability_names"], strict=True):
         data[f"ability_{key}"] = ability_name
+    for prefix, key in (("backgrounds", "background_table"), ("impairments", "impairment_table")):
+        data.update(table_post(prefix, values.get(key) or []))
     for i, row in enumerate(skills):
         data[f"skills-{i}-original"] = row.get("original", "")
         data[f"skills-{i}-name"] = row["name"]
@@ -103,6 +105,23 @@ def options_post(
             data[f"skills-{i}-DELETE"] = "on"
         if row.get("combat"):
             data[f"skills-{i}-combat"] = "on"
+    return data
+
+
+def table_post(prefix: str, rows: list[dict[str, Any]]) -> dict[str, Any]:
+    """The rows of a table of the options form (``backgrounds``, ``impairments``) as posted: each
+    with ``name``, and optionally ``description`` and ``DELETE``."""
+    data: dict[str, Any] = {
+        f"{prefix}-TOTAL_FORMS": len(rows),
+        f"{prefix}-INITIAL_FORMS": len(rows),
+        f"{prefix}-MIN_NUM_FORMS": 0,
+        f"{prefix}-MAX_NUM_FORMS": 1000,
+    }
+    for i, row in enumerate(rows):
+        data[f"{prefix}-{i}-name"] = row["name"]
+        data[f"{prefix}-{i}-description"] = row.get("description", "")
+        if row.get("DELETE"):
+            data[f"{prefix}-{i}-DELETE"] = "on"
     return data
 
 

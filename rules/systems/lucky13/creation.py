@@ -1,14 +1,17 @@
-"""Creating a Lucky 13 character: ability methods, skill dice by the campaign's method, and the
-starting specializations ("Character creation", "Abilities", "Skills", "Impairments")."""
+"""Creating a Lucky 13 character: ability methods, skill dice by the campaign's method, the
+starting specializations, and rolls on the campaign's tables of backgrounds and impairments
+("Character creation", "Abilities", "Skills", "Backgrounds", "Impairments")."""
 
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
+from dataclasses import dataclass
+from random import Random
 from typing import Any, Final
 
 from rules.dice import StepDie
-from rules.systems.lucky13.vocabulary import ABILITIES, ABILITY_KEYS, MAX_ABILITY, SheetError
+from rules.systems.lucky13.vocabulary import ABILITIES, ABILITY_KEYS, MAX_ABILITY, TABLE_OPTIONS, SheetError
 
 #: "Array method": one die per ability. Specialized lists seven dice, of which five are used.
 BALANCED_ARRAY: Final = tuple(StepDie.of(s) for s in (4, 6, 6, 8, 10))
@@ -109,3 +112,58 @@ def check_skill_dice(
 def specialization_allowance(options: Mapping[str, Any], *, impairment: bool) -> int:
     """ "Impairments": a player who takes one may select one additional specialization."""
     return options["starting_specializations"] + (1 if impairment else 0)
+
+
+@dataclass(frozen=True, slots=True)
+class TableDraw:
+    """An entry drawn from a campaign's table: its place in the table (``number`` of ``of``), its
+    name and its description, and among how many entries not yet taken it was drawn."""
+
+    kind: str
+    number: int
+    of: int
+    name: str
+    description: str
+    among: int
+
+    @property
+    def said(self) -> str:
+        """ "Rolled 7 of 20: Smuggler"."""
+        return f"Rolled {self.number} of {self.of}: {self.name}"
+
+
+def roll_on_table(kind: str, options: Mapping[str, Any], taken: Collection[str], rng: Random) -> TableDraw:
+    """A roll on the campaign's table of ``kind`` (background or impairment), with the injected ``rng``.
+
+    "Backgrounds": "20 backgrounds that players may roll for or choose from during character
+    creation"; "Impairments": "either rolled for or selected during character creation". The text
+    gives neither table nor die, so the campaign keeps its own table (``background_table``,
+    ``impairment_table``) and the roll is uniform among its entries. Our reading: a character has
+    no trait twice, so an entry already ``taken`` (its name, case aside, on the sheet as that kind)
+    is rolled again, which is the same as drawing uniformly among the entries not yet taken; when
+    every entry is taken there is nothing to roll (:class:`SheetError`, said for the player)."""
+    option = TABLE_OPTIONS.get(kind)
+    if option is None:
+        raise SheetError("kind", "a table is of backgrounds or of impairments")
+    table = options.get(option) or []
+    if not table:
+        raise SheetError(f"{kind}_roll", f"this campaign has no table of {kind}s: choose or invent one instead")
+    names = {name.casefold() for name in taken}
+    left = [number for number, entry in enumerate(table, 1) if entry["name"].casefold() not in names]
+    if not left:
+        raise SheetError(
+            f"{kind}_roll",
+            f"every {kind} of the campaign's table ({len(table)}) is on this character already, so there is "
+            f"nothing left to roll: invent one with your GM's approval instead",
+        )
+    number = left[rng.randrange(len(left))]
+    entry = table[number - 1]
+    return TableDraw(kind, number, len(table), entry["name"], entry.get("description", ""), len(left))
+
+
+def table_entry(kind: str, options: Mapping[str, Any], name: str) -> Mapping[str, Any] | None:
+    """The entry of the campaign's table of ``kind`` with this name (case and spaces aside), if any:
+    a trait chosen from the table by its name takes the entry's description."""
+    wanted = " ".join(name.split()).casefold()
+    table = options.get(TABLE_OPTIONS.get(kind, ""), None) or []
+    return next((entry for entry in table if entry["name"].casefold() == wanted), None)

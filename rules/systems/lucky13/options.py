@@ -1,6 +1,7 @@
 """A Lucky 13 campaign's options: play style, ability names, the skill list (with the skill that
-fights marked), hit points per Pulse step, and the creation methods ("Abilities", "Skills",
-"Combat", "Cinematic", "Gritty")."""
+fights marked), hit points per Pulse step, the creation methods ("Abilities", "Skills",
+"Combat", "Cinematic", "Gritty"), and the campaign's own tables of backgrounds and impairments
+("Backgrounds", "Impairments")."""
 
 from __future__ import annotations
 
@@ -11,12 +12,19 @@ from typing import Annotated, Any, Final, Literal
 from pydantic import Field, model_validator
 
 from rules.dice import DiceError, StepDie
-from rules.document import Document, Name
+from rules.document import MAX_SHORT_TEXT, Document, Name, ShortText
 from rules.reading import clean_name
 from rules.systems.base import Option, OptionsError
 from rules.systems.lucky13.checks import Explosion
 from rules.systems.lucky13.sheet import AbilityKey, Die
-from rules.systems.lucky13.vocabulary import ABILITIES, ABILITY_KEYS, MAX_ABILITY, MAX_SKILLS
+from rules.systems.lucky13.vocabulary import (
+    ABILITIES,
+    ABILITY_KEYS,
+    MAX_ABILITY,
+    MAX_SKILLS,
+    MAX_TABLE_ENTRIES,
+    TABLE_OPTIONS,
+)
 
 #: "Skills example" presets. The rule text links no skill to an ability; these links are our
 #: reading of what each skill leans on (recorded in the closing note); a GM can change them.
@@ -84,6 +92,14 @@ OPTIONS: Final = (
     Option("gear", "Gear and assets in play", "approval",
            (("approval", "Players propose weapons, armor and assets above level 1; the GM approves"),
             ("free", "Players add them freely"))),
+    # "Backgrounds": "players may roll for or choose from during character creation"; "Impairments":
+    # "either rolled for or selected". The engine text gives no table: a campaign may keep its own.
+    Option("background_table", "Background table", [],
+           help=f"Backgrounds players may roll for or choose from at creation; at most {MAX_TABLE_ENTRIES}. "
+                "Leave it empty for no table."),
+    Option("impairment_table", "Impairment table", [],
+           help=f"Impairments players may roll for or choose from at creation; at most {MAX_TABLE_ENTRIES}. "
+                "Leave it empty for no table."),
 )  # fmt: skip
 
 
@@ -143,6 +159,11 @@ def validate_options(options: Mapping[str, Any]) -> dict[str, Any]:
         out["skill_array"] = [d.label for d in array]
     except (DiceError, TypeError) as error:
         errors["skill_array"] = str(error)
+    for kind, key in TABLE_OPTIONS.items():
+        try:
+            out[key] = clean_table(out[key], kind)
+        except ValueError as error:
+            errors[key] = str(error)
     if not errors and out["skill_method"] == "array" and len(out["skill_array"]) < len(out["skills"]):
         errors["skill_array"] = f"needs a die for each of the {len(out['skills'])} skills"
     if errors:
@@ -181,6 +202,48 @@ def _clean_skills(skills: Any) -> list[dict[str, Any]]:
     return out
 
 
+def _no_control(text: str, allowed: str = "") -> bool:
+    return not any((ord(c) < 32 or 127 <= ord(c) < 160) and c not in allowed for c in text)
+
+
+def clean_table(entries: Any, kind: str) -> list[dict[str, str]]:
+    """A campaign's table of backgrounds or impairments (``kind``): each entry a name (unique in the
+    table, case aside) and a short description, which may be empty; at most
+    :data:`MAX_TABLE_ENTRIES`. An empty table is no table: players choose or invent, as without one.
+
+    "Backgrounds": "we provide 20 backgrounds that players may roll for or choose from"; the engine
+    text gives none, so the table is the campaign's own (our reading, in ``docs/rules/lucky13.md``)."""
+    if not isinstance(entries, list | tuple):
+        raise ValueError(f"list the {kind}s of the table, each with a name and, if you like, a description")
+    if len(entries) > MAX_TABLE_ENTRIES:
+        raise ValueError(f"a table holds at most {MAX_TABLE_ENTRIES} {kind}s; this one has {len(entries)}")
+    out = []
+    for entry in entries:
+        if not isinstance(entry, Mapping):
+            raise ValueError(f"each {kind} of the table has a name and, if you like, a description")
+        unknown = sorted(str(key) for key in entry if key not in ("name", "description"))
+        if unknown:
+            raise ValueError(f"an entry of the table has a name and a description, nothing else ({unknown[0][:24]})")
+        name = clean_name(entry.get("name"), f"Each {kind} of the table")
+        if not _no_control(name):
+            raise ValueError(f"{name[:24]}: keep the name on one line, without control characters")
+        description = entry.get("description") or ""
+        if not isinstance(description, str):
+            raise ValueError(f"{name}: a description is text")
+        description = " ".join(description.split())
+        if len(description) > MAX_SHORT_TEXT:
+            raise ValueError(f"{name}: keep the description under {MAX_SHORT_TEXT} characters")
+        if not _no_control(description):
+            raise ValueError(f"{name}: remove the control characters from the description")
+        out.append({"name": name, "description": description})
+    seen: set[str] = set()
+    for entry in out:
+        if entry["name"].casefold() in seen:
+            raise ValueError(f"the table lists {entry['name']} twice: each {kind} once")
+        seen.add(entry["name"].casefold())
+    return out
+
+
 def combat_skill_name(options: Mapping[str, Any]) -> str | None:
     """The name of the campaign's skill that fights (validated options), or None if no skill does."""
     return next((s["name"] for s in options["skills"] if s.get("combat")), None)
@@ -193,6 +256,17 @@ class SkillEntry(Document):
     name: Name
     ability: AbilityKey | None = None
     combat: bool = False
+
+
+class TableEntry(Document):
+    """An entry of the campaign's table of backgrounds or of impairments: its name and a short
+    description (which a trait rolled or chosen from the table takes with it)."""
+
+    name: Name
+    description: ShortText = ""
+
+
+Table = Annotated[tuple[TableEntry, ...], Field(max_length=MAX_TABLE_ENTRIES)]
 
 
 class Options(Document):
@@ -214,11 +288,21 @@ class Options(Document):
     skill_points: Annotated[int, Field(ge=1, le=5 * MAX_SKILLS, strict=True)] = 15
     starting_specializations: Annotated[int, Field(ge=0, le=10, strict=True)] = 3
     gear: Literal["approval", "free"] = "approval"
+    background_table: Table = ()
+    impairment_table: Table = ()
 
     @model_validator(mode="after")
     def _one_combat_skill(self) -> Options:
         if sum(skill.combat for skill in self.skills) > 1:
             raise ValueError("mark at most one skill as the one that fights")
+        return self
+
+    @model_validator(mode="after")
+    def _unique_table_entries(self) -> Options:
+        for kind, key in TABLE_OPTIONS.items():
+            names = [entry.name.casefold() for entry in getattr(self, key)]
+            if len(set(names)) != len(names):
+                raise ValueError(f"the {kind} table lists a name twice: each {kind} once")
         return self
 
 

@@ -18,7 +18,7 @@ from pydantic import Field, model_validator
 
 from rules.dice import StepDie
 from rules.document import Document, ItemId, LongText, Name, ShortText, fresh_id, require_unique
-from rules.systems.lucky13.vocabulary import ABILITY_KEYS, MAX_SPECIALIZATION_LEVEL
+from rules.systems.lucky13.vocabulary import ABILITY_KEYS, MAX_SPECIALIZATION_LEVEL, MAX_TABLE_ENTRIES
 
 #: The version of the document this code writes; older documents go through :func:`migrate`.
 SCHEMA_VERSION: Final = 1
@@ -27,6 +27,8 @@ MAX_DESCRIPTION: Final = 2000
 MAX_NOTES: Final = 20_000
 #: More rows of one kind than any sheet needs, and a bound on what an import may hold.
 MAX_ITEMS: Final = 50
+#: The most rolls on the campaign's tables a draft keeps (each roll adds a trait; far past any sheet).
+MAX_TABLE_ROLLS: Final = 100
 
 #: A die of the sheet: abilities, skills, weapons and armor use d4 … d12.
 Die = Literal["d4", "d6", "d8", "d10", "d12"]
@@ -117,6 +119,25 @@ class Abilities(Document):
         return {key: StepDie.parse(label) for key in ABILITY_KEYS if (label := getattr(self, key)) is not None}
 
 
+class TableRoll(Document):
+    """A roll the server made on the campaign's table of backgrounds or of impairments at creation
+    ("Backgrounds": "players may roll for"; "Impairments": "either rolled for or selected"): the
+    entry drawn, as its place in the table (``roll`` of ``of`` entries) and its name as rolled, and
+    the trait it became, by id (a rename of the trait changes no record)."""
+
+    kind: Literal["background", "impairment"]
+    roll: Annotated[int, Field(ge=1, le=MAX_TABLE_ENTRIES, strict=True)]
+    of: Annotated[int, Field(ge=1, le=MAX_TABLE_ENTRIES, strict=True)]
+    name: Name
+    trait: ItemId
+
+    @model_validator(mode="after")
+    def _in_the_table(self) -> TableRoll:
+        if self.roll > self.of:
+            raise ValueError(f"a roll of {self.roll} is past the table's {self.of} entries")
+        return self
+
+
 class Creation(Document):
     """Where creation stands and what the server rolled, kept so that a draft is finished later
     and a finished character shows how it was made."""
@@ -128,6 +149,8 @@ class Creation(Document):
     ability_rolls: tuple[Percentile, ...] = Field(default=(), max_length=len(ABILITY_KEYS))
     #: Taking an impairment at creation buys one more starting specialization ("Impairments").
     took_impairment: bool = False
+    #: The server's rolls on the campaign's tables of backgrounds and impairments, in order.
+    table_rolls: tuple[TableRoll, ...] = Field(default=(), max_length=MAX_TABLE_ROLLS)
 
 
 class Sheet(Document):
@@ -169,6 +192,8 @@ class Sheet(Document):
             raise ValueError("two specializations have the same id")
         if self.next_id < fresh_id(1, self.item_lists()):
             raise ValueError("next_id must be past every id on the sheet")
+        if any(roll.trait >= self.next_id for roll in self.creation.table_rolls):
+            raise ValueError("a roll on a table names a trait this sheet never had")
         return self
 
     def item_lists(self) -> Iterator[tuple[Any, ...]]:

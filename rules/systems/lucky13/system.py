@@ -92,7 +92,13 @@ from rules.systems.lucky13.sheet import (
     migrate,
 )
 from rules.systems.lucky13.situation import Call, Situation
-from rules.systems.lucky13.vocabulary import ABILITIES, ABILITY_KEYS, MAX_SPECIALIZATION_LEVEL, SheetError
+from rules.systems.lucky13.vocabulary import (
+    ABILITIES,
+    ABILITY_KEYS,
+    MAX_SPECIALIZATION_LEVEL,
+    TABLE_OPTIONS,
+    SheetError,
+)
 
 #: The steps of guided creation after name and concept, in the rule text's order.
 CREATION_STEPS: Final = (
@@ -212,6 +218,15 @@ class Lucky13:
             {"label": "Ability methods", "value": labels["ability_methods"][options["ability_methods"]]},
             {"label": "Skill method", "value": skill_method},
             {"label": "Starting specializations", "value": options["starting_specializations"]},
+            *(
+                {
+                    "label": option.label,
+                    "value": f"{len(options[option.key])} to roll for or choose from",
+                    "list": [entry["name"] for entry in options[option.key]],
+                }
+                for option in OPTIONS
+                if option.key in TABLE_OPTIONS.values() and options.get(option.key)
+            ),
         ]
 
     # --- The sheet -----------------------------------------------------------------------

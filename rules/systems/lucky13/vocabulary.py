@@ -18,6 +18,10 @@ ABILITIES: Final = ("Will", "Charm", "Pulse", "Intellect", "Reflex")
 #: The most skills a campaign's list may hold.
 MAX_SKILLS: Final = 20
 MAX_NAME: Final = document.MAX_NAME
+#: The most entries a campaign's table of backgrounds (or of impairments) may hold.
+MAX_TABLE_ENTRIES: Final = 100
+#: Trait kinds that a campaign may keep a table of, each with its option ("Backgrounds", "Impairments").
+TABLE_OPTIONS: Final = {"background": "background_table", "impairment": "impairment_table"}
 
 
 class SheetError(SpecError):

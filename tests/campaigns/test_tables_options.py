@@ -1,0 +1,147 @@
+"""The GM keeps the campaign's tables of backgrounds and impairments in its settings: rows to edit,
+blank rows to add (more on request, with htmx just that table), each refusal by its table with
+everything typed kept."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from django.urls import reverse
+
+from campaigns.models import Campaign
+from rules.systems import lucky13
+from tests.campaigns.helpers import html, options_post, saved_rows, text
+
+pytestmark = pytest.mark.django_db
+
+
+def url(campaign: Campaign) -> str:
+    return reverse("campaigns:settings", args=[campaign.pk])
+
+
+def settings_post(campaign: Campaign, **changes) -> dict:
+    options = campaign.settings
+    changes.setdefault("skills", saved_rows(options))
+    changes.setdefault("name", campaign.name)
+    changes.setdefault("description", campaign.description)
+    return options_post(system=None, **{**options, **changes})
+
+
+def test_the_gm_saves_both_tables_and_sees_them_again(client, gm, campaign) -> None:
+    client.force_login(gm)
+    data = settings_post(
+        campaign,
+        background_table=[{"name": " Ex-soldier ", "description": "Served a lord."}, {"name": "Smuggler"}],
+        impairment_table=[{"name": "Bad knee"}, {"name": "Phobia: heights", "description": "Never climbs."}],
+    )
+    response = client.post(url(campaign), data)
+    assert response.status_code == 302
+
+    campaign.refresh_from_db()
+    assert campaign.options["background_table"] == [
+        {"name": "Ex-soldier", "description": "Served a lord."},
+        {"name": "Smuggler", "description": ""},
+    ]
+    assert [e["name"] for e in campaign.options["impairment_table"]] == ["Bad knee", "Phobia: heights"]
+
+    page = html(client.get(url(campaign)))
+    assert 'name="backgrounds-0-name" value="Ex-soldier"' in page
+    assert 'name="backgrounds-0-description" value="Served a lord."' in page
+    assert 'name="impairments-1-name" value="Phobia: heights"' in page
+    assert 'name="backgrounds-2-name"' in page  # blank rows to add
+    assert 'name="backgrounds-TOTAL_FORMS" value="5"' in page
+    assert "Background table" in text(client.get(reverse("campaigns:detail", args=[campaign.pk])))
+
+
+def test_saving_the_form_unchanged_keeps_the_tables(client, gm, campaign) -> None:
+    campaign.options = lucky13.validate_options({"impairment_table": [{"name": "Bad knee", "description": "Old"}]})
+    campaign.save()
+    client.force_login(gm)
+    assert client.post(url(campaign), settings_post(campaign)).status_code == 302
+    campaign.refresh_from_db()
+    assert campaign.options["impairment_table"] == [{"name": "Bad knee", "description": "Old"}]
+
+
+def test_a_row_is_removed_by_its_box_or_by_emptying_it(client, gm, campaign) -> None:
+    campaign.options = lucky13.validate_options({"background_table": [{"name": "A"}, {"name": "B"}, {"name": "C"}]})
+    campaign.save()
+    client.force_login(gm)
+    rows = [{"name": "A", "DELETE": True}, {"name": "", "description": ""}, {"name": "C"}]
+    assert client.post(url(campaign), settings_post(campaign, background_table=rows)).status_code == 302
+    campaign.refresh_from_db()
+    assert campaign.options["background_table"] == [{"name": "C", "description": ""}]
+
+
+@pytest.mark.parametrize(
+    ("rows", "message"),
+    [
+        ([{"name": "Smuggler"}, {"name": "smuggler"}], "Background table: the table lists smuggler twice"),
+        ([{"name": "x" * 61}], "names are at most 60 characters"),
+        ([{"name": "", "description": "A description without its name"}], "Give this entry a name"),
+    ],
+)
+def test_a_bad_table_is_said_by_its_table_and_everything_typed_stays(client, gm, campaign, rows, message) -> None:
+    client.force_login(gm)
+    before = campaign.options
+    data = settings_post(campaign, background_table=rows, impairment_table=[{"name": "Kept", "description": "Typed"}])
+
+    response = client.post(url(campaign), data)
+
+    page = html(response)
+    assert response.status_code == 400
+    assert message in text(response)
+    table = re.search(r'<fieldset id="background-table".*?</fieldset>', page, re.S).group(0)
+    assert 'class="field-error"' in table
+    assert f'name="backgrounds-0-name" value="{rows[0]["name"]}"' in page or rows[0]["name"] == ""
+    assert 'name="impairments-0-description" value="Typed"' in page
+    campaign.refresh_from_db()
+    assert campaign.options == before
+
+
+def test_more_than_100_entries_are_refused(client, gm, campaign) -> None:
+    client.force_login(gm)
+    rows = [{"name": f"Past {i}"} for i in range(101)]
+    response = client.post(url(campaign), settings_post(campaign, background_table=rows))
+    assert response.status_code == 400
+    assert "a table holds at most 100 backgrounds; this one has 101" in text(response)
+
+
+def test_more_rows_with_htmx_swaps_just_that_table_and_keeps_what_was_typed(client, gm, campaign) -> None:
+    client.force_login(gm)
+    data = settings_post(campaign, impairment_table=[{"name": "Bad knee"}, {"name": "Limp", "description": "Typed"}])
+    data.pop("save")
+    data["more_impairments"] = "1"
+
+    response = client.post(url(campaign), data, headers={"HX-Request": "true"})
+
+    page = html(response)
+    assert response.status_code == 200
+    assert page.lstrip().startswith('<fieldset id="impairment-table"')
+    assert 'name="impairments-1-description" value="Typed"' in page
+    assert 'name="impairments-TOTAL_FORMS" value="5"' in page  # two typed, three blank
+    campaign.refresh_from_db()
+    assert campaign.settings["impairment_table"] == []  # nothing saved
+
+
+def test_more_rows_without_javascript_redraws_the_whole_form(client, gm, campaign) -> None:
+    client.force_login(gm)
+    data = settings_post(campaign, background_table=[{"name": "Smuggler"}], name="Renamed, not saved")
+    data.pop("save")
+    data["more_backgrounds"] = "1"
+
+    response = client.post(url(campaign), data)
+
+    page = html(response)
+    assert response.status_code == 200
+    assert 'value="Renamed, not saved"' in page
+    assert 'name="backgrounds-TOTAL_FORMS" value="4"' in page
+    assert 'name="impairments-TOTAL_FORMS" value="0"' in page  # the other table: as it was sent
+
+
+def test_a_new_campaign_may_start_with_its_tables(client, gm) -> None:
+    client.force_login(gm)
+    data = options_post(background_table=[{"name": "Scholar"}])
+    response = client.post(reverse("campaigns:create"), data)
+    assert response.status_code == 302
+    assert Campaign.objects.get().options["background_table"] == [{"name": "Scholar", "description": ""}]
