@@ -93,6 +93,7 @@ document.addEventListener("input", (event) => {
   const words = left >= 0 ? `${pipWords(left)} left` : `${pipWords(-left)} too many`;
   total.firstChild.textContent = "As typed: ";
   total.querySelector("output").textContent = words;
+});
 
 // A background or an impairment chosen from the campaign's table: the name field suggests the
 // entries of its row's kind, and an entry picked into a row without a description brings the
