@@ -1,6 +1,7 @@
 """Lucky 13's options form: the explosions, the ability names and methods, the hit points per step,
-and the campaign's skill list (a formset: add, rename, remove, reorder, mark the skill that fights, or
-take a preset). It only collects what was typed; the rules are the system's own (``validate_options``)."""
+healing by resting and recovery from dying, and the campaign's skill list (a formset: add, rename,
+remove, reorder, mark the skill that fights, or take a preset). It only collects what was typed; the
+rules are the system's own (``validate_options``)."""
 
 from __future__ import annotations
 
@@ -92,6 +93,10 @@ class Lucky13OptionsForm(forms.Form):
     skill_points = WholeNumberField(label=OPTIONS["skill_points"].label, help_text=OPTIONS["skill_points"].help)
     starting_specializations = WholeNumberField(label=OPTIONS["starting_specializations"].label,
                                                   help_text=OPTIONS["starting_specializations"].help)  # fmt: skip
+    resting = forms.ChoiceField(label=OPTIONS["resting"].label, choices=OPTIONS["resting"].choices,
+                                help_text=OPTIONS["resting"].help, widget=forms.RadioSelect)  # fmt: skip
+    recovery = forms.ChoiceField(label=OPTIONS["recovery"].label, choices=OPTIONS["recovery"].choices,
+                                 help_text=OPTIONS["recovery"].help, widget=forms.RadioSelect)  # fmt: skip
 
     #: The options whose message belongs to a group of fields rather than to one field.
     GROUPS = ("ability_names", "skills")
@@ -203,6 +208,8 @@ class Lucky13OptionsForm(forms.Form):
             "skill_array": re.split(r"[\s,]+", cleaned["skill_array"].strip()) if cleaned["skill_array"] else [],
             "skill_points": cleaned["skill_points"],
             "starting_specializations": cleaned["starting_specializations"],
+            "resting": cleaned["resting"],
+            "recovery": cleaned["recovery"],
         }
         try:
             self.options = lucky13.validate_options(options)

@@ -83,6 +83,8 @@ def options_post(
         else " ".join(values["skill_array"]),
         "skill_points": values["skill_points"],
         "starting_specializations": values["starting_specializations"],
+        "resting": values["resting"],
+        "recovery": values["recovery"],
         "preset": "fantasy",
         "save": "1",
         "skills-TOTAL_FORMS": len(skills),

@@ -1,6 +1,7 @@
 """A Lucky 13 campaign's options: play style, ability names, the skill list (with the skill that
-fights marked), hit points per Pulse step, and the creation methods ("Abilities", "Skills",
-"Combat", "Cinematic", "Gritty")."""
+fights marked), hit points per Pulse step, the creation methods, gear in play, healing by resting
+and recovery from dying ("Abilities", "Skills", "Combat", "Cinematic", "Gritty", "Healing",
+"Death & dying")."""
 
 from __future__ import annotations
 
@@ -63,6 +64,17 @@ SKILL_METHODS: Final = (
     ("point_buy", "Point buy"),
 )
 
+#: "Healing": the optional rest of Top Secret NWO, or none (the GM and first aid heal).
+RESTING: Final = (
+    ("off", "No healing by resting: the GM heals (first aid, treatment)"),
+    ("quarter_hours", "Rest heals 1 hit point per 15 minutes, at most 4 from resting alone"),
+)
+#: "Death & dying": cinematic, back at full strength once healed; gritty, rest and recuperation first.
+RECOVERY: Final = (
+    ("cinematic", "Cinematic: healed from dying, a character fights on with no penalty"),
+    ("gritty", "Gritty: healed from dying, a character's Ability die is one step down until the GM says recovered"),
+)
+
 
 OPTIONS: Final = (
     Option("explosion", "Play style", Explosion.CINEMATIC.value,
@@ -84,6 +96,10 @@ OPTIONS: Final = (
     Option("gear", "Gear and assets in play", "approval",
            (("approval", "Players propose weapons, armor and assets above level 1; the GM approves"),
             ("free", "Players add them freely"))),
+    Option("resting", "Resting", "off", RESTING,
+           help="Healing: the text quotes Top Secret NWO's rule for reference."),
+    Option("recovery", "Recovery from dying", "cinematic", RECOVERY,
+           help="Death & dying: what a character healed from dying can do."),
 )  # fmt: skip
 
 
@@ -214,6 +230,8 @@ class Options(Document):
     skill_points: Annotated[int, Field(ge=1, le=5 * MAX_SKILLS, strict=True)] = 15
     starting_specializations: Annotated[int, Field(ge=0, le=10, strict=True)] = 3
     gear: Literal["approval", "free"] = "approval"
+    resting: Literal["off", "quarter_hours"] = "off"
+    recovery: Literal["cinematic", "gritty"] = "cinematic"
 
     @model_validator(mode="after")
     def _one_combat_skill(self) -> Options:
