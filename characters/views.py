@@ -96,14 +96,24 @@ def _sheet_url(character: Character, key: str) -> str:
     return f"{reverse('characters:sheet', args=[character.pk])}#{_section(character, key).where}"
 
 
-def _read_view(request: HttpRequest, character: Character, key: str, *, fresh: bool = False) -> HttpResponse:
+def _read_view(
+    request: HttpRequest, character: Character, key: str, *, fresh: bool = False, notice: str = ""
+) -> HttpResponse:
     """The section's region as the sheet shows it, with the keyboard back on its Edit button
-    (``fresh``: read the character again first, as after a save)."""
+    (``fresh``: read the character again first, as after a save; ``notice``: what just happened, for
+    the region to say)."""
     if not request.htmx:
         return redirect(_sheet_url(character, key))
     context = _sheet_context(request, _full(character) if fresh else character, focus=key)
+    context["notice"] = notice
     region = _section(character, key).where
     return render(request, f"{sheets.template(character, 'sheet')}#section-{region}", context)
+
+
+def saved_region(request: HttpRequest, character: Character, section: str, *, notice: str = "") -> HttpResponse:
+    """After a system's own action on a section (a rest, say), made through the one write path: the
+    section's region as it is now (htmx), or the sheet at that region."""
+    return _read_view(request, character, section, fresh=True, notice=notice)
 
 
 @require_safe

@@ -1,7 +1,8 @@
 """Lucky 13's options form: the explosions, the ability names and methods, the hit points per step,
-the campaign's skill list (a formset: add, rename, remove, reorder, mark the skill that fights, or
-take a preset), and its tables of backgrounds and impairments (a formset each: add, edit, remove).
-It only collects what was typed; the rules are the system's own (``validate_options``)."""
+healing by resting and recovery from dying, the campaign's skill list (a formset: add, rename,
+remove, reorder, mark the skill that fights, or take a preset), and its tables of backgrounds and
+impairments (a formset each: add, edit, remove). It only collects what was typed; the rules are the
+system's own (``validate_options``)."""
 
 from __future__ import annotations
 
@@ -128,6 +129,12 @@ class Lucky13OptionsForm(forms.Form):
     skill_points = WholeNumberField(label=OPTIONS["skill_points"].label, help_text=OPTIONS["skill_points"].help)
     starting_specializations = WholeNumberField(label=OPTIONS["starting_specializations"].label,
                                                   help_text=OPTIONS["starting_specializations"].help)  # fmt: skip
+    gear = ChoiceField(label=OPTIONS["gear"].label, choices=OPTIONS["gear"].choices,
+                       help_text=OPTIONS["gear"].help, widget=forms.RadioSelect)  # fmt: skip
+    resting = ChoiceField(label=OPTIONS["resting"].label, choices=OPTIONS["resting"].choices,
+                          help_text=OPTIONS["resting"].help, widget=forms.RadioSelect)  # fmt: skip
+    recovery = ChoiceField(label=OPTIONS["recovery"].label, choices=OPTIONS["recovery"].choices,
+                           help_text=OPTIONS["recovery"].help, widget=forms.RadioSelect)  # fmt: skip
 
     #: The options whose message belongs to a group of fields rather than to one field.
     GROUPS = ("ability_names", "skills", *TABLES)
@@ -296,6 +303,9 @@ class Lucky13OptionsForm(forms.Form):
             "skill_points": cleaned["skill_points"],
             "starting_specializations": cleaned["starting_specializations"],
             **entries,
+            "gear": cleaned["gear"],
+            "resting": cleaned["resting"],
+            "recovery": cleaned["recovery"],
         }
         try:
             self.options = lucky13.validate_options(options)

@@ -145,3 +145,17 @@ def test_a_new_campaign_may_start_with_its_tables(client, gm) -> None:
     response = client.post(reverse("campaigns:create"), data)
     assert response.status_code == 302
     assert Campaign.objects.get().options["background_table"] == [{"name": "Scholar", "description": ""}]
+
+
+def test_saving_the_settings_keeps_the_gear_option(client, campaign, gm) -> None:
+    """Every option is on the form, so saving it changes only what was changed (gear included)."""
+
+    campaign.options = {**campaign.settings, "gear": "free"}
+    campaign.save(update_fields=["options"])
+    client.force_login(gm)
+    page = client.get(reverse("campaigns:settings", args=[campaign.pk])).text
+    assert 'name="gear" value="free"' in page.replace("\n", " ") or 'value="free"' in page
+    response = client.post(reverse("campaigns:settings", args=[campaign.pk]), options_post(system=None, gear="free"))
+    assert response.status_code == 302, response.text
+    campaign.refresh_from_db()
+    assert campaign.settings["gear"] == "free"

@@ -35,6 +35,7 @@ ENGINE_MODULES = (
             "modifiers",
             "options",
             "record",
+            "recovery",
             "sheet",
             "situation",
             "system",

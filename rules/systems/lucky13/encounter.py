@@ -48,6 +48,8 @@ from rules.systems.lucky13.health import (
 from rules.systems.lucky13.modifiers import Modifiers, assist_steps
 from rules.systems.lucky13.options import combat_skill_name
 from rules.systems.lucky13.record import opposed_roll_view, pool_view
+from rules.systems.lucky13.recovery import RECOVERING_STEPS, recovering, settle
+from rules.systems.lucky13.recovery import ability_steps as recovery_steps
 from rules.systems.lucky13.sheet import Die, Sheet, Skill
 from rules.systems.lucky13.vocabulary import SheetError
 
@@ -403,17 +405,22 @@ def _assist(
 
 
 def side_modifiers(
-    side: str, specialization: Any = None, assist: Assist | None = None, steps: Sequence[SituationalStep] = ()
+    side: str,
+    specialization: Any = None,
+    assist: Assist | None = None,
+    steps: Sequence[SituationalStep] = (),
+    recovering_steps: int = 0,
 ) -> Modifiers:
     """Every step on one side's dice, added up before the dice are stepped once (rules README, "The
     ladder"): a Combat specialization's level and the situational steps on the Combat die, the
-    situational steps on Reflex, and a helper's steps on what they help with."""
+    situational steps on Reflex, a helper's steps on what they help with, and gritty recovery's step
+    on the Reflex of a fighter healed from dying (:func:`~rules.systems.lucky13.recovery.ability_steps`)."""
     mine = [step for step in steps if step.side == side]
     return Modifiers(
         specialization_level=specialization.level if specialization else 0,
         assist=assist.die if assist else None,
         assist_target=assist.with_ if assist else "skill",
-        ability_steps=sum(step.steps for step in mine if step.die == "reflex"),
+        ability_steps=sum(step.steps for step in mine if step.die == "reflex") + recovering_steps,
         skill_steps=sum(step.steps for step in mine if step.die == "combat"),
     )
 
@@ -433,7 +440,8 @@ def opposed_for(
     situational: Sequence[SituationalStep] = (),
 ) -> Opposed:
     """ "Combat": Reflex + Combat + weapon Accuracy against Reflex + Combat + the Defensive die, each
-    side's Reflex and Combat dice stepped once by the net of their steps (:func:`side_modifiers`), and
+    side's Reflex and Combat dice stepped once by the net of their steps (:func:`side_modifiers`; a
+    character recovering from dying under gritty recovery has Reflex one step down), and
     a background or an impairment rolling its side's Reflex twice, the higher or the lower kept
     (:func:`combat_pool`)."""
     a, d = attacker.block, target.block
@@ -444,14 +452,26 @@ def opposed_for(
                 _die(a.reflex),  # type: ignore[attr-defined]
                 _die(a.combat),  # type: ignore[attr-defined]
                 accuracy,
-                side_modifiers("attacker", attacker_specialization, attacker_assist, situational),
+                side_modifiers(
+                    "attacker",
+                    attacker_specialization,
+                    attacker_assist,
+                    situational,
+                    recovery_steps(attacker.sheet, options),
+                ),
                 ability_roll=attacker_roll,
             ),
             defender=combat_pool(
                 _die(d.reflex),  # type: ignore[attr-defined]
                 _die(d.combat),  # type: ignore[attr-defined]
                 _die(d.armor),  # type: ignore[attr-defined]
-                side_modifiers("defender", defender_specialization, defender_assist, situational),
+                side_modifiers(
+                    "defender",
+                    defender_specialization,
+                    defender_assist,
+                    situational,
+                    recovery_steps(target.sheet, options),
+                ),
                 ability_roll=defender_roll,
             ),
             weapon=StepDie.parse(weapon.damage) if weapon else _die(a.damage),  # type: ignore[attr-defined]
@@ -474,6 +494,7 @@ def _side_dice(
     assist: Assist | None,
     steps: Sequence[SituationalStep],
     skill_name: str | None = None,
+    recovering_steps: int = 0,
 ) -> list[dict[str, Any]]:
     """One side's three dice as the page labels them: which die it is (Reflex, the ability; Combat, the
     skill, by the name the campaign gives the skill that fights; the weapon's Accuracy or the Defensive
@@ -488,6 +509,8 @@ def _side_dice(
     for step in steps:
         if step.side == side:
             (combat_words if step.die == "combat" else reflex_words).append(f"{step.name}: {_signed(step.steps)}")
+    if recovering_steps:
+        reflex_words.append(f"Recovering from dying: {_signed(recovering_steps)}")
     role, kind, base = third
     reflex, combat = _die(block.reflex).label, _die(block.combat).label  # type: ignore[attr-defined]
     skill = f"skill: {skill_name}" if skill_name else "skill"
@@ -657,24 +680,29 @@ class Lucky13Combat:
             Condition.DYING: "dying: at 0 hit points or fewer the character does not act",
             Condition.DEAD: "dead",
         }.get(state, "")
+        notes: tuple[tuple[str, str], ...] = (("Pulse", pulse.label if pulse.rung else "no die"),)
+        if recovering(fighter.sheet, options):
+            notes += (("Recovering", f"Reflex {_signed(RECOVERING_STEPS)}"),)
         return Vitals(
             tracks=(track,),
             state=state.value,
             can_act=state is Condition.UP,
             why_not=why_not,
-            conditions=("stabilized",) if stabilized else (),
-            notes=(("Pulse", pulse.label if pulse.rung else "no die"),),
+            conditions=("stabilized",) if stabilized else ("recovering",) if recovering(fighter.sheet, options) else (),
+            notes=notes,
         )
 
     def _rolls(
-        self, groups: Sequence[Sequence[Fighter]], explosion: Explosion, rng: Random
+        self, groups: Sequence[Sequence[Fighter]], options: Mapping[str, Any], rng: Random
     ) -> tuple[list[InitiativeEntry], list[Logged]]:
-        """Each group's Reflex roll ("Initiative"), one for the group, logged; an entry per fighter."""
+        """Each group's Reflex roll ("Initiative"), one for the group, logged; an entry per fighter. A
+        character recovering from dying (gritty recovery) rolls Reflex one step down."""
+        explosion = _explosion(options)
         entries: list[InitiativeEntry] = []
         logged: list[Logged] = []
         for group in groups:
             first = group[0]
-            pool = Pool(_die(first.block.reflex))  # type: ignore[attr-defined]
+            pool = Pool(_die(first.block.reflex).step(recovery_steps(first.sheet, options)))  # type: ignore[attr-defined]
             rolled = roll_pool(pool, explosion, rng)
             names = [f.name for f in group]
             entries += [InitiativeEntry(f.key, rolled.total, _die(f.block.reflex)) for f in group]  # type: ignore[attr-defined]
@@ -697,7 +725,7 @@ class Lucky13Combat:
         all of them); highest first, ties by the higher Reflex, then a roll-off. Each roll, and each
         roll-off, is logged."""
         explosion = _explosion(options)
-        entries, logged = self._rolls(groups, explosion, rng)
+        entries, logged = self._rolls(groups, options, rng)
         order = initiative_order([(e.key, e.total, e.reflex) for e in entries], explosion, rng)
         names = {f.key: f.name for group in groups for f in group}
         places = {entry.key: place for place, entry in enumerate(order)}
@@ -718,7 +746,7 @@ class Lucky13Combat:
         the place its roll earns in the order as it stands (:func:`join_order`: ties with those already
         in it by the higher Reflex, then a roll-off). Every roll and roll-off is logged."""
         explosion = _explosion(options)
-        entries, logged = self._rolls(groups, explosion, rng)
+        entries, logged = self._rolls(groups, options, rng)
         among = initiative_order([(e.key, e.total, e.reflex) for e in entries], explosion, rng)
         present = [InitiativeEntry(f.key, value, _die(f.block.reflex)) for f, value in standing]  # type: ignore[attr-defined]
         order, rolloffs = join_order(present, among, explosion, rng)
@@ -866,7 +894,15 @@ class Lucky13Combat:
                         "traits": _traits(fighter),
                         "assist": assist,
                         "dice": _side_dice(
-                            fighter, pool, third, side, specialization, assist, steps, combat_skill_name(options)
+                            fighter,
+                            pool,
+                            third,
+                            side,
+                            specialization,
+                            assist,
+                            steps,
+                            combat_skill_name(options),
+                            recovery_steps(fighter.sheet, options),
                         ),
                     }
                     for fighter, side, specialization, roll, assist, pool, third in (
@@ -924,9 +960,13 @@ class Lucky13Combat:
         )  # fmt: skip
         return AttackRoll(logged, rolled.damage, damage)
 
-    def _harmed(self, fighter: Fighter, change: HitPointChange, state: Mapping[str, Any], words: str) -> Harm:
+    def _harmed(
+        self, fighter: Fighter, change: HitPointChange, state: Mapping[str, Any], words: str, options: Mapping[str, Any]
+    ) -> Harm:
+        """The change on the sheet (a character: :func:`~rules.systems.lucky13.recovery.settle` marks one
+        healed from dying as recovering, under gritty recovery) or on the stat block (an NPC)."""
         if fighter.sheet is not None:
-            sheet = fighter.sheet.model_copy(update={"hit_points": change.after})
+            sheet = settle(fighter.sheet, fighter.sheet.model_copy(update={"hit_points": change.after}), options)  # type: ignore[arg-type, attr-defined]
             block = fighter.block
         else:
             sheet, block = None, fighter.block.model_copy(update={"hit_points": change.after})
@@ -940,7 +980,7 @@ class Lucky13Combat:
         if amount < 0 or change.condition is not Condition.DYING:
             state.pop("stabilized", None)
         words = f"{abs(amount)} {'healing' if amount > 0 else 'damage'}"
-        return self._harmed(fighter, change, state, words)
+        return self._harmed(fighter, change, state, words, options)
 
     def why_not(self, action: str, fighter: Fighter, options: Mapping[str, Any]) -> str:
         if action not in ("minute", "stabilize"):
@@ -961,7 +1001,7 @@ class Lucky13Combat:
             return replace(harmed, words="a minute passes while dying")
         hp, base = hit_points(fighter), base_pulse(fighter)
         still = HitPointChange(hp, hp, StepDie.none(), StepDie.none(), condition(hp, base))
-        return self._harmed(fighter, still, {**fighter.state, "stabilized": True}, "stabilized")
+        return self._harmed(fighter, still, {**fighter.state, "stabilized": True}, "stabilized", options)
 
 
 COMBAT: Final = Lucky13Combat()

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from enum import StrEnum
+from typing import Final
 
 from rules.dice import BASE_SIZES, StepDie
+from rules.systems.base import SpecError
 
 
 def max_hit_points(pulse: StepDie, per_step: int = 10) -> int:
@@ -71,3 +73,63 @@ def minute_passes(hit_points: int, base_pulse: StepDie, *, stabilized: bool) -> 
     if stabilized or condition(hit_points, base_pulse) is not Condition.DYING:
         return hit_points
     return hit_points - 1
+
+
+#: "Healing", quoted for reference from Top Secret NWO: "a rate of 1 hp every 15 minutes".
+REST_MINUTES_PER_POINT: Final = 15
+#: … "a maximum of 4 hp from resting alone".
+MAX_REST_HEALING: Final = 4
+#: A rest is asked for in whole minutes: at least one period, at most a day (which the cap reaches long before).
+MIN_REST_MINUTES: Final = REST_MINUTES_PER_POINT
+MAX_REST_MINUTES: Final = 24 * 60
+
+
+class RestRefused(SpecError):
+    """A rest that heals nothing, and why (``field``: ``minutes`` or ``hit_points``), in a player's words."""
+
+
+@dataclass(frozen=True, slots=True)
+class Rested:
+    """A rest: the hit points before and after, what it healed, and the hit points healed by resting
+    since the character was last at full, counting this rest (0 once back at full)."""
+
+    before: int
+    after: int
+    healed: int
+    rested: int
+
+
+def rest(hit_points: int, rested_so_far: int, minutes: int, base_pulse: StepDie, per_step: int = 10) -> Rested:
+    """ "Healing" (the optional Top Secret NWO rule the text quotes for reference): resting heals
+    1 hit point for every whole 15 minutes, and no more than 4 hit points from resting alone;
+    "additional healing requires either first aid or more involved medical treatment".
+
+    Our reading: the 4 count from the last time the character was at full hit points
+    (``rested_so_far`` is what rests have healed since; new damage does not reset it, being back at
+    full does, so a rest that fills the last slot leaves 0). Minutes left over from a period are
+    lost. A dying character needs first aid to stabilize ("Death & dying") and a dead one is
+    dead: neither heals by resting. :class:`RestRefused` says why a rest heals nothing."""
+    if isinstance(minutes, bool) or not isinstance(minutes, int) or not MIN_REST_MINUTES <= minutes <= MAX_REST_MINUTES:
+        raise RestRefused(
+            "minutes", f"rest for a whole number of minutes from {MIN_REST_MINUTES} to {MAX_REST_MINUTES}"
+        )
+    state = condition(hit_points, base_pulse)
+    if state is Condition.DEAD:
+        raise RestRefused("hit_points", "the character is dead: resting heals nothing")
+    if state is Condition.DYING:
+        raise RestRefused(
+            "hit_points", "the character is dying: resting heals nothing until first aid or treatment brings them up"
+        )
+    full = max_hit_points(base_pulse, per_step)
+    if hit_points >= full:
+        raise RestRefused("hit_points", "the character is at full hit points: there is nothing to heal")
+    room = MAX_REST_HEALING - rested_so_far
+    if room <= 0:
+        raise RestRefused(
+            "hit_points",
+            f"resting alone has healed its {MAX_REST_HEALING} hit points since the character was last at full: "
+            "more needs first aid or treatment",
+        )
+    healed = min(minutes // REST_MINUTES_PER_POINT, room, full - hit_points)
+    after = hit_points + healed
+    return Rested(hit_points, after, healed, 0 if after >= full else rested_so_far + healed)

@@ -104,7 +104,8 @@ def fresh_problems(sheet: Sheet, options: Mapping[str, Any], *, campaign: str, r
 def afresh(sheet: Sheet, options: Mapping[str, Any], *, finished: bool) -> tuple[Sheet, list[str]]:
     """The sheet as a fresh creation of the campaign: each skill linked to its ability as the
     campaign links it, specializations at level 1, reputation 0, hit points full (a finished
-    character); and what changed, in words. The result is not validated yet."""
+    character, so nothing healed by resting yet, and not recovering from dying); and what changed, in
+    words. The result is not validated yet."""
     links = {s["name"]: s["ability"] for s in options["skills"]}
     changes: list[str] = []
     skills = []
@@ -123,7 +124,12 @@ def afresh(sheet: Sheet, options: Mapping[str, Any], *, finished: bool) -> tuple
         if hit_points is not None and hit_points != full:
             changes.append(f"hit points from {hit_points} to {full} (full)")
         hit_points = full
-    fresh = sheet.model_copy(update={"skills": tuple(skills), "reputation": 0, "hit_points": hit_points})
+    if sheet.recovering:
+        changes.append("recovering from dying no more")
+    fresh = sheet.model_copy(
+        update={"skills": tuple(skills), "reputation": 0, "hit_points": hit_points, "rested_hit_points": 0,
+                "recovering": False}
+    )  # fmt: skip
     return fresh, changes
 
 

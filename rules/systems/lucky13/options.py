@@ -1,7 +1,8 @@
 """A Lucky 13 campaign's options: play style, ability names, the skill list (with the skill that
-fights marked), hit points per Pulse step, the creation methods ("Abilities", "Skills",
-"Combat", "Cinematic", "Gritty"), and the campaign's own tables of backgrounds and impairments
-("Backgrounds", "Impairments")."""
+fights marked), hit points per Pulse step, the creation methods, gear in play, healing by resting
+and recovery from dying ("Abilities", "Skills", "Combat", "Cinematic", "Gritty", "Healing",
+"Death & dying"), and the campaign's own tables of backgrounds and impairments ("Backgrounds",
+"Impairments")."""
 
 from __future__ import annotations
 
@@ -71,6 +72,17 @@ SKILL_METHODS: Final = (
     ("point_buy", "Point buy"),
 )
 
+#: "Healing": the optional rest of Top Secret NWO, or none (the GM and first aid heal).
+RESTING: Final = (
+    ("off", "No healing by resting: the GM heals (first aid, treatment)"),
+    ("quarter_hours", "Rest heals 1 hit point per 15 minutes, at most 4 from resting alone"),
+)
+#: "Death & dying": cinematic, back at full strength once healed; gritty, rest and recuperation first.
+RECOVERY: Final = (
+    ("cinematic", "Cinematic: healed from dying, a character fights on with no penalty"),
+    ("gritty", "Gritty: healed from dying, a character's Ability die is one step down until the GM says recovered"),
+)
+
 
 OPTIONS: Final = (
     Option("explosion", "Play style", Explosion.CINEMATIC.value,
@@ -92,6 +104,10 @@ OPTIONS: Final = (
     Option("gear", "Gear and assets in play", "approval",
            (("approval", "Players propose weapons, armor and assets above level 1; the GM approves"),
             ("free", "Players add them freely"))),
+    Option("resting", "Resting", "off", RESTING,
+           help="Healing: the text quotes Top Secret NWO's rule for reference."),
+    Option("recovery", "Recovery from dying", "cinematic", RECOVERY,
+           help="Death & dying: what a character healed from dying can do."),
     # "Backgrounds": "players may roll for or choose from during character creation"; "Impairments":
     # "either rolled for or selected". The engine text gives no table: a campaign may keep its own.
     Option("background_table", "Background table", [],
@@ -288,6 +304,8 @@ class Options(Document):
     skill_points: Annotated[int, Field(ge=1, le=5 * MAX_SKILLS, strict=True)] = 15
     starting_specializations: Annotated[int, Field(ge=0, le=10, strict=True)] = 3
     gear: Literal["approval", "free"] = "approval"
+    resting: Literal["off", "quarter_hours"] = "off"
+    recovery: Literal["cinematic", "gritty"] = "cinematic"
     background_table: Table = ()
     impairment_table: Table = ()
 

@@ -18,6 +18,7 @@ from pydantic import Field, model_validator
 
 from rules.dice import StepDie
 from rules.document import Document, ItemId, LongText, Name, ShortText, fresh_id, require_unique
+from rules.systems.lucky13.health import MAX_REST_HEALING
 from rules.systems.lucky13.vocabulary import ABILITY_KEYS, MAX_SPECIALIZATION_LEVEL, MAX_TABLE_ENTRIES
 
 #: The version of the document this code writes; older documents go through :func:`migrate`.
@@ -166,6 +167,12 @@ class Sheet(Document):
     armor: tuple[Armor, ...] = Field(default=(), max_length=MAX_ITEMS)
     #: Hit points left; bounded by the campaign's hit points per step (see :func:`problems`).
     hit_points: Annotated[int, Field(ge=-12, le=5 * 100, strict=True)] | None = None
+    #: Hit points healed by resting since the character was last at full (the campaign's ``resting``
+    #: option: at most :data:`~rules.systems.lucky13.health.MAX_REST_HEALING`; back at full, 0).
+    rested_hit_points: Annotated[int, Field(ge=0, le=MAX_REST_HEALING, strict=True)] = 0
+    #: Healed from dying in a campaign of gritty recovery: every Ability die one step down until the
+    #: GM marks the character recovered (the campaign's ``recovery`` option).
+    recovering: bool = False
     reputation: Annotated[int, Field(ge=-5, le=5, strict=True)] = 0
     notes: Annotated[LongText, Field(max_length=MAX_NOTES)] = ""
     creation: Creation = Creation()
@@ -232,7 +239,8 @@ def incomplete(sheet: Sheet) -> tuple[str, ...]:
 def migrate(document: dict[str, Any], from_version: int) -> dict[str, Any]:
     """An older document brought up to :data:`SCHEMA_VERSION`, one step per version.
 
-    Version 1 is the first: there is nothing older to upgrade yet.
+    Version 1 is the first: there is nothing older to upgrade yet. A field added with a default
+    (``rested_hit_points``, ``recovering``) needs no step: a document without it reads as the default.
     """
     if from_version > SCHEMA_VERSION:
         raise ValueError(f"sheet version {from_version} is newer than this server reads ({SCHEMA_VERSION})")

@@ -77,6 +77,8 @@ from rules.systems.lucky13.health import Condition, condition, current_pulse, de
 from rules.systems.lucky13.modifiers import Modifiers, assist_steps, sheet_check
 from rules.systems.lucky13.options import OPTIONS, Options, default_options, validate_options
 from rules.systems.lucky13.record import ROLL_KINDS
+from rules.systems.lucky13.recovery import RECOVERING_STEPS, recovering, settle
+from rules.systems.lucky13.recovery import ability_steps as recovery_steps
 from rules.systems.lucky13.sheet import (
     MAX_ITEMS,
     SCHEMA_VERSION,
@@ -218,6 +220,8 @@ class Lucky13:
             {"label": "Ability methods", "value": labels["ability_methods"][options["ability_methods"]]},
             {"label": "Skill method", "value": skill_method},
             {"label": "Starting specializations", "value": options["starting_specializations"]},
+            {"label": "Resting", "value": labels["resting"][options["resting"]]},
+            {"label": "Recovery from dying", "value": labels["recovery"][options["recovery"]]},
             *(
                 {
                     "label": option.label,
@@ -381,6 +385,7 @@ class Lucky13:
             _impairment_stays(sheet, edited)
         if section == "equipment":
             edited = gear_approval(sheet, edited, role=role, options=options)
+        edited = settle(sheet, edited, options)
         problems = self.validate(edited, options, finished=True)
         if problems:
             raise SheetInvalid(problems)
@@ -390,7 +395,8 @@ class Lucky13:
 
     def vitals(self, sheet: Sheet, options: Mapping[str, Any]) -> Vitals:
         """ "Hit points", "Death & dying": the hit points as rows of slots, one row a Pulse step (d4
-        first), the Pulse die the remaining hit points reach, and the reputation."""
+        first), the Pulse die the remaining hit points reach, the reputation, and whether a character healed
+        from dying is still recovering (gritty recovery)."""
         if sheet.abilities.pulse is None or sheet.hit_points is None:
             return Vitals(tracks=(), state="draft", can_act=False, why_not="the character is not finished")
         base = StepDie.parse(sheet.abilities.pulse)
@@ -415,8 +421,17 @@ class Lucky13:
         }.get(state, "")
         pulse = current_pulse(sheet.hit_points, per_step)
         notes = (("Pulse now", pulse.label if pulse.rung else "no die"), ("Reputation", f"{sheet.reputation:+d}"))
+        conditions: tuple[str, ...] = ()
+        if recovering(sheet, options):  # "Death & dying", gritty: not yet at full strength
+            conditions = ("recovering",)
+            notes += (("Recovering", f"Ability dice {RECOVERING_STEPS:+d} step until the GM says recovered"),)
         return Vitals(
-            tracks=(hit_points,), state=state.value, can_act=state is Condition.UP, why_not=why_not, notes=notes
+            tracks=(hit_points,),
+            state=state.value,
+            can_act=state is Condition.UP,
+            why_not=why_not,
+            conditions=conditions,
+            notes=notes,
         )
 
     def summary(self, sheet: Sheet) -> Summary:
@@ -575,6 +590,11 @@ class Lucky13:
         if rolled != StepDie.parse(details["ability_die"]):
             details["ability_die_now"] = rolled.label
             said.append(f"Wounded: {names[ability_key]} {details['ability_die']} → {rolled.label}")
+        if recovering(sheet, options):  # check_roll adds the step; the roll says why the die is lower
+            details["recovering"] = True
+            said.append(
+                f"Recovering from dying: {names[ability_key]} {RECOVERING_STEPS:+d} until the GM says recovered"
+            )
         if _opposed(situation):  # a contest: the difficulty is the other side
             if reaction:
                 raise SpecError("opponent", "a reaction check is not a contest")
@@ -627,8 +647,11 @@ class Lucky13:
                     "opponent_skill", f"{other.name} has no die in {situation.get('opponent_skill') or skill.name}"
                 )
             key = their_skill.ability or ABILITY_KEYS[0]
-            theirs = [rolled_ability(theirs_sheet, key, options).label, their_skill.die]
+            their_ability = rolled_ability(theirs_sheet, key, options).step(recovery_steps(theirs_sheet, options))
+            theirs = [their_ability.label, their_skill.die]
             against = f"{other.name} ({names[key]} + {their_skill.name})"
+            if recovering(theirs_sheet, options):
+                said.append(f"{other.name} is recovering from dying: {names[key]} {RECOVERING_STEPS:+d}")
             details["opponent"] = {"character": situation["opponent"], "name": other.name, "skill": their_skill.name,
                                    "ability": key, "dice": theirs}  # fmt: skip
         elif raw_dice:
@@ -694,7 +717,7 @@ class Lucky13:
             asset_level=asset.level if asset else 0,
             assist=assist,
             assist_target=assist_target,
-            ability_steps=ability_steps,
+            ability_steps=ability_steps + recovery_steps(sheet, options),
             skill_steps=skill_steps,
             reputation=sheet.reputation if reaction else None,
         )
@@ -820,6 +843,7 @@ class Lucky13:
             label = f"{purchase.name} ({skill.name}), a new specialization"
         if "before" in choice and choice["before"] != aimed.before:
             raise SpecError("before", now(aimed, names))
+        bought = settle(sheet, bought, options)
         return self.read_sheet(bought.model_dump(mode="json")), Offer(
             aimed.key, label, ADVENTURE_POINTS.key, purchase.cost
         )
@@ -840,7 +864,7 @@ class Lucky13:
         """The sheet with a purchase taken back (the specialization or its level, the ability die
         and, for Pulse, the row of hit points it brought); ``SpecError`` if the sheet no longer
         shows it as bought, ``SheetInvalid`` if the sheet cannot take it back as it stands."""
-        undone = refund(sheet, purchase, hit_points_per_step=options["hit_points_per_step"])
+        undone = settle(sheet, refund(sheet, purchase, hit_points_per_step=options["hit_points_per_step"]), options)
         return self.read_sheet(undone.model_dump(mode="json"))
 
     def sheet_view(self, sheet: Sheet, options: Mapping[str, Any]) -> dict[str, Any]:

@@ -9,8 +9,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from rules.dice import StepDie
-from rules.systems.lucky13.health import current_pulse, death_threshold, max_hit_points
+from rules.systems.lucky13.health import MAX_REST_HEALING, current_pulse, death_threshold, max_hit_points
 from rules.systems.lucky13.modifiers import effective_skill_die, reaction_charm
+from rules.systems.lucky13.recovery import recovering, resting_allowed
 from rules.systems.lucky13.sheet import Sheet
 from rules.systems.lucky13.vocabulary import ABILITY_KEYS, ASSET_LEVELS
 
@@ -111,4 +112,8 @@ def sheet_view(sheet: Sheet, options: Mapping[str, Any]) -> dict[str, Any]:
         "hp_rows": hit_point_chart(points),
         "charm_name": names["charm"],
         "reaction_charm": reaction_charm(charm, sheet.reputation) if charm else None,
+        # "Healing" (the campaign's resting option): what rests have healed since the last time at full.
+        "resting": {"healed": sheet.rested_hit_points, "most": MAX_REST_HEALING} if resting_allowed(options) else None,
+        # "Death & dying", gritty: healed from dying, a step down until the GM says recovered.
+        "recovering": recovering(sheet, options),
     }
