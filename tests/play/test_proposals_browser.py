@@ -65,3 +65,32 @@ def test_the_player_proposes_and_the_gm_calls_it_live(
     for page in (sheet, table, dashboard):
         page.context.close()
     assert problems == []
+
+
+def test_the_gm_changes_a_proposal_before_calling_it(
+    asgi_server,  # noqa: F811
+    browser,
+    problems,
+    campaign,
+    gm,
+    player,
+) -> None:
+    from play import proposals
+
+    campaign.players_call_rolls = False
+    campaign.save(update_fields=["players_call_rolls"])
+    brunella = make_character(campaign, player, name="Brunella")
+    proposals.propose(character_id=brunella.pk, by=player, situation={"skill": SNEAKING}, note="Past the guards")
+    dashboard = open_dashboard(browser, gm, asgi_server, campaign, problems)
+    dashboard.get_by_role("link", name="Change it, then call it").click()
+    expect(dashboard.get_by_role("heading", level=1)).to_have_text("Call a proposed roll")
+    expect(dashboard.get_by_text("Why: Past the guards")).to_be_visible()
+    form = dashboard.locator("#proposal-call")
+    expect(form.get_by_label("Brunella")).to_be_checked()
+    form.get_by_label("Difficulty", exact=True).select_option("challenging")
+    form.get_by_role("button", name="Call for the roll").click()
+    expect(dashboard.locator("#dashboard-requests")).to_contain_text("Sneaking check, Challenging (d6)")
+    expect(dashboard.locator("#dashboard-requests .proposal")).to_have_count(0)
+    assert RollRequest.objects.get().call["difficulty"] == "challenging"
+    dashboard.context.close()
+    assert problems == []
