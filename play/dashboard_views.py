@@ -18,12 +18,13 @@ from play import live, request_views
 @refusals
 def dashboard(request: HttpRequest, pk: int) -> HttpResponse:
     """The party a page at a time by name (``?after=<id>:<name>``, the last row of the page before;
-    a bad key is a 400), never by OFFSET. Ten queries for the GM however large the party and the fight,
+    a bad key is a 400), never by OFFSET. Eleven queries for the GM however large the party and the fight,
     on any of its pages: the session, the user, the campaign and its members (access.campaign_for), the
     page of active characters with their owners, the running encounter and its combatants with their
     characters (live.initiative), the feed's rolls with who rolled, their character and any reveal, the
-    open roll requests (with their characters and answers when there are some) and the characters the
-    call form offers; a player's page reads what is asked of their characters instead of the last two."""
+    open roll requests (with their characters and answers when there are some), the open proposals
+    with their characters and players, and the characters the call form offers; a player's page reads
+    what is asked of their characters and their own proposals instead of the last three."""
     campaign = access.campaign_for(request.user, pk)
     after = page_key(request.GET, "after", "the party")
     gm = campaign.viewer.role == Membership.Role.GM  # type: ignore[attr-defined]

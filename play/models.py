@@ -197,6 +197,72 @@ class RollAsked(models.Model):
         return f"{self.request} asked of {self.character_id}"
 
 
+class ProposalState(models.TextChoices):
+    OPEN = "open", "Waiting for the GM"
+    CALLED = "called", "Called by the GM"
+    DECLINED = "declined", "Declined by the GM"
+    WITHDRAWN = "withdrawn", "Withdrawn"
+
+
+class RollProposalQuerySet(models.QuerySet["RollProposal"]):
+    def open(self) -> RollProposalQuerySet:
+        return self.filter(state=ProposalState.OPEN)
+
+
+class RollProposal(models.Model):
+    """A player proposing a roll to the GM, where the GM calls the rolls: what their character would
+    roll, as a call (``call``, a document of the system's ``call_model``), and why (``note``). The GM
+    calls it (a :class:`RollRequest` for that character, ``request``) or declines it; the player may
+    withdraw it while it waits. The row stays once it is answered, so the player sees what became of it."""
+
+    State = ProposalState
+
+    campaign = models.ForeignKey(Campaign, on_delete=models.PROTECT, related_name="roll_proposals")
+    character = models.ForeignKey("characters.Character", on_delete=models.PROTECT, related_name="+")
+    by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
+    call = models.JSONField()
+    #: The call in words when it was proposed, as a request keeps its own.
+    label = models.CharField(max_length=200)
+    note = models.CharField(max_length=200, blank=True)
+    state = models.CharField(max_length=10, choices=State.choices, default=State.OPEN)
+    created_at = models.DateTimeField(default=timezone.now)
+    closed_at = models.DateTimeField(null=True, blank=True)
+    #: The request the GM made of it, once called.
+    request = models.OneToOneField(
+        RollRequest, on_delete=models.PROTECT, null=True, blank=True, related_name="proposal"
+    )
+
+    objects = RollProposalQuerySet.as_manager()
+
+    class Meta:
+        ordering = ["-pk"]
+        constraints = [
+            models.CheckConstraint(condition=~Q(label=""), name="play_proposal_label_not_blank"),
+            models.CheckConstraint(condition=Q(state__in=ProposalState.values), name="play_proposal_state_valid"),
+            models.CheckConstraint(
+                condition=Q(state=ProposalState.OPEN, closed_at__isnull=True)
+                | (~Q(state=ProposalState.OPEN) & Q(closed_at__isnull=False)),
+                name="play_proposal_closed_when_answered",
+            ),
+            models.CheckConstraint(
+                condition=Q(state=ProposalState.CALLED, request__isnull=False)
+                | (~Q(state=ProposalState.CALLED) & Q(request__isnull=True)),
+                name="play_proposal_called_has_request",
+            ),
+        ]
+        indexes = [
+            models.Index(fields=["campaign", "state", "-id"], name="play_proposal_open_idx"),
+            models.Index(fields=["campaign", "by", "-id"], name="play_proposal_by_idx"),
+        ]
+
+    def __str__(self) -> str:
+        return self.label
+
+    @property
+    def is_open(self) -> bool:
+        return self.state == ProposalState.OPEN
+
+
 # --- Encounters ------------------------------------------------------------------------------------
 
 

@@ -4,7 +4,9 @@ The GM's form is made from the system's ``call_model`` (its campaign-dependent c
 ``call_choices``) with the first :data:`~play.requests.MAX_ASKED` characters in play by name to
 tick, and a box to call it in secret. A player's list shows what is asked of their characters with
 the exact chance, a Roll button (the call as it stands, nothing of the sheet's own added) and a
-link to the sheet's roll page, where they may add what the call leaves to them. Plain forms that
+link to the sheet's roll page, where they may add what the call leaves to them. The players'
+proposals (``play.proposals``) are listed with the requests: every open one for the GM, with its exact
+chance and the buttons of :mod:`play.proposal_views`; a player's own for the player. Plain forms that
 work without JavaScript; htmx swaps them in place, and the live socket tells every open dashboard.
 """
 
@@ -28,8 +30,8 @@ from campaigns.presenters import refusals
 from characters import access
 from characters.generated import fields_of
 from characters.models import Character
-from play import requests, sheet_rolls
-from play.models import RollAsked
+from play import proposals, requests, sheet_rolls
+from play.models import RollAsked, RollProposal
 from rules.systems.base import SpecError
 from web.fields import ChoiceField, TypedMultipleChoiceField
 
@@ -40,8 +42,15 @@ LIST_TEMPLATE: Final = "play/dashboard_requests.html"
 class CallForm(forms.Form):
     """A call for a roll: the system's call fields, who rolls, and whether in secret."""
 
-    def __init__(self, data: Any = None, *, campaign: Campaign, characters: list[Character]) -> None:
-        super().__init__(data)
+    def __init__(
+        self,
+        data: Any = None,
+        *,
+        campaign: Campaign,
+        characters: list[Character],
+        initial: dict[str, Any] | None = None,
+    ) -> None:
+        super().__init__(data, initial=initial)
         rules = campaign.rules
         fields = fields_of(rules.call_model)
         for key, choices in rules.call_choices(campaign.settings).items():
@@ -69,14 +78,20 @@ class CallForm(forms.Form):
         return {key: self.cleaned_data[key] for key in self.call_fields if self.cleaned_data.get(key) not in (None, "")}
 
 
-def _callable(campaign: Campaign) -> list[Character]:
-    """The characters the form offers: the first of those in play by name."""
-    in_play = Character.objects.filter(campaign=campaign).active().order_by("name", "pk")
-    return list(in_play[: requests.MAX_ASKED])
+def _callable(campaign: Campaign, also: int | None = None) -> list[Character]:
+    """The characters the form offers: the first of those in play by name, and the one ``also``
+    names (a proposal's) wherever it is in the order."""
+    in_play = Character.objects.filter(campaign=campaign).active()
+    offered = list(in_play.order_by("name", "pk")[: requests.MAX_ASKED])
+    if also is not None and all(c.pk != also for c in offered):
+        offered.extend(in_play.filter(pk=also)[:1])
+    return offered
 
 
-def call_form(campaign: Campaign, data: Any = None) -> CallForm:
-    return CallForm(data, campaign=campaign, characters=_callable(campaign))
+def call_form(
+    campaign: Campaign, data: Any = None, *, also: int | None = None, initial: dict[str, Any] | None = None
+) -> CallForm:
+    return CallForm(data, campaign=campaign, characters=_callable(campaign, also), initial=initial)
 
 
 def waiting_entries(user: Any, campaign: Campaign) -> list[dict[str, Any]]:
@@ -94,10 +109,29 @@ def waiting_entries(user: Any, campaign: Campaign) -> list[dict[str, Any]]:
     return entries
 
 
+def call_fields(proposal: RollProposal) -> list[tuple[str, Any]]:
+    """The call form's fields as a proposal fills them: what the one-click Call sends."""
+    return [*((key, value) for key, value in proposal.call.items() if value is not None),
+            ("characters", proposal.character_id)]  # fmt: skip
+
+
+def proposal_entries(user: Any, campaign: Campaign, *, gm: bool) -> list[dict[str, Any]]:
+    """The GM's open proposals, or ``user``'s own (waiting, or answered lately), each with its exact chance."""
+    rows = proposals.open_proposals(campaign.pk) if gm else proposals.proposals_of(user, campaign.pk)
+    entries = []
+    for proposal in rows:
+        proposal.character.campaign = campaign  # the campaign at hand: no query per row for its options
+        chance, words = sheet_rolls.as_called(proposal.character, proposal.call) if proposal.is_open else (None, "")
+        entries.append({"proposal": proposal, "chance": chance, "words": words, "fields": call_fields(proposal)})
+    return entries
+
+
 def requests_context(user: Any, campaign: Campaign, *, gm: bool) -> dict[str, Any]:
+    """The roll requests and the players' proposals as ``user`` sees them (the GM every open one)."""
+    proposed = {"proposals": proposal_entries(user, campaign, gm=gm), "proposals_shown": proposals.SHOWN}
     if gm:
-        return {"campaign": campaign, "is_gm": True, "open_requests": requests.open_requests(campaign.pk)}
-    return {"campaign": campaign, "is_gm": False, "waiting": waiting_entries(user, campaign)}
+        return {"campaign": campaign, "is_gm": True, "open_requests": requests.open_requests(campaign.pk), **proposed}
+    return {"campaign": campaign, "is_gm": False, "waiting": waiting_entries(user, campaign), **proposed}
 
 
 def _back(campaign: Campaign) -> str:

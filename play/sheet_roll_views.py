@@ -27,7 +27,7 @@ from campaigns.errors import NotFound, Refused
 from characters import access
 from characters.generated import Unsupported, fields_of
 from characters.models import Character
-from play import requests, sheet_rolls
+from play import proposal_views, requests, sheet_rolls
 from play.models import Roll, RollAsked
 from play.roll_views import roll_entry
 from rules.systems.base import SheetRoll, SpecError
@@ -84,11 +84,13 @@ class SituationForm(forms.Form):
         self.fields.update(fields)
         self.character, self.gm, self.asked = character, gm, asked
         self.made: SheetRoll | None = None
+        self.situation: dict[str, Any] = {}
 
     def clean(self) -> dict[str, Any]:
         cleaned = super().clean() or {}
         if not self.errors:
             situation = {key: value for key, value in cleaned.items() if value is not None and key != "secret"}
+            self.situation = situation
             try:
                 self.made = sheet_rolls.build(self.character, [], situation, gm=self.gm, asked=self.asked)
             except SpecError as error:
@@ -138,7 +140,12 @@ def _roll_page(request: HttpRequest, character: Character) -> HttpResponse:
         "roll_url": url,
         "asked": asked,
         "needs_call": sheet_rolls.needs_call(character, asked=asked),
+        "propose_form": proposal_views.ProposeForm(),
     }
+    if valid:
+        context.update(made=form.made, chance=sheet_rolls.chance_of(character, form.made), query=form.query())
+    if proposal_views.wants_proposal(request):
+        return _propose(request, character, form, context)
     if valid and request.method == "POST":
         secret = bool(form.gm and form.cleaned_data.get("secret"))
         try:
@@ -151,7 +158,21 @@ def _roll_page(request: HttpRequest, character: Character) -> HttpResponse:
             kept = {key: value for key, value in form.query().items() if key != "asked"}
             query = urlencode({**kept, "rolled": rolled.roll.seq})
             return redirect(f"{url}?{query}#roll-result")
-    if valid:
-        context.update(made=form.made, chance=sheet_rolls.chance_of(character, form.made), query=form.query())
     context["rolled"] = _rolled(request, character) if request.method != "POST" else None
     return render(request, "play/sheet_roll.html", context, status=status)
+
+
+def _propose(request: HttpRequest, character: Character, form: SituationForm, context: dict[str, Any]) -> HttpResponse:
+    """Propose the page's roll to the GM rather than roll it (a player, where the GM calls the rolls)."""
+    if form.asked is not None:
+        return proposal_views.refused(request, character, proposal_views.ANSWERING, 409)
+    if form.made is None:
+        if request.htmx:
+            message = " ".join(error for errors in form.errors.values() for error in errors)
+            return proposal_views.refused(request, character, message)
+        return render(request, "play/sheet_roll.html", context, status=400)
+
+    def page(extra: dict[str, Any], status: int) -> HttpResponse:
+        return render(request, "play/sheet_roll.html", {**context, **extra}, status=status)
+
+    return proposal_views.propose(request, character, form.situation, query=context["query"], page=page)

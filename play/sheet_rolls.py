@@ -21,6 +21,7 @@ from typing import Any, Final
 
 from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
 from django.db import transaction
+from pydantic import ValidationError
 
 from campaigns.errors import NotAllowed
 from campaigns.models import Membership
@@ -29,7 +30,7 @@ from characters.models import Character
 from play import requests
 from play.models import Roll, RollAsked, RollKind
 from play.rolls import record_roll
-from rules.systems.base import Other, SheetRoll
+from rules.systems.base import Other, SheetRoll, SpecError
 
 GM_ONLY_STEPS: Final = "Only the GM can add extra steps."
 GM_CALLS: Final = (
@@ -99,9 +100,32 @@ def build(
 
 def called(character: Character, asked: RollAsked) -> dict[str, Any]:
     """The situation's parts a roll request fixes for ``character``'s sheet."""
+    return call_parts(character, asked.request.call)
+
+
+def call_parts(character: Character, call: Mapping[str, Any]) -> dict[str, Any]:
+    """The situation's parts a call (a document of the system's ``call_model``) fixes for ``character``'s sheet."""
     system = character.rules
-    call = system.call_model.model_validate(asked.request.call)
-    return system.call_situation(character.document, call, character.campaign.settings)
+    parsed = system.call_model.model_validate(call)
+    return system.call_situation(character.document, parsed, character.campaign.settings)
+
+
+def build_call(character: Character, call: Mapping[str, Any]) -> SheetRoll:
+    """The roll a call makes from ``character``'s sheet as called, nothing of the sheet's own added:
+    what a proposal is, and what answering from the dashboard rolls."""
+    return build(character, [], call_parts(character, call), gm=True)
+
+
+def as_called(character: Character, call: Mapping[str, Any]) -> tuple[Fraction | None, str]:
+    """A call's exact chance of success for ``character`` and its roll in words, nothing of the
+    sheet's own added; no chance, and why, when the sheet cannot make it now."""
+    try:
+        made = build_call(character, call)
+    except SpecError as error:
+        return None, f"cannot be rolled as the sheet stands: {error.message}"
+    except ValidationError:
+        return None, "cannot be rolled: the call no longer fits this system"
+    return chance_of(character, made), made.label
 
 
 def chance_of(character: Character, made: SheetRoll) -> Fraction | None:

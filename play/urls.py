@@ -3,7 +3,7 @@ and encounters. The dashboard's WebSocket route is in :mod:`play.routing`."""
 
 from django.urls import path
 
-from play import dashboard_views, encounter_views, request_views, roll_views, sheet_roll_views
+from play import dashboard_views, encounter_views, proposal_views, request_views, roll_views, sheet_roll_views
 
 app_name = "play"
 
@@ -13,6 +13,9 @@ urlpatterns = [
     path("campaigns/<int:pk>/requests/", request_views.call, name="request-call"),
     path("campaigns/<int:pk>/requests/<int:request_pk>/close/", request_views.cancel, name="request-cancel"),
     path("characters/<int:pk>/requests/<int:asked_pk>/roll/", request_views.answer, name="request-answer"),
+    path("campaigns/<int:pk>/proposals/<int:proposal_pk>/call/", proposal_views.call, name="proposal-call"),
+    path("campaigns/<int:pk>/proposals/<int:proposal_pk>/decline/", proposal_views.decline, name="proposal-decline"),
+    path("campaigns/<int:pk>/proposals/<int:proposal_pk>/withdraw/", proposal_views.withdraw, name="proposal-withdraw"),
     path("campaigns/<int:pk>/rolls/", roll_views.roll_log, name="rolls"),
     path("campaigns/<int:pk>/rolls/verify/", roll_views.verify_log, name="verify-rolls"),
     path("campaigns/<int:pk>/rolls/free/", roll_views.free_roll, name="free-roll"),

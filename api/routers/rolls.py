@@ -12,22 +12,23 @@ from __future__ import annotations
 import json
 import secrets
 from datetime import datetime
-from typing import Any, Final
+from typing import Annotated, Any, Final, Literal
 
 from django.http import HttpRequest
 from ninja import Field, Query, Router, Schema, Status
 from ninja.errors import ValidationError
+from pydantic import StringConstraints
 from pydantic import ValidationError as PydanticError
 
 from api.errors import responses
-from api.params import MAX_ID, PathId
+from api.params import MAX_ID, ONE_LINE, PathId
 from campaigns import access as campaign_access
-from campaigns.errors import NotAllowed, Refused
+from campaigns.errors import NotAllowed, NotFound, Refused
 from campaigns.models import Membership
 from characters import access
 from characters.write import sentence
-from play import requests, sheet_rolls
-from play.models import Roll, RollRequest
+from play import proposals, requests, sheet_rolls
+from play.models import Roll, RollProposal, RollRequest
 from play.rolls import check_chain, label_of, system_of
 from rules import systems
 from rules.systems.base import SpecError
@@ -79,11 +80,17 @@ def _situation(character: Any, body: bytes) -> dict[str, Any]:
         data = json.loads(body or b"{}")
     except (ValueError, UnicodeDecodeError):
         raise ValidationError([{"loc": ("body",), "msg": "The body is not JSON."}]) from None
+    return situation_of(character, data, ("body", "roll"))
+
+
+def situation_of(character: Any, data: Any, loc: tuple[str, ...]) -> dict[str, Any]:
+    """``data`` read as the character's system's situation; a field of the wrong shape is a 422 naming it
+    (under ``loc``)."""
     try:
         situation = character.rules.situation_model.model_validate(data)
     except PydanticError as error:
         raise ValidationError(
-            [{"loc": ("body", "roll", *problem["loc"]), "msg": problem["msg"]} for problem in error.errors()]
+            [{"loc": (*loc, *problem["loc"]), "msg": problem["msg"]} for problem in error.errors()]
         ) from None
     return situation.model_dump(mode="json", exclude_none=True)
 
@@ -331,3 +338,156 @@ def open_roll_requests(request: HttpRequest, id: PathId) -> dict[str, Any]:
     for asked in requests.waiting_for(request.user, campaign.pk):
         by_request.setdefault(asked.request_id, (asked.request, []))[1].append(asked)
     return {"requests": [request_out(r, asked) for r, asked in by_request.values()]}
+
+
+# --- Roll proposals: a player proposes, the GM calls or declines -----------------------------------
+
+
+class ProposalIn(Schema):
+    character: int = Field(..., ge=1, le=MAX_ID, description="The player's character in play, by id.")
+    situation: dict[str, Any] = Field(
+        ...,
+        description="The roll, as `POST /characters/{id}/rolls` takes it (Lucky 13: `skill` by its id on the sheet, "
+        "`kind`, `difficulty`, `ability_roll`…). Only what a call can say is proposed: the specialization, asset and "
+        "helper are the player's to add when answering.",
+    )
+    note: Annotated[str, StringConstraints(max_length=proposals.NOTE_LENGTH, pattern=ONE_LINE)] = Field(
+        "", description="Why, in a line for the GM."
+    )
+
+
+class ProposalCallIn(Schema):
+    call: dict[str, Any] | None = Field(
+        None, description="What the GM calls for instead of what was proposed (as `POST …/roll-requests` takes it)."
+    )
+    characters: list[int] | None = Field(
+        None,
+        min_length=1,
+        max_length=requests.MAX_ASKED,
+        description="Who rolls, by id, instead of the character the proposal is for.",
+    )
+    secret: bool = Field(False, description="The answers are secret rolls until the GM reveals them.")
+
+
+class ProposalOut(Schema):
+    id: int
+    character: int
+    by: str = Field(..., description="Who proposed it: a username.")
+    label: str = Field(..., description="What is proposed, in words: the call's.")
+    call: dict[str, Any] = Field(..., description="What is proposed, as a call for the roll.")
+    note: str
+    state: Literal["open", "called", "declined", "withdrawn"]
+    created_at: datetime
+    closed_at: datetime | None
+    request: int | None = Field(..., description="The roll request the GM made of it, once called.")
+    chance: str | None = Field(
+        ...,
+        description='The exact chance of success as called, "p/q", while it waits; null once answered, or when '
+        "the sheet cannot make it now.",
+    )
+
+
+class ProposalList(Schema):
+    proposals: list[ProposalOut]
+
+
+def proposal_out(proposal: RollProposal) -> dict[str, Any]:
+    chance = sheet_rolls.as_called(proposal.character, proposal.call)[0] if proposal.is_open else None
+    return {
+        "id": proposal.pk,
+        "character": proposal.character_id,
+        "by": proposal.by.get_username(),
+        "label": proposal.label,
+        "call": proposal.call,
+        "note": proposal.note,
+        "state": proposal.state,
+        "created_at": proposal.created_at,
+        "closed_at": proposal.closed_at,
+        "request": proposal.request_id,
+        "chance": f"{chance.numerator}/{chance.denominator}" if chance is not None else None,
+    }
+
+
+@router.post(
+    "/campaigns/{id}/roll-proposals",
+    response=responses({201: ProposalOut}, 400, 403, 404, 409),
+    summary="Propose a roll to the GM (player)",
+    description="Where the GM calls the rolls, a player proposes one for their character in play: the roll the "
+    "situation makes from the sheet, said as a call, with an optional note. Anyone but the character's player gets "
+    "403 (non-members 404); a situation of the wrong shape is a 422, one the sheet cannot roll or a call cannot say "
+    "a 400 naming the field. Where players call their own rolls, for the same roll proposed already, or beyond "
+    f"{proposals.MAX_OPEN} waiting for a character, a 409. Nothing is proposed when refused.",
+)
+def propose_roll(request: HttpRequest, id: PathId, body: ProposalIn) -> Status[dict[str, Any]]:
+    campaign_access.campaign_for(request.user, id)
+    character = access.character_for(request.user, body.character, write=True)
+    if character.campaign_id != id:
+        raise NotFound("There is no such character in this campaign.")
+    situation = situation_of(character, body.situation, ("body", "situation"))
+    made = proposals.propose(character_id=character.pk, by=request.user, situation=situation, note=body.note)
+    made.character = character
+    return Status(201, proposal_out(made))
+
+
+@router.get(
+    "/campaigns/{id}/roll-proposals",
+    response=responses({200: ProposalList}, 404),
+    summary="Roll proposals",
+    description=f"The GM gets the newest open proposals (at most {proposals.SHOWN}); a player their own, waiting or "
+    "answered in the last hours, newest first.",
+)
+def roll_proposals(request: HttpRequest, id: PathId) -> dict[str, Any]:
+    campaign = campaign_access.campaign_for(request.user, id)
+    gm = campaign.viewer.role == Membership.Role.GM  # type: ignore[attr-defined]
+    rows = proposals.open_proposals(campaign.pk) if gm else proposals.proposals_of(request.user, campaign.pk)
+    listed = []
+    for proposal in rows:
+        proposal.character.campaign = campaign
+        listed.append(proposal_out(proposal))
+    return {"proposals": listed}
+
+
+@router.post(
+    "/campaigns/{id}/roll-proposals/{pid}/call",
+    response=responses({201: RequestOut}, 400, 403, 404, 409),
+    summary="Call a proposed roll (GM)",
+    description="The GM calls what was proposed: an ordinary roll request (as `POST …/roll-requests` makes) of the "
+    "proposal's character, or of `call` and `characters` where given. The proposal closes as called. Refused as a "
+    "call is; a proposal answered or withdrawn already is a 409.",
+)
+def call_proposal(request: HttpRequest, id: PathId, pid: PathId, body: ProposalCallIn) -> Status[dict[str, Any]]:
+    campaign_access.campaign_for(request.user, id, gm=True)
+    made = proposals.call_proposal(
+        campaign_id=id, proposal_id=pid, by=request.user, call=body.call, characters=body.characters, secret=body.secret
+    )
+    return Status(201, request_out(made, list(made.asked.select_related("roll"))))
+
+
+def _closed(closed: RollProposal) -> dict[str, Any]:
+    return proposal_out(RollProposal.objects.select_related("character", "by").get(pk=closed.pk))
+
+
+@router.post(
+    "/campaigns/{id}/roll-proposals/{pid}/decline",
+    response=responses({200: ProposalOut}, 403, 404, 409),
+    summary="Decline a proposed roll (GM)",
+    description="Nothing is asked; the player sees it declined. Only the GM (players 403); a proposal answered or "
+    "withdrawn already is a 409.",
+)
+def decline_proposal(request: HttpRequest, id: PathId, pid: PathId) -> dict[str, Any]:
+    campaign_access.campaign_for(request.user, id, gm=True)
+    return _closed(proposals.decline(campaign_id=id, proposal_id=pid, by=request.user))
+
+
+@router.post(
+    "/campaigns/{id}/roll-proposals/{pid}/withdraw",
+    response=responses({200: ProposalOut}, 403, 404, 409),
+    summary="Withdraw a roll proposal (its player)",
+    description="The player takes back their own proposal while it waits; anyone else's is a 404, and the GM, who "
+    "declines instead, gets 403.",
+)
+def withdraw_proposal(request: HttpRequest, id: PathId, pid: PathId) -> dict[str, Any]:
+    campaign = campaign_access.campaign_for(request.user, id)
+    if campaign.viewer.role == Membership.Role.GM:  # type: ignore[attr-defined]
+        raise NotAllowed("The GM declines a proposal rather than withdrawing it.")
+    return _closed(proposals.withdraw(campaign_id=id, proposal_id=pid, by=request.user))

@@ -24,7 +24,7 @@ from django.urls import reverse
 
 from campaigns.errors import Refused
 from characters.models import Character
-from play import sheet_roll_views, sheet_rolls
+from play import proposal_views, sheet_roll_views, sheet_rolls
 from play.models import RollAsked
 from play.sheet_rolls import GM_ONLY_STEPS
 from rules.systems import lucky13
@@ -77,6 +77,7 @@ class SheetRollForm(forms.Form):
     ) -> None:
         self.character, self.gm, self.asked = character, gm, asked
         self.cannot_act = False  # set by clean when the sheet says the character does not act
+        self.situation: dict[str, Any] = {}  # set by clean: what the sheet rolls, for a proposal
         self.names = dict(zip(lucky13.ABILITY_KEYS, character.campaign.settings["ability_names"], strict=True))
         self.explosion = lucky13.Explosion(character.campaign.settings["explosion"])
         sheet = character.document
@@ -157,6 +158,12 @@ class SheetRollForm(forms.Form):
         return cleaned
 
     def _build(self, data: dict[str, Any]) -> SheetRoll:
+        self.situation = self._situation(data)
+        return sheet_rolls.build(
+            self.character, list(self.helpers.values()), self.situation, gm=self.gm, asked=self.asked
+        )
+
+    def _situation(self, data: dict[str, Any]) -> dict[str, Any]:
         reaction = bool(data.get("reaction"))
         situation = {
             "skill": data["skill"],
@@ -172,7 +179,7 @@ class SheetRollForm(forms.Form):
         for key in ("specialization", "asset", "helper"):
             if data.get(key) is not None:
                 situation[key] = data[key]
-        return sheet_rolls.build(self.character, list(self.helpers.values()), situation, gm=self.gm, asked=self.asked)
+        return situation
 
     def query(self) -> dict[str, Any]:
         """The cleaned choices, for links and the hidden fields of the Roll form."""
@@ -264,6 +271,7 @@ def _page(request: HttpRequest, character: Character, form: SheetRollForm, **ext
         "title": _title(form),
         "asked": form.asked,
         "needs_call": sheet_rolls.needs_call(character, asked=form.asked),
+        "propose_form": proposal_views.ProposeForm(),
         **extra,
     }
     if form.is_valid():
@@ -299,6 +307,8 @@ def roll(request: HttpRequest, character: Character) -> HttpResponse:
 def _roll(request: HttpRequest, character: Character, asked: RollAsked | None) -> HttpResponse:
     helpers = _helpers(request, character)
     form = SheetRollForm(request.POST, character=character, helpers=helpers, gm=character.viewer_is_gm, asked=asked)
+    if proposal_views.wants_proposal(request):
+        return _propose(request, character, form)
     if not form.is_valid():
         if request.htmx:
             return render(request, "pages/_roll_result.html", {"form": form, "roll_errors": True}, status=400)
@@ -323,6 +333,22 @@ def _roll(request: HttpRequest, character: Character, asked: RollAsked | None) -
     request.session[ROLL_SESSION_KEY] = view if view is not None else {"in_secret": True}
     query = {key: value for key, value in form.query().items() if key != "asked"}  # answered: the call is done
     return redirect(f"{reverse('play:sheet-roll', args=[character.pk])}?{urlencode(query)}#roll-result")
+
+
+def _propose(request: HttpRequest, character: Character, form: SheetRollForm) -> HttpResponse:
+    """Propose the roll to the GM rather than roll it (a player, where the GM calls the rolls)."""
+    if form.asked is not None:
+        return proposal_views.refused(request, character, proposal_views.ANSWERING, 409)
+    if not form.is_valid():
+        if request.htmx:
+            message = " ".join(error for errors in form.errors.values() for error in errors)
+            return proposal_views.refused(request, character, message)
+        return render(request, "systems/lucky13/roll.html", _page(request, character, form), status=400)
+
+    def page(extra: dict[str, Any], status: int) -> HttpResponse:
+        return render(request, "systems/lucky13/roll.html", {**_page(request, character, form), **extra}, status=status)
+
+    return proposal_views.propose(request, character, form.situation, query=form.query(), page=page)
 
 
 def _totals_chart(distribution: lucky13.Distribution) -> dict[str, Any]:

@@ -676,6 +676,14 @@ class RulesSystem(Protocol):
         """What a call asks for, in a player's words ("Stealth check, Hard, with a background")."""
         ...
 
+    def situation_call(self, sheet: BaseModel, situation: Mapping[str, Any], options: Mapping[str, Any]) -> BaseModel:
+        """The call that would ask this sheet for the roll ``situation`` makes: a player proposing a
+        roll to the GM. The inverse of :meth:`call_situation` on the called parts (Lucky 13: the skill
+        by its name in the campaign's list, not its id on the sheet); what only the sheet adds (a
+        specialization, an asset, a helper) is not a call's. :class:`SpecError` names a part a call
+        cannot say (Lucky 13: an ability other than the skill's own, a skill not on the campaign's list)."""
+        ...
+
     # Advancement.
     currencies: tuple[Currency, ...]
     #: The standing the GM awards beside the points (None: the sheet keeps none).

@@ -346,3 +346,29 @@ def test_an_impairment_taken_for_a_specialization_stays_unless_the_gm_removes_it
     assert L13.edit(hero, "traits", {"traits": []}, role=Role.GM, options=OPTIONS).traits == ()
     swapped = [{"id": 7, "kind": "impairment", "name": "Old wound"}]
     assert L13.edit(hero, "traits", {"traits": swapped}, role=Role.OWNER, options=OPTIONS).traits[0].name == "Old wound"
+
+
+def test_a_proposed_roll_is_said_as_the_gm_would_call_it() -> None:
+    """The GM's calls: a call names the skill from the campaign's list and rolls its own ability; what
+    only the sheet adds (a specialization, an asset, a helper) is the player's when answering."""
+    system = get("lucky13")
+    wizard = sheet()
+    spellcasting = next(s for s in wizard.skills if s.name == "Spellcasting")
+    fighting = next(s for s in wizard.skills if s.name == "Fighting")
+    situation = {"skill": spellcasting.id, "specialization": spellcasting.specializations[0].id, "asset": 8,
+                 "difficulty": "easy", "ability_roll": "impairment"}  # fmt: skip
+    call = system.situation_call(wizard, situation, OPTIONS)
+    assert call.model_dump(mode="json") == {
+        "kind": "check", "skill": "Spellcasting", "difficulty": "easy", "ability_roll": "impairment",
+        "ability_steps": 0, "skill_steps": 0,
+    }  # fmt: skip
+    reaction = system.situation_call(wizard, {"reaction": True, "skill": fighting.id}, OPTIONS)
+    assert (reaction.kind, reaction.skill) == ("reaction", "Fighting")
+    assert system.situation_call(wizard, {"kind": "reaction"}, OPTIONS).skill is None  # Charm alone
+    with pytest.raises(SpecError) as other_ability:
+        system.situation_call(wizard, {"skill": fighting.id, "ability": "charm"}, OPTIONS)
+    assert other_ability.value.field == "ability"
+    renamed = {**OPTIONS, "skills": [e for e in OPTIONS["skills"] if e["name"] != "Fighting"]}
+    with pytest.raises(SpecError) as unlisted:
+        system.situation_call(wizard, {"skill": fighting.id}, renamed)
+    assert unlisted.value.field == "skill"

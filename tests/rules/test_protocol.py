@@ -182,6 +182,21 @@ def test_vitals_and_a_sheet_roll_with_its_exact_chance(key: str) -> None:
 
 
 @pytest.mark.parametrize("key", every_system())
+def test_a_roll_said_as_a_call_is_the_same_roll(key: str) -> None:
+    """A player's proposal: the situation said as a call (``situation_call``), which the GM's call
+    fixes again (``call_situation``) to the very roll the situation makes."""
+    system = systems.get(key)
+    sheet, options, situation = finished(system)
+    call = system.situation_call(sheet, situation, options)
+    assert isinstance(call, system.call_model)
+    assert system.call_model.model_validate(call.model_dump(mode="json")) == call  # it travels as JSON
+    fixed = system.call_situation(sheet, call, options)
+    assert set(fixed) <= system.called_situation
+    assert system.sheet_roll(sheet, fixed, options).spec == system.sheet_roll(sheet, situation, options).spec
+    assert system.call_words(call, options)
+
+
+@pytest.mark.parametrize("key", every_system())
 def test_every_offer_can_be_bought(key: str) -> None:
     system = systems.get(key)
     sheet, options, _situation = finished(system)

@@ -306,6 +306,9 @@ class Coin:
     def call_words(self, call: Situation, options: Mapping[str, Any]) -> str:  # type: ignore[override]
         return f"A flip needing {call.need} heads"
 
+    def situation_call(self, sheet: Sheet, situation: Mapping[str, Any], options: Mapping[str, Any]) -> Situation:  # type: ignore[override]
+        return Situation.model_validate({"need": situation.get("need", 1)})
+
     def sheet_roll(
         self, sheet: Sheet, situation: Mapping[str, Any], options: Mapping[str, Any], others: Others = nobody
     ) -> SheetRoll:

@@ -497,6 +497,32 @@ class Lucky13:
                 words.append(f"{name} {steps:+d} step{'s' if abs(steps) != 1 else ''}")
         return ", ".join(words)
 
+    def situation_call(self, sheet: Sheet, situation: Mapping[str, Any], options: Mapping[str, Any]) -> Call:  # type: ignore[override]
+        """A player's roll as the GM would call it: the kind, the skill by its name in the campaign's
+        list, the difficulty, a background or an impairment and any extra steps. A call rolls the
+        skill's own ability ("Skill checks"; Charm on a reaction check), so another one cannot be
+        proposed; the specialization, asset and helper are the player's to add when answering."""
+        reaction = bool(situation.get("reaction")) or situation.get("kind") == "reaction"
+        skill, _ = _skill_of(sheet, situation, required=not reaction)
+        name = None
+        if skill is not None:
+            own = skill.ability or ABILITY_KEYS[0]
+            if not reaction and situation.get("ability") not in (None, own):
+                ability = dict(zip(ABILITY_KEYS, options["ability_names"], strict=True))[own]
+                raise SpecError("ability", f"the GM's call rolls {skill.name} with its own ability, {ability}")
+            wanted = skill.name.casefold()
+            name = next((e["name"] for e in options["skills"] if e["name"].casefold() == wanted), None)
+            if name is None:
+                raise SpecError("skill", f"the GM calls only the campaign's skills, and {skill.name} is not one")
+        return Call(
+            kind="reaction" if reaction else "check",
+            skill=name,
+            difficulty=parse_choice(situation, "difficulty", Difficulty, Difficulty.MODERATE),
+            ability_roll=parse_choice(situation, "ability_roll", AbilityRoll, AbilityRoll.NORMAL),
+            ability_steps=parse_steps(situation, "ability_steps"),
+            skill_steps=parse_steps(situation, "skill_steps"),
+        )
+
     def sheet_roll(
         self, sheet: Sheet, situation: Mapping[str, Any], options: Mapping[str, Any], others: Others = nobody
     ) -> SheetRoll:
