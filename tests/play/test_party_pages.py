@@ -101,8 +101,9 @@ def test_the_dashboard_of_a_party_of_500_is_one_page_of_it(
     client.force_login(gm)
     # The session, the user, the campaign, its members, the page of characters with their owners
     # (one more than a page: is there a next one?), the running encounter (none, so no combatants),
-    # the feed's rolls, the open roll requests (none) and the first characters for the GM's call form.
-    with django_assert_num_queries(9):
+    # the feed's rolls, the open roll requests (none), the open proposals (none) and the first characters
+    # for the GM's call form.
+    with django_assert_num_queries(10):
         response = client.get(dashboard_url(campaign))
 
     page = html(response)
@@ -116,7 +117,7 @@ def test_the_dashboard_of_a_party_of_500_is_one_page_of_it(
 def test_a_later_page_costs_what_the_first_does(client, campaign, gm, large_party, django_assert_num_queries):
     last = Character.objects.get(pk=large_party[-PARTY_PAGE_SIZE - 1])
     client.force_login(gm)
-    with django_assert_num_queries(9):
+    with django_assert_num_queries(10):  # as the first page
         response = client.get(dashboard_url(campaign, after=f"{last.pk}:{last.name}"))
 
     page = html(response)

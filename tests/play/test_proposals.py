@@ -158,8 +158,8 @@ def test_a_reaction_check_is_proposed_as_one(table, player, brunella) -> None:
     [
         ({**SNEAK, "note": "x" * 201}, 400, "200 characters"),
         ({**SNEAK, "note": "two\nlines"}, 400, "one line"),
-        ({**SNEAK, "skill": 99}, 400, "Select a valid choice"),
-        ({**SNEAK, "difficulty": "trivial"}, 400, "Select a valid choice"),
+        ({**SNEAK, "skill": 99}, 400, "99 is not on the list"),
+        ({**SNEAK, "difficulty": "trivial"}, 400, "trivial is not on the list"),
         ({**SNEAK, "ability": "charm"}, 400, "its own ability"),  # a call rolls the skill's own
         ({**SNEAK, "ability_steps": "2"}, 400, "Only the GM"),
     ],
@@ -297,7 +297,7 @@ def test_a_bad_change_is_refused_with_nothing_called(client, table, gm, player, 
     client.force_login(gm)
     response = client.post(call_url(made), {**one_click(made), "skill": "Juggling"})
     assert response.status_code == 400
-    assert "Select a valid choice" in text(response)
+    assert "Juggling is not on the list" in text(response)
     response = client.post(call_url(made), {**one_click(made), "characters": []}, **HX)
     assert response.status_code == 400
     assert "Nothing was called" in text(response)

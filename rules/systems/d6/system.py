@@ -392,6 +392,25 @@ class D6:
             raise SpecError("difficulty", "name a difficulty number or a band")
         return {"kind": "check", "item": item, "difficulty": call.difficulty, "band": call.band}
 
+    def situation_call(self, sheet: Sheet, situation: Mapping[str, Any], given: Mapping[str, Any]) -> Call:  # type: ignore[override]
+        """A player's proposal: the stat or the skill by its name in the campaign's list and the
+        difficulty; the round's penalties and a luck point are the player's own, not a call's."""
+        try:
+            asked = Situation.model_validate(situation)
+        except ValidationError as error:
+            problem = problems_of(error)[0]
+            raise SpecError(problem.field, problem.message) from None
+        if asked.kind != "check":
+            raise SpecError("kind", "the GM calls for checks; an opposed roll is the GM's to make")
+        name, _ = self._code(sheet, asked.item, "item")
+        listed = {stat["name"].casefold() for stat in given["stats"]}
+        listed |= {s["name"].casefold() for stat in given["stats"] for s in stat["skills"]}
+        if name.casefold() not in listed:
+            raise SpecError("item", f"{name} is not on the campaign's list, so the GM cannot call it")
+        if asked.difficulty is None and asked.band is None:
+            raise SpecError("difficulty", "name a difficulty number or a band")
+        return Call(item=name, difficulty=asked.difficulty, band=asked.band)
+
     def call_words(self, call: Call, given: Mapping[str, Any]) -> str:  # type: ignore[override]
         return f"{call.item} against {_difficulty_words(call.difficulty, call.band)}"
 
