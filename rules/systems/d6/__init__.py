@@ -7,5 +7,7 @@ Not registered yet: ``rules.systems.KEYS`` does not name ``d6``, no page offers 
 - :mod:`rules.systems.d6.codes`: die codes (``3d+2``), parsing, formatting and arithmetic;
 - :mod:`rules.systems.d6.chance`: exact odds of a total against a difficulty, the totals for
   a chart, the difficulty bands, and opposed rolls;
-- :mod:`rules.systems.d6.rolling`: rolling a code with an injected random source.
+- :mod:`rules.systems.d6.rolling`: rolling a code with an injected random source;
+- :mod:`rules.systems.d6.rounds`: the combat round planner, each declared action's code after the
+  round's penalties, reactions mid-round, preparing, doubling.
 """
