@@ -44,7 +44,7 @@ ENGINE_MODULES = (
     ),
     "rules.systems.d6",
     *(f"rules.systems.d6.{name}" for name in ("chance", "codes", "rolling")),
-    *(f"rules.systems.d6.{name}" for name in ("rounds",)),
+    *(f"rules.systems.d6.{name}" for name in ("luck", "rounds")),
     "rules.__main__",
 )
 

@@ -9,5 +9,6 @@ Not registered yet: ``rules.systems.KEYS`` does not name ``d6``, no page offers 
   a chart, the difficulty bands, and opposed rolls;
 - :mod:`rules.systems.d6.rolling`: rolling a code with an injected random source;
 - :mod:`rules.systems.d6.rounds`: the combat round planner, each declared action's code after the
-  round's penalties, reactions mid-round, preparing, doubling.
+  round's penalties, reactions mid-round, preparing, doubling;
+- :mod:`rules.systems.d6.luck`: luck points, spending one and the return at the adventure's end.
 """
