@@ -46,7 +46,19 @@ ENGINE_MODULES = (
     "rules.systems.d6",
     *(
         f"rules.systems.d6.{name}"
-        for name in ("advancement", "chance", "codes", "creation", "options", "rolling", "rolls", "sheet", "system")
+        for name in (
+            "advancement",
+            "chance",
+            "codes",
+            "creation",
+            "luck",
+            "options",
+            "rolling",
+            "rolls",
+            "rounds",
+            "sheet",
+            "system",
+        )
     ),
     "rules.__main__",
 )

@@ -4,6 +4,9 @@
 - :mod:`rules.systems.d6.chance`: exact odds of a total against a difficulty, the totals for a chart,
   the difficulty bands, and opposed rolls;
 - :mod:`rules.systems.d6.rolling`: rolling a code with an injected random source;
+- :mod:`rules.systems.d6.rounds`: the combat round planner, each declared action's code after the
+  round's penalties, reactions mid-round, preparing, doubling;
+- :mod:`rules.systems.d6.luck`: luck points, spending one and the return at the adventure's end;
 - :mod:`rules.systems.d6.rolls`: the roll kinds (a check, an opposed roll) and the chance interface;
 - :mod:`rules.systems.d6.options`, :mod:`.sheet`, :mod:`.creation`, :mod:`.advancement`: the campaign's
   options, the sheet document, creation and what character points buy;
