@@ -36,6 +36,7 @@ from rules.systems.d6 import advancement, creation, options
 from rules.systems.d6.chance import DIFFICULTY_BANDS, MAX_DIFFICULTY, RANGE_BANDS, band
 from rules.systems.d6.codes import DieCode
 from rules.systems.d6.rolls import ROLL_KINDS
+from rules.systems.d6.rounds import REACTION_SKILLS, Action, RoundPlan
 from rules.systems.d6.sheet import SCHEMA_VERSION, Sheet, code, incomplete, migrate, raised_by
 
 KEY: Final = "d6"
@@ -108,29 +109,27 @@ def _named(sheet: Sheet, name: str) -> int | None:
     return found
 
 
-def round_code(base: DieCode, sheet: Sheet, situation: Mapping[str, Any]) -> tuple[DieCode, tuple[str, ...]]:
-    """The code a roll is made at this round, and the words of each change.
-
-    Rules README, "D6 die codes": "Doubling with a luck point doubles dice and pips (3d+1 → 6d+2)
-    first; the round's penalties then apply to the doubled codes"; "With N actions declared for a
-    round, every one of them (the first included) takes −(N−1)d"; "Penalties (running, wounded, each
-    extra action) remove whole dice from the code, never below 0d; preparing adds 1d"."""
-    current, steps = base, []
-    if situation.get("doubled"):
-        current = current.doubled()
-        steps.append(f"luck point: doubled to {current}")
+def round_code(
+    base: DieCode, name: str, sheet: Sheet, situation: Mapping[str, Any], given: Mapping[str, Any]
+) -> tuple[DieCode, tuple[str, ...]]:
+    """The code a roll of ``name`` is made at this round, and the words of each change, as the round
+    planner (:class:`rules.systems.d6.rounds.RoundPlan`) gives them for the first of the round's
+    ``actions`` declared uses: a luck point doubles first, then −(N−1)d for N uses, running, wounded
+    and stunned (the sheet's conditions) and +1d for a round prepared; never below 0d."""
     actions = int(situation.get("actions") or 1)
-    changes = [
-        (f"{actions} actions this round", -(actions - 1)),
-        ("running", -1 if situation.get("running") else 0),
-        ("wounded", -1 if sheet.wounded else 0),
-        ("prepared last round", 1 if situation.get("prepared") else 0),
-    ]
-    for words, dice in changes:
-        if dice:
-            current = current.add_dice(dice)
-            steps.append(f"{words}: {'+' if dice > 0 else '−'}{abs(dice)}d")
-    return current, tuple(steps)
+    labels = [name] if actions == 1 else [f"{name} ({i} of {actions})" for i in range(1, actions + 1)]
+    plan = RoundPlan(
+        actions=tuple(Action(label=label, skill=name, code=base) for label in labels),
+        wounded=sheet.wounded,
+        stunned=sheet.stunned,
+        running=bool(situation.get("running")),
+        doubled=bool(situation.get("doubled")),
+        prepared=name if situation.get("prepared") else None,
+        reaction_skills=options.reaction_skills(given) if given else REACTION_SKILLS,
+    )
+    use = plan.action(0)
+    words = tuple(str(modifier) for modifier in use.modifiers)
+    return use.code, (*words, use.warning) if use.warning else words
 
 
 class D6:
@@ -337,7 +336,7 @@ class D6:
             problem = problems_of(error)[0]
             raise SpecError(problem.field, problem.message) from None
         name, base = self._code(sheet, asked.item, "item")
-        rolled, steps = round_code(base, sheet, situation)
+        rolled, steps = round_code(base, name, sheet, situation, given)
         if asked.kind == "check":
             if asked.difficulty is None and asked.band is None:
                 raise SpecError("difficulty", "name a difficulty number or a band")
@@ -351,7 +350,7 @@ class D6:
             ROLL_KINDS["check"].parse(spec)  # a difficulty outside its band is refused here
             label = f"{name} {rolled} against {_difficulty_words(asked.difficulty, asked.band)}"
             return SheetRoll("check", spec, label, details={"item": asked.item, "name": name}, steps=steps)
-        theirs, who = self._other_side(asked, name, others)
+        theirs, who = self._other_side(asked, name, others, given)
         spec = {"system": KEY, "roll": "opposed", "attacker": str(rolled), "defender": str(theirs)}
         if steps:
             spec["steps"] = list(steps)
@@ -359,7 +358,7 @@ class D6:
         label = f"{name} {rolled} against {who} ({theirs})"
         return SheetRoll("opposed", spec, label, log_kind="opposed", details=details, steps=steps)
 
-    def _other_side(self, asked: Situation, name: str, others: Others) -> tuple[DieCode, str]:
+    def _other_side(self, asked: Situation, name: str, others: Others, given: Mapping[str, Any]) -> tuple[DieCode, str]:
         if asked.opponent is not None and asked.opponent_code:
             raise SpecError("opponent_code", "name another character or a code, not both")
         if asked.opponent_code:
@@ -374,7 +373,7 @@ class D6:
         if item is None:
             raise SpecError("opponent_item", f"{other.name} has no stat or skill called {wanted}")
         their_name, their_code = self._code(other.sheet, item, "opponent_item")
-        theirs, _ = round_code(their_code, other.sheet, {})
+        theirs, _ = round_code(their_code, their_name, other.sheet, {}, given)
         return theirs, f"{other.name} ({their_name})"
 
     # The GM's calls

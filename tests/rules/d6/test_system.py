@@ -1,0 +1,161 @@
+"""D6 behind the system protocol: the roll a sheet makes in a round (the planner's penalties, in the
+roll's words), opposed rolls against another character or the GM's code, the GM's calls, what
+character points buy and their refund, and a fresh import's rules."""
+
+from __future__ import annotations
+
+from random import Random
+
+import pytest
+
+from rules.systems import get
+from rules.systems.base import Other, Role, SheetInvalid, SpecError
+
+D6 = get("d6")
+OPTIONS = D6.validate_options({})
+
+
+def talia(**changes):
+    """3d in every stat; Firearms 4d+1, Dodge 4d."""
+    draft = D6.new_draft(OPTIONS)
+    draft = D6.fill_step(draft, "stats", {"stats": {str(s.id): "3d" for s in draft.stats}}, OPTIONS)
+    ids = {s.name: s.id for s in draft.skills}
+    draft = D6.fill_step(draft, "skills", {"skills": {str(ids["Firearms"]): "4d+1", str(ids["Dodge"]): "4d"}}, OPTIONS)
+    sheet = D6.finish(D6.fill_step(draft, "review", {}, OPTIONS), OPTIONS)
+    return sheet.model_copy(update=changes) if changes else sheet
+
+
+def item(sheet, name: str) -> int:
+    return next(thing.id for thing in (*sheet.stats, *sheet.skills) if thing.name == name)
+
+
+@pytest.mark.parametrize(("situation", "code", "steps"), [
+    ({}, "4d+1", ()),
+    ({"actions": 3}, "2d+1", ("3 actions: −2d",)),
+    ({"actions": 2, "doubled": True}, "7d+2", ("luck point: doubled", "2 actions: −1d")),
+    ({"running": True}, "3d+1", ("running: −1d",)),
+    ({"prepared": True}, "5d+1", ("prepared: +1d",)),
+    ({"actions": 6}, "0d+1", ("6 actions: −5d", "Firearms (1 of 6) is 0d+1 after penalties: no wild die")),
+])  # fmt: skip
+def test_a_sheet_roll_takes_the_rounds_penalties_and_says_them(situation, code, steps) -> None:
+    sheet = talia()
+    made = D6.sheet_roll(sheet, {"item": item(sheet, "Firearms"), "difficulty": 15, **situation}, OPTIONS)
+    assert made.spec["code"] == code
+    assert all(step in made.steps for step in steps)
+    assert made.spec.get("steps", []) == list(made.steps)
+
+
+def test_wounded_and_stunned_come_from_the_sheet_and_a_luck_point_ignores_the_stun() -> None:
+    sheet = talia(wounded=True, stunned=True)
+    firearms = item(sheet, "Firearms")
+    assert D6.sheet_roll(sheet, {"item": firearms, "difficulty": 10}, OPTIONS).spec["code"] == "2d+1"
+    doubled = D6.sheet_roll(sheet, {"item": firearms, "difficulty": 10, "doubled": True}, OPTIONS)
+    assert doubled.spec["code"] == "7d+2"  # 8d+2 less the wound; the stun ignored
+
+
+def test_preparing_allows_one_use_only() -> None:
+    sheet = talia()
+    with pytest.raises(SpecError) as refused:
+        D6.sheet_roll(sheet, {"item": item(sheet, "Firearms"), "difficulty": 15, "prepared": True, "actions": 2},
+                      OPTIONS)  # fmt: skip
+    assert refused.value.field == "prepared"
+
+
+def test_a_band_alone_gives_the_chance_at_both_ends_and_a_number_outside_it_is_refused() -> None:
+    sheet = talia()
+    made = D6.sheet_roll(sheet, {"item": item(sheet, "Firearms"), "band": "moderate"}, OPTIONS)
+    chance = D6.roll_kinds["check"].chance_json(made.spec)
+    assert set(chance) == {"p_success_at_low", "p_success_at_high"}
+    with pytest.raises(SpecError, match="not in Moderate"):
+        D6.sheet_roll(sheet, {"item": item(sheet, "Firearms"), "band": "moderate", "difficulty": 20}, OPTIONS)
+    with pytest.raises(SpecError, match="difficulty"):
+        D6.sheet_roll(sheet, {"item": item(sheet, "Firearms")}, OPTIONS)
+
+
+def test_an_opposed_roll_against_another_character_or_the_gms_code() -> None:
+    sheet = talia()
+    jericho = Other("Jericho", talia(wounded=True))
+    made = D6.sheet_roll(sheet, {"kind": "opposed", "item": item(sheet, "Dodge"), "opponent": 4},
+                         OPTIONS, lambda pk: jericho if pk == 4 else None)  # fmt: skip
+    assert (made.spec["attacker"], made.spec["defender"]) == ("4d", "3d")  # Jericho's Dodge 4d, wounded
+    assert "Jericho (Dodge)" in made.label
+    gm = D6.sheet_roll(sheet, {"kind": "opposed", "item": item(sheet, "Strength"), "opponent_code": "5d+2"}, OPTIONS)
+    assert gm.spec["defender"] == "5d+2"
+    rolled = D6.roll_kinds["opposed"].roll(D6.roll_kinds["opposed"].parse(gm.spec), Random(2))
+    recorded = D6.roll_kinds["opposed"].record(rolled)
+    assert recorded.outcome["margin"] == recorded.outcome["attacker"] - recorded.outcome["defender"]
+    with pytest.raises(SpecError, match="not both"):
+        D6.sheet_roll(sheet, {"kind": "opposed", "item": item(sheet, "Dodge"), "opponent": 4, "opponent_code": "2d"},
+                      OPTIONS)  # fmt: skip
+    with pytest.raises(SpecError, match="no stat or skill called Juggling"):
+        D6.sheet_roll(sheet, {"kind": "opposed", "item": item(sheet, "Dodge"), "opponent": 4,
+                              "opponent_item": "Juggling"}, OPTIONS, lambda pk: jericho)  # fmt: skip
+
+
+def test_the_log_keeps_the_wild_die_and_its_chain() -> None:
+    sheet = talia()
+    made = D6.sheet_roll(sheet, {"item": item(sheet, "Firearms"), "difficulty": 15}, OPTIONS)
+    kind = D6.roll_kinds["check"]
+    for seed in range(40):
+        recorded = kind.record(kind.roll(kind.parse(made.spec), Random(seed)))
+        wild = recorded.dice[0]
+        assert wild["label"] == "Wild die"
+        assert wild["dice"][0]["faces"] == recorded.outcome["wild"]
+        assert all(face == 6 for face in recorded.outcome["wild"][:-1])
+        assert recorded.total == sum(g["total"] for g in recorded.dice)
+        assert recorded.outcome["success"] == (recorded.total >= 15)
+
+
+def test_a_call_names_the_stat_or_skill_and_the_difficulty() -> None:
+    sheet = talia()
+    call = D6.call_model(item="Firearms", band="short", difficulty=8)
+    assert D6.call_words(call, OPTIONS) == "Firearms against Short (8)"
+    assert D6.call_situation(sheet, call, OPTIONS)["item"] == item(sheet, "Firearms")
+    with pytest.raises(SpecError, match="no stat or skill called"):
+        D6.call_situation(sheet, D6.call_model(item="Juggling", difficulty=8), OPTIONS)
+    with pytest.raises(SpecError, match="opposed"):
+        D6.situation_call(sheet, {"kind": "opposed", "item": item(sheet, "Dodge"), "opponent_code": "3d"}, OPTIONS)
+
+
+def test_a_pip_bought_and_refunded() -> None:
+    sheet = talia()
+    firearms = item(sheet, "Firearms")
+    offers = {offer.key: offer for offer in D6.offers(sheet, OPTIONS, {"difficulty": "15"})}
+    offer = offers[f"skill-{firearms}"]
+    assert (offer.label, offer.cost) == ("Firearms 4d+1 → 4d+2", 4)
+    assert offer.effects[0].after > offer.effects[0].before
+    bought, _ = D6.buy(sheet, offer.key, OPTIONS, {"before": 13})
+    assert bought.skill(firearms).code == "4d+2"
+    with pytest.raises(SpecError, match="is 4d\\+2 now"):
+        D6.buy(bought, offer.key, OPTIONS, {"before": 13})  # a second click buys nothing
+    _, record = D6.receipt(sheet, bought, offer, OPTIONS)
+    assert D6.refund(bought, record, OPTIONS).skill(firearms).code == "4d+1"
+    with pytest.raises(SpecError, match="no longer"):
+        D6.refund(sheet, record, OPTIONS)
+    strength = item(sheet, "Strength")
+    with pytest.raises(SpecError, match="no purchase"):
+        D6.buy(sheet, f"skill-{strength}", OPTIONS)
+
+
+def test_only_the_gm_corrects_codes_luck_and_conditions() -> None:
+    sheet = talia()
+    dodge = item(sheet, "Dodge")
+    for section in ("codes", "luck", "conditions"):
+        with pytest.raises(Exception, match="only the GM"):
+            D6.edit(sheet, section, {}, role=Role.OWNER, options=OPTIONS)
+    fixed = D6.edit(sheet, "codes", {"skills": {str(dodge): "4d+1"}}, role=Role.GM, options=OPTIONS)
+    assert fixed.skill(dodge).code == "4d+1"
+    with pytest.raises(SheetInvalid):
+        D6.edit(sheet, "codes", {"skills": {str(dodge): "2d"}}, role=Role.GM, options=OPTIONS)
+
+
+def test_a_fresh_import_is_held_to_the_campaigns_creation_and_starts_afresh() -> None:
+    sheet = talia(wounded=True, luck_points=4)
+    assert D6.fresh_problems(sheet, OPTIONS, campaign="Ruins", rolls_verified=False) == ()
+    fresh, changes = D6.afresh(sheet, OPTIONS, finished=True)
+    assert (fresh.luck_points, fresh.wounded) == (1, False)
+    assert "luck points from 4 to 1" in changes
+    stats = [{**s.model_dump(), "code": "3d" if s.name == "Dexterity" else "5d"} for s in sheet.stats]
+    greedy = D6.read_sheet({**sheet.model_dump(mode="json"), "stats": stats})
+    problems = D6.fresh_problems(greedy, OPTIONS, campaign="Ruins", rolls_verified=True)
+    assert any("Spend every stat die" in p.message and "Ruins" in p.message for p in problems)
