@@ -31,7 +31,7 @@ from play import proposal_views, requests, sheet_rolls
 from play.models import Roll, RollAsked
 from play.roll_views import roll_entry
 from rules.systems.base import SheetRoll, SpecError
-from web.fields import whole_key
+from web.fields import TypedChoiceField, whole_key
 
 RollPage = Callable[[HttpRequest, Character], HttpResponse]
 
@@ -74,6 +74,13 @@ class SituationForm(forms.Form):
         if asked is not None:  # what the GM called is the call's: the page says it in words
             leave_out |= rules.called_situation
         fields = fields_of(rules.situation_model, leave_out=leave_out)
+        #: The other characters in play a part of the situation may name (a helper, an opponent).
+        self.others = sheet_rolls.helpers_for(character, helper=_key_in(data, rules.situation_characters & set(fields)))
+        choices = dict(rules.situation_choices(character.document, character.campaign.settings))
+        choices |= {name: [(other.pk, other.name) for other in self.others] for name in rules.situation_characters}
+        for name, offered in choices.items():
+            if name in fields:
+                fields[name] = _offered(fields[name], offered)
         if gm:
             fields["secret"] = forms.BooleanField(
                 label="Roll in secret (the players see it when you reveal it)", required=False
@@ -92,7 +99,7 @@ class SituationForm(forms.Form):
             situation = {key: value for key, value in cleaned.items() if value is not None and key != "secret"}
             self.situation = situation
             try:
-                self.made = sheet_rolls.build(self.character, [], situation, gm=self.gm, asked=self.asked)
+                self.made = sheet_rolls.build(self.character, self.others, situation, gm=self.gm, asked=self.asked)
             except SpecError as error:
                 self.add_error(error.field if error.field in self.fields else None, error.message)
             except Refused as refused:
@@ -109,6 +116,27 @@ class SituationForm(forms.Form):
         if self.asked is not None:
             out["asked"] = str(self.asked.pk)
         return out
+
+
+def _key_in(data: QueryDict, names: set[str]) -> int | None:
+    """The character id one of ``names`` gives (the one a page names beyond the first few offered)."""
+    return next((key for name in sorted(names) if (key := whole_key(data.get(name, ""))) is not None), None)
+
+
+def _offered(field: forms.Field, offered: Any) -> forms.Field:
+    """``field`` as a list of what the system offers for it (a whole number stays one), with an empty
+    choice first where the part may be left out."""
+    number = isinstance(field, forms.IntegerField)
+    choices = list(offered) if field.required else [("", "—"), *offered]
+    return TypedChoiceField(
+        label=field.label,
+        choices=choices,
+        coerce=int if number else str,
+        required=field.required,
+        empty_value=None,
+        initial=field.initial,
+        help_text=field.help_text,
+    )
 
 
 def _rolled(request: HttpRequest, character: Character) -> dict[str, Any] | None:

@@ -23,9 +23,9 @@ from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
 from django.db import transaction
 from pydantic import ValidationError
 
-from campaigns.errors import NotAllowed
+from campaigns.errors import NotAllowed, Refused
 from campaigns.models import Membership
-from characters import access
+from characters import access, write
 from characters.models import Character
 from play import requests
 from play.models import Roll, RollAsked, RollKind
@@ -170,9 +170,12 @@ def roll(
     else:
         raise NotAllowed(GM_CALLS)
     kind = character.rules.roll_kinds[made.kind]
-    dice = kind.parse(made.spec)
-    chance = kind.success(kind.chance(dice))
-    result = kind.roll(dice, rng)
+    try:
+        dice = kind.parse(made.spec)
+        chance = kind.success(kind.chance(dice))
+        result = kind.roll(dice, rng)
+    except SpecError as error:  # a roll the odds can be shown for but not made yet (D6: a band, no number)
+        raise Refused(write.sentence(error.message)) from None
     recorded = kind.record(result)
     spec = {**made.spec, "label": made.label, "sheet": {"character": character.pk, **made.details}, "call": call}
     logged = record_roll(

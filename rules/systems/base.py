@@ -321,7 +321,9 @@ class SheetRoll:
 
     ``log_kind`` is the roll log's kind for it (``check``, or Lucky 13's ``reaction``);
     ``details`` is what the log keeps of the sheet as it was (item ids with their words at the
-    time); ``steps`` says, for the player, each thing that changed the dice."""
+    time); ``steps`` says, for the player, each thing that changed the dice; ``chances`` are exact
+    chances a page shows beside (or, where there is no single chance of success, instead of) it, each
+    with its words (D6, a band the GM has not narrowed: "At 11, the low end of Moderate")."""
 
     kind: str
     spec: Mapping[str, Any]
@@ -329,6 +331,7 @@ class SheetRoll:
     log_kind: str = "check"
     details: Mapping[str, Any] = field(default_factory=dict)
     steps: tuple[str, ...] = ()
+    chances: tuple[tuple[str, Fraction], ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -644,6 +647,17 @@ class RulesSystem(Protocol):
     gm_situation: frozenset[str]
     #: A sheet roll's situation as a JSON body (the API validates it before :meth:`sheet_roll` reads it).
     situation_model: ClassVar[type[BaseModel]]
+    #: Parts of the situation that name another character in play by id (Lucky 13: a helper, an
+    #: opponent): a roll page offers the characters in play for them.
+    situation_characters: frozenset[str]
+
+    def situation_choices(
+        self, sheet: BaseModel, options: Mapping[str, Any]
+    ) -> Mapping[str, Sequence[tuple[Any, str]]]:
+        """The choices of the situation's parts that depend on the sheet or the campaign, each with its
+        words (D6: its stats and skills by id, "Firearms 4d+1"; the bands, "Moderate (11–15)"), for a
+        roll page to offer as lists; a choice may be a group, ``(words, [(value, words), …])``."""
+        ...
 
     def sheet_roll(
         self, sheet: BaseModel, situation: Mapping[str, Any], options: Mapping[str, Any], others: Others = nobody

@@ -34,10 +34,10 @@ def step_url(character: Character, step: str) -> str:
     return reverse("characters:create-step", args=[character.pk, step])
 
 
-def started(client, campaign, player) -> Character:
+def started(client, campaign, player, name: str = "Talia") -> Character:
     client.force_login(player)
-    response = client.post(reverse("characters:create", args=[campaign.pk]), {"name": "Talia"})
-    character = Character.objects.get(campaign=campaign, name="Talia")
+    response = client.post(reverse("characters:create", args=[campaign.pk]), {"name": name})
+    character = Character.objects.get(campaign=campaign, name=name)
     assert response.status_code == 302
     assert response.url == step_url(character, "stats")
     return character
@@ -49,9 +49,9 @@ def stats_post(character: Character, codes: list[str]) -> dict[str, str]:
     return data
 
 
-def made(client, campaign, player) -> Character:
-    """Talia, finished: 3d in each stat, Dodge 4d, Firearms 4d+1."""
-    character = started(client, campaign, player)
+def made(client, campaign, player, name: str = "Talia") -> Character:
+    """Talia (or ``name``), finished: 3d in each stat, Dodge 4d, Firearms 4d+1."""
+    character = started(client, campaign, player, name)
     assert client.post(step_url(character, "stats"), stats_post(character, ["3d"] * 6)).status_code == 302
     character.refresh_from_db()
     skills = {s.name: s.id for s in character.document.skills}
@@ -157,3 +157,54 @@ def test_a_wounded_character_rolls_one_die_less(client, d6_campaign, gm, player)
     made_roll = system.sheet_roll(wounded, {"item": firearms, "difficulty": 10}, d6_campaign.settings)
     assert made_roll.spec["code"] == "3d+1"
     assert "wounded: −1d" in made_roll.steps
+
+
+def test_the_roll_page_offers_the_stats_and_skills(client, d6_campaign, player) -> None:
+    character = made(client, d6_campaign, player)
+    dodge = next(s.id for s in character.document.skills if s.name == "Dodge")
+    page = client.get(reverse("play:sheet-roll", args=[character.pk]), {"item": dodge, "band": "moderate",
+                                                                        "difficulty": 12}).text  # fmt: skip
+    assert '<optgroup label="Dexterity">' in page
+    assert f'<option value="{dodge}" selected>Dodge 4d</option>' in page
+    assert "Moderate (11–15)" in page
+    refused = client.get(reverse("play:sheet-roll", args=[character.pk]), {"item": 99999, "difficulty": 12})
+    assert refused.status_code == 400
+    assert "99999 is not on the list" in refused.text
+
+
+def test_an_opposed_roll_against_a_character_in_play_from_the_roll_page(client, monkeypatch, d6_campaign, player,
+                                                                        other_player) -> None:  # fmt: skip
+    jericho = made(client, d6_campaign, other_player, "Jericho")
+    talia = made(client, d6_campaign, player)
+    strength = next(s.id for s in talia.document.stats if s.name == "Strength")
+    url = reverse("play:sheet-roll", args=[talia.pk])
+    query = {"kind": "opposed", "item": strength, "opponent": jericho.pk}
+    page = client.get(url, query)
+    assert page.status_code == 200
+    assert f'<option value="{jericho.pk}" selected>Jericho</option>' in page.text
+    assert "Strength 3d against Jericho (Strength) (3d)" in page.text
+    monkeypatch.setattr("play.sheet_roll_views.secrets.SystemRandom", lambda: random.Random(3))
+    assert client.post(url, query).status_code == 302
+    roll = Roll.objects.get()
+    assert roll.kind == "opposed"
+    assert (roll.spec["attacker"], roll.spec["defender"]) == ("3d", "3d")
+
+
+def test_the_sheets_roll_link_shows_a_band_at_both_ends_and_rolls_only_with_a_number(client, d6_campaign,
+                                                                                     player) -> None:  # fmt: skip
+    character = made(client, d6_campaign, player)
+    sheet = client.get(reverse("characters:sheet", args=[character.pk])).text
+    dodge = next(s.id for s in character.document.skills if s.name == "Dodge")
+    link = f"/characters/{character.pk}/roll/?item={dodge}&amp;band=moderate"
+    assert link in sheet
+    page = client.get(link.replace("&amp;", "&"))
+    assert page.status_code == 200
+    low, high = p_at_least(DieCode.parse("4d"), 11), p_at_least(DieCode.parse("4d"), 15)
+    assert "At 11, the low end of Moderate" in page.text
+    assert f"{low.numerator}/{low.denominator}" in page.text
+    assert f"{high.numerator}/{high.denominator}" in page.text
+    assert 'id="roll-button"' not in page.text
+    refused = client.post(reverse("play:sheet-roll", args=[character.pk]), {"item": dodge, "band": "moderate"})
+    assert refused.status_code == 400
+    assert "names the number" in refused.text
+    assert not Roll.objects.exists()

@@ -292,6 +292,12 @@ class Coin:
 
     gm_situation: Final = frozenset()
     situation_model: ClassVar = Situation
+    situation_characters: Final = frozenset()
+
+    def situation_choices(self, sheet: Sheet, options: Mapping[str, Any]) -> Mapping[str, Sequence[tuple[Any, str]]]:
+        """Nothing to offer: a flip's heads are typed as a number (the page's free number path)."""
+        return {}
+
     call_model: ClassVar = Situation
     called_situation: Final = frozenset({"need"})
 

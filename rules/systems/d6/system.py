@@ -6,6 +6,7 @@ protocol."""
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from fractions import Fraction
 from random import Random
 from typing import Annotated, Any, ClassVar, Final, Literal
 
@@ -170,6 +171,7 @@ class D6:
     combat: Final = None
     gm_situation: Final = frozenset()
     situation_model: ClassVar = Situation
+    situation_characters: Final = frozenset({"opponent"})
     call_model: ClassVar = Call
     called_situation: Final = frozenset({"kind", "item", "difficulty", "band"})
     legacy_formats: Final = ()
@@ -318,6 +320,15 @@ class D6:
     def summary(self, sheet: Sheet) -> Summary:
         return Summary(concept=sheet.concept, step=sheet.creation.step)
 
+    def situation_choices(self, sheet: Sheet, given: Mapping[str, Any]) -> Mapping[str, Sequence[tuple[Any, str]]]:
+        """Each stat with its skills, grouped, each at the code it rolls; the bands in the text's words."""
+        items: list[tuple[Any, Any]] = []
+        for stat in sheet.stats:
+            group = [(stat.id, f"{stat.name} {stat.code or '—'}")]
+            group += [(s.id, f"{s.name} {sheet.code_of(s.id) or '—'}") for s in sheet.skills_of(stat.id)]
+            items.append((stat.name, group))
+        return {"item": items, "band": BANDS, "kind": (("check", "Against a difficulty"), ("opposed", "Opposed"))}
+
     def _code(self, sheet: Sheet, item: int, field: str) -> tuple[str, DieCode]:
         thing = sheet.stat(item) or sheet.skill(item)
         if thing is None:
@@ -347,9 +358,16 @@ class D6:
                 spec["band"] = asked.band
             if steps:
                 spec["steps"] = list(steps)
-            ROLL_KINDS["check"].parse(spec)  # a difficulty outside its band is refused here
+            check = ROLL_KINDS["check"].parse(spec)  # a difficulty outside its band is refused here
             label = f"{name} {rolled} against {_difficulty_words(asked.difficulty, asked.band)}"
-            return SheetRoll("check", spec, label, details={"item": asked.item, "name": name}, steps=steps)
+            chances: tuple[tuple[str, Fraction], ...] = ()
+            if asked.difficulty is None and check.band is not None:  # README, "Bands": both ends
+                ends = ROLL_KINDS["check"].chance(check)
+                chances = ((f"At {check.band.low}, the low end of {check.band.name}", ends.at_low),)
+                if ends.at_high is not None:
+                    chances += ((f"At {check.band.high}, the high end", ends.at_high),)
+            details = {"item": asked.item, "name": name}
+            return SheetRoll("check", spec, label, details=details, steps=steps, chances=chances)
         theirs, who = self._other_side(asked, name, others, given)
         spec = {"system": KEY, "roll": "opposed", "attacker": str(rolled), "defender": str(theirs)}
         if steps:

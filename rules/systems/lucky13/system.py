@@ -445,6 +445,19 @@ class Lucky13:
     #: "Modifiers": the GM's extra steps are the GM's to give.
     gm_situation: Final = frozenset({"ability_steps", "skill_steps"})
     situation_model: ClassVar = Situation
+    situation_characters: Final = frozenset({"helper", "opponent"})
+
+    def situation_choices(self, sheet: Sheet, options: Mapping[str, Any]) -> Mapping[str, Sequence[tuple[Any, str]]]:
+        """The sheet's skills, their specializations and its assets, by id (Lucky 13's own roll page offers
+        the same; a page made from the protocol offers these)."""
+        specializations = [(spec.id, f"{spec.name} ({skill.name})") for skill in sheet.skills
+                           for spec in skill.specializations]  # fmt: skip
+        return {
+            "skill": [(skill.id, skill.name) for skill in sheet.skills],
+            "specialization": specializations,
+            "asset": [(asset.id, asset.name) for asset in sheet.assets if asset.approved],
+        }
+
     call_model: ClassVar = Call
     called_situation: Final = frozenset(
         {"kind", "reaction", "skill", "ability", "difficulty", "ability_roll", "ability_steps", "skill_steps"}
