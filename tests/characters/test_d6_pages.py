@@ -208,3 +208,25 @@ def test_the_sheets_roll_link_shows_a_band_at_both_ends_and_rolls_only_with_a_nu
     assert refused.status_code == 400
     assert "names the number" in refused.text
     assert not Roll.objects.exists()
+
+
+def test_the_demo_has_a_d6_campaign_with_history() -> None:
+    from django.core.management import call_command
+
+    from characters.models import LedgerEntry
+    from play.models import RollRequest
+
+    call_command("demo")
+    call_command("demo")  # made once, left alone after
+    campaign = Campaign.objects.get(name="Ruins of the Ancients")
+    assert campaign.system == "d6"
+    party = {c.name: c for c in Character.objects.filter(campaign=campaign)}
+    assert set(party) == {"Jericho", "Talia"}
+    assert all(c.status == "active" and c.document.luck_points == 1 for c in party.values())
+    firearms = next(s for s in party["Jericho"].document.skills if s.name == "Firearms")
+    assert firearms.code == "6d"  # 5d+2 and a pip bought with the adventure's character points
+    assert LedgerEntry.objects.filter(character__campaign=campaign).count() == 3  # two awards, one purchase
+    rolls = Roll.objects.filter(campaign=campaign)
+    assert rolls.count() == 3
+    assert {r.kind for r in rolls} == {"check", "opposed"}
+    assert RollRequest.objects.filter(campaign=campaign, closed_at__isnull=True).count() == 1
