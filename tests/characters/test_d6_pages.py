@@ -230,3 +230,60 @@ def test_the_demo_has_a_d6_campaign_with_history() -> None:
     assert rolls.count() == 3
     assert {r.kind for r in rolls} == {"check", "opposed"}
     assert RollRequest.objects.filter(campaign=campaign, closed_at__isnull=True).count() == 1
+
+
+def d6_options_post(**changes) -> dict[str, object]:
+    """The campaign form's POST for a new D6 campaign: the six stats as their rows, the defaults."""
+    from games.d6.options import stat_rows
+    from rules.systems.d6.options import preset_stats
+
+    rows = changes.pop("rows", stat_rows(preset_stats("six")))
+    data: dict[str, object] = {"name": "Mutant Alley", "description": "", "system": "d6", "save": "1",
+                               "stat_dice": 18, "skill_dice": 7, "skill_cap": 2, "stat_minimum": "1d",
+                               "stat_maximum": "5d", "starting_luck": 1, "pip_cost": 1,
+                               "stats-TOTAL_FORMS": len(rows), "stats-INITIAL_FORMS": len(rows)}  # fmt: skip
+    for i, row in enumerate(rows):
+        data |= {f"stats-{i}-{key}": value for key, value in row.items()}
+    return data | changes
+
+
+def test_a_gm_makes_a_d6_campaign_with_its_own_stats(client, gm) -> None:
+    client.force_login(gm)
+    page = client.get(reverse("campaigns:create"), {"system": "d6"})
+    assert page.status_code == 200
+    rows = [{"name": "Might", "skills": "Lift, Grapple, Duck (reaction)"}, {"name": "Wits", "skills": "Notice"}]
+    response = client.post(reverse("campaigns:create"), d6_options_post(rows=rows, stat_dice=6))
+    assert response.status_code == 302, response.text
+    campaign = Campaign.objects.get(name="Mutant Alley")
+    assert campaign.system == "d6"
+    assert campaign.settings["stats"] == [
+        {"name": "Might", "skills": [{"name": "Lift", "reaction": False}, {"name": "Grapple", "reaction": False},
+                                     {"name": "Duck", "reaction": True}]},
+        {"name": "Wits", "skills": [{"name": "Notice", "reaction": False}]},
+    ]  # fmt: skip
+    assert campaign.settings["stat_preset"] == "custom"
+
+
+def test_bad_d6_options_are_refused_beside_their_fields_with_everything_kept(client, gm) -> None:
+    client.force_login(gm)
+    rows = [{"name": "Might", "skills": "Lift, Might"}]
+    response = client.post(reverse("campaigns:create"), d6_options_post(rows=rows, stat_maximum="5d+4"))
+    assert response.status_code == 400
+    assert "three pips make a die" in response.text
+    assert 'value="5d+4"' in response.text
+    assert "Lift, Might" in response.text
+    assert not Campaign.objects.filter(name="Mutant Alley").exists()
+    fixed = client.post(reverse("campaigns:create"), d6_options_post(rows=rows))
+    assert fixed.status_code == 400
+    assert "two stats or skills are called might" in fixed.text.lower()
+
+
+def test_the_options_form_loads_the_preset_and_adds_rows(client, gm) -> None:
+    client.force_login(gm)
+    data = d6_options_post(rows=[{"name": "Might", "skills": ""}], load_preset="1", preset="six")
+    page = client.post(reverse("campaigns:create"), data)
+    assert page.status_code == 200
+    assert "Dodge (reaction), Firearms" in page.text
+    more = client.post(reverse("campaigns:create"), d6_options_post(rows=[{"name": "Might", "skills": ""}],
+                                                                    more_rows="1"))  # fmt: skip
+    assert more.text.count('name="stats-') >= 3 * 3

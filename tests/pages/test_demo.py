@@ -27,10 +27,11 @@ def test_demo_twice_creates_everything_once_and_prints_the_password() -> None:
 
     users = get_user_model().objects.filter(username__in=["gm", "alice", "bob"])
     assert sorted(users.values_list("username", flat=True)) == ["alice", "bob", "gm"]
-    assert get_user_model().objects.count() == 3
-    [campaign] = Campaign.objects.all()
+    assert get_user_model().objects.count() == 5  # and carol and dave, the D6 campaign's players
+    assert sorted(Campaign.objects.values_list("system", flat=True)) == ["d6", "lucky13"]  # one of each
+    [campaign] = Campaign.objects.filter(system="lucky13")
     assert campaign.name == "The Sunken Crown"
-    assert sorted(Character.objects.values_list("owner__username", "name")) == [
+    assert sorted(Character.objects.filter(campaign=campaign).values_list("owner__username", "name")) == [
         ("alice", "Brunella"),
         ("bob", "Casimir"),
     ]
@@ -40,18 +41,22 @@ def test_demo_twice_creates_everything_once_and_prints_the_password() -> None:
         ("gm", Membership.Role.GM),
     ]
     # One adventure played: awards, a reputation change and a purchase, written once.
-    assert sorted(LedgerEntry.objects.values_list("character__name", "kind", "amount")) == [
+    assert sorted(
+        LedgerEntry.objects.filter(character__campaign=campaign).values_list("character__name", "kind", "amount")
+    ) == [
         ("Brunella", "award", 14),
         ("Brunella", "spend", -4),
         ("Casimir", "award", 17),
     ]
-    assert sorted(Balance.objects.values_list("character__name", "currency", "amount")) == [
+    assert sorted(
+        Balance.objects.filter(character__campaign=campaign).values_list("character__name", "currency", "amount")
+    ) == [
         ("Brunella", "ap", 10),
         ("Casimir", "ap", 17),
     ]
     assert list(ReputationChange.objects.values_list("character__name", "change")) == [("Casimir", 1)]
     # The sheets are documents made by the creation steps, each change in their history.
-    brunella, casimir = Character.objects.order_by("name")
+    brunella, casimir = Character.objects.filter(campaign=campaign).order_by("name")
     fighting = next(skill for skill in brunella.document.skills if skill.name == "Fighting")
     assert [(spec.name, spec.level) for spec in fighting.specializations] == [("Broadsword", 2)]
     assert [w.name for w in brunella.document.weapons] == ["Broadsword"]
@@ -101,7 +106,7 @@ def test_the_demo_has_a_roll_log_made_by_the_roll_operations() -> None:
 
     run_demo()
 
-    campaign = Campaign.objects.get()
+    campaign = Campaign.objects.get(system="lucky13")
     log = list(Roll.objects.filter(campaign=campaign).order_by("seq").select_related("by", "character"))
     kinds = {roll.kind for roll in log}
     assert {RollKind.CHECK, RollKind.REACTION, RollKind.FREE, RollKind.INITIATIVE, RollKind.ATTACK} <= kinds
@@ -148,7 +153,7 @@ def test_the_demo_has_an_ended_encounter_with_its_rolls() -> None:
     assert RollKind.INITIATIVE in kinds
     assert set(kinds) <= {RollKind.INITIATIVE, RollKind.ATTACK, RollKind.DAMAGE}
     # Only the sailors were attacked: the duelists keep their hit points.
-    brunella, casimir = Character.objects.order_by("name")
+    brunella, casimir = Character.objects.filter(campaign=encounter.campaign).order_by("name")
     assert (brunella.document.hit_points, casimir.document.hit_points) == (40, 30)  # d10 and d8 Pulse: full
 
 
@@ -170,7 +175,7 @@ def test_the_gm_sees_the_demos_roll_log_and_encounter(client) -> None:
     from play.models import Encounter
 
     run_demo()
-    campaign = Campaign.objects.get()
+    campaign = Campaign.objects.get(system="lucky13")
     encounter = Encounter.objects.get()
     client.force_login(get_user_model().objects.get(username="gm"))
 
