@@ -44,8 +44,9 @@ MAX_ADVENTURE: Final = 120
 #: The longest offer key a buyer may send (a kind and an item id, such as "specialization:" and an id).
 MAX_OFFER: Final = 80
 #: The largest "what you saw" (``Order.before``) a buyer may send: the system's number for an offer
-#: (Lucky 13: a level, at most 5, or an ability's rung, d12 is 5).
-MAX_BEFORE: Final = 5
+#: (Lucky 13: a level, at most 5, or an ability's rung, d12 is 5; D6: a code in pips, 60d+2 is 182),
+#: bounded for every system; the system checks it against the sheet.
+MAX_BEFORE: Final = 10_000
 #: What a buyer may give with an offer besides its key, when the system's ``offer_fields`` asks for it.
 CHOICES: Final = ("name",)
 

@@ -28,11 +28,13 @@ Adventure = Annotated[
     str, Field(max_length=ledger.MAX_ADVENTURE, pattern=ONE_LINE, description="The adventure it belongs to.")
 ]
 Name = Annotated[str, Field(max_length=MAX_NAME, pattern=ONE_LINE)]
-#: What the buyer saw: a specialization's level (0 for a new one), or an ability's rung (1 d4 … 5 d12).
-Before = Annotated[
-    StrictInt | None,
-    Field(ge=0, le=ledger.MAX_BEFORE, description="What you saw: the level (0 for a new one) or the die's rung."),
-]
+#: What the buyer saw: the system's number for the offer (Lucky 13: a specialization's level, 0 for a new
+#: one, or an ability's rung, 1 d4 … 5 d12; D6: a skill's code in pips).
+BEFORE_WORDS: Final = (
+    "What you saw: the system's number for the offer (Lucky 13: the level, 0 for a new one, or the die's rung; "
+    "D6: the skill's code in pips)."
+)
+Before = Annotated[StrictInt | None, Field(ge=0, le=ledger.MAX_BEFORE, description=BEFORE_WORDS)]
 #: An offer's key: its kind and the item it names (an ability, or a sheet item's id).
 OFFER_KEY: Final = r"^[a-z_]+:[a-z0-9_]+$"
 

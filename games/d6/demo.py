@@ -94,7 +94,7 @@ def _first_adventure(campaign: Campaign, gm: Any) -> None:
         jericho = Character.objects.get(pk=party["Jericho"].pk)
         firearms = _item(jericho, "Firearms")
         before = jericho.document.code_of(firearms)
-        order = ledger.Order(f"skill-{firearms}", before=before.steps if before else 0)
+        order = ledger.Order(f"skill:{firearms}", before=before.steps if before else 0)
         ledger.buy(character_id=jericho.pk, order=order, by=jericho.owner, adventure=ADVENTURE)
 
 

@@ -365,7 +365,8 @@ def test_the_gm_buys_a_new_specialization_on_the_players_behalf(client, gm, fund
         ({"offer": f"level:{LONGSWORD_SPEC}", "name": "Blade"}, 400, "This purchase takes no name"),
         ({}, 400, "What to buy: This field is required."),
         ({"offer": f"level:{TELEPORT}", "before": "x"}, 400, "What you saw: Enter a whole number"),
-        ({"offer": f"level:{TELEPORT}", "before": "6"}, 400, "What you saw: Ensure this value is less than"),
+        ({"offer": f"level:{TELEPORT}", "before": "10001"}, 400, "What you saw: Ensure this value is less than"),
+        ({"offer": f"level:{TELEPORT}", "before": "6"}, 409, "changed since you looked"),
     ],
 )
 def test_a_purchase_that_cannot_be_made_says_why_and_changes_nothing(client, player, funded, data, status, message):

@@ -452,12 +452,12 @@ class D6:
             p_before, p_after = advancement.gain(before, after, difficulty)
             effect = Effect(f"{skill.name} against {difficulty}", p_before, p_after)
             cost = advancement.pip_cost(before, given["pip_cost"])
-            out.append(Offer(f"skill-{skill.id}", f"{skill.name} {before} → {after}", CHARACTER_POINTS.key, cost,
+            out.append(Offer(f"skill:{skill.id}", f"{skill.name} {before} → {after}", CHARACTER_POINTS.key, cost,
                              (effect,)))  # fmt: skip
         return tuple(out)
 
     def _skill_of(self, sheet: Sheet, offer: str) -> int:
-        prefix, _, rest = offer.partition("-")
+        prefix, _, rest = offer.partition(":")
         if prefix != "skill" or not (rest.isascii() and rest.isdigit()) or sheet.skill(int(rest)) is None:
             raise SpecError("offer", f"there is no purchase {offer!r} on this sheet")
         return int(rest)

@@ -121,7 +121,7 @@ def test_a_pip_bought_and_refunded() -> None:
     sheet = talia()
     firearms = item(sheet, "Firearms")
     offers = {offer.key: offer for offer in D6.offers(sheet, OPTIONS, {"difficulty": "15"})}
-    offer = offers[f"skill-{firearms}"]
+    offer = offers[f"skill:{firearms}"]
     assert (offer.label, offer.cost) == ("Firearms 4d+1 → 4d+2", 4)
     assert offer.effects[0].after > offer.effects[0].before
     bought, _ = D6.buy(sheet, offer.key, OPTIONS, {"before": 13})
@@ -134,7 +134,7 @@ def test_a_pip_bought_and_refunded() -> None:
         D6.refund(sheet, record, OPTIONS)
     strength = item(sheet, "Strength")
     with pytest.raises(SpecError, match="no purchase"):
-        D6.buy(sheet, f"skill-{strength}", OPTIONS)
+        D6.buy(sheet, f"skill:{strength}", OPTIONS)
 
 
 def test_only_the_gm_corrects_codes_luck_and_conditions() -> None:
