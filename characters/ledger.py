@@ -224,11 +224,14 @@ def award(
     reason: str,
     adventure: str = "",
     currency: str | None = None,
+    ends_adventure: bool = False,
     by: AbstractBaseUser,
 ) -> Awarded:
     """The GM's end-of-adventure awards: points in ``currency`` (the system's first by default;
     1 … 1000 each, 0 gives none) and reputation changes (the reputation stays within −5 … +5,
-    "Reputation") for any of the campaign's characters in play, all written at once or not at all."""
+    "Reputation") for any of the campaign's characters in play, all written at once or not at all.
+    ``ends_adventure``: the adventure ends for each of them, as their system says (its
+    ``end_adventure``: D6's heroic luck points come back)."""
     campaign = Campaign.objects.select_for_update().filter(pk=campaign_id).first()  # the campaign first, always
     role = Membership.objects.filter(campaign=campaign, user_id=by.pk).values_list("role", flat=True).first()
     if campaign is None or role is None:
@@ -320,7 +323,23 @@ def award(
             )
         elif a.amount:
             mark_changed(character)  # a new version: open pages hear of the new balance
+    if ends_adventure:
+        for character in characters.values():
+            ended = character.rules.end_adventure(character.document, campaign.settings)
+            if ended is not None:
+                sheet, what = ended
+                _save(character, sheet, by=by, what=what, sections=changed_sections(character, sheet))
     return Awarded(entries, changes)
+
+
+def changed_sections(character: Character, sheet: Any) -> list[str]:
+    """The edit sections of ``character``'s sheet that ``sheet`` changes (their open forms go stale)."""
+    before = character.document
+    return [
+        section.key
+        for section in character.rules.edit_sections
+        if any(getattr(before, field, None) != getattr(sheet, field, None) for field in section.replaces)
+    ]
 
 
 def signed(number: int) -> str:

@@ -395,6 +395,12 @@ class AwardForm(forms.Form):
     amount = WholeNumberField(label="Points for each", required=False, min_value=0, max_value=MAX_ENTRY)
     reason = TextField(label="Reason", required=False, max_length=ledger.MAX_REASON)
     rest = forms.BooleanField(label="Everyone else in play too", required=False, initial=True)
+    ends_adventure = forms.BooleanField(
+        label="This ends the adventure",
+        required=False,
+        help_text="What the rules give back at an adventure's end comes back to each character awarded "
+        "(D6: the luck points spent heroically).",
+    )
 
     def __init__(
         self, *args: Any, characters: list[Character], rules: RulesSystem, chosen: str | None = None,
@@ -518,6 +524,7 @@ def award(request: HttpRequest, campaign_pk: int) -> HttpResponse:
                     reason=form.cleaned_data["reason"],
                     adventure=form.cleaned_data["adventure"],
                     currency=currency.key,
+                    ends_adventure=form.cleaned_data["ends_adventure"],
                     by=request.user,
                 )
             except Refused as refused:

@@ -64,6 +64,11 @@ class AwardIn(Forbid):
         description="The key of one of the system's currencies (`GET /systems` lists them); its first "
         "(Lucky 13: `ap`) if left out. One the system does not declare is a 400.",
     )
+    ends_adventure: bool = Field(
+        False,
+        description="The adventure ends for the character: what its system gives back then comes back "
+        "(D6: the luck points spent heroically).",
+    )
 
 
 class CorrectionIn(Forbid):
@@ -228,6 +233,7 @@ def write_entry(request: HttpRequest, id: PathId, change: Body[ChangeIn]) -> Sta
         reason=change.reason,
         adventure=change.adventure,
         currency=change.currency,
+        ends_adventure=change.ends_adventure,
         by=request.user,
     )
     return _written(awarded.entries[0])

@@ -698,6 +698,12 @@ class RulesSystem(Protocol):
         cannot say (Lucky 13: an ability other than the skill's own, a skill not on the campaign's list)."""
         ...
 
+    def end_adventure(self, sheet: BaseModel, options: Mapping[str, Any]) -> tuple[BaseModel, str] | None:
+        """The sheet when the GM ends the adventure (D6: the heroic and dramatic luck points spent come
+        back, with the extra ones the GM granted), and the words its history keeps; None when the end of
+        an adventure changes nothing on it."""
+        ...
+
     # Advancement.
     currencies: tuple[Currency, ...]
     #: The standing the GM awards beside the points (None: the sheet keeps none).

@@ -287,3 +287,65 @@ def test_the_options_form_loads_the_preset_and_adds_rows(client, gm) -> None:
     more = client.post(reverse("campaigns:create"), d6_options_post(rows=[{"name": "Might", "skills": ""}],
                                                                     more_rows="1"))  # fmt: skip
     assert more.text.count('name="stats-') >= 3 * 3
+
+
+def spend_url(character: Character) -> str:
+    return reverse("d6:spend-luck", args=[character.pk])
+
+
+def test_a_luck_point_spent_heroically_comes_back_when_the_adventure_ends(client, d6_campaign, gm, player) -> None:
+    from characters import ledger
+    from characters.models import SheetChange
+
+    talia = made(client, d6_campaign, player)
+    page = client.get(spend_url(talia))
+    assert page.status_code == 200
+    assert "Talia has <strong>1</strong> luck point" in page.text
+    response = client.post(spend_url(talia), {"version": "0", "kind": "escape", "heroism": "dramatic",
+                                              "explanation": "Dove into the subway as the tower fell."})  # fmt: skip
+    assert response.status_code == 302
+    talia.refresh_from_db()
+    assert talia.document.luck_points == 0
+    assert [(s.id, s.heroism) for s in talia.document.luck_owed] == [(1, "dramatic")]
+    history = SheetChange.objects.filter(character=talia).latest("pk")
+    assert "escaped certain death: Dove into the subway" in history.what
+    sheet = client.get(reverse("characters:sheet", args=[talia.pk])).text
+    assert "Owed back at the adventure’s end" in sheet
+    none_left = client.post(spend_url(talia), {"version": str(talia.version), "kind": "double", "heroism": "heroic"})
+    assert none_left.status_code in (200, 400)
+    assert "Nothing was spent" in none_left.text or "No luck point left" in none_left.text
+
+    client.force_login(gm)  # the GM grants one more for the dramatic spend, then ends the adventure
+    granted = client.post(reverse("d6:grant-luck", args=[talia.pk, 1]), {"version": str(talia.version), "granted": "1"})
+    assert granted.status_code == 302
+    ledger.award(campaign_id=d6_campaign.pk, awards=[ledger.Award(talia.pk, 3)], reason="Finished",
+                 ends_adventure=True, by=gm)  # fmt: skip
+    talia.refresh_from_db()
+    assert talia.document.luck_points == 2  # the point back, and one more
+    assert talia.document.luck_owed == ()
+
+
+def test_spending_luck_is_refused_plainly_and_changes_nothing(client, d6_campaign, player, other_player) -> None:
+    talia = made(client, d6_campaign, player)
+    escape = client.post(spend_url(talia), {"version": "0", "kind": "escape", "heroism": "heroic",
+                                            "explanation": ""})  # fmt: skip
+    assert escape.status_code == 400
+    assert "explain how the character got away" in escape.text
+    bad = client.post(spend_url(talia), {"version": "0", "kind": "reroll", "heroism": "heroic"})
+    assert bad.status_code == 400
+    assert "reroll is not on the list" in bad.text
+    no_version = client.post(spend_url(talia), {"kind": "double", "heroism": "heroic"})
+    assert no_version.status_code == 400
+    talia.refresh_from_db()
+    assert talia.document.luck_points == 1
+    client.force_login(other_player)
+    assert client.post(spend_url(talia), {"version": "0", "kind": "double", "heroism": "heroic"}).status_code == 403
+    client.force_login(player)
+    assert client.post(reverse("d6:grant-luck", args=[talia.pk, 1]), {"version": "0"}).status_code == 403
+    stale_version = str(talia.version)
+    assert (
+        client.post(spend_url(talia), {"version": stale_version, "kind": "double", "heroism": "heroic"}).status_code
+        == 302
+    )
+    stale = client.post(spend_url(talia), {"version": stale_version, "kind": "double", "heroism": "heroic"})
+    assert stale.status_code == 409  # the luck points changed since that page was opened

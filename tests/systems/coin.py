@@ -309,6 +309,10 @@ class Coin:
             raise SpecError("nerve", "the character has no Nerve yet")
         return {"need": call.need}
 
+    def end_adventure(self, sheet: Sheet, options: Mapping[str, Any]) -> tuple[Sheet, str] | None:
+        """Nothing on the sheet changes when an adventure ends."""
+        return None
+
     def call_words(self, call: Situation, options: Mapping[str, Any]) -> str:  # type: ignore[override]
         return f"A flip needing {call.need} heads"
 

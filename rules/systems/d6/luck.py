@@ -44,6 +44,8 @@ __all__ = [
     "Spend",
     "end_adventure",
     "spend",
+    "spend_words",
+    "state_of",
 ]
 
 #: Rules text: "Every character starts with one Luck Point."
@@ -205,3 +207,20 @@ def end_adventure(state: LuckState, extra_for: Iterable[int] = frozenset()) -> L
     if points > MAX_POINTS:
         raise LuckError("points", f"a character holds at most {MAX_POINTS} luck points")
     return LuckState(points, (), state.spent)
+
+
+# --- On the sheet -----------------------------------------------------------------------------------
+
+
+def state_of(points: int, owed: Iterable[Spend], spent: int) -> LuckState:
+    """The luck state a sheet holds (its points, the spends owed back, how many were ever spent)."""
+    return LuckState(points, tuple(owed), max(spent, *(s.id for s in owed)) if owed else spent)
+
+
+def spend_words(entry: Spend) -> str:
+    """A spend as the sheet's history says it: "Luck point spent (heroic): doubled for the round"."""
+    did = "doubled every code for the round" if entry.kind is Kind.DOUBLE else "escaped certain death"
+    back = {Heroism.UNHEROIC: "gone", Heroism.HEROIC: "back at the adventure's end",
+            Heroism.DRAMATIC: "back at the adventure's end, perhaps with one more"}[entry.heroism]  # fmt: skip
+    why = f": {entry.explanation}" if entry.explanation else ""
+    return f"Luck point spent, {entry.heroism.value} ({back}): {did}{why}"

@@ -62,6 +62,17 @@ class Item(Document):
     description: Description = ""
 
 
+class OwedSpend(Document):
+    """A heroic or dramatic luck point spent this adventure, owed back at its end ("Heroic, you'll get it
+    back at the end of the adventure"); ``extra``: the GM grants a dramatic one "probably another one"."""
+
+    id: Annotated[int, Field(ge=1, strict=True)]
+    kind: Literal["double", "escape"]
+    heroism: Literal["heroic", "dramatic"]
+    explanation: Annotated[LongText, Field(max_length=500)] = ""
+    extra: bool = False
+
+
 class Creation(Document):
     """Where creation stands: the step a draft was saved at ("" once the character is finished)."""
 
@@ -77,6 +88,10 @@ class Sheet(Document):
     skills: tuple[Skill, ...] = Field(default=(), max_length=MAX_ITEMS)
     #: "Every character starts with one Luck Point" (the campaign's ``starting_luck``).
     luck_points: Annotated[int, Field(ge=0, le=MAX_LUCK, strict=True)] = 0
+    #: The heroic and dramatic spends of this adventure, owed back at its end, and how many were ever spent
+    #: (the last spend's number: the luck point ledger's entries are in the sheet's history).
+    luck_owed: tuple[OwedSpend, ...] = Field(default=(), max_length=MAX_LUCK)
+    luck_spent: Annotated[int, Field(ge=0, strict=True)] = 0
     #: The conditions the GM sets: "If you are wounded when you use a skill, your skill code is reduced by 1d".
     wounded: bool = False
     stunned: bool = False

@@ -33,12 +33,12 @@ from rules.systems.base import (
     Vitals,
     nobody,
 )
-from rules.systems.d6 import advancement, creation, options
+from rules.systems.d6 import advancement, creation, luck, options
 from rules.systems.d6.chance import DIFFICULTY_BANDS, MAX_DIFFICULTY, RANGE_BANDS, band
 from rules.systems.d6.codes import DieCode
 from rules.systems.d6.rolls import ROLL_KINDS
 from rules.systems.d6.rounds import REACTION_SKILLS, Action, RoundPlan
-from rules.systems.d6.sheet import SCHEMA_VERSION, Sheet, code, incomplete, migrate, raised_by
+from rules.systems.d6.sheet import SCHEMA_VERSION, OwedSpend, Sheet, code, incomplete, migrate, raised_by
 
 KEY: Final = "d6"
 NAME: Final = "D6 die codes"
@@ -394,6 +394,45 @@ class D6:
         theirs, _ = round_code(their_code, their_name, other.sheet, {}, given)
         return theirs, f"{other.name} ({their_name})"
 
+    # Luck points
+
+    def _luck(self, sheet: Sheet) -> luck.LuckState:
+        owed = [luck.Spend(s.id, luck.Kind(s.kind), luck.Heroism(s.heroism), s.explanation) for s in sheet.luck_owed]
+        return luck.state_of(sheet.luck_points, owed, sheet.luck_spent)
+
+    def spend_luck(self, sheet: Sheet, kind: str, heroism: str, explanation: str = "") -> tuple[Sheet, str]:
+        """One luck point spent (rules text, "luck points"): the sheet after it, and the words its history
+        keeps; :class:`rules.systems.d6.luck.LuckError` when none is left or an escape has no explanation."""
+        state, entry = luck.spend(self._luck(sheet), kind, heroism, explanation)
+        owed = list(sheet.luck_owed)
+        if entry.returned:
+            owed.append(OwedSpend(id=entry.id, kind=entry.kind.value, heroism=entry.heroism.value,
+                                  explanation=entry.explanation))  # fmt: skip
+        after = sheet.model_copy(update={"luck_points": state.points, "luck_owed": tuple(owed),
+                                         "luck_spent": state.spent})  # fmt: skip
+        return self.read_sheet(after.model_dump(mode="json")), luck.spend_words(entry)
+
+    def grant_extra(self, sheet: Sheet, spend_id: int, granted: bool = True) -> tuple[Sheet, str]:
+        """The GM grants (or takes back) one more point for a dramatic spend owed back ("probably another one
+        as well"); it comes with the spend at the adventure's end."""
+        found = next((s for s in sheet.luck_owed if s.id == spend_id), None)
+        if found is None or found.heroism != "dramatic":
+            raise luck.LuckError("spend", "only a dramatic spend owed back this adventure can earn one more point")
+        owed = tuple(s.model_copy(update={"extra": granted}) if s.id == spend_id else s for s in sheet.luck_owed)
+        words = "one more luck point granted" if granted else "the extra luck point taken back"
+        return sheet.model_copy(update={"luck_owed": owed}), f"Dramatic spend {spend_id}: {words}"
+
+    def end_adventure(self, sheet: Sheet, given: Mapping[str, Any]) -> tuple[Sheet, str] | None:
+        """The adventure's end: every heroic and dramatic spend comes back, and the extra points the GM
+        granted (rules text, "luck points"); None when nothing is owed."""
+        if not sheet.luck_owed:
+            return None
+        extra = {s.id for s in sheet.luck_owed if s.extra}
+        state = luck.end_adventure(self._luck(sheet), extra)
+        back = state.points - sheet.luck_points
+        after = sheet.model_copy(update={"luck_points": state.points, "luck_owed": ()})
+        return after, f"End of the adventure: {back} luck point{'s' if back != 1 else ''} back"
+
     # The GM's calls
 
     def call_choices(self, given: Mapping[str, Any]) -> Mapping[str, Sequence[tuple[str, str]]]:
@@ -543,10 +582,13 @@ class D6:
         """A fresh start: the campaign's starting luck points, neither wounded nor stunned."""
         changes = []
         update: dict[str, Any] = {}
-        luck = given["starting_luck"] if finished else 0
-        if sheet.luck_points != luck:
-            changes.append(f"luck points from {sheet.luck_points} to {luck}")
-            update["luck_points"] = luck
+        points = given["starting_luck"] if finished else 0
+        if sheet.luck_points != points:
+            changes.append(f"luck points from {sheet.luck_points} to {points}")
+            update["luck_points"] = points
+        if sheet.luck_owed:
+            changes.append("no luck points owed back")
+            update["luck_owed"] = []
         for condition in ("wounded", "stunned"):
             if getattr(sheet, condition):
                 changes.append(f"no longer {condition}")

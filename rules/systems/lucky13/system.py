@@ -495,6 +495,10 @@ class Lucky13:
         situation["skill"] = skill.id
         return situation
 
+    def end_adventure(self, sheet: Sheet, options: Mapping[str, Any]) -> tuple[Sheet, str] | None:
+        """Nothing on the sheet changes when an adventure ends."""
+        return None
+
     def call_words(self, call: Call, options: Mapping[str, Any]) -> str:  # type: ignore[override]
         """ "Stealth check, Difficult (d8), with a background, Ability +1 step"."""
         charm = dict(zip(ABILITY_KEYS, options["ability_names"], strict=True))["charm"]

@@ -159,3 +159,23 @@ def test_a_fresh_import_is_held_to_the_campaigns_creation_and_starts_afresh() ->
     greedy = D6.read_sheet({**sheet.model_dump(mode="json"), "stats": stats})
     problems = D6.fresh_problems(greedy, OPTIONS, campaign="Ruins", rolls_verified=True)
     assert any("Spend every stat die" in p.message and "Ruins" in p.message for p in problems)
+
+
+def test_luck_spent_owed_and_returned_at_the_adventures_end() -> None:
+    sheet = talia(luck_points=2)
+    sheet, words = D6.spend_luck(sheet, "double", "unheroic")
+    assert "gone" in words
+    assert (sheet.luck_points, sheet.luck_owed) == (1, ())
+    sheet, _ = D6.spend_luck(sheet, "escape", "dramatic", "Through the hole in the floor")
+    assert sheet.luck_points == 0
+    assert [(s.id, s.kind) for s in sheet.luck_owed] == [(2, "escape")]
+    with pytest.raises(SpecError, match="no luck point left"):
+        D6.spend_luck(sheet, "double", "heroic")
+    granted, _ = D6.grant_extra(sheet, 2)
+    ended, words = D6.end_adventure(granted, OPTIONS)
+    assert (ended.luck_points, ended.luck_owed, words) == (2, (), "End of the adventure: 2 luck points back")
+    assert D6.end_adventure(ended, OPTIONS) is None  # nothing owed: nothing changes
+    plain, _ = D6.end_adventure(sheet, OPTIONS)
+    assert plain.luck_points == 1  # without the GM's extra point
+    with pytest.raises(SpecError, match="only a dramatic spend"):
+        D6.grant_extra(sheet, 1)

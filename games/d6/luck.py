@@ -1,0 +1,59 @@
+"""Spending a D6 luck point from the sheet, and the GM's extra point for a dramatic spend.
+
+Both go through the sheet's one write path (:mod:`characters.write`): locked, made from the version of
+the luck points the page showed (an older one is refused with :class:`StaleSection`, nothing written),
+built by the engine (``D6.spend_luck``, ``D6.grant_extra``), validated, recorded in the sheet's
+history (the luck point ledger: who spent what, when, and why) and announced to open pages. The GM's
+end of the adventure returns what is owed (``ledger.award`` with ``ends_adventure``)."""
+
+from __future__ import annotations
+
+from typing import Final
+
+from django.contrib.auth.models import AbstractBaseUser
+from django.db import transaction
+
+from campaigns.models import Membership
+from characters import write
+from characters.models import Character
+from characters.operations import NotAllowed, StaleSection, refusal, section_version
+from rules.systems.base import EditSection, Role
+
+#: The sheet's section of the luck points: its open forms go stale when a point is spent.
+LUCK: Final = "luck"
+#: Who spends a luck point: the player and the GM ("Anytime at all during a scenario … you can say").
+SPEND: Final = EditSection(LUCK, "luck points", frozenset({Role.OWNER, Role.GM}))
+#: Who grants one more point for a dramatic spend: the GM ("probably another one as well").
+GRANT: Final = EditSection(LUCK, "luck points", frozenset({Role.GM}), note="only the GM grants an extra luck point")
+
+
+def _locked(character_id: int, action: EditSection, version: int, by: AbstractBaseUser) -> Character:
+    character = write.lock(character_id)
+    is_gm = Membership.objects.filter(campaign_id=character.campaign_id, user_id=by.pk,
+                                      role=Membership.Role.GM).exists()  # fmt: skip
+    reason = refusal(character, action, is_owner=character.owner_id == by.pk, is_gm=is_gm)
+    if reason:
+        raise NotAllowed(reason)
+    if write.is_stale(character, version, LUCK):
+        raise StaleSection(LUCK, made_from=version, now=section_version(character, LUCK))
+    return character
+
+
+@transaction.atomic
+def spend(*, character_id: int, version: int, kind: str, heroism: str, explanation: str,
+          by: AbstractBaseUser) -> tuple[Character, str]:  # fmt: skip
+    """Spend one of the character's luck points. Raises :class:`NotAllowed`, :class:`StaleSection`, or
+    :class:`~rules.systems.base.SpecError` (none left, an escape with no explanation); nothing is written."""
+    character = _locked(character_id, SPEND, version, by)
+    sheet, words = character.rules.spend_luck(character.document, kind, heroism, explanation)
+    write.write(character, sheet, by=by, what=words, sections=[LUCK])
+    return character, words
+
+
+@transaction.atomic
+def grant(*, character_id: int, version: int, spend_id: int, granted: bool, by: AbstractBaseUser) -> Character:
+    """The GM grants (or takes back) one more point for a dramatic spend, returned with it at the end."""
+    character = _locked(character_id, GRANT, version, by)
+    sheet, words = character.rules.grant_extra(character.document, spend_id, granted)
+    write.write(character, sheet, by=by, what=words, sections=[LUCK])
+    return character
