@@ -349,3 +349,34 @@ def test_spending_luck_is_refused_plainly_and_changes_nothing(client, d6_campaig
     )
     stale = client.post(spend_url(talia), {"version": stale_version, "kind": "double", "heroism": "heroic"})
     assert stale.status_code == 409  # the luck points changed since that page was opened
+
+
+@pytest.mark.parametrize("viewer", ["gm", "player", "other_player"])
+def test_the_d6_sheet_costs_three_queries_and_prints(
+    client, d6_campaign, player, request, viewer, django_assert_num_queries
+) -> None:
+    talia = made(client, d6_campaign, player)
+    client.force_login(request.getfixturevalue(viewer))
+    # the session, the user, the character (its sheet on the row) with its campaign, owner and the viewer's role
+    with django_assert_num_queries(3):
+        sheet = client.get(reverse("characters:sheet", args=[talia.pk]))
+    assert sheet.status_code == 200
+    assert "Stats and skills" in sheet.text
+    printed = client.get(reverse("characters:print", args=[talia.pk]))
+    assert printed.status_code == 200
+    assert "Firearms" in printed.text
+    assert "4d+1" in printed.text
+
+
+def test_the_dashboard_shows_d6_vitals_luck_and_conditions(client, d6_campaign, gm, player) -> None:
+    from rules.systems.base import Role
+
+    talia = made(client, d6_campaign, player)
+    system = get("d6")
+    wounded = system.edit(talia.document, "conditions", {"wounded": True}, role=Role.GM, options=d6_campaign.settings)
+    Character.objects.filter(pk=talia.pk).update(sheet=wounded.model_dump(mode="json"))
+    client.force_login(gm)
+    page = client.get(reverse("play:dashboard", args=[d6_campaign.pk]))
+    assert page.status_code == 200
+    assert "Luck points" in page.text
+    assert "wounded" in page.text
