@@ -150,9 +150,7 @@ def test_the_roll_page_shows_the_exact_chance_and_rolls_on_the_server(client, mo
 def test_a_wounded_character_rolls_one_die_less(client, d6_campaign, gm, player) -> None:
     character = made(client, d6_campaign, player)
     system = get("d6")
-    wounded = system.edit(
-        character.document, "conditions", {"wounded": True}, role=Role.GM, options=d6_campaign.settings
-    )
+    wounded = system.edit(character.document, "conditions", {"wounds": 1}, role=Role.GM, options=d6_campaign.settings)
     firearms = next(s.id for s in wounded.skills if s.name == "Firearms")
     made_roll = system.sheet_roll(wounded, {"item": firearms, "difficulty": 10}, d6_campaign.settings)
     assert made_roll.spec["code"] == "3d+1"
@@ -373,7 +371,7 @@ def test_the_dashboard_shows_d6_vitals_luck_and_conditions(client, d6_campaign, 
 
     talia = made(client, d6_campaign, player)
     system = get("d6")
-    wounded = system.edit(talia.document, "conditions", {"wounded": True}, role=Role.GM, options=d6_campaign.settings)
+    wounded = system.edit(talia.document, "conditions", {"wounds": 1}, role=Role.GM, options=d6_campaign.settings)
     Character.objects.filter(pk=talia.pk).update(sheet=wounded.model_dump(mode="json"))
     client.force_login(gm)
     page = client.get(reverse("play:dashboard", args=[d6_campaign.pk]))

@@ -1,5 +1,5 @@
 """The D6 character sheet as one document: stats and skills as die codes, luck points, the
-conditions the GM sets (wounded, stunned), gear, notes, and how far creation has come.
+conditions the GM sets (wounds, stunned), gear, notes, and how far creation has come.
 
 "Every character has Stats and Skills measured in Die Codes"; "All skills start with the same die
 code as the stat": a skill not raised keeps no code of its own (``code`` is ``None``) and is rolled at
@@ -24,6 +24,10 @@ MAX_DESCRIPTION: Final = 2000
 MAX_NOTES: Final = 20_000
 MAX_ITEMS: Final = 150
 MAX_LUCK: Final = 99
+#: The wound levels, from none: wounded is −1d to every roll ("If you are wounded when you use a skill");
+#: incapacitated and dead cannot act (our reading: the text stops at wounded, and a fight needs an end).
+WOUND_LEVELS: Final = ("unhurt", "wounded", "incapacitated", "dead")
+MAX_WOUNDS: Final = len(WOUND_LEVELS) - 1
 
 #: A die code as the sheet writes it: ``3d``, ``3d+1``, ``3d+2`` (``0d+2`` too).
 Code = Annotated[str, Field(pattern=r"^[0-9]{1,2}d(\+[12])?$")]
@@ -92,8 +96,9 @@ class Sheet(Document):
     #: (the last spend's number: the luck point ledger's entries are in the sheet's history).
     luck_owed: tuple[OwedSpend, ...] = Field(default=(), max_length=MAX_LUCK)
     luck_spent: Annotated[int, Field(ge=0, strict=True)] = 0
-    #: The conditions the GM sets: "If you are wounded when you use a skill, your skill code is reduced by 1d".
-    wounded: bool = False
+    #: How badly hurt (:data:`WOUND_LEVELS`): "If you are wounded when you use a skill, your skill code is
+    #: reduced by 1d"; our reading adds the levels past it, where a character cannot act.
+    wounds: Annotated[int, Field(ge=0, le=MAX_WOUNDS, strict=True)] = 0
     stunned: bool = False
     gear: tuple[Item, ...] = Field(default=(), max_length=MAX_ITEMS)
     notes: Annotated[LongText, Field(max_length=MAX_NOTES)] = ""
@@ -128,6 +133,16 @@ class Sheet(Document):
         yield self.stats
         yield self.skills
         yield self.gear
+
+    @property
+    def wounded(self) -> bool:
+        """Wounded or worse: −1d to every roll."""
+        return self.wounds >= 1
+
+    @property
+    def can_act(self) -> bool:
+        """Incapacitated or dead, a character does nothing."""
+        return self.wounds < 2
 
     def stat(self, item_id: int) -> Stat | None:
         return next((stat for stat in self.stats if stat.id == item_id), None)

@@ -38,7 +38,17 @@ from rules.systems.d6.chance import DIFFICULTY_BANDS, MAX_DIFFICULTY, RANGE_BAND
 from rules.systems.d6.codes import DieCode
 from rules.systems.d6.rolls import ROLL_KINDS
 from rules.systems.d6.rounds import REACTION_SKILLS, Action, RoundPlan
-from rules.systems.d6.sheet import SCHEMA_VERSION, OwedSpend, Sheet, code, incomplete, migrate, raised_by
+from rules.systems.d6.sheet import (
+    MAX_WOUNDS,
+    SCHEMA_VERSION,
+    WOUND_LEVELS,
+    OwedSpend,
+    Sheet,
+    code,
+    incomplete,
+    migrate,
+    raised_by,
+)
 
 KEY: Final = "d6"
 NAME: Final = "D6 die codes"
@@ -158,8 +168,9 @@ class D6:
                          "only the GM corrects them"),
         EditSection("luck", "luck points", frozenset({Role.GM}), fields=("luck_points",), region="vitals",
                     note="luck points are spent from the sheet; only the GM corrects them"),
-        EditSection("conditions", "conditions", frozenset({Role.GM}), fields=("wounded", "stunned"), region="vitals",
-                    note="the GM sets whether a character is wounded or stunned"),
+        EditSection("conditions", "wounds and stun", frozenset({Role.GM}), fields=("wounds", "stunned"),
+                    region="vitals", note="the GM sets how badly a character is hurt (0 unhurt, 1 wounded, "
+                                          "2 incapacitated, 3 dead) and whether stunned"),
     )  # fmt: skip
     roll_kinds: Final = ROLL_KINDS
     currencies: Final = (CHARACTER_POINTS,)
@@ -313,9 +324,14 @@ class D6:
 
     def vitals(self, sheet: Sheet, given: Mapping[str, Any]) -> Vitals:
         luck = Track("luck_points", "Luck points", sheet.luck_points, minimum=0)
-        conditions = tuple(c for c, on in (("wounded", sheet.wounded), ("stunned", sheet.stunned)) if on)
-        notes = (("wounded", "−1d to every roll"),) if sheet.wounded else ()
-        return Vitals((luck,), "wounded" if sheet.wounded else "up", conditions=conditions, notes=notes)
+        level = WOUND_LEVELS[sheet.wounds]
+        wounds = Track("wounds", "Wounds", sheet.wounds, maximum=MAX_WOUNDS, minimum=0)
+        conditions = tuple(c for c, on in ((level, sheet.wounds > 0), ("stunned", sheet.stunned)) if on)
+        notes = (("wounded", "−1d to every roll"),) if sheet.wounds == 1 else ()
+        if not sheet.can_act:
+            return Vitals((luck, wounds), level, can_act=False, why_not=f"{level}: the character cannot act",
+                          conditions=conditions)  # fmt: skip
+        return Vitals((luck, wounds), level if sheet.wounds else "up", conditions=conditions, notes=notes)
 
     def summary(self, sheet: Sheet) -> Summary:
         return Summary(concept=sheet.concept, step=sheet.creation.step)
@@ -346,6 +362,8 @@ class D6:
         except ValidationError as error:
             problem = problems_of(error)[0]
             raise SpecError(problem.field, problem.message) from None
+        if not sheet.can_act:
+            raise SpecError("wounds", f"{WOUND_LEVELS[sheet.wounds]}: the character cannot act")
         name, base = self._code(sheet, asked.item, "item")
         rolled, steps = round_code(base, name, sheet, situation, given)
         if asked.kind == "check":
@@ -579,7 +597,7 @@ class D6:
         )
 
     def afresh(self, sheet: Sheet, given: Mapping[str, Any], *, finished: bool) -> tuple[Sheet, tuple[str, ...]]:
-        """A fresh start: the campaign's starting luck points, neither wounded nor stunned."""
+        """A fresh start: the campaign's starting luck points, unhurt and not stunned."""
         changes = []
         update: dict[str, Any] = {}
         points = given["starting_luck"] if finished else 0
@@ -589,10 +607,12 @@ class D6:
         if sheet.luck_owed:
             changes.append("no luck points owed back")
             update["luck_owed"] = []
-        for condition in ("wounded", "stunned"):
-            if getattr(sheet, condition):
-                changes.append(f"no longer {condition}")
-                update[condition] = False
+        if sheet.wounds:
+            changes.append(f"no longer {WOUND_LEVELS[sheet.wounds]}")
+            update["wounds"] = 0
+        if sheet.stunned:
+            changes.append("no longer stunned")
+            update["stunned"] = False
         if not update:
             return sheet, ()
         return self.read_sheet({**sheet.model_dump(mode="json"), **update}), tuple(changes)

@@ -46,7 +46,7 @@ def test_a_sheet_roll_takes_the_rounds_penalties_and_says_them(situation, code, 
 
 
 def test_wounded_and_stunned_come_from_the_sheet_and_a_luck_point_ignores_the_stun() -> None:
-    sheet = talia(wounded=True, stunned=True)
+    sheet = talia(wounds=1, stunned=True)
     firearms = item(sheet, "Firearms")
     assert D6.sheet_roll(sheet, {"item": firearms, "difficulty": 10}, OPTIONS).spec["code"] == "2d+1"
     doubled = D6.sheet_roll(sheet, {"item": firearms, "difficulty": 10, "doubled": True}, OPTIONS)
@@ -74,7 +74,7 @@ def test_a_band_alone_gives_the_chance_at_both_ends_and_a_number_outside_it_is_r
 
 def test_an_opposed_roll_against_another_character_or_the_gms_code() -> None:
     sheet = talia()
-    jericho = Other("Jericho", talia(wounded=True))
+    jericho = Other("Jericho", talia(wounds=1))
     made = D6.sheet_roll(sheet, {"kind": "opposed", "item": item(sheet, "Dodge"), "opponent": 4},
                          OPTIONS, lambda pk: jericho if pk == 4 else None)  # fmt: skip
     assert (made.spec["attacker"], made.spec["defender"]) == ("4d", "3d")  # Jericho's Dodge 4d, wounded
@@ -150,10 +150,10 @@ def test_only_the_gm_corrects_codes_luck_and_conditions() -> None:
 
 
 def test_a_fresh_import_is_held_to_the_campaigns_creation_and_starts_afresh() -> None:
-    sheet = talia(wounded=True, luck_points=4)
+    sheet = talia(wounds=1, luck_points=4)
     assert D6.fresh_problems(sheet, OPTIONS, campaign="Ruins", rolls_verified=False) == ()
     fresh, changes = D6.afresh(sheet, OPTIONS, finished=True)
-    assert (fresh.luck_points, fresh.wounded) == (1, False)
+    assert (fresh.luck_points, fresh.wounds) == (1, 0)
     assert "luck points from 4 to 1" in changes
     stats = [{**s.model_dump(), "code": "3d" if s.name == "Dexterity" else "5d"} for s in sheet.stats]
     greedy = D6.read_sheet({**sheet.model_dump(mode="json"), "stats": stats})
@@ -179,3 +179,15 @@ def test_luck_spent_owed_and_returned_at_the_adventures_end() -> None:
     assert plain.luck_points == 1  # without the GM's extra point
     with pytest.raises(SpecError, match="only a dramatic spend"):
         D6.grant_extra(sheet, 1)
+
+
+def test_an_incapacitated_character_cannot_act_and_the_vitals_say_so() -> None:
+    sheet = talia(wounds=2)
+    vitals = D6.vitals(sheet, OPTIONS)
+    assert not vitals.can_act
+    assert "incapacitated" in vitals.why_not
+    with pytest.raises(SpecError, match="cannot act"):
+        D6.sheet_roll(sheet, {"item": item(sheet, "Dodge"), "difficulty": 10}, OPTIONS)
+    wounded = D6.vitals(talia(wounds=1), OPTIONS)
+    assert wounded.can_act
+    assert ("wounded", "−1d to every roll") in wounded.notes
