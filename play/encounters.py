@@ -295,7 +295,8 @@ def add_npcs(
     except SheetInvalid as error:
         errors.update((p.field.split(".")[0] or "stats", p.message) for p in error.problems)
     if errors or block is None:
-        raise Refused("Check the stat block.", errors=errors)
+        said = " ".join(message if message.endswith(".") else f"{message}." for message in errors.values())
+        raise Refused(f"Check the stat block. {said}".strip(), errors=errors)
     _check_room(encounter, count)
     group = (Combatant.objects.filter(encounter=encounter).aggregate(last=Max("group"))["last"] or 0) + 1
     added = [

@@ -81,6 +81,8 @@ class D6OptionsForm(forms.Form):
     stat_maximum = _code_field("stat_maximum")
     starting_luck = _number_field("starting_luck")
     pip_cost = _number_field("pip_cost")
+    initiative_stat = TextField(label=OPTIONS["initiative_stat"].label, help_text=OPTIONS["initiative_stat"].help,
+                                required=False, max_length=60)  # fmt: skip
 
     def __init__(
         self,

@@ -238,7 +238,7 @@ def d6_options_post(**changes) -> dict[str, object]:
     rows = changes.pop("rows", stat_rows(preset_stats("six")))
     data: dict[str, object] = {"name": "Mutant Alley", "description": "", "system": "d6", "save": "1",
                                "stat_dice": 18, "skill_dice": 7, "skill_cap": 2, "stat_minimum": "1d",
-                               "stat_maximum": "5d", "starting_luck": 1, "pip_cost": 1,
+                               "stat_maximum": "5d", "starting_luck": 1, "pip_cost": 1, "initiative_stat": "",
                                "stats-TOTAL_FORMS": len(rows), "stats-INITIAL_FORMS": len(rows)}  # fmt: skip
     for i, row in enumerate(rows):
         data |= {f"stats-{i}-{key}": value for key, value in row.items()}

@@ -267,7 +267,8 @@ def test_a_fight_from_the_sheet_and_an_npc(key: str) -> None:
     assert isinstance(combat, Combat)
     sheet, options, _ = finished(system)
     form = {"lucky13": {"reflex": "d6", "combat": "d4", "accuracy": "d4", "damage": "d6", "pulse": "d4"},
-            "coin": {"nerve": "2", "luck": "3"}}[key]  # fmt: skip
+            "coin": {"nerve": "2", "luck": "3"},
+            "d6": {"attack": "4d+1", "defence": "3d", "initiative": "3d+2", "weapon": "Club"}}[key]  # fmt: skip
     npc_block = combat.npc(form, options)
     hero_block = combat.joins(sheet, options)
     for block in (npc_block, hero_block):

@@ -66,6 +66,8 @@ OPTIONS: Final = (
     Option("stat_minimum", "Lowest stat at creation", "1d", help="A die code: 1d, 2d+1 …"),
     Option("stat_maximum", "Highest stat at creation", "5d", help="A die code: 4d, 5d …"),
     Option("starting_luck", "Luck points at the start", 1, help="One in the rule text; 0 to 10."),
+    Option("initiative_stat", "Initiative stat", "Perception",
+           help="The stat a character rolls for initiative in a fight; left empty, each character's highest."),
     Option("pip_cost", "Character points per pip", 1,
            help="Raising a skill one pip costs its whole dice times this (at least once): 3d+2 → 4d costs 3."),
 )  # fmt: skip
@@ -137,6 +139,19 @@ def validate_options(options: Mapping[str, Any]) -> dict[str, Any]:
                            ("starting_luck", 0, 10), ("pip_cost", 1, 10)):  # fmt: skip
         if _whole(out[key], low, high) is None:
             errors[key] = f"must be a whole number from {low} to {high}"
+    if not isinstance(out["initiative_stat"], str) or len(out["initiative_stat"]) > 60:
+        errors["initiative_stat"] = "must be the name of one of the stats, or empty"
+    elif "stats" not in errors and out["initiative_stat"].strip():
+        names = {stat["name"].casefold(): stat["name"] for stat in out["stats"]}
+        wanted = " ".join(out["initiative_stat"].split())
+        if wanted.casefold() not in names and "initiative_stat" not in options:
+            out["initiative_stat"] = ""  # the default names a stat this list lacks: each character's highest
+        elif wanted.casefold() not in names:
+            errors["initiative_stat"] = f"{wanted} is not one of the stats: name one of them, or leave it empty"
+        else:
+            out["initiative_stat"] = names[wanted.casefold()]
+    else:
+        out["initiative_stat"] = ""
     codes: dict[str, DieCode] = {}
     for key in ("stat_minimum", "stat_maximum"):
         try:
@@ -191,6 +206,7 @@ class Options(Document):
     stat_maximum: Code = "5d"
     starting_luck: Annotated[int, Field(ge=0, le=10, strict=True)] = 1
     pip_cost: Annotated[int, Field(ge=1, le=10, strict=True)] = 1
+    initiative_stat: Annotated[str, Field(max_length=60)] = "Perception"
 
     @model_validator(mode="after")
     def _checked(self) -> Options:

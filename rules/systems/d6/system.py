@@ -36,6 +36,7 @@ from rules.systems.base import (
 from rules.systems.d6 import advancement, creation, luck, options
 from rules.systems.d6.chance import DIFFICULTY_BANDS, MAX_DIFFICULTY, RANGE_BANDS, band
 from rules.systems.d6.codes import DieCode
+from rules.systems.d6.combat import COMBAT
 from rules.systems.d6.rolls import ROLL_KINDS
 from rules.systems.d6.rounds import REACTION_SKILLS, Action, RoundPlan
 from rules.systems.d6.sheet import (
@@ -179,7 +180,7 @@ class D6:
         Option("difficulty", "Against a difficulty of", "15",
                choices=tuple((str(n), f"{n}") for n in (5, 10, 15, 20, 25, 30))),
     )  # fmt: skip
-    combat: Final = None
+    combat: Final = COMBAT
     gm_situation: Final = frozenset()
     situation_model: ClassVar = Situation
     situation_characters: Final = frozenset({"opponent"})

@@ -1,0 +1,334 @@
+"""D6's fights, for the generic encounter: initiative, an attack against a difficulty number (a range
+band's, "Ranged weapon combat is similar -- Point Blank Range: 3-5 …") or against the target's reaction
+("If someone shoots at you, you can dodge right there"), and wounds.
+
+The text gives no combat procedure beyond these; our readings (``docs/rules/d6.md``):
+
+- **Initiative**: each combatant rolls its initiative code (a character: the campaign's initiative
+  stat, Perception by default, or its highest stat; an NPC: the code the GM gives), highest first; a
+  tie goes to the higher code, then to the order the combatants joined in.
+- **An attack** rolls the attacker's skill (a character's, chosen on the form; an NPC's attack code) at
+  the round's penalties for the uses the attacker declared, against the number the GM names, or against
+  the target's reaction skill (dodge, parry), which counts as one more use for the target (the GM gives
+  the target's uses too). The higher total hits; a tie goes to the side that resists (rules README,
+  "Opposed").
+- **A hit** costs the target one wound level (unhurt → wounded → incapacitated → dead); the GM heals a
+  level. Wounded is −1d to every roll ("If you are wounded when you use a skill, your skill code is
+  reduced by 1d"); incapacitated and dead cannot act.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from random import Random
+from typing import Annotated, Any, ClassVar, Final, Literal
+
+from pydantic import Field, ValidationError
+
+from rules.document import MAX_NAME, Document, Problem, ShortText, problems_of
+from rules.systems.base import (
+    AttackPlan,
+    AttackRoll,
+    CombatAction,
+    CombatRefused,
+    Fighter,
+    Harm,
+    Initiative,
+    Logged,
+    SheetInvalid,
+    SpecError,
+    Track,
+    Vitals,
+)
+from rules.systems.d6.chance import opposed_chance, p_at_least
+from rules.systems.d6.codes import DieCode, DieCodeError
+from rules.systems.d6.rolling import roll
+from rules.systems.d6.rolls import dice_groups
+from rules.systems.d6.rounds import MAX_ACTIONS, Action, RoundPlan
+from rules.systems.d6.sheet import MAX_WOUNDS, WOUND_LEVELS, Sheet
+
+Code = Annotated[str, Field(pattern=r"^[0-9]{1,2}d(\+[12])?$")]
+#: The difficulty an attack is made against when the GM names none and the target cannot react.
+DEFAULT_DIFFICULTY: Final = 10
+#: A target's extra uses this round, as the GM gives them (its reaction comes on top).
+MAX_USES: Final = MAX_ACTIONS - 1
+
+
+class StatBlock(Document):
+    """What a combatant fights with: an NPC's whole stat block, or what a character brought (its best
+    attack skill, its best reaction skill and its initiative code; its wounds stay on its sheet)."""
+
+    schema_version: Literal[1] = 1
+    attack: Code
+    defence: Code | None = None
+    initiative: Code
+    #: The name of the attack skill or weapon, for the log.
+    weapon: Annotated[ShortText, Field(max_length=MAX_NAME)] = ""
+    #: An NPC's wound level (:data:`rules.systems.d6.sheet.WOUND_LEVELS`); None for a character.
+    wounds: Annotated[int, Field(ge=0, le=MAX_WOUNDS, strict=True)] | None = None
+    stunned: bool = False
+
+
+def _code(values: Mapping[str, str], key: str, what: str, *, required: bool = True) -> str | None:
+    text = str(values.get(key, "") or "").strip()
+    if not text:
+        if required:
+            raise SheetInvalid([Problem(field=key, message=f"{what} needs a die code such as 3d+1.")])
+        return None
+    try:
+        return str(DieCode.parse(text, field=key))
+    except DieCodeError as error:
+        raise SheetInvalid([Problem(field=key, message=f"{what}: {error.message}.")]) from None
+
+
+def _wounds(fighter: Fighter) -> int:
+    if fighter.sheet is not None:
+        return int(fighter.sheet.wounds)  # type: ignore[attr-defined]
+    return int(fighter.block.wounds or 0)  # type: ignore[attr-defined]
+
+
+def _stunned(fighter: Fighter) -> bool:
+    source = fighter.sheet if fighter.sheet is not None else fighter.block
+    return bool(source.stunned)  # type: ignore[attr-defined]
+
+
+def _uses(value: object, field: str, low: int, high: int) -> int:
+    text = str(value if value is not None else "").strip() or str(low)
+    if not (text.isascii() and text.isdigit() and len(text) <= 2 and low <= int(text) <= high):
+        raise SpecError(field, f"a whole number from {low} to {high}")
+    return int(text)
+
+
+def _at_round(
+    fighter: Fighter, name: str, code: DieCode, uses: int, *, reacting: bool = False
+) -> tuple[DieCode, tuple[str, ...]]:
+    """A fighter's code for one use this round: ``uses`` declared (a reaction comes on top, as "reaction
+    skills" says), wounded and stunned as the fighter is (:class:`rules.systems.d6.rounds.RoundPlan`)."""
+    plan = RoundPlan(
+        actions=tuple(Action(label=f"{name} {i}", skill=name, code=code) for i in range(1, uses + 1)),
+        wounded=_wounds(fighter) >= 1,
+        stunned=_stunned(fighter),
+        reaction_skills=frozenset({name}) if reacting else frozenset(),
+    )
+    use = plan.react(name, code).reactions[0] if reacting else plan.action(0)
+    words = tuple(str(m) for m in use.modifiers)
+    return use.code, (*words, use.warning) if use.warning else words
+
+
+class D6Combat:
+    stat_block_model: ClassVar = StatBlock
+    attack_fields: Final = frozenset({"skill", "against", "difficulty", "uses", "target_uses"})
+    actions: Final[tuple[CombatAction, ...]] = ()
+
+    def read_block(self, document: Mapping[str, Any]) -> StatBlock:
+        try:
+            return StatBlock.model_validate(document)
+        except ValidationError as error:
+            raise SheetInvalid(problems_of(error)) from None
+
+    def npc(self, values: Mapping[str, str], options: Mapping[str, Any]) -> StatBlock:
+        """An NPC from the GM's form: its attack code, its reaction code (none: it cannot dodge or parry),
+        its initiative code, and the name of its weapon."""
+        problems: list[Problem] = []
+        found: dict[str, Any] = {}
+        for key, what, required in (("attack", "Attack", True), ("defence", "Dodge or parry", False),
+                                    ("initiative", "Initiative", True)):  # fmt: skip
+            try:
+                found[key] = _code(values, key, what, required=required)
+            except SheetInvalid as invalid:
+                problems.extend(invalid.problems)
+        if problems:
+            raise SheetInvalid(problems)
+        weapon = " ".join(str(values.get("weapon", "") or "").split())[:MAX_NAME]
+        return StatBlock(**found, weapon=weapon, wounds=0)
+
+    def _initiative_code(self, sheet: Sheet, options: Mapping[str, Any]) -> DieCode:
+        wanted = str(options.get("initiative_stat") or "").casefold()
+        stats = [(s.name, sheet.code_of(s.id)) for s in sheet.stats]
+        named = [code for name, code in stats if code is not None and name.casefold() == wanted]
+        codes = named or [code for _, code in stats if code is not None]
+        return max(codes, default=DieCode(1))
+
+    def joins(self, sheet: Sheet, options: Mapping[str, Any]) -> StatBlock:  # type: ignore[override]
+        """A character's best attack skill (its best skill that is not a reaction skill), its best reaction
+        skill and its initiative code; the attack form may choose another of its skills."""
+        skills = [(s, sheet.code_of(s.id)) for s in sheet.skills]
+        attacks = [(code, s.name) for s, code in skills if code is not None and not s.reaction]
+        reactions = [code for s, code in skills if code is not None and s.reaction]
+        attack, weapon = max(attacks, default=(DieCode(1), ""), key=lambda pair: pair[0])
+        return StatBlock(
+            attack=str(attack),
+            defence=str(max(reactions)) if reactions else None,
+            initiative=str(self._initiative_code(sheet, options)),
+            weapon=weapon,
+        )
+
+    def vitals(self, fighter: Fighter, options: Mapping[str, Any]) -> Vitals:
+        wounds = _wounds(fighter)
+        level = WOUND_LEVELS[wounds]
+        track = Track("wounds", "Wounds", wounds, maximum=MAX_WOUNDS, minimum=0)
+        conditions = tuple(c for c, on in ((level, wounds > 0), ("stunned", _stunned(fighter))) if on)
+        if wounds >= 2:
+            return Vitals((track,), level, can_act=False, why_not=f"{level}: cannot act", conditions=conditions)
+        return Vitals((track,), level if wounds else "up", conditions=conditions)
+
+    def _rolls(
+        self, groups: Sequence[Sequence[Fighter]], rng: Random
+    ) -> tuple[dict[int, tuple[int, DieCode]], list[Logged]]:
+        values: dict[int, tuple[int, DieCode]] = {}
+        logged = []
+        for group in groups:
+            first = group[0]
+            code = DieCode.parse(first.block.initiative)  # type: ignore[attr-defined]
+            rolled = roll(code, rng)
+            names = [f.name for f in group]
+            for fighter in group:
+                values[fighter.key] = (rolled.total, code)
+            logged.append(Logged("initiative", f"Initiative for {', '.join(names)} ({code})",
+                                 {"for": names, "code": str(code)}, first.key, dice_groups(rolled), rolled.total,
+                                 {"combatants": names, "wild": list(rolled.wild_chain)}, None, "an order"))  # fmt: skip
+        return values, logged
+
+    def initiative(self, groups: Sequence[Sequence[Fighter]], options: Mapping[str, Any], rng: Random) -> Initiative:
+        """Each group rolls its initiative code once; the highest total first, then the higher code."""
+        values, logged = self._rolls(groups, rng)
+        joined = {fighter.key: i for i, group in enumerate(groups) for fighter in group}
+        order = tuple(sorted(values, key=lambda key: (-values[key][0], -values[key][1].steps, joined[key], key)))
+        return Initiative({key: total for key, (total, _) in values.items()}, order, tuple(logged))
+
+    def join(
+        self,
+        groups: Sequence[Sequence[Fighter]],
+        standing: Sequence[tuple[Fighter, int]],
+        options: Mapping[str, Any],
+        rng: Random,
+    ) -> Initiative:
+        """Newcomers roll as everyone did and take their place by their total: after everyone with as
+        much or more (the order as it stands keeps its own)."""
+        rolled = self.initiative(groups, options, rng)
+        values = {fighter.key: value for fighter, value in standing} | dict(rolled.values)
+        order = [fighter.key for fighter, _ in standing]
+        start = 0
+        for key in rolled.order:
+            later = [i for i in range(start, len(order)) if values[key] > values[order[i]]]
+            place = later[0] if later else len(order)
+            order.insert(place, key)
+            start = place + 1
+        return Initiative(rolled.values, tuple(order), rolled.logged)
+
+    def attack_choices(self, fighters: Sequence[Fighter], options: Mapping[str, Any]) -> Mapping[str, Any]:
+        """Each character's skills with their codes (``<character id>:<skill id>``), for the attacker's
+        skill; NPCs attack with their attack code."""
+        skills = []
+        for fighter in fighters:
+            if fighter.sheet is None:
+                continue
+            sheet: Sheet = fighter.sheet  # type: ignore[assignment]
+            for skill in sheet.skills:
+                code = sheet.code_of(skill.id)
+                if code is not None and not skill.reaction:
+                    skills.append((f"{fighter.sheet_key}:{skill.id}", f"{fighter.name}: {skill.name} {code}"))
+        return {"skills": skills, "max_uses": MAX_ACTIONS}
+
+    def _attack_code(self, attacker: Fighter, choice: str) -> tuple[str, DieCode]:
+        block: StatBlock = attacker.block  # type: ignore[assignment]
+        if not choice or attacker.sheet is None:
+            return block.weapon or "Attack", DieCode.parse(block.attack)
+        owner, _, item = choice.partition(":")
+        if owner != str(attacker.sheet_key) or not (item.isascii() and item.isdigit()):
+            raise SpecError("skill", f"choose one of {attacker.name}'s skills")
+        sheet: Sheet = attacker.sheet  # type: ignore[assignment]
+        skill = sheet.skill(int(item))
+        code = sheet.code_of(int(item)) if skill is not None else None
+        if skill is None or code is None:
+            raise SpecError("skill", f"choose one of {attacker.name}'s skills")
+        return skill.name, code
+
+    def plan_attack(
+        self,
+        attacker: Fighter,
+        target: Fighter,
+        choices: Mapping[str, str],
+        options: Mapping[str, Any],
+        others: Sequence[Fighter] = (),
+    ) -> AttackPlan:
+        if attacker.key == target.key:
+            raise SpecError("target", "A combatant cannot attack itself.")
+        if _wounds(attacker) >= 2:
+            raise CombatRefused(f"{attacker.name} is {WOUND_LEVELS[_wounds(attacker)]} and cannot act.")
+        skill, base = self._attack_code(attacker, str(choices.get("skill", "") or ""))
+        uses = _uses(choices.get("uses"), "uses", 1, MAX_ACTIONS)
+        code, steps = _at_round(attacker, skill, base, uses)
+        defence: StatBlock = target.block  # type: ignore[assignment]
+        against = str(choices.get("against", "") or ("react" if defence.defence and _wounds(target) < 2 else "number"))
+        if against not in ("react", "number"):
+            raise SpecError("against", "against a number the GM names, or the target's dodge or parry")
+        kept = {"skill": str(choices.get("skill", "") or ""), "against": against, "uses": str(uses)}
+        if against == "react":
+            if defence.defence is None or _wounds(target) >= 2:
+                raise SpecError("against", f"{target.name} cannot dodge or parry: name a difficulty number")
+            target_uses = _uses(choices.get("target_uses"), "target_uses", 0, MAX_USES)
+            reaction = DieCode.parse(defence.defence)
+            if target_uses:  # one more use for a target that declared others ("reaction skills")
+                theirs, their_steps = _at_round(target, "reaction", reaction, target_uses, reacting=True)
+            else:  # the reaction is the target's only use this round
+                theirs, their_steps = _at_round(target, "reaction", reaction, 1)
+            chance = opposed_chance(code, theirs).p_attacker_wins
+            kept["target_uses"] = str(target_uses)
+            label = f"{attacker.name} attacks {target.name}: {skill} {code} against a dodge or parry {theirs}"
+            dice = ("react", code, theirs)
+            details = {"code": str(code), "defence": str(theirs), "steps": steps, "target_steps": their_steps}
+        else:
+            difficulty = _uses(choices.get("difficulty") or DEFAULT_DIFFICULTY, "difficulty", 1, 1000)
+            chance = p_at_least(code, difficulty)
+            kept["difficulty"] = str(difficulty)
+            label = f"{attacker.name} attacks {target.name}: {skill} {code} against {difficulty}"
+            dice = ("number", code, difficulty)
+            details = {"code": str(code), "difficulty": difficulty, "steps": steps}
+        return AttackPlan(attacker=attacker.key, target=target.key, chance=chance, chance_of="hit", choices=kept,
+                          label=label, details=details, dice=(*dice, attacker.name, target.name))  # fmt: skip
+
+    def roll_attack(self, plan: AttackPlan, options: Mapping[str, Any], rng: Random) -> AttackRoll:
+        how, code, against, attacker, target = plan.dice
+        rolled = roll(code, rng)
+        spec: dict[str, Any] = {"attacker": attacker, "target": target, "code": str(code)}
+        groups = dice_groups(rolled)
+        if how == "react":
+            resisted = roll(against, rng)
+            hit = rolled.total > resisted.total
+            spec["defence"] = str(against)
+            groups += [{**g, "label": f"{target}'s {g['label'].lower()}"} for g in dice_groups(resisted)]
+            outcome = {"hit": hit, "margin": rolled.total - resisted.total, "defence": resisted.total}
+        else:
+            hit = rolled.succeeds(against)
+            spec["difficulty"] = against
+            outcome = {"hit": hit, "margin": rolled.margin(against)}
+        outcome["wild"] = list(rolled.wild_chain)
+        logged = Logged("attack", plan.label, spec, plan.attacker, groups, rolled.total, outcome, plan.chance,
+                        plan.chance_of)  # fmt: skip
+        if not hit:
+            return AttackRoll(logged)
+        damage = Logged("damage", f"{target} takes a wound", {"target": target}, plan.target, (), 1)
+        return AttackRoll(logged, 1, damage)
+
+    def harm(self, fighter: Fighter, amount: int, options: Mapping[str, Any]) -> Harm:
+        """``amount`` wound levels healed (positive) or taken (negative); the log counts the levels left
+        before dead (3 unhurt … 0 dead), so that damage is a loss as everywhere else."""
+        before = _wounds(fighter)
+        after = max(0, min(MAX_WOUNDS, before - amount))
+        outcome = {"before": MAX_WOUNDS - before, "after": MAX_WOUNDS - after, "condition": WOUND_LEVELS[after]}
+        words = f"{fighter.name}: {WOUND_LEVELS[before]} → {WOUND_LEVELS[after]}"
+        if fighter.sheet is not None:
+            sheet = fighter.sheet.model_copy(update={"wounds": after})
+            return Harm(fighter.key, fighter.block, sheet, fighter.state, outcome, words, ("conditions",))
+        block = fighter.block.model_copy(update={"wounds": after})
+        return Harm(fighter.key, block, None, fighter.state, outcome, words)
+
+    def why_not(self, action: str, fighter: Fighter, options: Mapping[str, Any]) -> str:
+        return f"D6 has no move {action!r}."
+
+    def act(self, action: str, fighter: Fighter, options: Mapping[str, Any]) -> Harm | None:
+        return None
+
+
+COMBAT: Final = D6Combat()

@@ -1,0 +1,101 @@
+"""A D6 fight through the generic encounter pages: D6's NPC form and stat blocks, initiative from the
+initiative stat, an attack against the target's dodge (a reaction counted as one more use) or a range
+band's number with its exact chance, and a hit costing a wound level; an incapacitated fighter is
+skipped and cannot attack."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+from django.urls import reverse
+
+from campaigns.models import Campaign
+from characters.models import Character
+from play.models import Combatant, Roll
+from rules.systems import get
+from rules.systems.base import CombatRefused, Fighter
+from rules.systems.d6.chance import opposed_chance, p_at_least
+from rules.systems.d6.codes import DieCode
+from tests.characters.test_d6_pages import d6_campaign, made  # noqa: F401 (a fixture)
+
+pytestmark = pytest.mark.django_db
+C = DieCode.parse
+
+
+def url(name: str, campaign: Campaign) -> str:
+    return reverse(f"play:{name}", args=[campaign.pk])
+
+
+def test_a_d6_encounter_through_the_pages(client, monkeypatch, gm, player, d6_campaign) -> None:  # noqa: F811
+    talia = made(client, d6_campaign, player)  # Firearms 4d+1 (her best attack), Dodge 4d, Perception 3d
+    client.force_login(gm)
+    assert client.post(url("encounter-start", d6_campaign), {"name": "Mutant Alley"}).status_code == 302
+    page = client.get(url("encounter", d6_campaign)).text
+    assert 'name="defence"' in page  # D6's own NPC form
+    assert client.post(url("encounter-add-characters", d6_campaign), {"characters": talia.pk}).status_code == 302
+    refused = client.post(url("encounter-add-npcs", d6_campaign), {"name": "Mutant", "count": 1, "attack": "3d+3",
+                                                                   "initiative": "2d"})  # fmt: skip
+    assert refused.status_code == 400
+    assert "three pips make a die" in refused.text
+    assert 'value="3d+3"' in refused.text  # kept as typed
+    added = client.post(url("encounter-add-npcs", d6_campaign), {"name": "Mutant", "count": 2, "attack": "3d+1",
+                                                                 "defence": "2d+2", "initiative": "2d",
+                                                                 "weapon": "Pipe"})  # fmt: skip
+    assert added.status_code == 302
+    assert Combatant.objects.get(name="Talia").block == {
+        "schema_version": 1, "attack": "4d+1", "defence": "4d", "initiative": "3d", "weapon": "Firearms",
+        "wounds": None, "stunned": False,
+    }  # fmt: skip
+    assert client.post(url("encounter-initiative", d6_campaign), {"group_rolls": "1"}).status_code == 302
+    assert Roll.objects.filter(kind="initiative", system="d6").count() == 2
+
+    talia_c, mutant = Combatant.objects.get(name="Talia"), Combatant.objects.get(name="Mutant 1")
+    query = {"attacker": talia_c.pk, "target": mutant.pk, "against": "react", "uses": "2", "target_uses": "1"}
+    preview = client.get(url("encounter", d6_campaign), query)
+    assert preview.status_code == 200
+    p = opposed_chance(C("3d+1"), C("1d+2")).p_attacker_wins  # two uses: −1d; the mutant's dodge one more: −1d
+    assert f"{p.numerator}/{p.denominator}" in preview.text
+    monkeypatch.setattr("play.encounter_views.secrets.SystemRandom", lambda: random.Random(11))
+    assert client.post(url("encounter-attack", d6_campaign), query).status_code == 302
+    attack = Roll.objects.get(kind="attack")
+    assert (attack.system, attack.chance, attack.chance_of) == ("d6", f"{p.numerator}/{p.denominator}", "hit")
+    mutant.refresh_from_db()
+    assert mutant.block["wounds"] == (1 if attack.outcome["hit"] else 0)
+
+
+def fighters(campaign, character: Character) -> tuple[Fighter, Fighter]:
+    combat = get("d6").combat
+    hero = Fighter(1, character.name, combat.joins(character.document, campaign.settings), character.document, {}, 7)
+    npc = Fighter(2, "Mutant", combat.npc({"attack": "3d", "initiative": "2d"}, campaign.settings))
+    return hero, npc
+
+
+def test_an_attack_against_a_range_band_number_and_wounds_to_incapacitated(client, d6_campaign, player) -> None:  # noqa: F811
+    combat = get("d6").combat
+    talia = made(client, d6_campaign, player)
+    hero, npc = fighters(d6_campaign, talia)
+    plan = combat.plan_attack(hero, npc, {}, d6_campaign.settings)  # the mutant cannot dodge: 10 by default
+    assert plan.chance == p_at_least(C("4d+1"), 10)
+    short = combat.plan_attack(hero, npc, {"against": "number", "difficulty": "8"}, d6_campaign.settings)
+    assert short.chance == p_at_least(C("4d+1"), 8)
+    hurt = combat.harm(npc, -2, d6_campaign.settings)
+    assert hurt.outcome == {"before": 3, "after": 1, "condition": "incapacitated"}
+    down = Fighter(2, "Mutant", hurt.block)
+    assert not combat.vitals(down, d6_campaign.settings).can_act
+    with pytest.raises(CombatRefused, match="incapacitated"):
+        combat.plan_attack(down, hero, {}, d6_campaign.settings)
+    wounded = combat.harm(hero, -1, d6_campaign.settings)
+    assert wounded.sheet.wounds == 1
+    hurt_hero = Fighter(1, "Talia", hero.block, wounded.sheet, {}, 7)
+    assert combat.plan_attack(hurt_hero, npc, {}, d6_campaign.settings).details["code"] == "3d+1"  # −1d wounded
+
+
+def test_initiative_rolls_the_initiative_stat_and_orders_by_total(client, d6_campaign, player) -> None:  # noqa: F811
+    combat = get("d6").combat
+    talia = made(client, d6_campaign, player)
+    hero, npc = fighters(d6_campaign, talia)
+    rolled = combat.initiative([[hero], [npc]], d6_campaign.settings, random.Random(3))
+    assert sorted(rolled.order) == [1, 2]
+    assert rolled.values[rolled.order[0]] >= rolled.values[rolled.order[1]]
+    assert [entry.spec["code"] for entry in rolled.logged] == ["3d", "2d"]  # Perception 3d; the mutant's 2d
