@@ -6,8 +6,9 @@ Talia's player makes her through the creation pages, spending the stat dice with
 keeping count as she types, a bad code refused beside its box, and raising two skills. The GM calls a
 Dodge roll at a band's number for both characters and each player rolls it from the live dashboard;
 Talia's player opens a skill's roll page from the sheet (a band alone: the chance at both ends), names
-the number and rolls, with the wild die in the log; the GM awards character points and Talia's player
-buys a pip of Firearms, which the ledger shows.
+the number and rolls, with the wild die in the log; the GM runs a short fight (Talia and a mutant of
+codes, initiative, a shot the mutant dodges); the GM awards character points and Talia's player buys a
+pip of Firearms, which the ledger shows.
 
 Every page the walk visits passes :func:`check_page`: no console error, no response of 500 or more, no
 horizontal scrolling; and every page state the axe-core check of the browser fixtures sees.
@@ -146,7 +147,45 @@ def test_a_gm_and_two_players_play_a_short_d6_session(
     assert (rolled.spec["code"], rolled.spec["difficulty"]) == ("5d+1", 13)
     expect(result).to_contain_text(f"Total {rolled.total}")
 
-    # 4. The GM awards character points; Talia's player buys a pip of Firearms, which the ledger shows.
+    # 4. A fight: Talia and a mutant (an NPC of codes); initiative; Talia shoots, the mutant dodges.
+    desk.goto(walk.url(f"/campaigns/{campaign.pk}/"))
+    desk.get_by_role("link", name="Encounter", exact=True).click()
+    check_page(desk, problems)
+    desk.get_by_label("Name", exact=True).fill("Mutant Alley")
+    desk.get_by_role("button", name="Start an encounter").click()
+    expect(desk.get_by_text("Nobody has joined yet.")).to_be_visible()
+    settled(desk)
+    check_page(desk, problems)
+    desk.get_by_role("group", name="Add characters").get_by_label("Talia").check()
+    desk.get_by_role("button", name="Add", exact=True).click()
+    order = desk.locator("ol.initiative")
+    expect(order).to_contain_text("Talia")
+    settled(desk)
+    npcs = desk.get_by_role("group", name="Add NPCs")
+    npcs.get_by_label("Name", exact=True).fill("Mutant")
+    npcs.get_by_label("Attack code").fill("3d+1")
+    npcs.get_by_label("Dodge or parry code").fill("2d+2")
+    desk.get_by_role("button", name="Add NPCs").click()
+    expect(order).to_contain_text("Mutant")
+    settled(desk)
+    check_page(desk, problems)
+    desk.get_by_role("button", name="Roll initiative").click()
+    expect(desk.get_by_role("heading", name="Initiative order")).to_be_visible()
+    settled(desk)
+    check_page(desk, problems)
+    desk.get_by_label("Attacker", exact=True).select_option(label="Talia")
+    desk.get_by_label("Target", exact=True).select_option(label="Mutant")
+    desk.get_by_role("button", name="Show the chance to hit").click()
+    expect(desk.get_by_text("against a dodge or parry of")).to_be_visible()
+    settled(desk)
+    check_page(desk, problems)
+    desk.get_by_role("button", name="Roll the attack").click()
+    expect(desk.get_by_role("heading", name="Last attack")).to_be_visible()
+    settled(desk)
+    check_page(desk, problems)
+    assert Roll.objects.filter(kind="attack", character=talia).count() == 1
+
+    # 5. The GM awards character points; Talia's player buys a pip of Firearms, which the ledger shows.
     desk.goto(walk.url(f"/campaigns/{campaign.pk}/"))
     check_page(desk, problems)
     desk.get_by_role("link", name="Award points").click()
@@ -170,7 +209,7 @@ def test_a_gm_and_two_players_play_a_short_d6_session(
     firearms = next(s for s in talia.document.skills if s.name == "Firearms")
     assert firearms.code == "5d+2"
     assert list(LedgerEntry.objects.filter(character=talia).values_list("amount", flat=True)) == [-5, 6]
-    assert Roll.objects.filter(campaign=campaign).count() == 3
+    assert Roll.objects.filter(campaign=campaign, kind__in=("check", "opposed")).count() == 3
     assert jericho.pk in {r.character_id for r in Roll.objects.filter(campaign=campaign)}
     for page in (desk, table, other):
         page.context.close()
