@@ -31,6 +31,7 @@ from play import proposal_views, requests, sheet_rolls
 from play.models import Roll, RollAsked
 from play.roll_views import roll_entry
 from rules.systems.base import SheetRoll, SpecError
+from web import presenters
 from web.fields import TypedChoiceField, whole_key
 
 RollPage = Callable[[HttpRequest, Character], HttpResponse]
@@ -172,6 +173,10 @@ def _roll_page(request: HttpRequest, character: Character) -> HttpResponse:
     }
     if valid:
         context.update(made=form.made, chance=sheet_rolls.chance_of(character, form.made), query=form.query())
+        shown = form.made.totals
+        if shown is not None:
+            context["chart"] = presenters.totals_chart(shown.totals, target=shown.target, open_ended=shown.open_ended)
+            context["chart_caption"] = f"Chance of each total; the highlighted bars reach {shown.target}."
     if proposal_views.wants_proposal(request):
         return _propose(request, character, form, context)
     if valid and request.method == "POST":

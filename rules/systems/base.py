@@ -50,6 +50,7 @@ __all__ = [
     "SheetRoll",
     "SpecError",
     "Summary",
+    "Totals",
     "Track",
     "Vitals",
     "nobody",
@@ -315,6 +316,16 @@ class Offer:
 
 
 @dataclass(frozen=True, slots=True)
+class Totals:
+    """The chance of each total of a roll, for a chart before the roll: ``target`` is the total that
+    succeeds (its bars are highlighted); with ``open_ended`` the last bar is "that total or more"."""
+
+    totals: tuple[tuple[int, Fraction], ...]
+    target: int
+    open_ended: bool = False
+
+
+@dataclass(frozen=True, slots=True)
 class SheetRoll:
     """A roll built from a sheet and the situation: its kind, the spec its roll kind rolls
     (a chance-interface spec), and the words that say what is rolled.
@@ -332,6 +343,8 @@ class SheetRoll:
     details: Mapping[str, Any] = field(default_factory=dict)
     steps: tuple[str, ...] = ()
     chances: tuple[tuple[str, Fraction], ...] = ()
+    #: The chance of each total, for a chart before the roll (None: the page draws none).
+    totals: Totals | None = None
 
 
 @dataclass(frozen=True, slots=True)

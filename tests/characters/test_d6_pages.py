@@ -378,3 +378,16 @@ def test_the_dashboard_shows_d6_vitals_luck_and_conditions(client, d6_campaign, 
     assert page.status_code == 200
     assert "Luck points" in page.text
     assert "wounded" in page.text
+
+
+def test_the_roll_page_draws_the_totals_before_the_roll(client, d6_campaign, player) -> None:
+    from rules.systems.d6.chance import distribution
+
+    talia = made(client, d6_campaign, player)
+    dodge = next(s.id for s in talia.document.skills if s.name == "Dodge")
+    page = client.get(reverse("play:sheet-roll", args=[talia.pk]), {"item": dodge, "difficulty": 14})
+    assert "Chance of each total; the highlighted bars reach 14." in page.text
+    totals = distribution(DieCode.parse("4d")).totals
+    assert page.text.count('class="bar') == len(totals)
+    p = dict(totals)[14]
+    assert f"{p.numerator}/{p.denominator}" in page.text

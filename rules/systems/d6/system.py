@@ -29,12 +29,13 @@ from rules.systems.base import (
     SheetRoll,
     SpecError,
     Summary,
+    Totals,
     Track,
     Vitals,
     nobody,
 )
 from rules.systems.d6 import advancement, creation, luck, options
-from rules.systems.d6.chance import DIFFICULTY_BANDS, MAX_DIFFICULTY, RANGE_BANDS, band
+from rules.systems.d6.chance import DIFFICULTY_BANDS, MAX_DIFFICULTY, RANGE_BANDS, band, distribution
 from rules.systems.d6.codes import DieCode
 from rules.systems.d6.combat import COMBAT
 from rules.systems.d6.rolls import ROLL_KINDS
@@ -386,7 +387,10 @@ class D6:
                 if ends.at_high is not None:
                     chances += ((f"At {check.band.high}, the high end", ends.at_high),)
             details = {"item": asked.item, "name": name}
-            return SheetRoll("check", spec, label, details=details, steps=steps, chances=chances)
+            shown = distribution(rolled)
+            target = asked.difficulty if asked.difficulty is not None else check.band.low  # type: ignore[union-attr]
+            totals = Totals(shown.totals, target, shown.open_ended)
+            return SheetRoll("check", spec, label, details=details, steps=steps, chances=chances, totals=totals)
         theirs, who = self._other_side(asked, name, others, given)
         spec = {"system": KEY, "roll": "opposed", "attacker": str(rolled), "defender": str(theirs)}
         if steps:
