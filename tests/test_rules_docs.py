@@ -73,3 +73,16 @@ def test_every_test_named_is_a_test_function(doc: Path) -> None:
         if (ROOT / path).is_file()
     ]
     assert not missing, f"{doc.name}: no such test function: {', '.join(missing)}"
+
+
+#: The systems whose every mechanic is implemented: a row that says otherwise is a regression.
+COMPLETE = ("lucky13",)
+
+
+@pytest.mark.parametrize("key", COMPLETE)
+def test_a_complete_systems_rows_are_all_implemented(key: str) -> None:
+    doc = ROOT / "docs" / "rules" / f"{key}.md"
+    open_rows = [
+        number for number, cells in rows(doc) if len(cells) == 4 and cells[2].startswith("**not implemented**")
+    ]
+    assert not open_rows, f"{doc.name}: rows not implemented at lines {open_rows}"
