@@ -147,6 +147,25 @@ def test_a_gm_and_two_players_play_a_short_d6_session(
     assert (rolled.spec["code"], rolled.spec["difficulty"]) == ("5d+1", 13)
     expect(result).to_contain_text(f"Total {rolled.total}")
 
+    # A round planned from the sheet: two shots, each at −1d, the first rolled.
+    open_sheet(table, walk, campaign, talia)
+    table.get_by_role("link", name="Plan a round").click()
+    expect(table.get_by_role("heading", level=1)).to_have_text("A round for Talia")
+    check_page(table, problems)
+    for i in (1, 2):
+        table.get_by_label(f"Action {i}", exact=True).select_option(label="Firearms 5d+1")
+        table.get_by_label(f"Difficulty of action {i}", exact=True).fill("10")
+    table.get_by_role("button", name="Show the round").click()
+    uses = table.locator("ol.round-uses > li")
+    expect(uses).to_have_count(2)
+    expect(uses.first).to_contain_text("4d+1")
+    expect(uses.first).to_contain_text("2 actions: −1d")
+    check_page(table, problems)
+    uses.first.get_by_role("button").click()
+    expect(table.locator("#roll-result")).to_contain_text("Wild die")
+    expect(uses.first).to_contain_text("rolled")
+    check_page(table, problems)
+
     # 4. A fight: Talia and a mutant (an NPC of codes); initiative; Talia shoots, the mutant dodges.
     desk.goto(walk.url(f"/campaigns/{campaign.pk}/"))
     desk.get_by_role("link", name="Encounter", exact=True).click()
@@ -209,7 +228,7 @@ def test_a_gm_and_two_players_play_a_short_d6_session(
     firearms = next(s for s in talia.document.skills if s.name == "Firearms")
     assert firearms.code == "5d+2"
     assert list(LedgerEntry.objects.filter(character=talia).values_list("amount", flat=True)) == [-5, 6]
-    assert Roll.objects.filter(campaign=campaign, kind__in=("check", "opposed")).count() == 3
+    assert Roll.objects.filter(campaign=campaign, kind__in=("check", "opposed")).count() == 4
     assert jericho.pk in {r.character_id for r in Roll.objects.filter(campaign=campaign)}
     for page in (desk, table, other):
         page.context.close()
