@@ -15,7 +15,7 @@ from characters.models import Character
 from play.models import Roll
 from rules.systems import get
 from rules.systems.base import Role
-from rules.systems.d6.chance import p_at_least
+from rules.systems.d6.chance import opposed_chance, p_at_least
 from rules.systems.d6.codes import DieCode
 
 pytestmark = pytest.mark.django_db
@@ -181,6 +181,10 @@ def test_an_opposed_roll_against_a_character_in_play_from_the_roll_page(client, 
     assert page.status_code == 200
     assert f'<option value="{jericho.pk}" selected>Jericho</option>' in page.text
     assert "Strength 3d against Jericho (Strength) (3d)" in page.text
+    odds = opposed_chance(DieCode.parse("3d"), DieCode.parse("3d"))
+    for words, p in (("Strength wins", odds.p_attacker_wins), ("A tie: the side that resists holds", odds.p_tie)):
+        assert words in page.text
+        assert f"{p.numerator}/{p.denominator}" in page.text
     monkeypatch.setattr("play.sheet_roll_views.secrets.SystemRandom", lambda: random.Random(3))
     assert client.post(url, query).status_code == 302
     roll = Roll.objects.get()
@@ -445,3 +449,24 @@ def test_a_bad_round_is_refused_by_its_field_and_rolls_nothing(client, d6_campai
     forged = client.post(round_url(talia), {"action-0-item": firearms, "action-0-difficulty": "8", "roll": "a5"})
     assert forged.status_code == 400
     assert not Roll.objects.exists()
+
+
+@pytest.mark.parametrize("status", ["draft", "active", "archived"])
+def test_a_d6_character_exports_and_imports_as_it_was(client, d6_campaign, gm, player, status) -> None:
+    from characters import exchange
+    from tests.characters.test_exchange import comparable, export
+
+    second = Campaign.objects.create(name="The Long Road", system="d6")
+    Membership.objects.create(campaign=second, user=gm, role=Membership.Role.GM)
+    Membership.objects.create(campaign=second, user=player, role=Membership.Role.PLAYER)
+    talia = started(client, d6_campaign, player) if status == "draft" else made(client, d6_campaign, player)
+    if status == "archived":
+        Character.objects.filter(pk=talia.pk).update(status="archived")
+        talia.refresh_from_db()
+    document = export(talia)
+    assert document["system"] == "d6"
+    imported = exchange.import_character(campaign=second, owner=player, document=document)
+    imported.refresh_from_db()
+    assert (imported.name, imported.status) == (talia.name, status)
+    assert imported.document == talia.document
+    assert comparable(export(imported)) == comparable(document)

@@ -397,7 +397,13 @@ class D6:
             spec["steps"] = list(steps)
         details = {"item": asked.item, "name": name, "opponent": who, "contest": True}
         label = f"{name} {rolled} against {who} ({theirs})"
-        return SheetRoll("opposed", spec, label, log_kind="opposed", details=details, steps=steps)
+        odds = ROLL_KINDS["opposed"].chance(ROLL_KINDS["opposed"].parse(spec))
+        chances = (
+            (f"{name} wins", odds.p_attacker_wins),
+            ("A tie: the side that resists holds", odds.p_tie),
+            (f"{who} wins", odds.p_defender_wins),
+        )
+        return SheetRoll("opposed", spec, label, log_kind="opposed", details=details, steps=steps, chances=chances)
 
     def _other_side(self, asked: Situation, name: str, others: Others, given: Mapping[str, Any]) -> tuple[DieCode, str]:
         if asked.opponent is not None and asked.opponent_code:
