@@ -470,3 +470,18 @@ def test_a_d6_character_exports_and_imports_as_it_was(client, d6_campaign, gm, p
     assert (imported.name, imported.status) == (talia.name, status)
     assert imported.document == talia.document
     assert comparable(export(imported)) == comparable(document)
+
+
+@pytest.mark.parametrize("party", [1, 3])
+def test_the_d6_dashboard_costs_the_same_queries_for_any_party(client, d6_campaign, gm, player, party,
+                                                               django_assert_num_queries) -> None:  # fmt: skip
+    for i in range(party):
+        made(client, d6_campaign, player, f"Hero {i}")
+    client.force_login(gm)
+    # As Lucky 13's dashboard: the session, the user, the campaign, its members, the page of characters,
+    # the running encounter, the feed's rolls, the open requests, the open proposals, the GM's call form's
+    # characters.
+    with django_assert_num_queries(10):
+        page = client.get(reverse("play:dashboard", args=[d6_campaign.pk]))
+    assert page.status_code == 200
+    assert page.text.count("Luck points") >= party
