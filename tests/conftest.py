@@ -184,3 +184,16 @@ def coin_campaign(gm, player, other_player, settings):
         yield campaign
     finally:
         systems.unregister(coin.SYSTEM.key)
+
+
+@pytest.fixture
+def d6_campaign(gm, player, other_player):
+    """A D6 campaign with the defaults (six stats), players calling their own rolls, the same members as
+    ``campaign``."""
+    from campaigns.models import Campaign, Membership
+
+    campaign = Campaign.objects.create(name="Ruins of the Ancients", system="d6", players_call_rolls=True)
+    Membership.objects.create(campaign=campaign, user=gm, role=Membership.Role.GM)
+    Membership.objects.create(campaign=campaign, user=player, role=Membership.Role.PLAYER)
+    Membership.objects.create(campaign=campaign, user=other_player, role=Membership.Role.PLAYER)
+    return campaign

@@ -8,12 +8,12 @@ import pytest
 from play.models import Roll
 from rules.systems.d6.chance import p_at_least
 from rules.systems.d6.codes import DieCode
-from tests.characters.test_d6_pages import d6_campaign, made  # noqa: F401 (a fixture)
+from tests.characters.test_d6_pages import made
 
 pytestmark = pytest.mark.django_db
 
 
-def test_the_api_rolls_for_a_d6_character(api, client, d6_campaign, player) -> None:  # noqa: F811
+def test_the_api_rolls_for_a_d6_character(api, client, d6_campaign, player) -> None:
     talia = made(client, d6_campaign, player)
     dodge = next(s.id for s in talia.document.skills if s.name == "Dodge")
     response = api(player).post(f"/characters/{talia.pk}/rolls", {"item": dodge, "difficulty": 12})
@@ -27,7 +27,7 @@ def test_the_api_rolls_for_a_d6_character(api, client, d6_campaign, player) -> N
     assert Roll.objects.count() == 1
 
 
-def test_the_api_gives_the_d6_sheet_and_describes_the_system(api, client, d6_campaign, player) -> None:  # noqa: F811
+def test_the_api_gives_the_d6_sheet_and_describes_the_system(api, client, d6_campaign, player) -> None:
     talia = made(client, d6_campaign, player)
     sheet = api(player).get(f"/characters/{talia.pk}")
     assert sheet.status_code == 200
@@ -36,3 +36,22 @@ def test_the_api_gives_the_d6_sheet_and_describes_the_system(api, client, d6_cam
     d6 = next(s for s in (systems["items"] if isinstance(systems, dict) else systems) if s["key"] == "d6")
     assert {kind["key"] for kind in d6["roll_kinds"]} == {"check", "opposed"}
     assert d6["currencies"][0]["key"] == "cp"
+
+
+def test_the_api_changes_a_d6_section_and_refuses_what_a_player_may_not(api, client, d6_campaign, gm,
+                                                                        player) -> None:  # fmt: skip
+    talia = made(client, d6_campaign, player)
+    talia.refresh_from_db()
+    notes = api(player).put(f"/characters/{talia.pk}/sections/notes",
+                            {"version": talia.version, "value": {"notes": "Owes the ferryman."}})  # fmt: skip
+    assert notes.status_code == 200, notes.text
+    talia.refresh_from_db()
+    assert talia.document.notes == "Owes the ferryman."
+    luck = api(player).put(f"/characters/{talia.pk}/sections/luck",
+                           {"version": talia.version, "value": {"luck_points": 5}})  # fmt: skip
+    assert luck.status_code == 403
+    wounded = api(gm).put(f"/characters/{talia.pk}/sections/conditions",
+                          {"version": talia.version, "value": {"wounds": 1, "stunned": False}})  # fmt: skip
+    assert wounded.status_code == 200, wounded.text
+    talia.refresh_from_db()
+    assert (talia.document.wounds, talia.document.luck_points) == (1, 1)

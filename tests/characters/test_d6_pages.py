@@ -21,15 +21,6 @@ from rules.systems.d6.codes import DieCode
 pytestmark = pytest.mark.django_db
 
 
-@pytest.fixture
-def d6_campaign(gm, player, other_player) -> Campaign:
-    campaign = Campaign.objects.create(name="Ruins of the Ancients", system="d6", players_call_rolls=True)
-    Membership.objects.create(campaign=campaign, user=gm, role=Membership.Role.GM)
-    Membership.objects.create(campaign=campaign, user=player, role=Membership.Role.PLAYER)
-    Membership.objects.create(campaign=campaign, user=other_player, role=Membership.Role.PLAYER)
-    return campaign
-
-
 def step_url(character: Character, step: str) -> str:
     return reverse("characters:create-step", args=[character.pk, step])
 

@@ -17,7 +17,7 @@ from rules.systems import get
 from rules.systems.base import CombatRefused, Fighter
 from rules.systems.d6.chance import opposed_chance, p_at_least
 from rules.systems.d6.codes import DieCode
-from tests.characters.test_d6_pages import d6_campaign, made  # noqa: F401 (a fixture)
+from tests.characters.test_d6_pages import made
 
 pytestmark = pytest.mark.django_db
 C = DieCode.parse
@@ -27,7 +27,7 @@ def url(name: str, campaign: Campaign) -> str:
     return reverse(f"play:{name}", args=[campaign.pk])
 
 
-def test_a_d6_encounter_through_the_pages(client, monkeypatch, gm, player, d6_campaign) -> None:  # noqa: F811
+def test_a_d6_encounter_through_the_pages(client, monkeypatch, gm, player, d6_campaign) -> None:
     talia = made(client, d6_campaign, player)  # Firearms 4d+1 (her best attack), Dodge 4d, Perception 3d
     client.force_login(gm)
     assert client.post(url("encounter-start", d6_campaign), {"name": "Mutant Alley"}).status_code == 302
@@ -71,7 +71,7 @@ def fighters(campaign, character: Character) -> tuple[Fighter, Fighter]:
     return hero, npc
 
 
-def test_an_attack_against_a_range_band_number_and_wounds_to_incapacitated(client, d6_campaign, player) -> None:  # noqa: F811
+def test_an_attack_against_a_range_band_number_and_wounds_to_incapacitated(client, d6_campaign, player) -> None:
     combat = get("d6").combat
     talia = made(client, d6_campaign, player)
     hero, npc = fighters(d6_campaign, talia)
@@ -91,7 +91,7 @@ def test_an_attack_against_a_range_band_number_and_wounds_to_incapacitated(clien
     assert combat.plan_attack(hurt_hero, npc, {}, d6_campaign.settings).details["code"] == "3d+1"  # −1d wounded
 
 
-def test_initiative_rolls_the_initiative_stat_and_orders_by_total(client, d6_campaign, player) -> None:  # noqa: F811
+def test_initiative_rolls_the_initiative_stat_and_orders_by_total(client, d6_campaign, player) -> None:
     combat = get("d6").combat
     talia = made(client, d6_campaign, player)
     hero, npc = fighters(d6_campaign, talia)
