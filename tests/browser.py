@@ -148,7 +148,7 @@ def describe(snapshot: Snapshot, finding: Finding) -> str:
 
 class Inspector:
     """The page where axe-core checks the copies, one after another: the page of one context of
-    its own, kept for every test that the module's Chromium serves.
+    its own, kept for every browser test of the run.
 
     A copy is written into the inspector's page at the copy's address (``history.replaceState``,
     then ``document.write``), so it gets the same stylesheet, images and window size, while the
@@ -293,7 +293,7 @@ def report(found: list[str]) -> str:
 
 
 class AuditedBrowser:
-    """The module's Chromium, for one test: every context it opens is watched by ``Accessibility``."""
+    """The run's Chromium, for one test: every context it opens is watched by ``Accessibility``."""
 
     def __init__(self, chromium: Browser, accessibility: Accessibility) -> None:
         self.chromium = chromium
@@ -314,17 +314,19 @@ class AuditedBrowser:
 # --- Fixtures --------------------------------------------------------------------------------
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def async_unsafe_allowed() -> Iterator[None]:
     # Playwright's sync API keeps an event loop running in this thread, and Django
     # refuses database access (the test database's setup and flush) from such a thread.
+    # From the first browser test to the end: the browser tests run last (tests/conftest.py).
     with pytest.MonkeyPatch.context() as patch:
         patch.setenv("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
         yield
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def chromium(async_unsafe_allowed: None) -> Iterator[Browser]:
+    """One Chromium for every browser test of the run (they run last: tests/conftest.py)."""
     if not CHROMIUM.exists():
         pytest.skip(f"{CHROMIUM} is missing; install the system Chromium (apt-get install chromium)")
     with sync_playwright() as playwright:
@@ -333,9 +335,9 @@ def chromium(async_unsafe_allowed: None) -> Iterator[Browser]:
         browser.close()
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def inspector(chromium: Browser) -> Iterator[Inspector]:
-    """Where axe-core checks the pages the module's tests see."""
+    """Where axe-core checks the pages the browser tests see."""
     inspector = Inspector(chromium)
     yield inspector
     inspector.close()

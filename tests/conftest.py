@@ -47,6 +47,19 @@ def pytest_configure(config: pytest.Config) -> None:
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    browser_tests_last(items)
+    leave_out_postgres_tests_on_sqlite(config, items)
+
+
+def browser_tests_last(items: list[pytest.Item]) -> None:
+    """The tests that drive Chromium run after all the others, in their order: one Playwright and
+    one Chromium then serve them all (``chromium`` in tests/browser.py), where starting them again
+    for each module cost seconds a module. Playwright's synchronous API keeps an event loop running
+    in the test thread until the end, where no test needs to run one of its own (``async_to_sync``)."""
+    items.sort(key=lambda item: "chromium" in getattr(item, "fixturenames", ()))
+
+
+def leave_out_postgres_tests_on_sqlite(config: pytest.Config, items: list[pytest.Item]) -> None:
     """Tests marked ``postgres`` need PostgreSQL (row locks, triggers, concurrency).
 
     On SQLite they skip locally; under CI the SQLite pass leaves them out instead,
