@@ -9,16 +9,20 @@ asking: the ``browser`` a test gets watches each context it opens (``Accessibili
 copy of the page as it stands after each load and after each htmx swap, and of every page still
 open when the test body ends, and the test fails on any violation of impact "serious" or
 "critical" (rule, impact, the elements' selectors, the page's address and window size).
+A page state is checked once per run: a test that sees a state another test saw gets that
+state's findings again, and fails on them as well.
 """
 
 from __future__ import annotations
 
+import hashlib
 import re
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 import pytest
 from axe_playwright_python.base import AXE_SCRIPT
@@ -86,6 +90,24 @@ NOSCRIPT = re.compile(r"<(/?)noscript\b")
 DEFAULT_VIEWPORT = {"width": 1280, "height": 720}
 
 
+#: Where the inspector (below) stands on the server under test: a blank page whose policy refuses
+#: every script. axe-core is not refused: the browser adds it to each page it opens (an init script),
+#: outside the page's policy. The copies are then written into this page, so no script they name runs.
+INSPECTOR_PATH = "/__axe-inspector__/"
+INSPECTOR_ADDRESS = re.compile(rf"^https?://[^/]+{re.escape(INSPECTOR_PATH)}$")
+INSPECTOR_PAGE = '<!DOCTYPE html><html lang="en"><head><title>axe-core</title></head><body></body></html>'
+NO_SCRIPTS = {"Content-Security-Policy": "script-src 'none'"}
+#: Runs axe-core in the inspector on the copy written there (or the part of it a swap changed), and
+#: hands back only the failing findings: the whole report is large, and most of it is passes.
+RUN_AXE = """async ([region, options, impacts]) => {
+  const results = await axe.run(region && document.querySelector(region) || document, options);
+  return results.violations.filter((violation) => impacts.includes(violation.impact)).map((violation) => ({
+    rule: violation.id, impact: violation.impact, help: violation.help,
+    targets: violation.nodes.map((node) => node.target.map(String).join(" ")),
+  }));
+}"""
+
+
 @dataclass(frozen=True, slots=True)
 class Snapshot:
     """A page as a test saw it: its address, its whole document, the window's size, and the
@@ -98,17 +120,69 @@ class Snapshot:
     region: str = ""
 
     @property
-    def key(self) -> tuple[str, int, int, str]:
-        return CSRF_TOKEN.sub("", self.html), self.width, self.height, self.region
+    def key(self) -> str:
+        """What tells page states apart: everything axe-core is given, but the CSRF token (a digest)."""
+        state = "\0".join([self.url, CSRF_TOKEN.sub("", self.html), str(self.width), str(self.height), self.region])
+        return hashlib.sha256(state.encode()).hexdigest()
 
 
-def describe(snapshot: Snapshot, violation: dict[str, Any]) -> str:
-    targets = "\n".join(f"      {' '.join(map(str, node['target']))}" for node in violation["nodes"])
+@dataclass(frozen=True, slots=True)
+class Finding:
+    """A serious or critical violation axe-core found in a page state: its rule, impact and help,
+    and the CSS selectors of the elements at fault."""
+
+    rule: str
+    impact: str
+    help: str
+    targets: tuple[str, ...]
+
+
+def describe(snapshot: Snapshot, finding: Finding) -> str:
+    targets = "\n".join(f"      {target}" for target in finding.targets)
     where = f" in {snapshot.region}" if snapshot.region else ""
     return (
-        f"  {violation['id']} ({violation['impact']}) on {snapshot.url}{where} at {snapshot.width}×{snapshot.height}: "
-        f"{violation['help']}\n{targets}"
+        f"  {finding.rule} ({finding.impact}) on {snapshot.url}{where} at {snapshot.width}×{snapshot.height}: "
+        f"{finding.help}\n{targets}"
     )
+
+
+class Inspector:
+    """The page where axe-core checks the copies, one after another: the page of one context of
+    its own, kept for every browser test of the run.
+
+    A copy is written into the inspector's page at the copy's address (``history.replaceState``,
+    then ``document.write``), so it gets the same stylesheet, images and window size, while the
+    inspector's policy refuses the copy's scripts (the copy already holds what they did). The page
+    keeps its window and axe-core in it: nothing is reloaded or parsed again but the copy.
+    """
+
+    def __init__(self, chromium: Browser) -> None:
+        self.context = chromium.new_context()
+        self.context.add_init_script(AXE_SCRIPT)
+        self.context.route(INSPECTOR_ADDRESS, self._serve_blank)
+        self.page = self.context.new_page()
+        self.origin = ""
+
+    @staticmethod
+    def _serve_blank(route: Route) -> None:
+        route.fulfill(status=200, content_type="text/html; charset=utf-8", headers=NO_SCRIPTS, body=INSPECTOR_PAGE)
+
+    def findings(self, snapshot: Snapshot) -> tuple[Finding, ...]:
+        """The serious and critical violations of ``snapshot``, checked now."""
+        parts = urlsplit(snapshot.url)
+        origin = f"{parts.scheme}://{parts.netloc}"
+        if origin != self.origin:
+            self.page.goto(origin + INSPECTOR_PATH)
+            self.origin = origin
+        if self.page.viewport_size != {"width": snapshot.width, "height": snapshot.height}:
+            self.page.set_viewport_size({"width": snapshot.width, "height": snapshot.height})
+        self.page.evaluate("(url) => history.replaceState(null, '', url)", snapshot.url)
+        self.page.set_content(snapshot.html)
+        found = self.page.evaluate(RUN_AXE, [snapshot.region, AXE_OPTIONS, sorted(FAILING_IMPACTS)])
+        return tuple(Finding(f["rule"], f["impact"], f["help"], tuple(f["targets"])) for f in found)
+
+    def close(self) -> None:
+        self.context.close()
 
 
 class Accessibility:
@@ -117,17 +191,21 @@ class Accessibility:
     The test's own pages keep the strict Content Security Policy: nothing is bypassed, so the
     CSP watcher above still hears every violation (``bypass_csp=True`` would silence it: the
     browser then enforces no policy and reports none). axe-core runs instead in a page of its
-    own (the inspector), on a copy of each page the test saw: the same document, served at the
-    same address with the same stylesheet and window size, with the page's own scripts refused
-    (the copy already holds what they did). A copy is checked once however often it was seen.
+    own (the ``Inspector``), on a copy of each page the test saw.
+
+    A page state is checked once in the whole run, however often and by however many tests it is
+    seen: its findings are kept (``findings``, for the session, by ``Snapshot.key``) and every test
+    that sees the state again gets them again, and fails on them as the first one did.
     """
 
-    def __init__(self, chromium: Browser) -> None:
-        self.chromium = chromium
+    def __init__(self, inspector: Inspector, findings: dict[str, tuple[Finding, ...]]) -> None:
+        self.inspector = inspector
+        self.findings = findings
         self.contexts: list[BrowserContext] = []
         self.scriptless: list[BrowserContext] = []
-        self.snapshots: dict[tuple[str, int, int, str], Snapshot] = {}
-        self.checked: set[tuple[str, int, int, str]] = set()
+        self.snapshots: dict[str, Snapshot] = {}
+        self.checked: set[str] = set()
+        self.inspected = 0  # states axe-core checked for this test; the others were checked before
         self.seconds = 0.0
 
     # What the test's pages show.
@@ -176,44 +254,19 @@ class Accessibility:
         """The serious and critical violations of the pages not yet checked (or of ``snapshots``)."""
         if snapshots is None:
             snapshots = [s for key, s in self.snapshots.items() if key not in self.checked]
-        if not snapshots:
-            return []
         started = time.monotonic()
         found: list[str] = []
-        context = self.chromium.new_context()
         try:
-            context.add_init_script(AXE_SCRIPT)
-            inspector = context.new_page()
             for snapshot in snapshots:
-                found += self._check(inspector, snapshot)
-                self.checked.add(snapshot.key)
+                key = snapshot.key
+                if key not in self.findings:
+                    self.findings[key] = self.inspector.findings(snapshot)
+                    self.inspected += 1
+                found += [describe(snapshot, finding) for finding in self.findings[key]]
+                self.checked.add(key)
         finally:
-            context.close()
             self.seconds += time.monotonic() - started
         return found
-
-    @staticmethod
-    def _check(inspector: Page, snapshot: Snapshot) -> list[str]:
-        def serve(route: Route) -> None:
-            request = route.request
-            if request.is_navigation_request():
-                route.fulfill(status=200, content_type="text/html; charset=utf-8", body=snapshot.html)
-            elif request.resource_type == "script":
-                route.abort()  # the copy already holds what the page's scripts did
-            else:
-                route.continue_()  # the stylesheet and images, from the test's server
-
-        inspector.route("**/*", serve)
-        try:
-            inspector.set_viewport_size({"width": snapshot.width, "height": snapshot.height})
-            inspector.goto(snapshot.url)
-            results = inspector.evaluate(
-                "([region, options]) => axe.run(region && document.querySelector(region) || document, options)",
-                [snapshot.region, AXE_OPTIONS],
-            )
-        finally:
-            inspector.unroute("**/*", serve)
-        return [describe(snapshot, v) for v in results["violations"] if v["impact"] in FAILING_IMPACTS]
 
     def check(self, page: Page) -> None:
         """Fail now if ``page``, as it stands, has a serious or critical violation."""
@@ -240,7 +293,7 @@ def report(found: list[str]) -> str:
 
 
 class AuditedBrowser:
-    """The module's Chromium, for one test: every context it opens is watched by ``Accessibility``."""
+    """The run's Chromium, for one test: every context it opens is watched by ``Accessibility``."""
 
     def __init__(self, chromium: Browser, accessibility: Accessibility) -> None:
         self.chromium = chromium
@@ -261,17 +314,19 @@ class AuditedBrowser:
 # --- Fixtures --------------------------------------------------------------------------------
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def async_unsafe_allowed() -> Iterator[None]:
     # Playwright's sync API keeps an event loop running in this thread, and Django
     # refuses database access (the test database's setup and flush) from such a thread.
+    # From the first browser test to the end: the browser tests run last (tests/conftest.py).
     with pytest.MonkeyPatch.context() as patch:
         patch.setenv("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
         yield
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def chromium(async_unsafe_allowed: None) -> Iterator[Browser]:
+    """One Chromium for every browser test of the run (they run last: tests/conftest.py)."""
     if not CHROMIUM.exists():
         pytest.skip(f"{CHROMIUM} is missing; install the system Chromium (apt-get install chromium)")
     with sync_playwright() as playwright:
@@ -280,11 +335,25 @@ def chromium(async_unsafe_allowed: None) -> Iterator[Browser]:
         browser.close()
 
 
+@pytest.fixture(scope="session")
+def inspector(chromium: Browser) -> Iterator[Inspector]:
+    """Where axe-core checks the pages the browser tests see."""
+    inspector = Inspector(chromium)
+    yield inspector
+    inspector.close()
+
+
+@pytest.fixture(scope="session")
+def axe_findings() -> dict[str, tuple[Finding, ...]]:
+    """The findings of every page state checked in this run, by ``Snapshot.key``."""
+    return {}
+
+
 @pytest.fixture
-def accessibility(chromium: Browser) -> Accessibility:
+def accessibility(inspector: Inspector, axe_findings: dict[str, tuple[Finding, ...]]) -> Accessibility:
     """The test's accessibility check: run on every page it saw once its body has passed
     (``pytest_runtest_call`` in tests/conftest.py); ``accessibility.check(page)`` checks a page now."""
-    return Accessibility(chromium)
+    return Accessibility(inspector, axe_findings)
 
 
 @pytest.fixture

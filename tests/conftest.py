@@ -10,8 +10,10 @@ from tests.browser import (  # noqa: F401  (fixtures)
     Accessibility,
     accessibility,
     async_unsafe_allowed,
+    axe_findings,
     browser,
     chromium,
+    inspector,
     nojs_page,
     page,
     problems,
@@ -45,6 +47,19 @@ def pytest_configure(config: pytest.Config) -> None:
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    browser_tests_last(items)
+    leave_out_postgres_tests_on_sqlite(config, items)
+
+
+def browser_tests_last(items: list[pytest.Item]) -> None:
+    """The tests that drive Chromium run after all the others, in their order: one Playwright and
+    one Chromium then serve them all (``chromium`` in tests/browser.py), where starting them again
+    for each module cost seconds a module. Playwright's synchronous API keeps an event loop running
+    in the test thread until the end, where no test needs to run one of its own (``async_to_sync``)."""
+    items.sort(key=lambda item: "chromium" in getattr(item, "fixturenames", ()))
+
+
+def leave_out_postgres_tests_on_sqlite(config: pytest.Config, items: list[pytest.Item]) -> None:
     """Tests marked ``postgres`` need PostgreSQL (row locks, triggers, concurrency).
 
     On SQLite they skip locally; under CI the SQLite pass leaves them out instead,
@@ -72,7 +87,8 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
         session.exitstatus = 1
 
 
-#: What the accessibility checks of the run cost: page states checked, seconds spent.
+#: What the accessibility checks of the run cost: page states checked, states seen again (their
+#: findings kept from the first check), seconds spent.
 ACCESSIBILITY_COST = pytest.StashKey[list[float]]()
 
 
@@ -87,16 +103,19 @@ def pytest_runtest_call(item: pytest.Item):
         try:
             checker.check_all()
         finally:
-            cost = item.config.stash.setdefault(ACCESSIBILITY_COST, [0, 0.0])
-            cost[0] += len(checker.checked)
-            cost[1] += checker.seconds
+            cost = item.config.stash.setdefault(ACCESSIBILITY_COST, [0, 0, 0.0])
+            cost[0] += checker.inspected
+            cost[1] += len(checker.checked) - checker.inspected
+            cost[2] += checker.seconds
     return result
 
 
 def pytest_terminal_summary(terminalreporter, exitstatus: int, config: pytest.Config) -> None:
     if ACCESSIBILITY_COST in config.stash:
-        pages, seconds = config.stash[ACCESSIBILITY_COST]
-        terminalreporter.write_line(f"axe-core: {pages} page states checked in {seconds:.1f} s")
+        pages, again, seconds = config.stash[ACCESSIBILITY_COST]
+        terminalreporter.write_line(
+            f"axe-core: {pages} page states checked in {seconds:.1f} s; {again} more seen again, found as first checked"
+        )
 
 
 @pytest.fixture(autouse=True)

@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 from playwright.sync_api import Page, expect
 
-from tests.browser import Accessibility
+from tests.browser import Accessibility, Snapshot
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -103,3 +103,53 @@ def test_a_copy_seen_twice_is_checked_once(live_server, page: Page, accessibilit
         page.wait_for_function("() => window.dicehallPagesCopied === 1")
 
     assert len(accessibility.snapshots) == 1
+
+
+def test_a_violation_found_once_fails_every_test_that_sees_the_same_page_again(
+    live_server, chromium, inspector, accessibility: Accessibility
+) -> None:
+    """The findings of a page state are kept for the run: a later test that sees the same state is
+    not checked by axe-core again, and fails on the same violations all the same. Here two tests in
+    turn, sharing findings of their own, then this test's own check with the run's findings."""
+    faulty = f"{live_server.url}/faulty/"
+    findings: dict = {}
+    first, second = Accessibility(inspector, findings), Accessibility(inspector, findings)
+    messages = []
+    for checker in (first, second, accessibility):
+        context = chromium.new_context()
+        checker.watch(context)
+        try:
+            page = context.new_page()
+            page.route(faulty, lambda route: route.fulfill(content_type="text/html", body=FAULTY))
+            page.goto(faulty)
+            page.wait_for_function("() => window.dicehallPagesCopied === 1")
+            with pytest.raises(AssertionError) as failure:
+                checker.check_all()
+            messages.append(str(failure.value))
+        finally:
+            context.close()
+            checker.contexts.clear()  # closed: nothing is left open for the end of the test to check
+
+    assert "image-alt (critical)" in messages[0]
+    assert "#no-alt" in messages[0]
+    assert "button-name (critical)" in messages[0]
+    assert f"on {faulty} at 1280×720" in messages[0]
+    assert messages[1] == messages[0]  # the same failure, from the findings kept
+    assert (first.inspected, second.inspected) == (1, 0)  # axe-core ran for the first test only
+    assert messages[2] == messages[0]
+    assert set(findings) <= set(accessibility.findings)  # the state is in the run's findings now
+
+
+def test_the_inspector_runs_none_of_the_copys_scripts(live_server, inspector) -> None:
+    """A copy already holds what its scripts did: in the inspector they must not run again (here
+    they would add an image with no text, a critical finding, and load htmx)."""
+    html = FAULTY.replace('<img src="/static/favicon.svg" id="no-alt"><button id="no-name"></button>', "").replace(
+        "</main>",
+        "</main><script>document.body.insertAdjacentHTML('beforeend', '<img src=\"/static/favicon.svg\">')</script>"
+        '<script src="/static/django_htmx/htmx-2.min.js"></script>',
+    )
+    copy = Snapshot(f"{live_server.url}/scripted/", html, 1280, 720)
+
+    assert inspector.findings(copy) == ()
+    assert inspector.page.evaluate("[typeof axe, typeof htmx, document.images.length]") == ["object", "undefined", 0]
+    assert inspector.page.url == copy.url
