@@ -50,6 +50,7 @@ ENGINE_MODULES = (
             "advancement",
             "chance",
             "codes",
+            "combat",
             "creation",
             "luck",
             "options",
