@@ -3,6 +3,8 @@ PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
 PORT ?= 8000
+# pytest-xdist workers for `make test`: one a core ("auto"); `make test WORKERS=0` runs in one process.
+WORKERS ?= auto
 
 # Settings may also live in a .env file (see .env.example): simple NAME=value lines.
 ifneq (,$(wildcard .env))
@@ -37,7 +39,7 @@ run: $(VENV)/.installed-base
 	$(PY) -m uvicorn config.asgi:application --host 127.0.0.1 --port $(PORT)
 
 test: $(VENV)/.installed-dev
-	$(PY) -m pytest
+	$(PY) -m pytest -n $(WORKERS)
 
 bench: $(VENV)/.installed-dev
 	$(PY) -m bench

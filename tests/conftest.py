@@ -79,7 +79,13 @@ def leave_out_postgres_tests_on_sqlite(config: pytest.Config, items: list[pytest
 
 
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
-    """With CI=true a skipped test is a failure: every tool a test needs must be there."""
+    """With CI=true a skipped test is a failure: every tool a test needs must be there.
+
+    Under pytest-xdist (``make test``), a worker also hands what its accessibility checks cost to
+    the controller, which adds them up for the summary (``pytest_testnodedown``)."""
+    workeroutput = getattr(session.config, "workeroutput", None)
+    if workeroutput is not None and ACCESSIBILITY_COST in session.config.stash:
+        workeroutput["accessibility_cost"] = session.config.stash[ACCESSIBILITY_COST]
     reporter = session.config.pluginmanager.get_plugin("terminalreporter")
     skipped = len(reporter.stats.get("skipped", [])) if reporter else 0
     if CI and skipped and session.exitstatus == 0:
@@ -108,6 +114,15 @@ def pytest_runtest_call(item: pytest.Item):
             cost[1] += len(checker.checked) - checker.inspected
             cost[2] += checker.seconds
     return result
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_testnodedown(node, error) -> None:
+    worker_cost = getattr(node, "workeroutput", {}).get("accessibility_cost")
+    if worker_cost:
+        cost = node.config.stash.setdefault(ACCESSIBILITY_COST, [0, 0, 0.0])
+        for i, value in enumerate(worker_cost):
+            cost[i] += value
 
 
 def pytest_terminal_summary(terminalreporter, exitstatus: int, config: pytest.Config) -> None:
