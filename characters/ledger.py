@@ -44,8 +44,8 @@ MAX_ADVENTURE: Final = 120
 #: The longest offer key a buyer may send (a kind and an item id, such as "specialization:" and an id).
 MAX_OFFER: Final = 80
 #: The largest "what you saw" (``Order.before``) a buyer may send: the system's number for an offer
-#: (Lucky 13: a level, at most 5, or an ability's rung, d12 is 5; D6: a code in pips, 60d+2 is 182),
-#: bounded for every system; the system checks it against the sheet.
+#: (a level, a die's rung, a code in pips), bounded for every system; the system checks it against
+#: the sheet.
 MAX_BEFORE: Final = 10_000
 #: What a buyer may give with an offer besides its key, when the system's ``offer_fields`` asks for it.
 CHOICES: Final = ("name",)
@@ -231,7 +231,7 @@ def award(
     1 … 1000 each, 0 gives none) and reputation changes (the reputation stays within −5 … +5,
     "Reputation") for any of the campaign's characters in play, all written at once or not at all.
     ``ends_adventure``: the adventure ends for each of them, as their system says (its
-    ``end_adventure``: D6's heroic luck points come back)."""
+    ``end_adventure``)."""
     campaign = Campaign.objects.select_for_update().filter(pk=campaign_id).first()  # the campaign first, always
     role = Membership.objects.filter(campaign=campaign, user_id=by.pk).values_list("role", flat=True).first()
     if campaign is None or role is None:

@@ -398,8 +398,7 @@ class AwardForm(forms.Form):
     ends_adventure = forms.BooleanField(
         label="This ends the adventure",
         required=False,
-        help_text="What the rules give back at an adventure's end comes back to each character awarded "
-        "(D6: the luck points spent heroically).",
+        help_text="What the campaign's rules give back at an adventure's end comes back to each character awarded.",
     )
 
     def __init__(

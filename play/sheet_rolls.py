@@ -174,7 +174,7 @@ def roll(
         dice = kind.parse(made.spec)
         chance = kind.success(kind.chance(dice))
         result = kind.roll(dice, rng)
-    except SpecError as error:  # a roll the odds can be shown for but not made yet (D6: a band, no number)
+    except SpecError as error:  # a roll whose odds can be shown but that cannot be made yet
         raise Refused(write.sentence(error.message)) from None
     recorded = kind.record(result)
     spec = {**made.spec, "label": made.label, "sheet": {"character": character.pk, **made.details}, "call": call}

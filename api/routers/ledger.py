@@ -28,11 +28,10 @@ Adventure = Annotated[
     str, Field(max_length=ledger.MAX_ADVENTURE, pattern=ONE_LINE, description="The adventure it belongs to.")
 ]
 Name = Annotated[str, Field(max_length=MAX_NAME, pattern=ONE_LINE)]
-#: What the buyer saw: the system's number for the offer (Lucky 13: a specialization's level, 0 for a new
-#: one, or an ability's rung, 1 d4 … 5 d12; D6: a skill's code in pips).
+#: What the buyer saw: the system's number for the offer (its ``offer_fields``' ``before``).
 BEFORE_WORDS: Final = (
-    "What you saw: the system's number for the offer (Lucky 13: the level, 0 for a new one, or the die's rung; "
-    "D6: the skill's code in pips)."
+    "What you saw: the number the system's offer showed (a level, a die's rung, a code in pips); a purchase "
+    "made from an older number buys nothing."
 )
 Before = Annotated[StrictInt | None, Field(ge=0, le=ledger.MAX_BEFORE, description=BEFORE_WORDS)]
 #: An offer's key: its kind and the item it names (an ability, or a sheet item's id).
@@ -66,8 +65,7 @@ class AwardIn(Forbid):
     )
     ends_adventure: bool = Field(
         False,
-        description="The adventure ends for the character: what its system gives back then comes back "
-        "(D6: the luck points spent heroically).",
+        description="The adventure ends for the character: what its system gives back then comes back.",
     )
 
 

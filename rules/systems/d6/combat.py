@@ -44,7 +44,7 @@ from rules.systems.d6.chance import opposed_chance, p_at_least
 from rules.systems.d6.codes import DieCode, DieCodeError
 from rules.systems.d6.rolling import roll
 from rules.systems.d6.rolls import dice_groups
-from rules.systems.d6.rounds import MAX_ACTIONS, Action, RoundPlan
+from rules.systems.d6.rounds import MAX_ACTIONS, one_use
 from rules.systems.d6.sheet import MAX_WOUNDS, WOUND_LEVELS, Sheet
 
 Code = Annotated[str, Field(pattern=r"^[0-9]{1,2}d(\+[12])?$")]
@@ -104,15 +104,7 @@ def _at_round(
 ) -> tuple[DieCode, tuple[str, ...]]:
     """A fighter's code for one use this round: ``uses`` declared (a reaction comes on top, as "reaction
     skills" says), wounded and stunned as the fighter is (:class:`rules.systems.d6.rounds.RoundPlan`)."""
-    plan = RoundPlan(
-        actions=tuple(Action(label=f"{name} {i}", skill=name, code=code) for i in range(1, uses + 1)),
-        wounded=_wounds(fighter) >= 1,
-        stunned=_stunned(fighter),
-        reaction_skills=frozenset({name}) if reacting else frozenset(),
-    )
-    use = plan.react(name, code).reactions[0] if reacting else plan.action(0)
-    words = tuple(str(m) for m in use.modifiers)
-    return use.code, (*words, use.warning) if use.warning else words
+    return one_use(name, code, uses, wounded=_wounds(fighter) >= 1, stunned=_stunned(fighter), reacting=reacting)
 
 
 class D6Combat:

@@ -72,6 +72,7 @@ __all__ = [
     "RoundError",
     "RoundPlan",
     "Use",
+    "one_use",
     "skill_key",
 ]
 
@@ -558,3 +559,34 @@ class RoundPlan:
                 f"the +1d for {self.prepared} is lost from then on"
             )
         return tuple(found)
+
+
+def one_use(
+    skill: str,
+    code: DieCode,
+    uses: int = 1,
+    *,
+    wounded: bool = False,
+    stunned: bool = False,
+    running: bool = False,
+    doubled: bool = False,
+    prepared: bool = False,
+    reacting: bool = False,
+    reaction_skills: Iterable[str] = REACTION_SKILLS,
+) -> tuple[DieCode, tuple[str, ...]]:
+    """The code of one use of ``skill`` in a round of ``uses`` declared uses of it, and the words of each
+    change (and the warning at 0d), as a sheet roll or an attack records them: the first declared use,
+    or, ``reacting``, a reaction used on top of them ("this counts as an extra skill use")."""
+    labels = [skill] if uses == 1 else [f"{skill} ({i} of {uses})" for i in range(1, uses + 1)]
+    plan = RoundPlan(
+        actions=tuple(Action(label=label, skill=skill, code=code) for label in labels),
+        wounded=wounded,
+        stunned=stunned,
+        running=running,
+        doubled=doubled,
+        prepared=skill if prepared else None,
+        reaction_skills=frozenset({*reaction_skills, skill}) if reacting else frozenset(reaction_skills),
+    )
+    use = plan.react(skill, code).reactions[0] if reacting else plan.action(0)
+    words = tuple(str(modifier) for modifier in use.modifiers)
+    return use.code, (*words, use.warning) if use.warning else words

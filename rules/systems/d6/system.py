@@ -39,7 +39,7 @@ from rules.systems.d6.chance import DIFFICULTY_BANDS, MAX_DIFFICULTY, RANGE_BAND
 from rules.systems.d6.codes import DieCode
 from rules.systems.d6.combat import COMBAT
 from rules.systems.d6.rolls import ROLL_KINDS
-from rules.systems.d6.rounds import REACTION_SKILLS, Action, RoundPlan
+from rules.systems.d6.rounds import REACTION_SKILLS, one_use
 from rules.systems.d6.sheet import (
     MAX_WOUNDS,
     SCHEMA_VERSION,
@@ -129,20 +129,17 @@ def round_code(
     planner (:class:`rules.systems.d6.rounds.RoundPlan`) gives them for the first of the round's
     ``actions`` declared uses: a luck point doubles first, then −(N−1)d for N uses, running, wounded
     and stunned (the sheet's conditions) and +1d for a round prepared; never below 0d."""
-    actions = int(situation.get("actions") or 1)
-    labels = [name] if actions == 1 else [f"{name} ({i} of {actions})" for i in range(1, actions + 1)]
-    plan = RoundPlan(
-        actions=tuple(Action(label=label, skill=name, code=base) for label in labels),
+    return one_use(
+        name,
+        base,
+        int(situation.get("actions") or 1),
         wounded=sheet.wounded,
         stunned=sheet.stunned,
         running=bool(situation.get("running")),
         doubled=bool(situation.get("doubled")),
-        prepared=name if situation.get("prepared") else None,
+        prepared=bool(situation.get("prepared")),
         reaction_skills=options.reaction_skills(given) if given else REACTION_SKILLS,
     )
-    use = plan.action(0)
-    words = tuple(str(modifier) for modifier in use.modifiers)
-    return use.code, (*words, use.warning) if use.warning else words
 
 
 class D6:
