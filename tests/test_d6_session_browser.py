@@ -147,7 +147,7 @@ def test_a_gm_and_two_players_play_a_short_d6_session(
     assert (rolled.spec["code"], rolled.spec["difficulty"]) == ("5d+1", 13)
     expect(result).to_contain_text(f"Total {rolled.total}")
 
-    # A round planned from the sheet: two shots, each at −1d, the first rolled.
+    # A round planned from the sheet: two shots, each at −1d, shown, declared (kept on the sheet), the first rolled.
     open_sheet(table, walk, campaign, talia)
     table.get_by_role("link", name="Plan a round").click()
     expect(table.get_by_role("heading", level=1)).to_have_text("A round for Talia")
@@ -155,11 +155,16 @@ def test_a_gm_and_two_players_play_a_short_d6_session(
     for i in (1, 2):
         table.get_by_label(f"Action {i}", exact=True).select_option(label="Firearms 5d+1")
         table.get_by_label(f"Difficulty of action {i}", exact=True).fill("10")
-    table.get_by_role("button", name="Show the round").click()
-    uses = table.locator("ol.round-uses > li")
+    table.get_by_role("button", name="Show the chances").click()
+    preview = table.locator("ol.round-uses.preview > li")
+    expect(preview).to_have_count(2)
+    expect(preview.first).to_contain_text("4d+1")
+    expect(preview.first).to_contain_text("2 actions: −1d")
+    check_page(table, problems)
+    table.get_by_role("button", name="Declare the round").click()
+    uses = table.locator("#round-uses ol.round-uses > li")
     expect(uses).to_have_count(2)
     expect(uses.first).to_contain_text("4d+1")
-    expect(uses.first).to_contain_text("2 actions: −1d")
     check_page(table, problems)
     uses.first.get_by_role("button").click()
     expect(table.locator("#roll-result")).to_contain_text("Wild die")

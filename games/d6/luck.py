@@ -21,6 +21,8 @@ from rules.systems.base import EditSection, Role
 
 #: The sheet's section of the luck points: its open forms go stale when a point is spent.
 LUCK: Final = "luck"
+#: The sheet's section of the round in play: a luck point spent to double changes it too.
+ROUND: Final = "round"
 #: Who spends a luck point: the player and the GM ("Anytime at all during a scenario … you can say").
 SPEND: Final = EditSection(LUCK, "luck points", frozenset({Role.OWNER, Role.GM}))
 #: Who grants one more point for a dramatic spend: the GM ("probably another one as well").
@@ -45,8 +47,9 @@ def spend(*, character_id: int, version: int, kind: str, heroism: str, explanati
     """Spend one of the character's luck points. Raises :class:`NotAllowed`, :class:`StaleSection`, or
     :class:`~rules.systems.base.SpecError` (none left, an escape with no explanation); nothing is written."""
     character = _locked(character_id, SPEND, version, by)
-    sheet, words = character.rules.spend_luck(character.document, kind, heroism, explanation)
-    write.write(character, sheet, by=by, what=words, sections=[LUCK])
+    sheet, words = character.rules.spend_luck(character.document, kind, heroism, explanation,
+                                              character.campaign.settings)  # fmt: skip
+    write.write(character, sheet, by=by, what=words, sections=[LUCK, ROUND] if kind == "double" else [LUCK])
     return character, words
 
 

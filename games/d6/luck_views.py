@@ -107,8 +107,8 @@ def spend(request: HttpRequest, pk: int) -> HttpResponse:
             return _page(request, character, form, version=version, status=400)
         return _page(request, character, form, version=version, status=400, problem=sentence(refused.message))
     messages.success(request, f"{character.name}: {words}.")
-    if data["kind"] == "double":  # the round it doubles is planned with the luck point ticked
-        return redirect(f"{reverse('d6:round', args=[character.pk])}?doubled=on")
+    if data["kind"] == "double":  # the round it doubles, on its planner
+        return redirect(reverse("d6:round", args=[character.pk]))
     return redirect(f"{reverse('characters:sheet', args=[character.pk])}#vitals")
 
 

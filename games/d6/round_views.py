@@ -1,20 +1,21 @@
-"""D6's round planner: the actions a character declares for a combat round, each with its code and its
-exact chance as the round's penalties change, a reaction used mid-round, and a Roll for each use, which
-the log records with its penalties (rules text, "game time", "using more than one skill", "reaction
-skills"; the planner's rules are :mod:`rules.systems.d6.rounds`).
+"""D6's round planner (``/characters/<id>/round/``): the round a character is in, kept on its sheet.
 
-The round lives in the page's address: the declared actions (``action-<i>-item``, ``-difficulty``), the
-round's flags (running, a luck point spent, the skill prepared last round) and what has happened
-(``events``: ``a<i>`` an action attempted, ``r<item>-<difficulty>`` a reaction used). A GET shows the
-round; a POST rolls one use on the server and comes back to the round with it done. Wounded and
-stunned are the sheet's (the GM sets them). Plain forms: the page works without JavaScript."""
+Between rounds the page declares the next: the actions (``action-<i>-item``, ``-difficulty``), running,
+and the +1d a round of nothing prepared; "Show the chances" shows each use's code and exact chance as
+declared, and "Declare the round" keeps it. A declared round shows every use at the code it was rolled
+at, or would be now, with its exact chance; a Roll button for each declared action still to attempt (its
+difficulty named then if the declaration had none), a reaction used mid-round, a luck point spent, the
+GM's wound and stun, and the round's end (a round of nothing prepares one stat or skill). Each step is
+rolled and kept on the server (:mod:`games.d6.round_play`), from the version of the round the page showed:
+an older one is refused (409) with the round as it is now; a bad choice comes back by its field (400),
+everything typed kept. Plain forms: the page works without JavaScript."""
 
 from __future__ import annotations
 
 import secrets
 from typing import Any, Final
-from urllib.parse import urlencode
 
+from django.contrib import messages
 from django.http import Http404, HttpRequest, HttpResponse, QueryDict
 from django.shortcuts import redirect, render
 from django.urls import reverse
@@ -23,24 +24,28 @@ from django.views.decorators.http import require_http_methods
 from campaigns.errors import Refused
 from characters import access
 from characters.models import Character
+from characters.operations import NotAllowed, StaleSection, section_version, sentence
+from games.d6 import round_play
+from games.d6.luck import ROUND
 from play import sheet_rolls
 from play.models import Roll
 from play.roll_views import roll_entry
 from rules.systems import d6
-from rules.systems.base import SheetRoll, SpecError
-from rules.systems.d6.rounds import MAX_ACTIONS, Action, RoundPlan
-from rules.systems.d6.sheet import Sheet
-from web.fields import whole_key
+from rules.systems.base import SpecError
+from rules.systems.d6 import round_state
+from rules.systems.d6.rounds import MAX_ACTIONS, RoundPlan
+from rules.systems.d6.sheet import RoundStep, Sheet
+from web.fields import version_number, whole_key
 
 #: Blank rows offered below the declared actions.
 BLANK_ROWS: Final = 2
-#: The most events (attempts and reactions) a round's address may hold.
-MAX_EVENTS: Final = 2 * MAX_ACTIONS
 MAX_DIFFICULTY: Final = 1000
+CONFLICT = "The round changed since you opened this page, so nothing was done. Here it is as it is now."
+NO_VERSION = "This form did not say which version of the round it was made from, so nothing was done."
 
 
 class RoundProblem(ValueError):
-    """What is wrong with the round as the address gives it, by field."""
+    """What is wrong with a box of the round, by field."""
 
     def __init__(self, field: str, message: str) -> None:
         super().__init__(message)
@@ -56,26 +61,24 @@ def _difficulty(text: str, field: str) -> int | None:
     return value
 
 
-def _item(sheet: Sheet, text: str, field: str) -> tuple[str, Any] | None:
+def _item(sheet: Sheet, text: str, field: str) -> int | None:
     if not text.strip():
         return None
     key = whole_key(text.strip())
     thing = (sheet.stat(key) or sheet.skill(key)) if key is not None else None
-    code = sheet.code_of(key) if thing is not None and key is not None else None
-    if thing is None or code is None:
+    if thing is None or key is None or sheet.code_of(key) is None:
         raise RoundProblem(field, f"{text.strip()[:20]} is not one of this character's stats or skills.")
-    return thing.name, code
+    return key
 
 
-class Round:
-    """The round the address describes, read against the sheet: its rows (as typed), flags and plan."""
+class Declaration:
+    """The round as the declaration form gives it, read against the sheet: its rows (as typed), its flags,
+    and the plan it would make now (None while a box is wrong)."""
 
-    def __init__(self, data: QueryDict, sheet: Sheet) -> None:
-        self.sheet = sheet
+    def __init__(self, data: QueryDict, sheet: Sheet, given: Any) -> None:
         self.problems: dict[str, str] = {}
-        self.rows: list[dict[str, str]] = []
-        actions: list[Action] = []
-        self.items: list[int] = []
+        self.rows: list[dict[str, Any]] = []
+        self.actions: list[tuple[int, int | None]] = []
         for i in range(MAX_ACTIONS):
             item, difficulty = data.get(f"action-{i}-item", ""), data.get(f"action-{i}-difficulty", "")
             if not item and not difficulty:
@@ -90,80 +93,28 @@ class Round:
             if found is None:
                 self.problems[f"action-{i}-item"] = "Choose what this action rolls."
                 continue
-            name, code = found
-            actions.append(Action(label=f"{len(actions) + 1}. {name}", skill=name, code=code, difficulty=level))
-            self.items.append(int(item))
+            self.actions.append((found, level))
         last = max((row["index"] for row in self.rows), default=-1)
-        free = [i for i in range(last + 1, MAX_ACTIONS)][:BLANK_ROWS]
-        self.rows += [{"index": i, "item": "", "difficulty": ""} for i in free]
+        self.rows += [{"index": i, "item": "", "difficulty": ""} for i in range(last + 1, MAX_ACTIONS)][:BLANK_ROWS]
+        self.running = data.get("running") == "on"
+        self.use_preparation = sheet.prepared is not None and data.get("prepared", "on" if not data else "") == "on"
+        self.plan: RoundPlan | None = None
+        if not self.problems:
+            try:
+                self.plan = round_state.preview(sheet, self.actions, running=self.running,
+                                                use_preparation=self.use_preparation, given=given)  # fmt: skip
+            except SpecError as error:
+                self.problems[_field(error.field)] = sentence(error.message)
         for row in self.rows:
             row["item_error"] = self.problems.get(f"action-{row['index']}-item", "")
             row["difficulty_error"] = self.problems.get(f"action-{row['index']}-difficulty", "")
-        self.running = data.get("running") == "on"
-        self.doubled = data.get("doubled") == "on"
-        self.prepared = data.get("prepared", "")
-        self.events_text = data.get("events", "")
-        self.plan: RoundPlan | None = None
-        if self.problems:
-            return
-        try:
-            prepared = _item(sheet, self.prepared, "prepared")
-            self.plan = RoundPlan(
-                actions=tuple(actions),
-                wounded=sheet.wounded,
-                stunned=sheet.stunned,
-                running=self.running,
-                doubled=self.doubled,
-                prepared=prepared[0] if prepared else None,
-                reaction_skills=frozenset(s.name for s in sheet.skills if s.reaction),
-            )
-            for event in self._events(self.events_text):
-                self.plan = self._apply(self.plan, event)
-        except RoundProblem as problem:
-            self.problems[problem.field] = problem.message
-            self.plan = None
-        except SpecError as error:
-            self.problems[error.field if error.field in ("prepared",) else "round"] = error.message
-            self.plan = None
 
-    def _events(self, text: str) -> list[str]:
-        events = [part for part in text.split(",") if part]
-        if len(events) > MAX_EVENTS:
-            raise RoundProblem("events", f"A round holds at most {MAX_EVENTS} rolls.")
-        return events
 
-    def _apply(self, plan: RoundPlan, event: str) -> RoundPlan:
-        if event.startswith("a") and (index := whole_key(event[1:]) if event[1:] != "0" else 0) is not None:
-            if not 0 <= index < len(plan.actions) or index not in plan.pending:
-                raise RoundProblem("events", "That action is not one still to roll this round.")
-            return plan.attempt(index)
-        item, _, difficulty = event[1:].partition("-")
-        if event.startswith("r"):
-            found = _item(self.sheet, item, "events")
-            skill = self.sheet.skill(int(item)) if found else None
-            if found is None or skill is None or not skill.reaction:
-                raise RoundProblem("events", "Only a reaction skill is used mid-round.")
-            name, code = found
-            level = _difficulty(difficulty, "events")
-            return plan.react(name, code, label=name, difficulty=level)
-        raise RoundProblem("events", "This round's record is not one the page wrote.")
-
-    def query(self, extra_event: str | None = None) -> dict[str, str]:
-        """The round as its address, with one more event."""
-        out: dict[str, str] = {}
-        for row in self.rows:
-            if row["item"] or row["difficulty"]:
-                i = row["index"]
-                out[f"action-{i}-item"], out[f"action-{i}-difficulty"] = row["item"], row["difficulty"]
-        for flag in ("running", "doubled"):
-            if getattr(self, flag):
-                out[flag] = "on"
-        if self.prepared:
-            out["prepared"] = self.prepared
-        events = [e for e in self.events_text.split(",") if e] + ([extra_event] if extra_event else [])
-        if events:
-            out["events"] = ",".join(events)
-        return out
+def _field(field: str) -> str:
+    """The form's box for an engine's field: ``actions[2]`` is ``action-2-item``."""
+    if field.startswith("actions[") and field.endswith("]"):
+        return f"action-{field[8:-1]}-item"
+    return field if field in ("prepared", "running") else "round"
 
 
 def _character(request: HttpRequest, pk: int, *, write: bool) -> Character:
@@ -182,68 +133,151 @@ def _choices(sheet: Sheet) -> list[tuple[str, list[tuple[int, str]]]]:
     return groups
 
 
-def _page(
-    request: HttpRequest, character: Character, round_: Round, *, status: int = 200, error: str = ""
-) -> HttpResponse:
+def _declared(sheet: Sheet) -> QueryDict:
+    """The declaration form of the round as declared (empty between rounds)."""
+    query = QueryDict(mutable=True)
+    record = sheet.round
+    if record is None or not record.declared:
+        return query
+    for i, declared in enumerate(record.actions):
+        query[f"action-{i}-item"] = str(declared.item)
+        query[f"action-{i}-difficulty"] = "" if declared.difficulty is None else str(declared.difficulty)
+    query["running"] = "on" if record.running else ""
+    query["prepared"] = "on" if record.prepared else ""
+    return query
+
+
+def _page(request: HttpRequest, character: Character, *, data: QueryDict | None = None, status: int = 200,
+          error: str = "", fields: dict[str, str] | None = None) -> HttpResponse:  # fmt: skip
     sheet: Sheet = character.document
-    plan = round_.plan
+    given = character.campaign.settings
+    plan = round_state.plan_of(sheet, given)
+    begun = round_state.begun(sheet)
+    declaration = None if begun else Declaration(data if data is not None else _declared(sheet), sheet, given)
     uses = []
     if plan is not None:
         pending = set(plan.pending)
         for use in plan.uses:
-            waiting = use.action is not None and use.action in pending
-            uses.append({"use": use, "waiting": waiting, "event": f"a{use.action}" if waiting else ""})
+            uses.append({"use": use, "waiting": use.action is not None and use.action in pending})
     seq = whole_key(request.GET.get("rolled", "")) if request.method != "POST" else None
     rolled = None
     if seq is not None:
         found = Roll.objects.filter(campaign_id=character.campaign_id, seq=seq, character=character).first()
         rolled = roll_entry(found, gm=character.viewer_is_gm) if found is not None else None
+    record = sheet.round
     context = {
         "character": character,
-        "round": round_,
+        "sheet": sheet,
         "plan": plan,
+        "declaration": declaration,
         "uses": uses,
+        "warnings": plan.warnings if plan is not None else (),
+        "doubled": round_state.doubled_now(sheet),
+        "record": record,
+        "begun": begun,
+        "prepared": round_state.prepared_name(sheet),
+        "did_nothing": plan is None or plan.did_nothing,
         "choices": _choices(sheet),
         "reactions": [(s.id, f"{s.name} {sheet.code_of(s.id)}") for s in sheet.skills if s.reaction],
-        "query": round_.query(),
+        "version": section_version(character, ROUND),
         "needs_call": sheet_rolls.needs_call(character, asked=None),
         "round_url": reverse("d6:round", args=[character.pk]),
         "error": error,
+        "fields": fields or {},
         "rolled": rolled,
-    }
+    }  # fmt: skip
     return render(request, "systems/d6/round.html", context, status=status)
+
+
+def _fresh(character: Character) -> Character:
+    fresh = Character.objects.select_related("campaign", "owner").get(pk=character.pk)
+    fresh.can_edit, fresh.viewer_is_gm = character.can_edit, character.viewer_is_gm
+    return fresh
+
+
+def _step(data: QueryDict, sheet: Sheet) -> RoundStep:
+    """The use the form asks to roll: ``roll=a<i>`` (with ``difficulty``), or ``roll=r`` with ``reaction``
+    and ``reaction_difficulty``."""
+    asked = data.get("roll", "")
+    if asked.startswith("a"):
+        index = whole_key(asked[1:]) if asked[1:] != "0" else 0
+        if index is None or not 0 <= index < MAX_ACTIONS:
+            raise RoundProblem("round", "That action is not one of this round's.")
+        return RoundStep(what="attempt", action=index, difficulty=_difficulty(data.get("difficulty", ""), "difficulty"))
+    if asked == "r":
+        item = _item(sheet, data.get("reaction", ""), "reaction")
+        if item is None:
+            raise RoundProblem("reaction", "Choose the reaction skill to use.")
+        level = _difficulty(data.get("reaction_difficulty", ""), "reaction_difficulty")
+        if level is None:
+            raise RoundProblem("reaction_difficulty", "Name the difficulty the reaction is rolled against.")
+        return RoundStep(what="reaction", item=item, difficulty=level)
+    raise RoundProblem("round", "Choose a use of the round to roll.")
+
+
+def _do(request: HttpRequest, character: Character, version: int) -> HttpResponse:
+    data = request.POST
+    action = data.get("action", "")
+    sheet: Sheet = character.document
+    url = reverse("d6:round", args=[character.pk])
+    if action == "preview":
+        problems = Declaration(data, sheet, character.campaign.settings).problems
+        return _page(request, character, data=data, status=400 if problems else 200)
+    if action == "declare":
+        declaration = Declaration(data, sheet, character.campaign.settings)
+        if declaration.problems:
+            problem = declaration.problems.get("round", "check it below")
+            return _page(request, character, data=data, status=400, error=f"The round was not declared: {problem}")
+        round_play.declare(character_id=character.pk, version=version, actions=declaration.actions,
+                           running=declaration.running, use_preparation=declaration.use_preparation,
+                           by=request.user)  # fmt: skip
+        messages.success(request, "The round is declared: roll each action in its turn.")
+        return redirect(url)
+    if action == "roll":
+        rolled = round_play.roll(character_id=character.pk, version=version, step=_step(data, sheet),
+                                 by=request.user, rng=secrets.SystemRandom())  # fmt: skip
+        return redirect(f"{url}?rolled={rolled.roll.seq}")
+    if action in ("wounded", "stunned"):
+        round_play.befall(character_id=character.pk, version=version, what=action, by=request.user)
+        messages.success(request, f"{character.name} is {action}: every later use takes it.")
+        return redirect(url)
+    if action == "end":
+        prepare = _item(sheet, data.get("prepare", ""), "prepare")
+        _, words = round_play.end(character_id=character.pk, version=version, prepare=prepare, by=request.user)
+        messages.success(request, f"{words}.")
+        return redirect(url)
+    return _page(request, character, status=400, error="Choose what to do with the round.")
 
 
 @require_http_methods(["GET", "HEAD", "POST"])
 def plan_round(request: HttpRequest, pk: int) -> HttpResponse:
-    """The round (GET), and one use of it rolled (POST ``roll``: ``a<i>`` or ``r<item>``)."""
+    """The round (GET), and one step of it (POST ``action``: preview, declare, roll, wounded, stunned, end)."""
     character = _character(request, pk, write=request.method == "POST")
-    data = request.POST if request.method == "POST" else request.GET
-    round_ = Round(data, character.document)
-    if request.method != "POST":
-        return _page(request, character, round_, status=400 if round_.problems else 200)
-    if round_.plan is None:
-        return _page(request, character, round_, status=400, error="Nothing was rolled: check the round below.")
-    event = data.get("roll", "")
-    if event.startswith("r"):
-        event = f"{event}-{data.get('reaction_difficulty', '').strip()}"
+    if request.method != "POST":  # a declaration's address (``action-0-item=…``) shows its chances
+        asked = any(key.startswith("action-") or key in ("running", "prepared") for key in request.GET)
+        return _page(request, character, data=request.GET if asked else None)
+    version = version_number(request.POST.get("version", ""))
+    if version is None:
+        return _page(request, _fresh(character), status=400, error=NO_VERSION)
     try:
-        plan = round_._apply(round_.plan, event)
+        return _do(request, character, version)
+    except StaleSection:
+        return _page(request, _fresh(character), status=409, error=CONFLICT)
+    except NotAllowed as refused:
+        return _page(request, character, data=request.POST, status=403, error=str(refused))
     except RoundProblem as problem:
-        return _page(request, character, round_, status=400, error=f"Nothing was rolled. {problem.message}")
-    use = plan.uses[[u.attempted for u in plan.uses].count(True) - 1]
-    if use.difficulty is None:
-        return _page(request, character, round_, status=400,
-                     error=f"Nothing was rolled: name the difficulty of {use.label} to roll it.")  # fmt: skip
-    spec = {"system": d6.KEY, "roll": "check", "code": str(use.code), "difficulty": use.difficulty}
-    steps = tuple(str(m) for m in use.modifiers)
-    if steps:
-        spec["steps"] = list(steps)
-    made = SheetRoll("check", spec, f"{use.label.split('. ', 1)[-1]} {use.code} against {use.difficulty} (a round)",
-                     details={"round": True}, steps=steps)  # fmt: skip
-    try:
-        rolled = sheet_rolls.roll(character, made, by=request.user, rng=secrets.SystemRandom())
+        return _page(request, character, data=request.POST, status=400, error=f"Nothing was done. {problem.message}",
+                     fields={problem.field: problem.message})  # fmt: skip
     except Refused as refused:
-        return _page(request, character, round_, status=refused.status, error=f"Nothing was rolled. {refused.message}")
-    query = round_.query(event)
-    return redirect(f"{reverse('d6:round', args=[character.pk])}?{urlencode({**query, 'rolled': rolled.roll.seq})}")
+        return _page(request, character, data=request.POST, status=refused.status,
+                     error=f"Nothing was done. {refused.message}")  # fmt: skip
+    except SpecError as refused:
+        message = sentence(refused.message)
+        return _page(
+            request,
+            character,
+            data=request.POST,
+            status=400,
+            error=f"Nothing was done. {message}",
+            fields={_field(refused.field) if refused.field.startswith("actions") else refused.field: message},
+        )

@@ -388,60 +388,6 @@ def test_the_roll_page_draws_the_totals_before_the_roll(client, d6_campaign, pla
     assert f"{p.numerator}/{p.denominator}" in page.text
 
 
-def round_url(character: Character) -> str:
-    return reverse("d6:round", args=[character.pk])
-
-
-def test_a_round_planned_and_rolled_use_by_use_with_a_reaction(client, monkeypatch, d6_campaign, player) -> None:
-    """The text's Jericho, as Talia: three shots at 4d+1 are at 2d+1; she fires once, then dodges (4d, the
-    fourth use: 1d); the two shots left are at 1d+1."""
-    talia = made(client, d6_campaign, player)
-    skills = {s.name: s.id for s in talia.document.skills}
-    plan = {f"action-{i}-item": skills["Firearms"] for i in range(3)} | {f"action-{i}-difficulty": 8 for i in range(3)}
-    page = client.get(round_url(talia), plan)
-    assert page.status_code == 200
-    assert page.text.count("2d+1") >= 3
-    assert "3 actions: −2d" in page.text
-    monkeypatch.setattr("games.d6.round_views.secrets.SystemRandom", lambda: random.Random(2))
-    first = client.post(round_url(talia), {**plan, "roll": "a0"})
-    assert first.status_code == 302
-    after_shot = client.get(first["Location"])
-    assert after_shot.status_code == 200
-    assert "rolled" in after_shot.text
-    react = {**dict(_query(first["Location"])), "roll": f"r{skills['Dodge']}", "reaction_difficulty": "12"}
-    dodge = client.post(round_url(talia), react)
-    assert dodge.status_code == 302
-    shown = client.get(dodge["Location"]).text
-    assert shown.count("1d+1") >= 2  # the two shots left, one more −1d
-    rolls = list(Roll.objects.order_by("seq"))
-    assert [r.spec["code"] for r in rolls] == ["2d+1", "1d"]
-    assert rolls[1].spec["steps"] == ["3 actions: −2d", "reaction: −1d"]
-    assert rolls[1].label == "Dodge 1d against 12 (a round)"
-
-
-def _query(location: str) -> list[tuple[str, str]]:
-    from urllib.parse import parse_qsl, urlsplit
-
-    return [(k, v) for k, v in parse_qsl(urlsplit(location).query) if k != "rolled"]
-
-
-def test_a_bad_round_is_refused_by_its_field_and_rolls_nothing(client, d6_campaign, player) -> None:
-    talia = made(client, d6_campaign, player)
-    firearms = next(s.id for s in talia.document.skills if s.name == "Firearms")
-    bad = client.get(round_url(talia), {"action-0-item": "99999", "action-0-difficulty": "8"})
-    assert bad.status_code == 400
-    assert "is not one of this character" in bad.text
-    prepared = client.post(round_url(talia), {"action-0-item": firearms, "action-1-item": firearms,
-                                              "prepared": firearms, "roll": "a0"})  # fmt: skip
-    assert prepared.status_code == 400
-    no_difficulty = client.post(round_url(talia), {"action-0-item": firearms, "roll": "a0"})
-    assert no_difficulty.status_code == 400
-    assert "name the difficulty" in no_difficulty.text
-    forged = client.post(round_url(talia), {"action-0-item": firearms, "action-0-difficulty": "8", "roll": "a5"})
-    assert forged.status_code == 400
-    assert not Roll.objects.exists()
-
-
 @pytest.mark.parametrize("status", ["draft", "active", "archived"])
 def test_a_d6_character_exports_and_imports_as_it_was(client, d6_campaign, gm, player, status) -> None:
     from characters import exchange

@@ -54,6 +54,7 @@ ENGINE_MODULES = (
             "creation",
             "luck",
             "options",
+            "round_state",
             "rolling",
             "rolls",
             "rounds",

@@ -15,7 +15,9 @@ from typing import Annotated, Any, Final, Literal
 from pydantic import Field, model_validator
 
 from rules.document import Document, ItemId, LongText, Name, ShortText, fresh_id, require_unique
+from rules.systems.d6.chance import MAX_DIFFICULTY
 from rules.systems.d6.codes import DieCode
+from rules.systems.d6.rounds import MAX_ACTIONS
 
 #: The version of the document this code writes; older documents go through :func:`migrate`.
 SCHEMA_VERSION: Final = 1
@@ -77,6 +79,47 @@ class OwedSpend(Document):
     extra: bool = False
 
 
+#: The most steps one round keeps: every declared action, every reaction, and each thing that befalls.
+MAX_ROUND_STEPS: Final = 24
+RoundDifficulty = Annotated[int, Field(ge=1, le=MAX_DIFFICULTY, strict=True)]
+
+
+class Declared(Document):
+    """One action declared at the start of a round: the stat or skill (by id) and its difficulty, if known."""
+
+    item: ItemId
+    difficulty: RoundDifficulty | None = None
+
+
+class RoundStep(Document):
+    """What happened in the round, in order: a declared action attempted (``action``, from 0), a reaction
+    used (``item``), the character wounded or stunned, or a luck point spent to double. ``roll`` is the
+    roll's number in the campaign's log, for a use rolled."""
+
+    what: Literal["attempt", "reaction", "wounded", "stunned", "luck"]
+    action: Annotated[int, Field(ge=0, lt=MAX_ACTIONS, strict=True)] | None = None
+    item: ItemId | None = None
+    difficulty: RoundDifficulty | None = None
+    roll: Annotated[int, Field(ge=1, strict=True)] | None = None
+
+
+class Round(Document):
+    """The combat round the character is in, kept between pages (:mod:`rules.systems.d6.round_state`).
+
+    ``declared`` is False while a luck point spent before the round waits for its actions; ``wounded``
+    and ``stunned`` are the conditions the round began with; ``prepared``: the round takes the +1d the
+    last round prepared (the sheet's :attr:`Sheet.prepared`)."""
+
+    declared: bool = False
+    actions: tuple[Declared, ...] = Field(default=(), max_length=MAX_ACTIONS)
+    running: bool = False
+    doubled: bool = False
+    prepared: bool = False
+    wounded: bool = False
+    stunned: bool = False
+    steps: tuple[RoundStep, ...] = Field(default=(), max_length=MAX_ROUND_STEPS)
+
+
 class Creation(Document):
     """Where creation stands: the step a draft was saved at ("" once the character is finished)."""
 
@@ -103,6 +146,10 @@ class Sheet(Document):
     gear: tuple[Item, ...] = Field(default=(), max_length=MAX_ITEMS)
     notes: Annotated[LongText, Field(max_length=MAX_NOTES)] = ""
     creation: Creation = Creation()
+    #: The round in play (None between rounds), and the stat or skill the last round, a round of nothing
+    #: at all, prepared for: "in the next, you make your skill roll, but get to add 1d to the roll".
+    round: Round | None = None
+    prepared: ItemId | None = None
     #: Ids are never reused: a new item takes this id (or a larger one) and it moves past it.
     next_id: Annotated[int, Field(ge=1, strict=True)] = 1
 
@@ -125,9 +172,31 @@ class Sheet(Document):
                 raise ValueError(f"{skill.name} belongs to a stat the sheet does not have (id {skill.stat})")
             if skill.code is not None and stat.code is not None and code(skill.code) < code(stat.code):
                 raise ValueError(f"{skill.name} ({skill.code}) is below its stat {stat.name} ({stat.code})")
+        self._round_consistent()
         if self.next_id < fresh_id(1, self.item_lists()):
             raise ValueError("next_id must be past every id on the sheet")
         return self
+
+    def _round_consistent(self) -> None:
+        if self.prepared is not None and self.code_of(self.prepared) is None:
+            raise ValueError(f"the round was prepared for item {self.prepared}, which the sheet does not have")
+        record = self.round
+        if record is None:
+            return
+        for declared in record.actions:
+            if self.code_of(declared.item) is None:
+                raise ValueError(f"the round declares item {declared.item}, which the sheet does not have")
+        if record.prepared and self.prepared is None:
+            raise ValueError("the round takes a preparation the last round did not make")
+        if record.steps and not record.declared:
+            raise ValueError("a round is declared before anything happens in it")
+        for step in record.steps:
+            if step.what == "attempt" and (step.action is None or step.action >= len(record.actions)):
+                raise ValueError("a step of the round attempts an action the round did not declare")
+            if step.what == "reaction":
+                skill = self.skill(step.item) if step.item is not None else None
+                if skill is None or not skill.reaction:
+                    raise ValueError("a reaction of the round is not one of the sheet's reaction skills")
 
     def item_lists(self) -> Iterator[tuple[Any, ...]]:
         yield self.stats

@@ -34,7 +34,7 @@ from rules.systems.base import (
     Vitals,
     nobody,
 )
-from rules.systems.d6 import advancement, creation, luck, options
+from rules.systems.d6 import advancement, creation, luck, options, round_state
 from rules.systems.d6.chance import DIFFICULTY_BANDS, MAX_DIFFICULTY, RANGE_BANDS, band, distribution
 from rules.systems.d6.codes import DieCode
 from rules.systems.d6.combat import COMBAT
@@ -136,7 +136,7 @@ def round_code(
         wounded=sheet.wounded,
         stunned=sheet.stunned,
         running=bool(situation.get("running")),
-        doubled=bool(situation.get("doubled")),
+        doubled=bool(situation.get("doubled")) or round_state.doubled_now(sheet),
         prepared=bool(situation.get("prepared")),
         reaction_skills=options.reaction_skills(given) if given else REACTION_SKILLS,
     )
@@ -325,8 +325,12 @@ class D6:
         luck = Track("luck_points", "Luck points", sheet.luck_points, minimum=0)
         level = WOUND_LEVELS[sheet.wounds]
         wounds = Track("wounds", "Wounds", sheet.wounds, maximum=MAX_WOUNDS, minimum=0)
-        conditions = tuple(c for c, on in ((level, sheet.wounds > 0), ("stunned", sheet.stunned)) if on)
+        doubled = round_state.doubled_now(sheet)
+        conditions = tuple(c for c, on in ((level, sheet.wounds > 0), ("stunned", sheet.stunned),
+                                           ("doubled", doubled)) if on)  # fmt: skip
         notes = (("wounded", "−1d to every roll"),) if sheet.wounds == 1 else ()
+        if doubled:
+            notes += (("doubled", "a luck point doubles every code this round"),)
         if not sheet.can_act:
             return Vitals((luck, wounds), level, can_act=False, why_not=f"{level}: the character cannot act",
                           conditions=conditions)  # fmt: skip
@@ -426,10 +430,15 @@ class D6:
         owed = [luck.Spend(s.id, luck.Kind(s.kind), luck.Heroism(s.heroism), s.explanation) for s in sheet.luck_owed]
         return luck.state_of(sheet.luck_points, owed, sheet.luck_spent)
 
-    def spend_luck(self, sheet: Sheet, kind: str, heroism: str, explanation: str = "") -> tuple[Sheet, str]:
+    def spend_luck(self, sheet: Sheet, kind: str, heroism: str, explanation: str = "",
+                   given: Mapping[str, Any] | None = None) -> tuple[Sheet, str]:  # fmt: skip
         """One luck point spent (rules text, "luck points"): the sheet after it, and the words its history
-        keeps; :class:`rules.systems.d6.luck.LuckError` when none is left or an escape has no explanation."""
+        keeps; :class:`rules.systems.d6.luck.LuckError` when none is left or an escape has no explanation.
+        Doubling doubles the round the character is in from now on, or the next it declares
+        (:func:`rules.systems.d6.round_state.luck_doubles`; refused when a point already doubles it)."""
         state, entry = luck.spend(self._luck(sheet), kind, heroism, explanation)
+        if entry.kind is luck.Kind.DOUBLE:
+            sheet = round_state.luck_doubles(sheet, given or {})
         owed = list(sheet.luck_owed)
         if entry.returned:
             owed.append(OwedSpend(id=entry.id, kind=entry.kind.value, heroism=entry.heroism.value,
@@ -605,7 +614,7 @@ class D6:
         )
 
     def afresh(self, sheet: Sheet, given: Mapping[str, Any], *, finished: bool) -> tuple[Sheet, tuple[str, ...]]:
-        """A fresh start: the campaign's starting luck points, unhurt and not stunned."""
+        """A fresh start: the campaign's starting luck points, unhurt and not stunned, in no round."""
         changes = []
         update: dict[str, Any] = {}
         points = given["starting_luck"] if finished else 0
@@ -621,6 +630,9 @@ class D6:
         if sheet.stunned:
             changes.append("no longer stunned")
             update["stunned"] = False
+        if sheet.round is not None or sheet.prepared is not None:
+            changes.append("no round in play")
+            update["round"], update["prepared"] = None, None
         if not update:
             return sheet, ()
         return self.read_sheet({**sheet.model_dump(mode="json"), **update}), tuple(changes)

@@ -1,0 +1,270 @@
+"""The round a D6 character is in, as the sheet keeps it between pages (:class:`rules.systems.d6.sheet.Round`).
+
+A round is declared (its actions, running, the preparation the last round made), then played step by
+step: each declared action attempted, a reaction used, the character wounded or stunned, a luck point
+spent to double. The rules of each step are :class:`rules.systems.d6.rounds.RoundPlan`'s; this module
+turns the sheet's record into a plan and each step into the next record, and refuses a step the plan
+refuses (:class:`rules.systems.d6.rounds.RoundError`, by field). Each function is pure: it gives the sheet
+after the step, which the write path saves.
+
+Readings (the rules README, "D6 die codes", fixes the rest):
+
+- **Declared actions stay declared**: the declaration may be changed until the first use of the round is
+  rolled, and not after ("All the skill uses you've declared … still have to be attempted").
+- **Conditions mid-round.** The round keeps the conditions it began with. A wound or a stun set since
+  (on the planner, on the sheet, or by a hit in a fight) counts from the moment it was set: after every
+  step already taken, before every later one, and the next step records it.
+- **A luck point before the round** doubles the round the character then declares; spent mid-round it
+  doubles every later use. Doubling twice is refused: a round is doubled once.
+- **Preparing**: a round ended with nothing at all done in it (no declared action, no reaction, no
+  running) may prepare one stat or skill; the next round may take its +1d (one declared action of it),
+  or give it up. Any other round's end prepares nothing.
+- A character who declared nothing and reacts starts a round of no declared actions.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any, Literal
+
+from rules.systems.base import SpecError
+from rules.systems.d6 import options
+from rules.systems.d6.rounds import REACTION_SKILLS, Action, RoundError, RoundPlan, Use
+from rules.systems.d6.sheet import Declared, Round, RoundStep, Sheet
+
+__all__ = [
+    "Befalls",
+    "befall",
+    "begun",
+    "declare",
+    "doubled_now",
+    "end",
+    "luck_doubles",
+    "plan_of",
+    "prepared_name",
+    "preview",
+    "take",
+    "with_roll",
+]
+
+Befalls = Literal["wounded", "stunned"]
+
+
+def _reaction_skills(sheet: Sheet, given: Mapping[str, Any]) -> frozenset[str]:
+    names = {s.name for s in sheet.skills if s.reaction}
+    return frozenset(names | (options.reaction_skills(given) if given else REACTION_SKILLS))
+
+
+def _name(sheet: Sheet, item: int) -> str:
+    thing = sheet.stat(item) or sheet.skill(item)
+    if thing is None:
+        raise SpecError("item", "that is not a stat or a skill of this character")
+    return thing.name
+
+
+def prepared_name(sheet: Sheet) -> str | None:
+    """The stat or skill the last round prepared for, by its name now; None when nothing was prepared."""
+    return None if sheet.prepared is None else _name(sheet, sheet.prepared)
+
+
+def _code(sheet: Sheet, item: int, field: str) -> Any:
+    found = sheet.code_of(item)
+    if found is None:
+        raise SpecError(field, f"{_name(sheet, item)} has no die code")
+    return found
+
+
+def _actions(sheet: Sheet, declared: Iterable[Declared]) -> tuple[Action, ...]:
+    return tuple(
+        Action(
+            label=f"{i}. {_name(sheet, d.item)}",
+            skill=_name(sheet, d.item),
+            code=_code(sheet, d.item, "item"),
+            difficulty=d.difficulty,
+        )
+        for i, d in enumerate(declared, start=1)
+    )
+
+
+def _unrecorded(sheet: Sheet, record: Round) -> list[RoundStep]:
+    """The conditions set since the round began that no step records yet (by the sheet or a fight)."""
+    seen = {step.what for step in record.steps}
+    found = []
+    if sheet.wounded and not record.wounded and "wounded" not in seen:
+        found.append(RoundStep(what="wounded"))
+    if sheet.stunned and not record.stunned and "stunned" not in seen:
+        found.append(RoundStep(what="stunned"))
+    return found
+
+
+def _plan(sheet: Sheet, record: Round, steps: Sequence[RoundStep], given: Mapping[str, Any]) -> RoundPlan:
+    plan = RoundPlan(
+        actions=_actions(sheet, record.actions),
+        wounded=record.wounded,
+        stunned=record.stunned,
+        running=record.running,
+        doubled=record.doubled,
+        prepared=prepared_name(sheet) if record.prepared else None,
+        reaction_skills=_reaction_skills(sheet, given),
+    )
+    for step in steps:
+        if step.what == "attempt":
+            plan = plan.attempt(step.action)  # type: ignore[arg-type]  # the sheet checks it is there
+        elif step.what == "reaction":
+            name = _name(sheet, step.item)  # type: ignore[arg-type]
+            plan = plan.react(name, _code(sheet, step.item, "reaction"), label=name, difficulty=step.difficulty)  # type: ignore[arg-type]
+        elif step.what == "wounded":
+            plan = plan.wound()
+        elif step.what == "stunned":
+            plan = plan.stun()
+        else:
+            plan = plan.spend_luck()
+    return plan
+
+
+def plan_of(sheet: Sheet, given: Mapping[str, Any]) -> RoundPlan | None:
+    """The declared round as it stands now, every condition set since its start counted from now; None
+    when the character is between rounds (or has only spent a luck point on the next)."""
+    record = sheet.round
+    if record is None or not record.declared:
+        return None
+    return _plan(sheet, record, (*record.steps, *_unrecorded(sheet, record)), given)
+
+
+def begun(sheet: Sheet) -> bool:
+    """Whether a use of the round has been rolled: its declaration is then fixed."""
+    return sheet.round is not None and any(s.what in ("attempt", "reaction") for s in sheet.round.steps)
+
+
+def doubled_now(sheet: Sheet) -> bool:
+    """Whether a luck point doubles what the character rolls now (this round)."""
+    record = sheet.round
+    return record is not None and (record.doubled or any(s.what == "luck" for s in record.steps))
+
+
+def _checked(sheet: Sheet, record: Round, given: Mapping[str, Any]) -> Sheet:
+    """The sheet with ``record`` as its round, the round's plan built to refuse what its rules refuse."""
+    if record.declared:
+        _plan(sheet, record, record.steps, given)
+    return sheet.model_copy(update={"round": record})
+
+
+def declare(sheet: Sheet, actions: Sequence[tuple[int, int | None]], *, running: bool, use_preparation: bool,
+            given: Mapping[str, Any]) -> Sheet:  # fmt: skip
+    """The round's declared actions (stat or skill id, difficulty), whether the character runs, and whether
+    it takes the +1d the last round prepared. Refused once a use is rolled; a luck point already spent
+    on this round keeps doubling it."""
+    if begun(sheet):
+        raise RoundError("actions", "this round has begun: its declared actions stay declared; end it first")
+    for i, (item, _) in enumerate(actions):
+        skill = sheet.skill(item)
+        if sheet.stat(item) is None and (skill is None or skill.reaction):
+            raise RoundError(f"actions[{i}]", "declare a stat or a skill; a reaction skill is used mid-round")
+    if use_preparation and sheet.prepared is None:
+        raise RoundError("prepared", "the last round prepared nothing")
+    before = sheet.round
+    record = Round(
+        declared=True,
+        actions=tuple(Declared(item=item, difficulty=difficulty) for item, difficulty in actions),
+        running=running,
+        doubled=before is not None and (before.doubled or any(s.what == "luck" for s in before.steps)),
+        prepared=use_preparation,
+        wounded=sheet.wounded,
+        stunned=sheet.stunned,
+    )
+    return _checked(sheet, record, given)
+
+
+def preview(sheet: Sheet, actions: Sequence[tuple[int, int | None]], *, running: bool, use_preparation: bool,
+            given: Mapping[str, Any]) -> RoundPlan:  # fmt: skip
+    """The round as :func:`declare` would declare it now, for its chances before it is declared."""
+    plan = plan_of(declare(sheet, actions, running=running, use_preparation=use_preparation, given=given), given)
+    assert plan is not None
+    return plan
+
+
+def take(sheet: Sheet, step: RoundStep, given: Mapping[str, Any]) -> tuple[Sheet, Use]:
+    """A use of the round rolled now: declared action ``step.action`` attempted, or reaction skill
+    ``step.item`` used (which starts a round of no declared actions if none is declared). Gives the sheet
+    with the step recorded (and the conditions set since, before it) and the use at its code now."""
+    if not sheet.can_act:
+        raise RoundError("round", "a character who is incapacitated or dead does nothing this round")
+    record = sheet.round
+    if step.what == "reaction":
+        skill = sheet.skill(step.item) if step.item is not None else None
+        if skill is None or not skill.reaction:
+            raise RoundError("reaction", "only a reaction skill of this character is used mid-round")
+        if record is None or not record.declared:
+            record = Round(declared=True, doubled=doubled_now(sheet), wounded=sheet.wounded, stunned=sheet.stunned)
+    elif step.what != "attempt":
+        raise RoundError("round", "a use of the round is an action attempted or a reaction")
+    elif record is None or not record.declared:
+        raise RoundError("round", "declare the round's actions first")
+    steps = (*record.steps, *_unrecorded(sheet, record), step.model_copy(update={"roll": None}))
+    plan = _plan(sheet, record, steps, given)
+    use = plan.uses[sum(1 for s in steps if s.what in ("attempt", "reaction")) - 1]
+    return _checked(sheet, record.model_copy(update={"steps": steps}), given), use
+
+
+def with_roll(sheet: Sheet, roll: int) -> Sheet:
+    """The sheet whose last step of the round records the roll made for it (its number in the log)."""
+    record = sheet.round
+    assert record is not None
+    assert record.steps
+    steps = (*record.steps[:-1], record.steps[-1].model_copy(update={"roll": roll}))
+    return sheet.model_copy(update={"round": record.model_copy(update={"steps": steps})})
+
+
+def befall(sheet: Sheet, what: Befalls, given: Mapping[str, Any]) -> Sheet:
+    """The GM wounds or stuns the character now: the sheet's condition, and the round's step from this moment
+    (the round's start when nothing has happened in it yet)."""
+    if what == "wounded":
+        if sheet.wounded:
+            raise RoundError("wounds", "the character is already wounded")
+        sheet = sheet.model_copy(update={"wounds": 1})
+    elif what == "stunned":
+        if sheet.stunned:
+            raise RoundError("stunned", "the character is already stunned")
+        sheet = sheet.model_copy(update={"stunned": True})
+    else:
+        raise RoundError("round", f"{what!r} is not a condition the GM sets mid-round")
+    record = sheet.round
+    if record is None or not record.declared:
+        return sheet
+    if not record.steps:
+        return _checked(sheet, record.model_copy(update={what: True}), given)
+    steps = (*record.steps, *_unrecorded(sheet, record))
+    return _checked(sheet, record.model_copy(update={"steps": steps}), given)
+
+
+def luck_doubles(sheet: Sheet, given: Mapping[str, Any]) -> Sheet:
+    """A luck point spent to double: the round the character is in, from now on, or the next it declares."""
+    if doubled_now(sheet):
+        raise RoundError("kind", "a luck point already doubles this round")
+    record = sheet.round
+    if record is None:
+        return sheet.model_copy(update={"round": Round(doubled=True)})
+    if not record.steps:
+        return _checked(sheet, record.model_copy(update={"doubled": True}), given)
+    steps = (*record.steps, *_unrecorded(sheet, record), RoundStep(what="luck"))
+    return _checked(sheet, record.model_copy(update={"steps": steps}), given)
+
+
+def end(sheet: Sheet, prepare: int | None, given: Mapping[str, Any]) -> tuple[Sheet, str]:
+    """The round is over: its doubling and its preparation end with it. A round of nothing at all may
+    prepare one stat or skill (``prepare``) for +1d in the next. Gives the sheet and the words its history keeps."""
+    plan = plan_of(sheet, given)
+    if prepare is not None:
+        if plan is not None and not plan.did_nothing:
+            raise RoundError("prepare", "only a round of nothing at all (no action, no reaction, no running) prepares "
+                                        "the next")  # fmt: skip
+        name = _name(sheet, prepare)
+        skill = sheet.skill(prepare)
+        if skill is not None and skill.reaction:
+            raise RoundError("prepare", f"{name} is a reaction skill: prepare a stat or a skill to declare")
+        if sheet.code_of(prepare) is None:
+            raise RoundError("prepare", f"{name} has no die code")
+        words = f"A round of nothing: {name} prepared (+1d next round)"
+    else:
+        words = "The round ended" if sheet.round is not None else "A round passed"
+    return sheet.model_copy(update={"round": None, "prepared": prepare}), words
