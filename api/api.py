@@ -51,3 +51,9 @@ from api.routers import campaigns, chance, characters, ledger, rolls, systems  #
 
 for module in (campaigns, characters, rolls, ledger, chance, systems):
     api.add_router("/", module.router)
+# A system's own endpoints (``/characters/{id}/<key>/…``), registered by its Django package.
+from api import extensions  # noqa: E402
+
+for extension in extensions.registered():
+    if extension.router is not None:
+        api.add_router("/", extension.router)

@@ -1,6 +1,8 @@
 """What a rules system adds to the JSON API beyond its sheet document, registered by its Django
 package (``games/<key>/``) when Django starts, before the API is built: the fields a character of
-the system shows beside its sheet (Lucky 13's export fields), and a PATCH of a partial character.
+the system shows beside its sheet (Lucky 13's export fields), a PATCH of a partial character, and
+endpoints of its own for what its pages do beyond the sheet's sections (D6's round and luck points),
+each under ``/characters/{id}/<key>/…``.
 
 A system that registers nothing is read as its sheet and changed a section at a time
 (``PUT /characters/{id}/sections/{key}``), which every system has. The API's schemas are made
@@ -14,7 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from django.contrib.auth.models import AbstractBaseUser
-from ninja import Schema
+from ninja import Router, Schema
 
 from characters.models import Character
 
@@ -36,6 +38,8 @@ class SystemApi:
     #: A PATCH's body (with the ``version`` it was made from), and how it is saved.
     patch: type[Schema] | None = None
     apply_patch: ApplyPatch | None = None
+    #: The system's own endpoints, added to the API as they are (their paths name the system).
+    router: Router | None = None
 
 
 _EXTENSIONS: dict[str, SystemApi] = {}

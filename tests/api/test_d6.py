@@ -55,3 +55,55 @@ def test_the_api_changes_a_d6_section_and_refuses_what_a_player_may_not(api, cli
     assert wounded.status_code == 200, wounded.text
     talia.refresh_from_db()
     assert (talia.document.wounds, talia.document.luck_points) == (1, 1)
+
+
+def test_the_api_plays_a_d6_round_and_spends_a_luck_point(api, client, d6_campaign, gm, player) -> None:
+    """Talia's round through the API: declared (two shots), a shot rolled, a luck point spent mid-round, the
+    GM's wound, the second shot doubled and wounded, the round's end; every step from its version."""
+    talia = made(client, d6_campaign, player)
+    ids = {s.name: s.id for s in talia.document.skills}
+    url = f"/characters/{talia.pk}/d6"
+    start = api(player).get(f"{url}/round").json()
+    assert start["declared"] is False
+    assert start["uses"] == []
+    assert start["can_prepare"] is True
+    shots = [{"item": ids["Firearms"], "difficulty": 8}] * 2
+    declared = api(player).post(f"{url}/round/declare", {"version": start["version"], "actions": shots})
+    assert declared.status_code == 200, declared.text
+    body = declared.json()
+    p = p_at_least(DieCode.parse("3d+1"), 8)
+    assert [(u["code"], u["chance"]) for u in body["uses"]] == [("3d+1", f"{p.numerator}/{p.denominator}")] * 2
+    stale = api(player).post(f"{url}/round/roll", {"version": start["version"], "action": 0})
+    assert stale.status_code == 409
+    assert stale.json()["round"]["version"] == body["version"]
+    rolled = api(player).post(f"{url}/round/roll", {"version": body["version"], "action": 0})
+    assert rolled.status_code == 201, rolled.text
+    assert rolled.json()["roll"]["spec"]["code"] == "3d+1"
+    body = rolled.json()["round"]
+    spent = api(player).post(f"{url}/luck/spend", {"version": body["luck_version"], "kind": "double",
+                                                   "heroism": "heroic"})  # fmt: skip
+    assert spent.status_code == 200, spent.text
+    body = spent.json()
+    assert body["doubled"] is True
+    assert body["luck_points"] == 0
+    refused = api(player).post(f"{url}/round/befall", {"version": body["version"], "what": "wounded"})
+    assert refused.status_code == 403
+    wounded = api(gm).post(f"{url}/round/befall", {"version": body["version"], "what": "wounded"})
+    assert wounded.status_code == 200, wounded.text
+    body = wounded.json()
+    assert body["uses"][1]["code"] == "6d+2"  # 4d+1 doubled, −1d for two actions, −1d wounded
+    rolled = api(player).post(f"{url}/round/roll", {"version": body["version"], "action": 1})
+    assert rolled.json()["roll"]["spec"]["steps"] == ["luck point: doubled", "2 actions: −1d", "wounded: −1d"]
+    body = rolled.json()["round"]
+    both = api(player).post(f"{url}/round/roll", {"version": body["version"], "action": 0, "reaction": ids["Dodge"]})
+    assert both.status_code == 400
+    no_prep = api(player).post(f"{url}/round/end", {"version": body["version"], "prepare": ids["Firearms"]})
+    assert no_prep.status_code == 400
+    assert "only a round of nothing" in no_prep.json()["message"].lower()
+    ended = api(player).post(f"{url}/round/end", {"version": body["version"]})
+    assert ended.status_code == 200
+    assert ended.json()["declared"] is False
+    assert ended.json()["doubled"] is False
+    assert Roll.objects.count() == 2
+    lucky13 = api(player).get("/characters/999999/d6/round")
+    assert lucky13.status_code == 404
