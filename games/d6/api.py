@@ -22,7 +22,7 @@ from characters.models import Character
 from characters.operations import StaleSection, section_version
 from characters.write import sentence
 from games.d6 import luck, round_play
-from games.d6.luck import LUCK, ROUND
+from games.d6.luck import LUCK
 from rules.document import MAX_ITEM_ID
 from rules.systems import d6
 from rules.systems.base import SpecError
@@ -154,7 +154,7 @@ def round_out(character: Character) -> dict[str, Any]:
         })  # fmt: skip
     return {
         "character": character.pk,
-        "version": section_version(character, ROUND),
+        "version": round_play.version_of(character),
         "declared": plan is not None,
         "begun": round_state.begun(sheet),
         "running": bool(record and record.running),

@@ -21,7 +21,7 @@ from campaigns.models import Membership
 from characters import write
 from characters.models import Character
 from characters.operations import NotAllowed, StaleSection, refusal, section_version
-from games.d6.luck import ROUND
+from games.d6.luck import LUCK, ROUND
 from play import sheet_rolls
 from play.sheet_rolls import Rolled
 from rules.systems import d6
@@ -36,6 +36,16 @@ PLAY: Final = EditSection(ROUND, "round", frozenset({Role.OWNER, Role.GM}))
 BEFALL: Final = EditSection(ROUND, "round", frozenset({Role.GM}), note="only the GM wounds or stuns a character")
 
 
+#: The sections whose change changes what the round rolls: the round itself, the codes the GM corrects, the
+#: conditions (wounds, stun) and the luck points (a point spent doubles the round).
+ROUND_SECTIONS: Final = (ROUND, "codes", "conditions", LUCK)
+
+
+def version_of(character: Character) -> int:
+    """The round's version as a page shows it: the latest change to anything it rolls."""
+    return max(section_version(character, section) for section in ROUND_SECTIONS)
+
+
 def _locked(character_id: int, action: EditSection, version: int, by: AbstractBaseUser) -> Character:
     character = write.lock(character_id)
     is_gm = Membership.objects.filter(campaign_id=character.campaign_id, user_id=by.pk,
@@ -45,8 +55,8 @@ def _locked(character_id: int, action: EditSection, version: int, by: AbstractBa
         raise NotAllowed(reason)
     if character.system != d6.KEY or character.status != Character.Status.ACTIVE:
         raise NotAllowed("Only a D6 character in play has a round.")
-    if write.is_stale(character, version, ROUND):
-        raise StaleSection(ROUND, made_from=version, now=section_version(character, ROUND))
+    if version > character.version or version_of(character) > version:
+        raise StaleSection(ROUND, made_from=version, now=version_of(character))
     return character
 
 

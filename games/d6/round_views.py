@@ -24,9 +24,8 @@ from django.views.decorators.http import require_http_methods
 from campaigns.errors import Refused
 from characters import access
 from characters.models import Character
-from characters.operations import NotAllowed, StaleSection, section_version, sentence
+from characters.operations import NotAllowed, StaleSection, sentence
 from games.d6 import round_play
-from games.d6.luck import ROUND
 from play import sheet_rolls
 from play.models import Roll
 from play.roll_views import roll_entry
@@ -117,6 +116,15 @@ def _field(field: str) -> str:
     return field if field in ("prepared", "running") else "round"
 
 
+def _where(field: str, data: QueryDict) -> str:
+    """The page's box for an engine's field in a step: a declared row, a use's difficulty, or the field."""
+    if field.startswith("actions"):
+        return _field(field)
+    if field == "difficulty" and data.get("roll", "").startswith("a"):
+        return f"difficulty-{data['roll'][1:]}"
+    return field
+
+
 def _character(request: HttpRequest, pk: int, *, write: bool) -> Character:
     character = access.character_for(request.user, pk, write=write)
     if character.system != d6.KEY or character.status != Character.Status.ACTIVE:
@@ -151,14 +159,20 @@ def _page(request: HttpRequest, character: Character, *, data: QueryDict | None 
           error: str = "", fields: dict[str, str] | None = None) -> HttpResponse:  # fmt: skip
     sheet: Sheet = character.document
     given = character.campaign.settings
-    plan = round_state.plan_of(sheet, given)
+    try:
+        plan = round_state.plan_of(sheet, given)
+    except SpecError as broken:  # every write checks the round; a sheet from before that still shows, and ends
+        plan, error = None, error or f"This round no longer holds together ({broken.message}): end it."
     begun = round_state.begun(sheet)
     declaration = None if begun else Declaration(data if data is not None else _declared(sheet), sheet, given)
+    typed = request.POST if request.method == "POST" else QueryDict()
     uses = []
     if plan is not None:
-        pending = set(plan.pending)
         for use in plan.uses:
-            uses.append({"use": use, "waiting": use.action is not None and use.action in pending})
+            key = f"difficulty-{use.action}"
+            mine = typed.get("roll") == f"a{use.action}"
+            uses.append({"use": use, "key": key, "error": (fields or {}).get(key, "") if mine else "",
+                         "typed": typed.get("difficulty", "") if mine else ""})  # fmt: skip
     seq = whole_key(request.GET.get("rolled", "")) if request.method != "POST" else None
     rolled = None
     if seq is not None:
@@ -179,7 +193,9 @@ def _page(request: HttpRequest, character: Character, *, data: QueryDict | None 
         "did_nothing": plan is None or plan.did_nothing,
         "choices": _choices(sheet),
         "reactions": [(s.id, f"{s.name} {sheet.code_of(s.id)}") for s in sheet.skills if s.reaction],
-        "version": section_version(character, ROUND),
+        "typed_reaction": typed.get("reaction", ""),
+        "typed_reaction_difficulty": typed.get("reaction_difficulty", "10") if typed.get("roll") == "r" else "10",
+        "version": round_play.version_of(character),
         "needs_call": sheet_rolls.needs_call(character, asked=None),
         "round_url": reverse("d6:round", args=[character.pk]),
         "error": error,
@@ -203,7 +219,8 @@ def _step(data: QueryDict, sheet: Sheet) -> RoundStep:
         index = whole_key(asked[1:]) if asked[1:] != "0" else 0
         if index is None or not 0 <= index < MAX_ACTIONS:
             raise RoundProblem("round", "That action is not one of this round's.")
-        return RoundStep(what="attempt", action=index, difficulty=_difficulty(data.get("difficulty", ""), "difficulty"))
+        level = _difficulty(data.get("difficulty", ""), f"difficulty-{index}")
+        return RoundStep(what="attempt", action=index, difficulty=level)
     if asked == "r":
         item = _item(sheet, data.get("reaction", ""), "reaction")
         if item is None:
@@ -259,25 +276,26 @@ def plan_round(request: HttpRequest, pk: int) -> HttpResponse:
     version = version_number(request.POST.get("version", ""))
     if version is None:
         return _page(request, _fresh(character), status=400, error=NO_VERSION)
+    kept = request.POST if request.POST.get("action") in ("preview", "declare") else None
     try:
         return _do(request, character, version)
     except StaleSection:
         return _page(request, _fresh(character), status=409, error=CONFLICT)
     except NotAllowed as refused:
-        return _page(request, character, data=request.POST, status=403, error=str(refused))
+        return _page(request, character, data=kept, status=403, error=str(refused))
     except RoundProblem as problem:
-        return _page(request, character, data=request.POST, status=400, error=f"Nothing was done. {problem.message}",
+        return _page(request, character, data=kept, status=400, error=f"Nothing was done. {problem.message}",
                      fields={problem.field: problem.message})  # fmt: skip
     except Refused as refused:
-        return _page(request, character, data=request.POST, status=refused.status,
+        return _page(request, character, data=kept, status=refused.status,
                      error=f"Nothing was done. {refused.message}")  # fmt: skip
     except SpecError as refused:
         message = sentence(refused.message)
         return _page(
             request,
             character,
-            data=request.POST,
+            data=kept,
             status=400,
             error=f"Nothing was done. {message}",
-            fields={_field(refused.field) if refused.field.startswith("actions") else refused.field: message},
+            fields={_where(refused.field, request.POST): message},
         )

@@ -111,9 +111,10 @@ def test_a_luck_point_mid_round_doubles_what_follows(client, dice, d6_campaign, 
     assert again.status_code == 400  # no point left, or a round doubled once
     talia.refresh_from_db()
     assert talia.document.luck_points == 0
-    # Outside the planner, a roll of the sheet is doubled this round too.
+    # Outside the planner, a roll of the sheet this round is doubled too, and takes the round's two uses.
     sheet_roll = client.get(reverse("play:sheet-roll", args=[talia.pk]), {"item": ids["Dodge"], "difficulty": 10})
-    assert "8d" in sheet_roll.text
+    assert "7d" in sheet_roll.text
+    assert "luck point: doubled" in sheet_roll.text
     ended = client.post(round_url(talia), {"action": "end", "version": version(talia)})
     assert ended.status_code == 302
     talia.refresh_from_db()
@@ -227,3 +228,48 @@ def test_a_bad_or_stale_step_is_refused_by_its_field_and_changes_nothing(client,
     assert "React and roll" not in seen.text
     assert roll(client, talia, roll="r", reaction=str(ids["Dodge"]), reaction_difficulty="8").status_code == 403
     assert Roll.objects.count() == 1
+
+
+def test_a_failed_roll_keeps_the_declaration_and_says_which_box(client, dice, d6_campaign, player) -> None:
+    talia = made(client, d6_campaign, player)
+    ids = skills(talia)
+    declare(client, talia, [ids["Firearms"], ids["Dexterity"]], difficulty=None)
+    bad = roll(client, talia, roll="a1", difficulty="5000")
+    assert bad.status_code == 400
+    text = bad.text
+    assert text.count('aria-invalid="true"') == 1  # the box of the use rolled, no other
+    assert 'id="difficulty-1" name="difficulty"' in text and 'value="5000"' in text
+    assert "Difficulty of 2. Dexterity" in text
+    # The declaration form still holds the round as declared, so declaring again keeps it.
+    assert f'<option value="{ids["Firearms"]}" selected>' in text
+    assert f'<option value="{ids["Dexterity"]}" selected>' in text
+    talia.refresh_from_db()
+    assert len(talia.document.round.actions) == 2
+    reaction = roll(client, talia, roll="r", reaction=str(ids["Dodge"]), reaction_difficulty="abc")
+    assert reaction.status_code == 400
+    assert 'value="abc"' in reaction.text
+
+
+def test_the_gms_correction_of_codes_makes_an_open_round_page_stale(client, dice, d6_campaign, gm, player) -> None:
+    from characters import operations
+
+    talia = made(client, d6_campaign, player)
+    ids = skills(talia)
+    declare(client, talia, [ids["Firearms"]] * 2)
+    seen = version(talia)
+    talia.refresh_from_db()
+    codes = str(talia.section_versions.get("codes", 0))
+    operations.save_value(character_id=talia.pk, section="codes", version=int(codes),
+                          value={"skills": {str(ids["Firearms"]): "5d"}}, by=gm)  # fmt: skip
+    stale = client.post(round_url(talia), {"action": "roll", "roll": "a0", "version": seen})
+    assert stale.status_code == 409
+    assert not Roll.objects.exists()
+    assert "4d" in stale.text  # the round as it is now: 5d less 1d
+    # A correction the round cannot take is refused where it is made, with the reason; the round still shows.
+    talia.refresh_from_db()
+    with pytest.raises(operations.InvalidSection) as refused:
+        operations.save_value(character_id=talia.pk, section="codes",
+                              version=talia.section_versions.get("codes", 0),
+                              value={"skills": {str(ids["Firearms"]): "30d"}}, by=gm)  # fmt: skip
+    assert "round" in str(refused.value.errors)
+    assert client.get(round_url(talia)).status_code == 200

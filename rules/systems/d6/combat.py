@@ -40,6 +40,7 @@ from rules.systems.base import (
     Track,
     Vitals,
 )
+from rules.systems.d6 import round_state
 from rules.systems.d6.chance import opposed_chance, p_at_least
 from rules.systems.d6.codes import DieCode, DieCodeError
 from rules.systems.d6.rolling import roll
@@ -103,8 +104,11 @@ def _at_round(
     fighter: Fighter, name: str, code: DieCode, uses: int, *, reacting: bool = False
 ) -> tuple[DieCode, tuple[str, ...]]:
     """A fighter's code for one use this round: ``uses`` declared (a reaction comes on top, as "reaction
-    skills" says), wounded and stunned as the fighter is (:class:`rules.systems.d6.rounds.RoundPlan`)."""
-    return one_use(name, code, uses, wounded=_wounds(fighter) >= 1, stunned=_stunned(fighter), reacting=reacting)
+    skills" says), wounded and stunned as the fighter is, doubled when a character's luck point doubles its
+    round (:class:`rules.systems.d6.rounds.RoundPlan`)."""
+    doubled = isinstance(fighter.sheet, Sheet) and round_state.doubled_now(fighter.sheet)
+    return one_use(name, code, uses, wounded=_wounds(fighter) >= 1, stunned=_stunned(fighter), doubled=doubled,
+                   reacting=reacting)  # fmt: skip
 
 
 class D6Combat:

@@ -29,7 +29,7 @@ from typing import Any, Literal
 
 from rules.systems.base import SpecError
 from rules.systems.d6 import options
-from rules.systems.d6.rounds import REACTION_SKILLS, Action, RoundError, RoundPlan, Use
+from rules.systems.d6.rounds import MAX_NAME, REACTION_SKILLS, Action, RoundError, RoundPlan, Use
 from rules.systems.d6.sheet import Declared, Round, RoundStep, Sheet
 
 __all__ = [
@@ -41,9 +41,12 @@ __all__ = [
     "end",
     "luck_doubles",
     "plan_of",
+    "prepared_for",
     "prepared_name",
     "preview",
+    "problem",
     "take",
+    "uses_so_far",
     "with_roll",
 ]
 
@@ -74,10 +77,16 @@ def _code(sheet: Sheet, item: int, field: str) -> Any:
     return found
 
 
+def _label(number: int, name: str) -> str:
+    """``3. Firearms``, cut to fit a label (:data:`rules.systems.d6.rounds.MAX_NAME`)."""
+    label = f"{number}. {name}"
+    return label if len(label) <= MAX_NAME else label[: MAX_NAME - 1] + "…"
+
+
 def _actions(sheet: Sheet, declared: Iterable[Declared]) -> tuple[Action, ...]:
     return tuple(
         Action(
-            label=f"{i}. {_name(sheet, d.item)}",
+            label=_label(i, _name(sheet, d.item)),
             skill=_name(sheet, d.item),
             code=_code(sheet, d.item, "item"),
             difficulty=d.difficulty,
@@ -86,14 +95,26 @@ def _actions(sheet: Sheet, declared: Iterable[Declared]) -> tuple[Action, ...]:
     )
 
 
+def _conditions(record: Round) -> tuple[bool, bool]:
+    """Whether the round has the character wounded, and stunned, after its last step."""
+    wounded, stunned = record.wounded, record.stunned
+    for step in record.steps:
+        if step.what in ("wounded", "healed"):
+            wounded = step.what == "wounded"
+        elif step.what in ("stunned", "unstunned"):
+            stunned = step.what == "stunned"
+    return wounded, stunned
+
+
 def _unrecorded(sheet: Sheet, record: Round) -> list[RoundStep]:
-    """The conditions set since the round began that no step records yet (by the sheet or a fight)."""
-    seen = {step.what for step in record.steps}
+    """The conditions set or taken back since the round's last step that no step records yet (by the sheet or
+    a fight): they count from now."""
+    wounded, stunned = _conditions(record)
     found = []
-    if sheet.wounded and not record.wounded and "wounded" not in seen:
-        found.append(RoundStep(what="wounded"))
-    if sheet.stunned and not record.stunned and "stunned" not in seen:
-        found.append(RoundStep(what="stunned"))
+    if sheet.wounded != wounded:
+        found.append(RoundStep(what="wounded" if sheet.wounded else "healed"))
+    if sheet.stunned != stunned:
+        found.append(RoundStep(what="stunned" if sheet.stunned else "unstunned"))
     return found
 
 
@@ -117,6 +138,10 @@ def _plan(sheet: Sheet, record: Round, steps: Sequence[RoundStep], given: Mappin
             plan = plan.wound()
         elif step.what == "stunned":
             plan = plan.stun()
+        elif step.what == "healed":
+            plan = plan.heal()
+        elif step.what == "unstunned":
+            plan = plan.unstun()
         else:
             plan = plan.spend_luck()
     return plan
@@ -129,6 +154,33 @@ def plan_of(sheet: Sheet, given: Mapping[str, Any]) -> RoundPlan | None:
     if record is None or not record.declared:
         return None
     return _plan(sheet, record, (*record.steps, *_unrecorded(sheet, record)), given)
+
+
+def problem(sheet: Sheet, given: Mapping[str, Any]) -> SpecError | None:
+    """Why the sheet's round no longer holds together (a code corrected past what a round takes, a step
+    the rules refuse), or None: every write checks it, so a page never meets a round it cannot show."""
+    try:
+        plan_of(sheet, given)
+    except SpecError as error:
+        return error
+    return None
+
+
+def uses_so_far(sheet: Sheet, given: Mapping[str, Any]) -> int:
+    """How many uses the declared round counts now (its declared actions and the reactions so far), at least 1:
+    a roll of the sheet made mid-round takes the round's penalty."""
+    plan = plan_of(sheet, given)
+    if plan is None:
+        return 1
+    return max(1, len(plan.actions) + len(plan.reactions))
+
+
+def prepared_for(sheet: Sheet, item: int) -> bool:
+    """Whether a roll of ``item`` takes the +1d the last round prepared: it is the prepared one, and the round
+    declared since (if any) took the preparation."""
+    if sheet.prepared != item:
+        return False
+    return sheet.round is None or not sheet.round.declared or sheet.round.prepared
 
 
 def begun(sheet: Sheet) -> bool:
@@ -156,6 +208,8 @@ def declare(sheet: Sheet, actions: Sequence[tuple[int, int | None]], *, running:
     on this round keeps doubling it."""
     if begun(sheet):
         raise RoundError("actions", "this round has begun: its declared actions stay declared; end it first")
+    if not sheet.can_act:
+        raise RoundError("round", "a character who is incapacitated or dead does nothing this round")
     for i, (item, _) in enumerate(actions):
         skill = sheet.skill(item)
         if sheet.stat(item) is None and (skill is None or skill.reaction):

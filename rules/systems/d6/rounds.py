@@ -188,6 +188,9 @@ class Happening(StrEnum):
     WOUNDED = "wounded"
     STUNNED = "stunned"
     LUCK = "luck point"
+    #: The GM takes a wound or a stun back mid-round (a heal, a correction): later uses are free of it.
+    HEALED = "healed"
+    UNSTUNNED = "no longer stunned"
 
 
 @dataclass(frozen=True, slots=True)
@@ -200,7 +203,10 @@ class Became:
 Event = Attempt | Reaction | Became
 
 #: The plan's field each happening sets from the round's start.
-_FIELD_OF: Final = {Happening.WOUNDED: "wounded", Happening.STUNNED: "stunned", Happening.LUCK: "doubled"}
+_FIELD_OF: Final = {Happening.WOUNDED: "wounded", Happening.STUNNED: "stunned", Happening.LUCK: "doubled",
+                    Happening.HEALED: "wounded", Happening.UNSTUNNED: "stunned"}  # fmt: skip
+#: What a happening takes back.
+_UNDOES: Final = {Happening.HEALED: Happening.WOUNDED, Happening.UNSTUNNED: Happening.STUNNED}
 
 
 @dataclass(frozen=True, slots=True)
@@ -370,6 +376,11 @@ class RoundPlan:
                 if event.what not in _FIELD_OF:
                     raise RoundError("events", f"{event.what!r} is not something that befalls a character mid-round")
                 what = Happening(event.what)
+                if what in _UNDOES:
+                    if not seen[_UNDOES[what]]:
+                        raise RoundError(_FIELD_OF[what], f"not {_UNDOES[what]}: nothing to take back")
+                    seen[_UNDOES[what]] = False
+                    continue
                 if seen[what]:
                     already = "a luck point already doubles this round" if what is Happening.LUCK else f"already {what}"
                     raise RoundError(_FIELD_OF[what], already)
@@ -399,6 +410,14 @@ class RoundPlan:
     def stun(self) -> RoundPlan:
         """Stunned from now on: −1d on every later use, unless doubled (our reading; module docstring)."""
         return replace(self, events=(*self.events, Became(Happening.STUNNED)))
+
+    def heal(self) -> RoundPlan:
+        """No longer wounded from now on (the GM heals or corrects it): later uses are free of the −1d."""
+        return replace(self, events=(*self.events, Became(Happening.HEALED)))
+
+    def unstun(self) -> RoundPlan:
+        """No longer stunned from now on."""
+        return replace(self, events=(*self.events, Became(Happening.UNSTUNNED)))
 
     def spend_luck(self) -> RoundPlan:
         """A luck point spent mid-round: every later use is doubled, and stun ignored (rules text, "luck points")."""
@@ -491,6 +510,10 @@ class RoundPlan:
                     moment = replace(moment, wounded=True)
                 elif what is Happening.STUNNED:
                     moment = replace(moment, stunned=True)
+                elif what is Happening.HEALED:
+                    moment = replace(moment, wounded=False)
+                elif what is Happening.UNSTUNNED:
+                    moment = replace(moment, stunned=False)
                 else:
                     moment = replace(moment, doubled=True)
         return made, moment

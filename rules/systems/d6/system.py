@@ -93,8 +93,6 @@ class Situation(Document):
         1, description="The uses declared this round: each code takes −(N−1)d."
     )
     running: bool = Field(False, description="Running this round: −1d.")
-    prepared: bool = Field(False, description="Prepared last round for this skill: +1d.")
-    doubled: bool = Field(False, description="A luck point spent this round: every code doubled first.")
 
 
 class Call(Document):
@@ -123,21 +121,30 @@ def _named(sheet: Sheet, name: str) -> int | None:
 
 
 def round_code(
-    base: DieCode, name: str, sheet: Sheet, situation: Mapping[str, Any], given: Mapping[str, Any]
+    base: DieCode,
+    name: str,
+    sheet: Sheet,
+    situation: Mapping[str, Any],
+    given: Mapping[str, Any],
+    item: int | None = None,
 ) -> tuple[DieCode, tuple[str, ...]]:
-    """The code a roll of ``name`` is made at this round, and the words of each change, as the round
-    planner (:class:`rules.systems.d6.rounds.RoundPlan`) gives them for the first of the round's
-    ``actions`` declared uses: a luck point doubles first, then −(N−1)d for N uses, running, wounded
-    and stunned (the sheet's conditions) and +1d for a round prepared; never below 0d."""
+    """The code a roll of ``name`` (``item`` on the sheet) is made at this round, and the words of each change,
+    as the round planner (:class:`rules.systems.d6.rounds.RoundPlan`) gives them for the first of the round's
+    uses: the situation's ``actions``, or the uses the declared round counts so far if more; a luck point
+    spent on the round doubles first; running, wounded and stunned (the sheet's conditions) and the +1d the
+    last round prepared for it (:func:`rules.systems.d6.round_state.prepared_for`; a single use only); never
+    below 0d. The
+    doubling and the preparation are the sheet's round's alone: a situation cannot claim them."""
+    uses = max(int(situation.get("actions") or 1), round_state.uses_so_far(sheet, given))
     return one_use(
         name,
         base,
-        int(situation.get("actions") or 1),
+        uses,
         wounded=sheet.wounded,
         stunned=sheet.stunned,
         running=bool(situation.get("running")),
-        doubled=bool(situation.get("doubled")) or round_state.doubled_now(sheet),
-        prepared=bool(situation.get("prepared")),
+        doubled=round_state.doubled_now(sheet),
+        prepared=uses == 1 and item is not None and round_state.prepared_for(sheet, item),
         reaction_skills=options.reaction_skills(given) if given else REACTION_SKILLS,
     )
 
@@ -240,7 +247,10 @@ class D6:
     def validate(self, sheet: Sheet, given: Mapping[str, Any], *, finished: bool) -> tuple[Problem, ...]:
         if not finished:
             return ()
-        return tuple(Problem(field=path, message="needs a die code") for path in incomplete(sheet))
+        found = [Problem(field=path, message="needs a die code") for path in incomplete(sheet)]
+        if not found and (broken := round_state.problem(sheet, given)) is not None:
+            found.append(Problem(field="round", message=f"the round in play would break: {broken.message}"))
+        return tuple(found)
 
     # Creation
 
@@ -368,7 +378,7 @@ class D6:
         if not sheet.can_act:
             raise SpecError("wounds", f"{WOUND_LEVELS[sheet.wounds]}: the character cannot act")
         name, base = self._code(sheet, asked.item, "item")
-        rolled, steps = round_code(base, name, sheet, situation, given)
+        rolled, steps = round_code(base, name, sheet, situation, given, asked.item)
         if asked.kind == "check":
             if asked.difficulty is None and asked.band is None:
                 raise SpecError("difficulty", "name a difficulty number or a band")
@@ -421,7 +431,7 @@ class D6:
         if item is None:
             raise SpecError("opponent_item", f"{other.name} has no stat or skill called {wanted}")
         their_name, their_code = self._code(other.sheet, item, "opponent_item")
-        theirs, _ = round_code(their_code, their_name, other.sheet, {}, given)
+        theirs, _ = round_code(their_code, their_name, other.sheet, {}, given, item)
         return theirs, f"{other.name} ({their_name})"
 
     # Luck points

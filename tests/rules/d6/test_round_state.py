@@ -169,3 +169,57 @@ def test_a_fresh_start_is_in_no_round() -> None:
     assert fresh.round is None
     assert fresh.prepared is None
     assert "no round in play" in changes
+
+
+def test_a_heal_or_a_stun_taken_back_mid_round_frees_the_later_uses() -> None:
+    sheet = talia(wounds=1)
+    firearms = item(sheet, "Firearms")
+    sheet = round_state.declare(sheet, [(firearms, 8)] * 2, running=False, use_preparation=False, given=OPTIONS)
+    sheet, use = round_state.take(sheet, attempt(0), OPTIONS)
+    assert str(use.code) == "2d+1"  # −1d two actions, −1d wounded
+    sheet = sheet.model_copy(update={"wounds": 0})  # the GM heals her
+    assert [str(u.code) for u in round_state.plan_of(sheet, OPTIONS).uses] == ["2d+1", "3d+1"]
+    sheet, use = round_state.take(sheet, attempt(1), OPTIONS)
+    assert str(use.code) == "3d+1"
+    assert [s.what for s in sheet.round.steps] == ["attempt", "healed", "attempt"]
+    stunned = round_state.befall(talia(), "stunned", OPTIONS)
+    stunned = round_state.declare(stunned, [(firearms, 8)], running=False, use_preparation=False, given=OPTIONS)
+    cleared = stunned.model_copy(update={"stunned": False})
+    assert [str(u.code) for u in round_state.plan_of(cleared, OPTIONS).uses] == ["4d+1"]
+
+
+def test_every_write_keeps_the_round_whole_and_a_long_name_still_fits() -> None:
+    sheet = talia()
+    firearms = item(sheet, "Firearms")
+    sheet = round_state.declare(sheet, [(firearms, 8)] * 2, running=False, use_preparation=False, given=OPTIONS)
+    assert D6.validate(sheet, OPTIONS, finished=True) == ()
+    skills = tuple(s.model_copy(update={"code": "30d"}) if s.id == firearms else s for s in sheet.skills)
+    past = sheet.model_copy(update={"skills": skills})  # a GM correction past what a round takes
+    problems = D6.validate(past, OPTIONS, finished=True)
+    assert [p.field for p in problems] == ["round"]
+    assert "the round in play would break" in problems[0].message
+    twice = sheet.model_copy(update={"round": sheet.round.model_copy(update={"steps": (attempt(0), attempt(0))})})
+    assert [p.field for p in D6.validate(twice, OPTIONS, finished=True)] == ["round"]
+    long = "A" * 60
+    renamed = sheet.model_copy(update={"skills": tuple(s.model_copy(update={"name": long}) if s.id == firearms else s
+                                                       for s in sheet.skills)})  # fmt: skip
+    labels = [u.label for u in round_state.plan_of(renamed, OPTIONS).uses]
+    assert all(len(label) == 60 and label.endswith("…") for label in labels)
+
+
+def test_a_luck_point_doubles_a_characters_attack_and_defence_in_a_fight() -> None:
+    from rules.systems.base import Fighter
+
+    combat = D6.combat
+    sheet = talia()
+    npc = Fighter(key=2, name="Foe", block=combat.npc({"attack": "3d", "defence": "3d", "initiative": "2d"}, OPTIONS))
+    plain = Fighter(key=1, name="Talia", block=combat.joins(sheet, OPTIONS), sheet=sheet, sheet_key=7)
+    lucky_sheet = round_state.luck_doubles(sheet, OPTIONS)
+    lucky = Fighter(key=1, name="Talia", block=combat.joins(lucky_sheet, OPTIONS), sheet=lucky_sheet, sheet_key=7)
+    before = combat.plan_attack(plain, npc, {"against": "number", "difficulty": "15"}, OPTIONS)
+    after = combat.plan_attack(lucky, npc, {"against": "number", "difficulty": "15"}, OPTIONS)
+    assert after.details["code"] == "8d+2"
+    assert before.details["code"] == "4d+1"
+    assert after.chance > before.chance
+    defended = combat.plan_attack(npc, lucky, {"against": "react"}, OPTIONS)
+    assert defended.details["defence"] == "8d"

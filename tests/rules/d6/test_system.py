@@ -10,6 +10,7 @@ import pytest
 
 from rules.systems import get
 from rules.systems.base import Other, Role, SheetInvalid, SpecError
+from rules.systems.d6 import round_state
 
 D6 = get("d6")
 OPTIONS = D6.validate_options({})
@@ -32,9 +33,7 @@ def item(sheet, name: str) -> int:
 @pytest.mark.parametrize(("situation", "code", "steps"), [
     ({}, "4d+1", ()),
     ({"actions": 3}, "2d+1", ("3 actions: −2d",)),
-    ({"actions": 2, "doubled": True}, "7d+2", ("luck point: doubled", "2 actions: −1d")),
     ({"running": True}, "3d+1", ("running: −1d",)),
-    ({"prepared": True}, "5d+1", ("prepared: +1d",)),
     ({"actions": 6}, "0d+1", ("6 actions: −5d", "Firearms (1 of 6) is 0d+1 after penalties: no wild die")),
 ])  # fmt: skip
 def test_a_sheet_roll_takes_the_rounds_penalties_and_says_them(situation, code, steps) -> None:
@@ -49,16 +48,34 @@ def test_wounded_and_stunned_come_from_the_sheet_and_a_luck_point_ignores_the_st
     sheet = talia(wounds=1, stunned=True)
     firearms = item(sheet, "Firearms")
     assert D6.sheet_roll(sheet, {"item": firearms, "difficulty": 10}, OPTIONS).spec["code"] == "2d+1"
-    doubled = D6.sheet_roll(sheet, {"item": firearms, "difficulty": 10, "doubled": True}, OPTIONS)
+    doubled = D6.sheet_roll(round_state.luck_doubles(sheet, OPTIONS), {"item": firearms, "difficulty": 10}, OPTIONS)
     assert doubled.spec["code"] == "7d+2"  # 8d+2 less the wound; the stun ignored
 
 
-def test_preparing_allows_one_use_only() -> None:
+def test_the_doubling_and_the_preparation_are_the_rounds_never_the_situations() -> None:
     sheet = talia()
-    with pytest.raises(SpecError) as refused:
-        D6.sheet_roll(sheet, {"item": item(sheet, "Firearms"), "difficulty": 15, "prepared": True, "actions": 2},
-                      OPTIONS)  # fmt: skip
-    assert refused.value.field == "prepared"
+    firearms = item(sheet, "Firearms")
+    for claimed in ({"doubled": True}, {"prepared": True}):
+        with pytest.raises(SpecError):
+            D6.sheet_roll(sheet, {"item": firearms, "difficulty": 15, **claimed}, OPTIONS)
+    doubled = D6.sheet_roll(round_state.luck_doubles(sheet, OPTIONS), {"item": firearms, "difficulty": 15,
+                                                                        "actions": 2}, OPTIONS)  # fmt: skip
+    assert doubled.spec["code"] == "7d+2"
+    assert list(doubled.steps) == ["luck point: doubled", "2 actions: −1d"]
+    prepared = sheet.model_copy(update={"prepared": firearms})
+    made = D6.sheet_roll(prepared, {"item": firearms, "difficulty": 15}, OPTIONS)
+    assert (made.spec["code"], list(made.steps)) == ("5d+1", ["prepared: +1d"])
+    assert D6.sheet_roll(prepared, {"item": item(sheet, "Dodge"), "difficulty": 15}, OPTIONS).spec["code"] == "4d"
+    two = D6.sheet_roll(prepared, {"item": firearms, "difficulty": 15, "actions": 2}, OPTIONS)
+    assert two.spec["code"] == "3d+1"  # a prepared character uses one skill: two uses take no +1d
+
+
+def test_a_sheet_roll_mid_round_takes_the_rounds_count_of_uses() -> None:
+    sheet = talia()
+    firearms = item(sheet, "Firearms")
+    sheet = round_state.declare(sheet, [(firearms, 8)] * 3, running=False, use_preparation=False, given=OPTIONS)
+    made = D6.sheet_roll(sheet, {"item": item(sheet, "Dodge"), "difficulty": 10}, OPTIONS)
+    assert made.spec["code"] == "2d"  # 4d, −2d: the round's three uses
 
 
 def test_a_band_alone_gives_the_chance_at_both_ends_and_a_number_outside_it_is_refused() -> None:
