@@ -99,3 +99,33 @@ def test_initiative_rolls_the_initiative_stat_and_orders_by_total(client, d6_cam
     assert sorted(rolled.order) == [1, 2]
     assert rolled.values[rolled.order[0]] >= rolled.values[rolled.order[1]]
     assert [entry.spec["code"] for entry in rolled.logged] == ["3d", "2d"]  # Perception 3d; the mutant's 2d
+
+
+def test_the_gm_ends_the_round_for_everyone_in_a_fight(client, gm, player, d6_campaign) -> None:
+    """A luck point's doubling lasts the round: the GM's "The round is over" ends every character's kept round."""
+    from play import encounters
+    from play.models import Encounter
+    from rules.systems.d6 import round_state
+
+    talia = made(client, d6_campaign, player)
+    firearms = next(s.id for s in talia.document.skills if s.name == "Firearms")
+    client.post(reverse("d6:spend-luck", args=[talia.pk]), {"version": "0", "kind": "double", "heroism": "heroic"})
+    talia.refresh_from_db()
+    declared = client.post(reverse("d6:round", args=[talia.pk]), {"action": "declare", "version": str(talia.version),
+                                                                  "action-0-item": firearms, "action-0-difficulty": "8"})  # fmt: skip
+    assert declared.status_code == 302
+    talia.refresh_from_db()
+    assert talia.document.round.declared and round_state.doubled_now(talia.document)
+    client.force_login(gm)
+    client.post(url("encounter-start", d6_campaign), {"name": "Mutant Alley"})
+    client.post(url("encounter-add-characters", d6_campaign), {"characters": talia.pk})
+    client.post(url("encounter-add-npcs", d6_campaign), {"name": "Mutant", "count": 1, "attack": "3d+1",
+                                                         "defence": "2d+2", "initiative": "2d"})  # fmt: skip
+    encounter = Encounter.objects.get(campaign=d6_campaign)
+    page = client.get(url("encounter", d6_campaign)).text
+    assert "The round is over" in page
+    changed = encounters.act(campaign_id=d6_campaign.pk, encounter_id=encounter.pk, by=gm, action="round-over")
+    assert [c.name for c in changed] == ["Talia"]  # the mutant keeps no round
+    talia.refresh_from_db()
+    assert talia.document.round is None and not round_state.doubled_now(talia.document)
+    assert talia.document.luck_points == 0  # the point stays spent: heroic, it comes back at the adventure's end

@@ -114,7 +114,15 @@ def _at_round(
 class D6Combat:
     stat_block_model: ClassVar = StatBlock
     attack_fields: Final = frozenset({"skill", "against", "difficulty", "uses", "target_uses"})
-    actions: Final[tuple[CombatAction, ...]] = ()
+    actions: Final[tuple[CombatAction, ...]] = (
+        CombatAction(
+            "round-over",
+            "The round is over",
+            "Every character's round ends: a luck point's doubling with it, and any declared action not attempted; "
+            "a round of nothing keeps its preparation.",
+            per_fighter=False,
+        ),
+    )
 
     def read_block(self, document: Mapping[str, Any]) -> StatBlock:
         try:
@@ -321,10 +329,22 @@ class D6Combat:
         return Harm(fighter.key, block, None, fighter.state, outcome, words)
 
     def why_not(self, action: str, fighter: Fighter, options: Mapping[str, Any]) -> str:
-        return f"D6 has no move {action!r}."
+        if action != "round-over":
+            return f"D6 has no move {action!r}."
+        if not isinstance(fighter.sheet, Sheet) or fighter.sheet.round is None:
+            return f"{fighter.name} is in no round."
+        return ""
 
     def act(self, action: str, fighter: Fighter, options: Mapping[str, Any]) -> Harm | None:
-        return None
+        """The round is over for a character (rules text, "luck points": "The doubling effect only lasts for
+        that combat round"): its kept round ends (:func:`rules.systems.d6.round_state.round_over`)."""
+        if self.why_not(action, fighter, options):
+            return None
+        sheet: Sheet = fighter.sheet  # type: ignore[assignment]
+        level = MAX_WOUNDS - sheet.wounds
+        outcome = {"before": level, "after": level, "condition": WOUND_LEVELS[sheet.wounds]}
+        after = round_state.round_over(sheet, options)
+        return Harm(fighter.key, fighter.block, after, fighter.state, outcome, "the round is over", ("round",))
 
 
 COMBAT: Final = D6Combat()

@@ -45,6 +45,7 @@ __all__ = [
     "prepared_name",
     "preview",
     "problem",
+    "round_over",
     "take",
     "uses_so_far",
     "with_roll",
@@ -302,6 +303,14 @@ def luck_doubles(sheet: Sheet, given: Mapping[str, Any]) -> Sheet:
         return _checked(sheet, record.model_copy(update={"doubled": True}), given)
     steps = (*record.steps, *_unrecorded(sheet, record), RoundStep(what="luck"))
     return _checked(sheet, record.model_copy(update={"steps": steps}), given)
+
+
+def round_over(sheet: Sheet, given: Mapping[str, Any]) -> Sheet:
+    """The GM ends the round for everyone (in a fight): the character's round ends as :func:`end` ends it;
+    a round of nothing keeps the preparation the character had, any other gives it up."""
+    plan = plan_of(sheet, given)
+    keep = sheet.prepared if plan is None or plan.did_nothing else None
+    return sheet.model_copy(update={"round": None, "prepared": keep})
 
 
 def end(sheet: Sheet, prepare: int | None, given: Mapping[str, Any]) -> tuple[Sheet, str]:

@@ -469,14 +469,17 @@ class D6:
 
     def end_adventure(self, sheet: Sheet, given: Mapping[str, Any]) -> tuple[Sheet, str] | None:
         """The adventure's end: every heroic and dramatic spend comes back, and the extra points the GM
-        granted (rules text, "luck points"); None when nothing is owed."""
-        if not sheet.luck_owed:
+        granted (rules text, "luck points"), and any round in play with it (a point never doubles past the
+        adventure it was spent in); None when nothing is owed and no round is in play."""
+        if not sheet.luck_owed and sheet.round is None and sheet.prepared is None:
             return None
         extra = {s.id for s in sheet.luck_owed if s.extra}
         state = luck.end_adventure(self._luck(sheet), extra)
         back = state.points - sheet.luck_points
-        after = sheet.model_copy(update={"luck_points": state.points, "luck_owed": ()})
-        return after, f"End of the adventure: {back} luck point{'s' if back != 1 else ''} back"
+        after = sheet.model_copy(update={"luck_points": state.points, "luck_owed": (), "round": None,
+                                         "prepared": None})  # fmt: skip
+        words = f"End of the adventure: {back} luck point{'s' if back != 1 else ''} back"
+        return after, words + ("; the round in play is over" if sheet.round is not None else "")
 
     # The GM's calls
 

@@ -223,3 +223,18 @@ def test_a_luck_point_doubles_a_characters_attack_and_defence_in_a_fight() -> No
     assert after.chance > before.chance
     defended = combat.plan_attack(npc, lucky, {"against": "react"}, OPTIONS)
     assert defended.details["defence"] == "8d"
+
+
+def test_the_adventures_end_and_the_gms_round_over_end_the_round_in_play() -> None:
+    sheet, _ = D6.spend_luck(talia(), "double", "heroic", given=OPTIONS)
+    firearms = item(sheet, "Firearms")
+    sheet = round_state.declare(sheet, [(firearms, 8)], running=False, use_preparation=False, given=OPTIONS)
+    after, words = D6.end_adventure(sheet, OPTIONS)
+    assert after.round is None and after.luck_points == 1
+    assert words == "End of the adventure: 1 luck point back; the round in play is over"
+    assert D6.end_adventure(after, OPTIONS) is None
+    nothing, _ = round_state.end(talia(), firearms, OPTIONS)
+    nothing = round_state.declare(nothing, [], running=False, use_preparation=False, given=OPTIONS)
+    assert round_state.round_over(nothing, OPTIONS).prepared == firearms  # a round of nothing keeps it
+    acted = round_state.declare(nothing, [(firearms, 8)], running=False, use_preparation=True, given=OPTIONS)
+    assert round_state.round_over(acted, OPTIONS).prepared is None

@@ -190,7 +190,11 @@ def test_luck_spent_owed_and_returned_at_the_adventures_end() -> None:
         D6.spend_luck(sheet, "double", "heroic")
     granted, _ = D6.grant_extra(sheet, 2)
     ended, words = D6.end_adventure(granted, OPTIONS)
-    assert (ended.luck_points, ended.luck_owed, words) == (2, (), "End of the adventure: 2 luck points back")
+    assert (ended.luck_points, ended.luck_owed, words) == (
+        2,
+        (),
+        "End of the adventure: 2 luck points back; the round in play is over",
+    )
     assert D6.end_adventure(ended, OPTIONS) is None  # nothing owed: nothing changes
     plain, _ = D6.end_adventure(sheet, OPTIONS)
     assert plain.luck_points == 1  # without the GM's extra point
