@@ -111,11 +111,13 @@ def test_the_gm_ends_the_round_for_everyone_in_a_fight(client, gm, player, d6_ca
     firearms = next(s.id for s in talia.document.skills if s.name == "Firearms")
     client.post(reverse("d6:spend-luck", args=[talia.pk]), {"version": "0", "kind": "double", "heroism": "heroic"})
     talia.refresh_from_db()
-    declared = client.post(reverse("d6:round", args=[talia.pk]), {"action": "declare", "version": str(talia.version),
-                                                                  "action-0-item": firearms, "action-0-difficulty": "8"})  # fmt: skip
+    declaration = {"action": "declare", "version": str(talia.version), "action-0-item": firearms,
+                   "action-0-difficulty": "8"}  # fmt: skip
+    declared = client.post(reverse("d6:round", args=[talia.pk]), declaration)
     assert declared.status_code == 302
     talia.refresh_from_db()
-    assert talia.document.round.declared and round_state.doubled_now(talia.document)
+    assert talia.document.round.declared
+    assert round_state.doubled_now(talia.document)
     client.force_login(gm)
     client.post(url("encounter-start", d6_campaign), {"name": "Mutant Alley"})
     client.post(url("encounter-add-characters", d6_campaign), {"characters": talia.pk})
@@ -127,5 +129,6 @@ def test_the_gm_ends_the_round_for_everyone_in_a_fight(client, gm, player, d6_ca
     changed = encounters.act(campaign_id=d6_campaign.pk, encounter_id=encounter.pk, by=gm, action="round-over")
     assert [c.name for c in changed] == ["Talia"]  # the mutant keeps no round
     talia.refresh_from_db()
-    assert talia.document.round is None and not round_state.doubled_now(talia.document)
+    assert talia.document.round is None
+    assert not round_state.doubled_now(talia.document)
     assert talia.document.luck_points == 0  # the point stays spent: heroic, it comes back at the adventure's end

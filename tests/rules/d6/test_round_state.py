@@ -230,7 +230,8 @@ def test_the_adventures_end_and_the_gms_round_over_end_the_round_in_play() -> No
     firearms = item(sheet, "Firearms")
     sheet = round_state.declare(sheet, [(firearms, 8)], running=False, use_preparation=False, given=OPTIONS)
     after, words = D6.end_adventure(sheet, OPTIONS)
-    assert after.round is None and after.luck_points == 1
+    assert after.round is None
+    assert after.luck_points == 1
     assert words == "End of the adventure: 1 luck point back; the round in play is over"
     assert D6.end_adventure(after, OPTIONS) is None
     nothing, _ = round_state.end(talia(), firearms, OPTIONS)
