@@ -161,7 +161,14 @@ def test_a_gm_and_two_players_play_a_short_d6_session(
     expect(preview.first).to_contain_text("4d+1")
     expect(preview.first).to_contain_text("2 actions: −1d")
     check_page(table, problems)
+    # The GM watches Talia's round: it appears there, live, as she declares it.
+    desk.goto(walk.url(f"/characters/{talia.pk}/round/"))
+    expect(desk.locator("#round-live")).to_have_attribute("data-live", "up")
+    desk.evaluate("window.sameDocument = true")
     table.get_by_role("button", name="Declare the round").click()
+    expect(desk.locator("#round-uses ol.round-uses > li")).to_have_count(2)
+    assert desk.evaluate("window.sameDocument") is True  # swapped in over the socket, not reloaded
+    check_page(desk, problems)
     uses = table.locator("#round-uses ol.round-uses > li")
     expect(uses).to_have_count(2)
     expect(uses.first).to_contain_text("4d+1")

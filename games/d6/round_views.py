@@ -198,6 +198,7 @@ def _page(request: HttpRequest, character: Character, *, data: QueryDict | None 
         "version": round_play.version_of(character),
         "needs_call": sheet_rolls.needs_call(character, asked=None),
         "round_url": reverse("d6:round", args=[character.pk]),
+        "live_url": f"/ws/characters/{character.pk}/" if hasattr(request, "scope") else "",
         "error": error,
         "fields": fields or {},
         "rolled": rolled,
