@@ -13,9 +13,11 @@ from campaigns.models import Campaign
 from characters import drafting, ledger
 from characters.models import Character, LedgerEntry
 from games import demo
+from games.d6 import round_play
 from play import requests, sheet_rolls
 from play.models import Roll
 from rules.systems import d6
+from rules.systems.d6.sheet import RoundStep
 
 CAMPAIGN = "Ruins of the Ancients"
 ADVENTURE = "The Mutant Alley"
@@ -57,6 +59,7 @@ def load() -> str:
         _first_adventure(campaign, users["gm"])
     if not Roll.objects.filter(campaign=campaign).exists():
         _table_rolls(campaign, users["gm"])
+        _a_round(campaign, users["gm"])
     return f"Demo campaign '{CAMPAIGN}' (D6) with the users gm (the GM), carol and dave"
 
 
@@ -123,3 +126,22 @@ def _table_rolls(campaign: Campaign, gm: Any) -> None:
             campaign_id=campaign.pk, by=gm, call={"item": "Dodge", "band": "medium", "difficulty": 12},
             characters=[jericho.pk, talia.pk], secret=False,
         )  # fmt: skip
+
+
+def _a_round(campaign: Campaign, gm: Any) -> None:
+    """The text's Jericho, mid-round: three shots declared at Medium range, the first fired, a dodge after it;
+    two shots still to fire, one die less each (the round planner shows them with their chances). The GM
+    rolls them: in this campaign the GM calls the rolls."""
+    party = _party(campaign)
+    if "Jericho" not in party:
+        return
+    jericho = party["Jericho"]
+    firearms, dodge = _item(jericho, "Firearms"), _item(jericho, "Dodge")
+    rng = secrets.SystemRandom()
+    jericho = round_play.declare(character_id=jericho.pk, version=round_play.version_of(jericho),
+                                 actions=[(firearms, 12)] * 3, running=False, use_preparation=False,
+                                 by=jericho.owner)  # fmt: skip
+    for step in (RoundStep(what="attempt", action=0), RoundStep(what="reaction", item=dodge, difficulty=11)):
+        jericho = Character.objects.select_related("campaign").get(pk=jericho.pk)
+        round_play.roll(character_id=jericho.pk, version=round_play.version_of(jericho), step=step, by=gm,
+                        rng=rng)  # fmt: skip

@@ -220,9 +220,15 @@ def test_the_demo_has_a_d6_campaign_with_history() -> None:
     assert firearms.code == "6d"  # 5d+2 and a pip bought with the adventure's character points
     assert LedgerEntry.objects.filter(character__campaign=campaign).count() == 3  # two awards, one purchase
     rolls = Roll.objects.filter(campaign=campaign)
-    assert rolls.count() == 3
+    assert rolls.count() == 5  # two calls answered, an opposed roll, and two uses of Jericho's round
     assert {r.kind for r in rolls} == {"check", "opposed"}
     assert RollRequest.objects.filter(campaign=campaign, closed_at__isnull=True).count() == 1
+    # Jericho mid-round, as in the text: three shots declared, one fired, a dodge; two shots at 3d still to fire.
+    from rules.systems.d6 import round_state
+
+    plan = round_state.plan_of(party["Jericho"].document, campaign.settings)
+    assert [str(use.code) for use in plan.uses] == ["4d", "1d", "3d", "3d"]
+    assert [r.spec.get("code") for r in rolls.order_by("seq")][-2:] == ["4d", "1d"]
 
 
 def d6_options_post(**changes) -> dict[str, object]:
