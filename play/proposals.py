@@ -84,7 +84,7 @@ def propose(*, character_id: int, by: AbstractBaseUser, situation: Mapping[str, 
         raise Conflict("In this campaign players call their own rolls: roll it.")
     text = _note(note)
     system = character.rules
-    helpers = sheet_rolls.helpers_for(character, helper=situation.get("helper"), limit=0)
+    helpers = sheet_rolls.helpers_for(character, helper=sheet_rolls.named_in(character, situation), limit=0)
     try:
         sheet_rolls.build(character, helpers, situation, gm=False)  # all of it as the page built it
         said = system.situation_call(character.document, situation, campaign.settings)

@@ -119,9 +119,9 @@ class SituationForm(forms.Form):
         return out
 
 
-def _key_in(data: QueryDict, names: set[str]) -> int | None:
-    """The character id one of ``names`` gives (the one a page names beyond the first few offered)."""
-    return next((key for name in sorted(names) if (key := whole_key(data.get(name, ""))) is not None), None)
+def _key_in(data: QueryDict, names: set[str]) -> list[int]:
+    """The character ids ``names`` give (those a page names beyond the first few offered)."""
+    return [key for name in sorted(names) if (key := whole_key(data.get(name, ""))) is not None]
 
 
 def _offered(field: forms.Field, offered: Any) -> forms.Field:

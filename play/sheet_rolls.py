@@ -60,13 +60,31 @@ def load(
     return character, helpers_for(character, helper=helper, limit=limit)
 
 
+def _id(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def named_in(character: Character, situation: Mapping[str, Any]) -> list[int]:
+    """The other characters a situation names by id, in the fields its system says name one
+    (``situation_characters``: Lucky 13's helper and opponent, D6's opponent)."""
+    found: list[int] = []
+    for key in sorted(character.rules.situation_characters):
+        value = situation.get(key)
+        if _id(value) and value not in found:
+            found.append(value)
+    return found
+
+
 def helpers_for(character: Character, *, helper: Any = None, limit: int = HELPERS) -> list[Character]:
-    """The other active characters of the campaign who could help: the first ``limit`` by (name, id),
-    and the one ``helper`` names by id wherever it is (one query more, by its key)."""
+    """The other active characters of the campaign who could take part: the first ``limit`` by (name,
+    id), and those ``helper`` names by id (one id, or the ids :func:`named_in` finds) wherever they are
+    (one query more, by their keys)."""
     others = Character.objects.filter(campaign_id=character.campaign_id).active().exclude(pk=character.pk)
     helpers = list(others.order_by("name", "pk")[:limit]) if limit else []
-    if isinstance(helper, int) and not isinstance(helper, bool) and all(h.pk != helper for h in helpers):
-        helpers.extend(others.filter(pk=helper)[:1])
+    wanted = [helper] if _id(helper) else [pk for pk in (helper if isinstance(helper, list) else []) if _id(pk)]
+    missing = [pk for pk in wanted if all(h.pk != pk for h in helpers)]
+    if missing:
+        helpers.extend(others.filter(pk__in=missing)[: len(missing)])
     return helpers
 
 

@@ -205,7 +205,7 @@ def roll_from_sheet(
     if secret and not character.viewer_is_gm:
         raise NotAllowed("Only the GM can roll in secret.")
     # Only the helper the situation names, if any: one query by its key, never the whole party.
-    helpers = sheet_rolls.helpers_for(character, helper=situation.get("helper"), limit=0)
+    helpers = sheet_rolls.helpers_for(character, helper=sheet_rolls.named_in(character, situation), limit=0)
     try:
         made = sheet_rolls.build(character, helpers, situation, gm=character.viewer_is_gm, asked=answering)
     except SpecError as problem:

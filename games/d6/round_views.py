@@ -176,7 +176,8 @@ def _page(request: HttpRequest, character: Character, *, data: QueryDict | None 
     seq = whole_key(request.GET.get("rolled", "")) if request.method != "POST" else None
     rolled = None
     if seq is not None:
-        found = Roll.objects.filter(campaign_id=character.campaign_id, seq=seq, character=character).first()
+        found = (Roll.objects.filter(campaign_id=character.campaign_id, seq=seq, character=character)
+                 .select_related("by", "character", "reveal").first())  # fmt: skip
         rolled = roll_entry(found, gm=character.viewer_is_gm) if found is not None else None
     record = sheet.round
     context = {

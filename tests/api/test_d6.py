@@ -107,3 +107,16 @@ def test_the_api_plays_a_d6_round_and_spends_a_luck_point(api, client, d6_campai
     assert Roll.objects.count() == 2
     lucky13 = api(player).get("/characters/999999/d6/round")
     assert lucky13.status_code == 404
+
+
+def test_the_api_rolls_a_d6_opposed_roll_against_another_character_in_play(api, client, d6_campaign, player,
+                                                                           other_player) -> None:  # fmt: skip
+    """The situation's ``opponent`` (D6's character in play) is loaded by its id, as the roll page loads it."""
+    talia = made(client, d6_campaign, player)
+    jericho = made(client, d6_campaign, other_player, name="Jericho")
+    strength = next(s.id for s in talia.document.stats if s.name == "Strength")
+    response = api(player).post(f"/characters/{talia.pk}/rolls", {"kind": "opposed", "item": strength,
+                                                                  "opponent": jericho.pk})  # fmt: skip
+    assert response.status_code == 201, response.text
+    assert response.json()["spec"]["defender"] == "3d"
+    assert "Jericho" in response.json()["label"]

@@ -274,3 +274,19 @@ def test_the_gms_correction_of_codes_makes_an_open_round_page_stale(client, dice
                               value={"skills": {str(ids["Firearms"]): "30d"}}, by=gm)  # fmt: skip
     assert "round" in str(refused.value.errors)
     assert client.get(round_url(talia)).status_code == 200
+
+
+@pytest.mark.parametrize("steps", [1, 6])
+def test_the_round_page_costs_the_same_however_long_the_round(client, dice, d6_campaign, player, steps,
+                                                              django_assert_num_queries) -> None:  # fmt: skip
+    """The round lives on the sheet's row: the session, the user, the character with its campaign and the
+    viewer's role, and the roll just made (by its key, with who made it); the same whatever the round holds or
+    the log's length."""
+    talia = made(client, d6_campaign, player)
+    ids = skills(talia)
+    declare(client, talia, [ids["Firearms"]] * 3)
+    for _ in range(steps):
+        rolled = roll(client, talia, roll="r", reaction=str(ids["Dodge"]), reaction_difficulty="5")
+    with django_assert_num_queries(4):
+        page = client.get(rolled["Location"])
+    assert page.status_code == 200
