@@ -173,10 +173,17 @@ def test_a_gm_and_two_players_play_a_short_d6_session(
     expect(uses).to_have_count(2)
     expect(uses.first).to_contain_text("4d+1")
     check_page(table, problems)
+    # The GM has started typing on the round when Talia rolls: what was typed stays, and the page says so.
+    desk.get_by_label("Against", exact=True).fill("7")
     uses.first.get_by_role("button").click()
     expect(table.locator("#roll-result")).to_contain_text("Wild die")
     expect(uses.first).to_contain_text("rolled")
     check_page(table, problems)
+    expect(desk.locator(".round-changed")).to_contain_text("The round changed since this page was shown.")
+    expect(desk.get_by_label("Against", exact=True)).to_have_value("7")
+    desk.get_by_role("link", name="Show it as it is now").click()
+    expect(desk.locator("#round-uses li.round-use.done")).to_have_count(1)
+    check_page(desk, problems)
 
     # 4. A fight: Talia and a mutant (an NPC of codes); initiative; Talia shoots, the mutant dodges.
     desk.goto(walk.url(f"/campaigns/{campaign.pk}/"))
