@@ -46,7 +46,13 @@ _EXTENSIONS: dict[str, SystemApi] = {}
 
 
 def register(system: str, extension: SystemApi) -> None:
-    """Add ``extension`` to the API for ``system``'s characters (before the API is built)."""
+    """Add ``extension`` to the API for ``system``'s characters (before the API is built). Its own
+    endpoints stay under the system's name: ``/characters/{id}/<key>/…`` or ``/campaigns/{id}/<key>/…``."""
+    if extension.router is not None:
+        allowed = (f"/characters/{{id}}/{system}/", f"/campaigns/{{id}}/{system}/")
+        stray = sorted(path for path in extension.router.path_operations if not path.startswith(allowed))
+        if stray:
+            raise ValueError(f"{system}'s API endpoints must be under {' or '.join(allowed)}: {', '.join(stray)}")
     _EXTENSIONS[system] = extension
 
 

@@ -40,6 +40,7 @@ from api.params import LINES, ONE_LINE
 from characters import operations, write
 from characters.models import Character
 from games.lucky13 import sections
+from games.lucky13.hit_point_api import router
 from games.lucky13.sections import ArmorRow, AssetRow, Details, Equipment, SpecializationRow, TraitRow, WeaponRow
 from rules.dice import DiceError, StepDie
 from rules.document import MAX_ITEM_ID
@@ -616,4 +617,4 @@ def apply_patch(locked: Character, changes: CharacterPatch, by: AbstractBaseUser
         raise refused_by_field(InvalidChange, problems)
 
 
-API: Final = SystemApi(named_fields=NamedFields, patch=CharacterPatch, apply_patch=apply_patch)
+API: Final = SystemApi(named_fields=NamedFields, patch=CharacterPatch, apply_patch=apply_patch, router=router)

@@ -120,3 +120,18 @@ def test_the_api_rolls_a_d6_opposed_roll_against_another_character_in_play(api, 
     assert response.status_code == 201, response.text
     assert response.json()["spec"]["defender"] == "3d"
     assert "Jericho" in response.json()["label"]
+
+
+def test_a_systems_own_endpoints_stay_under_its_name() -> None:
+    from ninja import Router
+
+    from api.extensions import SystemApi, register
+
+    stray = Router()
+
+    @stray.get("/characters/{id}/round")
+    def nowhere(request, id: int) -> None:  # pragma: no cover - never mounted
+        return None
+
+    with pytest.raises(ValueError, match="must be under /characters/\\{id\\}/elsewhere/"):
+        register("elsewhere", SystemApi(router=stray))
