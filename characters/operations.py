@@ -155,6 +155,25 @@ def locked_for_edit(character_id: int, section: str, version: int, by: AbstractB
     return character, spec, is_gm
 
 
+def locked_for_action(character_id: int, action: EditSection, version: int, by: AbstractBaseUser, *,
+                      watched: Sequence[str] = ()) -> tuple[Character, bool]:  # fmt: skip
+    """The character, locked, and whether ``by`` is its GM, once ``by`` may do ``action`` (a system's own
+    sheet action: a rest, a luck point, a round's step) and none of ``watched`` (the action's section by
+    default) has changed since ``version``: else :class:`NotAllowed` (why, for them) or
+    :class:`StaleSection`."""
+    character = write.lock(character_id)
+    is_gm = Membership.objects.filter(
+        campaign_id=character.campaign_id, user_id=by.pk, role=Membership.Role.GM
+    ).exists()
+    reason = refusal(character, action, is_owner=character.owner_id == by.pk, is_gm=is_gm)
+    if reason:
+        raise NotAllowed(reason)
+    now = max(section_version(character, section) for section in (watched or (action.key,)))
+    if version > character.version or now > version:
+        raise StaleSection(action.key, made_from=version, now=now)
+    return character, is_gm
+
+
 def by_path(problems: Sequence[Problem]) -> dict[str, list[str]]:
     """The system's problems by their document path, each as a sentence."""
     errors: dict[str, list[str]] = {}

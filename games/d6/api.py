@@ -8,6 +8,7 @@ user who may not is a 403 that says why; anyone outside the campaign a 404."""
 from __future__ import annotations
 
 import secrets
+from collections.abc import Callable
 from typing import Any, Final, Literal
 
 from django.http import Http404, HttpRequest
@@ -178,8 +179,23 @@ def _refused(error: SpecError) -> InvalidChange:
     return InvalidChange(message, errors={error.field: message})
 
 
+def _step(pk: int, version: int, act: Callable[[], object]) -> Any:
+    """Do ``act`` (one operation, made from ``version``) and give the round after it: a 409 with the round as
+    it is now when ``version`` is old, a 400 naming the field when the rules refuse it."""
+    try:
+        act()
+    except StaleSection:
+        return _stale(pk, version)
+    except SpecError as error:
+        raise _refused(error) from None
+    return _now(pk)
+
+
 def _stale(pk: int, made: int) -> Status[dict[str, Any]]:
     return Status(409, {"code": "stale_version", "message": STALE.format(made=made), "round": _now(pk)})
+
+
+ROUND_RESPONSES: Final = responses({200: RoundOut, 409: StaleRound}, 400, 403, 404)
 
 
 @router.get("/characters/{id}/d6/round", response=responses({200: RoundOut}, 404),
@@ -190,21 +206,24 @@ def get_round(request: HttpRequest, id: PathId) -> dict[str, Any]:
     return round_out(_character(request, id))
 
 
-@router.post("/characters/{id}/d6/round/declare", response=responses({200: RoundOut, 409: StaleRound}, 400, 403, 404),
+@router.post("/characters/{id}/d6/round/declare", response=ROUND_RESPONSES,
              summary="D6: declare the round")  # fmt: skip
 def declare_round(request: HttpRequest, id: PathId, body: Declare) -> Any:
     """The round's actions (stats and skills by id, a reaction skill is used mid-round instead), running, and
     the preparation taken. It may be declared again until its first roll, not after (a 400)."""
     character = _character(request, id, write=True)
-    try:
-        round_play.declare(character_id=character.pk, version=body.version, running=body.running,
-                           actions=[(a.item, a.difficulty) for a in body.actions],
-                           use_preparation=body.use_preparation, by=request.user)  # fmt: skip
-    except StaleSection:
-        return _stale(character.pk, body.version)
-    except SpecError as error:
-        raise _refused(error) from None
-    return _now(character.pk)
+    return _step(
+        character.pk,
+        body.version,
+        lambda: round_play.declare(
+            character_id=character.pk,
+            version=body.version,
+            running=body.running,
+            actions=[(a.item, a.difficulty) for a in body.actions],
+            use_preparation=body.use_preparation,
+            by=request.user,
+        ),
+    )
 
 
 @router.post("/characters/{id}/d6/round/roll", response=responses({201: Rolled, 409: StaleRound}, 400, 403, 404),
@@ -233,53 +252,50 @@ def roll_use(request: HttpRequest, id: PathId, body: RollUse) -> Any:
     return Status(201, {"roll": roll_out(rolled.roll, gm=character.viewer_is_gm), "round": _now(character.pk)})
 
 
-@router.post("/characters/{id}/d6/round/befall", response=responses({200: RoundOut, 409: StaleRound}, 400, 403, 404),
+@router.post("/characters/{id}/d6/round/befall", response=ROUND_RESPONSES,
              summary="D6: the GM wounds or stuns a character mid-round")  # fmt: skip
 def befall(request: HttpRequest, id: PathId, body: Befall) -> Any:
     """Wounded (−1d) or stunned from now on, on the sheet and in the round. The GM only."""
     character = _character(request, id, write=True)
-    try:
-        round_play.befall(character_id=character.pk, version=body.version, what=body.what, by=request.user)
-    except StaleSection:
-        return _stale(character.pk, body.version)
-    except SpecError as error:
-        raise _refused(error) from None
-    return _now(character.pk)
+    return _step(
+        character.pk,
+        body.version,
+        lambda: round_play.befall(character_id=character.pk, version=body.version, what=body.what, by=request.user),
+    )
 
 
-@router.post("/characters/{id}/d6/round/end", response=responses({200: RoundOut, 409: StaleRound}, 400, 403, 404),
+@router.post("/characters/{id}/d6/round/end", response=ROUND_RESPONSES,
              summary="D6: end the round")  # fmt: skip
 def end_round(request: HttpRequest, id: PathId, body: End) -> Any:
     """The round is over, its doubling with it; a round of nothing at all may `prepare` a stat or a skill for
     +1d in the next."""
     character = _character(request, id, write=True)
-    try:
-        round_play.end(character_id=character.pk, version=body.version, prepare=body.prepare, by=request.user)
-    except StaleSection:
-        return _stale(character.pk, body.version)
-    except SpecError as error:
-        raise _refused(error) from None
-    return _now(character.pk)
+    return _step(
+        character.pk,
+        body.version,
+        lambda: round_play.end(character_id=character.pk, version=body.version, prepare=body.prepare, by=request.user),
+    )
 
 
-@router.post("/characters/{id}/d6/luck/spend", response=responses({200: RoundOut, 409: StaleRound}, 400, 403, 404),
+@router.post("/characters/{id}/d6/luck/spend", response=ROUND_RESPONSES,
              summary="D6: spend a luck point")  # fmt: skip
 def spend_luck(request: HttpRequest, id: PathId, body: Spend) -> Any:
     """A luck point spent (`version`: the luck points' `luck_version`): to `double` the round the character is
     in from now on, or the next it declares; or to `escape` certain death, with its `explanation`. Unheroic,
     it is gone; heroic or dramatic, it comes back at the adventure's end."""
     character = _character(request, id, write=True)
-    try:
-        luck.spend(character_id=character.pk, version=body.version, kind=body.kind, heroism=body.heroism,
-                   explanation=body.explanation, by=request.user)  # fmt: skip
-    except StaleSection:
-        return _stale(character.pk, body.version)
-    except SpecError as error:
-        raise _refused(error) from None
-    return _now(character.pk)
-
-
-ROUND_RESPONSES: Final = responses({200: RoundOut, 409: StaleRound}, 400, 403, 404)
+    return _step(
+        character.pk,
+        body.version,
+        lambda: luck.spend(
+            character_id=character.pk,
+            version=body.version,
+            kind=body.kind,
+            heroism=body.heroism,
+            explanation=body.explanation,
+            by=request.user,
+        ),
+    )
 
 
 @router.post("/characters/{id}/d6/luck/{spend}/extra", response=ROUND_RESPONSES,
@@ -287,14 +303,13 @@ ROUND_RESPONSES: Final = responses({200: RoundOut, 409: StaleRound}, 400, 403, 4
 def grant_extra(request: HttpRequest, id: PathId, spend: PathId, body: Extra) -> Any:
     """The GM grants (`granted`) or takes back one more luck point for a dramatic spend, at the adventure's end."""
     character = _character(request, id, write=True)
-    try:
-        luck.grant(character_id=character.pk, version=body.version, spend_id=spend, granted=body.granted,
-                   by=request.user)  # fmt: skip
-    except StaleSection:
-        return _stale(character.pk, body.version)
-    except SpecError as error:
-        raise _refused(error) from None
-    return _now(character.pk)
+    return _step(
+        character.pk,
+        body.version,
+        lambda: luck.grant(
+            character_id=character.pk, version=body.version, spend_id=spend, granted=body.granted, by=request.user
+        ),
+    )
 
 
 API: Final = SystemApi(router=router)

@@ -13,10 +13,9 @@ from typing import Final
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
 
-from campaigns.models import Membership
 from characters import write
 from characters.models import Character
-from characters.operations import NotAllowed, StaleSection, refusal, section_version
+from characters.operations import locked_for_action
 from rules.systems.base import EditSection, Role
 
 #: The sheet's section of the luck points: its open forms go stale when a point is spent.
@@ -30,15 +29,7 @@ GRANT: Final = EditSection(LUCK, "luck points", frozenset({Role.GM}), note="only
 
 
 def _locked(character_id: int, action: EditSection, version: int, by: AbstractBaseUser) -> Character:
-    character = write.lock(character_id)
-    is_gm = Membership.objects.filter(campaign_id=character.campaign_id, user_id=by.pk,
-                                      role=Membership.Role.GM).exists()  # fmt: skip
-    reason = refusal(character, action, is_owner=character.owner_id == by.pk, is_gm=is_gm)
-    if reason:
-        raise NotAllowed(reason)
-    if write.is_stale(character, version, LUCK):
-        raise StaleSection(LUCK, made_from=version, now=section_version(character, LUCK))
-    return character
+    return locked_for_action(character_id, action, version, by)[0]
 
 
 @transaction.atomic

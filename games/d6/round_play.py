@@ -17,10 +17,9 @@ from typing import Final
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
 
-from campaigns.models import Membership
 from characters import write
 from characters.models import Character
-from characters.operations import NotAllowed, StaleSection, refusal, section_version
+from characters.operations import NotAllowed, locked_for_action, section_version
 from games.d6.luck import LUCK, ROUND
 from play import sheet_rolls
 from play.sheet_rolls import Rolled
@@ -47,16 +46,9 @@ def version_of(character: Character) -> int:
 
 
 def _locked(character_id: int, action: EditSection, version: int, by: AbstractBaseUser) -> Character:
-    character = write.lock(character_id)
-    is_gm = Membership.objects.filter(campaign_id=character.campaign_id, user_id=by.pk,
-                                      role=Membership.Role.GM).exists()  # fmt: skip
-    reason = refusal(character, action, is_owner=character.owner_id == by.pk, is_gm=is_gm)
-    if reason:
-        raise NotAllowed(reason)
+    character, _ = locked_for_action(character_id, action, version, by, watched=ROUND_SECTIONS)
     if character.system != d6.KEY or character.status != Character.Status.ACTIVE:
         raise NotAllowed("Only a D6 character in play has a round.")
-    if version > character.version or version_of(character) > version:
-        raise StaleSection(ROUND, made_from=version, now=version_of(character))
     return character
 
 

@@ -15,10 +15,9 @@ from typing import Final
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
 
-from campaigns.models import Membership
 from characters import write
 from characters.models import Character
-from characters.operations import NotAllowed, StaleSection, refusal, section_version
+from characters.operations import locked_for_action
 from rules.systems.base import EditSection, Role
 from rules.systems.lucky13.encounter import HIT_POINTS_SECTION
 from rules.systems.lucky13.health import Rested
@@ -37,16 +36,7 @@ MARK_RECOVERED: Final = EditSection(
 def _locked(character_id: int, action: EditSection, version: int, by: AbstractBaseUser) -> Character:
     """The character, locked, once ``by`` may do ``action`` and its hit points have not changed since
     ``version``: else :class:`NotAllowed` (why, for them) or :class:`StaleSection`."""
-    character = write.lock(character_id)
-    is_gm = Membership.objects.filter(
-        campaign_id=character.campaign_id, user_id=by.pk, role=Membership.Role.GM
-    ).exists()
-    reason = refusal(character, action, is_owner=character.owner_id == by.pk, is_gm=is_gm)
-    if reason:
-        raise NotAllowed(reason)
-    if write.is_stale(character, version, HIT_POINTS_SECTION):
-        raise StaleSection(HIT_POINTS_SECTION, made_from=version, now=section_version(character, HIT_POINTS_SECTION))
-    return character
+    return locked_for_action(character_id, action, version, by)[0]
 
 
 @transaction.atomic
