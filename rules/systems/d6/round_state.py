@@ -217,12 +217,11 @@ def declare(sheet: Sheet, actions: Sequence[tuple[int, int | None]], *, running:
             raise RoundError(f"actions[{i}]", "declare a stat or a skill; a reaction skill is used mid-round")
     if use_preparation and sheet.prepared is None:
         raise RoundError("prepared", "the last round prepared nothing")
-    before = sheet.round
     record = Round(
         declared=True,
         actions=tuple(Declared(item=item, difficulty=difficulty) for item, difficulty in actions),
         running=running,
-        doubled=before is not None and (before.doubled or any(s.what == "luck" for s in before.steps)),
+        doubled=doubled_now(sheet),
         prepared=use_preparation,
         wounded=sheet.wounded,
         stunned=sheet.stunned,
