@@ -10,7 +10,6 @@ from typing import Any
 
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
-from django.db.models import F
 from django.utils import timezone
 
 from campaigns import operations
@@ -22,13 +21,15 @@ from characters.models import Character
 from rules.systems.base import OptionsError
 
 
-def _archive_characters(campaign: Campaign, owner_id: int) -> int:
-    """A departing player's characters stay, archived: their work is never deleted."""
-    return (
-        Character.objects.filter(campaign=campaign, owner_id=owner_id)
-        .exclude(status=Character.Status.ARCHIVED)
-        .update(status=Character.Status.ARCHIVED, version=F("version") + 1, updated_at=timezone.now())
-    )
+def _archive_characters(campaign: Campaign, owner_id: int, *, by: AbstractBaseUser, why: str) -> int:
+    """A departing player's characters stay, archived: their work is never deleted, and each one's
+    history says who archived it, when and why."""
+    leaving = Character.objects.select_for_update().filter(campaign=campaign, owner_id=owner_id)
+    archived = 0
+    for character in leaving.exclude(status=Character.Status.ARCHIVED).order_by("pk"):
+        write.record_status(character, Character.Status.ARCHIVED, by=by, what=f"Archived: {why}")
+        archived += 1
+    return archived
 
 
 @transaction.atomic
@@ -83,7 +84,9 @@ def remove_member(*, campaign_id: int, membership_id: int, by: AbstractBaseUser)
     member = operations.member_of(campaign, membership_id)
     if member.role == Membership.Role.GM:
         raise Refused("The GM can't be removed. Hand the GM role to another member first.")
-    archived = _archive_characters(campaign, member.user_id)
+    archived = _archive_characters(
+        campaign, member.user_id, by=by, why=f"{member.user.get_username()} was removed from the campaign by the GM"
+    )
     member.delete()
     operations.touch(campaign)
     operations.announce_membership(campaign.pk, member.user_id)
@@ -101,7 +104,7 @@ def leave_campaign(*, campaign_id: int, user: AbstractBaseUser) -> int:
         raise Refused("The GM can't leave their campaign. Hand the GM role to another member first.")
     if campaign.archived_at:
         raise Conflict(ARCHIVED)
-    archived = _archive_characters(campaign, user.pk)
+    archived = _archive_characters(campaign, user.pk, by=user, why=f"{user.get_username()} left the campaign")
     member.delete()
     operations.touch(campaign)
     operations.announce_membership(campaign.pk, user.pk)

@@ -125,12 +125,29 @@ def write(
         raise SheetInvalid(problems)
     before = character.sheet
     after = sheet.model_dump(mode="json")
+    if after == before and after_status == character.status and not fields:
+        # A save that changes nothing writes nothing: the version stays, so no one's open form
+        # turns stale, and the history holds only changes.
+        return character
     character.sheet = after
     character.status = after_status
     mark_changed(character, *sections, fields=["sheet", "status", *fields])
     SheetChange.objects.create(
         character=character, version=character.version, what=what[:200], sections=list(sections),
         before=before, after=after, by=by,
+    )  # fmt: skip
+    return character
+
+
+def record_status(character: Character, status: str, *, by: AbstractBaseUser | None, what: str) -> Character:
+    """Move the locked character to ``status`` with its sheet as it is, in the history like any
+    change (who, when, and ``what`` says why). The sheet is not checked again: it does not change,
+    and a departure must never be refused for what a sheet holds."""
+    character.status = status
+    mark_changed(character, fields=["status"])
+    SheetChange.objects.create(
+        character=character, version=character.version, what=what[:200], sections=[],
+        before=character.sheet, after=character.sheet, by=by,
     )  # fmt: skip
     return character
 

@@ -159,3 +159,28 @@ def test_the_message_after_a_move_is_a_status_that_keeps_its_list(client, campai
     client.force_login(player)
     page = client.post(archive_url(brunella), {"version": str(brunella.version)}, follow=True).text
     assert '<div role="status"><ul class="messages"><li class="message success">Brunella is archived' in page
+
+
+def test_a_departure_is_in_each_characters_history_with_who_and_why(client, campaign, gm, player) -> None:
+    brunella = make_character(campaign, player)
+    draft = creation.start_character(campaign=campaign, owner=player, name="Half-done Hilde")
+    member = campaign.memberships.get(user=player)
+    assert campaign_changes.remove_member(campaign_id=campaign.pk, membership_id=member.pk, by=gm) == 2
+    for character in (brunella, draft):
+        before = character.sheet
+        character.refresh_from_db()
+        entry = SheetChange.objects.filter(character=character).latest("pk")
+        assert entry.what == f"Archived: {player.get_username()} was removed from the campaign by the GM"
+        assert (entry.by, entry.version, entry.before, entry.after) == (gm, character.version, before, before)
+    client.force_login(gm)
+    assert (
+        "was removed from the campaign by the GM" in client.get(reverse("characters:history", args=[brunella.pk])).text
+    )
+
+
+def test_a_player_who_leaves_is_named_in_their_characters_history(campaign, player) -> None:
+    brunella = make_character(campaign, player)
+    campaign_changes.leave_campaign(campaign_id=campaign.pk, user=player)
+    entry = SheetChange.objects.filter(character=brunella).latest("pk")
+    assert (entry.what, entry.by) == (f"Archived: {player.get_username()} left the campaign", player)
+    assert Character.objects.get(pk=brunella.pk).status == "archived"

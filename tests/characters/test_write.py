@@ -90,3 +90,26 @@ def test_the_history_is_read_newest_first_a_page_at_a_time(brunella, player) -> 
 def test_an_unknown_character_is_not_found(player) -> None:
     with pytest.raises(write.NotFound):
         write.change(999, version=1, by=player, what="x", edit=notes("x"))
+
+
+def test_a_save_that_changes_nothing_writes_nothing_and_keeps_the_version(
+    brunella, player, django_capture_on_commit_callbacks
+) -> None:
+    heard: list[int] = []
+
+    def listener(sender, character_id, **kwargs) -> None:
+        heard.append(character_id)
+
+    write.character_changed.connect(listener)
+    try:
+        with django_capture_on_commit_callbacks(execute=True):
+            same = write.change(
+                brunella.pk, version=1, section="notes", by=player, what="Notes", edit=notes(brunella.document.notes)
+            )
+    finally:
+        write.character_changed.disconnect(listener)
+    brunella.refresh_from_db()
+    assert same.version == brunella.version == 1
+    assert write.section_version(brunella, "notes") == 0
+    assert not SheetChange.objects.filter(character=brunella).exists()
+    assert heard == []
