@@ -134,6 +134,13 @@ def _ratio(chance: Fraction | str | None) -> str | None:
     return f"{p.numerator}/{p.denominator}"
 
 
+#: Why a character that is not in play cannot roll, by its status.
+NOT_IN_PLAY = {
+    Character.Status.DRAFT: "A draft cannot roll until it is finished: only its creation rolls are made.",
+    Character.Status.ARCHIVED: "This character is archived and no longer rolls.",
+}
+
+
 @transaction.atomic
 def record_roll(
     *,
@@ -173,8 +180,14 @@ def record_roll(
         raise NotAllowed("Only the GM can roll in secret.")
     if kind not in RollKind.values:
         raise ValueError(f"unknown kind of roll: {kind!r}")
-    if character_id is not None and not Character.objects.filter(pk=character_id, campaign=campaign).exists():
-        raise NotFound("That character is not in this campaign.")
+    if character_id is not None:
+        status = Character.objects.filter(pk=character_id, campaign=campaign).values_list("status", flat=True).first()
+        if status is None:
+            raise NotFound("That character is not in this campaign.")
+        if status != Character.Status.ACTIVE:
+            # Nothing of a draft reaches the table's log (its creation rolls stay on its sheet), and
+            # an archived character has left play.
+            raise Conflict(NOT_IN_PLAY[status])
     ratio = _ratio(chance)
     if ratio is not None and not chance_of:
         raise ValueError("say what the chance is the chance of")

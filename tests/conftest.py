@@ -194,7 +194,15 @@ def campaign(gm, player, other_player):
 def character(campaign, player):
     from characters.models import Character
 
-    return Character.objects.create(campaign=campaign, owner=player, name="Brunella")
+    return Character.objects.create(campaign=campaign, owner=player, name="Brunella", status="active")
+
+
+@pytest.fixture
+def bare_draft(campaign, player):
+    """A draft with nothing on its sheet yet: a character just begun."""
+    from characters.models import Character
+
+    return Character.objects.create(campaign=campaign, owner=player, name="Hilde", status="draft")
 
 
 @pytest.fixture

@@ -141,9 +141,9 @@ def test_archived_characters_are_edited_by_nobody(client, brunella, gm, player) 
     assert now(brunella, "notes") == brunella.document.notes
 
 
-def test_a_draft_is_finished_in_the_creation_steps(client, character, player) -> None:
+def test_a_draft_is_finished_in_the_creation_steps(client, bare_draft, player) -> None:
     client.force_login(player)
-    response = client.get(edit_url(character, "notes"))
+    response = client.get(edit_url(bare_draft, "notes"))
     assert response.status_code == 403
     assert "still a draft" in response.text
 

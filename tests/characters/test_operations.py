@@ -99,12 +99,12 @@ def test_another_player_and_an_outsider_cannot_change_anything(brunella, other_p
     assert doc(brunella).notes == brunella.document.notes
 
 
-def test_archived_and_draft_characters_are_not_edited_on_the_sheet(brunella, character, gm) -> None:
+def test_archived_and_draft_characters_are_not_edited_on_the_sheet(brunella, bare_draft, gm) -> None:
     Character.objects.filter(pk=brunella.pk).update(status=Character.Status.ARCHIVED)
     with pytest.raises(NotAllowed, match="archived"):
         save(brunella, "notes", "Later.", gm)
     with pytest.raises(NotAllowed, match="draft"):
-        save(character, "notes", "Later.", gm)
+        save(bare_draft, "notes", "Later.", gm)
 
 
 def test_the_owner_renames_specializations_but_only_the_gm_adds_removes_or_levels(brunella, player, gm) -> None:

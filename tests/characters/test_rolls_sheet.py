@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import random
 from fractions import Fraction
+from urllib.parse import parse_qsl
 
 import pytest
 from django.test import Client
@@ -355,3 +356,30 @@ def test_in_a_browser_the_chance_updates_in_place_and_the_roll_appears(live_serv
     expect(result).to_contain_text(f"total {roll.total} against 13")
     assert page.evaluate("document.documentElement.scrollWidth") <= 360
     assert problems == []
+
+
+@pytest.mark.parametrize("who", ["gm", "player"])
+def test_a_draft_does_not_roll_and_nothing_of_it_reaches_the_log(client, request, campaign, player, who) -> None:
+    draft = make_character(campaign, player, name="Half-done Hilde", status="draft")
+    client.force_login(request.getfixturevalue(who))
+    for headers in ({}, HX):
+        response = client.post(url(draft), {"skill": FIGHTING, "difficulty": "moderate"}, **headers)
+        assert response.status_code == 409
+        assert "A draft cannot roll until it is finished" in response.text
+    assert not Roll.objects.exists()
+
+
+@pytest.mark.parametrize("page", ["play:sheet-roll", "lucky13:contest"])
+@pytest.mark.parametrize("query", [f"skill={FIGHTING}", "reaction=1&ability=intellect", "ability=pulse"])
+def test_a_sheet_with_no_abilities_yet_is_a_clear_refusal(client, campaign, player, gm, page, query) -> None:
+    from games.lucky13 import creation
+
+    fresh = creation.start_character(campaign=campaign, owner=player, name="Half-done Hilde")
+    client.force_login(gm)
+    query += "&opponent_dice=d8"  # a contest names its other side
+    address = reverse(page, args=[fresh.pk])
+    data = {**dict(parse_qsl(query)), "difficulty": "moderate"}
+    for response in (client.get(f"{address}?{query}"), client.post(address, data, **HX)):
+        assert 400 <= response.status_code < 500
+        assert "no abilities yet" in response.text
+    assert not Roll.objects.exists()

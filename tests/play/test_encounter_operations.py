@@ -163,9 +163,9 @@ def test_a_dying_character_bleeds_on_their_sheet(campaign, gm, encounter, fight)
     assert SheetChange.objects.filter(character_id=hero.character_id).count() == 2
 
 
-def test_a_draft_or_foreign_character_cannot_join(campaign, gm, encounter, character):
+def test_a_draft_or_foreign_character_cannot_join(campaign, gm, encounter, bare_draft):
     with pytest.raises(NotFound):
-        encounters.add_characters(**ids(campaign, encounter), by=gm, character_ids=[character.pk])
+        encounters.add_characters(**ids(campaign, encounter), by=gm, character_ids=[bare_draft.pk])
     assert not Combatant.objects.exists()
 
 

@@ -294,7 +294,10 @@ def elsewhere(gm, other_player) -> Character:
 def test_bad_characters_are_a_400_that_says_why(
     client, request, campaign, party, mixed, elsewhere, who, character, message
 ) -> None:
-    record(campaign, request.getfixturevalue("player"), character_id=mixed["Esk"].pk)
+    # Fennick rolled while in play, before being archived (a draft never rolls).
+    Character.objects.filter(pk=mixed["Fennick"].pk).update(status="active")
+    record(campaign, request.getfixturevalue("other_player"), character_id=mixed["Fennick"].pk)
+    Character.objects.filter(pk=mixed["Fennick"].pk).update(status="archived")
     known = {"elsewhere": elsewhere.pk, "others_draft": mixed["Esk"].pk, "archived": mixed["Fennick"].pk}
     client.force_login(request.getfixturevalue(who))
     for headers in ({}, HTMX):
@@ -302,6 +305,7 @@ def test_bad_characters_are_a_400_that_says_why(
         assert response.status_code == 400
         assert message in text(response)
         assert "Esk" not in text(response)
+        assert "Fennick" not in text(response)
     assert Roll.objects.count() == 1
 
 

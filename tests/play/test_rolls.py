@@ -13,6 +13,7 @@ from django.db import DatabaseError, connection, transaction
 
 from campaigns.models import AppendOnly
 from campaigns.operations import Conflict, NotAllowed, NotFound
+from characters.models import Character
 from play import rolls
 from play.models import Roll, RollKind, RollReveal
 from tests.campaigns.helpers import make_character
@@ -295,3 +296,14 @@ def test_concurrent_recordings_never_fork_the_chain(campaign, gm, player, other_
     assert sorted(Roll.objects.values_list("seq", flat=True)) == list(range(1, count + 1))
     assert sorted(Roll.objects.values_list("total", flat=True)) == list(range(count))
     assert rolls.check_chain(campaign) == rolls.ChainReport(count=count, broken=None)
+
+
+@pytest.mark.parametrize(
+    ("status", "words"),
+    [("draft", "A draft cannot roll until it is finished"), ("archived", "archived and no longer rolls")],
+)
+def test_only_a_character_in_play_rolls(campaign, gm, character, status, words) -> None:
+    Character.objects.filter(pk=character.pk).update(status=status)
+    with pytest.raises(Conflict, match=words):
+        record(campaign, gm, character_id=character.pk)
+    assert not Roll.objects.exists()

@@ -1236,7 +1236,9 @@ def rolled_ability(sheet: Sheet, key: str, options: Mapping[str, Any]) -> StepDi
     """The die a check rolls for the ability ``key``: the sheet's, but for Pulse while wounded, the
     current Pulse die, the step the remaining hit points reach ("Hit points": "as your hit points are
     depleted, your Pulse temporarily goes down as well"; README, Wounded Pulse)."""
-    die = sheet.abilities.dice()[key]
+    die = sheet.abilities.dice().get(key)
+    if die is None:  # a draft whose abilities are not set yet rolls nothing
+        raise SpecError("ability", "this character has no abilities yet: they are set in creation")
     if key != "pulse" or sheet.creation.step:
         return die
     per_step = int(options["hit_points_per_step"])
