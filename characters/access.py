@@ -14,11 +14,21 @@ from django.http import Http404
 
 from campaigns.access import is_gm
 from campaigns.models import Campaign, Membership
+from characters.lifecycle import finished
 from characters.models import Character
 
+#: What a player who left or was removed reads of the table through their own character: nothing.
+NOT_AT_THE_TABLE = (
+    "You are no longer in this campaign: your character's sheet is still yours to read, but not the table."
+)
 
-def character_for(user: AbstractBaseUser | AnonymousUser, pk: int, *, write: bool = False) -> Character:
-    """The character ``pk`` as ``user`` may see it, with ``can_edit`` set; 404 or 403 otherwise."""
+
+def character_for(
+    user: AbstractBaseUser | AnonymousUser, pk: int, *, write: bool = False, at_table: bool = False
+) -> Character:
+    """The character ``pk`` as ``user`` may see it, with ``can_edit`` set; 404 or 403 otherwise.
+    ``at_table``: a page that shows the rest of the party too (its rolls, its dice as helpers or
+    opponents), which only the campaign's members see."""
     if not user.is_authenticated:
         raise Http404("No such character")
     character = (
@@ -32,8 +42,13 @@ def character_for(user: AbstractBaseUser | AnonymousUser, pk: int, *, write: boo
     # A draft is the owner's work in progress: the GM may look, other players may not.
     if character.status == Character.Status.DRAFT and not (is_owner or is_gm):
         raise Http404("No such character")
+    # ... and stays theirs when archived before it was ever finished (a departing player's draft).
+    if character.status == Character.Status.ARCHIVED and not (is_owner or is_gm) and not finished(character):
+        raise Http404("No such character")
     archived = character.status == Character.Status.ARCHIVED or character.campaign.archived_at is not None
     member = character.viewer_role is not None
+    if at_table and not member:
+        raise PermissionDenied(NOT_AT_THE_TABLE)
     character.can_edit = (is_owner or is_gm) and member and not archived
     character.viewer_is_gm = is_gm
     if write and not character.can_edit:

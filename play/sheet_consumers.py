@@ -92,13 +92,10 @@ class SheetConsumer(AsyncJsonWebsocketConsumer):
         # Removed, left or no longer GM: the sheet may be out of sight now (an owner still sees their own).
         if not self.joined:
             return
-        character = await self.look()
-        if character is None:
+        # (A player who leaves or is removed has their characters archived through the write path:
+        # their own open sheet hears of the new version as of any save.)
+        if await self.look() is None:
             await self.leave(code=NOT_A_MEMBER)
-        else:
-            # A player who leaves or is removed has their characters archived, a new version that
-            # does not pass through the write path: their own open sheet hears of it here.
-            await self.send_json({"type": "sheet", "version": character.version})
 
     async def session_ended(self, event: dict[str, Any]) -> None:
         session = self.scope.get("session")

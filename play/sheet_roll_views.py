@@ -47,7 +47,7 @@ def register(system: str, page: RollPage) -> None:
 @require_http_methods(["GET", "HEAD", "POST"])
 @vary_on_headers("HX-Request")
 def roll(request: HttpRequest, pk: int) -> HttpResponse:
-    character = access.character_for(request.user, pk, write=request.method == "POST")
+    character = access.character_for(request.user, pk, write=request.method == "POST", at_table=True)
     page = _OWN_PAGES.get(character.system)
     return page(request, character) if page is not None else _roll_page(request, character)
 

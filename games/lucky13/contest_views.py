@@ -159,7 +159,7 @@ def sentence(message: str) -> str:
 
 @require_http_methods(["GET", "HEAD", "POST"])
 def contest(request: HttpRequest, pk: int) -> HttpResponse:
-    character = access.character_for(request.user, pk, write=request.method == "POST")
+    character = access.character_for(request.user, pk, write=request.method == "POST", at_table=True)
     if character.system != lucky13.KEY:
         return render(request, "characters/edit_refused.html", {"message": "No contests here.", "character": character},
                       status=404)  # fmt: skip
