@@ -25,7 +25,7 @@ from pydantic import TypeAdapter, ValidationError
 
 from campaigns.errors import Conflict, NotAllowed, Refused
 from campaigns.models import Campaign
-from characters import write
+from characters import creation_dice, write
 from characters.models import Character, SheetChange
 from rules import systems
 from rules.document import MAX_NAME, Name
@@ -136,7 +136,12 @@ def roll(*, character_id: int, version: int, step: str, by: AbstractBaseUser, rn
     if found is None or not found.server_rolls:
         raise Refused("The server rolls nothing at this step.")
     try:
-        sheet = character.rules.roll_step(character.document, step, character.campaign.settings, rng)
+        sheet = creation_dice.roll_kept(
+            character,
+            step,
+            rng,
+            lambda dice: character.rules.roll_step(character.document, step, character.campaign.settings, dice),
+        )
     except SpecError as error:
         raise Refused(write.sentence(error.message)) from None
     if sheet == character.document:

@@ -185,6 +185,32 @@ class SheetChange(AppendOnlyModel):
         return f"{self.character_id} v{self.version}: {self.what}"
 
 
+class CreationDice(models.Model):
+    """The server's dice of one creation step, kept with the player and the campaign: a draft that
+    is deleted leaves them here (``character`` becomes null), and the player's next draft in the
+    campaign rolls that step with them again, so starting over never rolls anew. ``draws`` are the
+    random source's draws in order (see ``characters.creation_dice``)."""
+
+    campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="+")
+    owner = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
+    step = models.CharField(max_length=40)
+    character = models.ForeignKey(Character, on_delete=models.SET_NULL, null=True, related_name="+")
+    draws = models.JSONField(default=list)
+    created_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        indexes = [models.Index(fields=["campaign", "owner", "step", "id"], name="characters_creationdice_kept")]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["character", "step"], name="characters_creationdice_one_per_step",
+                condition=Q(character__isnull=False),
+            ),
+        ]  # fmt: skip
+
+    def __str__(self) -> str:
+        return f"{self.owner_id} in {self.campaign_id}: {self.step}"
+
+
 # --- The ledger (Lucky 13: Adventure Points) and reputation: append-only histories --------------
 
 MAX_ENTRY: Final = 1000

@@ -19,7 +19,7 @@ from typing import Any, Final
 from django.db import transaction
 
 from campaigns.models import Campaign
-from characters import write
+from characters import creation_dice, write
 from characters.models import Character
 from rules import systems
 from rules.dice import StepDie
@@ -221,7 +221,9 @@ def roll_abilities(*, version: int | None = None, character_id: int, rng: Random
     sheet = character.document
     if sheet.creation.ability_method == "random":
         raise SheetError("method", "the abilities were rolled already; the rolls stand")
-    rolled = character.rules.roll_step(sheet, "abilities", options, rng)
+    rolled = creation_dice.roll_kept(
+        character, "abilities", rng, lambda dice: character.rules.roll_step(sheet, "abilities", options, dice)
+    )
     # Rolls already on record (a draft that went to an array since) stand: the system never rerolls.
     dice = lucky13.abilities_from_percentiles(rolled.creation.ability_rolls)
     rolled = _with_abilities(character, rolled, dice, "random")
@@ -326,7 +328,10 @@ def set_skills(
             if any(skill.rolled is None for skill in sheet.skills):
                 raise SheetError("skills", "roll for the skills")
         else:
-            sheet = character.rules.roll_step(sheet, "skills", options, rng)  # a roll on record stands
+            skills = sheet  # a roll on record stands; a deleted draft's rolls stand too
+            sheet = creation_dice.roll_kept(
+                character, "skills", rng, lambda dice: character.rules.roll_step(skills, "skills", options, dice)
+            )
         what = "Rolled the skills"
     else:
         if dice is None:
