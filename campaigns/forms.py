@@ -29,7 +29,7 @@ class CampaignForm(forms.Form):
         help_text="What the players should know: the setting, the tone, when you play.",
     )
     players_call_rolls = forms.BooleanField(
-        label="Players set their own difficulty",
+        label="Players may roll freely, not only what the GM calls",
         required=False,
         help_text="Off: players roll what you call for (roll requests on the dashboard). On: they may also roll "
         "freely from their sheets, and those rolls are marked self-called.",

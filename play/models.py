@@ -48,7 +48,7 @@ class RollKind(models.TextChoices):
     ATTACK = "attack", "Attack"
     DAMAGE = "damage", "Damage"
     INITIATIVE = "initiative", "Initiative"
-    ADJUSTMENT = "adjustment", "Hit point change"
+    ADJUSTMENT = "adjustment", "Change by the GM"
     REMOVAL = "removal", "Left the fight"
     FREE = "free", "Free roll"
 

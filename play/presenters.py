@@ -30,10 +30,14 @@ def roll_summary(roll: Roll) -> str | None:
     if roll.kind == RollKind.ATTACK:
         weapon = f" with the {spec['weapon']}" if spec.get("weapon") else ""
         return f"{spec['attacker']} attacks {spec['target']}{weapon}."
+    if roll.kind == RollKind.DAMAGE and "was" in outcome:  # a system of conditions, not of points
+        return f"{spec['target']} is hit: {outcome['was']} → {outcome['condition']}."
     if roll.kind == RollKind.DAMAGE:
         return f"{spec['target']} takes {roll.total}: {outcome['before']} → {_hp(outcome['after'])}."
     if roll.kind == RollKind.ADJUSTMENT and spec.get("amount") == 0:
         return f"{spec['combatant']} is {spec['reason']}."
+    if roll.kind == RollKind.ADJUSTMENT and "was" in outcome:
+        return f"{spec['combatant']}, {spec['reason']}: {outcome['was']} → {outcome['condition']}."
     if roll.kind == RollKind.ADJUSTMENT:
         return f"{spec['combatant']}, {spec['reason']}: {outcome['before']} → {_hp(outcome['after'])}."
     if roll.kind == RollKind.REMOVAL:

@@ -73,7 +73,9 @@ OPPOSED = Calculator("opposed", OpposedForm, "systems/lucky13/opposed.html", "lu
 
 def _calculator(request: HttpRequest, calculator: Calculator) -> HttpResponse:
     form = calculator.form(request.GET)  # an empty query is the defaults
-    context: dict[str, Any] = {"form": form, "kind": calculator.roll_kind, "calculator": calculator}
+    context: dict[str, Any] = {
+        "form": form, "kind": calculator.roll_kind, "calculator": calculator, "rules_system": lucky13.KEY,
+    }  # fmt: skip
     status = 200
     if form.is_valid():
         context.update(calculator.chance_context(form.dice))

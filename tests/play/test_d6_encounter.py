@@ -80,7 +80,7 @@ def test_an_attack_against_a_range_band_number_and_wounds_to_incapacitated(clien
     short = combat.plan_attack(hero, npc, {"against": "number", "difficulty": "8"}, d6_campaign.settings)
     assert short.chance == p_at_least(C("4d+1"), 8)
     hurt = combat.harm(npc, -2, d6_campaign.settings)
-    assert hurt.outcome == {"before": 3, "after": 1, "condition": "incapacitated"}
+    assert hurt.outcome == {"before": 3, "after": 1, "was": "unhurt", "condition": "incapacitated"}
     down = Fighter(2, "Mutant", hurt.block)
     assert not combat.vitals(down, d6_campaign.settings).can_act
     with pytest.raises(CombatRefused, match="incapacitated"):

@@ -236,7 +236,7 @@ def test_a_request_for_someone_elses_character_cannot_be_answered(client, table,
 def test_the_option_is_a_setting_of_the_campaign(client, table, gm) -> None:
     client.force_login(gm)
     settings_url = reverse("campaigns:settings", args=[table.pk])
-    assert "Players set their own difficulty" in text(client.get(settings_url))
+    assert "Players may roll freely, not only what the GM calls" in text(client.get(settings_url))
     form = {**options_post(name=table.name, system=None), "players_call_rolls": "on", "save": "1"}
     response = client.post(settings_url, form)
     assert response.status_code == 302, text(response)

@@ -32,3 +32,24 @@ def ratio(p: Fraction | str) -> str:
 @register.filter
 def decimal(p: Fraction | str, places: int = 2) -> str:
     return f"{float(Fraction(p)):.{places}f}"
+
+
+@register.simple_tag(takes_context=True)
+def rules_credit(context: template.Context) -> str:
+    """The credit a page's rules system asks for ("… was originally created by …"), in the words of
+    its own package: the system of the page's character or campaign, or the one a page names
+    (``rules_system``); nothing on a page of no system. Each system speaks for itself alone."""
+    from rules import systems
+
+    key = context.get("rules_system")
+    for name in ("character", "campaign"):
+        if key:
+            break
+        key = getattr(context.get(name), "system", None)
+    if not isinstance(key, str) or not key:
+        return ""
+    try:
+        system = systems.get(key)
+    except systems.UnknownSystem:
+        return ""
+    return f"Rules: {system.name}. {system.attribution}"

@@ -320,7 +320,11 @@ class D6Combat:
         before dead (3 unhurt … 0 dead), so that damage is a loss as everywhere else."""
         before = _wounds(fighter)
         after = max(0, min(MAX_WOUNDS, before - amount))
-        outcome = {"before": MAX_WOUNDS - before, "after": MAX_WOUNDS - after, "condition": WOUND_LEVELS[after]}
+        # "was" and "condition" are the words the log says the change in (never "hit points").
+        outcome = {
+            "before": MAX_WOUNDS - before, "after": MAX_WOUNDS - after,
+            "was": WOUND_LEVELS[before], "condition": WOUND_LEVELS[after],
+        }  # fmt: skip
         words = f"{fighter.name}: {WOUND_LEVELS[before]} → {WOUND_LEVELS[after]}"
         if fighter.sheet is not None:
             sheet = fighter.sheet.model_copy(update={"wounds": after})
@@ -342,7 +346,12 @@ class D6Combat:
             return None
         sheet: Sheet = fighter.sheet  # type: ignore[assignment]
         level = MAX_WOUNDS - sheet.wounds
-        outcome = {"before": level, "after": level, "condition": WOUND_LEVELS[sheet.wounds]}
+        outcome = {
+            "before": level,
+            "after": level,
+            "was": WOUND_LEVELS[sheet.wounds],
+            "condition": WOUND_LEVELS[sheet.wounds],
+        }
         after = round_state.round_over(sheet, options)
         return Harm(fighter.key, fighter.block, after, fighter.state, outcome, "the round is over", ("round",))
 
