@@ -162,7 +162,8 @@ def create_campaign(request: HttpRequest) -> HttpResponse:
         system = chosen_system(request.GET.get("system"))
         return campaign_form_page(request, new_campaign_context(NewCampaignForm(initial={"system": system}), system))
     system = chosen_system(data.get("system"))
-    if CHOOSE_SYSTEM in data or data.get(OPTIONS_SYSTEM, system) != system:
+    switched = data.get("system") == system and data.get(OPTIONS_SYSTEM, system) != system
+    if CHOOSE_SYSTEM in data or switched:
         context = new_campaign_context(NewCampaignForm(initial=data.dict()), system)
         context["system_changed"] = CHOOSE_SYSTEM not in data
         return campaign_form_page(request, context, refresh=SYSTEM_OPTIONS)

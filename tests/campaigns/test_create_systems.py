@@ -33,6 +33,9 @@ def test_a_system_named_in_the_query_shows_its_options_at_their_defaults(client,
     assert 'name="stats-0-skills" value="Dodge (reaction), Firearms, Melee combat' in page
     assert 'name="options_system" value="d6"' in page
     assert 'name="explosion"' not in page  # nothing of Lucky 13
+    # Changing the system swaps its options in with htmx; without JavaScript a button redraws the page.
+    assert 'hx-post="/campaigns/new/" hx-trigger="change" hx-target="#system-options"' in page
+    assert '<button type="submit" name="choose_system" value="1"' in page
 
 
 def test_an_unknown_system_in_the_query_shows_the_first_one(client, gm) -> None:
@@ -116,6 +119,18 @@ def test_creating_with_the_options_of_another_system_shows_the_chosen_ones_first
     assert "This field is required" not in page
     assert 'name="stats-0-name" value="Dexterity"' in page
     assert 'name="name" value="Night Run"' in page
+
+
+def test_an_unknown_system_is_refused_whatever_options_were_shown(client, gm) -> None:
+    client.force_login(gm)
+    data = options_post(system="d20")
+    data["options_system"] = "d6"
+
+    response = client.post(URL, data)
+
+    assert response.status_code == 400
+    assert '<p class="field-error" id="id_system_error">' in html(response)
+    assert not Campaign.objects.exists()
 
 
 def test_with_htmx_a_refresh_of_another_systems_options_swaps_in_the_chosen_ones(client, gm) -> None:
