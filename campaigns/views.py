@@ -100,6 +100,7 @@ def campaign_form_page(
     if not partial:
         return render(request, "campaigns/form.html", context, status=status)
     if refresh == SYSTEM_OPTIONS:
+        context = {**context, "swapped_in": True}
         response = render(request, f"campaigns/form.html#{SYSTEM_OPTIONS}", context, status=status)
         # Whichever button asked (a refresh of the options shown for another system, too), the
         # options swap as a whole.

@@ -17,6 +17,7 @@ from campaigns.models import Campaign, Invitation, Membership
 from rules.systems import d6, lucky13
 from rules.systems.d6 import options as d6_options
 from tests.campaigns.helpers import make_character
+from tests.characters.test_edit_browser import unexpected
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -102,6 +103,26 @@ def test_with_htmx_choosing_d6_swaps_in_its_options_and_creates_a_d6_campaign(
         }
     )
     assert problems == []
+
+
+def test_with_htmx_another_system_takes_the_last_ones_errors_away(live_server, page: Page, problems, gm) -> None:
+    sign_in(page.context, gm, live_server)
+    page.goto(f"{live_server.url}/campaigns/new/")
+    page.get_by_label("Hit points per Pulse step").fill("0")
+    page.get_by_role("button", name="Create the campaign").click()  # no name, too few hit points
+    summary = page.get_by_role("alert").filter(has_text="Please check the campaign")
+    expect(summary).to_contain_text("Hit points per Pulse step")
+    expect(summary).to_contain_text("Name")
+
+    page.get_by_label("Rules system").select_option("d6")
+
+    expect(page.get_by_label("Stat dice at creation")).to_have_value("18")
+    expect(summary).to_have_count(0)
+    page.get_by_label("Name", exact=True).fill("Night Run")
+    page.get_by_role("button", name="Create the campaign").click()
+    expect(page.get_by_role("heading", level=1)).to_have_text("Night Run")
+    assert Campaign.objects.get().options == d6.SYSTEM.default_options()
+    assert unexpected(problems, "400") == []
 
 
 def test_without_javascript_a_d6_campaign_is_made_from_the_page(live_server, nojs_page: Page, problems, gm) -> None:

@@ -54,7 +54,7 @@ def test_choosing_coin_swaps_in_its_generated_options(client, outsider, coin_reg
 
     page = html(response)
     assert response.status_code == 200
-    assert page.lstrip().startswith('<div id="system-options">')
+    assert '<div id="system-options">' in page
     assert "<h2>Coin options</h2>" in page
     assert 'name="luck" value="5"' in page
     assert ">\nCoin Walk\nDouble Heads</textarea>" in page
