@@ -43,11 +43,20 @@ class NewCampaignForm(CampaignForm):
     )
 
 
+def is_list(option: Option) -> bool:
+    return isinstance(option.default, list | tuple)
+
+
+def lines(text: str) -> list[str]:
+    """A list option's items as typed, one a line: a name keeps its spaces ("Spot Hidden")."""
+    return [" ".join(line.split()) for line in text.splitlines() if line.strip()]
+
+
 class OptionsForm(forms.Form):
     """A system's options as its ``option_fields`` describe them, one field each: a choice among its
-    ``choices``, a number for a whole-number default, a yes/no for a true-or-false one, a line of
-    words (separated by spaces) for a list, text otherwise. The rules are the system's own
-    (``validate_options``), and its messages go by the fields."""
+    ``choices``, a number for a whole-number default, a yes/no for a true-or-false one, a box of
+    lines for a list (one item a line, so that a name keeps its spaces), text otherwise. The rules
+    are the system's own (``validate_options``), and its messages go by the fields."""
 
     template = "campaigns/_options_form.html"
 
@@ -59,7 +68,7 @@ class OptionsForm(forms.Form):
         for option in system.option_fields:
             value = options.get(option.key, option.default)
             self.fields[option.key] = _option_field(option)
-            self.initial[option.key] = " ".join(map(str, value)) if isinstance(value, list | tuple) else value
+            self.initial[option.key] = "\n".join(map(str, value)) if is_list(option) else value
         #: After validation: the options as the rules system cleaned them (no renames: no list to rename in).
         self.options: dict[str, Any] = {}
         self.renames: dict[str, str] = {}
@@ -70,19 +79,23 @@ class OptionsForm(forms.Form):
         return frozenset()
 
     def clean(self) -> dict[str, Any]:
+        """The system checks every option the fields could read, so that its messages come with
+        the fields' own in one go; an option its field refused is given as None, which the system
+        refuses too (that message is not repeated) and which keeps the rules that read it quiet."""
         cleaned = super().clean() or {}
-        if self.errors:
-            return cleaned
-        given = {}
+        refused = set(self.errors)
+        given: dict[str, Any] = {}
         for option in self.system.option_fields:
             value = cleaned.get(option.key)
-            if isinstance(option.default, list | tuple):
-                value = value.split() if value else []
+            if option.key in refused:
+                value = None
+            elif is_list(option):
+                value = lines(value or "")
             given[option.key] = value
         try:
             self.options = self.system.validate_options(given)
         except OptionsError as error:
-            self.add_option_errors(error.errors)
+            self.add_option_errors({key: message for key, message in error.errors.items() if key not in refused})
         return cleaned
 
     def add_option_errors(self, errors: dict[str, str]) -> None:
@@ -98,6 +111,12 @@ def _option_field(option: Option) -> forms.Field:
         return forms.BooleanField(required=False, **common)
     if isinstance(option.default, int):
         return WholeNumberField(min_value=-(10**6), max_value=10**6, **common)
+    if is_list(option):
+        help_text = " ".join(filter(None, (option.help, "One a line.")))
+        return TextField(
+            label=option.label, help_text=help_text, required=False, lines=True, max_length=5000,
+            widget=forms.Textarea(attrs={"rows": 4}),
+        )  # fmt: skip
     return TextField(required=False, max_length=1000, **common)
 
 

@@ -28,6 +28,7 @@ from django.utils.http import urlencode
 from django.utils.timezone import localtime
 from django.views.decorators.http import require_http_methods, require_POST, require_safe
 from django.views.decorators.vary import vary_on_headers
+from django_htmx.http import reswap, retarget
 
 from campaigns import access, operations
 from campaigns.forms import OPTIONS_FORMS, CampaignForm, InvitationForm, NewCampaignForm, OptionsForm
@@ -60,6 +61,13 @@ def campaign_list(request: HttpRequest) -> HttpResponse:
 #: The submit buttons that redraw the form without saving it, and the partial each redraws with htmx
 #: (an options form names its own in ``REFRESH``).
 REFRESH = {"load_preset": "skill-list", "more_rows": "skill-list"}
+#: The button that redraws the new-campaign page with the options of the rules system chosen (a plain
+#: submit without JavaScript; with htmx, changing the system swaps the options alone, this partial).
+CHOOSE_SYSTEM = "choose_system"
+SYSTEM_OPTIONS = "system-options"
+#: The hidden field naming the system whose options the page shows: options posted for another
+#: system are never read as the chosen one's.
+OPTIONS_SYSTEM = "options_system"
 
 
 def refresh_partial(options_form: Any, data: Any) -> str | None:
@@ -86,10 +94,18 @@ def options_form_for(system: str, data: Any, *, options: dict[str, Any] | None =
 def campaign_form_page(
     request: HttpRequest, context: dict[str, Any], *, status: int = 200, refresh: str | None = None
 ) -> HttpResponse:
-    # With htmx, a refresh button swaps just its list; the rest of the page keeps what was typed.
+    # With htmx, a refresh button swaps just its list (or, choosing the system, the options); the
+    # rest of the page keeps what was typed.
     partial = refresh and request.htmx and not request.htmx.history_restore_request
-    template = f"{context['options_form'].template}#{refresh}" if partial else "campaigns/form.html"
-    return render(request, template, context, status=status)
+    if not partial:
+        return render(request, "campaigns/form.html", context, status=status)
+    if refresh == SYSTEM_OPTIONS:
+        context = {**context, "swapped_in": True}
+        response = render(request, f"campaigns/form.html#{SYSTEM_OPTIONS}", context, status=status)
+        # Whichever button asked (a refresh of the options shown for another system, too), the
+        # options swap as a whole.
+        return reswap(retarget(response, f"#{SYSTEM_OPTIONS}"), "outerHTML")
+    return render(request, f"{context['options_form'].template}#{refresh}", context, status=status)
 
 
 def _show_refusal(form: CampaignForm, options_form: Any, refused: Refused) -> None:
@@ -131,18 +147,28 @@ def submit_campaign_form(
     return redirect("campaigns:detail", pk=campaign.pk)
 
 
+def chosen_system(key: object) -> str:
+    """The registered system ``key`` names, or the one offered first."""
+    return key if isinstance(key, str) and key in systems.registered_keys() else systems.default_key()
+
+
 @require_http_methods(["GET", "HEAD", "POST"])
 @vary_on_headers("HX-Request")
 def create_campaign(request: HttpRequest) -> HttpResponse:
+    """The new-campaign page, with the options of the system chosen (``?system=<key>``, or the one
+    offered first) at their defaults. Choosing another system redraws the page with its options;
+    so does a POST whose options were shown for another system than the one now chosen."""
     data = request.POST if request.method == "POST" else None
-    form = NewCampaignForm(data)
-    system = (data or {}).get("system") or form.fields["system"].initial
-    if system not in systems.registered_keys():
-        system = systems.KEYS[0]
-    options_form = options_form_for(system, data)
-    context = {"form": form, "options_form": options_form, "system_name": systems.get(system).name}
     if data is None:
-        return campaign_form_page(request, context)
+        system = chosen_system(request.GET.get("system"))
+        return campaign_form_page(request, new_campaign_context(NewCampaignForm(initial={"system": system}), system))
+    system = chosen_system(data.get("system"))
+    switched = data.get("system") == system and data.get(OPTIONS_SYSTEM, system) != system
+    if CHOOSE_SYSTEM in data or switched:
+        context = new_campaign_context(NewCampaignForm(initial=data.dict()), system)
+        context["system_changed"] = CHOOSE_SYSTEM not in data
+        return campaign_form_page(request, context, refresh=SYSTEM_OPTIONS)
+    context = new_campaign_context(NewCampaignForm(data), system, data)
 
     def save(fields: dict[str, Any], options: dict[str, Any], renames: dict[str, str]) -> Campaign:
         return operations.create_campaign(
@@ -155,6 +181,15 @@ def create_campaign(request: HttpRequest) -> HttpResponse:
         )
 
     return submit_campaign_form(request, context, save, "{name} is ready. Invite your players when you like.")
+
+
+def new_campaign_context(form: NewCampaignForm, system: str, data: Any = None) -> dict[str, Any]:
+    return {
+        "form": form,
+        "options_form": options_form_for(system, data),
+        "system_name": systems.get(system).name,
+        "options_system": system,
+    }
 
 
 # --- Invitations ---------------------------------------------------------------------------------

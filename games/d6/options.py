@@ -132,27 +132,39 @@ class D6OptionsForm(forms.Form):
         return self.stats.is_valid() & super().is_valid()
 
     def clean(self) -> dict[str, Any]:
+        """Every message at once: the fields', the rows', and the rules system's on every option the
+        form could read. An option the form refused goes to the system as None, which it refuses too
+        (that message is not repeated) and which keeps the rules that read it quiet."""
         cleaned = super().clean() or {}
-        if self.errors or not self.stats.is_valid():
-            return cleaned
-        stats = []
-        for form in self.stats.forms:
-            row = form.cleaned_data
-            if row.get("DELETE") or not (row.get("name") or row.get("skills")):
-                continue
-            if not row.get("name"):
-                form.add_error("name", "Give this stat a name, or tick Remove.")
-                continue
-            stats.append({"name": row["name"], "skills": read_skills(row.get("skills") or "")})
-        if any(form.errors for form in self.stats.forms):
-            return cleaned
+        refused = set(self.errors)
+        stats: list[dict[str, Any]] | None = None
+        if not self.stats.is_valid():
+            self.add_option_errors({"stats": " ".join(self.stats.non_form_errors()) or "check the rows marked below"})
+        else:
+            stats = []
+            for form in self.stats.forms:
+                row = form.cleaned_data
+                if row.get("DELETE") or not (row.get("name") or row.get("skills")):
+                    continue
+                if not row.get("name"):
+                    form.add_error("name", "Give this stat a name, or tick Remove.")
+                    continue
+                stats.append({"name": row["name"], "skills": read_skills(row.get("skills") or "")})
+            if any(form.errors for form in self.stats.forms):
+                self.add_option_errors({"stats": "check the rows marked below"})
+                stats = None
+        if stats is None:
+            refused.add("stats")
         preset = next((key for key in d6_options.STAT_PRESETS if stats == d6_options.preset_stats(key)), "custom")
-        given = {key: cleaned[key] for key in OPTIONS if key in cleaned and key not in ("stats", "stat_preset")}
+        given = {key: None if key in refused else cleaned.get(key) for key in OPTIONS if key in self.fields}
         given.update(stats=stats, stat_preset=preset)
         try:
             self.options = d6_options.validate_options(given)
         except OptionsError as error:
-            self.add_option_errors(error.errors)
+            self.add_option_errors({key: message for key, message in error.errors.items() if key not in refused})
+            return cleaned
+        if refused:
+            self.options = {}
         return cleaned
 
     def add_option_errors(self, errors: dict[str, str]) -> None:

@@ -276,44 +276,62 @@ class Lucky13OptionsForm(forms.Form):
         return rows
 
     def clean(self) -> dict[str, Any]:
+        """Every message at once: the fields', the rows', and the rules system's on every option the
+        form could read. An option the form refused goes to the system as None, which it refuses too
+        (that message is not repeated) and which keeps the rules that read it quiet."""
         cleaned = super().clean() or {}
+        refused = set(self.errors)
         entries = {key: self.table_entries(key) for key in TABLES}
+        refused |= {key for key, rows in entries.items() if rows is None}
+        rows = None
         if not self.skills.is_valid():
             self.add_option_errors({"skills": " ".join(self.skills.non_form_errors()) or "check the rows marked below"})
-            return cleaned
-        rows = self.rows()
-        if any(form.errors for form in self.skills.forms):
-            self.add_option_errors({"skills": "check the rows marked below"})
-            return cleaned
-        if self.errors or any(table is None for table in entries.values()):
-            return cleaned  # a number that isn't one, a row too long: the rules can't say more until it is
-        if sum(row["combat"] for row in rows) > 1:
-            self.add_option_errors({"skills": "tick Fights on one skill at most: the one an encounter rolls"})
-            return cleaned
-        skills = [{"name": row["name"], "ability": row["ability"] or None, "combat": row["combat"]} for row in rows]
+        else:
+            rows = self.rows()
+            if any(form.errors for form in self.skills.forms):
+                self.add_option_errors({"skills": "check the rows marked below"})
+                rows = None
+            elif sum(row["combat"] for row in rows) > 1:
+                self.add_option_errors({"skills": "tick Fights on one skill at most: the one an encounter rolls"})
+                rows = None
+        skills = None
+        if rows is None:
+            refused.add("skills")
+        else:
+            skills = [{"name": r["name"], "ability": r["ability"] or None, "combat": r["combat"]} for r in rows]
+        if any(f"ability_{key}" in refused for key in lucky13.ABILITY_KEYS):
+            refused.add("ability_names")
+
+        def read(key: str, value: Any) -> Any:
+            return None if key in refused else value
+
+        array = cleaned.get("skill_array") or ""
         options = {
-            "explosion": cleaned["explosion"],
-            "ability_names": [cleaned.get(f"ability_{key}", "") for key in lucky13.ABILITY_KEYS],
-            "skill_preset": preset_of(skills),
+            "explosion": read("explosion", cleaned.get("explosion")),
+            "ability_names": read("ability_names", [cleaned.get(f"ability_{k}", "") for k in lucky13.ABILITY_KEYS]),
+            "skill_preset": preset_of(skills) if skills is not None else "custom",
             "skills": skills,
-            "hit_points_per_step": cleaned["hit_points_per_step"],
-            "ability_methods": cleaned["ability_methods"],
-            "skill_method": cleaned["skill_method"],
-            "skill_array": re.split(r"[\s,]+", cleaned["skill_array"].strip()) if cleaned["skill_array"] else [],
-            "skill_points": cleaned["skill_points"],
-            "starting_specializations": cleaned["starting_specializations"],
+            "hit_points_per_step": read("hit_points_per_step", cleaned.get("hit_points_per_step")),
+            "ability_methods": read("ability_methods", cleaned.get("ability_methods")),
+            "skill_method": read("skill_method", cleaned.get("skill_method")),
+            "skill_array": read("skill_array", re.split(r"[\s,]+", array.strip()) if array else []),
+            "skill_points": read("skill_points", cleaned.get("skill_points")),
+            "starting_specializations": read("starting_specializations", cleaned.get("starting_specializations")),
             **entries,
-            "gear": cleaned["gear"],
-            "resting": cleaned["resting"],
-            "recovery": cleaned["recovery"],
+            "gear": read("gear", cleaned.get("gear")),
+            "resting": read("resting", cleaned.get("resting")),
+            "recovery": read("recovery", cleaned.get("recovery")),
         }
         try:
             self.options = lucky13.validate_options(options)
         except lucky13.OptionsError as error:
-            self.add_option_errors(error.errors)
+            self.add_option_errors({key: message for key, message in error.errors.items() if key not in refused})
+            return cleaned
+        if refused:
+            self.options = {}
             return cleaned
         originals: set[str] = set()
-        for row, skill in zip(rows, self.options["skills"], strict=True):
+        for row, skill in zip(rows or [], self.options["skills"], strict=True):
             if row["original"] and row["original"] not in originals:  # two rows can't both be one old skill
                 originals.add(row["original"])
                 self.renames[row["original"]] = skill["name"]

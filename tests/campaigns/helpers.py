@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from html.parser import HTMLParser
 from typing import Any
 
 from django.conf import settings
@@ -134,3 +135,64 @@ def saved_rows(options: dict[str, Any]) -> list[dict[str, Any]]:
         {"name": s["name"], "ability": s["ability"], "combat": s["combat"], "original": s["name"]}
         for s in options["skills"]
     ]
+
+
+class _FormReader(HTMLParser):
+    """The values a browser would send for a page's first POST form (its save button pressed)."""
+
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.data: list[tuple[str, str]] = []
+        self.in_form = False
+        self.select: str | None = None
+        self.selected: str | None = None
+        self.first_option: str | None = None
+        self.textarea: str | None = None
+        self.text = ""
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        a = {key: value or "" for key, value in attrs}
+        if tag == "form" and a.get("method") == "post":
+            self.in_form = True
+        if not self.in_form or ("name" not in a and tag != "option"):
+            return
+        if tag == "input":
+            kind = a.get("type", "text")
+            if (kind in ("checkbox", "radio") and "checked" not in a) or kind in ("submit", "button"):
+                return
+            self.data.append((a["name"], a.get("value", "on" if kind in ("checkbox", "radio") else "")))
+        elif tag == "select":
+            self.select, self.selected, self.first_option = a["name"], None, None
+        elif tag == "option" and self.select is not None:
+            if self.first_option is None:
+                self.first_option = a.get("value", "")
+            if "selected" in a:
+                self.selected = a.get("value", "")
+        elif tag == "textarea":
+            self.textarea, self.text = a["name"], ""
+
+    def handle_data(self, data: str) -> None:
+        if self.textarea is not None:
+            self.text += data
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag == "form":
+            self.in_form = False
+        elif tag == "select" and self.select is not None:
+            self.data.append((self.select, self.selected if self.selected is not None else self.first_option or ""))
+            self.select = None
+        elif tag == "textarea" and self.textarea is not None:
+            self.data.append((self.textarea, self.text.removeprefix("\n")))
+            self.textarea = None
+
+
+def form_data(response: HttpResponse, **changes: Any) -> dict[str, Any]:
+    """What the page's form sends as it is shown (each field at the value the page gives it),
+    with ``changes``, and its save button pressed."""
+    reader = _FormReader()
+    reader.feed(html(response))
+    data: dict[str, Any] = {}
+    for name, value in reader.data:
+        data.setdefault(name, []).append(value)
+    flat = {name: values if len(values) > 1 else values[0] for name, values in data.items()}
+    return {**flat, **changes, "save": "1"}

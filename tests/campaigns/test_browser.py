@@ -14,8 +14,10 @@ from django.utils import timezone
 from playwright.sync_api import BrowserContext, Page, expect
 
 from campaigns.models import Campaign, Invitation, Membership
-from rules.systems import lucky13
+from rules.systems import d6, lucky13
+from rules.systems.d6 import options as d6_options
 from tests.campaigns.helpers import make_character
+from tests.characters.test_edit_browser import unexpected
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -67,6 +69,89 @@ def test_without_javascript_the_same_form_works(live_server, nojs_page: Page, pr
     skills = [s["name"] for s in Campaign.objects.get().options["skills"]]
     assert skills == ["History", "Technology", "Weaponry", "Scavenging"]
     assert problems == []
+
+
+def test_with_htmx_choosing_d6_swaps_in_its_options_and_creates_a_d6_campaign(
+    live_server, page: Page, problems, gm
+) -> None:
+    sign_in(page.context, gm, live_server)
+    page.goto(f"{live_server.url}/campaigns/new/")
+    page.evaluate("window.sameDocument = true")
+    page.get_by_label("Name", exact=True).fill("Night Run")
+
+    page.get_by_label("Rules system").select_option("d6")
+
+    expect(page.get_by_label("Stat dice at creation")).to_have_value("18")
+    assert page.evaluate("window.sameDocument") is True  # the options swapped in place
+    expect(page.get_by_label("Play style")).to_have_count(0)  # nothing of Lucky 13 is left
+    expect(page.get_by_label("Stat in row 1", exact=True)).to_have_value("Dexterity")
+    page.get_by_label("Its skills (row 4)").fill("Con, Hide, Spot Hidden")
+    page.get_by_role("button", name="Use this list").click()  # the preset comes back whole
+    expect(page.get_by_label("Its skills (row 4)")).to_have_value("Con, Hide, Investigation, Persuasion, Search, Sneak")
+    page.get_by_label("Its skills (row 4)").fill("Con, Hide, Spot Hidden")
+    expect(page.get_by_label("Stat dice at creation")).to_have_value("18")
+    expect(page.get_by_label("Name", exact=True)).to_have_value("Night Run")
+    page.get_by_role("button", name="Create the campaign").click()
+
+    expect(page.get_by_role("heading", level=1)).to_have_text("Night Run")
+    campaign = Campaign.objects.get()
+    assert campaign.system == "d6"
+    assert campaign.options == d6.SYSTEM.validate_options(
+        {
+            "stat_preset": "custom",
+            "stats": [*d6_options.preset_stats("six")[:3], PERCEPTION, *d6_options.preset_stats("six")[4:]],
+        }
+    )
+    assert problems == []
+
+
+def test_with_htmx_another_system_takes_the_last_ones_errors_away(live_server, page: Page, problems, gm) -> None:
+    sign_in(page.context, gm, live_server)
+    page.goto(f"{live_server.url}/campaigns/new/")
+    page.get_by_label("Hit points per Pulse step").fill("0")
+    page.get_by_role("button", name="Create the campaign").click()  # no name, too few hit points
+    summary = page.get_by_role("alert").filter(has_text="Please check the campaign")
+    expect(summary).to_contain_text("Hit points per Pulse step")
+    expect(summary).to_contain_text("Name")
+
+    page.get_by_label("Rules system").select_option("d6")
+
+    expect(page.get_by_label("Stat dice at creation")).to_have_value("18")
+    expect(summary).to_have_count(0)
+    page.get_by_label("Name", exact=True).fill("Night Run")
+    page.get_by_role("button", name="Create the campaign").click()
+    expect(page.get_by_role("heading", level=1)).to_have_text("Night Run")
+    assert Campaign.objects.get().options == d6.SYSTEM.default_options()
+    assert unexpected(problems, "400") == []
+
+
+def test_without_javascript_a_d6_campaign_is_made_from_the_page(live_server, nojs_page: Page, problems, gm) -> None:
+    page = nojs_page
+    sign_in(page.context, gm, live_server)
+    page.goto(f"{live_server.url}/campaigns/new/")
+    page.get_by_label("Name", exact=True).fill("Night Run")
+
+    page.get_by_label("Rules system").select_option("d6")
+    page.get_by_role("button", name="Show its options").click()
+
+    expect(page.get_by_label("Stat dice at creation")).to_have_value("18")
+    expect(page.get_by_label("Name", exact=True)).to_have_value("Night Run")
+    page.get_by_label("Its skills (row 4)").fill("Con, Hide, Spot Hidden")
+    page.get_by_role("button", name="Create the campaign").click()
+
+    expect(page.get_by_role("heading", level=1)).to_have_text("Night Run")
+    campaign = Campaign.objects.get()
+    assert campaign.system == "d6"
+    assert campaign.options["stats"][3] == PERCEPTION
+    assert campaign.options["stat_dice"] == 18
+    assert problems == []
+
+
+#: Perception with a skill whose name has a space in it, as the two tests above type it.
+PERCEPTION = {
+    "name": "Perception",
+    "skills": [{"name": name, "reaction": False} for name in ("Con", "Hide", "Spot Hidden")],
+}
 
 
 def test_with_htmx_a_new_invitation_appears_in_the_list(live_server, page: Page, problems, gm, campaign) -> None:

@@ -243,3 +243,42 @@ def test_more_rows_adds_blank_rows_and_keeps_the_typed_ones(client, gm) -> None:
     assert 'name="skills-1-DELETE" id="id_skills-1-DELETE" checked' in page
     assert 'name="skills-4-name"' in page
     assert not Campaign.objects.exists()
+
+
+def test_every_error_shows_at_once_by_its_field_and_what_was_typed_stays(client, gm) -> None:
+    # Before, the campaign's and a number's errors came first, and the rules' and the rows' only on
+    # the next submit.
+    client.force_login(gm)
+    data = options_post(
+        name="", hit_points_per_step="ten", starting_specializations=11, skill_method="array", skill_array="d6 d8",
+        ability_names=["Will", "will", "Pulse", "Intellect", "Reflex"],
+        background_table=[{"name": "", "description": "Raised by wolves"}],
+    )  # fmt: skip
+
+    response = client.post(URL, data)
+
+    page = html(response)
+    assert response.status_code == 400
+    assert '<p class="field-error" id="id_name_error">This field is required.' in page
+    assert '<p class="field-error" id="id_hit_points_per_step_error">Enter a whole number.' in page
+    assert '<p class="field-error" id="id_starting_specializations_error">Must be a whole number from 0 to 10' in page
+    assert '<p class="field-error" id="id_skill_array_error">Needs a die for each of the 5 skills' in page
+    assert '<p class="field-error">The five abilities need different names</p>' in page
+    assert "Give this entry a name, or clear its description." in page
+    for typed in ('name="hit_points_per_step" value="ten"', 'name="starting_specializations" value="11"',
+                  'name="skill_array" value="d6 d8"', 'value="Raised by wolves"'):  # fmt: skip
+        assert typed in page
+    assert not Campaign.objects.exists()
+
+
+def test_a_refused_skill_list_and_the_rules_errors_show_together(client, gm) -> None:
+    client.force_login(gm)
+    rows = [{"name": "Lore", "ability": "will", "combat": True}, {"name": "Riding", "ability": "", "combat": True}]
+
+    response = client.post(URL, options_post(skills=rows, hit_points_per_step=0))
+
+    page = html(response)
+    assert response.status_code == 400
+    assert "Tick Fights on one skill at most" in page
+    assert '<p class="field-error" id="id_hit_points_per_step_error">Must be a whole number from 1 to 100' in page
+    assert not Campaign.objects.exists()

@@ -40,3 +40,16 @@ def test_a_list_or_an_object_is_no_choice(key, value) -> None:
     with pytest.raises(lucky13.OptionsError) as error:
         lucky13.validate_options({key: value})
     assert set(error.value.errors) == {key}
+
+
+def test_a_rule_across_options_is_checked_whatever_else_is_wrong() -> None:
+    # Every message at once: the array is too short for the skills though the hit points are wrong too.
+    with pytest.raises(lucky13.OptionsError) as error:
+        lucky13.validate_options({"hit_points_per_step": 0, "skill_method": "array", "skill_array": ["d6"]})
+    assert set(error.value.errors) == {"hit_points_per_step", "skill_array"}
+
+
+def test_a_rule_across_options_waits_for_the_options_it_reads() -> None:
+    with pytest.raises(lucky13.OptionsError) as error:
+        lucky13.validate_options({"skills": None, "skill_method": "array", "skill_array": ["d6"]})
+    assert set(error.value.errors) == {"skills"}

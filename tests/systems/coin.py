@@ -73,6 +73,10 @@ class Situation(Document):
 
 class Options(Document):
     luck: Annotated[int, Field(ge=1, le=20, strict=True)] = 5
+    #: Tricks the GM suggests: a list option, which the generated form takes one a line.
+    trick_ideas: tuple[Annotated[Name, Field(min_length=1)], ...] = Field(
+        default=("Coin Walk", "Double Heads"), max_length=20
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -169,7 +173,10 @@ class Coin:
     license_name: Final = ""
     license_file: Final = ""
     options_model: ClassVar = Options
-    option_fields: Final = (Option("luck", "Starting Luck", 5),)
+    option_fields: Final = (
+        Option("luck", "Starting Luck", 5),
+        Option("trick_ideas", "Trick ideas", ["Coin Walk", "Double Heads"], help="Tricks the players may take."),
+    )
     sheet_model: ClassVar = Sheet
     sheet_version: Final = 2
     creation_steps: Final = (
@@ -188,11 +195,11 @@ class Coin:
     combat: Final = COMBAT
 
     def default_options(self) -> dict[str, Any]:
-        return Options().model_dump()
+        return Options().model_dump(mode="json")
 
     def validate_options(self, options: Mapping[str, Any]) -> dict[str, Any]:
         try:
-            return Options.model_validate(options).model_dump()
+            return Options.model_validate(options).model_dump(mode="json")
         except ValidationError as error:
             raise OptionsError({p.field.split(".")[0]: p.message for p in problems_of(error)}) from None
 

@@ -161,7 +161,8 @@ def validate_options(options: Mapping[str, Any]) -> dict[str, Any]:
             errors[key] = error.message
     if len(codes) == 2 and codes["stat_minimum"] > codes["stat_maximum"]:
         errors["stat_maximum"] = f"must be at least the lowest stat, {codes['stat_minimum']}"
-    if not errors:
+    # A rule across options is checked whenever the options it reads are right, whatever else is wrong.
+    if not {"stats", "stat_dice", "stat_minimum", "stat_maximum"} & errors.keys():
         stats = len(out["stats"])
         pips = out["stat_dice"] * 3
         if codes["stat_minimum"].steps * stats > pips:

@@ -180,7 +180,9 @@ def validate_options(options: Mapping[str, Any]) -> dict[str, Any]:
             out[key] = clean_table(out[key], kind)
         except ValueError as error:
             errors[key] = str(error)
-    if not errors and out["skill_method"] == "array" and len(out["skill_array"]) < len(out["skills"]):
+    # A rule across options is checked whenever the options it reads are right, whatever else is wrong.
+    read = {"skill_method", "skill_array", "skills"}
+    if not read & errors.keys() and out["skill_method"] == "array" and len(out["skill_array"]) < len(out["skills"]):
         errors["skill_array"] = f"needs a die for each of the {len(out['skills'])} skills"
     if errors:
         raise OptionsError(errors)

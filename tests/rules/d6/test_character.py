@@ -67,6 +67,15 @@ def test_bad_options_are_refused_naming_the_option(options, field) -> None:
     assert field in refused.value.errors
 
 
+def test_the_stat_dice_are_checked_against_the_stats_whatever_else_is_wrong() -> None:
+    with pytest.raises(OptionsError) as refused:
+        validate_options({"stat_dice": 2, "skill_cap": 11})
+    assert set(refused.value.errors) == {"stat_dice", "skill_cap"}
+    with pytest.raises(OptionsError) as refused:
+        validate_options({"stat_dice": 2, "stat_minimum": None})
+    assert set(refused.value.errors) == {"stat_minimum"}  # the stat dice wait for a lowest stat to check
+
+
 def test_a_custom_list_of_stats_and_skills() -> None:
     options = validate_options({"stat_preset": "custom", "stat_dice": 6, "stats": [
         {"name": " Brawn ", "skills": [{"name": "Grapple"}, {"name": "Duck", "reaction": True}]},
