@@ -255,12 +255,19 @@ CACHES = {
 API_RATE_LIMIT = int(os.environ.get("API_RATE_LIMIT", "600"))
 
 # One process needs nothing more than memory; with REDIS_URL every server process shares events.
+# A socket waits for its next event in a blocking pop that Redis itself ends every 5 s: its
+# connections need no read timeout (redis-py's default of 5 s cut every quiet wait short, and the
+# socket with it; see play/layers.py). A socket_timeout in REDIS_URL would bring that back.
+# Up to 50 commands at once per server process; more wait (up to 20 s) for a free connection.
 REDIS_URL = os.environ.get("REDIS_URL", "")
 if REDIS_URL:
     CHANNEL_LAYERS = {
         "default": {
-            "BACKEND": "channels_redis.core.RedisChannelLayer",
-            "CONFIG": {"hosts": [REDIS_URL], "prefix": os.environ.get("CHANNEL_PREFIX", "dicehall")},
+            "BACKEND": "play.layers.RedisChannelLayer",
+            "CONFIG": {
+                "hosts": [{"address": REDIS_URL, "socket_timeout": None, "max_connections": 50, "timeout": 20}],
+                "prefix": os.environ.get("CHANNEL_PREFIX", "dicehall"),
+            },
         }
     }
 else:

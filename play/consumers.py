@@ -56,33 +56,25 @@ def _catch_up(
     return messages
 
 
-class CampaignConsumer(AsyncJsonWebsocketConsumer):
-    #: The campaign's group and the member's own (not channels' ``groups``, which are fixed per class);
-    #: empty until a member connects, and again once the socket is no member's.
+class GroupsConsumer(AsyncJsonWebsocketConsumer):
+    """A socket in channel-layer groups of its own choosing (not channels' ``groups``, which are
+    fixed per class), which it leaves however it ends: closed by either side, by the server's
+    shutdown, or by an error in a handler. A channel left in a group is sent every event of the
+    group until the group expires, a day later (with Redis, by every server process)."""
+
+    #: The groups joined; empty until the socket joins any, and again once it has left them.
     joined: list[str]
-    gm: bool = False
 
-    async def role(self) -> str | None:
-        return await database_sync_to_async(live.role_of)(self.scope.get("user"), self.campaign_id)
-
-    async def connect(self) -> None:
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
         self.joined = []
-        self.campaign_id = int(self.scope["url_route"]["kwargs"]["pk"])
-        role = await self.role()
-        if role is not None:
-            user_id = self.scope["user"].pk
-            # In the groups before the page hears "open": nothing recorded after that is missed.
-            for group in (live.group_name(self.campaign_id), live.member_group_name(self.campaign_id, user_id)):
-                await self.channel_layer.group_add(group, self.channel_name)
-                self.joined.append(group)
-            # A removal that committed between the first look and joining the member's group was
-            # announced to nobody: a second look, now that any later one will be heard, settles it.
-            role = await self.role()
-        await self.accept()
-        if role is None:
-            await self.leave(code=NOT_A_MEMBER)
-            return
-        self.gm = role == Membership.Role.GM
+        try:
+            await super().__call__(scope, receive, send)
+        finally:
+            await self.discard()
+
+    async def join(self, group: str) -> None:
+        await self.channel_layer.group_add(group, self.channel_name)
+        self.joined.append(group)
 
     async def discard(self) -> None:
         groups, self.joined = self.joined, []
@@ -91,12 +83,37 @@ class CampaignConsumer(AsyncJsonWebsocketConsumer):
 
     async def leave(self, code: int) -> None:
         """Out of every group, then closed: not one more message reaches the page (the handlers
-        below send nothing once ``joined`` is empty, should one be on its way already)."""
+        send nothing once ``joined`` is empty, should one be on its way already)."""
         await self.discard()
         await self.close(code=code)
 
     async def disconnect(self, code: int) -> None:
         await self.discard()
+
+
+class CampaignConsumer(GroupsConsumer):
+    # joined: the campaign's group and the member's own, once a member connects.
+    gm: bool = False
+
+    async def role(self) -> str | None:
+        return await database_sync_to_async(live.role_of)(self.scope.get("user"), self.campaign_id)
+
+    async def connect(self) -> None:
+        self.campaign_id = int(self.scope["url_route"]["kwargs"]["pk"])
+        role = await self.role()
+        if role is not None:
+            user_id = self.scope["user"].pk
+            # In the groups before the page hears "open": nothing recorded after that is missed.
+            for group in (live.group_name(self.campaign_id), live.member_group_name(self.campaign_id, user_id)):
+                await self.join(group)
+            # A removal that committed between the first look and joining the member's group was
+            # announced to nobody: a second look, now that any later one will be heard, settles it.
+            role = await self.role()
+        await self.accept()
+        if role is None:
+            await self.leave(code=NOT_A_MEMBER)
+            return
+        self.gm = role == Membership.Role.GM
 
     async def receive_json(self, content: Any, **kwargs: Any) -> None:
         since = content.get("since") if isinstance(content, dict) else None

@@ -22,14 +22,13 @@ from __future__ import annotations
 from typing import Any
 
 from channels.db import database_sync_to_async
-from channels.generic.websocket import AsyncJsonWebsocketConsumer
 from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
 from django.http import Http404
 
 from characters import access
 from characters.models import Character
 from play import live
-from play.consumers import LOGGED_OUT, NOT_A_MEMBER
+from play.consumers import LOGGED_OUT, NOT_A_MEMBER, GroupsConsumer
 
 
 def visible(user: AbstractBaseUser | AnonymousUser | None, character_id: int) -> Character | None:
@@ -42,24 +41,20 @@ def visible(user: AbstractBaseUser | AnonymousUser | None, character_id: int) ->
         return None
 
 
-class SheetConsumer(AsyncJsonWebsocketConsumer):
-    #: The character's group and the viewer's member group (see ``consumers.CampaignConsumer``);
-    #: empty until the viewer may follow the sheet, and again once they may not.
-    joined: list[str]
+class SheetConsumer(GroupsConsumer):
+    # joined: the character's group and the viewer's member group, once they may follow the sheet.
 
     async def look(self) -> Character | None:
         return await database_sync_to_async(visible)(self.scope.get("user"), self.character_id)
 
     async def connect(self) -> None:
-        self.joined = []
         self.character_id = int(self.scope["url_route"]["kwargs"]["pk"])
         character = await self.look()
         if character is not None:
             user_id = self.scope["user"].pk
             groups = (live.sheet_group_name(self.character_id), live.member_group_name(character.campaign_id, user_id))
             for group in groups:
-                await self.channel_layer.group_add(group, self.channel_name)
-                self.joined.append(group)
+                await self.join(group)
             # Now that every later save and membership change will be heard: may they still, and
             # which version is the sheet at (a page that shows an older one fetches it again)?
             character = await self.look()
@@ -68,18 +63,6 @@ class SheetConsumer(AsyncJsonWebsocketConsumer):
             await self.leave(code=NOT_A_MEMBER)
             return
         await self.send_json({"type": "sheet", "version": character.version})
-
-    async def discard(self) -> None:
-        groups, self.joined = self.joined, []
-        for group in groups:
-            await self.channel_layer.group_discard(group, self.channel_name)
-
-    async def leave(self, code: int) -> None:
-        await self.discard()
-        await self.close(code=code)
-
-    async def disconnect(self, code: int) -> None:
-        await self.discard()
 
     async def receive_json(self, content: Any, **kwargs: Any) -> None:
         pass  # the page only listens

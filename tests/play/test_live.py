@@ -675,3 +675,34 @@ def test_logging_out_closes_that_browsers_dashboards_only(campaign, gm) -> None:
         await elsewhere.disconnect()
 
     run(scenario)
+
+
+def test_a_socket_ended_by_an_error_leaves_its_groups(campaign, gm, player, monkeypatch) -> None:
+    """A handler that fails ends the socket without its disconnect: it leaves its groups all the
+    same, so that no event of the campaign is sent to a channel no one reads any more."""
+    from channels.layers import get_channel_layer
+
+    def fails(*args: Any, **kwargs: Any) -> None:
+        raise RuntimeError("the database went away")
+
+    monkeypatch.setattr(live, "feed_rolls", fails)
+    layer = get_channel_layer()
+    groups = (live.group_name(campaign.pk), live.member_group_name(campaign.pk, gm.pk))
+
+    async def scenario() -> None:
+        socket = await joined(campaign, gm)
+        staying = await joined(campaign, player)
+        assert all(layer.groups.get(group) for group in groups)
+
+        await socket.send_json_to({"since": 0})  # the catch-up reads the feed, and fails
+        with pytest.raises(RuntimeError, match="the database went away"):
+            await socket.receive_output(timeout=CATCH_UP_TIMEOUT)
+        assert not layer.groups.get(live.member_group_name(campaign.pk, gm.pk))
+        assert len(layer.groups[live.group_name(campaign.pk)]) == 1  # the player's socket, still open
+
+        await database_sync_to_async(free_roll)(campaign, player, "d6")
+        assert (await staying.receive_json_from(timeout=2))["seq"] == 1
+        await staying.disconnect()
+        assert not layer.groups.get(live.group_name(campaign.pk))
+
+    run(scenario)

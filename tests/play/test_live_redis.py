@@ -1,16 +1,22 @@
 """Two server processes share events through Redis: a roll posted to one reaches a WebSocket
-client of the other. Both run ``uvicorn config.asgi:application`` as production does, on one
-temporary SQLite file, with ``REDIS_URL`` set and a channel prefix of their own.
+client of the other; quiet sockets stay open, closed ones leave their groups, and each server
+stops promptly on SIGTERM. Both run ``uvicorn config.asgi:application`` as ``make run`` does, on
+one temporary SQLite file, with ``REDIS_URL`` set and a channel prefix of their own.
 
-Needs Redis at ``REDIS_URL`` (default ``redis://127.0.0.1:6379/15``). Without it the test
-skips locally, and under ``CI`` it fails: CI must prove this.
+Needs Redis at ``REDIS_URL`` (default ``redis://127.0.0.1:6379/15``). Without it these tests
+skip locally, and under ``CI`` they fail: CI must prove this.
 """
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
+import functools
 import json
 import os
 import re
+import runpy
+import signal
 import socket
 import subprocess
 import sys
@@ -18,12 +24,16 @@ import time
 import urllib.request
 import uuid
 from collections.abc import Iterator
+from dataclasses import dataclass
 from http.cookies import SimpleCookie
 from pathlib import Path
 
 import pytest
 import redis
-from websockets.sync.client import connect
+from channels_redis.core import RedisChannelLayer
+from django.utils.module_loading import import_string
+from websockets.exceptions import ConnectionClosed
+from websockets.sync.client import ClientConnection, connect
 
 from tests.conftest import CI
 
@@ -94,27 +104,38 @@ def manage(env: dict[str, str], *args: str) -> str:
     return done.stdout
 
 
+@dataclass(frozen=True)
+class Server:
+    url: str
+    process: subprocess.Popen
+    log: Path
+
+
 @pytest.fixture
-def servers(environment: dict[str, str], tmp_path: Path) -> Iterator[list[str]]:
+def servers(environment: dict[str, str], tmp_path: Path) -> Iterator[list[Server]]:
     """Two uvicorn processes on free ports, serving the same database and the same Redis."""
     manage(environment, "migrate", "--noinput")
-    processes, urls = [], []
+    started = []
     for n in range(2):
-        port = free_port()
-        log = (tmp_path / f"server-{n}.log").open("w")
+        port, log = free_port(), tmp_path / f"server-{n}.log"
         command = [sys.executable, "-m", "uvicorn", "config.asgi:application", "--host", "127.0.0.1"]
-        command += ["--port", str(port), "--ws", "websockets-sansio", "--lifespan", "off"]
-        processes.append(subprocess.Popen(command, cwd=ROOT, env=environment, stdout=log, stderr=subprocess.STDOUT))
-        urls.append(f"http://127.0.0.1:{port}")
+        command += ["--port", str(port)]  # as `make run` starts it: uvicorn's own choices for the rest
+        with log.open("w") as out:
+            process = subprocess.Popen(command, cwd=ROOT, env=environment, stdout=out, stderr=subprocess.STDOUT)
+        started.append(Server(f"http://127.0.0.1:{port}", process, log))
     try:
-        for url, process in zip(urls, processes, strict=True):
-            wait_until_up(url, process)
-        yield urls
+        for server in started:
+            wait_until_up(server.url, server.process)
+        yield started
     finally:
-        for process in processes:
-            process.terminate()
-        for process in processes:
-            process.wait(timeout=10)
+        for server in started:
+            server.process.terminate()
+        for server in started:
+            try:
+                server.process.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                server.process.kill()  # one that hangs on shutdown fails its test; it does not outlive it
+                server.process.wait()
 
 
 def wait_until_up(url: str, process: subprocess.Popen) -> None:
@@ -153,13 +174,21 @@ def post_free_roll(url: str, campaign: int, session: str, expression: str) -> No
         assert response.status == 200
 
 
+def set_up_campaign(environment: dict[str, str]) -> tuple[int, dict[str, str]]:
+    made = json.loads(manage(environment, "shell", "-c", SETUP).strip().splitlines()[-1])
+    return made["campaign"], made["sessions"]
+
+
+def dashboard(server: Server, campaign: int, session: str) -> ClientConnection:
+    ws_url = server.url.replace("http://", "ws://") + f"/ws/campaigns/{campaign}/"
+    return connect(ws_url, origin=server.url, additional_headers={"Cookie": f"sessionid={session}"})
+
+
 def test_a_roll_posted_to_one_process_reaches_a_socket_on_the_other(servers, environment) -> None:
     first, second = servers
-    made = json.loads(manage(environment, "shell", "-c", SETUP).strip().splitlines()[-1])
-    campaign, sessions = made["campaign"], made["sessions"]
-    ws_url = second.replace("http://", "ws://") + f"/ws/campaigns/{campaign}/"
+    campaign, sessions = set_up_campaign(environment)
 
-    with connect(ws_url, origin=second, additional_headers={"Cookie": f"sessionid={sessions['gm']}"}) as ws:
+    with dashboard(second, campaign, sessions["gm"]) as ws:
         ws.send(json.dumps({"since": 0}))
         joined = json.loads(ws.recv(timeout=10))  # the catch-up: the party as it is now
         assert joined["type"] == "fragment"
@@ -168,10 +197,103 @@ def test_a_roll_posted_to_one_process_reaches_a_socket_on_the_other(servers, env
         order = json.loads(ws.recv(timeout=10))  # and the initiative order (no encounter yet)
         assert (order["type"], order["id"]) == ("fragment", "initiative")
 
-        post_free_roll(first, campaign, sessions["player"], "3d6%2B2")
+        post_free_roll(first.url, campaign, sessions["player"], "3d6%2B2")
 
         message = json.loads(ws.recv(timeout=10))
         assert message["type"] == "roll"
         assert message["seq"] == 1
         assert "<code>3d6+2</code>" in message["html"]
         assert "player" in message["html"]
+
+
+#: Longer than both waits that once cut a quiet socket off: channels-redis's blocking pop for the next
+#: event (``brpop_timeout``, 5 s) and redis-py's default read timeout (also 5 s).
+QUIET = RedisChannelLayer.brpop_timeout + 1.5
+#: Sockets on the second server (enough to make a lost cancellation at shutdown likely to show).
+MANY = 20
+
+
+def test_quiet_sockets_stay_open_closed_ones_leave_their_group_and_the_servers_stop_promptly(
+    servers, environment
+) -> None:
+    first, second = servers
+    campaign, sessions = set_up_campaign(environment)
+    store = redis.Redis.from_url(REDIS_URL)
+    group = f"{environment['CHANNEL_PREFIX']}:group:campaign-{campaign}"
+
+    def members_become(count: int) -> None:
+        deadline = time.monotonic() + 10
+        while store.zcard(group) != count and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert store.zcard(group) == count
+
+    with contextlib.ExitStack() as stack:
+        sockets = [stack.enter_context(dashboard(first, campaign, sessions["gm"]))]
+        sockets += [stack.enter_context(dashboard(second, campaign, sessions["player"])) for _ in range(MANY)]
+        assert store.zcard(group) == 1 + MANY  # each socket is in the campaign's group once accepted
+
+        # Quiet for longer than the waits: nothing arrives and nothing closes ...
+        with pytest.raises(TimeoutError):
+            sockets[0].recv(timeout=QUIET)
+        # ... and every socket, on either server, gets the next roll.
+        post_free_roll(first.url, campaign, sessions["player"], "2d6")
+        for ws in sockets:
+            message = json.loads(ws.recv(timeout=10))
+            assert (message["type"], message["seq"]) == ("roll", 1)
+
+        # Half of the pages close: their channels leave the group.
+        closing, staying = sockets[1 : 1 + MANY // 2], [sockets[0], *sockets[1 + MANY // 2 :]]
+        for ws in closing:
+            ws.close()
+        members_become(len(staying))
+
+        # SIGTERM: each server closes its sockets ("service restart", so the pages reconnect
+        # elsewhere), their channels leave the group, and the process exits within a few seconds.
+        for server in servers:
+            server.process.send_signal(signal.SIGTERM)
+        for server in servers:
+            server.process.wait(timeout=5)
+        for ws in staying:
+            with pytest.raises(ConnectionClosed) as closed:
+                ws.recv(timeout=5)
+            assert closed.value.rcvd is not None
+            assert closed.value.rcvd.code == 1012
+        assert store.zcard(group) == 0
+
+    for server in servers:
+        log = server.log.read_text()
+        assert "Finished server process" in log  # a clean shutdown, not killed
+        assert "Exception in ASGI application" not in log
+        assert "Traceback" not in log
+        assert "ERROR" not in log
+
+
+def configured_layer(monkeypatch: pytest.MonkeyPatch) -> RedisChannelLayer:
+    """The channel layer exactly as config/settings.py makes it when REDIS_URL is set."""
+    monkeypatch.setenv("REDIS_URL", REDIS_URL)
+    monkeypatch.setenv("CHANNEL_PREFIX", f"dicehall-test-{uuid.uuid4().hex}")
+    layer = runpy.run_path(str(ROOT / "config" / "settings.py"))["CHANNEL_LAYERS"]["default"]
+    return import_string(layer["BACKEND"])(**layer["CONFIG"])
+
+
+#: Sockets joining, then leaving, a group all at once, as when the pages of a stopped server all
+#: reconnect to another: more commands at once than a server process has connections to Redis.
+BURST = 200
+
+
+def test_a_burst_of_sockets_joining_and_leaving_at_once_waits_for_free_connections(monkeypatch) -> None:
+    redis_or_skip()
+    layer = configured_layer(monkeypatch)
+    members = functools.partial(redis.Redis.from_url(REDIS_URL).zcard, f"{layer.prefix}:group:campaign-1")
+
+    async def burst() -> tuple[int, int]:
+        channels = [await layer.new_channel() for _ in range(BURST)]
+        try:
+            await asyncio.gather(*(layer.group_add("campaign-1", channel) for channel in channels))
+            joined = members()
+            await asyncio.gather(*(layer.group_discard("campaign-1", channel) for channel in channels))
+            return joined, members()
+        finally:
+            await layer.flush()
+
+    assert asyncio.run(burst()) == (BURST, 0)
