@@ -88,6 +88,8 @@ class SheetRollForm(forms.Form):
         # Fields left out of a query take their defaults, so a plain link from the sheet is enough.
         merged: dict[str, Any] = {name: field.initial for name, field in self.base_fields.items()}
         merged["skill"] = first_skill
+        if asked is not None:  # a called proposal's additions are where the answer starts
+            merged.update(sheet_rolls.added_of(character, asked))
         merged.update({key: data.get(key) for key in data if key in self.base_fields})
         self.refused_steps = not gm and any(merged.get(f) not in (None, "", "0", 0) for f in self.gm_fields())
         fixed = self._called(merged)
@@ -135,7 +137,7 @@ class SheetRollForm(forms.Form):
         )
         if called["skill"] is not None:
             merged["skill"] = called["skill"]
-        merged["ability"] = ""  # the skill's own: a call names no other
+        merged["ability"] = called.get("ability") or ""  # the call's, else the skill's own
         self.refused_steps = False
         return ("reaction", "skill", "ability", "difficulty", "ability_roll", "ability_steps", "skill_steps")
 

@@ -42,7 +42,7 @@ def test_a_player_proposes_and_the_gm_calls_it(api, table, gm, player, brunella)
     assert made["label"] == "Sneaking check, Difficult (d8), with a background"
     assert made["call"]["skill"] == "Sneaking"
     assert (made["state"], made["note"], made["by"], made["request"]) == ("open", "Quietly", "player", None)
-    expected = sheet_rolls.chance_of(brunella, sheet_rolls.build_call(brunella, made["call"]))
+    expected = sheet_rolls.chance_of(brunella, sheet_rolls.build_proposed(brunella, made["call"], made["added"]))
     assert Fraction(made["chance"]) == expected
 
     listed = as_gm.get(url(table)).json()["proposals"]
@@ -116,7 +116,7 @@ def test_who_may_do_what(api, table, gm, player, other_player, outsider, brunell
         ({"note": "x" * 201}, 422),
         ({"note": "two\nlines"}, 422),
         ({"situation": {**SNEAK, "skill": 99}}, 400),
-        ({"situation": {**SNEAK, "ability": "charm"}}, 400),  # a call rolls the skill's own ability
+        ({"situation": {**SNEAK, "ability": "luck"}}, 422),
         ({"situation": {**SNEAK, "skill_steps": 2}}, 403),  # the GM's part
         ({"character": 999999}, 404),
     ],
