@@ -205,11 +205,14 @@ def _int(value: Any) -> int | None:
         return None
 
 
-def _helpers(request: HttpRequest, character: Character) -> list[Character]:
+def _helpers(request: HttpRequest, character: Character, asked: RollAsked | None) -> list[Character]:
     """The helpers the form offers: the first of the party by name, and the one the request names
-    (``helper``) wherever it is in the order."""
+    (``helper``; else the one a called proposal added) wherever it is in the order."""
     data = request.POST if request.method == "POST" else request.GET
-    return sheet_rolls.helpers_for(character, helper=_int(data.get("helper")))
+    named = _int(data.get("helper"))
+    if named is None and asked is not None:
+        named = sheet_rolls.added_of(character, asked).get("helper")
+    return sheet_rolls.helpers_for(character, helper=named)
 
 
 @dataclass(frozen=True, slots=True)
@@ -293,7 +296,7 @@ def roll(request: HttpRequest, character: Character) -> HttpResponse:
         return render(request, "characters/edit_refused.html", context, status=refusal.status)
     if request.method == "POST":
         return _roll(request, character, asked)
-    helpers = _helpers(request, character)
+    helpers = _helpers(request, character, asked)
     form = SheetRollForm(request.GET, character=character, helpers=helpers, gm=character.viewer_is_gm, asked=asked)
     status = 200 if form.is_valid() or form.cannot_act else 400
     context = _page(request, character, form)
@@ -307,7 +310,7 @@ def roll(request: HttpRequest, character: Character) -> HttpResponse:
 
 
 def _roll(request: HttpRequest, character: Character, asked: RollAsked | None) -> HttpResponse:
-    helpers = _helpers(request, character)
+    helpers = _helpers(request, character, asked)
     form = SheetRollForm(request.POST, character=character, helpers=helpers, gm=character.viewer_is_gm, asked=asked)
     if proposal_views.wants_proposal(request):
         return _propose(request, character, form)
