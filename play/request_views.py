@@ -96,10 +96,14 @@ def call_form(
 
 
 def waiting_entries(user: Any, campaign: Campaign) -> list[dict[str, Any]]:
-    """What the open requests ask of ``user``'s characters, each with its exact chance as called."""
+    """What the open requests ask of ``user``'s characters, each with its exact chance as called, and their
+    answers to secret requests the GM has not revealed yet (that they were rolled, nothing more)."""
     entries = []
-    for asked in requests.waiting_for(user, campaign.pk):
+    for asked in requests.asked_of_player(user, campaign.pk):
         character = asked.character
+        if asked.roll_id is not None:  # answered in secret: told it was rolled, never the dice
+            entries.append({"asked": asked, "character": character, "rolled_in_secret": True})
+            continue
         try:
             made = sheet_rolls.as_asked(character, asked)
             chance: Fraction | None = sheet_rolls.chance_of(character, made)

@@ -14,11 +14,12 @@ the GM reveals them.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from datetime import timedelta
 from typing import Any, Final
 
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
-from django.db.models import QuerySet
+from django.db.models import F, Q, QuerySet
 from django.dispatch import Signal
 from django.utils import timezone
 from pydantic import ValidationError
@@ -36,6 +37,9 @@ from rules.systems.base import SpecError
 MAX_ASKED: Final = 30
 #: The open requests a page lists, newest first (a GM rarely has more than a few open).
 SHOWN: Final = 20
+
+#: How long a player's answer to a secret request stays listed for them, until the GM reveals it.
+SECRET_SHOWN_FOR: Final = timedelta(hours=12)
 
 #: Sent once a request is made, answered or closed, after the commit: open dashboards read theirs again.
 requests_changed = Signal()
@@ -203,6 +207,19 @@ def open_requests(campaign_id: int) -> list[RollRequest]:
         .prefetch_related("asked__character", "asked__roll")
         .order_by("-pk")[:SHOWN]
     )
+
+
+def asked_of_player(user: AbstractBaseUser, campaign_id: int) -> list[RollAsked]:
+    """A player's dashboard, in one query: what the open requests still ask of ``user``'s characters, and
+    their answers to secret requests of the last :data:`SECRET_SHOWN_FOR` that the GM has not revealed
+    yet (the feed shows them nothing, so the list says they were rolled); waiting ones first, newest
+    first, at most :data:`SHOWN`."""
+    since = timezone.now() - SECRET_SHOWN_FOR
+    waiting = Q(roll__isnull=True, request__closed_at__isnull=True)
+    hidden = Q(roll__secret=True, roll__reveal__isnull=True, roll__created_at__gte=since)
+    rows = RollAsked.objects.filter(waiting | hidden, request__campaign_id=campaign_id, character__owner=user)
+    rows = rows.select_related("request__by", "character__campaign", "roll")
+    return list(rows.order_by(F("roll").asc(nulls_first=True), "-request_id", "pk")[:SHOWN])
 
 
 def waiting_for(user: AbstractBaseUser, campaign_id: int) -> QuerySet[RollAsked]:

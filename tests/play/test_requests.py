@@ -376,6 +376,19 @@ def test_the_call_form_speaks_a_players_words(client, table, gm, brunella) -> No
         assert code not in form, code
 
 
+def test_the_d6_call_form_speaks_a_players_words_too(client, d6_campaign, gm, player) -> None:
+    from tests.characters.test_d6_pages import made
+
+    client.force_login(player)
+    made(client, d6_campaign, player)
+    client.force_login(gm)
+    page = html(client.get(dashboard(d6_campaign)))
+    form = page[page.index('id="dashboard-call"') : page.index("</form>", page.index('id="dashboard-call"'))]
+    assert ">Stat or skill<" in form
+    assert ">Difficulty number<" in form
+    assert ">Item<" not in form
+
+
 def test_a_player_answering_a_secret_call_is_told_it_was_rolled(client, monkeypatch, table, gm, player,
                                                                 brunella) -> None:  # fmt: skip
     seeded(monkeypatch)
@@ -390,3 +403,14 @@ def test_a_player_answering_a_secret_call_is_told_it_was_rolled(client, monkeypa
     response = client.post(answer_url(asked), follow=True)
     assert "in secret" in text(response)
     assert Roll.objects.filter(secret=True).count() == 3
+    # The list every open dashboard reads again once it is answered keeps saying so, until the GM reveals it.
+    from play.live import requests_html
+
+    listed = requests_html(table.pk, player, gm=False)
+    last = Roll.objects.order_by("-seq").first()
+    assert f"Rolled in secret (#{last.seq})" in listed
+    assert listed.count("Rolled in secret (#") == 3
+    assert "total" not in listed
+    client.force_login(gm)
+    client.post(reverse("play:reveal-roll", args=[table.pk, last.seq]))
+    assert requests_html(table.pk, player, gm=False).count("Rolled in secret (#") == 2
