@@ -56,9 +56,11 @@ class CallForm(forms.Form):
         for key, choices in rules.call_choices(campaign.settings).items():
             if key in fields:
                 old = fields[key]
-                # A system may word the empty choice itself (Lucky 13: "the skill's own ability").
-                blank = [] if old.required or any(value == "" for value, _ in choices) else [("", "none")]
+                # A part with a default needs no empty choice; a system may word the empty choice itself
+                # (Lucky 13: "the skill's own ability").
                 initial = getattr(old.initial, "value", old.initial)
+                bare = old.required or initial not in (None, "") or any(value == "" for value, _ in choices)
+                blank = [] if bare else [("", "none")]
                 fields[key] = ChoiceField(
                     label=old.label, choices=[*blank, *choices], required=old.required, initial=initial
                 )

@@ -374,6 +374,8 @@ def test_the_call_form_speaks_a_players_words(client, table, gm, brunella) -> No
         assert words in form, words
     for code in ("AbilityRoll", ">check<", ">reaction<", ">normal<", "Ability Steps"):
         assert code not in form, code
+    kinds = form[form.index('name="kind"') : form.index("</select>", form.index('name="kind"'))]
+    assert ">none<" not in kinds  # a kind is always rolled: the default is chosen, not a blank
 
 
 def test_the_d6_call_form_speaks_a_players_words_too(client, d6_campaign, gm, player) -> None:

@@ -41,7 +41,9 @@ class Situation(BaseModel):
     skill: ItemRef = Field(..., description="The skill, by its id on the sheet.")
     specialization: ItemRef | None = Field(None, description="A specialization of the skill, by id (a check only).")
     ability: Literal[ABILITY_KEYS] | None = Field(  # type: ignore[valid-type]
-        None, description="The ability to roll instead of the skill's own (a check only)."
+        None,
+        description="The ability rolled with the skill (a check only): by default the skill's linked one; a skill "
+        "linked to none needs one named.",
     )
     difficulty: Difficulty = Difficulty.MODERATE
     ability_roll: AbilityRoll = Field(
