@@ -568,3 +568,25 @@ def test_the_requests_by_id_migration_goes_back_and_forth(table, gm, player, bru
     asked = RollRequest.objects.get().asked.get()
     assert asked.situation is None  # made before: its call is read by name
     assert sheet_rolls.called(brunella, asked)["skill"] == SNEAKING
+
+
+def test_a_d6_proposal_carries_the_rounds_uses_to_the_answer(client, d6_campaign, gm, player) -> None:
+    """Every system alike: what a D6 player proposes beyond the call (the uses declared this round) is
+    the GM's to see at its chance, and where the answer on the generic roll page starts."""
+    from tests.characters.test_d6_pages import made as made_d6
+
+    client.force_login(player)
+    talia = made_d6(client, d6_campaign, player)
+    d6_campaign.players_call_rolls = False
+    d6_campaign.save(update_fields=["players_call_rolls"])
+    talia.refresh_from_db()
+    firearms = next(s.id for s in talia.document.skills if s.name == "Firearms")
+    situation = {"item": firearms, "difficulty": 15, "actions": 2}
+    proposed = proposals.propose(character_id=talia.pk, by=player, situation=situation)
+    assert proposed.added == {"actions": 2}
+    expected = sheet_rolls.chance_of(talia, sheet_rolls.build(talia, [], situation, gm=False))
+    assert sheet_rolls.as_proposed(proposed)[0] == expected
+    asked = proposals.call_proposal(campaign_id=d6_campaign.pk, proposal_id=proposed.pk, by=gm).asked.get()
+    assert sheet_rolls.chance_of(talia, sheet_rolls.as_asked(talia, asked)) == expected
+    page = html(client.get(roll_url(talia), {"asked": asked.pk}))
+    assert re.search(r'name="actions"[^>]*value="2"|value="2"[^>]*name="actions"', page), page
