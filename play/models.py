@@ -185,6 +185,12 @@ class RollAsked(models.Model):
     request = models.ForeignKey(RollRequest, on_delete=models.CASCADE, related_name="asked")
     character = models.ForeignKey("characters.Character", on_delete=models.PROTECT, related_name="+")
     roll = models.OneToOneField(Roll, on_delete=models.PROTECT, null=True, blank=True, related_name="answers")
+    #: The roll's situation for this character's sheet, naming its items by id, so a later rename changes
+    #: nothing: the parts the call fixes (the system's ``called_situation``: Lucky 13's skill by its id on
+    #: this sheet), and, for a proposal the GM called, what its player proposed to add from the sheet (a
+    #: specialization, an asset, a helper), which the answer starts from. Null on a request made before
+    #: requests named items by id: its call is read by name.
+    situation = models.JSONField(null=True, blank=True)
 
     class Meta:
         ordering = ["pk"]
@@ -221,6 +227,9 @@ class RollProposal(models.Model):
     character = models.ForeignKey("characters.Character", on_delete=models.PROTECT, related_name="+")
     by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
     call = models.JSONField()
+    #: What only the sheet adds to the call, as the situation names it (by ids on the sheet: Lucky 13's
+    #: specialization, asset and helper): the GM sees and calls the roll with it.
+    added = models.JSONField(default=dict, blank=True)
     #: The call in words when it was proposed, as a request keeps its own.
     label = models.CharField(max_length=200)
     note = models.CharField(max_length=200, blank=True)

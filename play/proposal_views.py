@@ -129,8 +129,9 @@ def call(request: HttpRequest, pk: int, proposal_pk: int) -> HttpResponse:
 
 
 def _call_context(campaign: Campaign, proposal: RollProposal, form: Any) -> dict[str, Any]:
-    chance, words = sheet_rolls.as_called(proposal.character, proposal.call)
-    return {"campaign": campaign, "proposal": proposal, "call_form": form, "chance": chance, "words": words}
+    chance, words, steps = sheet_rolls.as_proposed(proposal)
+    return {"campaign": campaign, "proposal": proposal, "call_form": form, "chance": chance, "words": words,
+            "steps": steps}  # fmt: skip
 
 
 def _call(request: HttpRequest, campaign: Campaign, proposal_pk: int) -> HttpResponse:

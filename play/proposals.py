@@ -1,11 +1,13 @@
 """A player proposing a roll to the GM, where the GM calls the rolls ("The GM's calls", rules README).
 
 Without a call a player sees the odds of a roll but cannot make it; instead they may propose it:
-what their character would roll, said as the system's call (``situation_call``), with a short note of
-why (:func:`propose`). The GM sees the open proposals beside the requests, and calls one
-(:func:`call_proposal`: an ordinary roll request of that character, as proposed or changed first) or
-declines it (:func:`decline`); the player may withdraw one while it waits (:func:`withdraw`). A
-proposal is never deleted: the player sees what became of it.
+what their character would roll, said as the system's call (``situation_call``), with what only the
+sheet adds beside it (Lucky 13: a specialization, an asset, a helper) and a short note of why
+(:func:`propose`), so that the GM sees, and calls, the same roll at the same chance. The GM sees
+the open proposals beside the requests, and calls one (:func:`call_proposal`: an ordinary roll
+request of that character, as proposed or changed first) or declines it (:func:`decline`); the
+player may withdraw one while it waits (:func:`withdraw`). A proposal is never deleted: the player
+sees what became of it.
 """
 
 from __future__ import annotations
@@ -92,14 +94,15 @@ def propose(*, character_id: int, by: AbstractBaseUser, situation: Mapping[str, 
         message = f"This roll cannot be proposed: {error.message}."
         raise Refused(message, errors={error.field or "situation": message}) from None
     call = requests.parse_call(campaign, said.model_dump(mode="json"))
-    try:
-        system.call_situation(character.document, call, campaign.settings)
+    document = call.model_dump(mode="json")
+    added = {k: v for k, v in situation.items() if k not in system.called_situation and v is not None}
+    try:  # the GM's view of it: the call with what the sheet adds, the same roll the page built
+        sheet_rolls.build_proposed(character, document, added)
     except SpecError as error:
         message = f"This roll cannot be proposed: {error.message}."
         raise Refused(message, errors={error.field or "situation": message}) from None
-    document = call.model_dump(mode="json")
-    waiting = list(RollProposal.objects.open().filter(character=character).values_list("call", flat=True))
-    if document in waiting:
+    waiting = list(RollProposal.objects.open().filter(character=character).values_list("call", "added"))
+    if (document, added) in waiting:
         raise Conflict("This roll is proposed already: it waits for the GM.")
     if len(waiting) >= MAX_OPEN:
         raise Conflict(f"{character.name} has {MAX_OPEN} proposals waiting for the GM already.")
@@ -108,6 +111,7 @@ def propose(*, character_id: int, by: AbstractBaseUser, situation: Mapping[str, 
         character=character,
         by=by,
         call=document,
+        added=added,
         label=system.call_words(call, campaign.settings)[:200],
         note=text,
     )
@@ -152,8 +156,11 @@ def call_proposal(
 ) -> RollRequest:
     """The GM calls a proposed roll: an ordinary roll request (:func:`play.requests.call_for_roll`) of
     the proposal's character for what it proposed, or for ``call`` and ``characters`` where the GM
-    changed them first; the proposal closes as called. Refused as a call is, and once the proposal
-    is answered or withdrawn (409)."""
+    changed them first; the proposal closes as called. Its character's answer starts from what its
+    player added from the sheet (a specialization, an asset, a helper), so the roll called is the roll
+    proposed, at the same chance; where the GM's change leaves no room for them (another skill),
+    the player adds what fits when answering. Refused as a call is, and once the proposal is answered
+    or withdrawn (409)."""
     gm_of(campaign_id, by)
     proposal = _locked(campaign_id, proposal_id)
     made = requests.call_for_roll(
@@ -162,7 +169,15 @@ def call_proposal(
         call=proposal.call if call is None else call,
         characters=[proposal.character_id] if characters is None else characters,
         secret=secret,
+        added={proposal.character_id: proposal.added},
     )
+    asked = made.asked.filter(character_id=proposal.character_id).select_related("request").first()
+    if asked is not None and sheet_rolls.added_of(proposal.character, asked):
+        try:
+            sheet_rolls.as_asked(proposal.character, asked)
+        except SpecError:
+            asked.situation = sheet_rolls.called(proposal.character, asked)
+            asked.save(update_fields=["situation"])
     _close(proposal, RollProposal.State.CALLED, made)
     return made
 

@@ -3,8 +3,8 @@
 The GM's form is made from the system's ``call_model`` (its campaign-dependent choices from
 ``call_choices``) with the first :data:`~play.requests.MAX_ASKED` characters in play by name to
 tick, and a box to call it in secret. A player's list shows what is asked of their characters with
-the exact chance, a Roll button (the call as it stands, nothing of the sheet's own added) and a
-link to the sheet's roll page, where they may add what the call leaves to them. The players'
+the exact chance, a Roll button (the call as it stands, with what a called proposal added from the
+sheet) and a link to the sheet's roll page, where they may add what the call leaves to them. The players'
 proposals (``play.proposals``) are listed with the requests: every open one for the GM, with its exact
 chance and the buttons of :mod:`play.proposal_views`; a player's own for the player. Plain forms that
 work without JavaScript; htmx swaps them in place, and the live socket tells every open dashboard.
@@ -56,8 +56,11 @@ class CallForm(forms.Form):
         for key, choices in rules.call_choices(campaign.settings).items():
             if key in fields:
                 old = fields[key]
-                blank = [] if old.required else [("", "none")]
+                # A part with a default needs no empty choice; a system may word the empty choice itself
+                # (Lucky 13: "the skill's own ability").
                 initial = getattr(old.initial, "value", old.initial)
+                bare = old.required or initial not in (None, "") or any(value == "" for value, _ in choices)
+                blank = [] if bare else [("", "none")]
                 fields[key] = ChoiceField(
                     label=old.label, choices=[*blank, *choices], required=old.required, initial=initial
                 )
@@ -95,17 +98,21 @@ def call_form(
 
 
 def waiting_entries(user: Any, campaign: Campaign) -> list[dict[str, Any]]:
-    """What the open requests ask of ``user``'s characters, each with its exact chance as called."""
+    """What the open requests ask of ``user``'s characters, each with its exact chance as called, and their
+    answers to secret requests the GM has not revealed yet (that they were rolled, nothing more)."""
     entries = []
-    for asked in requests.waiting_for(user, campaign.pk):
+    for asked in requests.asked_of_player(user, campaign.pk):
         character = asked.character
+        if asked.roll_id is not None:  # answered in secret: told it was rolled, never the dice
+            entries.append({"asked": asked, "character": character, "rolled_in_secret": True})
+            continue
         try:
-            made = sheet_rolls.build(character, [], {}, gm=False, asked=asked)
+            made = sheet_rolls.as_asked(character, asked)
             chance: Fraction | None = sheet_rolls.chance_of(character, made)
-            words = made.label
+            words, steps = made.label, made.steps
         except SpecError as error:  # the sheet changed since the call: the roll page says what is wrong
-            chance, words = None, f"cannot be rolled as the sheet stands: {error.message}"
-        entries.append({"asked": asked, "character": character, "chance": chance, "words": words})
+            chance, words, steps = None, f"cannot be rolled as the sheet stands: {error.message}", ()
+        entries.append({"asked": asked, "character": character, "chance": chance, "words": words, "steps": steps})
     return entries
 
 
@@ -121,8 +128,9 @@ def proposal_entries(user: Any, campaign: Campaign, *, gm: bool) -> list[dict[st
     entries = []
     for proposal in rows:
         proposal.character.campaign = campaign  # the campaign at hand: no query per row for its options
-        chance, words = sheet_rolls.as_called(proposal.character, proposal.call) if proposal.is_open else (None, "")
-        entries.append({"proposal": proposal, "chance": chance, "words": words, "fields": call_fields(proposal)})
+        chance, words, steps = sheet_rolls.as_proposed(proposal) if proposal.is_open else (None, "", ())
+        entries.append({"proposal": proposal, "chance": chance, "words": words, "steps": steps,
+                        "fields": call_fields(proposal)})  # fmt: skip
     return entries
 
 
@@ -190,7 +198,7 @@ def answer(request: HttpRequest, pk: int, asked_pk: int) -> HttpResponse:
     character = access.character_for(request.user, pk, write=True)
     asked: RollAsked = requests.asked_of(request.user, asked_pk, character)
     try:
-        made = sheet_rolls.build(character, [], {}, gm=character.viewer_is_gm, asked=asked)
+        made = sheet_rolls.as_asked(character, asked, gm=character.viewer_is_gm)
     except SpecError as error:
         raise Refused(f"This roll cannot be made as the sheet stands: {error.message}.") from None
     rolled = sheet_rolls.roll(character, made, by=request.user, rng=secrets.SystemRandom(), asked=asked)

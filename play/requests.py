@@ -4,19 +4,22 @@ The GM names what is rolled and against what — in the system's words, a docume
 ``call_model`` — and asks it of one character or several in play (:func:`call_for_roll`). Each
 player sees the request with its exact chance and rolls it from the dashboard or the sheet
 (:func:`play.sheet_rolls.roll` with the :class:`~play.models.RollAsked`), adding only what the call
-leaves to the sheet (Lucky 13: a specialization, an asset, a helper). The log keeps who called each
-roll. A request closes when the last character has rolled, or when the GM cancels what is left; a
-secret request's answers are secret rolls until the GM reveals them.
+leaves to the sheet (Lucky 13: a specialization, an asset, a helper). Each character's row keeps the
+call resolved on their sheet, its items by id (Lucky 13's skill), so renaming a skill leaves an open
+request as it was. The log keeps who called each roll. A request closes when the last character
+has rolled, or when the GM cancels what is left; a secret request's answers are secret rolls until
+the GM reveals them.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from datetime import timedelta
 from typing import Any, Final
 
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
-from django.db.models import QuerySet
+from django.db.models import F, Q, QuerySet
 from django.dispatch import Signal
 from django.utils import timezone
 from pydantic import ValidationError
@@ -34,6 +37,9 @@ from rules.systems.base import SpecError
 MAX_ASKED: Final = 30
 #: The open requests a page lists, newest first (a GM rarely has more than a few open).
 SHOWN: Final = 20
+
+#: How long a player's answer to a secret request stays listed for them, until the GM reveals it.
+SECRET_SHOWN_FOR: Final = timedelta(hours=12)
 
 #: Sent once a request is made, answered or closed, after the commit: open dashboards read theirs again.
 requests_changed = Signal()
@@ -85,11 +91,19 @@ def parse_call(campaign: Campaign, call: Mapping[str, Any]) -> Any:
 
 @transaction.atomic
 def call_for_roll(
-    *, campaign_id: int, by: AbstractBaseUser, call: Mapping[str, Any], characters: Sequence[int], secret: bool
+    *,
+    campaign_id: int,
+    by: AbstractBaseUser,
+    call: Mapping[str, Any],
+    characters: Sequence[int],
+    secret: bool,
+    added: Mapping[int, Mapping[str, Any]] | None = None,
 ) -> RollRequest:
     """The GM asks ``characters`` (ids of characters in play, at most :data:`MAX_ASKED`) to roll what
-    ``call`` names. Refused, with nothing asked: by anyone but the GM (403); a bad call or a character
-    not in play, or one whose sheet cannot make the roll (400, naming it)."""
+    ``call`` names, resolved on each sheet (its items by id); ``added`` gives, by character, what the
+    answer starts from of the sheet's own parts (a called proposal's). Refused, with nothing asked: by
+    anyone but the GM (403); a bad call or a character not in play, or one whose sheet cannot make the
+    roll (400, naming it: Lucky 13, a skill linked to no ability where the call names none)."""
     campaign = gm_of(campaign_id, by)
     parsed = parse_call(campaign, call)
     wanted = list(dict.fromkeys(characters))
@@ -103,12 +117,15 @@ def call_for_roll(
         message = "Only characters in play can be asked to roll."
         raise Refused(message, errors={"characters": message})
     system = campaign.rules
-    for character in found.values():
+    situations: dict[int, dict[str, Any]] = {}
+    for pk, character in found.items():
         try:
-            system.call_situation(character.document, parsed, campaign.settings)
+            fixed = system.call_situation(character.document, parsed, campaign.settings)
         except SpecError as error:
             message = f"{character.name} cannot make this roll: {error.message}."
             raise Refused(message, errors={error.field or "characters": message}) from None
+        own = {k: v for k, v in (added or {}).get(pk, {}).items() if k not in system.called_situation}
+        situations[pk] = {**own, **fixed}
     request = RollRequest.objects.create(
         campaign=campaign,
         by=by,
@@ -116,7 +133,9 @@ def call_for_roll(
         label=system.call_words(parsed, campaign.settings)[:200],
         secret=secret,
     )
-    RollAsked.objects.bulk_create([RollAsked(request=request, character_id=pk) for pk in wanted])
+    RollAsked.objects.bulk_create(
+        [RollAsked(request=request, character_id=pk, situation=situations[pk]) for pk in wanted]
+    )
     transaction.on_commit(lambda: requests_changed.send(sender=RollRequest, campaign_id=campaign.pk))
     return request
 
@@ -188,6 +207,19 @@ def open_requests(campaign_id: int) -> list[RollRequest]:
         .prefetch_related("asked__character", "asked__roll")
         .order_by("-pk")[:SHOWN]
     )
+
+
+def asked_of_player(user: AbstractBaseUser, campaign_id: int) -> list[RollAsked]:
+    """A player's dashboard, in one query: what the open requests still ask of ``user``'s characters, and
+    their answers to secret requests of the last :data:`SECRET_SHOWN_FOR` that the GM has not revealed
+    yet (the feed shows them nothing, so the list says they were rolled); waiting ones first, newest
+    first, at most :data:`SHOWN`."""
+    since = timezone.now() - SECRET_SHOWN_FOR
+    waiting = Q(roll__isnull=True, request__closed_at__isnull=True)
+    hidden = Q(roll__secret=True, roll__reveal__isnull=True, roll__created_at__gte=since)
+    rows = RollAsked.objects.filter(waiting | hidden, request__campaign_id=campaign_id, character__owner=user)
+    rows = rows.select_related("request__by", "character__campaign", "roll")
+    return list(rows.order_by(F("roll").asc(nulls_first=True), "-request_id", "pk")[:SHOWN])
 
 
 def waiting_for(user: AbstractBaseUser, campaign_id: int) -> QuerySet[RollAsked]:

@@ -87,6 +87,8 @@ class SituationForm(forms.Form):
                 label="Roll in secret (the players see it when you reveal it)", required=False
             )
         merged = {name: field.initial for name, field in fields.items()}
+        if asked is not None:  # a called proposal's additions are where the answer starts
+            merged.update({k: v for k, v in sheet_rolls.added_of(character, asked).items() if k in fields})
         merged.update({key: data.get(key) for key in data if key in fields})
         super().__init__(merged)
         self.fields.update(fields)

@@ -28,7 +28,7 @@ from campaigns.models import Membership
 from characters import access, write
 from characters.models import Character
 from play import requests
-from play.models import Roll, RollAsked, RollKind
+from play.models import Roll, RollAsked, RollKind, RollProposal
 from play.rolls import record_roll
 from rules.systems.base import Other, SheetRoll, SpecError
 
@@ -117,8 +117,28 @@ def build(
 
 
 def called(character: Character, asked: RollAsked) -> dict[str, Any]:
-    """The situation's parts a roll request fixes for ``character``'s sheet."""
-    return call_parts(character, asked.request.call)
+    """The situation's parts a roll request fixes for ``character``'s sheet, as resolved on it when the
+    GM called (its items by id: a rename since changes nothing); a request made before requests kept
+    that is read by its call's names."""
+    if asked.situation is None:
+        return call_parts(character, asked.request.call)
+    fixed = character.rules.called_situation
+    return {key: value for key, value in asked.situation.items() if key in fixed}
+
+
+def added_of(character: Character, asked: RollAsked) -> dict[str, Any]:
+    """What an answer to ``asked`` starts from of the sheet's own parts: what its player proposed to add
+    (a specialization, an asset, a helper), where the GM called a proposal; else nothing."""
+    fixed = character.rules.called_situation
+    return {key: value for key, value in (asked.situation or {}).items() if key not in fixed}
+
+
+def as_asked(character: Character, asked: RollAsked, *, gm: bool = False) -> SheetRoll:
+    """The roll that answers ``asked`` with nothing chosen on the sheet's page: the call, and what a
+    called proposal added (its helper loaded by id). The dashboard's Roll, and what the list shows."""
+    situation = added_of(character, asked)
+    helpers = helpers_for(character, helper=named_in(character, situation), limit=0) if situation else []
+    return build(character, helpers, situation, gm=gm, asked=asked)
 
 
 def call_parts(character: Character, call: Mapping[str, Any]) -> dict[str, Any]:
@@ -128,22 +148,26 @@ def call_parts(character: Character, call: Mapping[str, Any]) -> dict[str, Any]:
     return system.call_situation(character.document, parsed, character.campaign.settings)
 
 
-def build_call(character: Character, call: Mapping[str, Any]) -> SheetRoll:
-    """The roll a call makes from ``character``'s sheet as called, nothing of the sheet's own added:
-    what a proposal is, and what answering from the dashboard rolls."""
-    return build(character, [], call_parts(character, call), gm=True)
+def build_proposed(character: Character, call: Mapping[str, Any], added: Mapping[str, Any]) -> SheetRoll:
+    """The roll a proposal makes from ``character``'s sheet: the call, with what its player added from
+    the sheet (``added``: a specialization, an asset, a helper by id), built as every roll is."""
+    fixed = character.rules.called_situation
+    situation = {**{k: v for k, v in added.items() if k not in fixed}, **call_parts(character, call)}
+    helpers = helpers_for(character, helper=named_in(character, situation), limit=0)
+    return build(character, helpers, situation, gm=True)
 
 
-def as_called(character: Character, call: Mapping[str, Any]) -> tuple[Fraction | None, str]:
-    """A call's exact chance of success for ``character`` and its roll in words, nothing of the
-    sheet's own added; no chance, and why, when the sheet cannot make it now."""
+def as_proposed(proposal: RollProposal) -> tuple[Fraction | None, str, tuple[str, ...]]:
+    """A proposal's exact chance of success for its character, its roll in words and what stepped the
+    dice (its specialization, asset, helper…): what the GM calls it with. No chance, and why in words,
+    when the sheet cannot make it now."""
     try:
-        made = build_call(character, call)
+        made = build_proposed(proposal.character, proposal.call, proposal.added)
     except SpecError as error:
-        return None, f"cannot be rolled as the sheet stands: {error.message}"
+        return None, f"cannot be rolled as the sheet stands: {error.message}", ()
     except ValidationError:
-        return None, "cannot be rolled: the call no longer fits this system"
-    return chance_of(character, made), made.label
+        return None, "cannot be rolled: the call no longer fits this system", ()
+    return chance_of(proposal.character, made), made.label, made.steps
 
 
 def chance_of(character: Character, made: SheetRoll) -> Fraction | None:

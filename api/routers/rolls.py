@@ -190,7 +190,9 @@ def roll_out(roll: Roll, *, gm: bool) -> dict[str, Any]:
     "the sheet does not offer a 400, each naming the field; the GM's part of a situation (Lucky 13: extra steps) "
     "from anyone else is a 403. Unless the campaign lets players call their own rolls, a player rolls only in "
     "answer to the GM's roll request (`asked`, from `GET /campaigns/{id}/roll-requests`), whose called parts "
-    "replace the body's; otherwise a 403. The GM may roll in `secret`; a secret request's answer is secret, and "
+    "replace the body's (what the sheet adds is the body's: Lucky 13's specialization, asset and helper; where "
+    "the GM called a player's proposal, what it proposed to add stands unless the body names its own); "
+    "otherwise a 403. The GM may roll in `secret`; a secret request's answer is secret, and "
     "its player gets the placeholder.",
 )
 def roll_from_sheet(
@@ -202,6 +204,10 @@ def roll_from_sheet(
     character = access.character_for(request.user, id, write=True)
     situation = _situation(character, request.body)
     answering = requests.asked_of(request.user, asked, character) if asked is not None else None
+    if answering is not None:  # a called proposal's additions, unless the body names its own
+        sent = json.loads(request.body or b"{}")
+        given = {key: value for key, value in situation.items() if key in sent}
+        situation = {**sheet_rolls.added_of(character, answering), **given}
     if secret and not character.viewer_is_gm:
         raise NotAllowed("Only the GM can roll in secret.")
     # Only the helper the situation names, if any: one query by its key, never the whole party.
@@ -268,7 +274,10 @@ class CallIn(Schema):
     call: dict[str, Any] = Field(
         ...,
         description="What the GM calls for, as the campaign's rules system reads it (Lucky 13: `kind`, `skill` by its "
-        "name in the campaign's list, `difficulty`, `ability_roll`, `ability_steps`, `skill_steps`).",
+        "name in the campaign's list, `ability` (`will`, `charm`, `pulse`, `intellect`, `reflex`; without one, the "
+        "skill's linked ability, and a 400 on `ability` for a skill linked to none), `difficulty`, `ability_roll`, "
+        "`ability_steps`, `skill_steps`). Each character's request names the skill by its id on their sheet, so "
+        "renaming it later leaves the request open as called.",
     )
     characters: list[int] = Field(..., min_length=1, max_length=requests.MAX_ASKED, description="Who rolls, by id.")
     secret: bool = Field(False, description="The answers are secret rolls until the GM reveals them.")
@@ -348,8 +357,9 @@ class ProposalIn(Schema):
     situation: dict[str, Any] = Field(
         ...,
         description="The roll, as `POST /characters/{id}/rolls` takes it (Lucky 13: `skill` by its id on the sheet, "
-        "`kind`, `difficulty`, `ability_roll`…). Only what a call can say is proposed: the specialization, asset and "
-        "helper are the player's to add when answering.",
+        "`kind`, `ability`, `difficulty`, `ability_roll`, `specialization`, `asset`, `helper`…). What a call can say "
+        "becomes `call`; what only the sheet adds (the specialization, asset and helper) goes beside it, in `added`, "
+        "and the GM calls the roll with it.",
     )
     note: Annotated[str, StringConstraints(max_length=proposals.NOTE_LENGTH, pattern=ONE_LINE)] = Field(
         "", description="Why, in a line for the GM."
@@ -375,6 +385,15 @@ class ProposalOut(Schema):
     by: str = Field(..., description="Who proposed it: a username.")
     label: str = Field(..., description="What is proposed, in words: the call's.")
     call: dict[str, Any] = Field(..., description="What is proposed, as a call for the roll.")
+    added: dict[str, Any] = Field(
+        ..., description="What only the sheet adds to the call, as the situation names it (by ids on the sheet)."
+    )
+    roll: str | None = Field(
+        ..., description="The roll as proposed, call and additions, in words, while it waits (null once answered)."
+    )
+    steps: list[str] = Field(
+        ..., description="What steps the dice as proposed (a specialization, an asset, a helper…)."
+    )
     note: str
     state: Literal["open", "called", "declined", "withdrawn"]
     created_at: datetime
@@ -392,13 +411,16 @@ class ProposalList(Schema):
 
 
 def proposal_out(proposal: RollProposal) -> dict[str, Any]:
-    chance = sheet_rolls.as_called(proposal.character, proposal.call)[0] if proposal.is_open else None
+    chance, words, steps = sheet_rolls.as_proposed(proposal) if proposal.is_open else (None, None, ())
     return {
         "id": proposal.pk,
         "character": proposal.character_id,
         "by": proposal.by.get_username(),
         "label": proposal.label,
         "call": proposal.call,
+        "added": proposal.added,
+        "roll": words,
+        "steps": list(steps),
         "note": proposal.note,
         "state": proposal.state,
         "created_at": proposal.created_at,

@@ -88,6 +88,8 @@ class SheetRollForm(forms.Form):
         # Fields left out of a query take their defaults, so a plain link from the sheet is enough.
         merged: dict[str, Any] = {name: field.initial for name, field in self.base_fields.items()}
         merged["skill"] = first_skill
+        if asked is not None:  # a called proposal's additions are where the answer starts
+            merged.update(sheet_rolls.added_of(character, asked))
         merged.update({key: data.get(key) for key in data if key in self.base_fields})
         self.refused_steps = not gm and any(merged.get(f) not in (None, "", "0", 0) for f in self.gm_fields())
         fixed = self._called(merged)
@@ -135,7 +137,7 @@ class SheetRollForm(forms.Form):
         )
         if called["skill"] is not None:
             merged["skill"] = called["skill"]
-        merged["ability"] = ""  # the skill's own: a call names no other
+        merged["ability"] = called.get("ability") or ""  # the call's, else the skill's own
         self.refused_steps = False
         return ("reaction", "skill", "ability", "difficulty", "ability_roll", "ability_steps", "skill_steps")
 
@@ -203,11 +205,14 @@ def _int(value: Any) -> int | None:
         return None
 
 
-def _helpers(request: HttpRequest, character: Character) -> list[Character]:
+def _helpers(request: HttpRequest, character: Character, asked: RollAsked | None) -> list[Character]:
     """The helpers the form offers: the first of the party by name, and the one the request names
-    (``helper``) wherever it is in the order."""
+    (``helper``; else the one a called proposal added) wherever it is in the order."""
     data = request.POST if request.method == "POST" else request.GET
-    return sheet_rolls.helpers_for(character, helper=_int(data.get("helper")))
+    named = _int(data.get("helper"))
+    if named is None and asked is not None:
+        named = sheet_rolls.added_of(character, asked).get("helper")
+    return sheet_rolls.helpers_for(character, helper=named)
 
 
 @dataclass(frozen=True, slots=True)
@@ -291,7 +296,7 @@ def roll(request: HttpRequest, character: Character) -> HttpResponse:
         return render(request, "characters/edit_refused.html", context, status=refusal.status)
     if request.method == "POST":
         return _roll(request, character, asked)
-    helpers = _helpers(request, character)
+    helpers = _helpers(request, character, asked)
     form = SheetRollForm(request.GET, character=character, helpers=helpers, gm=character.viewer_is_gm, asked=asked)
     status = 200 if form.is_valid() or form.cannot_act else 400
     context = _page(request, character, form)
@@ -305,7 +310,7 @@ def roll(request: HttpRequest, character: Character) -> HttpResponse:
 
 
 def _roll(request: HttpRequest, character: Character, asked: RollAsked | None) -> HttpResponse:
-    helpers = _helpers(request, character)
+    helpers = _helpers(request, character, asked)
     form = SheetRollForm(request.POST, character=character, helpers=helpers, gm=character.viewer_is_gm, asked=asked)
     if proposal_views.wants_proposal(request):
         return _propose(request, character, form)

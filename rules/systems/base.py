@@ -682,11 +682,13 @@ class RulesSystem(Protocol):
     # The GM's calls ("roll requests"): the GM names what is rolled and against what, for one
     # character or several; each player rolls it from their own sheet.
     #: A call as a JSON body, validated at the edge; its fields are what the GM names (Lucky 13: the
-    #: kind of check, the skill by the name the campaign's list gives it, the difficulty, a
-    #: background or impairment, extra steps).
+    #: kind of check, the skill by the name the campaign's list gives it, the ability where the GM
+    #: names one, the difficulty, a background or impairment, extra steps).
     call_model: ClassVar[type[BaseModel]]
     #: Parts of a sheet roll's situation a call fixes: a player answering one cannot change them, and
-    #: without one a player sets them only where the campaign lets players call their own rolls.
+    #: without one a player sets them only where the campaign lets players call their own rolls. The
+    #: rest of a situation is what only the sheet adds (Lucky 13: a specialization, an asset, a
+    #: helper): the player's when answering, and carried beside the call when proposing.
     called_situation: frozenset[str]
 
     def call_choices(self, options: Mapping[str, Any]) -> Mapping[str, Sequence[tuple[str, str]]]:
@@ -695,8 +697,11 @@ class RulesSystem(Protocol):
         ...
 
     def call_situation(self, sheet: BaseModel, call: BaseModel, options: Mapping[str, Any]) -> dict[str, Any]:
-        """The parts of a sheet roll's situation ``call`` fixes, for this sheet (Lucky 13: the skill of
-        the call's name, by its id on the sheet); :class:`SpecError` when the sheet cannot make it."""
+        """The parts of a sheet roll's situation ``call`` fixes, for this sheet, naming its items by id
+        (Lucky 13: the skill of the call's name by its id on the sheet, and the ability: the call's, else
+        the skill's linked one); a request keeps them, so a later rename changes nothing.
+        :class:`SpecError` when the sheet cannot make it (Lucky 13: a skill linked to no ability, where
+        the call names none)."""
         ...
 
     def call_words(self, call: BaseModel, options: Mapping[str, Any]) -> str:
@@ -706,9 +711,10 @@ class RulesSystem(Protocol):
     def situation_call(self, sheet: BaseModel, situation: Mapping[str, Any], options: Mapping[str, Any]) -> BaseModel:
         """The call that would ask this sheet for the roll ``situation`` makes: a player proposing a
         roll to the GM. The inverse of :meth:`call_situation` on the called parts (Lucky 13: the skill
-        by its name in the campaign's list, not its id on the sheet); what only the sheet adds (a
-        specialization, an asset, a helper) is not a call's. :class:`SpecError` names a part a call
-        cannot say (Lucky 13: an ability other than the skill's own, a skill not on the campaign's list)."""
+        by its name in the campaign's list, not its id on the sheet; the ability where it is not the
+        skill's linked one); what only the sheet adds (a specialization, an asset, a helper) is not a
+        call's: the proposal carries it beside. :class:`SpecError` names a part a call cannot say
+        (Lucky 13: a skill not on the campaign's list)."""
         ...
 
     def end_adventure(self, sheet: BaseModel, options: Mapping[str, Any]) -> tuple[BaseModel, str] | None:

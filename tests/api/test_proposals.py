@@ -10,7 +10,7 @@ import pytest
 
 from play import sheet_rolls
 from play.models import RollProposal, RollRequest
-from tests.characters.conftest import FIGHTING, SNEAKING, make_character
+from tests.characters.conftest import FIGHTING, LONGSWORD_SPEC, SNEAKING, UNCLE_OTTO, make_character
 
 pytestmark = pytest.mark.django_db
 
@@ -42,7 +42,7 @@ def test_a_player_proposes_and_the_gm_calls_it(api, table, gm, player, brunella)
     assert made["label"] == "Sneaking check, Difficult (d8), with a background"
     assert made["call"]["skill"] == "Sneaking"
     assert (made["state"], made["note"], made["by"], made["request"]) == ("open", "Quietly", "player", None)
-    expected = sheet_rolls.chance_of(brunella, sheet_rolls.build_call(brunella, made["call"]))
+    expected = sheet_rolls.chance_of(brunella, sheet_rolls.build_proposed(brunella, made["call"], made["added"]))
     assert Fraction(made["chance"]) == expected
 
     listed = as_gm.get(url(table)).json()["proposals"]
@@ -116,7 +116,7 @@ def test_who_may_do_what(api, table, gm, player, other_player, outsider, brunell
         ({"note": "x" * 201}, 422),
         ({"note": "two\nlines"}, 422),
         ({"situation": {**SNEAK, "skill": 99}}, 400),
-        ({"situation": {**SNEAK, "ability": "charm"}}, 400),  # a call rolls the skill's own ability
+        ({"situation": {**SNEAK, "ability": "luck"}}, 422),
         ({"situation": {**SNEAK, "skill_steps": 2}}, 403),  # the GM's part
         ({"character": 999999}, 404),
     ],
@@ -144,3 +144,32 @@ def test_where_players_call_their_own_rolls_nothing_is_proposed(api, campaign, p
     response = api(player).post(url(campaign), {"character": brunella.pk, "situation": SNEAK})
     assert response.status_code == 409
     assert not RollProposal.objects.exists()
+
+
+def test_a_proposal_carries_what_the_sheet_adds_and_the_answer_rolls_it(api, table, gm, player, brunella) -> None:
+    """Issue 23: Fighting with the Longsword specialization and Uncle Otto, proposed with another ability,
+    reaches the GM whole, at the chance of the roll itself; the GM calls it, and the player's answer
+    (naming only the skill) rolls that very roll."""
+    otto = make_character(table, gm, name="Otto")
+    situation = {"skill": FIGHTING, "specialization": LONGSWORD_SPEC, "asset": UNCLE_OTTO, "helper": otto.pk,
+                 "ability": "pulse", "difficulty": "challenging"}  # fmt: skip
+    as_gm, as_player = api(gm), api(player)
+    made = as_player.post(url(table), {"character": brunella.pk, "situation": situation})
+    assert made.status_code == 201, made.content
+    proposed = made.json()
+    assert proposed["call"]["ability"] == "pulse"
+    assert proposed["added"] == {"specialization": LONGSWORD_SPEC, "asset": UNCLE_OTTO, "helper": otto.pk,
+                                 "help_with": "skill"}  # fmt: skip
+    assert "Longsword 1: Skill +1" in proposed["steps"]
+    helpers = sheet_rolls.helpers_for(brunella, helper=otto.pk, limit=0)
+    expected = sheet_rolls.chance_of(brunella, sheet_rolls.build(brunella, helpers, situation, gm=False))
+    assert Fraction(proposed["chance"]) == expected
+    assert as_gm.get(url(table)).json()["proposals"][0]["roll"] == proposed["roll"]
+
+    request = as_gm.post(url(table, proposed["id"], "call"), {}).json()
+    rolled = as_player.post(f"/characters/{brunella.pk}/rolls?asked={request['asked'][0]['id']}", {"skill": FIGHTING})
+    assert rolled.status_code == 201, rolled.content
+    roll = rolled.json()
+    assert Fraction(roll["chance"]) == expected
+    assert roll["spec"]["sheet"]["assist"]["character"] == otto.pk
+    assert roll["spec"]["sheet"]["specialization"]["id"] == LONGSWORD_SPEC

@@ -95,6 +95,8 @@ def test_keyboard_only_every_option_the_live_chance_and_the_roll(live_server, pa
     press(page, "ArrowUp", "id_ability")  # Reflex → Intellect d6
     expect_chance(page, check(D("d6"), D("d10"), "d10"))
 
+    press(page, "Tab", "id_specialization")  # Fighting's Longsword, left out here
+    expect(page.locator("#id_specialization")).to_have_value("")
     press(page, "Tab", "id_difficulty")
     press(page, "ArrowDown", "id_difficulty")  # Moderate → Difficult d8
     expect_chance(page, check(D("d6"), D("d10"), "d8"))

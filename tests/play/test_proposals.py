@@ -5,6 +5,10 @@ player; who may do which, and bad input refused with nothing changed."""
 
 from __future__ import annotations
 
+import random
+import re
+from fractions import Fraction
+
 import pytest
 from django.urls import reverse
 
@@ -14,7 +18,7 @@ from play import proposals, requests, sheet_rolls
 from play.models import Roll, RollProposal, RollRequest
 from rules.systems import lucky13
 from tests.campaigns.helpers import html, text
-from tests.characters.conftest import FIGHTING, HEALING, LONGSWORD_SPEC, SNEAKING, make_character
+from tests.characters.conftest import FIGHTING, HEALING, LONGSWORD_SPEC, SNEAKING, UNCLE_OTTO, make_character
 from tests.systems import coin
 
 pytestmark = pytest.mark.django_db
@@ -22,8 +26,8 @@ pytestmark = pytest.mark.django_db
 HX = {"HTTP_HX_REQUEST": "true"}
 #: What the Lucky 13 roll page posts for a Difficult Sneaking check with a background.
 SNEAK = {"skill": SNEAKING, "ability": "reflex", "difficulty": "difficult", "ability_roll": "background"}
-SNEAK_CALL = {"kind": "check", "skill": "Sneaking", "difficulty": "difficult", "ability_roll": "background",
-              "ability_steps": 0, "skill_steps": 0}  # fmt: skip
+SNEAK_CALL = {"kind": "check", "skill": "Sneaking", "ability": None, "difficulty": "difficult",
+              "ability_roll": "background", "ability_steps": 0, "skill_steps": 0}  # fmt: skip
 
 
 @pytest.fixture
@@ -160,7 +164,7 @@ def test_a_reaction_check_is_proposed_as_one(table, player, brunella) -> None:
         ({**SNEAK, "note": "two\nlines"}, 400, "one line"),
         ({**SNEAK, "skill": 99}, 400, "99 is not on the list"),
         ({**SNEAK, "difficulty": "trivial"}, 400, "trivial is not on the list"),
-        ({**SNEAK, "ability": "charm"}, 400, "its own ability"),  # a call rolls the skill's own
+        ({**SNEAK, "ability": "luck"}, 400, "luck is not on the list"),
         ({**SNEAK, "ability_steps": "2"}, 400, "Only the GM"),
     ],
 )
@@ -182,7 +186,9 @@ def test_a_note_too_long_keeps_what_was_typed(client, table, player, brunella) -
 
 
 def test_a_skill_the_campaign_does_not_list_cannot_be_proposed(table, player) -> None:
-    odd = make_character(table, player, name="Odd", skills=[{"id": 1, "name": "Juggling", "die": "d6"}], assets=[])
+    odd = make_character(
+        table, player, name="Odd", skills=[{"id": 1, "name": "Juggling", "ability": "reflex", "die": "d6"}], assets=[]
+    )
     with pytest.raises(proposals.Refused, match="only the campaign's skills"):
         propose(odd, player, {"skill": 1})
     assert not RollProposal.objects.exists()
@@ -223,8 +229,8 @@ def test_the_same_roll_is_proposed_once_and_a_few_at_most(table, player, brunell
 
 def test_the_gm_sees_who_proposed_what_and_its_exact_chance(client, table, gm, player, brunella) -> None:
     made = propose(brunella, player, note="The guards are drunk")
-    expected = sheet_rolls.chance_of(brunella, sheet_rolls.build_call(brunella, made.call))
-    check = lucky13.parse_check(sheet_rolls.build_call(brunella, made.call).spec)
+    expected = sheet_rolls.chance_of(brunella, sheet_rolls.build_proposed(brunella, made.call, {}))
+    check = lucky13.parse_check(sheet_rolls.build_proposed(brunella, made.call, {}).spec)
     assert expected == lucky13.check_chance(check).p_success
     client.force_login(gm)
     page = text(client.get(dashboard(table)))
@@ -476,3 +482,111 @@ def test_the_dashboard_reads_the_proposals_in_one_query(client, table, gm, playe
     with django_assert_num_queries(9):
         page = client.get(dashboard(table))
     assert text(page).count("For Brunella") == 3
+
+
+# --- What the sheet adds travels with the proposal (issue 23) ----------------------------------------
+
+
+def shown_chance(page: str, after: str) -> Fraction:
+    """The first exact chance (``(p/q)``) a page shows after the words ``after``."""
+    found = re.search(r"\((\d+)/(\d+)\)", page[page.index(after) :])
+    assert found, page
+    return Fraction(int(found[1]), int(found[2]))
+
+
+def test_a_proposal_carries_what_the_sheet_adds_to_the_gm_at_the_same_chance(client, monkeypatch, table, gm, player,
+                                                                             brunella, otto) -> None:  # fmt: skip
+    """Fighting with the Longsword specialization, Uncle Otto, Otto's help and Pulse: the GM sees,
+    calls and the player rolls that very roll, at the chance the roll page showed."""
+    client.force_login(player)
+    chosen = {"skill": FIGHTING, "specialization": LONGSWORD_SPEC, "asset": UNCLE_OTTO, "helper": otto.pk,
+              "ability": "pulse", "difficulty": "challenging"}  # fmt: skip
+    page = text(client.get(roll_url(brunella), chosen))
+    on_the_page = Fraction(*map(int, re.search(r"Chance of success [\d.]+% exactly (\d+)/(\d+)", page).groups()))
+    assert client.post(roll_url(brunella), {**chosen, "propose": "1"}).status_code == 302
+    made = RollProposal.objects.get()
+    assert made.call["ability"] == "pulse"
+    assert made.added == {"specialization": LONGSWORD_SPEC, "asset": UNCLE_OTTO, "helper": otto.pk,
+                          "help_with": "skill"}  # fmt: skip
+    assert made.label == "Pulse + Fighting check, Challenging (d6)"
+
+    client.force_login(gm)
+    listed = text(client.get(dashboard(table)))
+    assert "Pulse + Fighting (Longsword 1) vs Challenging, with Uncle Otto, Otto assisting" in listed
+    assert "Longsword 1: Skill +1" in listed
+    assert shown_chance(listed, "player proposes") == on_the_page
+    assert shown_chance(text(client.get(call_url(made))), "proposes") == on_the_page
+    assert client.post(call_url(made), one_click(made), **HX).status_code == 200
+    asked = RollRequest.objects.get().asked.get()
+    assert asked.situation["specialization"] == LONGSWORD_SPEC
+
+    client.force_login(player)
+    waiting = text(client.get(dashboard(table)))
+    assert shown_chance(waiting, "calls for") == on_the_page
+    answering = html(client.get(roll_url(brunella), {"asked": asked.pk}))
+    assert '<option value="8" selected>Longsword (1)</option>' in answering  # where the answer starts
+    monkeypatch.setattr("play.request_views.secrets.SystemRandom", lambda: random.Random(5))
+    assert client.post(reverse("play:request-answer", args=[brunella.pk, asked.pk]), **HX).status_code == 200
+    roll = Roll.objects.get()
+    assert Fraction(roll.chance) == on_the_page
+    sheet = roll.spec["sheet"]
+    assert (sheet["ability"], sheet["specialization"]["id"], sheet["asset"]["id"], sheet["assist"]["character"]) == (
+        "pulse", LONGSWORD_SPEC, UNCLE_OTTO, otto.pk)  # fmt: skip
+
+
+def test_a_changed_call_keeps_what_the_sheet_adds_only_where_it_fits(table, gm, player, brunella) -> None:
+    made = propose(brunella, player, {"skill": FIGHTING, "specialization": LONGSWORD_SPEC, "difficulty": "easy"})
+    other = {**made.call, "skill": "Sneaking"}  # the GM calls another skill: Longsword is not Sneaking's
+    request = proposals.call_proposal(campaign_id=table.pk, proposal_id=made.pk, by=gm, call=other)
+    asked = request.asked.get()
+    assert "specialization" not in asked.situation
+    assert sheet_rolls.as_asked(brunella, asked).details["skill_name"] == "Sneaking"
+    again = propose(brunella, player, {"skill": FIGHTING, "specialization": LONGSWORD_SPEC, "difficulty": "easy"})
+    harder = {**again.call, "difficulty": "heroic"}
+    kept = proposals.call_proposal(campaign_id=table.pk, proposal_id=again.pk, by=gm, call=harder).asked.get()
+    assert kept.situation["specialization"] == LONGSWORD_SPEC
+
+
+def test_a_skill_linked_to_no_ability_is_proposed_with_the_one_chosen(table, player) -> None:
+    skills = [{"id": 5, "name": "Fighting", "ability": None, "die": "d10", "specializations": []}]
+    loner = make_character(table, player, name="Loner", skills=skills, assets=[])
+    with pytest.raises(proposals.Refused, match="no linked ability"):
+        propose(loner, player, {"skill": 5})
+    assert propose(loner, player, {"skill": 5, "ability": "will"}).call["ability"] == "will"
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_requests_by_id_migration_goes_back_and_forth(table, gm, player, brunella) -> None:
+    from tests.play.test_migration import latest, migrate
+
+    requests.call_for_roll(campaign_id=table.pk, by=gm, call=SNEAK_CALL, characters=[brunella.pk], secret=False)
+    propose(brunella, player, {**SNEAK, "specialization": None})
+    before = migrate([("play", "0006_roll_proposals")])
+    assert before.get_model("play", "RollAsked").objects.count() == 1
+    assert before.get_model("play", "RollProposal").objects.count() == 1
+    migrate(latest())
+    asked = RollRequest.objects.get().asked.get()
+    assert asked.situation is None  # made before: its call is read by name
+    assert sheet_rolls.called(brunella, asked)["skill"] == SNEAKING
+
+
+def test_a_d6_proposal_carries_the_rounds_uses_to_the_answer(client, d6_campaign, gm, player) -> None:
+    """Every system alike: what a D6 player proposes beyond the call (the uses declared this round) is
+    the GM's to see at its chance, and where the answer on the generic roll page starts."""
+    from tests.characters.test_d6_pages import made as made_d6
+
+    client.force_login(player)
+    talia = made_d6(client, d6_campaign, player)
+    d6_campaign.players_call_rolls = False
+    d6_campaign.save(update_fields=["players_call_rolls"])
+    talia.refresh_from_db()
+    firearms = next(s.id for s in talia.document.skills if s.name == "Firearms")
+    situation = {"item": firearms, "difficulty": 15, "actions": 2}
+    proposed = proposals.propose(character_id=talia.pk, by=player, situation=situation)
+    assert proposed.added == {"actions": 2}
+    expected = sheet_rolls.chance_of(talia, sheet_rolls.build(talia, [], situation, gm=False))
+    assert sheet_rolls.as_proposed(proposed)[0] == expected
+    asked = proposals.call_proposal(campaign_id=d6_campaign.pk, proposal_id=proposed.pk, by=gm).asked.get()
+    assert sheet_rolls.chance_of(talia, sheet_rolls.as_asked(talia, asked)) == expected
+    page = html(client.get(roll_url(talia), {"asked": asked.pk}))
+    assert re.search(r'name="actions"[^>]*value="2"|value="2"[^>]*name="actions"', page), page

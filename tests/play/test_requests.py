@@ -5,6 +5,7 @@ marked self-called; secret requests and secret sheet rolls, revealed later; the 
 from __future__ import annotations
 
 import random
+import re
 from fractions import Fraction
 
 import pytest
@@ -16,7 +17,7 @@ from play.models import Roll, RollAsked, RollRequest
 from play.roll_views import called_words
 from rules.systems import lucky13
 from tests.campaigns.helpers import html, options_post, text
-from tests.characters.conftest import FIGHTING, LONGSWORD_SPEC, SNEAKING, make_character
+from tests.characters.conftest import FIGHTING, LONGSWORD_SPEC, SNEAKING, UNCLE_OTTO, make_character
 
 pytestmark = pytest.mark.django_db
 
@@ -260,3 +261,158 @@ def test_each_roll_answers_one_request_at_most_once(table, gm, player, brunella)
         sheet_rolls.roll(brunella, made, by=player, rng=random.Random(1), asked=asked)
     assert Roll.objects.count() == 1
     assert Fraction(Roll.objects.get().chance) > 0
+
+
+# --- What the call names, what the sheet adds (issue 23) ----------------------------------------------
+
+
+def page_chance(response) -> Fraction:
+    """The exact chance a Lucky 13 roll page shows, as the fraction it prints beside the percentage."""
+    page = text(response)
+    found = re.search(r"Chance of success [\d.]+% exactly (\d+)/(\d+)", page)
+    assert found, page
+    return Fraction(int(found[1]), int(found[2]))
+
+
+def test_the_gms_call_names_the_ability(client, monkeypatch, table, gm, player, brunella) -> None:
+    """ "Roll a d10 plus your Pulse and your Fighting dice": the call rolls Pulse, not Fighting's Reflex."""
+    client.force_login(gm)
+    form = {"kind": "check", "skill": "Fighting", "ability": "pulse", "difficulty": "moderate",
+            "ability_roll": "normal", "ability_steps": "0", "skill_steps": "0",
+            "characters": [brunella.pk]}  # fmt: skip
+    assert client.post(call_url(table), form).status_code == 302
+    made = RollRequest.objects.get()
+    assert made.label == "Pulse + Fighting check, Moderate (d10)"
+    asked = made.asked.get()
+    client.force_login(player)
+    page = client.get(reverse("play:sheet-roll", args=[brunella.pk]), {"asked": asked.pk})
+    assert '<option value="pulse" selected>' in html(page)
+    seeded(monkeypatch)
+    assert client.post(answer_url(asked), **HX).status_code == 200
+    roll = Roll.objects.get()
+    assert roll.spec["sheet"]["ability"] == "pulse"
+    assert roll.spec["ability"] == "d8"  # Brunella's Pulse
+
+
+def test_a_skill_linked_to_no_ability_asks_the_call_for_one(client, table, gm, player) -> None:
+    skills = [{"id": 5, "name": "Fighting", "ability": None, "die": "d10", "specializations": []}]
+    loner = make_character(table, player, name="Loner", skills=skills, assets=[])
+    client.force_login(gm)
+    form = {"kind": "check", "skill": "Fighting", "difficulty": "moderate", "ability_roll": "normal",
+            "ability_steps": "0", "skill_steps": "0", "characters": [loner.pk]}  # fmt: skip
+    response = client.post(call_url(table), form, **HX)
+    assert response.status_code == 400
+    assert "Loner cannot make this roll: Fighting has no linked ability: name the ability the call rolls" in text(
+        response
+    )
+    assert 'id="id_ability_error"' in html(response)  # beside the ability, not silently Will
+    assert not RollRequest.objects.exists()
+    assert client.post(call_url(table), {**form, "ability": "will"}).status_code == 302
+    assert RollRequest.objects.get().asked.get().situation["ability"] == "will"
+
+
+def test_an_open_request_survives_the_gm_renaming_the_skill(client, monkeypatch, table, gm, player,
+                                                            brunella) -> None:  # fmt: skip
+    from characters import campaign_changes
+
+    asked = call(table, gm, [brunella]).asked.get()
+    assert asked.situation["skill"] == SNEAKING  # by its id on Brunella's sheet
+    skills = [{"name": "Stealth" if s["name"] == "Sneaking" else s["name"], "ability": s["ability"]}
+              for s in table.settings["skills"]]  # fmt: skip
+    campaign_changes.update_campaign(
+        campaign_id=table.pk,
+        by=gm,
+        name=table.name,
+        description=table.description,
+        options={**table.options, "skills": skills},
+        renames={"Sneaking": "Stealth"},
+    )
+    brunella.refresh_from_db()
+    assert brunella.document.skill(SNEAKING).name == "Stealth"
+    client.force_login(player)
+    listed = text(client.get(dashboard(table)))
+    assert "calls for Sneaking check, Difficult (d8), with a background from Brunella" in listed  # as called
+    assert "Reflex + Stealth vs Difficult" in listed
+    assert client.get(reverse("play:sheet-roll", args=[brunella.pk]), {"asked": asked.pk}).status_code == 200
+    seeded(monkeypatch)
+    assert client.post(answer_url(asked), **HX).status_code == 200
+    assert Roll.objects.get().spec["sheet"]["skill_name"] == "Stealth"
+
+
+def test_answering_from_the_sheet_adds_a_specialization_at_the_roll_pages_chance(client, monkeypatch, table, gm,
+                                                                                player, brunella) -> None:  # fmt: skip
+    """One mechanic, one path: the roll page, an answered call and the engine agree on the chance of
+    Fighting with the Longsword specialization and Uncle Otto."""
+    asked = call(table, gm, [brunella], skill="Fighting", difficulty="challenging", ability_roll="normal").asked.get()
+    client.force_login(player)
+    roll_url = reverse("play:sheet-roll", args=[brunella.pk])
+    answering = client.get(roll_url, {"asked": asked.pk})
+    assert '<select name="specialization"' in html(answering)  # the sheet's to add
+    assert '<option value="8">Longsword (1)</option>' in html(answering)
+    chosen = {"skill": FIGHTING, "specialization": LONGSWORD_SPEC, "asset": UNCLE_OTTO, "difficulty": "challenging"}
+    with_call = client.get(roll_url, {**chosen, "asked": asked.pk})
+    without_call = client.get(roll_url, chosen)  # the odds a player sees without a call
+    assert "Longsword 1: Skill +1" in text(with_call)
+    bare = sheet_rolls.chance_of(brunella, sheet_rolls.build(brunella, [], {"skill": FIGHTING, "difficulty":
+                                                                            "challenging"}, gm=False))  # fmt: skip
+    expected = page_chance(without_call)
+    assert page_chance(with_call) == expected != bare
+    seeded(monkeypatch)
+    assert client.post(roll_url, {**chosen, "asked": asked.pk}).status_code == 302
+    roll = Roll.objects.get()
+    assert Fraction(roll.chance) == expected
+    assert roll.spec["sheet"]["specialization"]["id"] == LONGSWORD_SPEC
+    assert roll.spec["sheet"]["asset"]["id"] == UNCLE_OTTO
+
+
+def test_the_call_form_speaks_a_players_words(client, table, gm, brunella) -> None:
+    client.force_login(gm)
+    page = html(client.get(dashboard(table)))
+    form = page[page.index('id="dashboard-call"') : page.index("</form>", page.index('id="dashboard-call"'))]
+    for words in ("Kind of roll", "Skill check", "Reaction check (Charm + the skill)", "Background or impairment",
+                  "The skill’s own ability", "Extra Ability steps", "Moderate (d10)"):  # fmt: skip
+        assert words in form, words
+    for code in ("AbilityRoll", ">check<", ">reaction<", ">normal<", "Ability Steps"):
+        assert code not in form, code
+    kinds = form[form.index('name="kind"') : form.index("</select>", form.index('name="kind"'))]
+    assert ">none<" not in kinds  # a kind is always rolled: the default is chosen, not a blank
+
+
+def test_the_d6_call_form_speaks_a_players_words_too(client, d6_campaign, gm, player) -> None:
+    from tests.characters.test_d6_pages import made
+
+    client.force_login(player)
+    made(client, d6_campaign, player)
+    client.force_login(gm)
+    page = html(client.get(dashboard(d6_campaign)))
+    form = page[page.index('id="dashboard-call"') : page.index("</form>", page.index('id="dashboard-call"'))]
+    assert ">Stat or skill<" in form
+    assert ">Difficulty number<" in form
+    assert ">Item<" not in form
+
+
+def test_a_player_answering_a_secret_call_is_told_it_was_rolled(client, monkeypatch, table, gm, player,
+                                                                brunella) -> None:  # fmt: skip
+    seeded(monkeypatch)
+    client.force_login(player)
+    roll_url = reverse("play:sheet-roll", args=[brunella.pk])
+    for headers in ({}, HX):
+        asked = call(table, gm, [brunella], secret=True).asked.get()
+        response = client.post(roll_url, {"skill": SNEAKING, "asked": asked.pk}, follow=not headers, **headers)
+        assert "Rolled in secret" in text(response)
+        assert "total" not in text(response).split("Rolled in secret")[1][:200]
+    asked = call(table, gm, [brunella], secret=True).asked.get()
+    response = client.post(answer_url(asked), follow=True)
+    assert "in secret" in text(response)
+    assert Roll.objects.filter(secret=True).count() == 3
+    # The list every open dashboard reads again once it is answered keeps saying so, until the GM reveals it.
+    from play.live import requests_html
+
+    listed = requests_html(table.pk, player, gm=False)
+    last = Roll.objects.order_by("-seq").first()
+    assert f"Rolled in secret (#{last.seq})" in listed
+    assert listed.count("Rolled in secret (#") == 3
+    assert "total" not in listed
+    client.force_login(gm)
+    client.post(reverse("play:reveal-roll", args=[table.pk, last.seq]))
+    assert requests_html(table.pk, player, gm=False).count("Rolled in secret (#") == 2

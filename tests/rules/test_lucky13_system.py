@@ -349,26 +349,63 @@ def test_an_impairment_taken_for_a_specialization_stays_unless_the_gm_removes_it
 
 
 def test_a_proposed_roll_is_said_as_the_gm_would_call_it() -> None:
-    """The GM's calls: a call names the skill from the campaign's list and rolls its own ability; what
-    only the sheet adds (a specialization, an asset, a helper) is the player's when answering."""
+    """The GM's calls: a call names the skill from the campaign's list, and the ability only where it
+    is not the skill's linked one (README, "The GM's call names the ability too"); what only the sheet
+    adds (a specialization, an asset, a helper) is not the call's."""
     system = get("lucky13")
     wizard = sheet()
     spellcasting = next(s for s in wizard.skills if s.name == "Spellcasting")
     fighting = next(s for s in wizard.skills if s.name == "Fighting")
     situation = {"skill": spellcasting.id, "specialization": spellcasting.specializations[0].id, "asset": 8,
-                 "difficulty": "easy", "ability_roll": "impairment"}  # fmt: skip
+                 "difficulty": "easy", "ability_roll": "impairment", "ability": spellcasting.ability}  # fmt: skip
     call = system.situation_call(wizard, situation, OPTIONS)
     assert call.model_dump(mode="json") == {
-        "kind": "check", "skill": "Spellcasting", "difficulty": "easy", "ability_roll": "impairment",
+        "kind": "check", "skill": "Spellcasting", "ability": None, "difficulty": "easy", "ability_roll": "impairment",
         "ability_steps": 0, "skill_steps": 0,
     }  # fmt: skip
     reaction = system.situation_call(wizard, {"reaction": True, "skill": fighting.id}, OPTIONS)
     assert (reaction.kind, reaction.skill) == ("reaction", "Fighting")
     assert system.situation_call(wizard, {"kind": "reaction"}, OPTIONS).skill is None  # Charm alone
-    with pytest.raises(SpecError) as other_ability:
-        system.situation_call(wizard, {"skill": fighting.id, "ability": "charm"}, OPTIONS)
-    assert other_ability.value.field == "ability"
+    other = system.situation_call(wizard, {"skill": fighting.id, "ability": "pulse"}, OPTIONS)
+    assert (other.skill, other.ability) == ("Fighting", "pulse")  # a player may propose another ability
+    assert system.call_words(other, OPTIONS).startswith("Pulse + Fighting check")
     renamed = {**OPTIONS, "skills": [e for e in OPTIONS["skills"] if e["name"] != "Fighting"]}
     with pytest.raises(SpecError) as unlisted:
         system.situation_call(wizard, {"skill": fighting.id}, renamed)
     assert unlisted.value.field == "skill"
+
+
+def test_the_gms_call_names_the_ability_or_rolls_the_skills_own() -> None:
+    """README, "The GM's call names the ability too": "Roll a d10 plus your Pulse and your Fighting
+    dice" rolls Pulse; without one, the skill's linked ability; a skill linked to none is never rolled
+    with a default ability: the call must name one (and a roll from the sheet must choose one)."""
+    system = get("lucky13")
+    wizard = sheet()
+    fighting = next(s for s in wizard.skills if s.name == "Fighting")
+    call = system.call_model.model_validate({"skill": "Fighting", "ability": "pulse", "difficulty": "difficult"})
+    fixed = system.call_situation(wizard, call, OPTIONS)
+    assert (fixed["skill"], fixed["ability"]) == (fighting.id, "pulse")
+    made = system.sheet_roll(wizard, fixed, OPTIONS)
+    assert made.details["ability"] == "pulse"
+    assert made.spec["ability"] == wizard.abilities.pulse
+    own = system.call_situation(wizard, system.call_model.model_validate({"skill": "Fighting"}), OPTIONS)
+    assert own["ability"] == fighting.ability
+    unlinked = wizard.model_copy(update={"skills": tuple(
+        s.model_copy(update={"ability": None}) if s.id == fighting.id else s for s in wizard.skills
+    )})  # fmt: skip
+    with pytest.raises(SpecError) as no_ability:
+        system.call_situation(unlinked, system.call_model.model_validate({"skill": "Fighting"}), OPTIONS)
+    assert no_ability.value.field == "ability"
+    assert "name the ability" in no_ability.value.message
+    with pytest.raises(SpecError) as page:
+        system.sheet_roll(unlinked, {"skill": fighting.id}, OPTIONS)
+    assert page.value.field == "ability"
+    assert system.sheet_roll(unlinked, {"skill": fighting.id, "ability": "will"}, OPTIONS).details["ability"] == "will"
+    with pytest.raises(SpecError) as reaction:
+        system.call_situation(wizard, system.call_model.model_validate({"kind": "reaction", "ability": "pulse"}),
+                              OPTIONS)  # fmt: skip
+    assert reaction.value.field == "ability"
+    named = dict(system.call_choices(OPTIONS))
+    assert named["ability"][0] == ("", "The skill’s own ability")
+    assert ("pulse", "Pulse") in named["ability"]
+    assert named["kind"] == [("check", "Skill check"), ("reaction", "Reaction check (Charm + the skill)")]

@@ -99,9 +99,9 @@ class Call(Document):
     """The GM's call: what is rolled (a stat or a skill by its name in the campaign's list) and against
     what difficulty: a number, a band, or a number inside a band."""
 
-    item: Annotated[Name, Field(min_length=1)]
-    difficulty: Difficulty | None = None
-    band: BandKey | None = None
+    item: Annotated[Name, Field(min_length=1)] = Field(..., title="Stat or skill")
+    difficulty: Difficulty | None = Field(None, title="Difficulty number")
+    band: BandKey | None = Field(None, title="Band")
 
 
 def _difficulty_words(difficulty: int | None, band_key: str | None) -> str:

@@ -41,7 +41,9 @@ class Situation(BaseModel):
     skill: ItemRef = Field(..., description="The skill, by its id on the sheet.")
     specialization: ItemRef | None = Field(None, description="A specialization of the skill, by id (a check only).")
     ability: Literal[ABILITY_KEYS] | None = Field(  # type: ignore[valid-type]
-        None, description="The ability to roll instead of the skill's own (a check only)."
+        None,
+        description="The ability rolled with the skill (a check only): by default the skill's linked one; a skill "
+        "linked to none needs one named.",
     )
     difficulty: Difficulty = Difficulty.MODERATE
     ability_roll: AbilityRoll = Field(
@@ -61,20 +63,30 @@ class Situation(BaseModel):
 
 class Call(BaseModel):
     """The GM's call for a roll ("The GM's calls"): what the GM names, for each character it is asked
-    of; the player adds what only the sheet knows (a specialization, an asset, a helper)."""
+    of; the player adds what only the sheet knows (a specialization, an asset, a helper). The call may
+    name the ability, as the rule text does ("Roll a d10 plus your Pulse and your Fighting dice");
+    without one, the skill's linked ability."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     kind: Literal["check", "reaction"] = Field(
-        "check", description="A skill check, or a reaction check (Charm, stepped by reputation, + the skill)."
+        "check",
+        title="Kind of roll",
+        description="A skill check, or a reaction check (Charm, stepped by reputation, + the skill).",
     )
     skill: Annotated[Name, Field(min_length=1)] | None = Field(
         None, description="The skill, by its name in the campaign's list (a reaction check may name none)."
     )
-    difficulty: Difficulty = Difficulty.MODERATE
+    ability: Literal[ABILITY_KEYS] | None = Field(  # type: ignore[valid-type]
+        None,
+        title="Ability",
+        description="The ability rolled with the skill (a check only); without one, the skill's linked ability.",
+    )
+    difficulty: Difficulty = Field(Difficulty.MODERATE, title="Difficulty")
     ability_roll: AbilityRoll = Field(
         AbilityRoll.NORMAL,
+        title="Background or impairment",
         description="Roll the Ability die twice: keep the higher (background) or lower (impairment).",
     )
-    ability_steps: Steps = Field(0, description="Situational steps for the Ability die.")
-    skill_steps: Steps = Field(0, description="Situational steps for the Skill die.")
+    ability_steps: Steps = Field(0, title="Extra Ability steps", description="Situational steps for the Ability die.")
+    skill_steps: Steps = Field(0, title="Extra Skill steps", description="Situational steps for the Skill die.")

@@ -464,16 +464,26 @@ class Lucky13:
     )
 
     def call_choices(self, options: Mapping[str, Any]) -> Mapping[str, Sequence[tuple[str, str]]]:
-        """The campaign's skills by name, and each difficulty with its die."""
+        """The kinds of check, the campaign's skills by name, the abilities by the campaign's names (or
+        none: the skill's own), and each difficulty with its die."""
+        names = _ability_names(options)
         return {
+            "kind": [("check", "Skill check"), ("reaction", f"Reaction check ({names['charm']} + the skill)")],
             "skill": [(entry["name"], entry["name"]) for entry in options["skills"]],
+            "ability": [("", "The skill’s own ability"), *names.items()],
             "difficulty": [(d.value, f"{d.value.title()} ({d.die.label})") for d in Difficulty],
             "ability_roll": [(value, words) for value, words in ABILITY_ROLL_CHOICES],
         }
 
     def call_situation(self, sheet: Sheet, call: Call, options: Mapping[str, Any]) -> dict[str, Any]:  # type: ignore[override]
-        """The situation's called parts for this sheet: its skill of the call's name (case aside) by id.
-        A check rolls the skill's own ability; a reaction check Charm ("Reaction checks")."""
+        """The situation's called parts for this sheet: its skill of the call's name (case aside) by id,
+        and the ability: the call's ("Roll a d10 plus your Pulse and your Fighting dice"), else the
+        skill's linked one; a skill linked to none asks the call for one. A reaction check rolls Charm
+        ("Reaction checks")."""
+        names = _ability_names(options)
+        reaction = call.kind == "reaction"
+        if reaction and call.ability not in (None, "charm"):
+            raise SpecError("ability", f"a reaction check rolls {names['charm']}")
         situation: dict[str, Any] = {
             "kind": call.kind,
             "reaction": call.kind == "reaction",
@@ -493,6 +503,11 @@ class Lucky13:
         if skill is None:
             raise SpecError("skill", f"the sheet has no skill called {call.skill}")
         situation["skill"] = skill.id
+        if not reaction:
+            ability = call.ability or skill.ability
+            if ability is None:
+                raise SpecError("ability", f"{skill.name} has no linked ability: name the ability the call rolls")
+            situation["ability"] = ability
         return situation
 
     def end_adventure(self, sheet: Sheet, options: Mapping[str, Any]) -> tuple[Sheet, str] | None:
@@ -504,6 +519,8 @@ class Lucky13:
         charm = dict(zip(ABILITY_KEYS, options["ability_names"], strict=True))["charm"]
         if call.kind == "reaction":
             what = f"Reaction check ({charm}" + (f" + {call.skill})" if call.skill else ")")
+        elif call.ability:
+            what = f"{_ability_names(options)[call.ability]} + {call.skill} check"
         else:
             what = f"{call.skill} check"
         words = [what, f"{call.difficulty.value.title()} ({call.difficulty.die.label})"]
@@ -516,24 +533,27 @@ class Lucky13:
 
     def situation_call(self, sheet: Sheet, situation: Mapping[str, Any], options: Mapping[str, Any]) -> Call:  # type: ignore[override]
         """A player's roll as the GM would call it: the kind, the skill by its name in the campaign's
-        list, the difficulty, a background or an impairment and any extra steps. A call rolls the
-        skill's own ability ("Skill checks"; Charm on a reaction check), so another one cannot be
-        proposed; the specialization, asset and helper are the player's to add when answering."""
+        list, the ability where it is not the skill's linked one (a player may propose one, as the GM
+        may call one), the difficulty, a background or an impairment and any extra steps. The
+        specialization, asset and helper are not a call's: a proposal carries them beside it."""
         reaction = bool(situation.get("reaction")) or situation.get("kind") == "reaction"
         skill, _ = _skill_of(sheet, situation, required=not reaction)
         name = None
+        ability = None
         if skill is not None:
-            own = skill.ability or ABILITY_KEYS[0]
-            if not reaction and situation.get("ability") not in (None, own):
-                ability = dict(zip(ABILITY_KEYS, options["ability_names"], strict=True))[own]
-                raise SpecError("ability", f"the GM's call rolls {skill.name} with its own ability, {ability}")
             wanted = skill.name.casefold()
             name = next((e["name"] for e in options["skills"] if e["name"].casefold() == wanted), None)
             if name is None:
                 raise SpecError("skill", f"the GM calls only the campaign's skills, and {skill.name} is not one")
+            if not reaction:
+                chosen = situation.get("ability") or skill.ability
+                if chosen is None:
+                    raise SpecError("ability", f"{skill.name} has no linked ability: choose the ability to roll")
+                ability = chosen if chosen != skill.ability else None
         return Call(
             kind="reaction" if reaction else "check",
             skill=name,
+            ability=ability,
             difficulty=parse_choice(situation, "difficulty", Difficulty, Difficulty.MODERATE),
             ability_roll=parse_choice(situation, "ability_roll", AbilityRoll, AbilityRoll.NORMAL),
             ability_steps=parse_steps(situation, "ability_steps"),
@@ -561,7 +581,9 @@ class Lucky13:
                 raise SpecError("ability", f"a reaction check rolls {names['charm']}")
             ability_key = "charm"
         else:
-            ability_key = situation.get("ability") or skill.ability or ABILITY_KEYS[0]
+            ability_key = situation.get("ability") or skill.ability
+            if ability_key is None:
+                raise SpecError("ability", f"{skill.name} has no linked ability: choose the ability to roll")
             if ability_key not in names:
                 raise SpecError("ability", f"choose one of {', '.join(names.values())}")
         help_with = situation.get("help_with", "skill")
