@@ -809,6 +809,8 @@ class Lucky13:
         ):
             purchase = suggestion.purchase
             if purchase.kind == "ability":
+                if purchase.ability == "pulse" and _down(sheet) is not None:
+                    continue  # nothing bought raises the dying or the dead (:func:`_not_down`)
                 key = f"ability:{purchase.ability}"
             else:
                 skill = by_name[purchase.skill]
@@ -845,7 +847,8 @@ class Lucky13:
     ) -> tuple[Sheet, Offer]:
         """The sheet after a purchase ("Skill advancement / Adventure Points"): a new specialization
         (4, at level 1; ``choice`` names it: ``{"name": …}``), one more level (4, at most 5), or the
-        next ability die (its size × 4, up to d12; a larger Pulse brings its row of hit points, full).
+        next ability die (its size × 4, up to d12; a larger Pulse brings its row of hit points, full,
+        and is refused to the dying and the dead: README, "Dying and dead characters").
 
         ``choice["before"]``, when given, is what the buyer saw (:meth:`offer_fields`): if the
         sheet shows something else now, nothing is bought (``SpecError`` on ``before``). A
@@ -855,6 +858,8 @@ class Lucky13:
         aimed = target(sheet, offer)
         names = _ability_names(options)
         if aimed.kind is PurchaseKind.ABILITY:
+            if aimed.ability == "pulse":
+                _not_down(sheet, names["pulse"])
             purchase = buy_ability(aimed.ability, StepDie(aimed.before))
             abilities = sheet.abilities.model_copy(update={aimed.ability: StepDie(purchase.after).label})
             bought = sheet.model_copy(update={"abilities": abilities})
@@ -1217,6 +1222,29 @@ def _replace_skill(sheet: Sheet, old: Skill, new: Skill) -> Sheet:
 
 
 SYSTEM: Final = Lucky13()
+
+
+def _down(sheet: Sheet) -> Condition | None:
+    """Whether a finished character is dying or dead ("Death & dying"); None for one who is up, or a draft."""
+    if sheet.creation.step or sheet.abilities.pulse is None or sheet.hit_points is None:
+        return None
+    state = condition(sheet.hit_points, StepDie.parse(sheet.abilities.pulse))
+    return None if state is Condition.UP else state
+
+
+def _not_down(sheet: Sheet, pulse: str) -> None:
+    """README, "Dying and dead characters": "nothing bought with points raises them … A purchase of
+    Pulse by a dying or dead character is refused" (a larger Pulse would bring a row of hit points and
+    push death further off). :class:`SpecError` on ``hit_points``: the sheet cannot take it now."""
+    state = _down(sheet)
+    if state is not None:
+        raise SpecError(
+            "hit_points",
+            f"the character is {state.value}: Adventure Points buy training, not healing, so {pulse} cannot be "
+            "raised until they are healed above 0 hit points"
+            if state is Condition.DYING
+            else f"the character is dead: Adventure Points buy training, not healing, so {pulse} cannot be raised",
+        )
 
 
 def able(sheet: Sheet, options: Mapping[str, Any]) -> None:
