@@ -12,7 +12,7 @@ from typing import Any, ClassVar, Final
 
 from pydantic import ValidationError
 
-from rules.dice import DiceError, StepDie
+from rules.dice import BASE_SIZES, DiceError, StepDie
 from rules.document import Problem, problems_of, with_new_ids
 from rules.systems.base import (
     CreationStep,
@@ -443,7 +443,7 @@ class Lucky13:
         )
 
     #: "Modifiers": the GM's extra steps are the GM's to give.
-    gm_situation: Final = frozenset({"ability_steps", "skill_steps"})
+    gm_situation: Final = frozenset({"ability_steps", "skill_steps", "npc_helper", "npc_helper_die"})
     situation_model: ClassVar = Situation
     situation_characters: Final = frozenset({"helper", "opponent"})
 
@@ -614,13 +614,27 @@ class Lucky13:
             helper = others(helper_id) if _is_id(helper_id) else None
             if helper is None:
                 raise SpecError("helper", "choose another character in play in this campaign")
-            die = _helper_die(helper, skill, ability_key, help_with)
+            if situation.get("npc_helper") or situation.get("npc_helper_die"):
+                raise SpecError("npc_helper", "one helper: another character or an NPC, not both")
+            try:
+                able(helper.sheet, options)  # type: ignore[arg-type]
+            except SpecError as error:  # README, "Dying and dead characters": they neither act nor help
+                raise SpecError("helper", f"{helper.name} cannot help: {error.message}") from None
+            die = _helper_die(helper, skill, ability_key, help_with, options)
             steps = assist_steps(die)
             normal["assist"] = {"die": die.label, "with": help_with, "name": helper.name}
             details["assist"] = {"character": helper_id, "name": helper.name, "with": help_with,
                                  "die": die.label, "steps": steps}  # fmt: skip
             what = "Skill" if help_with == "skill" else "Ability"
             said.append(f"{helper.name} helps ({die.label}): {what} +{steps}")
+        elif situation.get("npc_helper") or situation.get("npc_helper_die"):
+            name, die = _npc_helper(situation)
+            steps = assist_steps(die)
+            normal["assist"] = {"die": die.label, "with": help_with, "name": name}
+            details["assist"] = {"character": None, "npc": True, "name": name, "with": help_with,
+                                 "die": die.label, "steps": steps}  # fmt: skip
+            what = "Skill" if help_with == "skill" else "Ability"
+            said.append(f"{name} (an NPC) helps ({die.label}): {what} +{steps}")
         elif situation.get("assist") is not None:
             normal["assist"] = situation["assist"]
         if reaction:
@@ -1171,17 +1185,34 @@ def _item(items: Any, item_id: Any, field: str, missing: str) -> Any:
     return found
 
 
-def _helper_die(helper: Other, skill: Skill, ability_key: str, help_with: str) -> StepDie:
+def _helper_die(helper: Other, skill: Skill, ability_key: str, help_with: str, options: Mapping[str, Any]) -> StepDie:
     """ "Characters assisting characters": the helper's die in what they help with: their skill of the
-    same name, or their die of the same ability."""
-    theirs = helper.sheet
+    same name, or their die of the same ability, as they would roll it (a wounded helper's Pulse is
+    the current Pulse die: README, "Wounded Pulse")."""
+    theirs: Sheet = helper.sheet  # type: ignore[assignment]
     if help_with == "skill":
-        same = next((s for s in theirs.skills if s.name.casefold() == skill.name.casefold()), None)  # type: ignore[attr-defined]
+        same = next((s for s in theirs.skills if s.name.casefold() == skill.name.casefold()), None)
         if same is None or same.die is None:
             raise SpecError("help_with", f"{helper.name} has no {skill.name} skill to help with")
         return StepDie.parse(same.die)
-    die = getattr(theirs.abilities, ability_key)  # type: ignore[attr-defined]
-    return StepDie.parse(die) if die else StepDie.none()
+    if not getattr(theirs.abilities, ability_key):
+        return StepDie.none()
+    return rolled_ability(theirs, ability_key, options)
+
+
+def _npc_helper(situation: Mapping[str, Any]) -> tuple[str, StepDie]:
+    """ "Characters assisting characters": "When a PC or NPC assists". Outside a fight an NPC has no
+    sheet: the GM names it (``npc_helper``) and its die in what it helps with (``npc_helper_die``,
+    d4 … d12)."""
+    name = situation.get("npc_helper")
+    if not isinstance(name, str) or not name.strip():
+        raise SpecError("npc_helper", "name the NPC who helps")
+    dice = {StepDie(rung).label: StepDie(rung) for rung in range(1, len(BASE_SIZES) + 1)}
+    given = situation.get("npc_helper_die")
+    die = dice.get(given) if isinstance(given, str) else None
+    if die is None:
+        raise SpecError("npc_helper_die", f"give {name.strip()}'s die in what they help with (d4 … d12)")
+    return name.strip(), die
 
 
 def _assist_of(situation: Mapping[str, Any]) -> tuple[StepDie | None, str, str]:
