@@ -321,3 +321,26 @@ def test_a_player_gives_neither_side_the_gms_steps(client, brunella, otto, playe
     assert response.status_code == 400
     assert "Only the GM can add extra steps" in text(response)
     assert not Roll.objects.exists()
+
+
+@pytest.mark.browser
+@pytest.mark.django_db(transaction=True)
+def test_in_a_browser_the_gm_sets_up_both_sides_and_a_race(live_server, page, problems, campaign, gm, other_player):
+    from django.test import Client
+    from playwright.sync_api import expect
+
+    brunella = make_character(campaign, gm, name="Brunella")
+    otto = make_character(campaign, other_player, name="Otto")
+    client = Client()
+    client.force_login(gm)
+    page.context.add_cookies([{"name": "sessionid", "value": client.cookies["sessionid"].value,
+                               "url": live_server.url}])  # fmt: skip
+    page.goto(f"{live_server.url}{url(brunella)}?skill={FIGHTING}&opponent={otto.pk}")
+    page.get_by_label("Their specialization").select_option(str(LONGSWORD_SPEC))
+    page.get_by_label("Who resists (a draw holds for them)").select_option("neither")
+    page.get_by_role("button", name="Show the chances").click()
+    chances = page.locator("#contest-chance")
+    expect(chances).to_contain_text("A draw (a race: neither side wins)")
+    expect(chances).to_contain_text("A dilemma for Otto")
+    expect(chances).to_contain_text("against Otto (Reflex + Fighting (Longsword 1))")
+    assert problems == []
