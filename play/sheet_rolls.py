@@ -32,7 +32,7 @@ from play.models import Roll, RollAsked, RollKind, RollProposal
 from play.rolls import record_roll
 from rules.systems.base import Other, SheetRoll, SpecError
 
-GM_ONLY_STEPS: Final = "Only the GM can add extra steps."
+GM_ONLY_STEPS: Final = "Only the GM can add extra steps or an NPC's help."
 GM_CALLS: Final = (
     "In this campaign the GM calls for rolls: answer one of the GM's roll requests, or ask the GM to call this one."
 )

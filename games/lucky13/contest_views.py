@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import secrets
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Final
 from urllib.parse import urlencode
 
 from django import forms
@@ -31,21 +31,62 @@ from play.roll_views import roll_entry
 from rules.systems import lucky13
 from rules.systems.base import SheetRoll, SpecError
 from rules.systems.lucky13 import encounter as encounter_rules
-from web.fields import ChoiceField, TextField, TypedChoiceField, whole_key
+from web.fields import ChoiceField, TextField, TypedChoiceField, steps_field, whole_key
+
+HELP_WITH: Final = [("skill", "the skill"), ("ability", "the ability")]
+NPC_DICE: Final = [("", "—"), *((die, die) for die in ("d4", "d6", "d8", "d10", "d12"))]
+RESISTS: Final = [
+    ("them", "The other side (the status quo)"),
+    ("us", "This side (the status quo)"),
+    ("neither", "Neither: a race, a draw is a draw"),
+]
+#: The GM's parts of a contest: extra steps and an NPC's help, for either side.
+GM_FIELDS: Final = ("npc_helper", "npc_helper_die", "ability_steps", "skill_steps", "opponent_npc_helper",
+                    "opponent_npc_helper_die", "opponent_ability_steps", "opponent_skill_steps")  # fmt: skip
+#: What the form passes on to the engine, as the situation of the contest.
+SIDE_PARTS: Final = (
+    "ability", "specialization", "asset", "helper", "help_with", "npc_helper", "npc_helper_die", "ability_steps",
+    "skill_steps", "opponent", "opponent_skill", "opponent_name", "opponent_specialization", "opponent_ability_roll",
+    "opponent_asset", "opponent_helper", "opponent_help_with", "opponent_npc_helper", "opponent_npc_helper_die",
+    "opponent_ability_steps", "opponent_skill_steps", "resists",
+)  # fmt: skip
 
 
 class ContestForm(forms.Form):
-    """The character's side (skill, ability, a background or an impairment, an asset) and the other side.
-    ``opening``: the page as the sheet's link opens it, before any other side is named; nothing is refused."""
+    """The character's side and the other side, each with what a check takes (README, "Contests outside
+    combat"): a background or an impairment, a specialization, an asset, a helper (a character, or an NPC
+    the GM names) and the GM's steps; and who resists, so who a draw goes to. ``opening``: the page as the
+    sheet's link opens it, before any other side is named; nothing is refused."""
 
     skill = TypedChoiceField(label="Skill", coerce=int)
+    specialization = TypedChoiceField(label="Specialization", coerce=int, required=False, empty_value=None)
     ability = ChoiceField(label="Ability", required=False)
     ability_roll = ChoiceField(
         label="Background or impairment", choices=lucky13.ABILITY_ROLL_CHOICES, initial="normal", required=False
     )
     asset = TypedChoiceField(label="Asset", coerce=int, required=False, empty_value=None)
+    helper = TypedChoiceField(label="Assisted by", coerce=int, required=False, empty_value=None)
+    help_with = ChoiceField(label="They help with", choices=HELP_WITH, required=False)
+    npc_helper = TextField(label="Or an NPC (GM only)", required=False, max_length=lucky13.MAX_NAME)
+    npc_helper_die = ChoiceField(label="The NPC's die", required=False, choices=NPC_DICE)
+    ability_steps = steps_field("GM: extra Ability steps")
+    skill_steps = steps_field("GM: extra Skill steps")
     opponent = TypedChoiceField(label="Against a character", coerce=int, required=False, empty_value=None)
     opponent_skill = ChoiceField(label="Their skill", required=False)
+    opponent_specialization = TypedChoiceField(
+        label="Their specialization", coerce=int, required=False, empty_value=None
+    )
+    opponent_ability_roll = ChoiceField(
+        label="Their background or impairment", choices=lucky13.ABILITY_ROLL_CHOICES, initial="normal", required=False
+    )
+    opponent_asset = TypedChoiceField(label="Their asset", coerce=int, required=False, empty_value=None)
+    opponent_helper = TypedChoiceField(label="Assisted by", coerce=int, required=False, empty_value=None)
+    opponent_help_with = ChoiceField(label="Their helper helps with", choices=HELP_WITH, required=False)
+    opponent_npc_helper = TextField(label="Or an NPC helps them (GM only)", required=False, max_length=lucky13.MAX_NAME)
+    opponent_npc_helper_die = ChoiceField(label="That NPC's die", required=False, choices=NPC_DICE)
+    opponent_ability_steps = steps_field("GM: extra Ability steps for them")
+    opponent_skill_steps = steps_field("GM: extra Skill steps for them")
+    resists = ChoiceField(label="Who resists (a draw holds for them)", choices=RESISTS, initial="them", required=False)
     opponent_dice = TextField(
         label="Or against dice the GM names",
         required=False,
@@ -73,9 +114,21 @@ class ContestForm(forms.Form):
         self.character = character
         names = dict(zip(lucky13.ABILITY_KEYS, character.campaign.settings["ability_names"], strict=True))
         self.fields["skill"].choices = [(s.id, s.name) for s in sheet.skills]
+        self.fields["specialization"].choices = [("", "none"), *_specializations(sheet)]
         self.fields["ability"].choices = [("", "the skill's own"), *names.items()]
         self.fields["asset"].choices = [("", "none"), *((a.id, a.name) for a in sheet.assets)]
-        self.fields["opponent"].choices = [("", "nobody"), *((o.pk, o.name) for o in opponents)]
+        everyone = [("", "nobody"), *((o.pk, o.name) for o in opponents)]
+        self.fields["opponent"].choices = everyone
+        self.fields["helper"].choices = everyone
+        self.fields["opponent_helper"].choices = everyone
+        # The other side's own items: those of the character named as the other side.
+        chosen = next((o for o in opponents if str(o.pk) == str(merged.get("opponent"))), None)
+        theirs = chosen.document if chosen is not None else None
+        self.fields["opponent_specialization"].choices = [("", "none"), *(_specializations(theirs) if theirs else ())]
+        self.fields["opponent_asset"].choices = [
+            ("", "none"),
+            *((a.id, a.name) for a in (theirs.assets if theirs else ())),
+        ]
         skills = [entry["name"] for entry in character.campaign.settings["skills"]]
         self.fields["opponent_skill"].choices = [("", "the same skill"), *((n, n) for n in skills)]
         self.opponents = opponents
@@ -86,16 +139,22 @@ class ContestForm(forms.Form):
             self.fields["opponent_npc"].choices = [("", "none"), *((side.key, side.words) for side in npcs)]
         else:
             del self.fields["opponent_npc"]
+        self.refused_steps = not character.viewer_is_gm and any(
+            merged.get(name) not in (None, "", "0") for name in GM_FIELDS
+        )
         if not character.viewer_is_gm:
-            del self.fields["secret"]
+            for name in ("secret", *GM_FIELDS):
+                del self.fields[name]
 
     def clean(self) -> dict[str, Any]:
         cleaned = super().clean() or {}
+        if self.refused_steps:
+            self.add_error(None, sheet_rolls.GM_ONLY_STEPS)
         if self.errors:
             return cleaned
         situation: dict[str, Any] = {"skill": cleaned["skill"], "ability_roll": cleaned.get("ability_roll") or "normal"}
-        for key in ("ability", "asset", "opponent", "opponent_skill", "opponent_name"):  # not "secret": the log's
-            if cleaned.get(key) not in (None, ""):
+        for key in SIDE_PARTS:  # not "secret": the log's
+            if cleaned.get(key) not in (None, "", 0):
                 situation[key] = cleaned[key]
         dice = cleaned.get("opponent_dice") or ""
         npc = self.npcs.get(cleaned.get("opponent_npc") or "")
@@ -110,6 +169,8 @@ class ContestForm(forms.Form):
             return cleaned
         if dice:
             situation["opponent_dice"] = [part.strip() for part in dice.replace(",", "+").split("+") if part.strip()]
+        if situation.get("opponent_ability_roll") == "normal":
+            del situation["opponent_ability_roll"]
         try:
             self.made = sheet_rolls.build(self.character, self.opponents, situation, gm=self.character.viewer_is_gm)
         except SpecError as error:
@@ -122,6 +183,10 @@ class ContestForm(forms.Form):
     def query(self) -> dict[str, str]:
         """The form's choices, as the roll's POST and the redirect after it repeat them."""
         return {name: str(value) for name, value in self.cleaned_data.items() if value not in (None, "", False)}
+
+
+def _specializations(sheet: Any) -> list[tuple[int, str]]:
+    return [(spec.id, f"{spec.name} ({skill.name})") for skill in sheet.skills for spec in skill.specializations]
 
 
 @dataclass(frozen=True, slots=True)
@@ -164,7 +229,8 @@ def contest(request: HttpRequest, pk: int) -> HttpResponse:
         return render(request, "characters/edit_refused.html", {"message": "No contests here.", "character": character},
                       status=404)  # fmt: skip
     data = request.POST if request.method == "POST" else request.GET
-    opponents = sheet_rolls.helpers_for(character, helper=whole_key(data.get("opponent", "")))
+    named = [whole_key(data.get(key, "")) for key in ("opponent", "helper", "opponent_helper")]
+    opponents = sheet_rolls.helpers_for(character, helper=[pk for pk in named if pk is not None])
     # The sheet's Contest link names only the skill: the page opens on the form, with nothing to refuse yet.
     opening = request.method != "POST" and not {"opponent", "opponent_dice", "opponent_npc"} & data.keys()
     form = ContestForm(data, character=character, opponents=opponents, npcs=npc_sides(character), opening=opening)

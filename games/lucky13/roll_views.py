@@ -31,11 +31,12 @@ from rules.systems import lucky13
 from rules.systems.base import SheetRoll, SpecError
 from rules.systems.lucky13 import AbilityRoll, Difficulty
 from web import presenters
-from web.fields import ChoiceField, TypedChoiceField, steps_field
+from web.fields import ChoiceField, TextField, TypedChoiceField, steps_field
 
 ROLL_SESSION_KEY: Final = "sheet-roll"
 DIFFICULTY_CHOICES: Final = [(d.value, f"{d.value.title()} ({d.die.label})") for d in Difficulty]
 ASSET_LEVELS: Final = dict(lucky13.ASSET_LEVELS)
+NPC_DICE: Final = [("", "—"), *((die, die) for die in ("d4", "d6", "d8", "d10", "d12"))]
 HELP_WITH_CHOICES: Final = [
     ("skill", "The skill (their die in it steps the Skill)"),
     ("ability", "The ability (their die in it steps the Ability)"),
@@ -61,6 +62,8 @@ class SheetRollForm(forms.Form):
     help_with = ChoiceField(
         label="They help with", choices=HELP_WITH_CHOICES, initial="skill", widget=forms.RadioSelect
     )
+    npc_helper = TextField(label="Or an NPC (GM only)", required=False, max_length=lucky13.MAX_NAME)
+    npc_helper_die = ChoiceField(label="The NPC's die", required=False, choices=NPC_DICE)
     ability_steps = steps_field("GM: extra Ability steps")
     skill_steps = steps_field("GM: extra Skill steps")
     secret = forms.BooleanField(label="Roll in secret (the players see it when you reveal it)", required=False)
@@ -143,7 +146,7 @@ class SheetRollForm(forms.Form):
 
     @staticmethod
     def gm_fields() -> tuple[str, ...]:
-        return ("ability_steps", "skill_steps")
+        return ("ability_steps", "skill_steps", "npc_helper", "npc_helper_die")
 
     def clean(self) -> dict[str, Any]:
         cleaned = super().clean() or {}
@@ -178,8 +181,8 @@ class SheetRollForm(forms.Form):
         }
         if not reaction:
             situation["ability"] = data["ability"]
-        for key in ("specialization", "asset", "helper"):
-            if data.get(key) is not None:
+        for key in ("specialization", "asset", "helper", "npc_helper", "npc_helper_die"):
+            if data.get(key) not in (None, ""):
                 situation[key] = data[key]
         return situation
 

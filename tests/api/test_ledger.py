@@ -268,6 +268,16 @@ def test_too_few_points_is_a_409_and_nothing_is_bought(api, brunella, gm, player
     assert state(brunella) == before
 
 
+def test_a_dead_character_buying_pulse_is_a_409_and_nothing_is_spent(api, campaign, gm, player) -> None:
+    casimir = make_character(campaign, player, name="Casimir", hit_points=-8)  # d8 Pulse: dead at −8
+    fund(casimir, gm, 40)
+    before = state(casimir)
+    response = api(player).post(f"/characters/{casimir.pk}/purchases", {"offer": "ability:pulse", "before": 3})
+    assert response.status_code == 409
+    assert "The character is dead: Adventure Points buy training, not healing" in response.json()["message"]
+    assert state(casimir) == before
+
+
 def test_a_purchase_from_a_stale_sheet_is_a_409(api, brunella, gm, player) -> None:
     fund(brunella, gm, 20)
     before = state(brunella)

@@ -317,6 +317,21 @@ def test_a_helper_without_the_skill_is_refused(api, brunella, otto, gm) -> None:
     assert not Roll.objects.exists()
 
 
+def test_a_dead_helper_is_refused_and_an_npc_helps_only_for_the_gm(api, brunella, otto, gm, player) -> None:
+    Character.objects.filter(pk=otto.pk).update(sheet={**otto.sheet, "hit_points": -8})  # d8 Pulse: dead
+    response = api(gm).post(f"/characters/{brunella.pk}/rolls", {"skill": FIGHTING, "helper": otto.pk})
+    assert response.status_code == 400
+    assert "Otto cannot help: the character is dead" in response.json()["message"]
+    assert "helper" in response.json()["errors"]
+    npc = {"skill": FIGHTING, "npc_helper": "Old Marta", "npc_helper_die": "d8"}
+    assert api(player).post(f"/characters/{brunella.pk}/rolls", npc).status_code == 403
+    assert not Roll.objects.exists()
+    assert api(gm).post(f"/characters/{brunella.pk}/rolls", {**npc, "npc_helper_die": "d20"}).status_code == 422
+    response = api(gm).post(f"/characters/{brunella.pk}/rolls", npc)
+    assert response.status_code == 201
+    assert Roll.objects.get().spec["skill"] == "d12+d6"  # Fighting d10, a d8 helper: 3 steps
+
+
 # --- The log --------------------------------------------------------------------------------------
 
 

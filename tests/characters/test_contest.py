@@ -14,7 +14,7 @@ from play.models import Roll
 from rules.systems import get, lucky13
 from rules.systems.base import Other, SpecError
 from tests.campaigns.helpers import html, text
-from tests.characters.conftest import FIGHTING, UNCLE_OTTO, brunella_sheet, make_character
+from tests.characters.conftest import FIGHTING, LONGSWORD_SPEC, TELEPORT, UNCLE_OTTO, brunella_sheet, make_character
 
 pytestmark = pytest.mark.django_db
 
@@ -214,3 +214,133 @@ def test_players_are_not_offered_the_npcs_and_one_side_only(client, brunella, ca
     assert stale.status_code == 400
     assert "999999" in text(stale)  # the refused value is named beside the field
     assert not Roll.objects.exists()
+
+
+# --- Each side takes what a check takes; who a draw goes to (README, "Contests outside combat") -------
+
+
+def _sheets():
+    system = get("lucky13")
+    party = {
+        7: Other("Otto", system.read_sheet(brunella_sheet())),
+        8: Other("Carl", system.read_sheet(brunella_sheet())),
+        9: Other("Dying", system.read_sheet(brunella_sheet(hit_points=-1))),
+    }
+    return system, system.validate_options({}), system.read_sheet(brunella_sheet()), party.get
+
+
+def test_the_other_character_rolls_what_a_check_takes() -> None:
+    """Otto (Reflex d10, Fighting d10) with a background, Longsword 1, Uncle Otto (level 3), Carl's Reflex
+    d10 helping his Reflex (4 steps) and the GM's +1 Ability, −1 Skill: Reflex 5 steps up, Fighting 3."""
+    system, options, sheet, others = _sheets()
+    situation = {"skill": FIGHTING, "opponent": 7, "opponent_ability_roll": "background",
+                 "opponent_specialization": LONGSWORD_SPEC, "opponent_asset": UNCLE_OTTO, "opponent_helper": 8,
+                 "opponent_help_with": "ability", "opponent_ability_steps": 1, "opponent_skill_steps": -1}  # fmt: skip
+    made = system.sheet_roll(sheet, situation, options, others)
+    assert made.spec["defender"] == ["d12+d10", "d12+d6"]
+    assert made.spec["defender_roll"] == "background"
+    assert made.details["opponent"]["specialization"] == {"id": LONGSWORD_SPEC, "name": "Longsword", "level": 1}
+    assert made.details["opponent"]["assist"]["name"] == "Carl"
+    assert "against Otto (Reflex + Fighting (Longsword 1))" in made.label
+    assert "Otto: Carl helps (d10): Ability +4" in made.steps
+    # Brunella's side takes the same: her specialization and a helper.
+    ours = system.sheet_roll(sheet, {"skill": FIGHTING, "specialization": LONGSWORD_SPEC, "helper": 8,
+                                     "opponent_dice": ["d10", "d10"]}, options, others)  # fmt: skip
+    assert ours.spec["attacker"] == ["d10", "d12+d10"]  # Fighting d10: 1 + Carl's Fighting d10 (4) = 5 up
+
+
+@pytest.mark.parametrize(("changes", "field"), [
+    ({"opponent_specialization": TELEPORT}, "opponent_specialization"),  # not of Otto's Fighting
+    ({"opponent_asset": 999}, "opponent_asset"),
+    ({"opponent_helper": 9}, "opponent_helper"),  # dying: neither acts nor helps
+    ({"helper": 7}, "helper"),  # the other side cannot help this one
+    ({"helper": 8, "opponent_helper": 8}, "opponent_helper"),  # nor one helper both
+    ({"opponent": None, "opponent_dice": ["d8"], "opponent_asset": UNCLE_OTTO}, "opponent_asset"),  # dice have no sheet
+    ({"resists": "both"}, "resists"),
+])  # fmt: skip
+def test_what_a_side_cannot_take_is_refused_by_its_field(changes, field) -> None:
+    system, options, sheet, others = _sheets()
+    situation = {"skill": FIGHTING, "opponent": 7, **changes}
+    with pytest.raises(SpecError) as refused:
+        system.sheet_roll(sheet, {k: v for k, v in situation.items() if v is not None}, options, others)
+    assert refused.value.field == field
+
+
+@pytest.mark.parametrize(("resists", "draw"), [(None, "defender"), ("them", "defender"), ("us", "attacker"),
+                                               ("neither", "none")])  # fmt: skip
+def test_the_side_that_resists_takes_a_draw_and_a_race_has_its_own(resists, draw) -> None:
+    system, options, sheet, others = _sheets()
+    situation = {"skill": FIGHTING, "opponent_dice": ["d10", "d10"], **({"resists": resists} if resists else {})}
+    made = system.sheet_roll(sheet, situation, options, others)
+    assert made.spec["draw"] == draw
+    chance = lucky13.opposed_chance(lucky13.parse_opposed(made.spec))
+    drawn = {"attacker": (1, 0), "defender": (0, 1), "none": (0, 0)}[draw]
+    assert chance.p_attacker_prevails == chance.p_attacker_wins + drawn[0] * chance.p_draw
+    assert chance.p_defender_prevails == chance.p_defender_wins + drawn[1] * chance.p_draw
+    # Otto rolls the same dice: 3 and 4 each, a draw; it goes as the side that resists says.
+    faces = iter([3, 4, 3, 4])
+    rolled = lucky13.roll_opposed(lucky13.parse_opposed(made.spec), Faces(faces))
+    assert (rolled.margin, rolled.winner) == (0, {"attacker": "attacker", "defender": "defender", "none": ""}[draw])
+
+
+class Faces(random.Random):
+    def __init__(self, faces) -> None:
+        super().__init__(0)
+        self.faces = faces
+
+    def randint(self, a: int, b: int) -> int:
+        return next(self.faces)
+
+
+def test_a_race_on_the_page_shows_the_draw_and_each_sides_dilemma(client, monkeypatch, brunella, otto, gm) -> None:
+    client.force_login(gm)
+    query = {"skill": FIGHTING, "opponent": otto.pk, "resists": "neither", "opponent_ability_roll": "impairment"}
+    response = client.get(url(brunella), query)
+    assert response.status_code == 200
+    made = response.context["made"]
+    chance = lucky13.opposed_chance(lucky13.parse_opposed(made.spec))
+    page = html(response)
+    assert "A draw (a race: neither side wins)" in text(response)
+    for p in (chance.p_draw, chance.p_attacker_dilemma, chance.p_defender_dilemma):
+        assert f"{p.numerator}/{p.denominator}" in page
+    assert made.spec["defender_roll"] == "impairment"
+    monkeypatch.setattr("games.lucky13.contest_views.secrets.SystemRandom", lambda: Faces(iter([3, 4, 3, 3, 4])))
+    shown = client.post(url(brunella), query, follow=True)
+    roll = Roll.objects.get()
+    assert (roll.outcome["winner"], roll.outcome["margin"]) == ("", 0)
+    assert "A draw" in text(shown)
+    assert "the other side holds" not in text(shown)
+
+
+def test_a_player_gives_neither_side_the_gms_steps(client, brunella, otto, player) -> None:
+    client.force_login(player)
+    page = client.get(url(brunella), {"skill": FIGHTING, "opponent": otto.pk})
+    assert 'name="opponent_skill_steps"' not in page.text
+    assert 'name="opponent_specialization"' in page.text
+    response = client.post(url(brunella), {"skill": FIGHTING, "opponent": otto.pk, "opponent_skill_steps": "2"})
+    assert response.status_code == 400
+    assert "Only the GM can add extra steps" in text(response)
+    assert not Roll.objects.exists()
+
+
+@pytest.mark.browser
+@pytest.mark.django_db(transaction=True)
+def test_in_a_browser_the_gm_sets_up_both_sides_and_a_race(live_server, page, problems, campaign, gm, other_player):
+    from django.test import Client
+    from playwright.sync_api import expect
+
+    brunella = make_character(campaign, gm, name="Brunella")
+    otto = make_character(campaign, other_player, name="Otto")
+    client = Client()
+    client.force_login(gm)
+    page.context.add_cookies([{"name": "sessionid", "value": client.cookies["sessionid"].value,
+                               "url": live_server.url}])  # fmt: skip
+    page.goto(f"{live_server.url}{url(brunella)}?skill={FIGHTING}&opponent={otto.pk}")
+    page.get_by_label("Their specialization").select_option(str(LONGSWORD_SPEC))
+    page.get_by_label("Who resists (a draw holds for them)").select_option("neither")
+    page.get_by_role("button", name="Show the chances").click()
+    chances = page.locator("#contest-chance")
+    expect(chances).to_contain_text("A draw (a race: neither side wins)")
+    expect(chances).to_contain_text("A dilemma for Otto")
+    expect(chances).to_contain_text("against Otto (Reflex + Fighting (Longsword 1))")
+    assert problems == []

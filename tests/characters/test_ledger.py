@@ -274,6 +274,24 @@ def test_a_larger_pulse_brings_a_new_row_of_full_hit_points(campaign, gm, player
     assert (sheet.abilities.pulse, sheet.hit_points) == ("d10", 32)
 
 
+@pytest.mark.parametrize(("hit_points", "state"), [(0, "dying"), (-8, "dead")])  # d8 Pulse: dead at −8
+def test_the_dying_and_the_dead_buy_no_pulse(campaign, gm, player, hit_points, state) -> None:
+    """Adventure Points buy training, not healing: a dead Casimir at −8 does not buy Pulse d10 and come
+    back at 2 hit points. A 409, nothing spent, nothing changed; training is still bought."""
+    casimir = make_character(campaign, player, name="Casimir", hit_points=hit_points)
+    fund(casimir, gm, 40)
+    before = (casimir.version, casimir.sheet)
+    with pytest.raises(Conflict, match=f"^The character is {state}: Adventure Points buy training, not healing, "
+                                       "so Pulse cannot be raised") as refused:  # fmt: skip
+        ledger.buy(character_id=casimir.pk, order=Order("ability:pulse", before=3), by=player)
+    assert refused.value.status == 409
+    casimir.refresh_from_db()
+    assert (casimir.version, casimir.sheet) == before
+    assert (ledger.balance(casimir), LedgerEntry.objects.count(), SheetChange.objects.exists()) == (40, 1, False)
+    ledger.buy(character_id=casimir.pk, order=TELEPORT_UP, by=player)
+    assert (level(casimir, TELEPORT), sheet_of(casimir).hit_points) == (3, hit_points)
+
+
 def test_the_ledger_keeps_the_words_of_the_time(campaign, gm, player) -> None:
     """A purchase names what it bought by id, and keeps the names it had: a rename later changes neither."""
     brunella = make_character(campaign, player)
@@ -412,6 +430,35 @@ def test_reversing_a_spend_takes_back_the_purchase(campaign, gm, player) -> None
     assert level(brunella, TELEPORT) == 2
     assert sheet.model_dump(mode="json") == {**brunella_sheet(), "next_id": 16}  # an id is never handed out again
     assert SheetChange.objects.filter(character=brunella).first().what == "Reversed: Teleport (Spellcasting) 2 → 3"
+    assert_balanced(brunella)
+
+
+def test_reversing_a_pulse_bought_while_wounded_takes_back_the_hit_points_it_added(campaign, gm, player) -> None:
+    brunella = make_character(campaign, player, hit_points=22)
+    fund(brunella, gm, 32)
+    pulse = ledger.buy(character_id=brunella.pk, order=Order("ability:pulse"), by=player)
+    assert sheet_of(brunella).hit_points == 32
+    ledger.correct(character_id=brunella.pk, entry_id=pulse.pk, reason="Misclick", by=gm)
+    sheet = sheet_of(brunella)
+    assert (sheet.abilities.pulse, sheet.hit_points, ledger.balance(brunella)) == ("d8", 22, 32)
+    assert_balanced(brunella)
+
+
+def test_a_reversal_that_would_leave_the_character_dying_is_refused(campaign, gm, player) -> None:
+    """Taking the row back from a character wounded to 6 of 40 would leave them at −4: the GM corrects
+    the hit points first; nothing changes."""
+    brunella = make_character(campaign, player, hit_points=30)
+    fund(brunella, gm, 32)
+    pulse = ledger.buy(character_id=brunella.pk, order=Order("ability:pulse"), by=player)
+    Character.objects.filter(pk=brunella.pk).update(sheet={**sheet_of(brunella).model_dump(mode="json"),
+                                                           "hit_points": 6})  # fmt: skip
+    brunella.refresh_from_db()
+    before = (brunella.version, brunella.sheet)
+    with pytest.raises(Conflict, match="would leave the character at -4 hit points: correct the hit points first"):
+        ledger.correct(character_id=brunella.pk, entry_id=pulse.pk, reason="Misclick", by=gm)
+    brunella.refresh_from_db()
+    assert (brunella.version, brunella.sheet) == before
+    assert LedgerEntry.objects.filter(kind="correction").count() == 0
     assert_balanced(brunella)
 
 

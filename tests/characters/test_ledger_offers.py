@@ -193,3 +193,46 @@ def test_lucky13_receipt_and_refund() -> None:
     words, record = L13.receipt(hero, new, bought, OPTIONS)
     assert (words, L13.purchase_sections(record)) == ("New specialization Riposte (Fighting)", ("specializations",))
     assert L13.purchase_sections({"kind": "something else"}) == ()
+
+
+@pytest.mark.parametrize(("hit_points", "state"), [(0, "dying"), (-7, "dying"), (-8, "dead")])  # d8 Pulse: dead at −8
+def test_lucky13_nothing_bought_raises_the_dying_or_the_dead(hit_points: int, state: str) -> None:
+    """README, "Dying and dead characters": a purchase of Pulse is refused (it would add a row of hit
+    points and push death further off), and no other purchase changes the hit points or the condition."""
+    down = brunella(hit_points=hit_points)
+    with pytest.raises(SpecError, match=f"^hit_points: the character is {state}: Adventure Points buy training, not "
+                                        "healing, so Pulse cannot be raised") as refused:  # fmt: skip
+        L13.buy(down, "ability:pulse", OPTIONS, {"before": 3})
+    assert refused.value.field not in {"offer", "before"}  # the sheet cannot take it now: a 409, not the buyer's
+    offers = L13.offers(down, OPTIONS, {})
+    assert "ability:pulse" not in {o.key for o in offers}
+    assert "ability:pulse" in {o.key for o in L13.offers(brunella(hit_points=1), OPTIONS, {})}
+    for offer in offers:
+        choice = {"name": "Brand New"} if "name" in L13.offer_fields(down, offer.key, OPTIONS) else {}
+        after, _ = L13.buy(down, offer.key, OPTIONS, choice)
+        assert (after.abilities.pulse, after.hit_points, L13.vitals(after, OPTIONS).state) == ("d8", hit_points, state)
+
+
+def test_lucky13_a_wounded_character_raises_pulse_and_a_reversal_takes_the_row_back() -> None:
+    """A Pulse bought at 22 of 30 hit points comes with its row (32 of 40); taken back, the row goes
+    with it (22 of 30), not merely what is above the smaller maximum."""
+    hero = brunella(hit_points=22)
+    after, bought = L13.buy(hero, "ability:pulse", OPTIONS, {"before": 3})
+    assert (after.abilities.pulse, after.hit_points) == ("d10", 32)
+    _, record = L13.receipt(hero, after, bought, OPTIONS)
+    assert L13.refund(after, record, OPTIONS) == hero
+    hurt = after.model_copy(update={"hit_points": 11})  # wounded again since
+    assert L13.refund(hurt, record, OPTIONS).hit_points == 1
+
+
+@pytest.mark.parametrize("hit_points", [10, 3, 0, -4])
+def test_lucky13_a_reversal_that_would_leave_the_character_at_0_or_fewer_is_refused(hit_points: int) -> None:
+    """Our reading: a correction of points never wounds a character down to dying or dead; the GM
+    corrects the hit points first if that is what happened."""
+    hero = brunella(hit_points=30)
+    after, bought = L13.buy(hero, "ability:pulse", OPTIONS, {"before": 3})
+    _, record = L13.receipt(hero, after, bought, OPTIONS)
+    hurt = after.model_copy(update={"hit_points": hit_points})
+    with pytest.raises(SpecError, match=f"^purchase: taking this Pulse back takes the 10 hit points it added and "
+                                        f"would leave the character at {hit_points - 10} hit points"):  # fmt: skip
+        L13.refund(hurt, record, OPTIONS)

@@ -380,6 +380,21 @@ def test_a_purchase_that_cannot_be_made_says_why_and_changes_nothing(client, pla
     assert level(funded, TELEPORT) == 2
 
 
+def test_a_dying_character_is_not_offered_pulse_and_buying_it_says_why(client, campaign, gm, player) -> None:
+    casimir = make_character(campaign, player, name="Casimir", hit_points=-2)
+    ledger.award(campaign_id=campaign.pk, awards=[Award(casimir.pk, 40)], reason="Completing the mission", by=gm)
+    client.force_login(player)
+    page = client.get(reverse("characters:advance", args=[casimir.pk]))
+    assert page.status_code == 200
+    assert "Will d6 → d8" in page.text
+    assert "Pulse d8 → d10" not in page.text
+    response = client.post(reverse("characters:buy", args=[casimir.pk]), {"offer": "ability:pulse", "before": "3"})
+    assert response.status_code == 409
+    assert "The character is dying: Adventure Points buy training, not healing" in response.text
+    casimir.refresh_from_db()
+    assert (ledger.balance(casimir), casimir.document.abilities.pulse, casimir.document.hit_points) == (40, "d8", -2)
+
+
 @pytest.mark.parametrize(("who", "status"), [("other_player", 403), ("outsider", 404)])
 def test_others_cannot_buy(client, request, funded, who, status) -> None:
     login(client, request, who)

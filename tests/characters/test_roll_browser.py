@@ -121,6 +121,8 @@ def test_keyboard_only_every_option_the_live_chance_and_the_roll(live_server, pa
     press(page, "ArrowDown", "id_help_with_1")  # ... with the ability instead: his Intellect d6 gives 2
     expect_chance(page, check(D("d6").step(2), D("d10").step(3), "d8", AbilityRoll.BACKGROUND))
 
+    press(page, "Tab", "id_npc_helper")  # the GM may name an NPC who helps instead; left empty
+    press(page, "Tab", "id_npc_helper_die")
     press(page, "Tab", "id_ability_steps")
     press(page, "ArrowUp", "id_ability_steps")  # the GM: Ability one step up
     expect(page.locator("#id_ability_steps")).to_have_value("1")

@@ -322,6 +322,38 @@ def test_a_helper_without_the_skill_is_refused(client, brunella, gm, otto) -> No
     assert Roll.objects.count() == 0
 
 
+def test_a_dying_helper_is_refused_and_a_wounded_one_helps_with_the_pulse_they_have_now(client, brunella, gm, otto):
+    client.force_login(gm)
+    data = {"skill": FIGHTING, "ability": "pulse", "helper": otto.pk, "help_with": "ability"}
+    Character.objects.filter(pk=otto.pk).update(sheet={**otto.sheet, "hit_points": 14})  # d8 Pulse: d6 now
+    check = client.get(url(brunella), data).context["built"].check
+    assert check.ability == D("d8").step(2)  # a d6 gives 2 steps, not the d8's 3
+    Character.objects.filter(pk=otto.pk).update(sheet={**otto.sheet, "hit_points": -1})
+    response = client.post(url(brunella), data, **HX)
+    assert response.status_code == 400
+    assert "Otto cannot help: the character is dying" in response.text
+    assert Roll.objects.count() == 0
+
+
+def test_the_gm_names_an_npc_who_helps_and_a_player_cannot(client, brunella, gm, player) -> None:
+    data = {"skill": FIGHTING, "npc_helper": "Old Marta", "npc_helper_die": "d6", "help_with": "skill"}
+    client.force_login(gm)
+    page = client.get(url(brunella), {"skill": FIGHTING})
+    assert 'name="npc_helper"' in page.text
+    response = client.get(url(brunella), data)
+    assert response.status_code == 200
+    assert response.context["built"].check.skill == D("d10").step(2)
+    assert "Old Marta (an NPC) helps (d6): Skill +2" in response.text
+    client.post(url(brunella), data)
+    assert Roll.objects.get().spec["sheet"]["assist"]["name"] == "Old Marta"
+    client.force_login(player)
+    assert 'name="npc_helper"' not in client.get(url(brunella), {"skill": FIGHTING}).text
+    refused = client.post(url(brunella), data, **HX)
+    assert refused.status_code == 400
+    assert "Only the GM can add extra steps or an NPC&#x27;s help" in refused.text
+    assert Roll.objects.count() == 1
+
+
 # --- In a browser ----------------------------------------------------------------------------------
 
 

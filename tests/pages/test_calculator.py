@@ -177,6 +177,10 @@ def test_opposed_chance_matches_brute_force_without_explosions(client: Client) -
     assert response.status_code == 200
     assert big_chance(page)[1] == f"{win.numerator}/{win.denominator}"
     assert f"exactly {draw.numerator}/{draw.denominator}" in page
+    # Each side's dilemma, called before the roll: d6 + d4 on each side (the defender's d4 is the armor).
+    for side in ("attacker", "defender"):
+        shown = page.split(f"A dilemma for the {side}")[1].split("</dd>")[0]
+        assert f"exactly {1 - Fraction(5, 6) * Fraction(3, 4)}" in shown
     # Without explosions the chances are exact, so no note about a bounded sum.
     assert "one in a hundred trillion" not in page
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+from fractions import Fraction
 
 import pytest
 
@@ -260,12 +261,28 @@ def test_a_hit_deals_damage_die_plus_margin_and_is_logged(campaign, gm, encounte
     assert goblin.block["hit_points"] == -3
     assert condition(campaign, goblin) == "dying"
     attack, damage = Roll.objects.filter(kind__in=["attack", "damage"]).order_by("seq")
-    assert attack.outcome == {"hit": True, "margin": 10, "defender_total": 5}
+    assert attack.outcome == {"hit": True, "margin": 10, "defender_total": 5, "dilemma": False,
+                              "attacker_dilemma": False, "defender_dilemma": False}  # fmt: skip
     assert attack.chance == f"{result.plan.chance.numerator}/{result.plan.chance.denominator}"
     assert attack.chance_of == "hit"
     assert damage.total == 13
     assert damage.outcome["after"] == -3
     assert damage.outcome["condition"] == "dying"
+
+
+def test_a_dilemma_in_an_attack_is_called_and_its_chance_shown_before(campaign, gm, encounter, fight):
+    """ "Dilemmas": a die that counts coming up 1 first is a dilemma in an attack too, on either side."""
+    hero, goblin = fight
+    # Brunella 1, 6, 4 = 11; the goblin 3, 2 = 5: a hit, and a dilemma for Brunella.
+    result = encounters.attack(
+        **ids(campaign, encounter), by=gm, attacker_id=hero.pk, target_id=goblin.pk, rng=Scripted(1, 6, 4, 3, 2, 3)
+    )
+    # Brunella d10 + d12 + d8 against the goblin's d6 + d4: every first face that can be a 1.
+    assert result.plan.details["p_attacker_dilemma"] == 1 - Fraction(9, 10) * Fraction(11, 12) * Fraction(7, 8)
+    assert result.plan.details["p_defender_dilemma"] == 1 - Fraction(5, 6) * Fraction(3, 4)
+    attack = Roll.objects.get(kind="attack")
+    assert (attack.outcome["hit"], attack.outcome["dilemma"], attack.outcome["attacker_dilemma"]) == (True, True, True)
+    assert not attack.outcome["defender_dilemma"]
 
 
 def test_a_draw_fails_and_deals_nothing(campaign, gm, encounter, fight):

@@ -6,6 +6,7 @@ exact fraction on demand; the dice labelled; and a refusal beside the form, the 
 from __future__ import annotations
 
 import random
+from fractions import Fraction
 
 import pytest
 from django.urls import reverse
@@ -59,6 +60,9 @@ def test_the_chance_before_the_attack_includes_the_situational_steps(client, gm,
         in body
     )
     assert '<span class="note">Cover: +2</span>' in body
+    # Each side's chance of a dilemma, called before the roll (the goblin: d6 + d8 now, no armor).
+    assert f"A dilemma for {goblin.name}</dt><dd>" in body
+    assert plan.details["p_defender_dilemma"] == 1 - Fraction(5, 6) * Fraction(7, 8)
     # The Roll form sends back exactly the steps the chance was computed with.
     for field, value in COVER.items():
         assert f'<input type="hidden" name="{field}" value="{value}">' in body

@@ -6,13 +6,26 @@ fails the attack, and a hit deals the weapon's damage die + the margin.
 
 from __future__ import annotations
 
+from collections import Counter
 from fractions import Fraction
 
 import pytest
 
 from rules.dice import StepDie
-from rules.systems.lucky13 import AbilityRoll, Explosion, Opposed, Pool, opposed_chance, opposed_chance_json
-from tests.rules.reference import brute_opposed, cinematic_opposed
+from rules.systems.base import SpecError
+from rules.systems.lucky13 import (
+    AbilityRoll,
+    Check,
+    Draw,
+    Explosion,
+    Opposed,
+    Pool,
+    check_chance,
+    opposed_chance,
+    opposed_chance_json,
+    pool_dilemma,
+)
+from tests.rules.reference import brute_opposed, cinematic_opposed, enumerate_ability, enumerate_plain
 
 TOLERANCE = 1e-12
 
@@ -159,3 +172,71 @@ def test_cinematic_opposed_json_is_marked_inexact() -> None:
     out = opposed_chance_json({"attacker": ["d8"], "defender": ["d8"], "weapon_die": "d4"})
     assert out["exact"] is False
     assert abs(Fraction(out["p_attacker_wins"]) - Fraction(out["p_defender_wins"])) < TOLERANCE
+
+
+# --- Who a draw goes to, and each side's dilemma (rules README, "Contests outside combat") -----------
+
+
+def _side(dice: list[str], how: str) -> tuple[Counter, int]:
+    """Counts of (total, dilemma) of one side over every face (both Ability rolls with a background or
+    an impairment, the one that counts kept), scaled to a common denominator."""
+    ability_sides = StepDie.parse(dice[0]).sides
+    ability, ability_den = enumerate_ability(ability_sides, how, cap=None)
+    rest_sides = tuple(s for label in dice[1:] for s in StepDie.parse(label).sides)
+    rest, rest_den = enumerate_plain(rest_sides, cap=None)
+    out: Counter = Counter()
+    for (a, a_one), n in ability.items():
+        for (r, r_one), m in rest.items():
+            out[a + r, a_one or r_one] += n * m
+    return out, ability_den * rest_den
+
+
+@pytest.mark.parametrize("draw", list(Draw))
+@pytest.mark.parametrize(("attacker", "defender", "weapon", "attacker_roll", "defender_roll"), SHAPES[:7])
+def test_who_prevails_and_each_sides_dilemma_equal_enumeration(
+    attacker: list[str], defender: list[str], weapon: str, attacker_roll: str, defender_roll: str, draw: Draw
+) -> None:
+    a, a_den = _side(attacker, attacker_roll)
+    d, d_den = _side(defender, defender_roll)
+    den = a_den * d_den
+    prevails = {"attacker": 0, "defender": 0, "": 0}
+    for (ta, _), n in a.items():
+        for (td, _), m in d.items():
+            winner = "attacker" if ta > td else "defender" if td > ta else ("" if draw is Draw.NONE else draw.value)
+            prevails[winner] += n * m
+    opposed = make_opposed(attacker, defender, weapon, "none", attacker_roll, defender_roll)
+    chance = opposed_chance(Opposed(opposed.attacker, opposed.defender, opposed.weapon, opposed.explosion, draw))
+    assert chance.p_attacker_prevails == Fraction(prevails["attacker"], den)
+    assert chance.p_defender_prevails == Fraction(prevails["defender"], den)
+    assert 1 - chance.p_attacker_prevails - chance.p_defender_prevails == Fraction(prevails[""], den)
+    assert chance.p_attacker_dilemma == Fraction(sum(n for (_, one), n in a.items() if one), a_den)
+    assert chance.p_defender_dilemma == Fraction(sum(n for (_, one), n in d.items() if one), d_den)
+
+
+@pytest.mark.parametrize("how", ["normal", "background", "impairment"])
+@pytest.mark.parametrize("explosion", ["cinematic", "gritty"])
+def test_a_sides_dilemma_with_explosions_is_a_checks(how: str, explosion: str) -> None:
+    """Only first faces make a dilemma, so with explosions a side's chance of one is exact, and it is
+    the chance of a check's dilemma with the same dice (the Difficulty die as the side's last die)."""
+    ability, skill, last = StepDie.parse("d12+d4"), StepDie.parse("d8"), StepDie.parse("d6")
+    pool = Pool(ability, (skill, last), AbilityRoll(how))
+    check = Check(ability, skill, last, AbilityRoll(how), Explosion(explosion))
+    assert pool_dilemma(pool, Explosion(explosion)) == check_chance(check).p_dilemma
+    chance = opposed_chance(Opposed(pool, Pool(StepDie.parse("d6")), StepDie.none(), Explosion(explosion)))
+    assert chance.p_defender_dilemma == Fraction(1, 6)
+    assert chance.p_attacker_dilemma == check_chance(check).p_dilemma
+
+
+def test_a_race_a_draw_and_holding_the_door_in_the_chance_interface() -> None:
+    spec = {"system": "lucky13", "roll": "opposed", "attacker": ["d8", "d6"], "defender": ["d6", "d6"],
+            "weapon_die": "none", "explosion": "none"}  # fmt: skip
+    fight = opposed_chance_json(spec)
+    assert fight["p_attacker_prevails"] == fight["p_attacker_wins"]
+    held = opposed_chance_json({**spec, "draw": "attacker"})
+    assert Fraction(held["p_attacker_prevails"]) == Fraction(fight["p_attacker_wins"]) + Fraction(fight["p_draw"])
+    race = opposed_chance_json({**spec, "draw": "none"})
+    assert Fraction(race["p_attacker_prevails"]) + Fraction(race["p_defender_prevails"]) + Fraction(race["p_draw"]) == 1
+    assert race["p_attacker_dilemma"] == str(1 - Fraction(7, 8) * Fraction(5, 6))
+    assert race["p_defender_dilemma"] == str(1 - Fraction(5, 6) ** 2)
+    with pytest.raises(SpecError, match="draw"):
+        opposed_chance_json({**spec, "draw": "attacker?"})

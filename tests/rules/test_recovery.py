@@ -164,10 +164,11 @@ def test_the_roll_says_why_the_ability_die_is_lower() -> None:
 
 
 def test_a_recovering_opponent_in_a_contest_rolls_a_step_down() -> None:
+    """The other side of a contest is built as their own check, so its steps say whose they are."""
     other = Other(name="Otto", sheet=sheet(recovering=True))
     made = lucky13.SYSTEM.sheet_roll(sheet(), {"skill": FIGHTING, "opponent": 9}, GRITTY, lambda key: other)
     assert made.spec["defender"] == ["d8", "d10"]  # Reflex d10 → d8, Fighting d10
-    assert any(step.startswith("Otto is recovering") for step in made.steps)
+    assert any(step.startswith("Otto: Recovering from dying") for step in made.steps)
 
 
 def test_a_recovering_fighter_attacks_and_defends_a_step_down_in_reflex() -> None:

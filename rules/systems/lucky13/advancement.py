@@ -12,7 +12,6 @@ from typing import Any, Final
 from rules.dice import StepDie
 from rules.systems.base import SpecError
 from rules.systems.lucky13.checks import Check, Explosion, check_chance
-from rules.systems.lucky13.health import max_hit_points
 from rules.systems.lucky13.modifiers import effective_skill_die
 from rules.systems.lucky13.sheet import Sheet, Skill, Specialization
 from rules.systems.lucky13.vocabulary import (
@@ -357,7 +356,7 @@ def refund(sheet: Sheet, bought: Mapping[str, Any], *, hit_points_per_step: int)
             )
         changes: dict[str, Any] = {"abilities": sheet.abilities.model_copy(update={key: StepDie(before).label})}
         if key == "pulse" and sheet.hit_points is not None:
-            changes["hit_points"] = min(sheet.hit_points, max_hit_points(StepDie(before), hit_points_per_step))
+            changes["hit_points"] = _without_the_row(sheet.hit_points, hit_points_per_step)
         return sheet.model_copy(update=changes)
     found = _bought_specialization(sheet, bought)
     if kind not in (PurchaseKind.LEVEL, PurchaseKind.SPECIALIZATION) or found is None:
@@ -372,6 +371,22 @@ def refund(sheet: Sheet, bought: Mapping[str, Any], *, hit_points_per_step: int)
         specializations = tuple(lower if p.id == spec.id else p for p in skill.specializations)
     skill = skill.model_copy(update={"specializations": specializations})
     return sheet.model_copy(update={"skills": tuple(skill if s.id == skill.id else s for s in sheet.skills)})
+
+
+def _without_the_row(hit_points: int, per_step: int) -> int:
+    """The hit points once a Pulse purchase is taken back: the row it added comes off, wounds or not
+    (README, "Dying and dead characters": "reversing a Pulse purchase takes back the hit points it
+    added"). Our reading: a correction of points never wounds a character down to dying or dead, so
+    one that would is refused (:class:`SpecError`), and the GM changes the hit points first if that is
+    what happened."""
+    left = hit_points - per_step
+    if left <= 0:
+        raise SpecError(
+            "purchase",
+            f"taking this Pulse back takes the {per_step} hit points it added and would leave the character at "
+            f"{left} hit points: correct the hit points first",
+        )
+    return left
 
 
 def _whole(value: Any) -> bool:

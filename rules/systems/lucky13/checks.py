@@ -144,15 +144,27 @@ class Check:
         return Pool(self.ability, (self.skill, self.difficulty), self.ability_roll)
 
 
+class Draw(StrEnum):
+    """Who a draw goes to (rules README, "Contests outside combat"): the side that resists, the
+    status quo (the defender: "A draw is considered a failed attack"; or the side that rolls first,
+    holding a door), or neither, in a contest with no resisting side (a race), where a draw is a draw."""
+
+    DEFENDER = "defender"
+    ATTACKER = "attacker"
+    NONE = "none"
+
+
 @dataclass(frozen=True, slots=True)
 class Opposed:
     """An opposed roll ("Opposed rolls", "Combat"): the higher total wins, a draw
-    fails the attack, and a hit deals the weapon's damage die + the margin."""
+    goes as ``draw`` says (a failed attack in a fight), and a hit deals the weapon's
+    damage die + the margin."""
 
     attacker: Pool
     defender: Pool
     weapon: StepDie
     explosion: Explosion = Explosion.CINEMATIC
+    draw: Draw = Draw.DEFENDER
 
 
 @dataclass(frozen=True, slots=True)
@@ -234,6 +246,14 @@ class OpposedRoll:
     def damage(self) -> int:
         return sum(d.value for d in self.damage_dice) + self.margin if self.hit else 0
 
+    @property
+    def winner(self) -> str:
+        """ "attacker" or "defender", the higher total or, on a draw, the side it goes to; "" for a
+        draw that goes to neither side (:class:`Draw`)."""
+        if self.margin:
+            return "attacker" if self.margin > 0 else "defender"
+        return "" if self.opposed.draw is Draw.NONE else self.opposed.draw.value
+
 
 def _roll_step_die(step_die: StepDie, rng: Random, explosions: int) -> tuple[DieResult, ...]:
     return tuple(roll_die(sides, rng, explosions) for sides in step_die.sides)
@@ -292,12 +312,20 @@ class Distribution:
 
 @dataclass(frozen=True, slots=True)
 class OpposedChance:
+    """``p_attacker_wins`` and ``p_defender_wins`` are the higher total; ``p_draw`` equal totals, which
+    go as the roll's :class:`Draw` says (``p_attacker_prevails``, ``p_defender_prevails``). Each side's
+    chance of a dilemma is exact even with Cinematic explosions (only first faces count)."""
+
     p_attacker_wins: Fraction
     p_draw: Fraction
     p_defender_wins: Fraction
     damage_given_hit: tuple[tuple[int, Fraction], ...]
     expected_damage_given_hit: Fraction
     exact: bool  # False when Cinematic explosions made it a bounded sum (error below 1e-12)
+    p_attacker_prevails: Fraction
+    p_defender_prevails: Fraction
+    p_attacker_dilemma: Fraction
+    p_defender_dilemma: Fraction
 
 
 @lru_cache(maxsize=4096)
@@ -333,6 +361,15 @@ def _others_dist(others: tuple[StepDie, ...], explosions: int, cap: int) -> Capp
 def _pool_parts(pool: Pool, explosion: Explosion, cap: int) -> tuple[Capped, Capped]:
     ability = _ability_dist(pool.ability, pool.ability_roll, explosion.ability_explosions, cap)
     return ability, _others_dist(pool.others, explosion.other_explosions, cap)
+
+
+@lru_cache(maxsize=4096)
+def pool_dilemma(pool: Pool, explosion: Explosion) -> Fraction:
+    """P(a die that counts comes up 1 first) for one side of an opposed roll ("Dilemmas"; rules
+    README, "Dilemmas come only from dice that count": with a background or an impairment, only the
+    kept Ability roll). Exact in every explosion mode: it is the chance of a check's dilemma."""
+    ability, rest = _pool_parts(pool, explosion, TARGET)
+    return 1 - Fraction(sum(ability.plain), ability.den) * Fraction(sum(rest.plain), rest.den)
 
 
 def _pool_totals(pool: Pool, explosion: Explosion, cap: int) -> tuple[list[int], int]:
@@ -431,6 +468,7 @@ def _opposed_at(opposed: Opposed, cap: int, exact: bool) -> OpposedChance | floa
 
     p_win = Fraction(win, den)
     p_draw = Fraction(draw, den)
+    p_lose = 1 - p_win - p_draw
     hit_den = win * weapon.den
     # Shown to 15 digits, amounts too unlikely to register (below 1e-15) are left out.
     given_hit = tuple((x, p) for x, n in sorted(damage.items()) if win and (p := shown(Fraction(n, hit_den))))
@@ -438,10 +476,14 @@ def _opposed_at(opposed: Opposed, cap: int, exact: bool) -> OpposedChance | floa
     return OpposedChance(
         p_attacker_wins=shown(p_win),
         p_draw=shown(p_draw),
-        p_defender_wins=shown(1 - p_win - p_draw),
+        p_defender_wins=shown(p_lose),
         damage_given_hit=given_hit,
         expected_damage_given_hit=expected,
         exact=exact,
+        p_attacker_prevails=shown(p_win + p_draw if opposed.draw is Draw.ATTACKER else p_win),
+        p_defender_prevails=shown(p_lose + p_draw if opposed.draw is Draw.DEFENDER else p_lose),
+        p_attacker_dilemma=pool_dilemma(opposed.attacker, opposed.explosion),
+        p_defender_dilemma=pool_dilemma(opposed.defender, opposed.explosion),
     )
 
 
@@ -513,7 +555,7 @@ CHECK_FIELDS: Final = frozenset(
 
 
 OPPOSED_FIELDS: Final = frozenset(
-    {"system", "roll", "attacker", "defender", "weapon_die", "attacker_roll", "defender_roll", "explosion"}
+    {"system", "roll", "attacker", "defender", "weapon_die", "attacker_roll", "defender_roll", "explosion", "draw"}
 )
 
 
@@ -563,6 +605,7 @@ def parse_opposed(spec: Mapping[str, Any]) -> Opposed:
         defender=Pool(defender[0], defender[1:], parse_choice(spec, "defender_roll", AbilityRoll, AbilityRoll.NORMAL)),
         weapon=parse_die(spec, "weapon_die"),
         explosion=parse_choice(spec, "explosion", Explosion, Explosion.CINEMATIC),
+        draw=parse_choice(spec, "draw", Draw, Draw.DEFENDER),
     )
 
 
@@ -596,6 +639,10 @@ def opposed_chance_json(spec: Mapping[str, Any]) -> dict[str, Any]:
         "p_attacker_wins": _ratio(chance.p_attacker_wins),
         "p_draw": _ratio(chance.p_draw),
         "p_defender_wins": _ratio(chance.p_defender_wins),
+        "p_attacker_prevails": _ratio(chance.p_attacker_prevails),
+        "p_defender_prevails": _ratio(chance.p_defender_prevails),
+        "p_attacker_dilemma": _ratio(chance.p_attacker_dilemma),
+        "p_defender_dilemma": _ratio(chance.p_defender_dilemma),
         "damage_given_hit": {str(x): _ratio(p) for x, p in chance.damage_given_hit},
         "expected_damage_given_hit": _ratio(chance.expected_damage_given_hit),
         "exact": chance.exact,
@@ -617,5 +664,11 @@ def describe_check(check: Check) -> str:
 
 
 def describe_opposed(opposed: Opposed) -> str:
-    """An opposed roll in words: "d8 + d10 against d6 + d8, weapon d8"."""
-    return f"{_pool_words(opposed.attacker)} against {_pool_words(opposed.defender)}, weapon {opposed.weapon.label}"
+    """An opposed roll in words: "d8 + d10 against d6 + d8, weapon d8" (and who a draw goes to, but
+    for the defender, as in a fight)."""
+    words = f"{_pool_words(opposed.attacker)} against {_pool_words(opposed.defender)}, weapon {opposed.weapon.label}"
+    if opposed.draw is Draw.ATTACKER:
+        words += ", a draw holds for the first side"
+    elif opposed.draw is Draw.NONE:
+        words += ", a draw is a draw"
+    return words

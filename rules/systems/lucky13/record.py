@@ -77,6 +77,9 @@ def opposed_roll_view(roll: OpposedRoll) -> dict[str, Any]:
         "defender": pool_view(opposed.defender, roll.defender, ("Ability", "Skill", "Defense")),
         "hit": roll.hit,
         "margin": roll.margin,
+        "draw": opposed.draw.value,
+        "winner": roll.winner,
+        "dilemma": roll.attacker.dilemma or roll.defender.dilemma,
         "damage_dice": _dice_view(opposed.weapon.label, roll.damage_dice) if roll.hit else None,
         "damage": roll.damage,
     }
@@ -89,9 +92,13 @@ def check_recorded(rolled: CheckRoll) -> Recorded:
 
 
 def opposed_recorded(rolled: OpposedRoll) -> Recorded:
-    """ "Combat": both sides' dice, the attacker's total, whether it hit, the margin and the damage."""
+    """ "Combat", "Opposed rolls": both sides' dice, the attacker's total, whether it hit (a higher
+    total), the margin and the damage; who prevails (``winner``: "attacker", "defender", or "" for a
+    draw that goes to neither side); and each side's dilemma, called whichever side wins ("Dilemmas")."""
     outcome = {"hit": rolled.hit, "margin": rolled.margin, "damage": rolled.damage,
-               "defender_total": rolled.defender.total}  # fmt: skip
+               "defender_total": rolled.defender.total, "winner": rolled.winner,
+               "dilemma": rolled.attacker.dilemma or rolled.defender.dilemma,
+               "attacker_dilemma": rolled.attacker.dilemma, "defender_dilemma": rolled.defender.dilemma}  # fmt: skip
     return Recorded(opposed_roll_view(rolled), rolled.attacker.total, outcome)
 
 
@@ -116,7 +123,7 @@ ROLL_KINDS: Final[Mapping[str, RollKind[Any, Any, Any]]] = {
         roll=roll_opposed,
         chance=opposed_chance,
         record=opposed_recorded,
-        success=lambda chance: chance.p_attacker_wins,
+        success=lambda chance: chance.p_attacker_prevails,
         chance_json=opposed_chance_json,
         describe=describe_opposed,
     ),

@@ -57,6 +57,12 @@ class Situation(BaseModel):
     help_with: Literal["skill", "ability"] = Field(
         "skill", description="What the helper's die steps: the skill or the ability."
     )
+    npc_helper: Annotated[Name, Field(min_length=1)] | None = Field(
+        None, description="GM only: an NPC who assists, by name (instead of `helper`)."
+    )
+    npc_helper_die: Literal["d4", "d6", "d8", "d10", "d12"] | None = Field(
+        None, description="GM only: the NPC's die in what it helps with."
+    )
     ability_steps: Steps = Field(0, description="GM only: extra steps for the Ability die.")
     skill_steps: Steps = Field(0, description="GM only: extra steps for the Skill die.")
 

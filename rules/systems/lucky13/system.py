@@ -12,7 +12,7 @@ from typing import Any, ClassVar, Final
 
 from pydantic import ValidationError
 
-from rules.dice import DiceError, StepDie
+from rules.dice import BASE_SIZES, DiceError, StepDie
 from rules.document import Problem, problems_of, with_new_ids
 from rules.systems.base import (
     CreationStep,
@@ -58,6 +58,7 @@ from rules.systems.lucky13.checks import (
     ABILITY_ROLL_CHOICES,
     AbilityRoll,
     Difficulty,
+    Draw,
     Explosion,
     parse_choice,
     parse_die,
@@ -443,9 +444,20 @@ class Lucky13:
         )
 
     #: "Modifiers": the GM's extra steps are the GM's to give.
-    gm_situation: Final = frozenset({"ability_steps", "skill_steps"})
+    gm_situation: Final = frozenset(
+        {
+            "ability_steps",
+            "skill_steps",
+            "npc_helper",
+            "npc_helper_die",
+            "opponent_ability_steps",
+            "opponent_skill_steps",
+            "opponent_npc_helper",
+            "opponent_npc_helper_die",
+        }
+    )
     situation_model: ClassVar = Situation
-    situation_characters: Final = frozenset({"helper", "opponent"})
+    situation_characters: Final = frozenset({"helper", "opponent", "opponent_helper"})
 
     def situation_choices(self, sheet: Sheet, options: Mapping[str, Any]) -> Mapping[str, Sequence[tuple[Any, str]]]:
         """The sheet's skills, their specializations and its assets, by id (Lucky 13's own roll page offers
@@ -636,13 +648,27 @@ class Lucky13:
             helper = others(helper_id) if _is_id(helper_id) else None
             if helper is None:
                 raise SpecError("helper", "choose another character in play in this campaign")
-            die = _helper_die(helper, skill, ability_key, help_with)
+            if situation.get("npc_helper") or situation.get("npc_helper_die"):
+                raise SpecError("npc_helper", "one helper: another character or an NPC, not both")
+            try:
+                able(helper.sheet, options)  # type: ignore[arg-type]
+            except SpecError as error:  # README, "Dying and dead characters": they neither act nor help
+                raise SpecError("helper", f"{helper.name} cannot help: {error.message}") from None
+            die = _helper_die(helper, skill, ability_key, help_with, options)
             steps = assist_steps(die)
             normal["assist"] = {"die": die.label, "with": help_with, "name": helper.name}
             details["assist"] = {"character": helper_id, "name": helper.name, "with": help_with,
                                  "die": die.label, "steps": steps}  # fmt: skip
             what = "Skill" if help_with == "skill" else "Ability"
             said.append(f"{helper.name} helps ({die.label}): {what} +{steps}")
+        elif situation.get("npc_helper") or situation.get("npc_helper_die"):
+            name, die = _npc_helper(situation)
+            steps = assist_steps(die)
+            normal["assist"] = {"die": die.label, "with": help_with, "name": name}
+            details["assist"] = {"character": None, "npc": True, "name": name, "with": help_with,
+                                 "die": die.label, "steps": steps}  # fmt: skip
+            what = "Skill" if help_with == "skill" else "Ability"
+            said.append(f"{name} (an NPC) helps ({die.label}): {what} +{steps}")
         elif situation.get("assist") is not None:
             normal["assist"] = situation["assist"]
         if reaction:
@@ -700,6 +726,8 @@ class Lucky13:
             other = others(situation["opponent"]) if _is_id(situation["opponent"]) else None
             if other is None:
                 raise SpecError("opponent", "choose another character in play in this campaign")
+            if situation.get("helper") == situation["opponent"]:
+                raise SpecError("helper", f"{other.name} is the other side and cannot help this one")
             theirs_sheet: Sheet = other.sheet  # type: ignore[assignment]
             try:
                 able(theirs_sheet, options)
@@ -711,22 +739,50 @@ class Lucky13:
                 raise SpecError(
                     "opponent_skill", f"{other.name} has no die in {situation.get('opponent_skill') or skill.name}"
                 )
-            key = their_skill.ability or ABILITY_KEYS[0]
-            their_ability = rolled_ability(theirs_sheet, key, options).step(recovery_steps(theirs_sheet, options))
-            theirs = [their_ability.label, their_skill.die]
-            against = f"{other.name} ({names[key]} + {their_skill.name})"
-            if recovering(theirs_sheet, options):
-                said.append(f"{other.name} is recovering from dying: {names[key]} {RECOVERING_STEPS:+d}")
-            details["opponent"] = {"character": situation["opponent"], "name": other.name, "skill": their_skill.name,
-                                   "ability": key, "dice": theirs}  # fmt: skip
+            theirs_made = self._their_side(theirs_sheet, their_skill, situation, options, others)
+            theirs = [
+                theirs_made.spec["ability"],
+                *([theirs_made.spec["skill"]] if theirs_made.spec["skill"] != "none" else []),
+            ]
+            their_roll = theirs_made.spec["ability_roll"]
+            seen = theirs_made.details
+            key = seen["ability"]
+            special = seen["specialization"]
+            their_words = f"{their_skill.name} ({special['name']} {special['level']})" if special else their_skill.name
+            against = f"{other.name} ({names[key]} + {their_words})"
+            said.extend(f"{other.name}: {step}" for step in theirs_made.steps)
+            details["opponent"] = {
+                "character": situation["opponent"], "name": other.name, "skill": their_skill.name, "ability": key,
+                "dice": theirs, "ability_roll": their_roll, "specialization": special, "asset": seen["asset"],
+                "assist": seen["assist"], "ability_steps": seen["ability_steps"], "skill_steps": seen["skill_steps"],
+            }  # fmt: skip
         elif raw_dice:
+            sheet_only = [key for key in _SHEET_ONLY if situation.get(key) not in (None, "")]
+            if sheet_only:
+                raise SpecError(sheet_only[0], "the GM's dice have no sheet: name a character for this")
             spec_side = {"opponent_dice": list(raw_dice) if isinstance(raw_dice, list | tuple) else raw_dice}
-            theirs = [d.label for d in parse_side(spec_side, "opponent_dice")]
+            dice = list(parse_side(spec_side, "opponent_dice"))
+            for i, field in enumerate(("opponent_ability_steps", "opponent_skill_steps")):
+                steps = parse_steps(situation, field)
+                if steps and i < len(dice):
+                    try:
+                        dice[i] = dice[i].step(steps)
+                    except DiceError as error:
+                        raise SpecError(field, str(error)) from None
+                    said.append(f"GM: {'Ability' if i == 0 else 'Skill'} of the other side {steps:+d}")
+            theirs = [d.label for d in dice]
+            their_roll = parse_choice(situation, "opponent_ability_roll", AbilityRoll, AbilityRoll.NORMAL).value
             who = str(situation.get("opponent_name") or "").strip() or "the GM's dice"
             against = f"{who} ({' + '.join(theirs)})"
-            details["opponent"] = {"character": None, "name": who, "dice": theirs}
+            details["opponent"] = {"character": None, "name": who, "dice": theirs, "ability_roll": their_roll}
         else:
             raise SpecError("opponent", "name the other side: a character in play or the dice the GM names")
+        if their_roll != AbilityRoll.NORMAL.value:
+            kept = "higher" if their_roll == AbilityRoll.BACKGROUND.value else "lower"
+            said.append(f"{details['opponent']['name']}: {their_roll}, Ability rolled twice, the {kept} kept")
+        resists = situation.get("resists") or "them"
+        if resists not in RESISTS:
+            raise SpecError("resists", "say who resists: them, us, or neither (a race)")
         spec = {
             "system": self.key,
             "roll": "opposed",
@@ -734,12 +790,37 @@ class Lucky13:
             "defender": theirs,
             "weapon_die": StepDie.none().label,
             "attacker_roll": made.spec["ability_roll"],
+            "defender_roll": their_roll,
             "explosion": made.spec["explosion"],
+            "draw": RESISTS[resists].value,
         }
         label = made.label.split(" vs ", 1)[0] + f" against {against}"
         details["contest"] = True
-        said.append(f"Against {against}: higher wins, a draw holds for them")
+        details["resists"] = resists
+        draw = {"them": "a draw holds for them", "us": "a draw holds for us", "neither": "a draw is a draw (a race)"}
+        said.append(f"Against {against}: higher wins, {draw[resists]}")
         return SheetRoll(kind="opposed", spec=spec, label=label, log_kind="opposed", details=details, steps=tuple(said))
+
+    def _their_side(
+        self, sheet: Sheet, skill: Skill, situation: Mapping[str, Any], options: Mapping[str, Any], others: Others
+    ) -> SheetRoll:
+        """The other character's side of a contest, built as their check would be (README, "Contests
+        outside combat": "Both sides roll what they would roll for a check"): their skill with its own
+        ability, and what the situation gives them under ``opponent_*``: a background or an impairment,
+        a specialization and an asset of theirs by id, a helper (another character in play, or an NPC
+        the GM names) and the GM's steps. A refusal names the ``opponent_*`` field."""
+        theirs: dict[str, Any] = {"skill": skill.id, "difficulty": Difficulty.HEROIC.value}
+        for key in ("ability_roll", "specialization", "asset", "helper", "help_with", "npc_helper", "npc_helper_die",
+                    "ability_steps", "skill_steps"):  # fmt: skip
+            if situation.get(f"opponent_{key}") not in (None, ""):
+                theirs[key] = situation[f"opponent_{key}"]
+        if theirs.get("helper") is not None and theirs["helper"] == situation.get("helper"):
+            raise SpecError("opponent_helper", "one character cannot help both sides")
+        try:
+            return self.sheet_roll(sheet, theirs, options, others)
+        except SpecError as error:
+            field = "opponent" if error.field == "hit_points" else f"opponent_{error.field}"
+            raise SpecError(field, error.message) from None
 
     def check_roll(self, sheet: Sheet, situation: Mapping[str, Any], options: Mapping[str, Any]) -> SheetRoll:
         """A check from the sheet ("Skill checks"): ``situation`` names the skill and optionally a
@@ -831,6 +912,8 @@ class Lucky13:
         ):
             purchase = suggestion.purchase
             if purchase.kind == "ability":
+                if purchase.ability == "pulse" and _down(sheet) is not None:
+                    continue  # nothing bought raises the dying or the dead (:func:`_not_down`)
                 key = f"ability:{purchase.ability}"
             else:
                 skill = by_name[purchase.skill]
@@ -867,7 +950,8 @@ class Lucky13:
     ) -> tuple[Sheet, Offer]:
         """The sheet after a purchase ("Skill advancement / Adventure Points"): a new specialization
         (4, at level 1; ``choice`` names it: ``{"name": …}``), one more level (4, at most 5), or the
-        next ability die (its size × 4, up to d12; a larger Pulse brings its row of hit points, full).
+        next ability die (its size × 4, up to d12; a larger Pulse brings its row of hit points, full,
+        and is refused to the dying and the dead: README, "Dying and dead characters").
 
         ``choice["before"]``, when given, is what the buyer saw (:meth:`offer_fields`): if the
         sheet shows something else now, nothing is bought (``SpecError`` on ``before``). A
@@ -877,6 +961,8 @@ class Lucky13:
         aimed = target(sheet, offer)
         names = _ability_names(options)
         if aimed.kind is PurchaseKind.ABILITY:
+            if aimed.ability == "pulse":
+                _not_down(sheet, names["pulse"])
             purchase = buy_ability(aimed.ability, StepDie(aimed.before))
             abilities = sheet.abilities.model_copy(update={aimed.ability: StepDie(purchase.after).label})
             bought = sheet.model_copy(update={"abilities": abilities})
@@ -1188,17 +1274,40 @@ def _item(items: Any, item_id: Any, field: str, missing: str) -> Any:
     return found
 
 
-def _helper_die(helper: Other, skill: Skill, ability_key: str, help_with: str) -> StepDie:
+#: Who resists in a contest (README, "Contests outside combat"), and so who a draw goes to.
+RESISTS: Final = {"them": Draw.DEFENDER, "us": Draw.ATTACKER, "neither": Draw.NONE}
+#: The other side's parts only a character's sheet can give.
+_SHEET_ONLY: Final = ("opponent_specialization", "opponent_asset", "opponent_helper", "opponent_npc_helper")
+
+
+def _helper_die(helper: Other, skill: Skill, ability_key: str, help_with: str, options: Mapping[str, Any]) -> StepDie:
     """ "Characters assisting characters": the helper's die in what they help with: their skill of the
-    same name, or their die of the same ability."""
-    theirs = helper.sheet
+    same name, or their die of the same ability, as they would roll it (a wounded helper's Pulse is
+    the current Pulse die: README, "Wounded Pulse")."""
+    theirs: Sheet = helper.sheet  # type: ignore[assignment]
     if help_with == "skill":
-        same = next((s for s in theirs.skills if s.name.casefold() == skill.name.casefold()), None)  # type: ignore[attr-defined]
+        same = next((s for s in theirs.skills if s.name.casefold() == skill.name.casefold()), None)
         if same is None or same.die is None:
             raise SpecError("help_with", f"{helper.name} has no {skill.name} skill to help with")
         return StepDie.parse(same.die)
-    die = getattr(theirs.abilities, ability_key)  # type: ignore[attr-defined]
-    return StepDie.parse(die) if die else StepDie.none()
+    if not getattr(theirs.abilities, ability_key):
+        return StepDie.none()
+    return rolled_ability(theirs, ability_key, options)
+
+
+def _npc_helper(situation: Mapping[str, Any]) -> tuple[str, StepDie]:
+    """ "Characters assisting characters": "When a PC or NPC assists". Outside a fight an NPC has no
+    sheet: the GM names it (``npc_helper``) and its die in what it helps with (``npc_helper_die``,
+    d4 … d12)."""
+    name = situation.get("npc_helper")
+    if not isinstance(name, str) or not name.strip():
+        raise SpecError("npc_helper", "name the NPC who helps")
+    dice = {StepDie(rung).label: StepDie(rung) for rung in range(1, len(BASE_SIZES) + 1)}
+    given = situation.get("npc_helper_die")
+    die = dice.get(given) if isinstance(given, str) else None
+    if die is None:
+        raise SpecError("npc_helper_die", f"give {name.strip()}'s die in what they help with (d4 … d12)")
+    return name.strip(), die
 
 
 def _assist_of(situation: Mapping[str, Any]) -> tuple[StepDie | None, str, str]:
@@ -1239,6 +1348,29 @@ def _replace_skill(sheet: Sheet, old: Skill, new: Skill) -> Sheet:
 
 
 SYSTEM: Final = Lucky13()
+
+
+def _down(sheet: Sheet) -> Condition | None:
+    """Whether a finished character is dying or dead ("Death & dying"); None for one who is up, or a draft."""
+    if sheet.creation.step or sheet.abilities.pulse is None or sheet.hit_points is None:
+        return None
+    state = condition(sheet.hit_points, StepDie.parse(sheet.abilities.pulse))
+    return None if state is Condition.UP else state
+
+
+def _not_down(sheet: Sheet, pulse: str) -> None:
+    """README, "Dying and dead characters": "nothing bought with points raises them … A purchase of
+    Pulse by a dying or dead character is refused" (a larger Pulse would bring a row of hit points and
+    push death further off). :class:`SpecError` on ``hit_points``: the sheet cannot take it now."""
+    state = _down(sheet)
+    if state is not None:
+        raise SpecError(
+            "hit_points",
+            f"the character is {state.value}: Adventure Points buy training, not healing, so {pulse} cannot be "
+            "raised until they are healed above 0 hit points"
+            if state is Condition.DYING
+            else f"the character is dead: Adventure Points buy training, not healing, so {pulse} cannot be raised",
+        )
 
 
 def able(sheet: Sheet, options: Mapping[str, Any]) -> None:
