@@ -183,6 +183,38 @@ def test_an_opposed_roll_against_a_character_in_play_from_the_roll_page(client, 
     assert (roll.spec["attacker"], roll.spec["defender"]) == ("3d", "3d")
 
 
+def test_a_contest_with_no_resisting_side_shows_the_draw_and_the_log_says_draw(
+    client, monkeypatch, d6_campaign, player, other_player
+) -> None:
+    jericho = made(client, d6_campaign, other_player, "Jericho")
+    talia = made(client, d6_campaign, player)
+    strength = next(s.id for s in talia.document.stats if s.name == "Strength")
+    url = reverse("play:sheet-roll", args=[talia.pk])
+    query = {"kind": "opposed", "item": strength, "opponent": jericho.pk, "no_resisting_side": "on"}
+    page = client.get(url, query)
+    assert page.status_code == 200
+    odds = opposed_chance(DieCode.parse("3d"), DieCode.parse("3d"))
+    assert "A draw" in page.text
+    assert "the side that resists holds" not in page.text
+    assert f"{odds.p_tie.numerator}/{odds.p_tie.denominator}" in page.text
+    seed = next(n for n in range(500) if _ties(n))
+    monkeypatch.setattr("play.sheet_roll_views.secrets.SystemRandom", lambda: random.Random(seed))
+    assert client.post(url, query).status_code == 302
+    roll = Roll.objects.get()
+    assert roll.spec["resisting"] is False
+    assert roll.outcome["draw"] is True
+    log = client.get(reverse("play:rolls", args=[d6_campaign.pk])).text
+    assert ">A draw<" in log
+
+
+def _ties(seed: int) -> bool:
+    """Whether two 3d rolled from ``seed`` tie (the sheet roll rolls the attacker, then the defender)."""
+    from rules.systems.d6.rolling import roll
+
+    rng = random.Random(seed)
+    return roll(DieCode.parse("3d"), rng).total == roll(DieCode.parse("3d"), rng).total
+
+
 def test_the_sheets_roll_link_shows_a_band_at_both_ends_and_rolls_only_with_a_number(client, d6_campaign,
                                                                                      player) -> None:  # fmt: skip
     character = made(client, d6_campaign, player)

@@ -93,6 +93,12 @@ class Situation(Document):
         1, description="The uses declared this round: each code takes −(N−1)d."
     )
     running: bool = Field(False, description="Running this round: −1d.")
+    no_resisting_side: bool = Field(
+        False,
+        title="Opposed: no side resists, a tie is a draw (arm wrestling)",
+        description="Opposed: a contest with no resisting side, where a tie is a draw with its own chance; "
+        "otherwise the other side resists (the status quo) and a tie holds for it.",
+    )
 
 
 class Call(Document):
@@ -403,7 +409,8 @@ class D6:
             totals = Totals(shown.totals, target, shown.open_ended)
             return SheetRoll("check", spec, label, details=details, steps=steps, chances=chances, totals=totals)
         theirs, who = self._other_side(asked, name, others, given)
-        spec = {"system": KEY, "roll": "opposed", "attacker": str(rolled), "defender": str(theirs)}
+        spec = {"system": KEY, "roll": "opposed", "attacker": str(rolled), "defender": str(theirs),
+                "resisting": not asked.no_resisting_side}  # fmt: skip
         if steps:
             spec["steps"] = list(steps)
         details = {"item": asked.item, "name": name, "opponent": who, "contest": True}
@@ -411,7 +418,7 @@ class D6:
         odds = ROLL_KINDS["opposed"].chance(ROLL_KINDS["opposed"].parse(spec))
         chances = (
             (f"{name} wins", odds.p_attacker_wins),
-            ("A tie: the side that resists holds", odds.p_tie),
+            ("A tie: the side that resists holds" if not asked.no_resisting_side else "A draw", odds.p_tie),
             (f"{who} wins", odds.p_defender_wins),
         )
         return SheetRoll("opposed", spec, label, log_kind="opposed", details=details, steps=steps, chances=chances)

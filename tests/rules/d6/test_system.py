@@ -109,6 +109,26 @@ def test_an_opposed_roll_against_another_character_or_the_gms_code() -> None:
                               "opponent_item": "Juggling"}, OPTIONS, lambda pk: jericho)  # fmt: skip
 
 
+def test_an_opposed_roll_with_no_resisting_side_ends_a_tie_in_a_draw_with_its_own_chance() -> None:
+    sheet = talia()
+    strength = item(sheet, "Strength")
+    resisted = D6.sheet_roll(sheet, {"kind": "opposed", "item": strength, "opponent_code": "3d"}, OPTIONS)
+    contest = D6.sheet_roll(sheet, {"kind": "opposed", "item": strength, "opponent_code": "3d",
+                                    "no_resisting_side": True}, OPTIONS)  # fmt: skip
+    assert (resisted.spec["resisting"], contest.spec["resisting"]) == (True, False)
+    odds = D6.roll_kinds["opposed"].chance(D6.roll_kinds["opposed"].parse(contest.spec))
+    assert ("A tie: the side that resists holds", odds.p_tie) in resisted.chances
+    assert ("A draw", odds.p_tie) in contest.chances
+    assert sum(p for _, p in contest.chances) == 1
+    kind = D6.roll_kinds["opposed"]
+    ties = [seed for seed in range(400) if (r := kind.roll(kind.parse(contest.spec), Random(seed))).attacker.total
+            == r.defender.total]  # fmt: skip
+    tie = kind.record(kind.roll(kind.parse(contest.spec), Random(ties[0])))
+    held = kind.record(kind.roll(kind.parse(resisted.spec), Random(ties[0])))
+    assert (tie.outcome["draw"], tie.outcome["hit"]) == (True, False)
+    assert (held.outcome["draw"], held.outcome["hit"]) == (False, False)
+
+
 def test_the_log_keeps_the_wild_die_and_its_chain() -> None:
     sheet = talia()
     made = D6.sheet_roll(sheet, {"item": item(sheet, "Firearms"), "difficulty": 15}, OPTIONS)
