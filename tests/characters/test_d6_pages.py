@@ -324,7 +324,9 @@ def spend_url(character: Character) -> str:
     return reverse("d6:spend-luck", args=[character.pk])
 
 
-def test_a_luck_point_spent_heroically_comes_back_when_the_adventure_ends(client, d6_campaign, gm, player) -> None:
+def test_the_player_spends_the_gm_judges_and_a_dramatic_spend_comes_back_with_one_more(
+    client, d6_campaign, gm, player
+) -> None:
     from characters import ledger
     from characters.models import SheetChange
 
@@ -332,53 +334,74 @@ def test_a_luck_point_spent_heroically_comes_back_when_the_adventure_ends(client
     page = client.get(spend_url(talia))
     assert page.status_code == 200
     assert "Talia has <strong>1</strong> luck point" in page.text
-    response = client.post(spend_url(talia), {"version": "0", "kind": "escape", "heroism": "dramatic",
+    assert 'name="heroism"' not in page.text  # how heroic it was is the GM's call, not the player's
+    response = client.post(spend_url(talia), {"version": "0", "kind": "escape",
                                               "explanation": "Dove into the subway as the tower fell."})  # fmt: skip
     assert response.status_code == 302
     talia.refresh_from_db()
     assert talia.document.luck_points == 0
-    assert [(s.id, s.heroism) for s in talia.document.luck_owed] == [(1, "dramatic")]
+    assert [(s.id, s.heroism) for s in talia.document.luck_spends] == [(1, None)]
     history = SheetChange.objects.filter(character=talia).latest("pk")
     assert "escaped certain death: Dove into the subway" in history.what
     sheet = client.get(reverse("characters:sheet", args=[talia.pk])).text
-    assert "Owed back at the adventure’s end" in sheet
-    none_left = client.post(spend_url(talia), {"version": str(talia.version), "kind": "double", "heroism": "heroic"})
+    assert "awaiting the GM’s call" in sheet
+    assert reverse("d6:judge-luck", args=[talia.pk, 1]) not in sheet  # the player cannot judge it
+    refused = client.post(reverse("d6:judge-luck", args=[talia.pk, 1]), {"version": str(talia.version),
+                                                                          "heroism": "dramatic"})  # fmt: skip
+    assert refused.status_code == 403
+    none_left = client.post(spend_url(talia), {"version": str(talia.version), "kind": "double"})
     assert none_left.status_code in (200, 400)
     assert "Nothing was spent" in none_left.text or "No luck point left" in none_left.text
 
-    client.force_login(gm)  # the GM grants one more for the dramatic spend, then ends the adventure
+    client.force_login(gm)  # the GM judges it heroic, changes it to dramatic, grants one more, ends the adventure
+    judge = reverse("d6:judge-luck", args=[talia.pk, 1])
+    assert judge in client.get(reverse("characters:sheet", args=[talia.pk])).text
+    assert client.post(judge, {"version": str(talia.version), "heroism": "heroic"}).status_code == 302
+    talia.refresh_from_db()
+    assert client.post(judge, {"version": str(talia.version), "heroism": "dramatic"}).status_code == 302
+    talia.refresh_from_db()
+    assert [(s.id, s.heroism) for s in talia.document.luck_spends] == [(1, "dramatic")]
+    bad = client.post(judge, {"version": str(talia.version), "heroism": "brave"})
+    assert bad.status_code == 400
+    missing = client.post(reverse("d6:judge-luck", args=[talia.pk, 7]), {"version": str(talia.version),
+                                                                          "heroism": "heroic"})  # fmt: skip
+    assert missing.status_code == 400
     granted = client.post(reverse("d6:grant-luck", args=[talia.pk, 1]), {"version": str(talia.version), "granted": "1"})
     assert granted.status_code == 302
     ledger.award(campaign_id=d6_campaign.pk, awards=[ledger.Award(talia.pk, 3)], reason="Finished",
                  ends_adventure=True, by=gm)  # fmt: skip
     talia.refresh_from_db()
     assert talia.document.luck_points == 2  # the point back, and one more
-    assert talia.document.luck_owed == ()
+    assert talia.document.luck_spends == ()
+
+
+def test_the_luck_page_names_only_what_is_on_the_pages(client, d6_campaign, player) -> None:
+    talia = made(client, d6_campaign, player)
+    page = client.get(spend_url(talia)).text
+    assert "A luck point spent this round" not in page  # no such box: the round's page holds the doubling
+    assert reverse("d6:round", args=[talia.pk]) in page
+    assert "How heroic it was is the GM’s call" in page
 
 
 def test_spending_luck_is_refused_plainly_and_changes_nothing(client, d6_campaign, player, other_player) -> None:
     talia = made(client, d6_campaign, player)
-    escape = client.post(spend_url(talia), {"version": "0", "kind": "escape", "heroism": "heroic",
-                                            "explanation": ""})  # fmt: skip
+    escape = client.post(spend_url(talia), {"version": "0", "kind": "escape", "explanation": ""})
     assert escape.status_code == 400
     assert "explain how the character got away" in escape.text
-    bad = client.post(spend_url(talia), {"version": "0", "kind": "reroll", "heroism": "heroic"})
+    bad = client.post(spend_url(talia), {"version": "0", "kind": "reroll"})
     assert bad.status_code == 400
     assert "reroll is not on the list" in bad.text
-    no_version = client.post(spend_url(talia), {"kind": "double", "heroism": "heroic"})
+    no_version = client.post(spend_url(talia), {"kind": "double"})
     assert no_version.status_code == 400
     talia.refresh_from_db()
     assert talia.document.luck_points == 1
     client.force_login(other_player)
-    assert client.post(spend_url(talia), {"version": "0", "kind": "double", "heroism": "heroic"}).status_code == 403
+    assert client.post(spend_url(talia), {"version": "0", "kind": "double"}).status_code == 403
     client.force_login(player)
     assert client.post(reverse("d6:grant-luck", args=[talia.pk, 1]), {"version": "0"}).status_code == 403
     stale_version = str(talia.version)
-    assert (
-        client.post(spend_url(talia), {"version": stale_version, "kind": "double", "heroism": "heroic"}).status_code
-        == 302
-    )
-    stale = client.post(spend_url(talia), {"version": stale_version, "kind": "double", "heroism": "heroic"})
+    assert client.post(spend_url(talia), {"version": stale_version, "kind": "double"}).status_code == 302
+    stale = client.post(spend_url(talia), {"version": stale_version, "kind": "double"})
     assert stale.status_code == 409  # the luck points changed since that page was opened
 
 

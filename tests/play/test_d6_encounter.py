@@ -109,7 +109,7 @@ def test_the_gm_ends_the_round_for_everyone_in_a_fight(client, gm, player, d6_ca
 
     talia = made(client, d6_campaign, player)
     firearms = next(s.id for s in talia.document.skills if s.name == "Firearms")
-    client.post(reverse("d6:spend-luck", args=[talia.pk]), {"version": "0", "kind": "double", "heroism": "heroic"})
+    client.post(reverse("d6:spend-luck", args=[talia.pk]), {"version": "0", "kind": "double"})
     talia.refresh_from_db()
     declaration = {"action": "declare", "version": str(talia.version), "action-0-item": firearms,
                    "action-0-difficulty": "8"}  # fmt: skip
@@ -131,4 +131,4 @@ def test_the_gm_ends_the_round_for_everyone_in_a_fight(client, gm, player, d6_ca
     talia.refresh_from_db()
     assert talia.document.round is None
     assert not round_state.doubled_now(talia.document)
-    assert talia.document.luck_points == 0  # the point stays spent: heroic, it comes back at the adventure's end
+    assert talia.document.luck_points == 0  # spent: it comes back at the adventure’s end if the GM judges it heroic

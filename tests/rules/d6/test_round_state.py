@@ -113,7 +113,7 @@ def test_a_luck_point_doubles_the_next_round_or_the_rest_of_this_one_once() -> N
     sheet, _ = round_state.take(sheet, attempt(0), OPTIONS)
     sheet = round_state.luck_doubles(sheet, OPTIONS)
     assert [str(u.code) for u in round_state.plan_of(sheet, OPTIONS).uses] == ["3d+1", "7d+2"]
-    spent, _words = D6.spend_luck(talia(), "double", "heroic", given=OPTIONS)
+    spent, _words = D6.spend_luck(talia(), "double", given=OPTIONS)
     assert round_state.doubled_now(spent)
     assert spent.luck_points == 0
 
@@ -226,7 +226,8 @@ def test_a_luck_point_doubles_a_characters_attack_and_defence_in_a_fight() -> No
 
 
 def test_the_adventures_end_and_the_gms_round_over_end_the_round_in_play() -> None:
-    sheet, _ = D6.spend_luck(talia(), "double", "heroic", given=OPTIONS)
+    sheet, _ = D6.spend_luck(talia(), "double", given=OPTIONS)
+    sheet, _ = D6.judge_luck(sheet, 1, "heroic")
     firearms = item(sheet, "Firearms")
     sheet = round_state.declare(sheet, [(firearms, 8)], running=False, use_preparation=False, given=OPTIONS)
     after, words = D6.end_adventure(sheet, OPTIONS)

@@ -198,28 +198,60 @@ def test_a_fresh_import_is_held_to_the_campaigns_creation_and_starts_afresh() ->
     assert any("Spend every stat die" in p.message and "Ruins" in p.message for p in problems)
 
 
-def test_luck_spent_owed_and_returned_at_the_adventures_end() -> None:
-    sheet = talia(luck_points=2)
-    sheet, words = D6.spend_luck(sheet, "double", "unheroic")
-    assert "gone" in words
-    assert (sheet.luck_points, sheet.luck_owed) == (1, ())
-    sheet, _ = D6.spend_luck(sheet, "escape", "dramatic", "Through the hole in the floor")
+def test_luck_spent_judged_by_the_gm_and_returned_at_the_adventures_end() -> None:
+    sheet = talia(luck_points=3)
+    sheet, words = D6.spend_luck(sheet, "double")
+    assert words == "Luck point 1 spent (the GM says how heroic it was): doubled every code for the round"
+    assert (sheet.luck_points, [(s.id, s.heroism) for s in sheet.luck_spends]) == (2, [(1, None)])
+    sheet, words = D6.judge_luck(sheet, 1, "unheroic")
+    assert words == "Luck point 1 judged unheroic: gone"
+    sheet, _ = D6.spend_luck(sheet, "escape", "Through the hole in the floor")
+    sheet, _ = D6.spend_luck(sheet, "escape", "Out of the window")  # never judged
     assert sheet.luck_points == 0
-    assert [(s.id, s.kind) for s in sheet.luck_owed] == [(2, "escape")]
+    with pytest.raises(SpecError, match="only a spend judged dramatic"):
+        D6.grant_extra(sheet, 2)
+    sheet, words = D6.judge_luck(sheet, 2, "dramatic")
+    assert (
+        words == "Luck point 2 judged heroic at a dramatic moment: back at the adventure's end, perhaps with one more"
+    )
     with pytest.raises(SpecError, match="no luck point left"):
-        D6.spend_luck(sheet, "double", "heroic")
+        D6.spend_luck(sheet, "double")
     granted, _ = D6.grant_extra(sheet, 2)
     ended, words = D6.end_adventure(granted, OPTIONS)
-    assert (ended.luck_points, ended.luck_owed, words) == (
+    assert (ended.luck_points, ended.luck_spends, words) == (
         2,
         (),
-        "End of the adventure: 2 luck points back; the round in play is over",
+        "End of the adventure: 2 luck points back, 2 gone (unheroic or not judged); the round in play is over",
     )
-    assert D6.end_adventure(ended, OPTIONS) is None  # nothing owed: nothing changes
+    assert D6.end_adventure(ended, OPTIONS) is None  # nothing spent: nothing changes
     plain, _ = D6.end_adventure(sheet, OPTIONS)
     assert plain.luck_points == 1  # without the GM's extra point
-    with pytest.raises(SpecError, match="only a dramatic spend"):
-        D6.grant_extra(sheet, 1)
+    # The GM changes the call: no longer dramatic, the extra point goes with it.
+    heroic, _ = D6.judge_luck(granted, 2, "heroic")
+    assert [(s.heroism, s.extra) for s in heroic.luck_spends if s.id == 2] == [("heroic", False)]
+    with pytest.raises(SpecError, match="not a luck point spent this adventure"):
+        D6.judge_luck(sheet, 9, "heroic")
+
+
+def test_escaping_certain_death_leaves_the_character_alive() -> None:
+    dead = talia(wounds=3)
+    alive, words = D6.spend_luck(dead, "escape", "The river carried me off")
+    assert alive.wounds == 2  # incapacitated, never dead
+    assert words.endswith("; alive, incapacitated")
+    wounded, words = D6.spend_luck(talia(wounds=1), "escape", "The river carried me off")
+    assert wounded.wounds == 1  # alive already: where the blow left them
+    assert "alive" not in words
+
+
+def test_a_version_1_sheet_keeps_its_owed_spends_as_judged() -> None:
+    document = talia().model_dump(mode="json")
+    del document["luck_spends"]
+    owed = [{"id": 2, "kind": "escape", "heroism": "dramatic", "explanation": "Away", "extra": True}]
+    old = {**document, "schema_version": 1, "luck_spent": 1, "luck_owed": owed}
+    sheet = D6.read_sheet(old)
+    assert sheet.schema_version == 2
+    assert [(s.id, s.heroism, s.extra) for s in sheet.luck_spends] == [(2, "dramatic", True)]
+    assert sheet.luck_spent == 2
 
 
 def test_an_incapacitated_character_cannot_act_and_the_vitals_say_so() -> None:
