@@ -282,17 +282,32 @@ def test_a_gm_makes_a_d6_campaign_with_its_own_stats(client, gm) -> None:
     client.force_login(gm)
     page = client.get(reverse("campaigns:create"), {"system": "d6"})
     assert page.status_code == 200
-    rows = [{"name": "Might", "skills": "Lift, Grapple, Duck (reaction)"}, {"name": "Wits", "skills": "Notice"}]
+    rows = [{"name": "Might", "skills": "Lift, Grapple (attack: brawling), Duck (reaction: dodge), Brace (reaction)"},
+            {"name": "Wits", "skills": "Notice"}]  # fmt: skip
     response = client.post(reverse("campaigns:create"), d6_options_post(rows=rows, stat_dice=6))
     assert response.status_code == 302, response.text
     campaign = Campaign.objects.get(name="Mutant Alley")
     assert campaign.system == "d6"
     assert campaign.settings["stats"] == [
-        {"name": "Might", "skills": [{"name": "Lift", "reaction": False}, {"name": "Grapple", "reaction": False},
-                                     {"name": "Duck", "reaction": True}]},
-        {"name": "Wits", "skills": [{"name": "Notice", "reaction": False}]},
+        {"name": "Might", "skills": [{"name": "Lift", "reaction": False, "combat": ""},
+                                     {"name": "Grapple", "reaction": False, "combat": "brawling"},
+                                     {"name": "Duck", "reaction": True, "combat": "dodge"},
+                                     {"name": "Brace", "reaction": True, "combat": ""}]},
+        {"name": "Wits", "skills": [{"name": "Notice", "reaction": False, "combat": ""}]},
     ]  # fmt: skip
     assert campaign.settings["stat_preset"] == "custom"
+    edit = client.get(reverse("campaigns:settings", args=[campaign.pk])).text
+    assert "Lift, Grapple (attack: brawling), Duck (reaction: dodge), Brace (reaction)" in edit
+
+
+def test_a_skill_marked_with_a_role_the_rules_lack_is_refused_with_the_row_kept(client, gm) -> None:
+    client.force_login(gm)
+    rows = [{"name": "Might", "skills": "Kick (attack: kicking), Shove (attack)"}]
+    response = client.post(reverse("campaigns:create"), d6_options_post(rows=rows, stat_dice=6))
+    assert response.status_code == 400
+    assert "Kick: a skill attacks (melee, ranged, brawling), defends (dodge, parry), or neither" in response.text
+    assert "Kick (attack: kicking), Shove (attack)" in response.text
+    assert not Campaign.objects.filter(name="Mutant Alley").exists()
 
 
 def test_bad_d6_options_are_refused_beside_their_fields_with_everything_kept(client, gm) -> None:
@@ -314,7 +329,7 @@ def test_the_options_form_loads_the_preset_and_adds_rows(client, gm) -> None:
     data = d6_options_post(rows=[{"name": "Might", "skills": ""}], load_preset="1", preset="six")
     page = client.post(reverse("campaigns:create"), data)
     assert page.status_code == 200
-    assert "Dodge (reaction), Firearms" in page.text
+    assert "Dodge (reaction: dodge), Firearms (attack: ranged)" in page.text
     more = client.post(reverse("campaigns:create"), d6_options_post(rows=[{"name": "Might", "skills": ""}],
                                                                     more_rows="1"))  # fmt: skip
     assert more.text.count('name="stats-') >= 3 * 3

@@ -222,11 +222,16 @@ class D6:
         return OptionsChange(conflicts={}, sheets=tuple(None for _ in characters))
 
     def options_summary(self, given: Mapping[str, Any]) -> list[dict[str, Any]]:
-        stats = [
-            f"{stat['name']}: " + (", ".join(s["name"] + (" (reaction)" if s["reaction"] else "")
-                                             for s in stat["skills"]) or "no skills")
-            for stat in given["stats"]
-        ]  # fmt: skip
+        def marked(skill: Mapping[str, Any]) -> str:
+            role = skill.get("combat", "")
+            if role in options.ATTACKS:
+                return f"{skill['name']} (attacks: {role})"
+            if role in options.DEFENCES:
+                return f"{skill['name']} (reaction: {role})"
+            return skill["name"] + (" (reaction)" if skill["reaction"] else "")
+
+        stats = [f"{stat['name']}: " + (", ".join(marked(s) for s in stat["skills"]) or "no skills")
+                 for stat in given["stats"]]  # fmt: skip
         return [
             {"label": "Stats and skills", "value": f"{len(given['stats'])} stats", "list": stats},
             {"label": "Creation", "value": f"{given['stat_dice']}d among the stats, {given['skill_dice']}d among "
