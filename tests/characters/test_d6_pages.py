@@ -390,6 +390,24 @@ def test_the_player_spends_the_gm_judges_and_a_dramatic_spend_comes_back_with_on
     assert talia.document.luck_spends == ()
 
 
+def test_the_sheet_shows_a_doubling_waiting_for_its_round_and_how_long_a_stun_lasts(
+    client, d6_campaign, gm, player
+) -> None:
+    talia = made(client, d6_campaign, player)
+    sheet_url = reverse("characters:sheet", args=[talia.pk])
+    assert "doubles every code" not in client.get(sheet_url).text
+    assert client.post(spend_url(talia), {"version": "0", "kind": "double"}).status_code == 302
+    page = client.get(sheet_url).text
+    assert "A luck point doubles every code of the next round declared." in page
+    client.force_login(gm)
+    round_url = reverse("d6:round", args=[talia.pk])
+    talia.refresh_from_db()
+    assert client.post(round_url, {"version": str(talia.version), "action": "stunned"}).status_code == 302
+    talia.refresh_from_db()
+    assert talia.document.stunned
+    assert "Stunned</span> −1d to every roll until the end of the next round" in client.get(sheet_url).text
+
+
 def test_the_luck_page_names_only_what_is_on_the_pages(client, d6_campaign, player) -> None:
     talia = made(client, d6_campaign, player)
     page = client.get(spend_url(talia)).text

@@ -6,7 +6,8 @@ The text gives no combat procedure beyond these; our readings (``docs/rules/d6.m
 
 - **Initiative**: each combatant rolls its initiative code (a character: the campaign's initiative
   stat, Perception by default, or its highest stat; an NPC: the code the GM gives), highest first; a
-  tie goes to the higher code, then to the order the combatants joined in.
+  tie goes to the higher code, then to the order the combatants joined in. A luck point's doubling
+  doubles the initiative roll of its round (rules README, "Initiative").
 - **An attack skill is a role**: the campaign's skill list marks which skills attack (melee, ranged,
   brawling) and which defend (dodge, parry), as Lucky 13 marks its Combat skill; a character attacks only
   with one of its attack skills (its best by default) and defends with its best defence skill. A
@@ -202,13 +203,18 @@ class D6Combat:
         for group in groups:
             first = group[0]
             code = DieCode.parse(first.block.initiative)  # type: ignore[attr-defined]
+            doubled = isinstance(first.sheet, Sheet) and round_state.doubled_now(first.sheet)
+            if doubled:  # a luck point doubles every roll of its round, initiative too (rules README, "Initiative")
+                code = code.doubled()
             rolled = roll(code, rng)
             names = [f.name for f in group]
             for fighter in group:
                 values[fighter.key] = (rolled.total, code)
-            logged.append(Logged("initiative", f"Initiative for {', '.join(names)} ({code})",
-                                 {"for": names, "code": str(code)}, first.key, dice_groups(rolled), rolled.total,
-                                 {"combatants": names, "wild": list(rolled.wild_chain)}, None, "an order"))  # fmt: skip
+            how = f"{code}, doubled by a luck point" if doubled else str(code)
+            spec = {"for": names, "code": str(code)} | ({"doubled": True} if doubled else {})
+            outcome = {"combatants": names, "wild": list(rolled.wild_chain)}
+            logged.append(Logged("initiative", f"Initiative for {', '.join(names)} ({how})", spec, first.key,
+                                 dice_groups(rolled), rolled.total, outcome, None, "an order"))  # fmt: skip
         return values, logged
 
     def initiative(self, groups: Sequence[Sequence[Fighter]], options: Mapping[str, Any], rng: Random) -> Initiative:
@@ -357,6 +363,9 @@ class D6Combat:
         level = MAX_WOUNDS - sheet.wounds
         outcome = {"before": level, "after": level, "condition": WOUND_LEVELS[sheet.wounds]}
         after = round_state.round_over(sheet, options)
+        if after.stunned != sheet.stunned:
+            return Harm(fighter.key, fighter.block, after, fighter.state, outcome,
+                        "the round is over; no longer stunned", ("round", "conditions"))  # fmt: skip
         return Harm(fighter.key, fighter.block, after, fighter.state, outcome, "the round is over", ("round",))
 
 

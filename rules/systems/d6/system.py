@@ -158,6 +158,19 @@ def round_code(
     )
 
 
+def _doubled_round(sheet: Sheet) -> str:
+    """Which round a luck point doubles: the one in play, or the next one declared (spent between rounds)."""
+    record = sheet.round
+    return "of the next round declared" if record is not None and not record.declared else "this round"
+
+
+def _stun_round(sheet: Sheet) -> str:
+    """Which round's end clears the stun (rules README, "Stun")."""
+    if round_state.stun_clears_now(sheet):
+        return "this round" if sheet.round is not None and sheet.round.declared else "the next round"
+    return "the next round"
+
+
 class D6:
     key: Final = KEY
     name: Final = NAME
@@ -353,8 +366,10 @@ class D6:
         conditions = tuple(c for c, on in ((level, sheet.wounds > 0), ("stunned", sheet.stunned),
                                            ("doubled", doubled)) if on)  # fmt: skip
         notes = (("wounded", "−1d to every roll"),) if sheet.wounds == 1 else ()
+        if sheet.stunned:
+            notes += (("stunned", f"−1d to every roll until the end of {_stun_round(sheet)}"),)
         if doubled:
-            notes += (("doubled", "a luck point doubles every code this round"),)
+            notes += (("doubled", f"a luck point doubles every code {_doubled_round(sheet)}"),)
         if not sheet.can_act:
             return Vitals((luck, wounds), level, can_act=False, why_not=f"{level}: the character cannot act",
                           conditions=conditions)  # fmt: skip
@@ -646,7 +661,12 @@ class D6:
         budgets = {}
         if sheet.creation.step:
             budgets = {"stats": creation.stat_budget(sheet, given), "skills": creation.skill_budget(sheet, given)}
-        return {"stat_rows": rows, "budgets": budgets, "luck_heroism": LUCK_HEROISM}
+        doubling = ""
+        if round_state.doubled_now(sheet):
+            doubling = f"A luck point doubles every code {_doubled_round(sheet)}."
+        stun = f"−1d to every roll until the end of {_stun_round(sheet)}" if sheet.stunned else ""
+        return {"stat_rows": rows, "budgets": budgets, "luck_heroism": LUCK_HEROISM, "doubling": doubling,
+                "stun": stun}  # fmt: skip
 
     def named_fields(self, sheet: Sheet, given: Mapping[str, Any]) -> dict[str, Any]:
         return {}

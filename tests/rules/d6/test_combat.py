@@ -78,3 +78,17 @@ def test_a_campaign_that_marks_no_attack_skill_attacks_with_the_best_stat() -> N
     block = COMBAT.joins(sheet, options)
     assert (block.weapon, block.attack, block.defence) == ("Might", "4d", None)
     assert COMBAT.attack_choices([Fighter(1, "Ana", block, sheet, {}, 3)], options)["skills"] == []
+
+
+def test_a_luck_points_doubling_doubles_the_initiative_roll_of_its_round() -> None:
+    from random import Random
+
+    sheet = climber()
+    doubled, _ = D6.spend_luck(sheet, "double", given=OPTIONS)
+    plain = Fighter(1, "Talia", COMBAT.joins(sheet, OPTIONS), sheet, {}, 7)
+    lucky = Fighter(2, "Jericho", COMBAT.joins(doubled, OPTIONS), doubled, {}, 8)
+    rolled = COMBAT.initiative([[plain], [lucky]], OPTIONS, Random(4))
+    assert [(log.spec["code"], log.label) for log in rolled.logged] == [
+        ("3d", "Initiative for Talia (3d)"),
+        ("6d", "Initiative for Jericho (6d, doubled by a luck point)"),
+    ]
