@@ -128,6 +128,19 @@ def test_the_gm_judges_a_luck_points_spend_through_the_api(api, client, d6_campa
     assert [(s.id, s.heroism) for s in talia.document.luck_spends] == [(1, "dramatic")]
 
 
+def test_escaping_certain_death_through_the_api_leaves_the_character_alive(api, client, d6_campaign, player) -> None:
+    talia = made(client, d6_campaign, player)
+    talia.sheet = {**talia.sheet, "wounds": 3}  # the blow that killed her
+    talia.save()
+    url = f"/characters/{talia.pk}/d6"
+    start = api(player).get(f"{url}/round").json()
+    body = {"version": start["luck_version"], "kind": "escape", "explanation": "The floor gave way into a subway."}
+    escaped = api(player).post(f"{url}/luck/spend", body)
+    assert escaped.status_code == 200, escaped.text
+    talia.refresh_from_db()
+    assert (talia.document.wounds, talia.document.luck_points) == (2, 0)  # incapacitated, never dead
+
+
 def test_the_api_rolls_a_d6_opposed_roll_against_another_character_in_play(api, client, d6_campaign, player,
                                                                            other_player) -> None:  # fmt: skip
     """The situation's ``opponent`` (D6's character in play) is loaded by its id, as the roll page loads it."""
