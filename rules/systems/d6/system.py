@@ -41,6 +41,7 @@ from rules.systems.d6.combat import COMBAT
 from rules.systems.d6.rolls import ROLL_KINDS
 from rules.systems.d6.rounds import REACTION_SKILLS, one_use
 from rules.systems.d6.sheet import (
+    MAX_LUCK,
     MAX_WOUNDS,
     SCHEMA_VERSION,
     WOUND_LEVELS,
@@ -479,6 +480,10 @@ class D6:
         in from now on, or the next it declares (:func:`rules.systems.d6.round_state.luck_doubles`; refused
         when a point already doubles it). Escaping certain death leaves the character alive: a character the
         blow left dead is incapacitated instead (rules README: "never Dead"; the GM may put them elsewhere)."""
+        if len(sheet.luck_spends) >= MAX_LUCK:
+            raise luck.LuckError(
+                "points", f"{MAX_LUCK} luck points are spent this adventure already: the most one holds"
+            )
         state, entry = luck.spend(self._luck(sheet), kind, explanation)
         update: dict[str, Any] = {}
         words = luck.spend_words(entry)

@@ -233,6 +233,16 @@ def test_luck_spent_judged_by_the_gm_and_returned_at_the_adventures_end() -> Non
         D6.judge_luck(sheet, 9, "heroic")
 
 
+def test_an_adventure_holds_at_most_99_spends_and_the_100th_is_refused_plainly() -> None:
+    sheet = talia(luck_points=99)
+    for _ in range(99):
+        sheet, _ = D6.spend_luck(sheet, "escape", "Away")
+        sheet = sheet.model_copy(update={"luck_points": 1})  # the GM's correction
+    with pytest.raises(SpecError, match="99 luck points are spent this adventure already") as refused:
+        D6.spend_luck(sheet, "escape", "Away")
+    assert refused.value.field == "points"
+
+
 def test_escaping_certain_death_leaves_the_character_alive() -> None:
     dead = talia(wounds=3)
     alive, words = D6.spend_luck(dead, "escape", "The river carried me off")
