@@ -83,8 +83,17 @@ class Spend(Schema):
     model_config = ConfigDict(extra="forbid")
     version: StrictInt = Version
     kind: Literal["double", "escape"]
-    heroism: Literal["unheroic", "heroic", "dramatic"]
     explanation: str = Field("", max_length=MAX_EXPLANATION, description="How the character escaped.")
+
+
+class Judge(Schema):
+    model_config = ConfigDict(extra="forbid")
+    version: StrictInt = Version
+    heroism: Literal["unheroic", "heroic", "dramatic"] = Field(
+        ...,
+        description="The GM's call: unheroic (gone), heroic (back at the adventure's end), dramatic (back, "
+        "perhaps with one more).",
+    )
 
 
 class Extra(Schema):
@@ -281,8 +290,9 @@ def end_round(request: HttpRequest, id: PathId, body: End) -> Any:
              summary="D6: spend a luck point")  # fmt: skip
 def spend_luck(request: HttpRequest, id: PathId, body: Spend) -> Any:
     """A luck point spent (`version`: the luck points' `luck_version`): to `double` the round the character is
-    in from now on, or the next it declares; or to `escape` certain death, with its `explanation`. Unheroic,
-    it is gone; heroic or dramatic, it comes back at the adventure's end."""
+    in from now on, or the next it declares; or to `escape` certain death, with its `explanation` (the
+    character lives: one the blow left dead is incapacitated instead). How heroic it was is the GM's call
+    (`POST …/d6/luck/{spend}/heroism`)."""
     character = _character(request, id, write=True)
     return _step(
         character.pk,
@@ -291,9 +301,24 @@ def spend_luck(request: HttpRequest, id: PathId, body: Spend) -> Any:
             character_id=character.pk,
             version=body.version,
             kind=body.kind,
-            heroism=body.heroism,
             explanation=body.explanation,
             by=request.user,
+        ),
+    )
+
+
+@router.post("/characters/{id}/d6/luck/{spend}/heroism", response=ROUND_RESPONSES,
+             summary="D6: the GM's call on how heroic a luck point's spend was")  # fmt: skip
+def judge_luck(request: HttpRequest, id: PathId, spend: PathId, body: Judge) -> Any:
+    """The GM marks a luck point spent this adventure (`spend`: its number) `unheroic`, `heroic` or `dramatic`,
+    and may change it until the adventure ends: a heroic or dramatic spend comes back at the adventure's end,
+    any other is gone. The GM only."""
+    character = _character(request, id, write=True)
+    return _step(
+        character.pk,
+        body.version,
+        lambda: luck.judge(
+            character_id=character.pk, version=body.version, spend_id=spend, heroism=body.heroism, by=request.user
         ),
     )
 

@@ -1,8 +1,8 @@
 """The sheet's luck point actions: Spend a luck point (the player and the GM), on a page of its own
-that says what each use and each kind of spend does; and the GM's extra point for a dramatic spend
-(a button by it on the sheet). Each carries the version of the luck points it was made from: an older
-one is refused (409) with the points as they are now; a bad choice comes back by its field (400),
-everything typed kept; a user who may not is told why (403)."""
+that says what each use does; the GM's call on how heroic each spend was, and the GM's extra point for a
+dramatic spend (a form and a button by each spend on the sheet). Each carries the version of the luck
+points it was made from: an older one is refused (409) with the points as they are now; a bad choice comes
+back by its field (400), everything typed kept; a user who may not is told why (403)."""
 
 from __future__ import annotations
 
@@ -22,26 +22,23 @@ from games.d6 import luck
 from rules.systems import d6
 from rules.systems.base import SpecError
 from rules.systems.d6.luck import MAX_EXPLANATION
+from rules.systems.d6.system import LUCK_HEROISM
 from web.fields import ChoiceField, TextField, version_number
 
 CONFLICT = "The luck points changed since you opened this page, so nothing was spent. Here they are as they are now."
+JUDGED_CONFLICT = "The luck points changed since you opened this page, so nothing was changed. Look again."
 NO_VERSION = "This form did not say which version of the sheet it was made from, so nothing was spent."
 
 KINDS = (
     ("double", "Double every stat and skill for this round (penalties apply after; stun is ignored)"),
     ("escape", "Escape certain death, after a failed roll (explain how)"),
 )
-HEROISM = (
-    ("heroic", "Heroic: it comes back at the end of the adventure"),
-    ("dramatic", "Heroic at a dramatic moment: it comes back, perhaps with one more (the GM decides)"),
-    ("unheroic", "Unheroic: it is gone"),
-)
+#: The GM's call on a spend, as the sheet offers it.
+HEROISM = LUCK_HEROISM
 
 
 class SpendForm(forms.Form):
     kind = ChoiceField(label="What it does", choices=KINDS, widget=forms.RadioSelect)
-    heroism = ChoiceField(label="When", choices=HEROISM, widget=forms.RadioSelect,
-                          help_text="Agree it with your GM: it decides whether the point comes back.")  # fmt: skip
     explanation = TextField(label="How the character got away (for an escape)", required=False,
                             max_length=MAX_EXPLANATION, lines=True,
                             widget=forms.Textarea(attrs={"rows": 3, "maxlength": MAX_EXPLANATION}))  # fmt: skip
@@ -86,7 +83,7 @@ def spend(request: HttpRequest, pk: int) -> HttpResponse:
     if reason:
         return _refused(request, character, reason)
     if request.method != "POST":
-        return _page(request, character, SpendForm(initial={"kind": "double", "heroism": "heroic"}))
+        return _page(request, character, SpendForm(initial={"kind": "double"}))
     form = SpendForm(request.POST)
     version = version_number(request.POST.get("version", ""))
     if version is None:
@@ -96,7 +93,7 @@ def spend(request: HttpRequest, pk: int) -> HttpResponse:
     data = form.cleaned_data
     try:
         _, words = luck.spend(character_id=character.pk, version=version, kind=data["kind"],
-                              heroism=data["heroism"], explanation=data["explanation"], by=request.user)  # fmt: skip
+                              explanation=data["explanation"], by=request.user)  # fmt: skip
     except StaleSection:
         return _page(request, _fresh(character), form, status=409, problem=CONFLICT)
     except NotAllowed as refused:
@@ -109,6 +106,40 @@ def spend(request: HttpRequest, pk: int) -> HttpResponse:
     messages.success(request, f"{character.name}: {words}.")
     if data["kind"] == "double":  # the round it doubles, on its planner
         return redirect(reverse("d6:round", args=[character.pk]))
+    return redirect(f"{reverse('characters:sheet', args=[character.pk])}#vitals")
+
+
+class JudgeForm(forms.Form):
+    heroism = ChoiceField(label="How heroic", choices=HEROISM)
+
+
+@require_POST
+def judge(request: HttpRequest, pk: int, spend_id: int) -> HttpResponse:
+    """The GM marks a luck point spent this adventure unheroic, heroic or dramatic (and may change it until the
+    adventure ends), which decides what comes back."""
+    character = _d6(request, pk)
+    version = version_number(request.POST.get("version", ""))
+    form = JudgeForm(request.POST)
+    if version is None:
+        return render(request, "characters/edit_refused.html", {"character": character, "message": NO_VERSION},
+                      status=400)  # fmt: skip
+    if not form.is_valid():
+        message = "Choose unheroic, heroic or heroic at a dramatic moment: nothing was changed."
+        return render(request, "characters/edit_refused.html", {"character": character, "message": message},
+                      status=400)  # fmt: skip
+    try:
+        luck.judge(character_id=character.pk, version=version, spend_id=spend_id,
+                   heroism=form.cleaned_data["heroism"], by=request.user)  # fmt: skip
+    except NotAllowed as refused:
+        return _refused(request, character, str(refused))
+    except StaleSection:
+        return render(request, "characters/edit_refused.html", {"character": character, "message": JUDGED_CONFLICT},
+                      status=409)  # fmt: skip
+    except SpecError as refused:
+        return render(request, "characters/edit_refused.html",
+                      {"character": character, "message": sentence(refused.message)}, status=400)  # fmt: skip
+    named = dict(HEROISM)[form.cleaned_data["heroism"]]
+    messages.success(request, f"Luck point {spend_id}: {named[:1].lower()}{named[1:]}.")
     return redirect(f"{reverse('characters:sheet', args=[character.pk])}#vitals")
 
 

@@ -1,9 +1,12 @@
 """D6's options form: the stats and their skills (a row per stat: its name and its skills, a reaction
-skill marked "(reaction)"), the creation budgets and limits, the starting luck points and what a pip
-costs. It only collects what was typed; the rules are the system's own (``validate_options``)."""
+skill marked "(reaction)", a skill that attacks "(attack: melee)", "(attack: ranged)" or "(attack: brawling)",
+one that defends "(reaction: dodge)" or "(reaction: parry)"), the creation budgets and limits, the starting
+luck points and what a pip costs. It only collects what was typed; the rules are the system's own
+(``validate_options``)."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Collection
 from typing import Any, Final
 
@@ -19,23 +22,40 @@ BLANK_ROWS: Final = 2
 MAX_ROWS: Final = d6_options.MAX_STATS
 #: How a reaction skill is marked in a stat's list of skills.
 REACTION: Final = "(reaction)"
+#: A skill's mark at the end of its name: "(reaction)", "(attack: ranged)", "(reaction: dodge)".
+MARK: Final = re.compile(r"\((reaction|attack)(?:\s*:\s*([a-z]+))?\)$", re.IGNORECASE)
 OPTIONS: Final = {option.key: option for option in d6_options.OPTIONS}
 
 
+def _marked(skill: dict[str, Any]) -> str:
+    role = skill.get("combat", "")
+    if role in d6_options.ATTACKS:
+        return f"{skill['name']} (attack: {role})"
+    if role in d6_options.DEFENCES:
+        return f"{skill['name']} (reaction: {role})"
+    return f"{skill['name']} {REACTION}" if skill["reaction"] else skill["name"]
+
+
 def skills_text(skills: list[dict[str, Any]]) -> str:
-    """A stat's skills as its row shows them: "Dodge (reaction), Firearms"."""
-    return ", ".join(f"{s['name']} {REACTION}" if s["reaction"] else s["name"] for s in skills)
+    """A stat's skills as its row shows them: "Dodge (reaction: dodge), Firearms (attack: ranged), Search"."""
+    return ", ".join(_marked(s) for s in skills)
 
 
 def read_skills(text: str) -> list[dict[str, Any]]:
-    """A row's skills from what was typed; names are checked by the system."""
+    """A row's skills from what was typed, each with its mark (a mark the system does not know is kept as the
+    role, for the system to refuse by name); names are checked by the system."""
     out = []
     for part in text.split(","):
         name = " ".join(part.split())
         if not name:
             continue
-        reaction = name.casefold().endswith(REACTION)
-        out.append({"name": name[: -len(REACTION)].strip() if reaction else name, "reaction": reaction})
+        mark = MARK.search(name)
+        if mark is None:
+            out.append({"name": name, "reaction": False, "combat": ""})
+            continue
+        kind, role = mark.group(1).casefold(), (mark.group(2) or "").casefold()
+        combat = role or ("attack" if kind == "attack" else "")  # "(attack)" alone: the system asks which
+        out.append({"name": name[: mark.start()].strip(), "reaction": kind == "reaction", "combat": combat})
     return out
 
 

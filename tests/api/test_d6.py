@@ -80,8 +80,7 @@ def test_the_api_plays_a_d6_round_and_spends_a_luck_point(api, client, d6_campai
     assert rolled.status_code == 201, rolled.text
     assert rolled.json()["roll"]["spec"]["code"] == "3d+1"
     body = rolled.json()["round"]
-    spent = api(player).post(f"{url}/luck/spend", {"version": body["luck_version"], "kind": "double",
-                                                   "heroism": "heroic"})  # fmt: skip
+    spent = api(player).post(f"{url}/luck/spend", {"version": body["luck_version"], "kind": "double"})  # fmt: skip
     assert spent.status_code == 200, spent.text
     body = spent.json()
     assert body["doubled"] is True
@@ -107,6 +106,39 @@ def test_the_api_plays_a_d6_round_and_spends_a_luck_point(api, client, d6_campai
     assert Roll.objects.count() == 2
     lucky13 = api(player).get("/characters/999999/d6/round")
     assert lucky13.status_code == 404
+
+
+def test_the_gm_judges_a_luck_points_spend_through_the_api(api, client, d6_campaign, gm, player) -> None:
+    talia = made(client, d6_campaign, player)
+    url = f"/characters/{talia.pk}/d6"
+    start = api(player).get(f"{url}/round").json()
+    chose = api(player).post(f"{url}/luck/spend", {"version": start["luck_version"], "kind": "double",
+                                                  "heroism": "heroic"})  # fmt: skip
+    assert chose.status_code == 422  # the player does not say how heroic it was
+    spent = api(player).post(f"{url}/luck/spend", {"version": start["luck_version"], "kind": "double"})
+    assert spent.status_code == 200, spent.text
+    version = spent.json()["luck_version"]
+    refused = api(player).post(f"{url}/luck/1/heroism", {"version": version, "heroism": "dramatic"})
+    assert refused.status_code == 403
+    judged = api(gm).post(f"{url}/luck/1/heroism", {"version": version, "heroism": "dramatic"})
+    assert judged.status_code == 200, judged.text
+    missing = api(gm).post(f"{url}/luck/5/heroism", {"version": judged.json()["luck_version"], "heroism": "heroic"})
+    assert missing.status_code == 400
+    talia.refresh_from_db()
+    assert [(s.id, s.heroism) for s in talia.document.luck_spends] == [(1, "dramatic")]
+
+
+def test_escaping_certain_death_through_the_api_leaves_the_character_alive(api, client, d6_campaign, player) -> None:
+    talia = made(client, d6_campaign, player)
+    talia.sheet = {**talia.sheet, "wounds": 3}  # the blow that killed her
+    talia.save()
+    url = f"/characters/{talia.pk}/d6"
+    start = api(player).get(f"{url}/round").json()
+    body = {"version": start["luck_version"], "kind": "escape", "explanation": "The floor gave way into a subway."}
+    escaped = api(player).post(f"{url}/luck/spend", body)
+    assert escaped.status_code == 200, escaped.text
+    talia.refresh_from_db()
+    assert (talia.document.wounds, talia.document.luck_points) == (2, 0)  # incapacitated, never dead
 
 
 def test_the_api_rolls_a_d6_opposed_roll_against_another_character_in_play(api, client, d6_campaign, player,

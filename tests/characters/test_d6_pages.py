@@ -183,6 +183,38 @@ def test_an_opposed_roll_against_a_character_in_play_from_the_roll_page(client, 
     assert (roll.spec["attacker"], roll.spec["defender"]) == ("3d", "3d")
 
 
+def test_a_contest_with_no_resisting_side_shows_the_draw_and_the_log_says_draw(
+    client, monkeypatch, d6_campaign, player, other_player
+) -> None:
+    jericho = made(client, d6_campaign, other_player, "Jericho")
+    talia = made(client, d6_campaign, player)
+    strength = next(s.id for s in talia.document.stats if s.name == "Strength")
+    url = reverse("play:sheet-roll", args=[talia.pk])
+    query = {"kind": "opposed", "item": strength, "opponent": jericho.pk, "no_resisting_side": "on"}
+    page = client.get(url, query)
+    assert page.status_code == 200
+    odds = opposed_chance(DieCode.parse("3d"), DieCode.parse("3d"))
+    assert "A draw" in page.text
+    assert "the side that resists holds" not in page.text
+    assert f"{odds.p_tie.numerator}/{odds.p_tie.denominator}" in page.text
+    seed = next(n for n in range(500) if _ties(n))
+    monkeypatch.setattr("play.sheet_roll_views.secrets.SystemRandom", lambda: random.Random(seed))
+    assert client.post(url, query).status_code == 302
+    roll = Roll.objects.get()
+    assert roll.spec["resisting"] is False
+    assert roll.outcome["draw"] is True
+    log = client.get(reverse("play:rolls", args=[d6_campaign.pk])).text
+    assert ">A draw<" in log
+
+
+def _ties(seed: int) -> bool:
+    """Whether two 3d rolled from ``seed`` tie (the sheet roll rolls the attacker, then the defender)."""
+    from rules.systems.d6.rolling import roll
+
+    rng = random.Random(seed)
+    return roll(DieCode.parse("3d"), rng).total == roll(DieCode.parse("3d"), rng).total
+
+
 def test_the_sheets_roll_link_shows_a_band_at_both_ends_and_rolls_only_with_a_number(client, d6_campaign,
                                                                                      player) -> None:  # fmt: skip
     character = made(client, d6_campaign, player)
@@ -250,17 +282,32 @@ def test_a_gm_makes_a_d6_campaign_with_its_own_stats(client, gm) -> None:
     client.force_login(gm)
     page = client.get(reverse("campaigns:create"), {"system": "d6"})
     assert page.status_code == 200
-    rows = [{"name": "Might", "skills": "Lift, Grapple, Duck (reaction)"}, {"name": "Wits", "skills": "Notice"}]
+    rows = [{"name": "Might", "skills": "Lift, Grapple (attack: brawling), Duck (reaction: dodge), Brace (reaction)"},
+            {"name": "Wits", "skills": "Notice"}]  # fmt: skip
     response = client.post(reverse("campaigns:create"), d6_options_post(rows=rows, stat_dice=6))
     assert response.status_code == 302, response.text
     campaign = Campaign.objects.get(name="Mutant Alley")
     assert campaign.system == "d6"
     assert campaign.settings["stats"] == [
-        {"name": "Might", "skills": [{"name": "Lift", "reaction": False}, {"name": "Grapple", "reaction": False},
-                                     {"name": "Duck", "reaction": True}]},
-        {"name": "Wits", "skills": [{"name": "Notice", "reaction": False}]},
+        {"name": "Might", "skills": [{"name": "Lift", "reaction": False, "combat": ""},
+                                     {"name": "Grapple", "reaction": False, "combat": "brawling"},
+                                     {"name": "Duck", "reaction": True, "combat": "dodge"},
+                                     {"name": "Brace", "reaction": True, "combat": ""}]},
+        {"name": "Wits", "skills": [{"name": "Notice", "reaction": False, "combat": ""}]},
     ]  # fmt: skip
     assert campaign.settings["stat_preset"] == "custom"
+    edit = client.get(reverse("campaigns:settings", args=[campaign.pk])).text
+    assert "Lift, Grapple (attack: brawling), Duck (reaction: dodge), Brace (reaction)" in edit
+
+
+def test_a_skill_marked_with_a_role_the_rules_lack_is_refused_with_the_row_kept(client, gm) -> None:
+    client.force_login(gm)
+    rows = [{"name": "Might", "skills": "Kick (attack: kicking), Shove (attack)"}]
+    response = client.post(reverse("campaigns:create"), d6_options_post(rows=rows, stat_dice=6))
+    assert response.status_code == 400
+    assert "Kick: a skill attacks (melee, ranged, brawling), defends (dodge, parry), or neither" in response.text
+    assert "Kick (attack: kicking), Shove (attack)" in response.text
+    assert not Campaign.objects.filter(name="Mutant Alley").exists()
 
 
 def test_bad_d6_options_are_refused_beside_their_fields_with_everything_kept(client, gm) -> None:
@@ -282,7 +329,7 @@ def test_the_options_form_loads_the_preset_and_adds_rows(client, gm) -> None:
     data = d6_options_post(rows=[{"name": "Might", "skills": ""}], load_preset="1", preset="six")
     page = client.post(reverse("campaigns:create"), data)
     assert page.status_code == 200
-    assert "Dodge (reaction), Firearms" in page.text
+    assert "Dodge (reaction: dodge), Firearms (attack: ranged)" in page.text
     more = client.post(reverse("campaigns:create"), d6_options_post(rows=[{"name": "Might", "skills": ""}],
                                                                     more_rows="1"))  # fmt: skip
     assert more.text.count('name="stats-') >= 3 * 3
@@ -292,7 +339,9 @@ def spend_url(character: Character) -> str:
     return reverse("d6:spend-luck", args=[character.pk])
 
 
-def test_a_luck_point_spent_heroically_comes_back_when_the_adventure_ends(client, d6_campaign, gm, player) -> None:
+def test_the_player_spends_the_gm_judges_and_a_dramatic_spend_comes_back_with_one_more(
+    client, d6_campaign, gm, player
+) -> None:
     from characters import ledger
     from characters.models import SheetChange
 
@@ -300,53 +349,92 @@ def test_a_luck_point_spent_heroically_comes_back_when_the_adventure_ends(client
     page = client.get(spend_url(talia))
     assert page.status_code == 200
     assert "Talia has <strong>1</strong> luck point" in page.text
-    response = client.post(spend_url(talia), {"version": "0", "kind": "escape", "heroism": "dramatic",
+    assert 'name="heroism"' not in page.text  # how heroic it was is the GM's call, not the player's
+    response = client.post(spend_url(talia), {"version": "0", "kind": "escape",
                                               "explanation": "Dove into the subway as the tower fell."})  # fmt: skip
     assert response.status_code == 302
     talia.refresh_from_db()
     assert talia.document.luck_points == 0
-    assert [(s.id, s.heroism) for s in talia.document.luck_owed] == [(1, "dramatic")]
+    assert [(s.id, s.heroism) for s in talia.document.luck_spends] == [(1, None)]
     history = SheetChange.objects.filter(character=talia).latest("pk")
     assert "escaped certain death: Dove into the subway" in history.what
     sheet = client.get(reverse("characters:sheet", args=[talia.pk])).text
-    assert "Owed back at the adventure’s end" in sheet
-    none_left = client.post(spend_url(talia), {"version": str(talia.version), "kind": "double", "heroism": "heroic"})
+    assert "awaiting the GM’s call" in sheet
+    assert reverse("d6:judge-luck", args=[talia.pk, 1]) not in sheet  # the player cannot judge it
+    refused = client.post(reverse("d6:judge-luck", args=[talia.pk, 1]), {"version": str(talia.version),
+                                                                          "heroism": "dramatic"})  # fmt: skip
+    assert refused.status_code == 403
+    none_left = client.post(spend_url(talia), {"version": str(talia.version), "kind": "double"})
     assert none_left.status_code in (200, 400)
     assert "Nothing was spent" in none_left.text or "No luck point left" in none_left.text
 
-    client.force_login(gm)  # the GM grants one more for the dramatic spend, then ends the adventure
+    client.force_login(gm)  # the GM judges it heroic, changes it to dramatic, grants one more, ends the adventure
+    judge = reverse("d6:judge-luck", args=[talia.pk, 1])
+    assert judge in client.get(reverse("characters:sheet", args=[talia.pk])).text
+    assert client.post(judge, {"version": str(talia.version), "heroism": "heroic"}).status_code == 302
+    talia.refresh_from_db()
+    assert client.post(judge, {"version": str(talia.version), "heroism": "dramatic"}).status_code == 302
+    talia.refresh_from_db()
+    assert [(s.id, s.heroism) for s in talia.document.luck_spends] == [(1, "dramatic")]
+    bad = client.post(judge, {"version": str(talia.version), "heroism": "brave"})
+    assert bad.status_code == 400
+    missing = client.post(reverse("d6:judge-luck", args=[talia.pk, 7]), {"version": str(talia.version),
+                                                                          "heroism": "heroic"})  # fmt: skip
+    assert missing.status_code == 400
     granted = client.post(reverse("d6:grant-luck", args=[talia.pk, 1]), {"version": str(talia.version), "granted": "1"})
     assert granted.status_code == 302
     ledger.award(campaign_id=d6_campaign.pk, awards=[ledger.Award(talia.pk, 3)], reason="Finished",
                  ends_adventure=True, by=gm)  # fmt: skip
     talia.refresh_from_db()
     assert talia.document.luck_points == 2  # the point back, and one more
-    assert talia.document.luck_owed == ()
+    assert talia.document.luck_spends == ()
+
+
+def test_the_sheet_shows_a_doubling_waiting_for_its_round_and_how_long_a_stun_lasts(
+    client, d6_campaign, gm, player
+) -> None:
+    talia = made(client, d6_campaign, player)
+    sheet_url = reverse("characters:sheet", args=[talia.pk])
+    assert "doubles every code" not in client.get(sheet_url).text
+    assert client.post(spend_url(talia), {"version": "0", "kind": "double"}).status_code == 302
+    page = client.get(sheet_url).text
+    assert "A luck point doubles every code of the next round declared." in page
+    client.force_login(gm)
+    round_url = reverse("d6:round", args=[talia.pk])
+    talia.refresh_from_db()
+    assert client.post(round_url, {"version": str(talia.version), "action": "stunned"}).status_code == 302
+    talia.refresh_from_db()
+    assert talia.document.stunned
+    assert "Stunned</span> −1d to every roll until the end of the next round" in client.get(sheet_url).text
+
+
+def test_the_luck_page_names_only_what_is_on_the_pages(client, d6_campaign, player) -> None:
+    talia = made(client, d6_campaign, player)
+    page = client.get(spend_url(talia)).text
+    assert "A luck point spent this round" not in page  # no such box: the round's page holds the doubling
+    assert reverse("d6:round", args=[talia.pk]) in page
+    assert "How heroic it was is the GM’s call" in page
 
 
 def test_spending_luck_is_refused_plainly_and_changes_nothing(client, d6_campaign, player, other_player) -> None:
     talia = made(client, d6_campaign, player)
-    escape = client.post(spend_url(talia), {"version": "0", "kind": "escape", "heroism": "heroic",
-                                            "explanation": ""})  # fmt: skip
+    escape = client.post(spend_url(talia), {"version": "0", "kind": "escape", "explanation": ""})
     assert escape.status_code == 400
     assert "explain how the character got away" in escape.text
-    bad = client.post(spend_url(talia), {"version": "0", "kind": "reroll", "heroism": "heroic"})
+    bad = client.post(spend_url(talia), {"version": "0", "kind": "reroll"})
     assert bad.status_code == 400
     assert "reroll is not on the list" in bad.text
-    no_version = client.post(spend_url(talia), {"kind": "double", "heroism": "heroic"})
+    no_version = client.post(spend_url(talia), {"kind": "double"})
     assert no_version.status_code == 400
     talia.refresh_from_db()
     assert talia.document.luck_points == 1
     client.force_login(other_player)
-    assert client.post(spend_url(talia), {"version": "0", "kind": "double", "heroism": "heroic"}).status_code == 403
+    assert client.post(spend_url(talia), {"version": "0", "kind": "double"}).status_code == 403
     client.force_login(player)
     assert client.post(reverse("d6:grant-luck", args=[talia.pk, 1]), {"version": "0"}).status_code == 403
     stale_version = str(talia.version)
-    assert (
-        client.post(spend_url(talia), {"version": stale_version, "kind": "double", "heroism": "heroic"}).status_code
-        == 302
-    )
-    stale = client.post(spend_url(talia), {"version": stale_version, "kind": "double", "heroism": "heroic"})
+    assert client.post(spend_url(talia), {"version": stale_version, "kind": "double"}).status_code == 302
+    stale = client.post(spend_url(talia), {"version": stale_version, "kind": "double"})
     assert stale.status_code == 409  # the luck points changed since that page was opened
 
 

@@ -96,8 +96,7 @@ def test_a_luck_point_mid_round_doubles_what_follows(client, dice, d6_campaign, 
     ids = skills(talia)
     declare(client, talia, [ids["Firearms"]] * 2)
     roll(client, talia, roll="a0")
-    spent = client.post(spend_url(talia), {"version": str(talia.section_versions.get("luck", 0)), "kind": "double",
-                                           "heroism": "heroic"})  # fmt: skip
+    spent = client.post(spend_url(talia), {"version": str(talia.section_versions.get("luck", 0)), "kind": "double"})
     assert spent.status_code == 302
     assert spent["Location"] == round_url(talia)
     page = client.get(round_url(talia)).text
@@ -107,7 +106,7 @@ def test_a_luck_point_mid_round_doubles_what_follows(client, dice, d6_campaign, 
     codes = [r.spec["code"] for r in Roll.objects.order_by("seq")]
     assert codes == ["3d+1", "7d+2"]
     assert Roll.objects.order_by("seq").last().spec["steps"] == ["luck point: doubled", "2 actions: −1d"]
-    again = client.post(spend_url(talia), {"version": version(talia), "kind": "double", "heroism": "heroic"})
+    again = client.post(spend_url(talia), {"version": version(talia), "kind": "double"})
     assert again.status_code == 400  # no point left, or a round doubled once
     talia.refresh_from_db()
     assert talia.document.luck_points == 0
@@ -124,7 +123,7 @@ def test_a_luck_point_mid_round_doubles_what_follows(client, dice, d6_campaign, 
 def test_a_luck_point_before_the_round_doubles_the_round_then_declared(client, dice, d6_campaign, player) -> None:
     talia = made(client, d6_campaign, player)
     ids = skills(talia)
-    client.post(spend_url(talia), {"version": "0", "kind": "double", "heroism": "unheroic"})
+    client.post(spend_url(talia), {"version": "0", "kind": "double"})
     talia.refresh_from_db()
     assert talia.document.round.doubled
     assert not talia.document.round.declared

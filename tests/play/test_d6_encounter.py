@@ -64,6 +64,27 @@ def test_a_d6_encounter_through_the_pages(client, monkeypatch, gm, player, d6_ca
     assert mutant.block["wounds"] == (1 if attack.outcome["hit"] else 0)
 
 
+def test_the_attack_form_offers_only_attack_skills(client, gm, player, d6_campaign) -> None:
+    talia = made(client, d6_campaign, player)
+    client.force_login(gm)
+    client.post(url("encounter-start", d6_campaign), {"name": "Mutant Alley"})
+    client.post(url("encounter-add-characters", d6_campaign), {"characters": talia.pk})
+    client.post(url("encounter-add-npcs", d6_campaign), {"name": "Mutant", "count": 1, "attack": "3d",
+                                                         "initiative": "2d"})  # fmt: skip
+    client.post(url("encounter-initiative", d6_campaign), {"group_rolls": "1"})
+    page = client.get(url("encounter", d6_campaign)).text
+    assert "Talia: Firearms 4d+1" in page
+    assert "Talia: Brawling 3d" in page
+    for other in ("Languages", "Computers", "Climbing", "Dodge"):
+        assert f"Talia: {other}" not in page
+    talia_c, mutant = Combatant.objects.get(name="Talia"), Combatant.objects.get(name__startswith="Mutant")
+    languages = next(s.id for s in talia.document.skills if s.name == "Languages")
+    refused = client.post(url("encounter-attack", d6_campaign), {"attacker": talia_c.pk, "target": mutant.pk,
+                                                                 "skill": f"{talia.pk}:{languages}"})  # fmt: skip
+    assert refused.status_code == 400
+    assert not Roll.objects.filter(kind="attack").exists()
+
+
 def fighters(campaign, character: Character) -> tuple[Fighter, Fighter]:
     combat = get("d6").combat
     hero = Fighter(1, character.name, combat.joins(character.document, campaign.settings), character.document, {}, 7)
@@ -109,7 +130,7 @@ def test_the_gm_ends_the_round_for_everyone_in_a_fight(client, gm, player, d6_ca
 
     talia = made(client, d6_campaign, player)
     firearms = next(s.id for s in talia.document.skills if s.name == "Firearms")
-    client.post(reverse("d6:spend-luck", args=[talia.pk]), {"version": "0", "kind": "double", "heroism": "heroic"})
+    client.post(reverse("d6:spend-luck", args=[talia.pk]), {"version": "0", "kind": "double"})
     talia.refresh_from_db()
     declaration = {"action": "declare", "version": str(talia.version), "action-0-item": firearms,
                    "action-0-difficulty": "8"}  # fmt: skip
@@ -131,4 +152,4 @@ def test_the_gm_ends_the_round_for_everyone_in_a_fight(client, gm, player, d6_ca
     talia.refresh_from_db()
     assert talia.document.round is None
     assert not round_state.doubled_now(talia.document)
-    assert talia.document.luck_points == 0  # the point stays spent: heroic, it comes back at the adventure's end
+    assert talia.document.luck_points == 0  # spent: it comes back at the adventure’s end if the GM judges it heroic

@@ -6,7 +6,13 @@ The text gives no combat procedure beyond these; our readings (``docs/rules/d6.m
 
 - **Initiative**: each combatant rolls its initiative code (a character: the campaign's initiative
   stat, Perception by default, or its highest stat; an NPC: the code the GM gives), highest first; a
-  tie goes to the higher code, then to the order the combatants joined in.
+  tie goes to the higher code, then to the order the combatants joined in. A luck point's doubling
+  doubles the initiative roll of its round (rules README, "Initiative").
+- **An attack skill is a role**: the campaign's skill list marks which skills attack (melee, ranged,
+  brawling) and which defend (dodge, parry), as Lucky 13 marks its Combat skill; a character attacks only
+  with one of its attack skills (its best by default) and defends with its best defence skill. A
+  character of a campaign that marks no attack skill attacks with its best stat ("Each time you attempt
+  to use a Stat or Skill").
 - **An attack** rolls the attacker's skill (a character's, chosen on the form; an NPC's attack code) at
   the round's penalties for the uses the attacker declared, against the number the GM names, or against
   the target's reaction skill (dodge, parry), which counts as one more use for the target (the GM gives
@@ -43,6 +49,7 @@ from rules.systems.base import (
 from rules.systems.d6 import round_state
 from rules.systems.d6.chance import opposed_chance, p_at_least
 from rules.systems.d6.codes import DieCode, DieCodeError
+from rules.systems.d6.options import ATTACKS, DEFENCES, combat_roles
 from rules.systems.d6.rolling import roll
 from rules.systems.d6.rolls import dice_groups
 from rules.systems.d6.rounds import MAX_ACTIONS, one_use
@@ -111,6 +118,16 @@ def _at_round(
                    reacting=reacting)  # fmt: skip
 
 
+def _skills_in(sheet: Sheet, options: Mapping[str, Any], roles: Sequence[str]) -> list[tuple[Any, DieCode]]:
+    """The sheet's skills whose role in the campaign's list is one of ``roles``, each with its code."""
+    marked = combat_roles(options) if options.get("stats") else {}
+    return [
+        (skill, code)
+        for skill in sheet.skills
+        if marked.get(skill.name.casefold()) in roles and (code := sheet.code_of(skill.id)) is not None
+    ]
+
+
 class D6Combat:
     stat_block_model: ClassVar = StatBlock
     attack_fields: Final = frozenset({"skill", "against", "difficulty", "uses", "target_uses"})
@@ -154,15 +171,17 @@ class D6Combat:
         return max(codes, default=DieCode(1))
 
     def joins(self, sheet: Sheet, options: Mapping[str, Any]) -> StatBlock:  # type: ignore[override]
-        """A character's best attack skill (its best skill that is not a reaction skill), its best reaction
-        skill and its initiative code; the attack form may choose another of its skills."""
-        skills = [(s, sheet.code_of(s.id)) for s in sheet.skills]
-        attacks = [(code, s.name) for s, code in skills if code is not None and not s.reaction]
-        reactions = [code for s, code in skills if code is not None and s.reaction]
+        """A character's best attack skill (of the skills the campaign marks as attacking; with none, its best
+        stat), its best defence skill (dodge or parry) and its initiative code; the attack form may choose
+        another of its attack skills."""
+        attacks = [(code, s.name) for s, code in _skills_in(sheet, options, ATTACKS)]
+        defences = [code for _, code in _skills_in(sheet, options, DEFENCES)]
+        if not attacks:
+            attacks = [(code, s.name) for s in sheet.stats if (code := sheet.code_of(s.id)) is not None]
         attack, weapon = max(attacks, default=(DieCode(1), ""), key=lambda pair: pair[0])
         return StatBlock(
             attack=str(attack),
-            defence=str(max(reactions)) if reactions else None,
+            defence=str(max(defences)) if defences else None,
             initiative=str(self._initiative_code(sheet, options)),
             weapon=weapon,
         )
@@ -184,13 +203,18 @@ class D6Combat:
         for group in groups:
             first = group[0]
             code = DieCode.parse(first.block.initiative)  # type: ignore[attr-defined]
+            doubled = isinstance(first.sheet, Sheet) and round_state.doubled_now(first.sheet)
+            if doubled:  # a luck point doubles every roll of its round, initiative too (rules README, "Initiative")
+                code = code.doubled()
             rolled = roll(code, rng)
             names = [f.name for f in group]
             for fighter in group:
                 values[fighter.key] = (rolled.total, code)
-            logged.append(Logged("initiative", f"Initiative for {', '.join(names)} ({code})",
-                                 {"for": names, "code": str(code)}, first.key, dice_groups(rolled), rolled.total,
-                                 {"combatants": names, "wild": list(rolled.wild_chain)}, None, "an order"))  # fmt: skip
+            how = f"{code}, doubled by a luck point" if doubled else str(code)
+            spec = {"for": names, "code": str(code)} | ({"doubled": True} if doubled else {})
+            outcome = {"combatants": names, "wild": list(rolled.wild_chain)}
+            logged.append(Logged("initiative", f"Initiative for {', '.join(names)} ({how})", spec, first.key,
+                                 dice_groups(rolled), rolled.total, outcome, None, "an order"))  # fmt: skip
         return values, logged
 
     def initiative(self, groups: Sequence[Sequence[Fighter]], options: Mapping[str, Any], rng: Random) -> Initiative:
@@ -221,32 +245,27 @@ class D6Combat:
         return Initiative(rolled.values, tuple(order), rolled.logged)
 
     def attack_choices(self, fighters: Sequence[Fighter], options: Mapping[str, Any]) -> Mapping[str, Any]:
-        """Each character's skills with their codes (``<character id>:<skill id>``), for the attacker's
-        skill; NPCs attack with their attack code."""
+        """Each character's attack skills (the campaign's melee, ranged and brawling skills) with their codes
+        (``<character id>:<skill id>``), for the attacker's skill; NPCs attack with their attack code."""
         skills = []
         for fighter in fighters:
             if fighter.sheet is None:
                 continue
-            sheet: Sheet = fighter.sheet  # type: ignore[assignment]
-            for skill in sheet.skills:
-                code = sheet.code_of(skill.id)
-                if code is not None and not skill.reaction:
-                    skills.append((f"{fighter.sheet_key}:{skill.id}", f"{fighter.name}: {skill.name} {code}"))
+            for skill, code in _skills_in(fighter.sheet, options, ATTACKS):  # type: ignore[arg-type]
+                skills.append((f"{fighter.sheet_key}:{skill.id}", f"{fighter.name}: {skill.name} {code}"))
         return {"skills": skills, "max_uses": MAX_ACTIONS}
 
-    def _attack_code(self, attacker: Fighter, choice: str) -> tuple[str, DieCode]:
+    def _attack_code(self, attacker: Fighter, choice: str, options: Mapping[str, Any]) -> tuple[str, DieCode]:
         block: StatBlock = attacker.block  # type: ignore[assignment]
         if not choice or attacker.sheet is None:
             return block.weapon or "Attack", DieCode.parse(block.attack)
         owner, _, item = choice.partition(":")
         if owner != str(attacker.sheet_key) or not (item.isascii() and item.isdigit()):
-            raise SpecError("skill", f"choose one of {attacker.name}'s skills")
-        sheet: Sheet = attacker.sheet  # type: ignore[assignment]
-        skill = sheet.skill(int(item))
-        code = sheet.code_of(int(item)) if skill is not None else None
-        if skill is None or code is None:
-            raise SpecError("skill", f"choose one of {attacker.name}'s skills")
-        return skill.name, code
+            raise SpecError("skill", f"choose one of {attacker.name}'s attack skills")
+        found = next(((s, c) for s, c in _skills_in(attacker.sheet, options, ATTACKS) if s.id == int(item)), None)  # type: ignore[arg-type]
+        if found is None:
+            raise SpecError("skill", f"choose one of {attacker.name}'s attack skills (melee, ranged or brawling)")
+        return found[0].name, found[1]
 
     def plan_attack(
         self,
@@ -260,7 +279,7 @@ class D6Combat:
             raise SpecError("target", "A combatant cannot attack itself.")
         if _wounds(attacker) >= 2:
             raise CombatRefused(f"{attacker.name} is {WOUND_LEVELS[_wounds(attacker)]} and cannot act.")
-        skill, base = self._attack_code(attacker, str(choices.get("skill", "") or ""))
+        skill, base = self._attack_code(attacker, str(choices.get("skill", "") or ""), options)
         uses = _uses(choices.get("uses"), "uses", 1, MAX_ACTIONS)
         code, steps = _at_round(attacker, skill, base, uses)
         defence: StatBlock = target.block  # type: ignore[assignment]
@@ -353,6 +372,9 @@ class D6Combat:
             "condition": WOUND_LEVELS[sheet.wounds],
         }
         after = round_state.round_over(sheet, options)
+        if after.stunned != sheet.stunned:
+            return Harm(fighter.key, fighter.block, after, fighter.state, outcome,
+                        "the round is over; no longer stunned", ("round", "conditions"))  # fmt: skip
         return Harm(fighter.key, fighter.block, after, fighter.state, outcome, "the round is over", ("round",))
 
 

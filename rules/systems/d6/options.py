@@ -6,7 +6,8 @@ the readings: "by default 18d among six stats and 7d among skills, a skill at mo
 stat at creation; campaign options", and advancement "raising a skill by one pip costs the number
 of whole dice in its current code". The preset of six stats is the common D6 set, with skills a
 table expects; the text's three reaction skills are marked ("Dodge, melee parry, and brawling parry
-are reaction skills")."""
+are reaction skills"), and the skills a fight uses are marked by their role, not their name: which attack
+(melee, ranged, brawling) and which defend (dodge, parry), as Lucky 13 marks its Combat skill."""
 
 from __future__ import annotations
 
@@ -47,19 +48,37 @@ STAT_PRESETS: Final = {
 }  # fmt: skip
 
 
+#: What a skill does in a fight: it attacks (in melee, at range, or bare-handed) or it defends (a dodge answers
+#: anything, a parry melee or brawling; rules README, "A dodge or a parry is the defender's choice"), or
+#: nothing ("").
+ATTACKS: Final = ("melee", "ranged", "brawling")
+DEFENCES: Final = ("dodge", "parry")
+COMBAT_ROLES: Final = ("", *ATTACKS, *DEFENCES)
+
+#: The roles of the preset's skills, and the names that gave a skill its role before the skill list marked
+#: roles: an options document with no role marked anywhere gets them from these names (:func:`validate_options`),
+#: so no stored campaign changes.
+NAMED_ROLES: Final = {"firearms": "ranged", "melee combat": "melee", "missile weapons": "ranged",
+                      "thrown weapons": "ranged", "brawling": "brawling", "dodge": "dodge", "melee parry": "parry",
+                      "brawling parry": "parry"}  # fmt: skip
+
+
 def preset_stats(key: str) -> list[dict[str, Any]]:
-    """A preset's stats as the options hold them: each stat's name and its skills."""
+    """A preset's stats as the options hold them: each stat's name and its skills (each marked reaction or not,
+    and with its role in a fight)."""
     return [
-        {"name": name, "skills": [{"name": skill, "reaction": reaction} for skill, reaction in skills]}
+        {"name": name, "skills": [{"name": skill, "reaction": reaction, "combat": NAMED_ROLES.get(skill.casefold(), "")}
+                                  for skill, reaction in skills]}
         for name, skills in STAT_PRESETS[key][1]
-    ]
+    ]  # fmt: skip
 
 
 OPTIONS: Final = (
     Option("stat_preset", "Stats and skills", "six",
            (*((key, label) for key, (label, _) in STAT_PRESETS.items()), ("custom", "Custom"))),
     Option("stats", "Stats", preset_stats("six"),
-           help="Each stat and its skills; mark the reaction skills (used mid-round, not declared)."),
+           help="Each stat and its skills; mark the reaction skills (used mid-round, not declared), the skills that "
+                "attack (melee, ranged, brawling) and the ones that defend (dodge, parry)."),
     Option("stat_dice", "Stat dice at creation", 18, help="Spent among the stats, a die split into pips as you like."),
     Option("skill_dice", "Skill dice at creation", 7, help="Spent raising skills above their stats."),
     Option("skill_cap", "Most dice a skill rises above its stat at creation", 2, help="0 to 10."),
@@ -106,8 +125,25 @@ def _clean_stats(stats: Any) -> list[dict[str, Any]]:
             reaction = skill.get("reaction", False)
             if not isinstance(reaction, bool):
                 raise ValueError("whether a skill is a reaction skill is true or false")
-            cleaned.append({"name": clean_name(skill.get("name"), "Each skill"), "reaction": reaction})
+            name = clean_name(skill.get("name"), "Each skill")
+            combat = skill.get("combat", "")
+            if not isinstance(combat, str) or combat not in COMBAT_ROLES:
+                raise ValueError(f"{name}: a skill attacks ({', '.join(ATTACKS)}), defends ({', '.join(DEFENCES)}), "
+                                 "or neither")  # fmt: skip
+            if combat in ATTACKS and reaction:
+                raise ValueError(f"{name} attacks, so it is declared with the round: it is not a reaction skill")
+            cleaned.append({"name": name, "reaction": reaction or combat in DEFENCES, "combat": combat})
         out.append({"name": clean_name(stat.get("name"), "Each stat"), "skills": cleaned})
+    marked = any(isinstance(k, Mapping) and "combat" in k for s in stats if isinstance(s, Mapping)
+                 for k in (s.get("skills") or []) if isinstance(s.get("skills"), list))  # fmt: skip
+    if not marked:  # a list from before roles were marked: the names give them
+        for stat in out:
+            for skill in stat["skills"]:
+                role = NAMED_ROLES.get(skill["name"].casefold(), "")
+                if role in ATTACKS and skill["reaction"]:
+                    role = ""
+                skill["combat"] = role
+                skill["reaction"] = skill["reaction"] or role in DEFENCES
     names = [s["name"].casefold() for s in out] + [k["name"].casefold() for s in out for k in s["skills"]]
     if len(names) - len(out) > MAX_SKILLS:
         raise ValueError(f"at most {MAX_SKILLS} skills in all")
@@ -179,9 +215,15 @@ def reaction_skills(options: Mapping[str, Any]) -> frozenset[str]:
     return frozenset(s["name"].casefold() for stat in options["stats"] for s in stat["skills"] if s["reaction"])
 
 
+def combat_roles(options: Mapping[str, Any]) -> dict[str, str]:
+    """Each skill's role in a fight by its name, case folded (validated options): only the skills with one."""
+    return {s["name"].casefold(): s["combat"] for stat in options["stats"] for s in stat["skills"] if s.get("combat")}
+
+
 class SkillEntry(Document):
     name: Name
     reaction: bool = False
+    combat: Literal["", "melee", "ranged", "brawling", "dodge", "parry"] = ""
 
 
 class StatEntry(Document):

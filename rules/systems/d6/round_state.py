@@ -20,6 +20,10 @@ Readings (the rules README, "D6 die codes", fixes the rest):
   running) may prepare one stat or skill; the next round may take its +1d (one declared action of it),
   or give it up. Any other round's end prepares nothing.
 - A character who declared nothing and reacts starts a round of no declared actions.
+- **Stun clears by itself** (rules README, "Stun"): −1d on every use until the end of the character's
+  next round, then it clears. A stun in force when the round began (or set before anything happened in
+  it) clears at this round's end; one set mid-round lasts through the next round and clears at its end.
+  A round that passes with nothing declared is the character's round too. The GM may clear it sooner.
 """
 
 from __future__ import annotations
@@ -46,6 +50,7 @@ __all__ = [
     "preview",
     "problem",
     "round_over",
+    "stun_clears_now",
     "take",
     "uses_so_far",
     "with_roll",
@@ -304,17 +309,36 @@ def luck_doubles(sheet: Sheet, given: Mapping[str, Any]) -> Sheet:
     return _checked(sheet, record.model_copy(update={"steps": steps}), given)
 
 
+def stun_clears_now(sheet: Sheet) -> bool:
+    """Whether the stun clears when the round in play ends: it was in force when the round began (or no round
+    was declared), so this round is the character's next since the stun ("until the end of the character's
+    next round"); a stun set mid-round lasts through the next round."""
+    if not sheet.stunned:
+        return False
+    record = sheet.round
+    return record is None or not record.declared or record.stunned
+
+
+def _after_round(sheet: Sheet, prepared: int | None) -> Sheet:
+    """The sheet between rounds: no round in play, the preparation ``prepared``, and a stun cleared at its end."""
+    update: dict[str, Any] = {"round": None, "prepared": prepared}
+    if stun_clears_now(sheet):
+        update["stunned"] = False
+    return sheet.model_copy(update=update)
+
+
 def round_over(sheet: Sheet, given: Mapping[str, Any]) -> Sheet:
     """The GM ends the round for everyone (in a fight): the character's round ends as :func:`end` ends it;
-    a round of nothing keeps the preparation the character had, any other gives it up."""
+    a round of nothing keeps the preparation the character had, any other gives it up; a stun may clear."""
     plan = plan_of(sheet, given)
     keep = sheet.prepared if plan is None or plan.did_nothing else None
-    return sheet.model_copy(update={"round": None, "prepared": keep})
+    return _after_round(sheet, keep)
 
 
 def end(sheet: Sheet, prepare: int | None, given: Mapping[str, Any]) -> tuple[Sheet, str]:
-    """The round is over: its doubling and its preparation end with it. A round of nothing at all may
-    prepare one stat or skill (``prepare``) for +1d in the next. Gives the sheet and the words its history keeps."""
+    """The round is over: its doubling and its preparation end with it, and a stun at the end of the character's
+    next round since it was set (:func:`stun_clears_now`). A round of nothing at all may prepare one stat or
+    skill (``prepare``) for +1d in the next. Gives the sheet and the words its history keeps."""
     plan = plan_of(sheet, given)
     if prepare is not None:
         if plan is not None and not plan.did_nothing:
@@ -329,4 +353,6 @@ def end(sheet: Sheet, prepare: int | None, given: Mapping[str, Any]) -> tuple[Sh
         words = f"A round of nothing: {name} prepared (+1d next round)"
     else:
         words = "The round ended" if sheet.round is not None else "A round passed"
-    return sheet.model_copy(update={"round": None, "prepared": prepare}), words
+    if stun_clears_now(sheet):
+        words += "; no longer stunned"
+    return _after_round(sheet, prepare), words

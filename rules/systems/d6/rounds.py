@@ -24,9 +24,10 @@ Readings (the rules README, "D6 die codes", fixes the rest):
 - **Wounded** costs 1d on every skill use from the moment the character is wounded; a round that
   starts wounded costs it on every use. The text knows one level of wound.
 - **Stunned**: the text gives no effect beyond "if you somehow become stunned during the round you
-  ignore stun effects" when doubled. Our reading (as in OpenD6): stunned costs 1d on every skill
-  use from the moment it is set, like a wound, unless the round is doubled by a luck point at that
-  moment, which ignores it.
+  ignore stun effects" when doubled. The rules README reads it: stunned costs 1d on every skill use
+  from the moment it is set, like a wound, unless the round is doubled by a luck point at that
+  moment, which ignores it; it clears by itself at the end of the character's next round
+  (:func:`rules.systems.d6.round_state.stun_clears_now`).
 - **Preparing**: the text counts each use as a skill ("now he's using four skills this round" for
   three shots and a dodge), so "You can only use one skill or stat in the next round" allows one
   declared action, of the prepared skill or stat. A plan that declares more, or another skill, is

@@ -20,7 +20,7 @@ from rules.systems.d6.codes import DieCode
 from rules.systems.d6.rounds import MAX_ACTIONS
 
 #: The version of the document this code writes; older documents go through :func:`migrate`.
-SCHEMA_VERSION: Final = 1
+SCHEMA_VERSION: Final = 2
 
 MAX_DESCRIPTION: Final = 2000
 MAX_NOTES: Final = 20_000
@@ -68,15 +68,22 @@ class Item(Document):
     description: Description = ""
 
 
-class OwedSpend(Document):
-    """A heroic or dramatic luck point spent this adventure, owed back at its end ("Heroic, you'll get it
-    back at the end of the adventure"); ``extra``: the GM grants a dramatic one "probably another one"."""
+class LuckSpend(Document):
+    """A luck point spent this adventure, and how heroic the GM judged it (``None`` until the GM says): a heroic
+    or dramatic one comes back at the adventure's end ("Heroic, you'll get it back at the end of the
+    adventure"); ``extra``: the GM grants a dramatic one "probably another one"."""
 
     id: Annotated[int, Field(ge=1, strict=True)]
     kind: Literal["double", "escape"]
-    heroism: Literal["heroic", "dramatic"]
+    heroism: Literal["unheroic", "heroic", "dramatic"] | None = None
     explanation: Annotated[LongText, Field(max_length=500)] = ""
     extra: bool = False
+
+    @model_validator(mode="after")
+    def _extra_only_when_dramatic(self) -> LuckSpend:
+        if self.extra and self.heroism != "dramatic":
+            raise ValueError("only a spend at a dramatic moment earns one more luck point")
+        return self
 
 
 #: The most steps one round keeps: every declared action, every reaction, and each thing that befalls.
@@ -129,15 +136,16 @@ class Creation(Document):
 class Sheet(Document):
     """A whole D6 character, draft or finished (the name lives with the character)."""
 
-    schema_version: Literal[1] = SCHEMA_VERSION
+    schema_version: Literal[2] = SCHEMA_VERSION
     concept: ShortText = ""
     stats: tuple[Stat, ...] = Field(default=(), max_length=MAX_ITEMS)
     skills: tuple[Skill, ...] = Field(default=(), max_length=MAX_ITEMS)
     #: "Every character starts with one Luck Point" (the campaign's ``starting_luck``).
     luck_points: Annotated[int, Field(ge=0, le=MAX_LUCK, strict=True)] = 0
-    #: The heroic and dramatic spends of this adventure, owed back at its end, and how many were ever spent
-    #: (the last spend's number: the luck point ledger's entries are in the sheet's history).
-    luck_owed: tuple[OwedSpend, ...] = Field(default=(), max_length=MAX_LUCK)
+    #: The luck points spent this adventure, each as the GM judged it (the heroic and dramatic ones come back at
+    #: its end), and how many were ever spent (the last spend's number: the luck point ledger's entries are in
+    #: the sheet's history).
+    luck_spends: tuple[LuckSpend, ...] = Field(default=(), max_length=MAX_LUCK)
     luck_spent: Annotated[int, Field(ge=0, strict=True)] = 0
     #: How badly hurt (:data:`WOUND_LEVELS`): "If you are wounded when you use a skill, your skill code is
     #: reduced by 1d"; our reading adds the levels past it, where a character cannot act.
@@ -172,6 +180,10 @@ class Sheet(Document):
                 raise ValueError(f"{skill.name} belongs to a stat the sheet does not have (id {skill.stat})")
             if skill.code is not None and stat.code is not None and code(skill.code) < code(stat.code):
                 raise ValueError(f"{skill.name} ({skill.code}) is below its stat {stat.name} ({stat.code})")
+        if len({s.id for s in self.luck_spends}) != len(self.luck_spends):
+            raise ValueError("two luck points spent have the same number")
+        if any(s.id > self.luck_spent for s in self.luck_spends):
+            raise ValueError("a luck point spent has a number past the count of points ever spent")
         self._round_consistent()
         if self.next_id < fresh_id(1, self.item_lists()):
             raise ValueError("next_id must be past every id on the sheet")
@@ -258,10 +270,21 @@ def incomplete(sheet: Sheet) -> tuple[str, ...]:
 def migrate(document: dict[str, Any], from_version: int) -> dict[str, Any]:
     """An older document brought up to :data:`SCHEMA_VERSION`, one step per version.
 
-    Version 1 is the first: there is nothing older to upgrade yet.
+    Version 2 keeps every luck point spent this adventure for the GM to judge (``luck_spends``): version 1
+    kept only the heroic and dramatic ones, owed back (``luck_owed``), which keep the heroism they were
+    spent with.
     """
     if from_version > SCHEMA_VERSION:
         raise ValueError(f"sheet version {from_version} is newer than this server reads ({SCHEMA_VERSION})")
     if from_version < 1:
         raise ValueError(f"there is no sheet version {from_version}")
+    if from_version < 2:
+        document = dict(document)
+        owed = document.pop("luck_owed", [])
+        document["luck_spends"] = owed
+        ids = [s.get("id") for s in owed if isinstance(s, dict) and isinstance(s.get("id"), int)]
+        spent = document.get("luck_spent", 0)
+        if ids and isinstance(spent, int) and not isinstance(spent, bool):
+            document["luck_spent"] = max(spent, *ids)
+        document["schema_version"] = 2
     return document

@@ -41,10 +41,11 @@ from rules.systems.d6.combat import COMBAT
 from rules.systems.d6.rolls import ROLL_KINDS
 from rules.systems.d6.rounds import REACTION_SKILLS, one_use
 from rules.systems.d6.sheet import (
+    MAX_LUCK,
     MAX_WOUNDS,
     SCHEMA_VERSION,
     WOUND_LEVELS,
-    OwedSpend,
+    LuckSpend,
     Sheet,
     code,
     incomplete,
@@ -67,6 +68,9 @@ CHARACTER_POINTS: Final = Currency(
 BANDS: Final = tuple((b.key, f"{b.name} ({b.low}–{b.high})" if b.high else f"{b.name} ({b.low}+)")
                      for b in (*DIFFICULTY_BANDS, *RANGE_BANDS))  # fmt: skip
 MAX_ACTIONS: Final = 10
+#: The GM's call on a luck point's spend, as the sheet offers it (rules text, "luck points").
+LUCK_HEROISM: Final = (("unheroic", "Unheroic: gone"), ("heroic", "Heroic: back at the adventure's end"),
+                       ("dramatic", "Heroic at a dramatic moment: back, perhaps with one more"))  # fmt: skip
 
 ItemRef = Annotated[StrictInt, Field(ge=1, le=MAX_ITEM_ID)]
 CharacterRef = Annotated[StrictInt, Field(ge=1, le=2**63 - 1)]
@@ -93,6 +97,12 @@ class Situation(Document):
         1, description="The uses declared this round: each code takes −(N−1)d."
     )
     running: bool = Field(False, description="Running this round: −1d.")
+    no_resisting_side: bool = Field(
+        False,
+        title="Opposed: no side resists, a tie is a draw (arm wrestling)",
+        description="Opposed: a contest with no resisting side, where a tie is a draw with its own chance; "
+        "otherwise the other side resists (the status quo) and a tie holds for it.",
+    )
 
 
 class Call(Document):
@@ -147,6 +157,19 @@ def round_code(
         prepared=uses == 1 and item is not None and round_state.prepared_for(sheet, item),
         reaction_skills=options.reaction_skills(given) if given else REACTION_SKILLS,
     )
+
+
+def _doubled_round(sheet: Sheet) -> str:
+    """Which round a luck point doubles: the one in play, or the next one declared (spent between rounds)."""
+    record = sheet.round
+    return "of the next round declared" if record is not None and not record.declared else "this round"
+
+
+def _stun_round(sheet: Sheet) -> str:
+    """Which round's end clears the stun (rules README, "Stun")."""
+    if round_state.stun_clears_now(sheet):
+        return "this round" if sheet.round is not None and sheet.round.declared else "the next round"
+    return "the next round"
 
 
 class D6:
@@ -213,11 +236,16 @@ class D6:
         return OptionsChange(conflicts={}, sheets=tuple(None for _ in characters))
 
     def options_summary(self, given: Mapping[str, Any]) -> list[dict[str, Any]]:
-        stats = [
-            f"{stat['name']}: " + (", ".join(s["name"] + (" (reaction)" if s["reaction"] else "")
-                                             for s in stat["skills"]) or "no skills")
-            for stat in given["stats"]
-        ]  # fmt: skip
+        def marked(skill: Mapping[str, Any]) -> str:
+            role = skill.get("combat", "")
+            if role in options.ATTACKS:
+                return f"{skill['name']} (attacks: {role})"
+            if role in options.DEFENCES:
+                return f"{skill['name']} (reaction: {role})"
+            return skill["name"] + (" (reaction)" if skill["reaction"] else "")
+
+        stats = [f"{stat['name']}: " + (", ".join(marked(s) for s in stat["skills"]) or "no skills")
+                 for stat in given["stats"]]  # fmt: skip
         return [
             {"label": "Stats and skills", "value": f"{len(given['stats'])} stats", "list": stats},
             {"label": "Creation", "value": f"{given['stat_dice']}d among the stats, {given['skill_dice']}d among "
@@ -339,8 +367,10 @@ class D6:
         conditions = tuple(c for c, on in ((level, sheet.wounds > 0), ("stunned", sheet.stunned),
                                            ("doubled", doubled)) if on)  # fmt: skip
         notes = (("wounded", "−1d to every roll"),) if sheet.wounds == 1 else ()
+        if sheet.stunned:
+            notes += (("stunned", f"−1d to every roll until the end of {_stun_round(sheet)}"),)
         if doubled:
-            notes += (("doubled", "a luck point doubles every code this round"),)
+            notes += (("doubled", f"a luck point doubles every code {_doubled_round(sheet)}"),)
         if not sheet.can_act:
             return Vitals((luck, wounds), level, can_act=False, why_not=f"{level}: the character cannot act",
                           conditions=conditions)  # fmt: skip
@@ -403,7 +433,8 @@ class D6:
             totals = Totals(shown.totals, target, shown.open_ended)
             return SheetRoll("check", spec, label, details=details, steps=steps, chances=chances, totals=totals)
         theirs, who = self._other_side(asked, name, others, given)
-        spec = {"system": KEY, "roll": "opposed", "attacker": str(rolled), "defender": str(theirs)}
+        spec = {"system": KEY, "roll": "opposed", "attacker": str(rolled), "defender": str(theirs),
+                "resisting": not asked.no_resisting_side}  # fmt: skip
         if steps:
             spec["steps"] = list(steps)
         details = {"item": asked.item, "name": name, "opponent": who, "contest": True}
@@ -411,7 +442,7 @@ class D6:
         odds = ROLL_KINDS["opposed"].chance(ROLL_KINDS["opposed"].parse(spec))
         chances = (
             (f"{name} wins", odds.p_attacker_wins),
-            ("A tie: the side that resists holds", odds.p_tie),
+            ("A tie: the side that resists holds" if not asked.no_resisting_side else "A draw", odds.p_tie),
             (f"{who} wins", odds.p_defender_wins),
         )
         return SheetRoll("opposed", spec, label, log_kind="opposed", details=details, steps=steps, chances=chances)
@@ -437,48 +468,77 @@ class D6:
     # Luck points
 
     def _luck(self, sheet: Sheet) -> luck.LuckState:
-        owed = [luck.Spend(s.id, luck.Kind(s.kind), luck.Heroism(s.heroism), s.explanation) for s in sheet.luck_owed]
-        return luck.state_of(sheet.luck_points, owed, sheet.luck_spent)
+        spends = [luck.Spend(s.id, luck.Kind(s.kind), None if s.heroism is None else luck.Heroism(s.heroism),
+                             s.explanation) for s in sheet.luck_spends]  # fmt: skip
+        return luck.state_of(sheet.luck_points, spends, sheet.luck_spent)
 
-    def spend_luck(self, sheet: Sheet, kind: str, heroism: str, explanation: str = "",
+    def spend_luck(self, sheet: Sheet, kind: str, explanation: str = "",
                    given: Mapping[str, Any] | None = None) -> tuple[Sheet, str]:  # fmt: skip
         """One luck point spent (rules text, "luck points"): the sheet after it, and the words its history
         keeps; :class:`rules.systems.d6.luck.LuckError` when none is left or an escape has no explanation.
-        Doubling doubles the round the character is in from now on, or the next it declares
-        (:func:`rules.systems.d6.round_state.luck_doubles`; refused when a point already doubles it)."""
-        state, entry = luck.spend(self._luck(sheet), kind, heroism, explanation)
+        How heroic it was is the GM's call (:meth:`judge_luck`). Doubling doubles the round the character is
+        in from now on, or the next it declares (:func:`rules.systems.d6.round_state.luck_doubles`; refused
+        when a point already doubles it). Escaping certain death leaves the character alive: a character the
+        blow left dead is incapacitated instead (rules README: "never Dead"; the GM may put them elsewhere)."""
+        if len(sheet.luck_spends) >= MAX_LUCK:
+            raise luck.LuckError(
+                "points", f"{MAX_LUCK} luck points are spent this adventure already: the most one holds"
+            )
+        state, entry = luck.spend(self._luck(sheet), kind, explanation)
+        update: dict[str, Any] = {}
+        words = luck.spend_words(entry)
         if entry.kind is luck.Kind.DOUBLE:
             sheet = round_state.luck_doubles(sheet, given or {})
-        owed = list(sheet.luck_owed)
-        if entry.returned:
-            owed.append(OwedSpend(id=entry.id, kind=entry.kind.value, heroism=entry.heroism.value,
-                                  explanation=entry.explanation))  # fmt: skip
-        after = sheet.model_copy(update={"luck_points": state.points, "luck_owed": tuple(owed),
-                                         "luck_spent": state.spent})  # fmt: skip
-        return self.read_sheet(after.model_dump(mode="json")), luck.spend_words(entry)
+        elif sheet.wounds == MAX_WOUNDS:
+            update["wounds"] = MAX_WOUNDS - 1
+            words += f"; alive, {WOUND_LEVELS[MAX_WOUNDS - 1]}"
+        spends = (*sheet.luck_spends, LuckSpend(id=entry.id, kind=entry.kind.value, explanation=entry.explanation))
+        after = sheet.model_copy(update={"luck_points": state.points, "luck_spends": spends,
+                                         "luck_spent": state.spent, **update})  # fmt: skip
+        return self.read_sheet(after.model_dump(mode="json")), words
+
+    def judge_luck(self, sheet: Sheet, spend_id: int, heroism: str) -> tuple[Sheet, str]:
+        """The GM's call on a luck point spent this adventure: unheroic, heroic, or heroic at a dramatic
+        moment (rules README, "Heroism is the GM's call"); it may change until the adventure ends. A spend no
+        longer dramatic loses the extra point granted for it."""
+        _, entry = luck.judge(self._luck(sheet), spend_id, heroism)
+        assert entry.heroism is not None
+        spends = tuple(
+            s.model_copy(
+                update={"heroism": entry.heroism.value, "extra": s.extra and entry.heroism.value == "dramatic"}
+            )
+            if s.id == spend_id
+            else s
+            for s in sheet.luck_spends
+        )
+        return sheet.model_copy(update={"luck_spends": spends}), luck.judged_words(entry)
 
     def grant_extra(self, sheet: Sheet, spend_id: int, granted: bool = True) -> tuple[Sheet, str]:
-        """The GM grants (or takes back) one more point for a dramatic spend owed back ("probably another one
-        as well"); it comes with the spend at the adventure's end."""
-        found = next((s for s in sheet.luck_owed if s.id == spend_id), None)
+        """The GM grants (or takes back) one more point for a dramatic spend ("probably another one as well");
+        it comes with the spend at the adventure's end."""
+        found = next((s for s in sheet.luck_spends if s.id == spend_id), None)
         if found is None or found.heroism != "dramatic":
-            raise luck.LuckError("spend", "only a dramatic spend owed back this adventure can earn one more point")
-        owed = tuple(s.model_copy(update={"extra": granted}) if s.id == spend_id else s for s in sheet.luck_owed)
+            raise luck.LuckError("spend", "only a spend judged dramatic this adventure can earn one more point")
+        spends = tuple(s.model_copy(update={"extra": granted}) if s.id == spend_id else s for s in sheet.luck_spends)
         words = "one more luck point granted" if granted else "the extra luck point taken back"
-        return sheet.model_copy(update={"luck_owed": owed}), f"Dramatic spend {spend_id}: {words}"
+        return sheet.model_copy(update={"luck_spends": spends}), f"Dramatic spend {spend_id}: {words}"
 
     def end_adventure(self, sheet: Sheet, given: Mapping[str, Any]) -> tuple[Sheet, str] | None:
-        """The adventure's end: every heroic and dramatic spend comes back, and the extra points the GM
-        granted (rules text, "luck points"), and any round in play with it (a point never doubles past the
-        adventure it was spent in); None when nothing is owed and no round is in play."""
-        if not sheet.luck_owed and sheet.round is None and sheet.prepared is None:
+        """The adventure's end: every spend the GM judged heroic or dramatic comes back, and the extra points
+        the GM granted (rules text, "luck points"); one judged unheroic, or not judged, is gone. Any round in
+        play ends with it (a point never doubles past the adventure it was spent in). None when no point was
+        spent and no round is in play."""
+        if not sheet.luck_spends and sheet.round is None and sheet.prepared is None:
             return None
-        extra = {s.id for s in sheet.luck_owed if s.extra}
+        extra = {s.id for s in sheet.luck_spends if s.extra}
         state = luck.end_adventure(self._luck(sheet), extra)
         back = state.points - sheet.luck_points
-        after = sheet.model_copy(update={"luck_points": state.points, "luck_owed": (), "round": None,
+        gone = sum(1 for s in sheet.luck_spends if s.heroism not in ("heroic", "dramatic"))
+        after = sheet.model_copy(update={"luck_points": state.points, "luck_spends": (), "round": None,
                                          "prepared": None})  # fmt: skip
         words = f"End of the adventure: {back} luck point{'s' if back != 1 else ''} back"
+        if gone:
+            words += f", {gone} gone (unheroic or not judged)"
         return after, words + ("; the round in play is over" if sheet.round is not None else "")
 
     # The GM's calls
@@ -606,7 +666,12 @@ class D6:
         budgets = {}
         if sheet.creation.step:
             budgets = {"stats": creation.stat_budget(sheet, given), "skills": creation.skill_budget(sheet, given)}
-        return {"stat_rows": rows, "budgets": budgets}
+        doubling = ""
+        if round_state.doubled_now(sheet):
+            doubling = f"A luck point doubles every code {_doubled_round(sheet)}."
+        stun = f"−1d to every roll until the end of {_stun_round(sheet)}" if sheet.stunned else ""
+        return {"stat_rows": rows, "budgets": budgets, "luck_heroism": LUCK_HEROISM, "doubling": doubling,
+                "stun": stun}  # fmt: skip
 
     def named_fields(self, sheet: Sheet, given: Mapping[str, Any]) -> dict[str, Any]:
         return {}
@@ -634,9 +699,9 @@ class D6:
         if sheet.luck_points != points:
             changes.append(f"luck points from {sheet.luck_points} to {points}")
             update["luck_points"] = points
-        if sheet.luck_owed:
-            changes.append("no luck points owed back")
-            update["luck_owed"] = []
+        if sheet.luck_spends:
+            changes.append("no luck points spent this adventure")
+            update["luck_spends"] = []
         if sheet.wounds:
             changes.append(f"no longer {WOUND_LEVELS[sheet.wounds]}")
             update["wounds"] = 0

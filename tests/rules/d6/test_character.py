@@ -11,7 +11,14 @@ from pydantic import ValidationError
 from rules.systems.base import OptionsError, SpecError
 from rules.systems.d6 import advancement, creation
 from rules.systems.d6.codes import DieCode, DieCodeError
-from rules.systems.d6.options import Options, default_options, reaction_skills, read_options, validate_options
+from rules.systems.d6.options import (
+    Options,
+    combat_roles,
+    default_options,
+    reaction_skills,
+    read_options,
+    validate_options,
+)
 from rules.systems.d6.sheet import Sheet
 
 C = DieCode.parse
@@ -47,6 +54,38 @@ def test_the_defaults_are_the_readings() -> None:
     assert default_options()["pip_cost"] == 1
 
 
+def test_the_skill_list_marks_which_skills_attack_and_which_defend() -> None:
+    # "D6 fights attack with an attack skill": a role, as Lucky 13's Combat skill; the preset marks its own.
+    options = validate_options({})
+    assert combat_roles(options) == {
+        "firearms": "ranged", "melee combat": "melee", "missile weapons": "ranged", "thrown weapons": "ranged",
+        "brawling": "brawling", "dodge": "dodge", "melee parry": "parry", "brawling parry": "parry",
+    }  # fmt: skip
+    custom = validate_options({"stat_preset": "custom", "stat_dice": 6, "initiative_stat": "", "stats": [
+        {"name": "Agility", "skills": [{"name": "Blaster", "combat": "ranged"}, {"name": "Tumble", "combat": "dodge"},
+                                       {"name": "Firearms", "combat": ""}]},
+        {"name": "Mind", "skills": []},
+    ]})  # fmt: skip
+    assert combat_roles(custom) == {"blaster": "ranged", "tumble": "dodge"}  # marked, never guessed from a name
+    assert reaction_skills(custom) == {"tumble"}  # a dodge is a reaction skill
+    with pytest.raises(OptionsError) as refused:
+        validate_options({"stats": [{"name": "Might", "skills": [{"name": "Kick", "reaction": True,
+                                                                  "combat": "melee"}]}]})  # fmt: skip
+    assert "Kick attacks, so it is declared with the round" in refused.value.errors["stats"]
+
+
+def test_a_skill_list_from_before_roles_gets_them_from_the_names() -> None:
+    stored = {"stat_preset": "custom", "stat_dice": 6, "initiative_stat": "", "stats": [
+        {"name": "Dexterity", "skills": [{"name": "Dodge", "reaction": True}, {"name": "Firearms", "reaction": False},
+                                         {"name": "Climbing", "reaction": False}]},
+        {"name": "Knowledge", "skills": [{"name": "Languages", "reaction": False}]},
+    ]}  # fmt: skip
+    options = validate_options(stored)
+    assert combat_roles(options) == {"dodge": "dodge", "firearms": "ranged"}
+    assert read_options(stored).stats[0].skills[1].combat == "ranged"
+    assert validate_options(options) == options  # once marked, the list keeps its marks
+
+
 @pytest.mark.parametrize(("options", "field"), [
     ({"stat_dice": 0}, "stat_dice"),
     ({"stat_dice": True}, "stat_dice"),
@@ -58,6 +97,8 @@ def test_the_defaults_are_the_readings() -> None:
     ({"stats": []}, "stats"),
     ({"stats": [{"name": "Might", "skills": [{"name": "Might"}]}]}, "stats"),
     ({"stats": [{"name": "Might", "skills": [{"name": "Lift", "reaction": "yes"}]}]}, "stats"),
+    ({"stats": [{"name": "Might", "skills": [{"name": "Kick", "combat": "kick"}]}]}, "stats"),
+    ({"stats": [{"name": "Might", "skills": [{"name": "Kick", "reaction": True, "combat": "brawling"}]}]}, "stats"),
     ({"stat_preset": "nine"}, "stat_preset"),
     ({"colour": "red"}, "colour"),
 ])  # fmt: skip
@@ -81,8 +122,9 @@ def test_a_custom_list_of_stats_and_skills() -> None:
         {"name": " Brawn ", "skills": [{"name": "Grapple"}, {"name": "Duck", "reaction": True}]},
         {"name": "Wits", "skills": []},
     ]})  # fmt: skip
-    assert options["stats"][0] == {"name": "Brawn", "skills": [{"name": "Grapple", "reaction": False},
-                                                               {"name": "Duck", "reaction": True}]}  # fmt: skip
+    assert options["stats"][0] == {"name": "Brawn", "skills": [
+        {"name": "Grapple", "reaction": False, "combat": ""}, {"name": "Duck", "reaction": True, "combat": ""}
+    ]}  # fmt: skip
     assert reaction_skills(options) == {"duck"}
 
 

@@ -1,4 +1,5 @@
-"""Luck points: spending one, and what comes back at the adventure's end (rules text, "luck points")."""
+"""Luck points: spending one, the GM's call on how heroic it was, and what comes back at the adventure's end
+(rules text, "luck points"; rules README, "Heroism is the GM's call")."""
 
 from __future__ import annotations
 
@@ -17,136 +18,170 @@ from rules.systems.d6.luck import (
     LuckState,
     Spend,
     end_adventure,
+    judge,
     spend,
 )
 
 PROPERTY = settings(max_examples=80, deadline=None, derandomize=True, database=None)
 
-HEROIC = Spend(1, Kind.DOUBLE, Heroism.HEROIC)
 ESCAPE = "Debris tore a hole into an old subway station and I dove in."
+
+
+def spent(state: LuckState, kind: str, heroism: str, explanation: str = "") -> tuple[LuckState, Spend]:
+    """A point spent by the player, then judged by the GM."""
+    state, entry = spend(state, kind, explanation)
+    return judge(state, entry.id, heroism)
 
 
 def test_every_character_starts_with_one_luck_point() -> None:
     # "Every character starts with one Luck Point."
     assert STARTING_POINTS == 1
-    assert LuckState() == LuckState(points=1, owed=(), spent=0)
+    assert LuckState() == LuckState(points=1, spends=(), spent=0)
+
+
+def test_the_player_spends_and_the_gm_judges_how_heroic_it_was() -> None:
+    state, entry = spend(LuckState(), "double")
+    assert entry == Spend(1, Kind.DOUBLE, None, "")
+    assert (state.points, state.spends, state.owed) == (0, (entry,), ())
+
+    state, judged = judge(state, 1, "heroic")
+    assert judged == Spend(1, Kind.DOUBLE, Heroism.HEROIC, "")
+    assert state.owed == (judged,)
+    # The GM may change the call until the adventure ends.
+    state, changed = judge(state, 1, Heroism.UNHEROIC)
+    assert (state.spends, state.owed) == ((changed,), ())
+    with pytest.raises(LuckError, match="not a luck point spent this adventure") as refused:
+        judge(state, 2, "heroic")
+    assert refused.value.field == "spend"
+    with pytest.raises(LuckError) as refused:
+        judge(state, 1, "brave")
+    assert refused.value.field == "heroism"
+
+
+def test_a_spend_the_gm_never_judged_is_gone_at_the_adventures_end() -> None:
+    state, _ = spend(LuckState(), "double")
+    assert end_adventure(state) == LuckState(points=0, spends=(), spent=1)
 
 
 def test_an_unheroic_spend_is_gone() -> None:
     # "When you're unheroic, you spend the point and it's gone."
-    state, entry = spend(LuckState(), "double", "unheroic")
+    state, entry = spent(LuckState(), "double", "unheroic")
 
     assert entry == Spend(1, Kind.DOUBLE, Heroism.UNHEROIC, "")
     assert not entry.returned
-    assert state == LuckState(points=0, owed=(), spent=1)
-    assert end_adventure(state) == LuckState(points=0, owed=(), spent=1)
+    assert state.points == 0
+    assert end_adventure(state) == LuckState(points=0, spends=(), spent=1)
 
 
 def test_a_heroic_spend_comes_back_at_the_adventures_end() -> None:
     # "Heroic, you'll get it back at the end of the adventure."
-    state, entry = spend(LuckState(), Kind.DOUBLE, Heroism.HEROIC)
+    state, entry = spent(LuckState(), Kind.DOUBLE, Heroism.HEROIC)
 
     assert entry.returned
     assert state.points == 0
     assert state.owed == (entry,)
-    assert end_adventure(state) == LuckState(points=1, owed=(), spent=1)
+    assert end_adventure(state) == LuckState(points=1, spends=(), spent=1)
 
 
 def test_a_dramatic_spend_comes_back_and_the_gm_may_add_one() -> None:
     # "Heroic at a dramatically appropriate moment, you'll get the luck point back and probably
-    # another one as well." Reading: the GM decides at the adventure's end.
-    state, entry = spend(LuckState(), Kind.ESCAPE, Heroism.DRAMATIC, ESCAPE)
+    # another one as well." Reading: the GM decides.
+    state, entry = spent(LuckState(), Kind.ESCAPE, Heroism.DRAMATIC, ESCAPE)
 
-    assert end_adventure(state) == LuckState(points=1, owed=(), spent=1)
-    assert end_adventure(state, extra_for={entry.id}) == LuckState(points=2, owed=(), spent=1)
+    assert end_adventure(state) == LuckState(points=1, spends=(), spent=1)
+    assert end_adventure(state, extra_for={entry.id}) == LuckState(points=2, spends=(), spent=1)
 
 
 def test_an_adventure_of_several_spends() -> None:
     state = LuckState(points=3)
-    state, unheroic = spend(state, "double", "unheroic")
-    state, heroic = spend(state, "double", "heroic", "For the kids in the bus")
-    state, dramatic = spend(state, "escape", "dramatic", ESCAPE)
+    state, unheroic = spent(state, "double", "unheroic")
+    state, heroic = spent(state, "double", "heroic", "For the kids in the bus")
+    state, dramatic = spent(state, "escape", "dramatic", ESCAPE)
 
     assert [unheroic.id, heroic.id, dramatic.id] == [1, 2, 3]
     assert state.points == 0
     assert state.owed == (heroic, dramatic)
     after = end_adventure(state, extra_for=[dramatic.id])
-    assert after == LuckState(points=3, owed=(), spent=3)
+    assert after == LuckState(points=3, spends=(), spent=3)
 
     # Ids go on from where they stopped: a spend of the next adventure is not mistaken for an old one.
-    _, next_entry = spend(after, "double", "heroic")
+    _, next_entry = spend(after, "double")
     assert next_entry.id == 4
 
 
 def test_no_point_left_is_refused() -> None:
-    state, _ = spend(LuckState(), "double", "heroic")
+    state, _ = spent(LuckState(), "double", "heroic")
 
     with pytest.raises(LuckError, match="no luck point left to spend; 1 comes back at the adventure's end") as refused:
-        spend(state, "double", "unheroic")
+        spend(state, "double")
     assert refused.value.field == "points"
     with pytest.raises(LuckError, match=r"no luck point left to spend$"):
-        spend(LuckState(points=0), "escape", "heroic", ESCAPE)
+        spend(LuckState(points=0), "escape", ESCAPE)
 
 
 def test_escaping_certain_death_needs_an_explanation() -> None:
     # "You're automatically safe. But you have to explain why"
     for missing in ("", "   \n "):
         with pytest.raises(LuckError, match="explain how the character got away") as refused:
-            spend(LuckState(), "escape", "heroic", missing)
+            spend(LuckState(), "escape", missing)
         assert refused.value.field == "explanation"
 
-    _, entry = spend(LuckState(), "escape", "heroic", f"  {ESCAPE}\r\n")
+    _, entry = spend(LuckState(), "escape", f"  {ESCAPE}\r\n")
     assert entry.explanation == ESCAPE
     assert entry.kind is Kind.ESCAPE
 
 
 def test_a_doubling_may_carry_a_note() -> None:
-    _, entry = spend(LuckState(), "double", "heroic", "Hold the door")
+    _, entry = spend(LuckState(), "double", "Hold the door")
 
     assert entry.explanation == "Hold the door"
 
 
 def test_the_explanation_has_a_length_and_no_control_characters() -> None:
-    _, entry = spend(LuckState(), "escape", "heroic", "x" * MAX_EXPLANATION)
+    _, entry = spend(LuckState(), "escape", "x" * MAX_EXPLANATION)
     assert len(entry.explanation) == MAX_EXPLANATION
 
     for bad in ("x" * (MAX_EXPLANATION + 1), "a\x00b", 42):
         with pytest.raises(LuckError) as refused:
-            spend(LuckState(), "escape", "heroic", bad)  # type: ignore[arg-type]
+            spend(LuckState(), "escape", bad)  # type: ignore[arg-type]
         assert refused.value.field == "explanation"
 
 
 def test_a_line_break_is_allowed_in_an_explanation() -> None:
-    _, entry = spend(LuckState(), "escape", "heroic", "The floor gave way.\nI fell into the river.")
+    _, entry = spend(LuckState(), "escape", "The floor gave way.\nI fell into the river.")
 
     assert "\n" in entry.explanation
 
 
-@pytest.mark.parametrize(("kind", "heroism", "field"), [("reroll", "heroic", "kind"), ("double", "brave", "heroism")])
-def test_an_unknown_kind_or_heroism_is_refused(kind: str, heroism: str, field: str) -> None:
+def test_an_unknown_kind_is_refused() -> None:
     with pytest.raises(LuckError) as refused:
-        spend(LuckState(), kind, heroism)
+        spend(LuckState(), "reroll")
 
-    assert refused.value.field == field
+    assert refused.value.field == "kind"
     assert isinstance(refused.value, SpecError)
 
 
 def test_the_gm_grants_an_extra_point_only_to_a_dramatic_spend() -> None:
-    state = LuckState(points=2)
-    state, heroic = spend(state, "double", "heroic")
-    state, unheroic = spend(state, "double", "unheroic")
+    state = LuckState(points=3)
+    state, heroic = spent(state, "double", "heroic")
+    state, unheroic = spent(state, "double", "unheroic")
+    state, unjudged = spend(state, "double")
 
     with pytest.raises(LuckError, match="spend 1 was heroic: only a spend at a dramatically") as refused:
         end_adventure(state, extra_for={heroic.id})
     assert refused.value.field == "extra_for"
-    for not_owed in (unheroic.id, 99, "1", True):
-        with pytest.raises(LuckError, match="is not a spend owed back"):
-            end_adventure(state, extra_for={not_owed})
+    with pytest.raises(LuckError, match="spend 3 was not judged: only"):
+        end_adventure(state, extra_for={unjudged.id})
+    with pytest.raises(LuckError, match="spend 2 was unheroic: only"):
+        end_adventure(state, extra_for={unheroic.id})
+    for not_spent in (99, "1", True):
+        with pytest.raises(LuckError, match="is not a spend of this adventure"):
+            end_adventure(state, extra_for={not_spent})
     with pytest.raises(LuckError, match="a set of ids"):
         end_adventure(state, extra_for="1")  # type: ignore[arg-type]
 
 
-def test_an_adventure_with_nothing_owed_changes_nothing() -> None:
+def test_an_adventure_with_nothing_spent_changes_nothing() -> None:
     assert end_adventure(LuckState()) == LuckState()
 
 
@@ -157,15 +192,14 @@ def test_an_adventure_with_nothing_owed_changes_nothing() -> None:
         (lambda: LuckState(points=MAX_POINTS + 1), "points"),
         (lambda: LuckState(points=True), "points"),
         (lambda: LuckState(spent=-1), "spent"),
-        (lambda: LuckState(owed=(Spend(1, Kind.DOUBLE, Heroism.UNHEROIC),), spent=1), "owed"),
-        (lambda: LuckState(owed=(Spend(1, Kind.DOUBLE, Heroism.HEROIC),), spent=0), "owed"),
+        (lambda: LuckState(spends=(Spend(1, Kind.DOUBLE, Heroism.HEROIC),), spent=0), "spends"),
         (
             lambda: LuckState(
-                owed=(Spend(1, Kind.DOUBLE, Heroism.HEROIC), Spend(1, Kind.DOUBLE, Heroism.HEROIC)), spent=2
+                spends=(Spend(1, Kind.DOUBLE, Heroism.HEROIC), Spend(1, Kind.DOUBLE, Heroism.HEROIC)), spent=2
             ),
-            "owed",
+            "spends",
         ),
-        (lambda: LuckState(owed=("spend",), spent=1), "owed"),
+        (lambda: LuckState(spends=("spend",), spent=1), "spends"),
         (lambda: Spend(0, Kind.DOUBLE, Heroism.HEROIC), "id"),
         (lambda: Spend(1, "reroll", Heroism.HEROIC), "kind"),
         (lambda: Spend(1, Kind.DOUBLE, "brave"), "heroism"),
@@ -180,7 +214,7 @@ def test_a_state_that_cannot_be_is_refused(make: object, field: str) -> None:
 
 
 def test_the_points_stay_within_bounds_at_the_end() -> None:
-    state, entry = spend(LuckState(points=MAX_POINTS), "escape", "dramatic", ESCAPE)
+    state, entry = spent(LuckState(points=MAX_POINTS), "escape", "dramatic", ESCAPE)
 
     assert end_adventure(state).points == MAX_POINTS
     with pytest.raises(LuckError, match=f"at most {MAX_POINTS}"):
@@ -188,16 +222,18 @@ def test_the_points_stay_within_bounds_at_the_end() -> None:
 
 
 @PROPERTY
-@given(st.integers(1, 20), st.lists(st.sampled_from(list(Heroism)), max_size=20), st.data())
+@given(st.integers(1, 20), st.lists(st.sampled_from([*Heroism, None]), max_size=20), st.data())
 def test_what_comes_back_is_one_per_heroic_spend_and_the_gms_extras(
-    start: int, heroisms: list[Heroism], data: st.DataObject
+    start: int, heroisms: list[Heroism | None], data: st.DataObject
 ) -> None:
     state = LuckState(points=start)
     spends = []
     for heroism in heroisms:
         if state.points == 0:
             break
-        state, entry = spend(state, "escape", heroism, ESCAPE)
+        state, entry = spend(state, "escape", ESCAPE)
+        if heroism is not None:
+            state, entry = judge(state, entry.id, heroism)
         spends.append(entry)
     dramatic = [s.id for s in spends if s.heroism is Heroism.DRAMATIC]
     extra = set(data.draw(st.lists(st.sampled_from(dramatic), unique=True) if dramatic else st.just([])))
@@ -206,5 +242,5 @@ def test_what_comes_back_is_one_per_heroic_spend_and_the_gms_extras(
 
     assert state.points == start - len(spends)
     assert after.points == state.points + sum(s.returned for s in spends) + len(extra)
-    assert after.owed == ()
+    assert after.spends == ()
     assert after.spent == len(spends)

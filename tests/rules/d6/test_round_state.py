@@ -113,7 +113,7 @@ def test_a_luck_point_doubles_the_next_round_or_the_rest_of_this_one_once() -> N
     sheet, _ = round_state.take(sheet, attempt(0), OPTIONS)
     sheet = round_state.luck_doubles(sheet, OPTIONS)
     assert [str(u.code) for u in round_state.plan_of(sheet, OPTIONS).uses] == ["3d+1", "7d+2"]
-    spent, _words = D6.spend_luck(talia(), "double", "heroic", given=OPTIONS)
+    spent, _words = D6.spend_luck(talia(), "double", given=OPTIONS)
     assert round_state.doubled_now(spent)
     assert spent.luck_points == 0
 
@@ -226,7 +226,8 @@ def test_a_luck_point_doubles_a_characters_attack_and_defence_in_a_fight() -> No
 
 
 def test_the_adventures_end_and_the_gms_round_over_end_the_round_in_play() -> None:
-    sheet, _ = D6.spend_luck(talia(), "double", "heroic", given=OPTIONS)
+    sheet, _ = D6.spend_luck(talia(), "double", given=OPTIONS)
+    sheet, _ = D6.judge_luck(sheet, 1, "heroic")
     firearms = item(sheet, "Firearms")
     sheet = round_state.declare(sheet, [(firearms, 8)], running=False, use_preparation=False, given=OPTIONS)
     after, words = D6.end_adventure(sheet, OPTIONS)
@@ -239,3 +240,40 @@ def test_the_adventures_end_and_the_gms_round_over_end_the_round_in_play() -> No
     assert round_state.round_over(nothing, OPTIONS).prepared == firearms  # a round of nothing keeps it
     acted = round_state.declare(nothing, [(firearms, 8)], running=False, use_preparation=True, given=OPTIONS)
     assert round_state.round_over(acted, OPTIONS).prepared is None
+
+
+def test_a_stun_clears_by_itself_at_the_end_of_the_characters_next_round() -> None:
+    # Rules README, "Stun": "−1d on every use until the end of the character's next round, then it clears".
+    firearms = item(talia(), "Firearms")
+    stunned = talia(stunned=True)  # stunned between rounds: the next round is the one then declared
+    assert "until the end of the next round" in dict(D6.vitals(stunned, OPTIONS).notes)["stunned"]
+    sheet = round_state.declare(stunned, [(firearms, 8)], running=False, use_preparation=False, given=OPTIONS)
+    assert [str(u.code) for u in round_state.plan_of(sheet, OPTIONS).uses] == ["3d+1"]  # 4d+1 less the stun
+    assert "until the end of this round" in dict(D6.vitals(sheet, OPTIONS).notes)["stunned"]
+    after, words = round_state.end(sheet, None, OPTIONS)
+    assert (after.stunned, words) == (False, "The round ended; no longer stunned")
+
+    # Stunned mid-round: it lasts through this round and the next, and clears at the next one's end.
+    sheet = round_state.declare(talia(), [(firearms, 8)] * 2, running=False, use_preparation=False, given=OPTIONS)
+    sheet, _ = round_state.take(sheet, attempt(0), OPTIONS)
+    sheet = round_state.befall(sheet, "stunned", OPTIONS)
+    assert "until the end of the next round" in dict(D6.vitals(sheet, OPTIONS).notes)["stunned"]
+    sheet, words = round_state.end(sheet, None, OPTIONS)
+    assert (sheet.stunned, words) == (True, "The round ended")
+    sheet = round_state.declare(sheet, [(firearms, 8)], running=False, use_preparation=False, given=OPTIONS)
+    assert round_state.round_over(sheet, OPTIONS).stunned is False  # the GM's end of the round in a fight too
+    passed, words = round_state.end(talia(stunned=True), None, OPTIONS)  # a round with nothing declared
+    assert (passed.stunned, words) == (False, "A round passed; no longer stunned")
+
+
+def test_the_sheet_shows_a_doubling_waiting_for_its_round() -> None:
+    pending, _ = D6.spend_luck(talia(), "double", given=OPTIONS)
+    view = D6.sheet_view(pending, OPTIONS)
+    assert view["doubling"] == "A luck point doubles every code of the next round declared."
+    assert ("doubled", "a luck point doubles every code of the next round declared") in D6.vitals(
+        pending, OPTIONS
+    ).notes
+    firearms = item(pending, "Firearms")
+    declared = round_state.declare(pending, [(firearms, 8)], running=False, use_preparation=False, given=OPTIONS)
+    assert D6.sheet_view(declared, OPTIONS)["doubling"] == "A luck point doubles every code this round."
+    assert D6.sheet_view(talia(), OPTIONS)["doubling"] == ""

@@ -109,6 +109,26 @@ def test_an_opposed_roll_against_another_character_or_the_gms_code() -> None:
                               "opponent_item": "Juggling"}, OPTIONS, lambda pk: jericho)  # fmt: skip
 
 
+def test_an_opposed_roll_with_no_resisting_side_ends_a_tie_in_a_draw_with_its_own_chance() -> None:
+    sheet = talia()
+    strength = item(sheet, "Strength")
+    resisted = D6.sheet_roll(sheet, {"kind": "opposed", "item": strength, "opponent_code": "3d"}, OPTIONS)
+    contest = D6.sheet_roll(sheet, {"kind": "opposed", "item": strength, "opponent_code": "3d",
+                                    "no_resisting_side": True}, OPTIONS)  # fmt: skip
+    assert (resisted.spec["resisting"], contest.spec["resisting"]) == (True, False)
+    odds = D6.roll_kinds["opposed"].chance(D6.roll_kinds["opposed"].parse(contest.spec))
+    assert ("A tie: the side that resists holds", odds.p_tie) in resisted.chances
+    assert ("A draw", odds.p_tie) in contest.chances
+    assert sum(p for _, p in contest.chances) == 1
+    kind = D6.roll_kinds["opposed"]
+    ties = [seed for seed in range(400) if (r := kind.roll(kind.parse(contest.spec), Random(seed))).attacker.total
+            == r.defender.total]  # fmt: skip
+    tie = kind.record(kind.roll(kind.parse(contest.spec), Random(ties[0])))
+    held = kind.record(kind.roll(kind.parse(resisted.spec), Random(ties[0])))
+    assert (tie.outcome["draw"], tie.outcome["hit"]) == (True, False)
+    assert (held.outcome["draw"], held.outcome["hit"]) == (False, False)
+
+
 def test_the_log_keeps_the_wild_die_and_its_chain() -> None:
     sheet = talia()
     made = D6.sheet_roll(sheet, {"item": item(sheet, "Firearms"), "difficulty": 15}, OPTIONS)
@@ -178,28 +198,70 @@ def test_a_fresh_import_is_held_to_the_campaigns_creation_and_starts_afresh() ->
     assert any("Spend every stat die" in p.message and "Ruins" in p.message for p in problems)
 
 
-def test_luck_spent_owed_and_returned_at_the_adventures_end() -> None:
-    sheet = talia(luck_points=2)
-    sheet, words = D6.spend_luck(sheet, "double", "unheroic")
-    assert "gone" in words
-    assert (sheet.luck_points, sheet.luck_owed) == (1, ())
-    sheet, _ = D6.spend_luck(sheet, "escape", "dramatic", "Through the hole in the floor")
+def test_luck_spent_judged_by_the_gm_and_returned_at_the_adventures_end() -> None:
+    sheet = talia(luck_points=3)
+    sheet, words = D6.spend_luck(sheet, "double")
+    assert words == "Luck point 1 spent (the GM says how heroic it was): doubled every code for the round"
+    assert (sheet.luck_points, [(s.id, s.heroism) for s in sheet.luck_spends]) == (2, [(1, None)])
+    sheet, words = D6.judge_luck(sheet, 1, "unheroic")
+    assert words == "Luck point 1 judged unheroic: gone"
+    sheet, _ = D6.spend_luck(sheet, "escape", "Through the hole in the floor")
+    sheet, _ = D6.spend_luck(sheet, "escape", "Out of the window")  # never judged
     assert sheet.luck_points == 0
-    assert [(s.id, s.kind) for s in sheet.luck_owed] == [(2, "escape")]
+    with pytest.raises(SpecError, match="only a spend judged dramatic"):
+        D6.grant_extra(sheet, 2)
+    sheet, words = D6.judge_luck(sheet, 2, "dramatic")
+    assert (
+        words == "Luck point 2 judged heroic at a dramatic moment: back at the adventure's end, perhaps with one more"
+    )
     with pytest.raises(SpecError, match="no luck point left"):
-        D6.spend_luck(sheet, "double", "heroic")
+        D6.spend_luck(sheet, "double")
     granted, _ = D6.grant_extra(sheet, 2)
     ended, words = D6.end_adventure(granted, OPTIONS)
-    assert (ended.luck_points, ended.luck_owed, words) == (
+    assert (ended.luck_points, ended.luck_spends, words) == (
         2,
         (),
-        "End of the adventure: 2 luck points back; the round in play is over",
+        "End of the adventure: 2 luck points back, 2 gone (unheroic or not judged); the round in play is over",
     )
-    assert D6.end_adventure(ended, OPTIONS) is None  # nothing owed: nothing changes
+    assert D6.end_adventure(ended, OPTIONS) is None  # nothing spent: nothing changes
     plain, _ = D6.end_adventure(sheet, OPTIONS)
     assert plain.luck_points == 1  # without the GM's extra point
-    with pytest.raises(SpecError, match="only a dramatic spend"):
-        D6.grant_extra(sheet, 1)
+    # The GM changes the call: no longer dramatic, the extra point goes with it.
+    heroic, _ = D6.judge_luck(granted, 2, "heroic")
+    assert [(s.heroism, s.extra) for s in heroic.luck_spends if s.id == 2] == [("heroic", False)]
+    with pytest.raises(SpecError, match="not a luck point spent this adventure"):
+        D6.judge_luck(sheet, 9, "heroic")
+
+
+def test_an_adventure_holds_at_most_99_spends_and_the_100th_is_refused_plainly() -> None:
+    sheet = talia(luck_points=99)
+    for _ in range(99):
+        sheet, _ = D6.spend_luck(sheet, "escape", "Away")
+        sheet = sheet.model_copy(update={"luck_points": 1})  # the GM's correction
+    with pytest.raises(SpecError, match="99 luck points are spent this adventure already") as refused:
+        D6.spend_luck(sheet, "escape", "Away")
+    assert refused.value.field == "points"
+
+
+def test_escaping_certain_death_leaves_the_character_alive() -> None:
+    dead = talia(wounds=3)
+    alive, words = D6.spend_luck(dead, "escape", "The river carried me off")
+    assert alive.wounds == 2  # incapacitated, never dead
+    assert words.endswith("; alive, incapacitated")
+    wounded, words = D6.spend_luck(talia(wounds=1), "escape", "The river carried me off")
+    assert wounded.wounds == 1  # alive already: where the blow left them
+    assert "alive" not in words
+
+
+def test_a_version_1_sheet_keeps_its_owed_spends_as_judged() -> None:
+    document = talia().model_dump(mode="json")
+    del document["luck_spends"]
+    owed = [{"id": 2, "kind": "escape", "heroism": "dramatic", "explanation": "Away", "extra": True}]
+    old = {**document, "schema_version": 1, "luck_spent": 1, "luck_owed": owed}
+    sheet = D6.read_sheet(old)
+    assert sheet.schema_version == 2
+    assert [(s.id, s.heroism, s.extra) for s in sheet.luck_spends] == [(2, "dramatic", True)]
+    assert sheet.luck_spent == 2
 
 
 def test_an_incapacitated_character_cannot_act_and_the_vitals_say_so() -> None:
