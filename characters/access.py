@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import operator
 from functools import reduce
+from typing import Any
 
 from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
 from django.core.exceptions import PermissionDenied
@@ -107,3 +108,21 @@ def character_choice(campaign: Campaign, user: AbstractBaseUser | AnonymousUser,
     ``user`` (None otherwise), with only its id and name loaded: one query, by its key."""
     shown = reduce(operator.or_, _shown_by_status(campaign, user))
     return Character.objects.filter(shown, campaign=campaign, pk=pk).only("pk", "name").first()
+
+
+# --- What waits for the GM ---------------------------------------------------------------------
+
+
+def awaiting_gm(campaign: Campaign) -> QuerySet[Character]:
+    """The campaign's characters (drafts and the party) with items waiting for the GM's approval, by
+    name: a query, read a page at a time on the partial index of those that wait."""
+    return (
+        Character.objects.filter(campaign=campaign, awaiting__gt=0)
+        .exclude(status=Character.Status.ARCHIVED)
+        .select_related("owner")
+    )
+
+
+def awaiting_row(character: Character) -> dict[str, Any]:
+    """A character as the GM's list of what waits shows it: each waiting item, in its system's words."""
+    return {"character": character, "items": character.rules.awaiting(character.document)}

@@ -98,6 +98,9 @@ class Character(models.Model):
     #: The version at which each section of the sheet last changed: a save from an open
     #: section form is refused only if that section changed since the form was shown.
     section_versions = models.JSONField(default=dict, blank=True)
+    #: How many of the sheet's items wait for the GM's approval (``rules.awaiting``), kept by the write
+    #: path: the campaign page and the dashboard find what waits by an index, not by reading sheets.
+    awaiting = models.PositiveSmallIntegerField(default=0)
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
 
@@ -108,7 +111,10 @@ class Character(models.Model):
         #: The party and the campaign page's lists are read a page at a time by (name, id) within
         #: a campaign and a status: in this index's order, stopping at the page's end, with no sort
         #: of the campaign's characters (PostgreSQL's plan: Index Scan, then Limit).
-        indexes = [models.Index(fields=["campaign", "status", "name", "id"], name="characters_by_campaign_name")]
+        indexes = [
+            models.Index(fields=["campaign", "status", "name", "id"], name="characters_by_campaign_name"),
+            models.Index(fields=["campaign", "name", "id"], name="characters_awaiting_gm", condition=Q(awaiting__gt=0)),
+        ]
         constraints = [
             models.CheckConstraint(condition=~Q(name=""), name="characters_character_name_not_blank"),
             models.CheckConstraint(condition=Q(version__gte=1), name="characters_character_version_positive"),

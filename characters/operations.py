@@ -23,7 +23,9 @@ from django.contrib.auth.models import AbstractBaseUser
 from django.core.exceptions import PermissionDenied
 from django.db import transaction
 
+from campaigns import errors
 from campaigns.models import Membership
+from campaigns.operations import ARCHIVED
 from characters import write
 from characters.models import Character
 from characters.write import character_changed, mark_changed, section_version, sentence
@@ -180,3 +182,31 @@ def by_path(problems: Sequence[Problem]) -> dict[str, list[str]]:
     for problem in problems:
         errors.setdefault(problem.field, []).append(sentence(problem.message))
     return errors
+
+
+# --- What waits for the GM --------------------------------------------------------------------
+
+
+@transaction.atomic
+def decide_awaiting(*, character_id: int, item: str, approve: bool, by: AbstractBaseUser) -> Character:
+    """The GM approves a sheet's waiting item (a player's new gear, at creation or in play) or refuses
+    it, in one step; through the one write path, in the sheet's history. A decision already taken
+    (by another page) is a 409 that changes nothing."""
+    character = write.lock(character_id)
+    role = Membership.objects.filter(campaign_id=character.campaign_id, user=by).values_list("role", flat=True).first()
+    if role != Membership.Role.GM:
+        raise errors.NotAllowed("Only the campaign's GM approves or refuses what waits.")
+    if character.campaign.archived_at is not None:
+        raise errors.Conflict(ARCHIVED)
+    if character.status == Character.Status.ARCHIVED:
+        raise errors.Conflict("This character is archived and can no longer be changed.")
+    waiting = {entry.item: entry for entry in character.rules.awaiting(character.document)}
+    entry = waiting.get(item)
+    if entry is None:
+        raise errors.Conflict("That no longer waits for your approval: it was decided already, or changed.")
+    sheet = character.rules.decide(character.document, item, approve=approve)
+    what = f"{'Approved' if approve else 'Refused'} by the GM: {entry.words}"
+    try:
+        return write.write(character, sheet, by=by, what=what, sections=[entry.section] if entry.section else [])
+    except SheetInvalid as error:
+        raise write.refusal(error) from None

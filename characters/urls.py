@@ -9,6 +9,7 @@ urlpatterns = [
     path("characters/<int:pk>/edit/<slug:section>/", views.edit_section, name="edit-section"),
     path("characters/<int:pk>/section/<slug:section>/", views.sheet_section, name="sheet-section"),
     path("characters/<int:pk>/history/", history_views.history, name="history"),
+    path("characters/<int:pk>/awaiting/", views.decide_awaiting, name="decide-awaiting"),
     path("characters/<int:pk>/ledger/", ledger_views.ledger_page, name="ledger"),
     path("characters/<int:pk>/ledger/<int:entry_pk>/reverse/", ledger_views.correct_entry, name="correct-entry"),
     path("characters/<int:pk>/advance/", ledger_views.advance, name="advance"),

@@ -12,13 +12,15 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.contrib import messages
 from django.core.exceptions import PermissionDenied
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
-from django.views.decorators.http import require_http_methods, require_safe
+from django.views.decorators.http import require_http_methods, require_POST, require_safe
 from django.views.decorators.vary import vary_on_headers
 
+from campaigns.errors import Refused
 from characters import access, operations, sheets
 from characters.editing import SectionEdit, edit_for
 from characters.models import Character, LedgerEntry
@@ -200,3 +202,35 @@ def edit_section(request: HttpRequest, pk: int, section: str) -> HttpResponse:
     except PermissionDenied as refusal:
         return _refused(request, character, str(refusal))
     return _read_view(request, character, section, fresh=True)
+
+
+#: The longest item id a form may name (ids are short: ``asset-12``).
+MAX_ITEM_LENGTH = 40
+
+#: Where the GM's decision on a waiting item goes back to: the page it was made on.
+DECIDED_BACK = {"campaign": ("campaigns:detail", "#awaiting-gm"), "dashboard": ("play:dashboard", "#awaiting-gm")}
+
+
+@require_POST
+def decide_awaiting(request: HttpRequest, pk: int) -> HttpResponse:
+    """The GM approves or refuses one waiting item of a sheet (``item``, ``decision``), in one click from
+    the campaign page or the dashboard, and goes back there."""
+    character = access.character_for(request.user, pk)
+    campaign = character.campaign
+    item, decision = request.POST.get("item", ""), request.POST.get("decision", "")
+    if not character.viewer_is_gm:
+        message, status = "Only the campaign's GM approves or refuses what waits.", 403
+    elif decision not in ("approve", "refuse") or not item or len(item) > MAX_ITEM_LENGTH or not item.isprintable():
+        message, status = "Choose Approve or Refuse for one of the items that wait.", 400
+    else:
+        try:
+            operations.decide_awaiting(character_id=character.pk, item=item, approve=decision == "approve",
+                                       by=request.user)  # fmt: skip
+        except Refused as refused:
+            message, status = refused.message, refused.status
+        else:
+            name, anchor = DECIDED_BACK.get(request.POST.get("back", ""), DECIDED_BACK["campaign"])
+            done = "approved" if decision == "approve" else "refused"
+            messages.success(request, f"{character.name}: {done}.")
+            return redirect(reverse(name, args=[campaign.pk]) + anchor)
+    return render(request, "campaigns/refused.html", {"message": message, "campaign": campaign}, status=status)

@@ -131,7 +131,8 @@ def write(
         return character
     character.sheet = after
     character.status = after_status
-    mark_changed(character, *sections, fields=["sheet", "status", *fields])
+    character.awaiting = len(character.rules.awaiting(sheet))
+    mark_changed(character, *sections, fields=["sheet", "status", "awaiting", *fields])
     SheetChange.objects.create(
         character=character, version=character.version, what=what[:200], sections=list(sections),
         before=before, after=after, by=by,

@@ -21,6 +21,7 @@ from campaigns import views as campaign_views
 from campaigns.forms import CampaignForm
 from campaigns.models import Campaign, Membership
 from campaigns.presenters import NameKey, options_summary, page_by_name, page_key, refusals
+from characters import access as character_access
 from characters import campaign_changes
 from characters.models import Character
 
@@ -66,7 +67,7 @@ PARTY_PREVIEW: Final = 12
 #: Characters on a page of each of the campaign page's other lists (drafts, archived characters).
 LIST_PAGE_SIZE: Final = 12
 #: The query's keys: each list's page, independent of the others.
-LIST_KEYS: Final = ("drafts_after", "others_drafts_after", "archived_after")
+LIST_KEYS: Final = ("drafts_after", "others_drafts_after", "archived_after", "awaiting_after")
 
 
 def _list_urls(request: HttpRequest, name: str, next_key: NameKey | None) -> dict[str, str | None]:
@@ -89,7 +90,8 @@ def campaign_detail(request: HttpRequest, pk: int) -> HttpResponse:
 
     The same queries on every page however large the campaign: the session, the user, the
     campaign and its members (access.campaign_for), the party's first characters with their
-    players, the viewer's drafts; for the GM, the players' drafts and the archived characters."""
+    players, the viewer's drafts; for the GM, the players' drafts, the archived characters and those
+    with something waiting for the GM's approval."""
     campaign = access.campaign_for(request.user, pk)
     keys = {name: page_key(request.GET, name, "characters") for name in LIST_KEYS}
     is_gm = campaign.viewer.role == Membership.Role.GM
@@ -123,6 +125,10 @@ def campaign_detail(request: HttpRequest, pk: int) -> HttpResponse:
             if is_gm
             else hidden,
             "archived_characters": listed("archived_after", characters.filter(status=Character.Status.ARCHIVED))
+            if is_gm
+            else hidden,
+            # For the GM: the characters with gear (or anything of the sheet) waiting for approval.
+            "awaiting": listed("awaiting_after", character_access.awaiting_gm(campaign), character_access.awaiting_row)
             if is_gm
             else hidden,
         },

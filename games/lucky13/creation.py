@@ -18,14 +18,15 @@ from typing import Any, Final
 
 from django.db import transaction
 
-from campaigns.models import Campaign
+from campaigns.models import Campaign, Membership
 from characters import creation_dice, write
 from characters.models import Character
 from rules import systems
 from rules.dice import StepDie
 from rules.systems import lucky13
-from rules.systems.base import SheetInvalid
+from rules.systems.base import Role, SheetInvalid
 from rules.systems.lucky13 import SheetError
+from rules.systems.lucky13.system import gear_approval
 
 #: The steps after name and concept, in order (the system's own list).
 STEPS: Final = tuple((step.key, step.label) for step in lucky13.SYSTEM.creation_steps)
@@ -589,6 +590,13 @@ def set_equipment(
         document[field] = [{"id": i, **row} for i, row in zip(ids, rows, strict=True)]
     document["next_id"] = sheet.next_id
     chosen = _read(character, document, "equipment")
+    # A player's weapon, armor or asset above level 1 waits for the GM, as gear added in play does;
+    # the GM's own choice is approved as it is made.
+    gm = (
+        by is None
+        or Membership.objects.filter(campaign_id=character.campaign_id, user=by, role=Membership.Role.GM).exists()
+    )
+    chosen = gear_approval(sheet, chosen, role=Role.GM if gm else Role.OWNER, options=character.campaign.settings)
     _check(character, chosen, "equipment")
     sections = ["equipment"]
     return _save(character, chosen, step="equipment", by=by, what="Equipment", sections=sections)

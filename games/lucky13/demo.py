@@ -11,8 +11,8 @@ from __future__ import annotations
 import secrets
 from typing import Any
 
-from campaigns.models import Campaign
-from characters import ledger
+from campaigns.models import Campaign, Membership
+from characters import ledger, operations
 from characters.models import Character, LedgerEntry
 from games import demo
 from games.lucky13 import creation
@@ -108,6 +108,11 @@ def _create(campaign: Campaign, owner: Any, sheet: dict[str, Any]) -> None:
     creation.set_traits(**ids, traits=sheet["traits"])
     creation.set_equipment(**ids, assets=sheet["assets"], weapons=sheet["weapons"], armor=sheet["armor"])
     creation.finish(**ids)
+    # The player's gear waited for the GM, who approved it when the character joined the party.
+    gm = campaign.memberships.get(role=Membership.Role.GM).user
+    finished = Character.objects.get(pk=character.pk)
+    for entry in finished.rules.awaiting(finished.document):
+        operations.decide_awaiting(character_id=character.pk, item=entry.item, approve=True, by=gm)
 
 
 def _first_adventure(campaign: Campaign, gm: Any) -> None:

@@ -22,6 +22,7 @@ from rules.document import Problem
 __all__ = [
     "AttackPlan",
     "AttackRoll",
+    "Awaiting",
     "Combat",
     "CombatAction",
     "CombatRefused",
@@ -262,6 +263,17 @@ class Summary:
     concept: str = ""
     step: str = ""
     rolls: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class Awaiting:
+    """An item of a sheet that waits for the GM's approval (a player's new gear): its id and, in the
+    system's words, what it is ("Weapon: Halberd, accuracy d8, damage d10")."""
+
+    item: str
+    words: str
+    #: The sheet's edit section the item is in: a form of it opened before the GM's decision is stale.
+    section: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -774,6 +786,17 @@ class RulesSystem(Protocol):
         """The sheet with a purchase (as :meth:`receipt` recorded it) taken back; :class:`SpecError` if
         the sheet no longer shows it as the purchase left it, :class:`SheetInvalid` if the sheet cannot
         take it back as it stands."""
+        ...
+
+    # What waits for the GM.
+    def awaiting(self, sheet: BaseModel) -> tuple[Awaiting, ...]:
+        """The sheet's items that wait for the GM's approval, in the sheet's order; ``()`` for a system
+        where nothing waits."""
+        ...
+
+    def decide(self, sheet: BaseModel, item: str, *, approve: bool) -> BaseModel:
+        """The sheet with the GM's decision on the waiting ``item``: approved, or refused (taken off the
+        sheet: it never came into play); :class:`SpecError` if no such item waits."""
         ...
 
     # The sheet's pages.

@@ -19,6 +19,7 @@ from pydantic import Field, ValidationError, model_validator
 
 from rules.document import Document, ItemId, LongText, Name, Problem, problems_of, require_unique, with_new_ids
 from rules.systems.base import (
+    Awaiting,
     CreationStep,
     Currency,
     EditRefused,
@@ -216,6 +217,12 @@ class Coin:
     def named_fields(self, sheet: Sheet, options: Mapping[str, Any]) -> dict[str, Any]:
         """Coin has no export format older than the sheet document: no named fields."""
         return {}
+
+    def awaiting(self, sheet: Sheet) -> tuple[Awaiting, ...]:
+        return ()  # nothing of the sheet waits for the GM
+
+    def decide(self, sheet: Sheet, item: str, *, approve: bool) -> Sheet:
+        raise SpecError("item", "nothing waits for the GM's approval here")
 
     def sheet_view(self, sheet: Sheet, options: Mapping[str, Any]) -> dict[str, Any]:
         """Nothing beyond the document: Coin's templates read it as it is."""

@@ -14,6 +14,7 @@ from pydantic import Field, StrictInt, ValidationError
 
 from rules.document import MAX_ITEM_ID, MAX_NAME, Document, Name, Problem, ShortText, problems_of, with_new_ids
 from rules.systems.base import (
+    Awaiting,
     CreationStep,
     Currency,
     EditRefused,
@@ -655,6 +656,12 @@ class D6:
         return advancement.lower_skill(sheet, skill, DieCode.parse(purchase.get("before")))
 
     # The sheet's pages
+
+    def awaiting(self, sheet: Sheet) -> tuple[Awaiting, ...]:
+        return ()  # nothing of the sheet waits for the GM
+
+    def decide(self, sheet: Sheet, item: str, *, approve: bool) -> Sheet:
+        raise SpecError("item", "nothing waits for the GM's approval here")
 
     def sheet_view(self, sheet: Sheet, given: Mapping[str, Any]) -> dict[str, Any]:
         """Each stat with its code and its skills, each at the code it rolls (its stat's until raised)."""

@@ -15,6 +15,7 @@ from pydantic import ValidationError
 from rules.dice import BASE_SIZES, DiceError, StepDie
 from rules.document import Problem, problems_of, with_new_ids
 from rules.systems.base import (
+    Awaiting,
     CreationStep,
     Currency,
     EditRefused,
@@ -335,6 +336,8 @@ class Lucky13:
         if unknown:
             raise _invalid(unknown[0], f"is not filled in at the {spec.label.lower()} step")
         filled = self.read_sheet(with_new_ids(sheet.model_dump(mode="json"), value))
+        # A player's gear waits for the GM at creation as in play (the campaign's ``gear`` option).
+        filled = gear_approval(sheet, filled, role=Role.OWNER, options=options)
         problems = tuple(
             p
             for p in self.check_step(filled, step, options)
@@ -1017,6 +1020,38 @@ class Lucky13:
         shows it as bought, ``SheetInvalid`` if the sheet cannot take it back as it stands."""
         undone = settle(sheet, refund(sheet, purchase, hit_points_per_step=options["hit_points_per_step"]), options)
         return self.read_sheet(undone.model_dump(mode="json"))
+
+    def awaiting(self, sheet: Sheet) -> tuple[Awaiting, ...]:
+        """A player's weapon, armor or asset above level 1 waits for the GM (the campaign's ``gear``
+        option, :func:`gear_approval`), at creation as in play."""
+        waiting = []
+        for asset in sheet.assets:
+            if not asset.approved:
+                words = f"Asset: {asset.name} ({asset.kind}, level {asset.level})"
+                waiting.append(Awaiting(str(asset.id), words, "equipment"))
+        for weapon in sheet.weapons:
+            if not weapon.approved:
+                words = f"Weapon: {weapon.name}, accuracy {weapon.accuracy}, damage {weapon.damage}"
+                waiting.append(Awaiting(str(weapon.id), words, "equipment"))
+        for armor in sheet.armor:
+            if not armor.approved:
+                waiting.append(Awaiting(str(armor.id), f"Armor: {armor.name}, defense {armor.defense}", "equipment"))
+        return tuple(waiting)
+
+    def decide(self, sheet: Sheet, item: str, *, approve: bool) -> Sheet:
+        """The GM approves a waiting item (it steps dice and is fought with from now on) or refuses
+        it (it is taken off the sheet)."""
+        for field in ("assets", "weapons", "armor"):
+            items = getattr(sheet, field)
+            found = next((i for i in items if str(i.id) == item and not i.approved), None)
+            if found is None:
+                continue
+            if approve:
+                kept = tuple(i.model_copy(update={"approved": True}) if i is found else i for i in items)
+            else:
+                kept = tuple(i for i in items if i is not found)
+            return sheet.model_copy(update={field: kept})
+        raise SpecError("item", "nothing of that id waits for the GM's approval on this sheet")
 
     def sheet_view(self, sheet: Sheet, options: Mapping[str, Any]) -> dict[str, Any]:
         return view.sheet_view(sheet, options)
