@@ -118,3 +118,34 @@ def test_only_the_gm_decides_and_bad_input_changes_nothing(client, table, gm, pl
         assert "Choose Approve or Refuse" in response.text
     assert client.post(url, {"item": "asset-999", "decision": "approve"}).status_code == 409
     assert Character.objects.get(pk=draft.pk).version == draft.version
+
+
+@pytest.mark.browser
+@pytest.mark.django_db(transaction=True)
+def test_the_gm_approves_and_refuses_from_the_campaign_page_by_keyboard(
+    live_server, page, problems, gm, player
+) -> None:
+    from playwright.sync_api import expect
+
+    from tests.campaigns.test_browser import sign_in
+
+    campaign = Campaign.objects.create(name="The Sunken Crown", system="lucky13", options={})
+    Membership.objects.create(campaign=campaign, user=gm, role=Membership.Role.GM)
+    Membership.objects.create(campaign=campaign, user=player, role=Membership.Role.PLAYER)
+    draft = equipped(campaign, player, by=player)
+    sign_in(page.context, gm, live_server)
+    page.goto(f"{live_server.url}{reverse('campaigns:detail', args=[campaign.pk])}")
+    waiting = page.locator("#awaiting-gm")
+    expect(waiting).to_contain_text("Weapon: Greatsword, accuracy d12, damage d12")
+    approve = waiting.get_by_role("button", name="Approve Asset: Family sword (thing, level 4) for Brunella")
+    approve.focus()
+    page.keyboard.press("Enter")
+    expect(page.locator(".messages")).to_contain_text("Brunella: approved.")
+    expect(waiting).not_to_contain_text("Family sword")
+    waiting.get_by_role("button", name="Refuse Weapon: Greatsword, accuracy d12, damage d12 for Brunella").click()
+    expect(waiting).not_to_contain_text("Greatsword")
+    waiting.get_by_role("button", name="Approve Armor: Plate, defense d10 for Brunella").click()
+    expect(page.locator("#awaiting-gm")).to_have_count(0)  # nothing waits: the section is gone
+    after = Character.objects.get(pk=draft.pk)
+    assert (after.awaiting, [w.name for w in after.document.weapons]) == (0, [])
+    assert problems == []
