@@ -328,6 +328,8 @@ def _page(
 ) -> HttpResponse:
     template = "play/encounter.html#encounter-body" if request.htmx else "play/encounter.html"
     context = _context(request, campaign, query, refusal)
+    # The campaign's socket, where the server speaks ASGI (play.consumers): the page follows the encounter.
+    context["live_url"] = f"/ws/campaigns/{campaign.pk}/" if hasattr(request, "scope") else ""
     status = context["refusal"].status if context["refusal"] else 200
     return render(request, template, context, status=status)
 
