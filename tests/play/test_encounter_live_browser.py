@@ -64,7 +64,7 @@ def brunellas_turn(campaign, gm, encounter: Encounter) -> None:
     raise AssertionError("Brunella never acts")
 
 
-def test_the_gm_rolls_initiative_and_the_players_open_page_shows_the_order(
+def test_the_gm_rolls_initiative_then_ends_and_the_players_open_page_follows(
     server, browser, problems, campaign, gm, player, encounter
 ):
     table = open_encounter(browser, player, server, campaign, problems)
@@ -79,6 +79,15 @@ def test_the_gm_rolls_initiative_and_the_players_open_page_shows_the_order(
     expect(table.locator("[aria-current=true]")).to_have_count(1)
     expect(table.get_by_text("GM controls")).to_have_count(0)
     assert table.evaluate("window.sameDocument") is True  # swapped in, not reloaded
+
+    settled(desk)
+    desk.get_by_role("button", name="End the encounter…").click()
+    settled(desk)
+    desk.get_by_role("button", name="End the encounter", exact=True).click()
+    expect(desk.get_by_text("No encounter is running.")).to_be_visible()
+    expect(table.get_by_text("No encounter is running.")).to_be_visible()  # the end, live too
+    expect(table.get_by_role("link", name="Ambush at the ford")).to_be_visible()  # among the ended
+    assert table.evaluate("window.sameDocument") is True
     table.context.close()
     desk.context.close()
     assert problems == []
