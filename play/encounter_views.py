@@ -298,8 +298,9 @@ def _context(
             refusal = Refusal("attack", refused.message, refused.status, query)
     context["preview"] = preview
     if context["can_attack"]:
-        # From the sheets of those in the fight: no query.
-        context["choices"] = combat.attack_choices([row["fighter"] for row in rows], campaign.settings)
+        # From the sheets of those in the fight (a player's: their own character's only): no query.
+        fighters = [row["fighter"] for row in (rows if gm else attackers)]
+        context["choices"] = combat.attack_choices(fighters, campaign.settings)
         typed = refusal.typed if refusal is not None and refusal.form == "attack" else {}
         context["attack"] = _attack_values(attackers, rows, preview, typed)
     if gm:

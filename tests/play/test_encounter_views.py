@@ -847,3 +847,23 @@ def test_a_secret_attack_is_not_the_players_last_attack(client, gm, player, camp
     assert "Last attack" in client.get(url("encounter", campaign)).content.decode()
     client.force_login(player)
     assert "Last attack" not in client.get(url("encounter", campaign)).content.decode()
+
+
+def test_a_players_form_offers_only_their_own_characters_weapons(
+    client, gm, player, other_player, campaign, encounter, fight
+):
+    hero, _goblin = fight
+    casimir = make_character(campaign, other_player, name="Casimir")
+    ids = {"campaign_id": campaign.pk, "encounter_id": encounter.pk}
+    encounters.add_characters(**ids, by=gm, character_ids=[casimir.pk])
+    turn_of(campaign, gm, encounter, hero)
+    client.force_login(player)
+    body = client.get(url("encounter", campaign)).content.decode()
+    weapons = body.split('id="attack-weapon"')[1].split("</select>")[0]
+    assert "Brunella: Longsword" in weapons
+    assert "Casimir" not in weapons
+    client.force_login(gm)
+    weapons = (
+        client.get(url("encounter", campaign)).content.decode().split('id="attack-weapon"')[1].split("</select>")[0]
+    )
+    assert "Casimir: Longsword" in weapons
