@@ -1,7 +1,8 @@
 """The encounter page is live for every member, served as production serves it (uvicorn, the ASGI
 application, the in-memory channel layer): the GM rolls initiative and a player's open page shows the
 order without a reload; the player attacks with their own character on its turn and the GM's open page
-shows it; a box someone is typing in keeps what they typed, and the page says the encounter changed."""
+shows it; a box someone is typing in keeps what they typed, and the page says the encounter changed; a
+page whose socket dropped shows what it missed once it reconnects."""
 
 from __future__ import annotations
 
@@ -26,7 +27,8 @@ def server(async_unsafe_allowed: None) -> Iterator[AsgiServer]:
     server = AsgiServer()
     server.start()
     yield server
-    server.stop()
+    if server.thread.is_alive():
+        server.stop()
 
 
 @pytest.fixture
@@ -145,3 +147,20 @@ def test_a_box_being_typed_in_keeps_what_was_typed(server, browser, problems, ca
     table.context.close()
     desk.context.close()
     assert problems == []
+
+
+def test_on_reconnecting_the_page_shows_what_it_missed(server, browser, problems, campaign, gm, player, encounter):
+    table = open_encounter(browser, player, server, campaign, problems)
+    expect(table.get_by_text("Initiative not rolled yet")).to_be_visible()
+
+    server.stop()
+    expect(table.locator("[data-encounter-live]")).to_have_attribute("data-live", "down")
+    encounters.roll_initiative(campaign_id=campaign.pk, encounter_id=encounter.pk, by=gm, rng=random.Random(5))
+    server.start()
+
+    expect(table.get_by_role("heading", name="Initiative order")).to_be_visible(timeout=15000)
+    expect(table.locator("[data-encounter-live]")).to_have_attribute("data-live", "up")
+    assert table.evaluate("window.sameDocument") is True
+    table.context.close()
+    # The browser reports the refused connections while the server was down; nothing else.
+    assert [p for p in problems if "WebSocket connection" not in p] == []
