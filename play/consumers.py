@@ -12,7 +12,8 @@ server sends JSON, each message one fragment to swap in by its id:
   just revealed by the GM (the page swaps a row it shows already, and puts a new one in place by number);
 - ``{"type": "fragment", "id": "party-3", "html": "<li id=\\"party-3\\" …>"}``: a party row,
   (``"id": "initiative"``) the running encounter's initiative order, or (``"id": "dashboard-requests"``)
-  the roll requests and proposals as this member sees them.
+  the roll requests and proposals as this member sees them. The encounter page listens on the same
+  socket: the ``initiative`` fragment tells it the encounter changed, and it fetches its own body again.
 
 The page sends ``{"since": <last roll seq it shows>, "after": <its party page's key, if any>}`` on
 (re)connecting and gets the rolls it missed, oldest first (with every revealed secret roll of the

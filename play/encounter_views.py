@@ -3,7 +3,8 @@
 Thin views: load through :mod:`campaigns.access` (a non-member gets a 404, a player
 asking for a GM action a 403), parse the form, call :mod:`play.encounters`,
 then redirect to the page (or, with htmx, render its ``encounter-body`` partial).
-Every member reads the page; only the GM sees and may use the controls.
+Every member reads the page; only the GM sees and may use the controls, but for the attack, which a
+player also makes, with their own character when it is its turn.
 
 A refused action (bad input, or a move the fight does not allow now) comes back as the page again, at
 the refusal's status, with the refusal beside the form that asked for it and what was typed kept: with
@@ -120,9 +121,12 @@ def _attack_choices(campaign: Campaign, data: Mapping[str, Any]) -> dict[str, st
     return choices
 
 
-def _preview(campaign: Campaign, rows: list[dict[str, Any]], query: Mapping[str, Any]) -> dict[str, Any] | None:
+def _preview(
+    request: HttpRequest, campaign: Campaign, encounter: Encounter, rows: list[dict[str, Any]], query: Mapping[str, Any]
+) -> dict[str, Any] | None:
     """The exact chance for ``?attacker=&target=`` and the system's choices, computed before anyone
-    rolls, with the choices as they apply, so that the Roll form sends exactly what was shown."""
+    rolls, with the choices as they apply, so that the Roll form sends exactly what was shown. Only
+    for an attack the viewer may make now (:func:`play.encounters.may_attack`)."""
     if not query.get("attacker") or not query.get("target"):
         return None
     by_pk = {row["combatant"].pk: row["combatant"] for row in rows}
@@ -130,13 +134,16 @@ def _preview(campaign: Campaign, rows: list[dict[str, Any]], query: Mapping[str,
     target = by_pk.get(_whole(query, "target", 1, 10**12))
     if attacker is None or target is None:
         raise BadInput("Choose an attacker and a target from this encounter.")
+    encounters.may_attack(encounter, attacker, request.user, gm=_is_gm(campaign), secret=False)
     choices = _attack_choices(campaign, query)
     try:
-        plan = encounters.plan_attack(campaign, attacker, target, choices, list(by_pk.values()))
+        plan = encounters.plan_for(
+            campaign, encounter, attacker, target, choices, list(by_pk.values()), by=request.user, gm=_is_gm(campaign)
+        )
     except NotFound:
         raise
     except Refused as error:
-        if error.status == 409:
+        if error.status in (403, 409):
             raise
         raise BadInput(error.message, errors=error.errors) from None
     return {
@@ -149,16 +156,20 @@ def _preview(campaign: Campaign, rows: list[dict[str, Any]], query: Mapping[str,
 
 
 def _attack_values(
-    rows: list[dict[str, Any]], preview: dict[str, Any] | None, typed: Mapping[str, Any]
+    attackers: list[dict[str, Any]],
+    rows: list[dict[str, Any]],
+    preview: dict[str, Any] | None,
+    typed: Mapping[str, Any],
 ) -> dict[str, Any]:
     """What the attack form shows selected: the choices the chance was computed with; else what was typed
-    (a refused preview or roll); else the acting combatant against the first other one still standing
-    in the order (a combatant never attacks itself)."""
+    (a refused preview or roll); else the acting combatant (of those the viewer attacks with) against
+    the first other one still standing in the order (a combatant never attacks itself)."""
     if preview is not None:
         return {"attacker": str(preview["attacker"].pk), "target": str(preview["target"].pk), **preview["choices"]}
     if typed:
         return {str(key): str(typed.get(key, "")) for key in typed}
-    attacker = next((row["combatant"] for row in rows if row["turn"]), rows[0]["combatant"] if rows else None)
+    first = attackers[0]["combatant"] if attackers else None
+    attacker = next((row["combatant"] for row in attackers if row["turn"]), first)
     others = [row for row in rows if attacker is None or row["combatant"].pk != attacker.pk]
     target = next((row["combatant"] for row in others if row["condition"] != "dead"), None)
     if target is None and others:
@@ -208,7 +219,7 @@ def _shown(context: Mapping[str, Any]) -> set[str]:
     among them, else at the top of the body (the fight moved on: someone rolled initiative, say)."""
     encounter = context["encounter"]
     if not context["is_gm"]:
-        return set()
+        return {"attack"} if context.get("can_attack") else set()
     if encounter is None:
         return {"start"}
     shown = {"end"}
@@ -255,26 +266,44 @@ def _context(
         row["moves"] = [("up", "↑", i == 0), ("down", "↓", i == len(rows) - 1)]
     context["rows"] = rows
     context["acting"] = next((r["combatant"] for r in rows if r["turn"]), None)
-    context["last_attack"] = Roll.objects.of_encounter(encounter).filter(kind=RollKind.ATTACK).order_by("-seq").first()
+    context["last_attack"] = (
+        Roll.objects.of_encounter(encounter)
+        .for_viewer(gm=gm, filtered=True)
+        .filter(kind=RollKind.ATTACK)
+        .order_by("-seq")
+        .first()
+    )
+    # Who attacks from this page: the GM with anyone; a player with their own character on its turn.
+    acting = context["acting"]
     if gm:
-        if not encounter.initiative_rolled:
-            try:
-                context.update(_addable(campaign, combatants, query))
-            except Refused as refused:
-                refusal = refusal or Refusal("find", refused.message, refused.status, query)
-                context.update(_addable(campaign, combatants, {}))
-        combat = encounters.combat_of(campaign)
-        # From the sheets of those in the fight: no query.
-        context["choices"] = combat.attack_choices([row["fighter"] for row in rows], campaign.settings)
-        preview = None
-        if refusal is None and encounter.initiative_rolled:
-            try:
-                preview = _preview(campaign, rows, query)
-            except Refused as refused:
-                refusal = Refusal("attack", refused.message, refused.status, query)
-        context["preview"] = preview
+        attackers = rows
+    elif acting is not None and acting.character is not None and acting.character.owner_id == request.user.pk:
+        attackers = [row for row in rows if row["turn"]]
+    else:
+        attackers = []
+    context["attackers"] = attackers
+    context["can_attack"] = encounter.initiative_rolled and bool(attackers)
+    if gm and not encounter.initiative_rolled:
+        try:
+            context.update(_addable(campaign, combatants, query))
+        except Refused as refused:
+            refusal = refusal or Refusal("find", refused.message, refused.status, query)
+            context.update(_addable(campaign, combatants, {}))
+    combat = encounters.combat_of(campaign)
+    preview = None
+    if refusal is None and encounter.initiative_rolled and (context["can_attack"] or query.get("attacker")):
+        try:
+            preview = _preview(request, campaign, encounter, rows, query)
+        except Refused as refused:
+            refusal = Refusal("attack", refused.message, refused.status, query)
+    context["preview"] = preview
+    if context["can_attack"]:
+        # From the sheets of those in the fight (a player's: their own character's only): no query.
+        fighters = [row["fighter"] for row in (rows if gm else attackers)]
+        context["choices"] = combat.attack_choices(fighters, campaign.settings)
         typed = refusal.typed if refusal is not None and refusal.form == "attack" else {}
-        context["attack"] = _attack_values(rows, preview, typed)
+        context["attack"] = _attack_values(attackers, rows, preview, typed)
+    if gm:
         context["everyone_actions"] = [a for a in combat.actions if not a.per_fighter]
         context["fighter_actions"] = [
             {"action": action, "row": row}
@@ -300,6 +329,8 @@ def _page(
 ) -> HttpResponse:
     template = "play/encounter.html#encounter-body" if request.htmx else "play/encounter.html"
     context = _context(request, campaign, query, refusal)
+    # The campaign's socket, where the server speaks ASGI (play.consumers): the page follows the encounter.
+    context["live_url"] = f"/ws/campaigns/{campaign.pk}/" if hasattr(request, "scope") else ""
     status = context["refusal"].status if context["refusal"] else 200
     return render(request, template, context, status=status)
 
@@ -481,7 +512,9 @@ def next_turn(request: HttpRequest, pk: int) -> HttpResponse:
 @require_POST
 @refusals
 def attack(request: HttpRequest, pk: int) -> HttpResponse:
-    campaign = access.campaign_for(request.user, pk, gm=True)
+    """An attack, rolled on the server: by the GM with anyone, by a player with their own character on
+    its turn (the operation checks which, under the lock: 403 or 409, and nothing changes)."""
+    campaign = access.campaign_for(request.user, pk)
 
     def roll() -> None:
         encounters.attack(

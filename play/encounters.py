@@ -2,7 +2,8 @@
 (``rules.systems.base.Combat``) supplies the stat blocks, initiative, attacks, damage and its own
 moves (Lucky 13: stabilizing, a minute passing while dying).
 
-Every function here is a keyword-only, atomic operation for the campaign's GM: lock the
+Every function here is a keyword-only, atomic operation for the campaign's GM (and one, the attack,
+for a player too, with their own character on its turn: :func:`may_attack`): lock the
 campaign, then the encounter, check under the lock, write, and record every roll and every
 change of vitals in the campaign's roll log (:func:`play.rolls.record_roll`).
 Dice are rolled on the server with the ``rng`` the caller passes (views pass
@@ -30,8 +31,8 @@ from django.db.models import F, Max
 from django.dispatch import Signal
 from django.utils import timezone
 
-from campaigns.models import Campaign
-from campaigns.operations import Conflict, NotFound, Refused, gm_of
+from campaigns.models import Campaign, Membership
+from campaigns.operations import ARCHIVED, Conflict, NotAllowed, NotFound, Refused, gm_of, locked
 from characters import write
 from characters.models import Character
 from play.models import Combatant, Encounter, Roll, RollKind
@@ -565,6 +566,57 @@ def plan_attack(
         raise Conflict(error.message) from None
 
 
+def may_attack(encounter: Encounter, attacker: Combatant, by: AbstractBaseUser, *, gm: bool, secret: bool) -> None:
+    """Whether ``by`` may attack with ``attacker`` now: the GM with anyone at any time, in secret if they
+    wish; a player only with their own character, in the open, when it is that character's turn in the
+    initiative order (403 for another's combatant or a secret attack, 409 out of turn)."""
+    if gm:
+        return
+    if secret:
+        raise NotAllowed("Only the GM attacks in secret.")
+    if attacker.character is None or attacker.character.owner_id != by.pk:
+        raise NotAllowed(f"You attack with your own character only, not with {attacker.name}.")
+    if not encounter.initiative_rolled or attacker.order != encounter.turn:
+        raise Conflict(f"It is not {attacker.name}'s turn: wait until {attacker.name} acts.")
+
+
+def plan_for(
+    campaign: Campaign,
+    encounter: Encounter,
+    attacker: Combatant,
+    target: Combatant,
+    choices: Mapping[str, str],
+    others: Sequence[Combatant],
+    *,
+    by: AbstractBaseUser,
+    gm: bool,
+    secret: bool = False,
+) -> AttackPlan:
+    """The attack ``by`` may make now, planned (:func:`may_attack`, :func:`plan_attack`): a player's may
+    not call what is the GM's to call (the system's ``gm_attack_fields``), unless it is just what the
+    attack takes without it (a form sends back the choices its chance was computed with)."""
+    may_attack(encounter, attacker, by, gm=gm, secret=secret)
+    plan = plan_attack(campaign, attacker, target, choices, others)
+    calls = combat_of(campaign).gm_attack_fields
+    if not gm and calls & set(choices):
+        own = {key: value for key, value in choices.items() if key not in calls}
+        if plan_attack(campaign, attacker, target, own, others).choices != plan.choices:
+            raise NotAllowed("The situation, helpers and the target's side of an attack are the GM's to call.")
+    return plan
+
+
+def _member_encounter(campaign_id: int, encounter_id: int, by: AbstractBaseUser) -> tuple[Campaign, Encounter, bool]:
+    """The campaign and its running encounter, locked, for one of its members (a 404 for anyone else),
+    and whether they are its GM, checked under the lock."""
+    campaign = locked(campaign_id)
+    role = Membership.objects.filter(campaign=campaign, user_id=by.pk).values_list("role", flat=True).first()
+    if role is None:
+        raise NotFound("There is no such campaign.")
+    if campaign.archived_at:
+        raise Conflict(ARCHIVED)
+    return campaign, _encounter(campaign, encounter_id), role == Membership.Role.GM
+
+
 @transaction.atomic
 def attack(
     *,
@@ -582,14 +634,16 @@ def attack(
     (Lucky 13: a character's weapon, the Combat specializations that apply, a background or an
     impairment on either side, a combatant assisting either side and the situational steps: the GM
     judges which apply). A ``secret`` attack's rolls (the attack and its damage) are secret rolls of the
-    log until the GM reveals them; what the damage does to the target shows at once."""
-    campaign, encounter = _gm_encounter(campaign_id, encounter_id, by)
+    log until the GM reveals them; what the damage does to the target shows at once. The GM attacks
+    with anyone; a player with their own character on its turn (:func:`may_attack`)."""
+    campaign, encounter, gm = _member_encounter(campaign_id, encounter_id, by)
     if not encounter.initiative_rolled:
         raise Conflict("Roll initiative first.")
     attacker = combatant_in(encounter, attacker_id)
+    may_attack(encounter, attacker, by, gm=gm, secret=secret)
     target = combatant_in(encounter, target_id)
     others = list(Combatant.objects.filter(encounter=encounter, removed=False).select_related("character"))
-    plan = plan_attack(campaign, attacker, target, choices or {}, others)
+    plan = plan_for(campaign, encounter, attacker, target, choices or {}, others, by=by, gm=gm, secret=secret)
     rolled = combat_of(campaign).roll_attack(plan, campaign.settings, rng)
     characters = {attacker.pk: attacker.character_id, target.pk: target.character_id}
     _log(campaign, encounter, by, rolled.logged, characters, secret=secret)

@@ -203,7 +203,8 @@ def announce_sheet(sender: Any, character_id: int, **kwargs: Any) -> None:
 
 @receiver(encounter_changed, dispatch_uid="play.live.announce_encounter")
 def announce_encounter(sender: Any, campaign_id: int, **kwargs: Any) -> None:
-    # Every member sees the same order: the encounter page shows no secrets outside the GM's controls.
+    # Every member sees the same order: the dashboard swaps it in. An open encounter page hears the same
+    # fragment and fetches its own body again, as its member sees it (static/js/encounter-live.js).
     campaign = Campaign.objects.get(pk=campaign_id)
     _send(campaign_id, {"type": "encounter.changed", "id": "initiative", "html": initiative_html(campaign)})
 

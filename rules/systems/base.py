@@ -495,6 +495,9 @@ class Combat(Protocol):
     stat_block_model: ClassVar[type[BaseModel]]
     #: The fields of the GM's attack form besides ``attacker`` and ``target``.
     attack_fields: frozenset[str]
+    #: Those of them that are the GM's call (the situation, the other side): a player attacking on their
+    #: turn chooses the rest, and may not set these to anything but what the attack takes without them.
+    gm_attack_fields: frozenset[str]
     actions: tuple[CombatAction, ...]
 
     def npc(self, values: Mapping[str, str], options: Mapping[str, Any]) -> BaseModel:

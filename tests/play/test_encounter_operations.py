@@ -332,19 +332,86 @@ def test_a_miss_with_seeded_dice_changes_nothing_but_the_log(campaign, gm, encou
     pytest.fail("no miss in 40 seeds")
 
 
-def test_attack_refusals(campaign, gm, player, encounter, brunella):
+def test_attack_refusals(campaign, gm, other_player, encounter, brunella):
     (hero,) = encounters.add_characters(**ids(campaign, encounter), by=gm, character_ids=[brunella.pk])
     (goblin,) = encounters.add_npcs(**ids(campaign, encounter), by=gm, **GOBLIN)
     rng = random.Random(1)
     with pytest.raises(Conflict):  # before initiative
         encounters.attack(**ids(campaign, encounter), by=gm, attacker_id=hero.pk, target_id=goblin.pk, rng=rng)
     encounters.roll_initiative(**ids(campaign, encounter), by=gm, rng=rng)
-    with pytest.raises(NotAllowed):
-        encounters.attack(**ids(campaign, encounter), by=player, attacker_id=hero.pk, target_id=goblin.pk, rng=rng)
+    with pytest.raises(NotAllowed):  # another player's character
+        encounters.attack(
+            **ids(campaign, encounter), by=other_player, attacker_id=hero.pk, target_id=goblin.pk, rng=rng
+        )
     with pytest.raises(Refused):
         encounters.attack(**ids(campaign, encounter), by=gm, attacker_id=hero.pk, target_id=hero.pk, rng=rng)
     with pytest.raises(NotFound):
         encounters.attack(**ids(campaign, encounter), by=gm, attacker_id=hero.pk, target_id=999999, rng=rng)
+    assert not Roll.objects.filter(kind="attack").exists()
+
+
+def test_a_player_attacks_with_their_own_character_on_its_turn(campaign, gm, player, encounter, fight):
+    hero, goblin = fight  # Brunella acts first
+    encounters.attack(
+        **ids(campaign, encounter), by=player, attacker_id=hero.pk, target_id=goblin.pk, rng=Scripted(*[1] * 20)
+    )
+    roll = Roll.objects.get(kind="attack")
+    assert roll.by == player
+    assert roll.character_id == hero.character_id
+    assert roll.spec["encounter"] == encounter.pk
+
+
+def test_a_player_attacking_out_of_turn_changes_nothing(campaign, gm, player, encounter, fight):
+    hero, goblin = fight
+    encounters.next_turn(**ids(campaign, encounter), by=gm)  # the goblin's turn
+    before = Roll.objects.count()
+    with pytest.raises(Conflict, match="It is not Brunella's turn"):
+        encounters.attack(
+            **ids(campaign, encounter), by=player, attacker_id=hero.pk, target_id=goblin.pk, rng=random.Random(1)
+        )
+    assert Roll.objects.count() == before
+    goblin.refresh_from_db()
+    assert goblin.block["hit_points"] == 10
+
+
+def test_a_player_never_attacks_with_an_npc_nor_in_secret(campaign, gm, player, encounter, fight):
+    hero, goblin = fight
+    encounters.next_turn(**ids(campaign, encounter), by=gm)  # the goblin's turn
+    before = Roll.objects.count()
+    with pytest.raises(NotAllowed, match="your own character only"):
+        encounters.attack(
+            **ids(campaign, encounter), by=player, attacker_id=goblin.pk, target_id=hero.pk, rng=random.Random(1)
+        )
+    encounters.next_turn(**ids(campaign, encounter), by=gm)  # Brunella's turn again
+    with pytest.raises(NotAllowed, match="Only the GM attacks in secret"):
+        encounters.attack(
+            **ids(campaign, encounter),
+            by=player,
+            attacker_id=hero.pk,
+            target_id=goblin.pk,
+            rng=random.Random(1),
+            secret=True,
+        )
+    assert Roll.objects.count() == before
+
+
+def test_the_gm_attacks_with_anyone_at_any_time(campaign, gm, encounter, fight):
+    hero, goblin = fight  # Brunella's turn: the goblin attacks anyway, then Brunella on the goblin's
+    encounters.attack(**ids(campaign, encounter), by=gm, attacker_id=goblin.pk, target_id=hero.pk, rng=random.Random(1))
+    encounters.next_turn(**ids(campaign, encounter), by=gm)
+    encounters.attack(**ids(campaign, encounter), by=gm, attacker_id=hero.pk, target_id=goblin.pk, rng=random.Random(2))
+    assert list(Roll.objects.filter(kind="attack").order_by("seq").values_list("spec__attacker", flat=True)) == [
+        "Goblin",
+        "Brunella",
+    ]
+
+
+def test_an_outsider_cannot_attack(campaign, outsider, encounter, fight):
+    hero, goblin = fight
+    with pytest.raises(NotFound):
+        encounters.attack(
+            **ids(campaign, encounter), by=outsider, attacker_id=hero.pk, target_id=goblin.pk, rng=random.Random(1)
+        )
     assert not Roll.objects.filter(kind="attack").exists()
 
 

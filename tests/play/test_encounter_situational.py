@@ -259,12 +259,24 @@ def test_the_page_query_count_holds_with_helpers_and_steps(client, gm, campaign,
         assert client.get(url("encounter", campaign), query).status_code == 200
 
 
-def test_players_cannot_call_steps_or_helpers(client, player, outsider, campaign, fight):
+def test_players_cannot_call_steps_or_helpers(client, gm, player, outsider, campaign, fight):
     hero, goblin, shaman = fight
+    encounter = Encounter.objects.get()
+    while encounter.turn != hero.order:  # even on Brunella's turn, when her player attacks with her
+        encounter = encounters.next_turn(campaign_id=campaign.pk, encounter_id=encounter.pk, by=gm)
     data = {"attacker": hero.pk, "target": goblin.pk, "attacker_helper": str(shaman.pk), **COVER}
     client.force_login(player)
     assert client.post(url("encounter-attack", campaign), data).status_code == 403
-    assert "Situational steps" not in client.get(url("encounter", campaign), data).content.decode()
+    for call in ({"attacker_helper": str(shaman.pk)}, COVER, {"attacker_roll": "background"}):
+        form = {"attacker": hero.pk, "target": goblin.pk, **call}
+        assert client.post(url("encounter-attack", campaign), form).status_code == 403
+    response = client.get(url("encounter", campaign), data)
+    assert response.status_code == 403
+    assert "Situational steps" not in response.content.decode()
+    body = client.get(url("encounter", campaign)).content.decode()  # her own attack form, without the GM's calls
+    assert "Show the chance to hit" in body
+    assert "Situational steps" not in body
+    assert "Who helps" not in body
     client.force_login(outsider)
     assert client.post(url("encounter-attack", campaign), data).status_code == 404
     assert not Roll.objects.filter(kind="attack").exists()

@@ -1,8 +1,10 @@
 """The encounter page and the GM's actions, with the full cast: the GM acts, a player reads (403 on
-actions), an outsider gets 404, an anonymous visitor is sent to log in; bad input is a 4xx that
-changes nothing."""
+the GM's actions) and attacks with their own character on its turn (409 out of turn), an outsider
+gets 404, an anonymous visitor is sent to log in; bad input is a 4xx that changes nothing."""
 
 from __future__ import annotations
+
+import re
 
 import pytest
 from django.urls import reverse
@@ -201,7 +203,6 @@ def test_adjust_minute_stabilize_next_turn_and_end(client, gm, campaign, fight):
         ("encounter-add-npcs", {"name": "Rat", "count": "1", "reflex": "d4", "combat": "", "accuracy": "",
                                 "damage": "d4", "armor": "", "pulse": "d4"}),
         ("encounter-next-turn", {}),
-        ("encounter-attack", {}),
         ("encounter-adjust", {}),
         ("encounter-act", {"action": "minute"}),
         ("encounter-act", {"action": "stabilize"}),
@@ -451,10 +452,10 @@ def test_a_bad_specialization_is_a_400_and_rolls_nothing(client, gm, campaign, f
     assert not Roll.objects.filter(kind__in=["attack", "damage"]).exists()
 
 
-def test_players_and_outsiders_cannot_attack_with_a_specialization(client, player, outsider, campaign, fight):
+def test_players_and_outsiders_cannot_attack_with_a_specialization(client, other_player, outsider, campaign, fight):
     hero, goblin = fight
     data = {"attacker": hero.pk, "target": goblin.pk, "attacker_specialization": longsword_choice(hero)}
-    client.force_login(player)
+    client.force_login(other_player)  # not Brunella's player
     assert client.post(url("encounter-attack", campaign), data).status_code == 403
     client.force_login(outsider)
     assert client.post(url("encounter-attack", campaign), data).status_code == 404
@@ -521,13 +522,14 @@ def test_a_bad_ability_roll_is_a_400_and_rolls_nothing(client, gm, campaign, fig
     assert hit_points(goblin) == 10
 
 
-def test_players_and_outsiders_cannot_attack_with_a_background(client, player, outsider, campaign, fight):
+def test_players_and_outsiders_cannot_attack_with_a_background(client, other_player, outsider, campaign, fight):
     hero, goblin = fight
     data = {"attacker": hero.pk, "target": goblin.pk, "attacker_roll": "background"}
-    client.force_login(player)
+    client.force_login(other_player)  # not Brunella's player
     assert client.post(url("encounter-attack", campaign), data).status_code == 403
-    body = client.get(url("encounter", campaign), data).content.decode()
-    assert "Reflex twice" not in body  # a player reads the page, without the GM's preview
+    response = client.get(url("encounter", campaign), data)
+    assert response.status_code == 403
+    assert "Reflex twice" not in response.content.decode()  # no preview of another's attack
     client.force_login(outsider)
     assert client.post(url("encounter-attack", campaign), data).status_code == 404
     assert not Roll.objects.filter(kind="attack").exists()
@@ -708,3 +710,160 @@ def test_ending_the_encounter_asks_first(client, gm, player, campaign, fight):
     assert Encounter.objects.running().exists()  # asking changes nothing
     client.force_login(player)
     assert client.get(url("encounter-confirm-end", campaign)).status_code == 403
+
+
+# --- A player's attack, on their character's turn -------------------------------------------------------
+
+
+def turn_of(campaign, gm, encounter, combatant) -> None:
+    """Move the turn on until ``combatant`` acts."""
+    ids = {"campaign_id": campaign.pk, "encounter_id": encounter.pk}
+    for _ in range(3):
+        encounter.refresh_from_db()
+        combatant.refresh_from_db()
+        if encounter.turn == combatant.order:
+            return
+        encounters.next_turn(**ids, by=gm)
+    raise AssertionError(f"{combatant.name} never acts")
+
+
+def test_on_their_turn_a_player_attacks_only_with_their_own_character(client, gm, player, campaign, encounter, fight):
+    hero, goblin = fight
+    turn_of(campaign, gm, encounter, hero)
+    client.force_login(player)
+    response = client.get(url("encounter", campaign))
+    assert response.status_code == 200
+    body = response.content.decode()
+    assert "Your turn: Brunella" in body
+    assert "Show the chance to hit" in body
+    assert f'<option value="{goblin.pk}"' in body.split('id="attack-attacker"')[1].split("</select>")[1]  # a target
+    attackers = body.split('id="attack-attacker"')[1].split("</select>")[0]
+    assert f'value="{hero.pk}"' in attackers
+    assert f'value="{goblin.pk}"' not in attackers
+    for gm_only in ("GM controls", "Heal or damage", "Next turn", "Someone joins the fight", "Remove…", "End the"):
+        assert gm_only not in body
+
+
+def test_out_of_turn_a_player_has_no_attack_form(client, gm, player, other_player, campaign, encounter, fight):
+    hero, goblin = fight
+    turn_of(campaign, gm, encounter, goblin)
+    client.force_login(player)
+    body = client.get(url("encounter", campaign)).content.decode()
+    assert "Show the chance to hit" not in body
+    assert "Your turn" not in body
+    turn_of(campaign, gm, encounter, hero)
+    client.force_login(other_player)  # Brunella's turn, but not their character
+    body = client.get(url("encounter", campaign)).content.decode()
+    assert "Show the chance to hit" not in body
+
+
+def test_a_player_sees_the_chance_then_rolls_the_attack(client, gm, player, campaign, encounter, fight):
+    hero, goblin = fight
+    turn_of(campaign, gm, encounter, hero)
+    client.force_login(player)
+    response = client.get(url("encounter", campaign), {"attacker": hero.pk, "target": goblin.pk}, **HX)
+    assert response.status_code == 200
+    body = response.content.decode()
+    assert body.lstrip().startswith('<div id="encounter-body"')
+    assert "hits Goblin with a chance of" in body
+    assert "Roll the attack" in body
+    assert "In secret" not in body
+    # What the Roll form sends: the choices the chance was computed with, the GM's calls at their defaults.
+    roll_form = body.split('class="attack-roll"')[1].split("</form>")[0]
+    sent = dict(re.findall(r'<input type="hidden" name="([^"]+)" value="([^"]*)"', roll_form))
+    assert set(sent) > {"attacker", "target", "csrfmiddlewaretoken", "attacker_roll"}
+    response = client.post(url("encounter-attack", campaign), sent, **HX)
+    assert response.status_code == 200
+    assert "Last attack" in response.content.decode()
+    roll = Roll.objects.get(kind="attack")
+    assert (roll.by, roll.character_id, roll.secret) == (player, hero.character_id, False)
+
+
+def test_a_player_attack_without_htmx_redirects_to_the_page(client, gm, player, campaign, encounter, fight):
+    hero, goblin = fight
+    turn_of(campaign, gm, encounter, hero)
+    client.force_login(player)
+    response = client.post(url("encounter-attack", campaign), {"attacker": hero.pk, "target": goblin.pk})
+    assert response.status_code == 302
+    assert response["Location"] == url("encounter", campaign)
+    assert Roll.objects.filter(kind="attack", by=player).count() == 1
+
+
+@pytest.mark.parametrize("htmx", [False, True])
+def test_a_player_attacking_out_of_turn_is_a_409_and_changes_nothing(
+    client, gm, player, campaign, encounter, fight, htmx
+):
+    hero, goblin = fight
+    turn_of(campaign, gm, encounter, goblin)
+    before = Roll.objects.count()
+    client.force_login(player)
+    data = {"attacker": hero.pk, "target": goblin.pk}
+    response = client.post(url("encounter-attack", campaign), data, **(HX if htmx else {}))
+    assert response.status_code == 409
+    body = response.content.decode()
+    assert "It is not Brunella&#x27;s turn" in body
+    assert "Nothing was changed." in body
+    assert ("<html" in body) is not htmx
+    assert Roll.objects.count() == before
+    assert hit_points(goblin) == 10
+    # The preview out of turn is refused the same way.
+    assert client.get(url("encounter", campaign), data).status_code == 409
+
+
+@pytest.mark.parametrize(
+    ("data", "status"),
+    [
+        ({"secret": "1"}, 403),  # only the GM attacks in secret
+        ({"attacker": "goblin"}, 403),  # an NPC is the GM's
+    ],
+)
+def test_a_player_on_their_turn_is_refused_what_is_the_gms(
+    client, gm, player, campaign, encounter, fight, data, status
+):
+    hero, goblin = fight
+    turn_of(campaign, gm, encounter, hero)
+    client.force_login(player)
+    attacker = goblin if data.get("attacker") == "goblin" else hero
+    target = hero if attacker == goblin else goblin
+    form = {**data, "attacker": attacker.pk, "target": target.pk}
+    assert client.post(url("encounter-attack", campaign), form).status_code == status
+    assert not Roll.objects.filter(kind="attack").exists()
+
+
+def test_the_gm_attacks_for_anyone_whoever_acts(client, gm, campaign, encounter, fight):
+    hero, goblin = fight
+    turn_of(campaign, gm, encounter, goblin)
+    client.force_login(gm)
+    response = client.post(url("encounter-attack", campaign), {"attacker": hero.pk, "target": goblin.pk})
+    assert response.status_code == 302
+    assert Roll.objects.get(kind="attack").spec["attacker"] == "Brunella"
+
+
+def test_a_secret_attack_is_not_the_players_last_attack(client, gm, player, campaign, fight):
+    hero, goblin = fight
+    client.force_login(gm)
+    data = {"attacker": hero.pk, "target": goblin.pk, "secret": "1"}
+    assert client.post(url("encounter-attack", campaign), data).status_code == 302
+    assert "Last attack" in client.get(url("encounter", campaign)).content.decode()
+    client.force_login(player)
+    assert "Last attack" not in client.get(url("encounter", campaign)).content.decode()
+
+
+def test_a_players_form_offers_only_their_own_characters_weapons(
+    client, gm, player, other_player, campaign, encounter, fight
+):
+    hero, _goblin = fight
+    casimir = make_character(campaign, other_player, name="Casimir")
+    ids = {"campaign_id": campaign.pk, "encounter_id": encounter.pk}
+    encounters.add_characters(**ids, by=gm, character_ids=[casimir.pk])
+    turn_of(campaign, gm, encounter, hero)
+    client.force_login(player)
+    body = client.get(url("encounter", campaign)).content.decode()
+    weapons = body.split('id="attack-weapon"')[1].split("</select>")[0]
+    assert "Brunella: Longsword" in weapons
+    assert "Casimir" not in weapons
+    client.force_login(gm)
+    weapons = (
+        client.get(url("encounter", campaign)).content.decode().split('id="attack-weapon"')[1].split("</select>")[0]
+    )
+    assert "Casimir: Longsword" in weapons

@@ -62,6 +62,7 @@ def _number(values: Mapping[str, str], key: str, low: int, high: int, what: str)
 class CoinCombat:
     stat_block_model: ClassVar = StatBlock
     attack_fields: Final = frozenset({"need"})
+    gm_attack_fields: Final = frozenset({"need"})
     actions: Final[tuple[CombatAction, ...]] = ()
 
     def read_block(self, document: Mapping[str, Any]) -> StatBlock:

@@ -131,6 +131,9 @@ def _skills_in(sheet: Sheet, options: Mapping[str, Any], roles: Sequence[str]) -
 class D6Combat:
     stat_block_model: ClassVar = StatBlock
     attack_fields: Final = frozenset({"skill", "against", "difficulty", "uses", "target_uses"})
+    #: A player attacking on their turn picks the skill and says the uses they declared; what the attack
+    #: is against (a range band's difficulty) and the target's declared uses are the GM's calls.
+    gm_attack_fields: Final = frozenset({"against", "difficulty", "target_uses"})
     actions: Final[tuple[CombatAction, ...]] = (
         CombatAction(
             "round-over",

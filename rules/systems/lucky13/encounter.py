@@ -596,6 +596,10 @@ class Lucky13Combat:
          "attacker_helper", "attacker_help_with", "defender_helper", "defender_help_with",
          *(f"step_{n}_{part}" for n in range(1, MAX_SITUATIONAL + 1) for part in STEP_PARTS)}
     )  # fmt: skip
+    #: A player attacking on their turn picks the weapon and their own specialization; whether a
+    #: background or an impairment applies, who helps, the target's specialization and the situation
+    #: are the GM's calls.
+    gm_attack_fields: Final = attack_fields - {"weapon", "attacker_specialization"}
     actions: Final = (
         CombatAction(
             "minute",

@@ -1,0 +1,166 @@
+"""The encounter page is live for every member, served as production serves it (uvicorn, the ASGI
+application, the in-memory channel layer): the GM rolls initiative and a player's open page shows the
+order without a reload; the player attacks with their own character on its turn and the GM's open page
+shows it; a box someone is typing in keeps what they typed, and the page says the encounter changed; a
+page whose socket dropped shows what it missed once it reconnects."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterator
+
+import pytest
+from playwright.sync_api import Page, expect
+
+from play import encounters
+from play.models import Encounter, Roll
+from tests.browser import open_page
+from tests.characters.conftest import make_character
+from tests.play.npcs import npc
+from tests.play.test_live_browser import AsgiServer, signed_in
+
+pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+
+
+@pytest.fixture
+def server(async_unsafe_allowed: None) -> Iterator[AsgiServer]:
+    server = AsgiServer()
+    server.start()
+    yield server
+    if server.thread.is_alive():
+        server.stop()
+
+
+@pytest.fixture
+def encounter(campaign, gm, player) -> Encounter:
+    """Brunella (the player's) and two goblins, initiative not rolled yet."""
+    encounter = encounters.start_encounter(campaign_id=campaign.pk, by=gm, name="Ambush at the ford")
+    ids = {"campaign_id": campaign.pk, "encounter_id": encounter.pk}
+    brunella = make_character(campaign, player)
+    encounters.add_characters(**ids, by=gm, character_ids=[brunella.pk])
+    encounters.add_npcs(**ids, by=gm, **npc("Goblin", 2, 1, 1, 1, 0, 1), count=2)
+    return encounter
+
+
+def open_encounter(browser, user, server, campaign, problems: list[str]) -> Page:
+    page = open_page(signed_in(browser, user, server), problems)
+    page.goto(f"{server.url}/campaigns/{campaign.pk}/encounter/")
+    page.evaluate("window.sameDocument = true")
+    expect(page.locator("[data-encounter-live]")).to_have_attribute("data-live", "up")  # the socket is open
+    return page
+
+
+def settled(page: Page) -> None:
+    page.wait_for_function(
+        "() => !document.querySelector('.htmx-request, .htmx-swapping, .htmx-settling, .htmx-added')"
+    )
+
+
+def brunellas_turn(campaign, gm, encounter: Encounter) -> None:
+    ids = {"campaign_id": campaign.pk, "encounter_id": encounter.pk}
+    for _ in range(3):
+        encounter.refresh_from_db()
+        if encounter.combatants.get(name="Brunella").order == encounter.turn:
+            return
+        encounters.next_turn(**ids, by=gm)
+    raise AssertionError("Brunella never acts")
+
+
+def test_the_gm_rolls_initiative_then_ends_and_the_players_open_page_follows(
+    server, browser, problems, campaign, gm, player, encounter
+):
+    table = open_encounter(browser, player, server, campaign, problems)
+    expect(table.get_by_text("Initiative not rolled yet")).to_be_visible()
+
+    desk = open_encounter(browser, gm, server, campaign, problems)
+    desk.get_by_role("button", name="Roll initiative").click()
+    expect(desk.get_by_role("heading", name="Initiative order")).to_be_visible()
+
+    expect(table.get_by_role("heading", name="Initiative order")).to_be_visible()
+    expect(table.get_by_text("Initiative not rolled yet")).to_have_count(0)
+    expect(table.locator("[aria-current=true]")).to_have_count(1)
+    expect(table.get_by_text("GM controls")).to_have_count(0)
+    assert table.evaluate("window.sameDocument") is True  # swapped in, not reloaded
+
+    settled(desk)
+    desk.get_by_role("button", name="End the encounter…").click()
+    settled(desk)
+    desk.get_by_role("button", name="End the encounter", exact=True).click()
+    expect(desk.get_by_text("No encounter is running.")).to_be_visible()
+    expect(table.get_by_text("No encounter is running.")).to_be_visible()  # the end, live too
+    expect(table.get_by_role("link", name="Ambush at the ford")).to_be_visible()  # among the ended
+    assert table.evaluate("window.sameDocument") is True
+    table.context.close()
+    desk.context.close()
+    assert problems == []
+
+
+def test_the_player_attacks_on_their_turn_and_the_gm_sees_it(
+    server, browser, problems, campaign, gm, player, encounter
+):
+    encounters.roll_initiative(campaign_id=campaign.pk, encounter_id=encounter.pk, by=gm, rng=random.Random(5))
+    brunellas_turn(campaign, gm, encounter)
+    desk = open_encounter(browser, gm, server, campaign, problems)
+    table = open_encounter(browser, player, server, campaign, problems)
+
+    expect(table.get_by_role("heading", name="Your turn: Brunella")).to_be_visible()
+    expect(table.get_by_label("In secret")).to_have_count(0)
+    table.get_by_label("Target", exact=True).select_option(label="Goblin 1")
+    table.get_by_role("button", name="Show the chance to hit").click()
+    expect(table.get_by_text("hits Goblin 1 with a chance of")).to_be_visible()
+    settled(table)
+    table.get_by_role("button", name="Roll the attack").click()
+    expect(table.get_by_role("heading", name="Last attack")).to_be_visible()
+    assert Roll.objects.get(kind="attack").by == player
+
+    expect(desk.get_by_role("heading", name="Last attack")).to_be_visible()  # live on the GM's page
+    desk.get_by_role("button", name="Next turn").click()
+    expect(table.get_by_role("heading", name="Your turn: Brunella")).to_have_count(0)  # live: the turn moved
+    assert table.evaluate("window.sameDocument") is True
+    assert desk.evaluate("window.sameDocument") is True
+    table.context.close()
+    desk.context.close()
+    assert problems == []
+
+
+def test_a_box_being_typed_in_keeps_what_was_typed(server, browser, problems, campaign, gm, player, encounter):
+    encounters.roll_initiative(campaign_id=campaign.pk, encounter_id=encounter.pk, by=gm, rng=random.Random(5))
+    brunellas_turn(campaign, gm, encounter)
+    table = open_encounter(browser, player, server, campaign, problems)
+    desk = open_encounter(browser, gm, server, campaign, problems)
+    table.get_by_label("Target", exact=True).select_option(label="Goblin 2")  # chosen, not sent yet
+
+    desk.get_by_label("Who", exact=True).select_option(label="Goblin 1")
+    desk.get_by_label("Damage", exact=True).check()
+    desk.get_by_label("Hit points", exact=True).fill("1")
+    desk.get_by_label("Reason").fill("a fall")
+    desk.get_by_role("button", name="Apply").click()
+    expect(desk.locator("#refusal-adjust")).to_have_count(0)
+    expect(desk.get_by_label("Reason")).to_have_value("")  # the GM's own form came back fresh
+
+    expect(table.get_by_role("status").filter(has_text="The encounter changed")).to_be_visible()
+    expect(table.get_by_label("Target", exact=True)).to_have_value(str(encounter.combatants.get(name="Goblin 2").pk))
+    assert table.evaluate("window.sameDocument") is True  # not swapped under the choice
+    table.get_by_role("link", name="Show it as it is now").click()
+    expect(table.get_by_role("heading", name="Your turn: Brunella")).to_be_visible()
+    expect(table.get_by_role("status").filter(has_text="The encounter changed")).to_have_count(0)
+    table.context.close()
+    desk.context.close()
+    assert problems == []
+
+
+def test_on_reconnecting_the_page_shows_what_it_missed(server, browser, problems, campaign, gm, player, encounter):
+    table = open_encounter(browser, player, server, campaign, problems)
+    expect(table.get_by_text("Initiative not rolled yet")).to_be_visible()
+
+    server.stop()
+    expect(table.locator("[data-encounter-live]")).to_have_attribute("data-live", "down")
+    encounters.roll_initiative(campaign_id=campaign.pk, encounter_id=encounter.pk, by=gm, rng=random.Random(5))
+    server.start()
+
+    expect(table.get_by_role("heading", name="Initiative order")).to_be_visible(timeout=15000)
+    expect(table.locator("[data-encounter-live]")).to_have_attribute("data-live", "up")
+    assert table.evaluate("window.sameDocument") is True
+    table.context.close()
+    # The browser reports the refused connections while the server was down; nothing else.
+    assert [p for p in problems if "WebSocket connection" not in p] == []
