@@ -11,6 +11,7 @@ import pytest
 from django.urls import reverse
 
 from characters.models import Character
+from rules.systems.d6.sheet import MAX_LUCK
 from tests.characters.test_d6_pages import made, started, stats_post, step_url
 
 pytestmark = pytest.mark.django_db
@@ -105,4 +106,36 @@ def test_the_gms_correction_shows_every_refusal_at_once(client, d6_campaign, gm,
     assert 'value="3d+7"' in page
     assert 'value="1d"' in page
     talia = Character.objects.get(pk=talia.pk)
+    assert (talia.version, talia.sheet) == before
+
+
+def spent_a_hundred(client, campaign, player) -> Character:
+    """Talia, with three luck points left and the most spends an adventure holds already made."""
+    talia = made(client, campaign, player)
+    spends = [{"id": i, "kind": "double"} for i in range(1, MAX_LUCK + 1)]
+    Character.objects.filter(pk=talia.pk).update(
+        sheet={**talia.sheet, "luck_points": 3, "luck_spends": spends, "luck_spent": MAX_LUCK}
+    )
+    talia.refresh_from_db()
+    return talia
+
+
+@pytest.mark.parametrize("headers", [{}, HTMX], ids=["plain", "htmx"])
+def test_a_luck_spend_shows_every_refusal_at_once(client, d6_campaign, player, headers) -> None:
+    talia = spent_a_hundred(client, d6_campaign, player)
+    before = (talia.version, talia.sheet)
+    url = reverse("d6:spend-luck", args=[talia.pk])
+    version = str(talia.section_versions.get("luck", 0))
+    escape = client.post(url, {"version": version, "kind": "escape", "explanation": ""}, **headers)
+    assert escape.status_code == 400
+    page = text(escape)
+    assert f"{MAX_LUCK} luck points are spent this adventure already" in page
+    assert "explain how the character got away" in page
+    bad = client.post(url, {"version": version, "kind": "reroll", "explanation": "x" * 501}, **headers)
+    assert bad.status_code == 400
+    page = text(bad)
+    assert "reroll is not on the list" in page
+    assert "at most 500 characters (it has 501)" in page  # the explanation, by its box
+    assert f"{MAX_LUCK} luck points are spent this adventure already" in page
+    talia.refresh_from_db()
     assert (talia.version, talia.sheet) == before

@@ -488,6 +488,38 @@ class D6:
                              s.explanation) for s in sheet.luck_spends]  # fmt: skip
         return luck.state_of(sheet.luck_points, spends, sheet.luck_spent)
 
+    def luck_spend_problems(self, sheet: Sheet, kind: str | None, explanation: str | None) -> tuple[Problem, ...]:
+        """Every reason :meth:`spend_luck` would refuse, at once, each at its field (``points``, ``kind``,
+        ``explanation``). A ``kind`` or an ``explanation`` given as ``None`` was refused before: the
+        checks that read it keep quiet (whether an escape is explained needs the kind)."""
+        problems = []
+        if len(sheet.luck_spends) >= MAX_LUCK:
+            problems.append(
+                Problem(field="points", message=f"{MAX_LUCK} luck points are spent this adventure already: "
+                                                "the most one holds")
+            )  # fmt: skip
+        if sheet.luck_points == 0:
+            try:
+                luck.spend(self._luck(sheet), luck.Kind.DOUBLE)  # says what comes back at the adventure's end
+            except luck.LuckError as error:
+                problems.append(Problem(field=error.field, message=error.message))
+        use = None
+        if kind is not None:
+            try:
+                use = luck.Kind(kind)
+            except ValueError:
+                problems.append(
+                    Problem(field="kind", message=f"{kind!r} is not a use of a luck point (double or escape)")
+                )
+        if use is luck.Kind.DOUBLE and round_state.doubled_now(sheet):
+            problems.append(Problem(field="kind", message="a luck point already doubles this round"))
+        if explanation is not None:
+            try:  # the explanation alone, on a state with a point to spend; an escape's needs it said
+                luck.spend(luck.LuckState(1, (), 0), use or luck.Kind.DOUBLE, explanation)
+            except luck.LuckError as error:
+                problems.append(Problem(field=error.field, message=error.message))
+        return tuple(problems)
+
     def spend_luck(self, sheet: Sheet, kind: str, explanation: str = "",
                    given: Mapping[str, Any] | None = None) -> tuple[Sheet, str]:  # fmt: skip
         """One luck point spent (rules text, "luck points"): the sheet after it, and the words its history
