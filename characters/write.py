@@ -51,8 +51,10 @@ def refusal(error: SheetInvalid, *, prefix: str = "") -> Refused:
     """A sheet its system refused, as a 400 for a form or the API: each problem under its field
     (the document path, such as ``skills.3.die``, after ``prefix``), the first as the message."""
     errors: dict[str, str] = {}
-    for problem in error.problems:
-        errors.setdefault(prefix + problem.field, sentence(problem.message))
+    for problem in error.problems:  # every problem, those at one field one after the other
+        said = sentence(problem.message)
+        where = prefix + problem.field
+        errors[where] = f"{errors[where]} {said}" if where in errors else said
     first = error.problems[0] if error.problems else None
     message = sentence(first.message) if first else "The sheet is not valid."
     return Refused(message, errors=errors)

@@ -1,7 +1,8 @@
 """D6's own forms: the stats' codes and the skills' codes, in creation and in the GM's corrections.
 
-A code is typed as the sheet writes it (``3d``, ``3d+1``, ``3d+2``); each box is checked as typed and
-named by its document path (``stats.7.code``), so that a refusal of the engine lands beside its box.
+A code is typed as the sheet writes it (``3d``, ``3d+1``, ``3d+2``); each box is named by its document
+path (``stats.7.code``), and the engine checks every box and the step's rules in one pass, so that each
+refusal lands beside its box and all of them come at once.
 The form shows the running total of the dice spent (the page's script keeps it current as the player
 types; the server counts again on every save)."""
 
@@ -12,28 +13,20 @@ from typing import Any, ClassVar
 from django import forms
 
 from characters.editing import SectionEdit
-from rules.systems.d6.codes import DieCode, DieCodeError
+from rules.systems.d6.codes import DieCode
 from rules.systems.d6.creation import Budget, skill_budget, stat_budget
 from rules.systems.d6.sheet import Sheet
 
 
 class CodeField(forms.CharField):
-    """A die code: ``3d``, ``3d+1``, ``3d+2`` (spaces and case aside); empty where ``required`` is off."""
+    """A die code as typed (``3d``, ``3d+1``, ``3d+2``), empty for none. The engine reads it, with every
+    other code and the step's rules in the same pass, so that each box's refusal comes at once."""
 
     def __init__(self, *, base: DieCode | None = None, **kwargs: Any) -> None:
         attrs = {"class": "die-code", "inputmode": "text", "autocomplete": "off", "spellcheck": "false", "size": "6"}
         if base is not None:
             attrs["data-base"] = str(base.steps)
-        super().__init__(max_length=12, widget=forms.TextInput(attrs=attrs), **kwargs)
-
-    def clean(self, value: Any) -> str:
-        text = super().clean(value)
-        if not text:
-            return ""
-        try:
-            return str(DieCode.parse(text))
-        except DieCodeError as error:
-            raise forms.ValidationError(error.message[:1].upper() + error.message[1:] + ".") from None
+        super().__init__(max_length=12, widget=forms.TextInput(attrs=attrs), required=False, **kwargs)
 
 
 def _total(key: str, budget: Budget, words: str) -> dict[str, Any]:
@@ -56,7 +49,7 @@ class Codes(SectionEdit):
             initial = {f"stats.{s.id}.code": s.code or "" for s in sheet.stats}
             form = forms.Form(self.data, initial=initial)
             for stat in sheet.stats:
-                form.fields[f"stats.{stat.id}.code"] = CodeField(label=stat.name, required=not creating)
+                form.fields[f"stats.{stat.id}.code"] = CodeField(label=stat.name)
                 form.fields[f"stats.{stat.id}.code"].widget.attrs["data-counts"] = "stats"
             group: dict[str, Any] = {"form": form, "heading": "Stats" if len(self.parts) > 1 else ""}
             if creating:
@@ -75,7 +68,7 @@ class Codes(SectionEdit):
                 for skill in skills:
                     name = f"skills.{skill.id}.code"
                     label = f"{skill.name} (reaction)" if skill.reaction else skill.name
-                    form.fields[name] = CodeField(label=label, required=False, base=base)
+                    form.fields[name] = CodeField(label=label, base=base)
                     form.fields[name].widget.attrs["data-counts"] = "skills"
                 groups.append({"form": form, "heading": f"{stat.name} {stat.code or ''}".strip()})
             if creating and groups:

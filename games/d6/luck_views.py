@@ -43,6 +43,25 @@ class SpendForm(forms.Form):
                             max_length=MAX_EXPLANATION, lines=True,
                             widget=forms.Textarea(attrs={"rows": 3, "maxlength": MAX_EXPLANATION}))  # fmt: skip
 
+    def __init__(self, *args: Any, character: Character, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.character = character
+
+    def clean(self) -> dict[str, Any]:
+        """Every message at once: the fields', and the engine's on the sheet as it is for every value the
+        fields could read (a value a field refused keeps the checks that read it quiet)."""
+        cleaned = super().clean() or {}
+        refused = set(self.errors)
+        problems = self.character.rules.luck_spend_problems(
+            self.character.document,
+            None if "kind" in refused else cleaned.get("kind"),
+            None if "explanation" in refused else cleaned.get("explanation", ""),
+        )
+        for problem in problems:
+            if problem.field not in refused:
+                self.add_error(problem.field if problem.field in self.fields else None, sentence(problem.message))
+        return cleaned
+
 
 def _d6(request: HttpRequest, pk: int) -> Character:
     character = access.character_for(request.user, pk, write=True)
@@ -83,13 +102,16 @@ def spend(request: HttpRequest, pk: int) -> HttpResponse:
     if reason:
         return _refused(request, character, reason)
     if request.method != "POST":
-        return _page(request, character, SpendForm(initial={"kind": "double"}))
-    form = SpendForm(request.POST)
+        return _page(request, character, SpendForm(initial={"kind": "double"}, character=character))
+    form = SpendForm(request.POST, character=character)
     version = version_number(request.POST.get("version", ""))
     if version is None:
         return _page(request, _fresh(character), form, status=400, problem=NO_VERSION)
+    # The form checks the sheet as it is now: one changed since the page was opened is a conflict first.
+    if version > character.version or section_version(character, luck.LUCK) > version:
+        return _page(request, _fresh(character), form, status=409, problem=CONFLICT)
     if not form.is_valid():
-        return _page(request, character, form, version=version, status=400)
+        return _page(request, character, form, version=version, status=400, problem=" ".join(form.non_field_errors()))
     data = form.cleaned_data
     try:
         _, words = luck.spend(character_id=character.pk, version=version, kind=data["kind"],

@@ -213,7 +213,20 @@ def _save_skills(request: HttpRequest, character: Character) -> None:
         creation.set_skills(character_id=character.pk, rng=rng, version=_version(request), by=request.user)
         return
     skills = creation.skills_for_step(character).skills
-    chosen = _dice({f"skill-{skill.id}": (request.POST.get(f"skill-{skill.id}", ""), skill.name) for skill in skills})
+    fields = {f"skill-{skill.id}": (request.POST.get(f"skill-{skill.id}", ""), skill.name) for skill in skills}
+    try:
+        chosen = _dice(fields)
+    except RowProblems as refused:
+        # The dice chosen so far may break the method's rule already, whatever the rest will be: said
+        # with the dice still to choose, in the same answer.
+        picked = {}
+        for field, (value, name) in fields.items():
+            if field not in refused.errors:
+                picked[name] = StepDie.parse(value)
+        over = lucky13.skill_dice_over(method, character.campaign.settings, creation.abilities_of(character), picked)
+        if over is None:
+            raise
+        raise RowProblems({**refused.errors, "skills": over}) from None
     dice: dict[str | int, StepDie] = {skill.id: chosen[f"skill-{skill.id}"] for skill in skills}
     creation.set_skills(character_id=character.pk, dice=dice, version=_version(request), by=request.user)
 

@@ -515,10 +515,15 @@ def save_section(*, character_id: int, section: str, version: int, data: Any, by
         raise NotAllowed(sentence(refused.message)) from None
     except SheetInvalid as error:
         invalid = error
-    if problems.errors:  # what could not be read is said first: the system saw what stood in for it
-        raise InvalidSection(problems.errors)
+    # Every message at once: what could not be read, and the system's refusals by the other fields.
+    # Where a value could not be read the system saw what stood in for it, so its message there is not
+    # said; nor, then, is a refusal of the section as a whole (a rule across rows may read that value).
+    errors = dict(problems.errors)
     if invalid is not None:
-        raise InvalidSection(_placed(invalid.problems, edit))
+        placed = _placed(invalid.problems, edit)
+        errors |= {key: said for key, said in placed.items() if key not in errors and (key or not errors)}
+    if errors:
+        raise InvalidSection(errors)
     try:
         write.write(character, sheet, by=by, what=f"Edited the {spec.label}", sections=[section],
                     fields=["name"] if section == "details" else [])  # fmt: skip

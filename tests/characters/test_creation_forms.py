@@ -422,3 +422,22 @@ def test_the_generic_start_page_says_a_blank_name_by_its_field(client, coin_camp
     assert response.status_code == 400
     assert '<p class="field-error" id="id_name_error">Give the character a name.</p>' in response.content.decode()
     assert not Character.objects.exists()
+
+
+@pytest.mark.parametrize("headers", [{}, {"HTTP_HX_REQUEST": "true"}], ids=["plain", "htmx"])
+def test_a_die_not_chosen_and_a_budget_already_spent_come_together(client, gm, player, headers) -> None:
+    character = at_step(make_campaign(gm, player, skill_method="point_buy"), player, "skills")
+    before = (character.version, character.sheet)
+    ids = list(skill_ids(character).values())
+    client.force_login(player)
+    picks = {f"skill-{ids[0]}": "d12", f"skill-{ids[1]}": "d12", f"skill-{ids[2]}": "d12", f"skill-{ids[3]}": "d4"}
+
+    response = client.post(step_url(character, "skills"), {"version": character.version, **picks}, **headers)
+
+    page = response.content.decode()
+    assert response.status_code == 400
+    assert f'<p class="field-error" id="id_skill-{ids[4]}_error">Choose a die for Fighting.</p>' in page
+    assert "Those dice cost 16 points already; the budget is 15." in page  # 5 + 5 + 5 + 1, Fighting still to add
+    assert page.count('<option value="d12" selected>') == 3
+    character.refresh_from_db()
+    assert (character.version, character.sheet) == before

@@ -249,6 +249,19 @@ BAD_INPUT = [
 ]  # fmt: skip
 
 
+@pytest.mark.parametrize("htmx", [True, False], ids=["htmx", "plain"])
+def test_a_die_that_cannot_be_read_and_a_rule_elsewhere_come_together(client, brunella, gm, htmx) -> None:
+    client.force_login(gm)
+    sheet_before = _everything(brunella)
+    data = _bad(brunella, "abilities", lambda d: {"will": "d20", "pulse": "d6"})
+    response = client.post(edit_url(brunella, "abilities"), data, **(HTMX if htmx else {}))
+    assert response.status_code == 400
+    page = response.text
+    assert "A character&#x27;s ability die is d4 … d12." in page  # the Will, by its box
+    assert "Hit points run from -6 to 20 with a d6 Pulse, and Brunella has 30: change the hit points first." in page
+    assert _everything(brunella) == sheet_before
+
+
 @pytest.mark.parametrize(("section", "make", "field", "message"), BAD_INPUT)
 @pytest.mark.parametrize("htmx", [True, False], ids=["htmx", "plain"])
 def test_bad_input_is_refused_next_to_its_field(client, brunella, gm, section, make, field, message, htmx) -> None:

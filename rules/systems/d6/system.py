@@ -301,18 +301,23 @@ class D6:
         extra = sorted(set(value) - set(spec.fields))
         if extra:
             raise SheetInvalid([Problem(field=extra[0], message="is not part of this step")])
+        # Every problem at once: each code typed, then the step's rules on every code that could be read.
+        typed: tuple[Problem, ...] = ()
+        unread: dict[str, frozenset[int]] = {}
         try:
             if step == "stats":
-                filled = creation.set_stats(sheet, value.get("stats", {}))
+                done = creation.fill_stats(sheet, value.get("stats", {}))
+                filled, typed, unread = done.sheet, done.problems, {"stats": done.unread}
             elif step == "skills":
-                filled = creation.set_skills(sheet, value.get("skills", {}))
+                done = creation.fill_skills(sheet, value.get("skills", {}))
+                filled, typed, unread = done.sheet, done.problems, {"skills": done.unread}
             else:
                 filled = self.read_sheet(with_new_ids(sheet.model_dump(mode="json"), value))
         except SpecError as error:
             raise SheetInvalid([Problem(field=error.field, message=error.message)]) from None
         except ValidationError as error:
             raise SheetInvalid(problems_of(error)) from None
-        problems = creation.check_step(filled, step, given)
+        problems = typed + creation.check_step(filled, step, given, unread=unread)
         if problems:
             raise SheetInvalid(problems)
         following = creation.STEPS[min(creation.STEPS.index(step) + 1, len(creation.STEPS) - 1)]
@@ -347,15 +352,25 @@ class D6:
     def _set_codes(self, sheet: Sheet, value: Mapping[str, Any]) -> Sheet:
         """The GM's correction of codes by id (``{"stats": {id: code}, "skills": {id: code}}``), the
         form's shape; a list of items (the whole document's shape) goes through the sheet instead."""
+        problems: list[Problem] = []
+        unread_stats: frozenset[int] = frozenset()
         try:
             if "stats" in value:
-                sheet = creation.set_stats(sheet, value["stats"])
+                done = creation.fill_stats(sheet, value["stats"])
+                sheet, unread_stats = done.sheet, done.unread
+                problems += done.problems
             if "skills" in value:
-                sheet = creation.set_skills(sheet, value["skills"])
+                done = creation.fill_skills(sheet, value["skills"], unread_stats=unread_stats)
+                sheet = done.sheet
+                problems += done.problems
         except SpecError as error:
             raise SheetInvalid([Problem(field=error.field, message=error.message)]) from None
         except ValidationError as error:
             raise SheetInvalid(problems_of(error)) from None
+        if problems:
+            # What the sheet would still lack comes with them, as the save would say it.
+            missing = [p for p in incomplete(sheet) if int(p.split(".")[1]) not in unread_stats]
+            raise SheetInvalid([*problems, *(Problem(field=path, message="needs a die code") for path in missing)])
         return sheet
 
     # The table
@@ -472,6 +487,38 @@ class D6:
         spends = [luck.Spend(s.id, luck.Kind(s.kind), None if s.heroism is None else luck.Heroism(s.heroism),
                              s.explanation) for s in sheet.luck_spends]  # fmt: skip
         return luck.state_of(sheet.luck_points, spends, sheet.luck_spent)
+
+    def luck_spend_problems(self, sheet: Sheet, kind: str | None, explanation: str | None) -> tuple[Problem, ...]:
+        """Every reason :meth:`spend_luck` would refuse, at once, each at its field (``points``, ``kind``,
+        ``explanation``). A ``kind`` or an ``explanation`` given as ``None`` was refused before: the
+        checks that read it keep quiet (whether an escape is explained needs the kind)."""
+        problems = []
+        if len(sheet.luck_spends) >= MAX_LUCK:
+            problems.append(
+                Problem(field="points", message=f"{MAX_LUCK} luck points are spent this adventure already: "
+                                                "the most one holds")
+            )  # fmt: skip
+        if sheet.luck_points == 0:
+            try:
+                luck.spend(self._luck(sheet), luck.Kind.DOUBLE)  # says what comes back at the adventure's end
+            except luck.LuckError as error:
+                problems.append(Problem(field=error.field, message=error.message))
+        use = None
+        if kind is not None:
+            try:
+                use = luck.Kind(kind)
+            except ValueError:
+                problems.append(
+                    Problem(field="kind", message=f"{kind!r} is not a use of a luck point (double or escape)")
+                )
+        if use is luck.Kind.DOUBLE and round_state.doubled_now(sheet):
+            problems.append(Problem(field="kind", message="a luck point already doubles this round"))
+        if explanation is not None:
+            try:  # the explanation alone, on a state with a point to spend; an escape's needs it said
+                luck.spend(luck.LuckState(1, (), 0), use or luck.Kind.DOUBLE, explanation)
+            except luck.LuckError as error:
+                problems.append(Problem(field=error.field, message=error.message))
+        return tuple(problems)
 
     def spend_luck(self, sheet: Sheet, kind: str, explanation: str = "",
                    given: Mapping[str, Any] | None = None) -> tuple[Sheet, str]:  # fmt: skip

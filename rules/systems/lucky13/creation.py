@@ -109,6 +109,23 @@ def check_skill_dice(
         raise SheetError("skill_method", "this campaign's way of setting skill dice is not one this server knows")
 
 
+def skill_dice_over(method: str, options: Mapping[str, Any], abilities: Mapping[str, StepDie],
+                    dice: Mapping[str, StepDie]) -> str | None:  # fmt: skip
+    """What the skill dice chosen so far already break, whatever the dice still to choose: a point buy
+    over its budget (no die costs less than nothing), an array's die used more often than it holds; or
+    None. Said while some skills have no die yet, so that the player hears it with them."""
+    if method == "point_buy":
+        spent = sum(skill_point_cost(d) for d in dice.values())
+        if spent > options["skill_points"]:
+            return f"those dice cost {spent} points already; the budget is {options['skill_points']}"
+    elif method == "array":
+        left = Counter(StepDie.parse(label) for label in options["skill_array"])
+        left.subtract(dice.values())
+        if any(n < 0 for n in left.values()):
+            return skill_dice_allowed(method, options, abilities)
+    return None
+
+
 def specialization_allowance(options: Mapping[str, Any], *, impairment: bool) -> int:
     """ "Impairments": a player who takes one may select one additional specialization."""
     return options["starting_specializations"] + (1 if impairment else 0)
