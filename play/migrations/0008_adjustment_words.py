@@ -6,7 +6,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('play', '0006_roll_proposals'),
+        ('play', '0007_requests_by_id'),
     ]
 
     operations = [
