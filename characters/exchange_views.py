@@ -70,6 +70,14 @@ def import_character(request: HttpRequest, campaign_pk: int) -> HttpResponse:
     except exchange.DocumentError as problem:
         context["errors"] = problem.messages()
         return render(request, "characters/import.html", context, status=400)
+    if exchange.waits_for_gm(character):
+        messages.success(
+            request,
+            f"{character.name} joined {campaign.name} as a draft that waits for the GM: "
+            f"{exchange.arrival_words(character).lower()}, the GM approves it as it stands or has it checked as "
+            "a fresh creation of this campaign.",
+        )
+        return redirect("characters:sheet", pk=character.pk)
     reset = exchange.resets(campaign=campaign, document=document, importer=request.user)
     status = {"draft": "a draft", "active": "an active character", "archived": "an archived character"}
     messages.success(

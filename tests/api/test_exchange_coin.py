@@ -44,10 +44,10 @@ def test_a_coin_character_round_trips_through_the_api(api, coin_campaign, tails,
     document = exported.json()
     assert (document["system"], document["status"], document["sheet"]) == ("coin", STAGES[stage][0], original.sheet)
 
-    response = client.post(f"/campaigns/{tails.pk}/characters", document)
+    response = client.post(f"/campaigns/{coin_campaign.pk}/characters", document)
 
     assert response.status_code == 201, response.content
-    imported = Character.objects.get(campaign=tails)
+    imported = Character.objects.exclude(pk=original.pk).get(campaign=coin_campaign)
     assert response["Location"] == f"http://testserver/api/v1/characters/{imported.pk}"
     assert (response.json()["system"], response.json()["sheet"]["nerve"]) == ("coin", original.document.nerve)
     assert (imported.owner, imported.name, imported.status) == (player, "Flip", STAGES[stage][0])

@@ -485,7 +485,7 @@ def test_the_roll_page_draws_the_totals_before_the_roll(client, d6_campaign, pla
 @pytest.mark.parametrize("status", ["draft", "active", "archived"])
 def test_a_d6_character_exports_and_imports_as_it_was(client, d6_campaign, gm, player, status) -> None:
     from characters import exchange
-    from tests.characters.test_exchange import comparable, export
+    from tests.characters.test_exchange import approved, comparable, export
 
     second = Campaign.objects.create(name="The Long Road", system="d6")
     Membership.objects.create(campaign=second, user=gm, role=Membership.Role.GM)
@@ -496,7 +496,7 @@ def test_a_d6_character_exports_and_imports_as_it_was(client, d6_campaign, gm, p
         talia.refresh_from_db()
     document = export(talia)
     assert document["system"] == "d6"
-    imported = exchange.import_character(campaign=second, owner=player, document=document)
+    imported = approved(exchange.import_character(campaign=second, owner=player, document=document))
     imported.refresh_from_db()
     assert (imported.name, imported.status) == (talia.name, status)
     assert imported.document == talia.document

@@ -19,7 +19,7 @@ from characters import exchange
 from characters.models import Character
 from rules.dice import StepDie
 from rules.systems import lucky13
-from tests.characters.test_exchange import comparable, export, make_campaign, v1_export
+from tests.characters.test_exchange import approved, comparable, export, make_campaign, v1_export
 
 pytestmark = pytest.mark.django_db
 
@@ -145,7 +145,7 @@ def test_every_character_comes_back_as_it_was_exported(campaign, second, player,
     original = Character.objects.create(campaign=campaign, owner=player, name=name, status=status, sheet=sheet)
     document = export(original)
 
-    imported = exchange.import_character(campaign=second, owner=player, document=document)
+    imported = approved(exchange.import_character(campaign=second, owner=player, document=document))
 
     imported.refresh_from_db()
     assert (imported.name, imported.status) == (name, status)
@@ -159,6 +159,6 @@ def test_an_old_format_export_migrates_to_exactly_the_new_export(campaign, secon
     name, status, sheet = data.draw(characters(campaign.settings, legacy=True))
     original = Character.objects.create(campaign=campaign, owner=player, name=name, status=status, sheet=sheet)
 
-    imported = exchange.import_character(campaign=second, owner=gm, document=v1_export(original))
+    imported = approved(exchange.import_character(campaign=second, owner=gm, document=v1_export(original)))
 
     assert comparable(export(imported)) == comparable(export(original))

@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from campaigns.models import Campaign, Membership
 from characters import exchange
 from characters.models import Character
-from tests.characters.test_exchange import comparable, export
+from tests.characters.test_exchange import approved, comparable, export
 from tests.characters.test_roundtrip import free_text, names, unique_names
 from tests.systems import coin
 
@@ -58,7 +58,7 @@ def test_every_coin_character_comes_back_as_it_was_exported(coin_campaign, tails
     original = Character.objects.create(campaign=coin_campaign, owner=player, name=name, status=status, sheet=sheet)
     document = export(original)
 
-    imported = exchange.import_character(campaign=tails, owner=player, document=document)
+    imported = approved(exchange.import_character(campaign=tails, owner=player, document=document))
 
     imported.refresh_from_db()
     assert (imported.name, imported.status) == (name, status)
