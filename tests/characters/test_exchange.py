@@ -293,20 +293,23 @@ def test_the_import_is_written_through_the_write_path(campaign, second, player) 
     assert change.version == imported.version
 
 
-@pytest.mark.parametrize("status", ["draft", "archived"])
-def test_a_draft_and_an_archived_character_keep_their_status(campaign, second, player, status) -> None:
+@pytest.mark.parametrize(("status", "draft"), [("draft", True), ("archived", False), ("archived", True)])
+def test_a_draft_and_an_archived_character_keep_their_status(campaign, second, player, status, draft) -> None:
+    """An archived draft (its player left mid-creation) comes back as that archived draft."""
     sheet = built_sheet(campaign)
-    if status == "draft":
+    if draft:
         sheet.update(hit_points=None, assets=[], weapons=[], armor=[])
         sheet["creation"]["step"] = "equipment"
     character = Character.objects.create(campaign=campaign, owner=player, name="Half", status=status, sheet=sheet)
+    at_home = exchange.import_character(campaign=campaign, owner=player, document=export(character))
+    assert (at_home.status, document_of(at_home)) == (status, sheet)
     document = export(character)
 
     imported = approved(exchange.import_character(campaign=second, owner=player, document=document))
 
     assert imported.status == status
     assert document_of(imported) == document["sheet"]
-    if status == "draft":
+    if draft:
         assert imported.document.creation.step == "equipment"
 
 
