@@ -934,6 +934,57 @@ def test_a_refused_import_names_the_field_on_the_page_and_keeps_the_text(client,
     assert not sci_fi.characters.exists()
 
 
+def test_pasting_more_than_the_site_reads_shows_the_form_with_its_message(campaign, player) -> None:
+    """Past Django's limit on a form's body (2.5 MB), with the CSRF check on as in a browser: the
+    form with its message, a 400, and nothing created."""
+    from django.test import Client
+
+    browser = Client(enforce_csrf_checks=True)
+    browser.force_login(player)
+    before = Character.objects.count()
+
+    response = browser.post(import_url(campaign), {"document": "{" + " " * (3 * 1024 * 1024) + "}"})
+
+    assert response.status_code == 400
+    page = response.content.decode()
+    assert "Nothing was imported" in page
+    assert "a character document is at most 256 KB" in page
+    assert '<form method="post"' in page
+    assert Character.objects.count() == before
+
+
+def test_an_import_of_a_size_the_site_reads_still_needs_the_csrf_token(campaign, player) -> None:
+    from django.test import Client
+
+    browser = Client(enforce_csrf_checks=True)
+    browser.force_login(player)
+    response = browser.post(import_url(campaign), {"document": json.dumps(export(build(campaign, player)))})
+    assert response.status_code == 403
+    assert Character.objects.count() == 1
+
+
+def test_a_changed_exports_refusal_says_the_signature_did_not_match(client, gm, campaign, player) -> None:
+    document = export(build(campaign, player))
+    changed = copy.deepcopy(document)
+    changed["sheet"]["abilities"] = dict.fromkeys(BALANCED, "d12")
+    changed["sheet"]["hit_points"] = 50
+
+    with pytest.raises(DocumentError) as excinfo:
+        exchange.import_character(campaign=campaign, owner=player, document=changed)
+
+    first_at, first = excinfo.value.errors[0]
+    assert first_at == "signature"
+    assert first.startswith("did not match: the document was changed since it was exported")
+    client.force_login(player)
+    response = client.post(import_url(campaign), {"document": json.dumps(changed)})
+    assert response.status_code == 400
+    assert "signature: did not match" in response.content.decode()
+    # A document that never had a signature is not said to be changed.
+    with pytest.raises(DocumentError) as excinfo:
+        exchange.import_character(campaign=campaign, owner=player, document=unsigned(changed))
+    assert "did not match" not in str(excinfo.value)
+
+
 def test_importing_needs_membership_of_the_target_campaign(client, gm, campaign, player, outsider) -> None:
     document = export(build(campaign, player))
     elsewhere = make_campaign(gm, outsider, name="Elsewhere")  # the player is not a member
