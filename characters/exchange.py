@@ -554,6 +554,9 @@ def import_character(*, campaign: Campaign, owner: Any, document: Any) -> Charac
     how = _how(incoming, campaign, owner)
     sheet, _ = _checked(incoming, campaign, how)
     held = how == HELD
+    left: tuple[str, ...] = ()
+    if held:  # it joins another campaign than its own: nothing of it points into the one it left
+        sheet, left = campaign.rules.moved(sheet)
     with transaction.atomic():
         created = Character.objects.create(
             campaign=campaign, owner=owner, name=incoming.name, status=Character.Status.DRAFT, system=campaign.system
@@ -564,6 +567,7 @@ def import_character(*, campaign: Campaign, owner: Any, document: Any) -> Charac
                 "status": incoming.status,
                 "from": _origin_name(incoming),
                 "rolls_verified": incoming.signed or incoming.rolls_verified,
+                "left": list(left),
             }
         try:
             write.write(
@@ -623,6 +627,7 @@ def decide_arrival(*, character_id: int, approve: bool, by: Any) -> tuple[Charac
     sheet, reset = character.document, []
     if approve:
         what = f"Approved as it stands by the GM ({arrival['from']})"
+        reset = list(arrival.get("left", []))
     else:
         try:
             sheet, reset = _checked_sheet(

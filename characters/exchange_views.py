@@ -97,7 +97,8 @@ def _import(request: HttpRequest, campaign: Any) -> HttpResponse:
             request,
             f"{character.name} joined {campaign.name} as a draft that waits for the GM: "
             f"{exchange.arrival_words(character).lower()}, the GM approves it as it stands or has it checked as "
-            "a fresh creation of this campaign.",
+            "a fresh creation of this campaign."
+            + (f" Left behind: {'; '.join(character.arrival['left'])}." if character.arrival.get("left") else ""),
         )
         return redirect("characters:sheet", pk=character.pk)
     reset = exchange.resets(campaign=campaign, document=document, importer=request.user)

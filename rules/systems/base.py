@@ -834,6 +834,12 @@ class RulesSystem(Protocol):
         a player's words ("reputation from +2 to 0"). Currencies are the ledger's, not here."""
         ...
 
+    def moved(self, sheet: BaseModel) -> tuple[BaseModel, tuple[str, ...]]:
+        """The sheet as it joins another campaign than the one it was exported from: whatever of it points
+        into that campaign (a round in play there, its log's roll numbers) cleared, read again; and what
+        changed, each in a player's words. ``(sheet, ())`` for a sheet that holds nothing of the kind."""
+        ...
+
     def fresh_rules(self, options: Mapping[str, Any]) -> tuple[str, ...]:
         """What a document nobody vouches for must fit in a campaign with ``options``, and what starts
         afresh, in a player's words (the import page lists them)."""

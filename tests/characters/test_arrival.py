@@ -54,7 +54,12 @@ def test_imported_into_another_campaign_it_waits_for_the_gm(campaign, elsewhere,
     imported = exchange.import_character(campaign=elsewhere, owner=player, document=export(original))
     imported.refresh_from_db()
     assert imported.status == "draft"
-    assert imported.arrival == {"status": "active", "from": "an export of The Sunken Crown", "rolls_verified": True}
+    assert imported.arrival == {
+        "status": "active",
+        "from": "an export of The Sunken Crown",
+        "rolls_verified": True,
+        "left": [],
+    }
     assert imported.awaiting == 1
     assert imported.document == original.document  # held as it stands, nothing started afresh yet
 

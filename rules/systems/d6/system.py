@@ -722,6 +722,16 @@ class D6:
             return sheet, ()
         return self.read_sheet({**sheet.model_dump(mode="json"), **update}), tuple(changes)
 
+    def moved(self, sheet: Sheet) -> tuple[Sheet, tuple[str, ...]]:
+        """A round in play belongs to the campaign it is played in (its steps name that campaign's rolls by
+        their number in its log), and so does the +1d prepared for that campaign's next round."""
+        if sheet.round is None and sheet.prepared is None:
+            return sheet, ()
+        changes = ["no round in play (the round and its rolls stay with the campaign it was played in)"]
+        if sheet.prepared is not None:
+            changes.append("no +1d prepared for a next round")
+        return sheet.model_copy(update={"round": None, "prepared": None}), tuple(changes)
+
     def fresh_rules(self, given: Mapping[str, Any]) -> tuple[str, ...]:
         return (
             f"Stats: {given['stat_dice']}d spent among them, each {given['stat_minimum']} to {given['stat_maximum']}.",

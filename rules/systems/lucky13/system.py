@@ -1122,6 +1122,10 @@ class Lucky13:
         fresh, changes = import_checks.afresh(sheet, options, finished=finished)
         return self.read_sheet(fresh.model_dump(mode="json")), tuple(changes)
 
+    def moved(self, sheet: Sheet) -> tuple[Sheet, tuple[str, ...]]:
+        """A Lucky 13 sheet holds nothing of the campaign it is played in: it moves as it stands."""
+        return sheet, ()
+
     def fresh_rules(self, options: Mapping[str, Any]) -> tuple[str, ...]:
         """What a document nobody vouches for must fit in a campaign with these options, in words."""
         return import_checks.fresh_rules(options)
