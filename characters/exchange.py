@@ -98,6 +98,12 @@ class Envelope(BaseModel):
         description="The campaign it was exported from, under the signature: imported into that campaign it is "
         "taken as it stands; into any other it waits for that campaign's GM.",
     )
+    player: int | None = Field(
+        default=None,
+        ge=1,
+        description="The player whose character it was, under the signature: another player's import of it, even "
+        "into the same campaign, waits for the GM (a copy of someone else's character is the GM's call).",
+    )
     signature: str | None = Field(
         default=None,
         max_length=MAX_SIGNATURE,
@@ -188,6 +194,7 @@ def export_character(character: Character) -> dict[str, Any]:
         "sheet": character.document.model_dump(mode="json"),
         "exported_at": timezone.now().replace(microsecond=0).isoformat(),
         "campaign": character.campaign_id,
+        "player": character.owner_id,
     }
     envelope["signature"] = _sign(envelope)
     return envelope
@@ -265,6 +272,8 @@ class Incoming:
     signed: bool
     #: The campaign a signed envelope was exported from (None for one signed before exports named it).
     origin: int | None = None
+    #: The player whose character a signed envelope was.
+    player: int | None = None
     #: A signature that does not match the document: it was changed since it was exported.
     changed: bool = False
     legacy: bool = False
@@ -312,8 +321,9 @@ def _read_envelope(document: dict[str, Any], campaign: Campaign) -> Incoming:
         r.text(document["exported_at"], "exported_at", 40)
     if get("signature") is not None:
         r.text(document["signature"], "signature", MAX_SIGNATURE)
-    if get("campaign") is not None:
-        r.whole(document["campaign"], "campaign", 1, 2**63 - 1)
+    for key_ in ("campaign", "player"):
+        if get(key_) is not None:
+            r.whole(document[key_], key_, 1, 2**63 - 1)
     if r.errors:
         raise DocumentError(r.errors)
     # Past this point every field was read: none of them is None.
@@ -338,6 +348,7 @@ def _read_envelope(document: dict[str, Any], campaign: Campaign) -> Incoming:
         raise _refuse("sheet_version", str(problem)) from None
     vouched = signed(document)
     origin = document.get("campaign") if vouched else None
+    player = document.get("player") if vouched else None
     return Incoming(
         system=key,
         name=name,
@@ -345,6 +356,7 @@ def _read_envelope(document: dict[str, Any], campaign: Campaign) -> Incoming:
         sheet=model,
         signed=vouched,
         origin=origin,
+        player=player,
         changed=bool(document.get("signature")) and not vouched,
     )
 
@@ -438,11 +450,14 @@ def _is_gm(campaign: Campaign, user: Any) -> bool:
 
 
 def _how(incoming: Incoming, campaign: Campaign, importer: Any) -> str:
-    """A signed, unchanged export of this very campaign is taken as it stands; a signed export of
-    another campaign is this campaign's GM's call, and so is any document the GM brings (the GM then
+    """A signed, unchanged export of this very campaign, imported by its own player (or the GM), is
+    taken as it stands; another player's copy of it, and a signed export of another campaign, are
+    this campaign's GM's call, and so is any document the GM brings (the GM then
     decides in one click, in the sheet's history); anything else is a fresh creation."""
     if incoming.signed and incoming.origin == campaign.pk:
-        return AS_IT_STANDS
+        if importer is not None and (incoming.player == importer.pk or _is_gm(campaign, importer)):
+            return AS_IT_STANDS
+        return HELD  # another player's character, copied: the GM's call
     if incoming.signed or _is_gm(campaign, importer):
         return HELD
     return FRESH
@@ -528,10 +543,12 @@ def _passed_step(rules: RulesSystem, sheet: Any) -> str | None:
     return steps[index - 1] if index else None
 
 
-def _origin_name(incoming: Incoming) -> str:
+def _origin_name(incoming: Incoming, campaign: Campaign) -> str:
     """Where a held document comes from, in words for the GM."""
     if incoming.signed and incoming.origin is not None:
         name = Campaign.objects.filter(pk=incoming.origin).values_list("name", flat=True).first()
+        if incoming.origin == campaign.pk:
+            return f"an export of another player's character of {name}"
         return f"an export of {name}" if name else "an export of a campaign that is no longer here"
     if incoming.signed:
         return "an export that names no campaign"
@@ -555,7 +572,7 @@ def import_character(*, campaign: Campaign, owner: Any, document: Any) -> Charac
     sheet, _ = _checked(incoming, campaign, how)
     held = how == HELD
     left: tuple[str, ...] = ()
-    if held:  # it joins another campaign than its own: nothing of it points into the one it left
+    if held:  # a new character the GM decides on: nothing of it points into a round played before
         sheet, left = campaign.rules.moved(sheet)
     with transaction.atomic():
         created = Character.objects.create(
@@ -565,7 +582,7 @@ def import_character(*, campaign: Campaign, owner: Any, document: Any) -> Charac
         if held:
             character.arrival = {
                 "status": incoming.status,
-                "from": _origin_name(incoming),
+                "from": _origin_name(incoming, campaign),
                 "rolls_verified": incoming.signed or incoming.rolls_verified,
                 "left": list(left),
             }

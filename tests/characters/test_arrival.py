@@ -181,3 +181,18 @@ def test_the_import_page_tells_the_player_it_waits_for_the_gm(client, campaign, 
     assert response.status_code == 302
     [message] = [str(m) for m in response.wsgi_request._messages]
     assert message.startswith("Brunella joined The Drowned Road as a draft that waits for the GM")
+
+
+def test_another_players_copy_waits_for_the_gm_even_in_the_same_campaign(campaign, gm, player, other_player) -> None:
+    document = export(played(build(campaign, player)))
+    assert document["player"] == player.pk
+    assert not exchange.signed({**document, "player": other_player.pk})
+
+    copied = exchange.import_character(campaign=campaign, owner=other_player, document=document)
+
+    assert (copied.status, copied.arrival["from"]) == (
+        "draft",
+        "an export of another player's character of The Sunken Crown",
+    )
+    by_gm = exchange.import_character(campaign=campaign, owner=gm, document=document)
+    assert (by_gm.status, by_gm.arrival) == ("active", None)

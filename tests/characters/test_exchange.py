@@ -114,7 +114,7 @@ def export(character: Character) -> dict[str, Any]:
 
 def comparable(document: dict[str, Any]) -> dict[str, Any]:
     """What an import keeps: the envelope without what belongs to one export."""
-    return {k: v for k, v in document.items() if k not in ("version", "exported_at", "signature", "campaign")}
+    return {k: v for k, v in document.items() if k not in ("version", "exported_at", "signature", "campaign", "player")}
 
 
 def approved(character: Character) -> Character:

@@ -61,8 +61,10 @@ server's `SECRET_KEY`) over every other field of the envelope, written as canoni
 sorted, no spaces, UTF-8). It verifies only on the server that made it, and only while nothing
 in the envelope changed.
 
-The signature covers the `campaign` the character was exported from. Imported into that
-campaign, the export is taken as it stands. Imported into **any other campaign**, it arrives as
+The signature covers the `campaign` the character was exported from and its `player`.
+Imported into that campaign by that player (or by the GM), the export is taken as it stands;
+another player's import of it (a copy of someone else's character) waits for the GM.
+Imported into **any other campaign**, it arrives as
 a draft that waits for that campaign's GM, who approves it as it stands or has it checked as a
 fresh creation under the campaign's rules (as below, its rolls vouched for by the signature);
 the sheet says it waits, and its history says which the GM chose. Any document the campaign's
