@@ -585,6 +585,7 @@ def import_character(*, campaign: Campaign, owner: Any, document: Any) -> Charac
                 "from": _origin_name(incoming, campaign),
                 "rolls_verified": incoming.signed or incoming.rolls_verified,
                 "left": list(left),
+                "differs": list(campaign.rules.differences(sheet, campaign.settings)),
             }
         try:
             write.write(
@@ -609,7 +610,9 @@ def arrival_words(character: Character) -> str:
     """What the GM decides on a held import, in words."""
     arrival = character.arrival or {}
     status = _STATUS_WORDS.get(arrival.get("status", ""), "a character")
-    return f"Imported from {arrival.get('from', 'elsewhere')} as {status}"
+    differs = arrival.get("differs") or []
+    here = f"; what plays differently here: {'; '.join(differs)}" if differs else ""
+    return f"Imported from {arrival.get('from', 'elsewhere')} as {status}{here}"
 
 
 _STATUS_WORDS: Final = {"draft": "a draft", "active": "an active character", "archived": "an archived character"}

@@ -59,6 +59,7 @@ def test_imported_into_another_campaign_it_waits_for_the_gm(campaign, elsewhere,
         "from": "an export of The Sunken Crown",
         "rolls_verified": True,
         "left": [],
+        "differs": [],
     }
     assert imported.awaiting == 1
     assert imported.document == original.document  # held as it stands, nothing started afresh yet
@@ -196,3 +197,27 @@ def test_another_players_copy_waits_for_the_gm_even_in_the_same_campaign(campaig
     )
     by_gm = exchange.import_character(campaign=campaign, owner=gm, document=document)
     assert (by_gm.status, by_gm.arrival) == ("active", None)
+
+
+def test_an_import_into_a_campaign_with_other_options_says_what_plays_differently(client, campaign, gm, player) -> None:
+    """Skills are matched by name: the GM and the player see what differs before it is accepted."""
+    from tests.characters.test_exchange import SCI_FI
+
+    starfall = make_campaign(gm, player, name="Starfall", skill_preset="sci_fi", skills=SCI_FI)
+    document = export(build(campaign, player))
+    imported = exchange.import_character(campaign=starfall, owner=player, document=document)
+    differs = imported.arrival["differs"]
+    assert "Spellcasting is not a skill here" in differs
+    assert "the sheet has no Astrogation, a skill here" in differs
+    assert "no skill of the sheet fights here: Combat is the skill that does" in differs
+    client.force_login(gm)
+    page = text(client.get(reverse("campaigns:detail", args=[starfall.pk])))
+    assert "what plays differently here: Spellcasting is not a skill here;" in page
+    client.force_login(player)
+    sheet = text(client.get(reverse("characters:sheet", args=[imported.pk])))
+    assert "What plays differently here: Spellcasting is not a skill here;" in sheet
+
+
+def test_the_same_options_make_no_differences(campaign, elsewhere, player) -> None:
+    imported = exchange.import_character(campaign=elsewhere, owner=player, document=export(build(campaign, player)))
+    assert imported.arrival["differs"] == []

@@ -547,6 +547,20 @@ def test_an_import_into_another_campaign_leaves_the_round_and_its_rolls_behind(c
         "no round in play (the round and its rolls stay with the campaign it was played in)",
         "no +1d prepared for a next round",
     ]
+    assert held.arrival["differs"] == []  # the same stats and skills, matched by name
     imported = approved(held)
     assert (imported.status, imported.document.round, imported.document.prepared) == ("active", None, None)
     assert imported.document.stats == talia.document.stats
+
+
+def test_a_d6_sheet_says_what_differs_in_a_campaign_with_other_skills(client, d6_campaign, player) -> None:
+    import copy as copy_
+
+    talia = made(client, d6_campaign, player)
+    options = copy_.deepcopy(d6_campaign.settings)
+    options["stats"][0]["skills"][0]["name"] = "Evade"
+    assert talia.rules.differences(talia.document, options) == (
+        "Dodge is not a skill here",
+        "the sheet has no Evade, a skill here",
+    )
+    assert talia.rules.differences(talia.document, d6_campaign.settings) == ()
