@@ -221,3 +221,10 @@ def test_an_import_into_a_campaign_with_other_options_says_what_plays_differentl
 def test_the_same_options_make_no_differences(campaign, elsewhere, player) -> None:
     imported = exchange.import_character(campaign=elsewhere, owner=player, document=export(build(campaign, player)))
     assert imported.arrival["differs"] == []
+
+
+def test_the_import_page_says_which_exports_wait_for_the_gm(client, elsewhere, player) -> None:
+    client.force_login(player)
+    page = text(client.get(reverse("characters:import", args=[elsewhere.pk])))
+    assert "an export of The Drowned Road imported by its own player joins at once" in page
+    assert "joins as a draft that waits for the GM of The Drowned Road" in page
