@@ -15,8 +15,10 @@ from django.http import Http404
 
 from campaigns.access import is_gm
 from campaigns.models import Campaign, Membership
+from characters import exchange
 from characters.lifecycle import finished
 from characters.models import Character
+from rules.systems.base import Awaiting
 
 #: What a player who left or was removed reads of the table through their own character: nothing.
 NOT_AT_THE_TABLE = (
@@ -123,6 +125,14 @@ def awaiting_gm(campaign: Campaign) -> QuerySet[Character]:
     )
 
 
+#: The item of the GM's list that stands for an imported character waiting for the GM's decision.
+ARRIVAL_ITEM = "arrival"
+
+
 def awaiting_row(character: Character) -> dict[str, Any]:
-    """A character as the GM's list of what waits shows it: each waiting item, in its system's words."""
-    return {"character": character, "items": character.rules.awaiting(character.document)}
+    """A character as the GM's list of what waits shows it: an import that waits for the GM's decision,
+    then each waiting item, in its system's words."""
+    items = list(character.rules.awaiting(character.document))
+    if character.arrival:
+        items.insert(0, Awaiting(item=ARRIVAL_ITEM, words=exchange.arrival_words(character)))
+    return {"character": character, "items": items}

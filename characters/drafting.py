@@ -123,6 +123,8 @@ def _locked(character_id: int, version: int) -> Character:
     character = write.lock(character_id)
     if character.status != Character.Status.DRAFT:
         raise Conflict("This character is already finished; change it on its sheet.")
+    if character.arrival:
+        raise Conflict("This imported character waits for the GM's decision; nothing of it changes until then.")
     if write.is_stale(character, version):
         raise StaleDraft(STALE)
     return character

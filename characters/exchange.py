@@ -92,6 +92,18 @@ class Envelope(BaseModel):
     )
     sheet: dict[str, Any] = Field(description="The system's sheet document: see the system's section below.")
     exported_at: str | None = Field(default=None, description="When it was exported (ISO 8601, UTC).")
+    campaign: int | None = Field(
+        default=None,
+        ge=1,
+        description="The campaign it was exported from, under the signature: imported into that campaign it is "
+        "taken as it stands; into any other it waits for that campaign's GM.",
+    )
+    player: int | None = Field(
+        default=None,
+        ge=1,
+        description="The player whose character it was, under the signature: another player's import of it, even "
+        "into the same campaign, waits for the GM (a copy of someone else's character is the GM's call).",
+    )
     signature: str | None = Field(
         default=None,
         max_length=MAX_SIGNATURE,
@@ -181,6 +193,8 @@ def export_character(character: Character) -> dict[str, Any]:
         "status": character.status,
         "sheet": character.document.model_dump(mode="json"),
         "exported_at": timezone.now().replace(microsecond=0).isoformat(),
+        "campaign": character.campaign_id,
+        "player": character.owner_id,
     }
     envelope["signature"] = _sign(envelope)
     return envelope
@@ -256,6 +270,12 @@ class Incoming:
     status: str
     sheet: Any
     signed: bool
+    #: The campaign a signed envelope was exported from (None for one signed before exports named it).
+    origin: int | None = None
+    #: The player whose character a signed envelope was.
+    player: int | None = None
+    #: A signature that does not match the document: it was changed since it was exported.
+    changed: bool = False
     legacy: bool = False
     rolls_verified: bool = False
     problems: tuple[tuple[str, str], ...] = field(default=())
@@ -301,6 +321,9 @@ def _read_envelope(document: dict[str, Any], campaign: Campaign) -> Incoming:
         r.text(document["exported_at"], "exported_at", 40)
     if get("signature") is not None:
         r.text(document["signature"], "signature", MAX_SIGNATURE)
+    for key_ in ("campaign", "player"):
+        if get(key_) is not None:
+            r.whole(document[key_], key_, 1, 2**63 - 1)
     if r.errors:
         raise DocumentError(r.errors)
     # Past this point every field was read: none of them is None.
@@ -323,7 +346,19 @@ def _read_envelope(document: dict[str, Any], campaign: Campaign) -> Incoming:
         raise _sheet_problems(problem.problems) from None
     except ValueError as problem:
         raise _refuse("sheet_version", str(problem)) from None
-    return Incoming(system=key, name=name, status=status, sheet=model, signed=signed(document))
+    vouched = signed(document)
+    origin = document.get("campaign") if vouched else None
+    player = document.get("player") if vouched else None
+    return Incoming(
+        system=key,
+        name=name,
+        status=status,
+        sheet=model,
+        signed=vouched,
+        origin=origin,
+        player=player,
+        changed=bool(document.get("signature")) and not vouched,
+    )
 
 
 def _legacy_verified(payload: str, integrity: str) -> bool:
@@ -400,16 +435,40 @@ def read(*, campaign: Campaign, document: Any) -> Incoming:
 
 # --- Checking it against the campaign -----------------------------------------------------------
 
+#: How a document is taken: as it stands (an export of this campaign), held for the GM's decision
+#: (an export of another campaign, or any document the GM brings), or as a fresh creation.
+AS_IT_STANDS: Final = "as it stands"
+HELD: Final = "held"
+FRESH: Final = "fresh"
 
-def _trusted(incoming: Incoming, campaign: Campaign, importer: Any) -> bool:
-    """Whether the sheet is taken as it stands: a signed, unchanged export of this server, or any
-    document the campaign's GM imports (the GM may set every part of a sheet anyway)."""
-    if incoming.signed:
-        return True
+
+def _is_gm(campaign: Campaign, user: Any) -> bool:
     return (
-        importer is not None
-        and Membership.objects.filter(campaign=campaign, user_id=importer.pk, role=Membership.Role.GM).exists()
+        user is not None
+        and Membership.objects.filter(campaign=campaign, user_id=user.pk, role=Membership.Role.GM).exists()
     )
+
+
+def _how(incoming: Incoming, campaign: Campaign, importer: Any) -> str:
+    """A signed, unchanged export of this very campaign, imported by its own player (or the GM), is
+    taken as it stands; another player's copy of it, and a signed export of another campaign, are
+    this campaign's GM's call, and so is any document the GM brings (the GM then
+    decides in one click, in the sheet's history); anything else is a fresh creation."""
+    if incoming.signed and incoming.origin == campaign.pk:
+        if importer is not None and (incoming.player == importer.pk or _is_gm(campaign, importer)):
+            return AS_IT_STANDS
+        return HELD  # another player's character, copied: the GM's call
+    if incoming.signed or _is_gm(campaign, importer):
+        return HELD
+    return FRESH
+
+
+def finished_as(rules: RulesSystem, sheet: Any, status: str) -> bool:
+    """Whether a sheet of ``status`` is checked as finished: an active character is; a draft is not;
+    an archived one as what it was (a draft archived when its player left stays unfinished)."""
+    if status == Character.Status.ARCHIVED:
+        return rules.summary(sheet).step == ""
+    return status == Character.Status.ACTIVE
 
 
 def _legacy_field(at: str) -> str:
@@ -417,28 +476,45 @@ def _legacy_field(at: str) -> str:
     return re.sub(r"\.(\d+)(?=\.|$)", r"[\1]", at.removeprefix("sheet."))
 
 
-def _checked(incoming: Incoming, campaign: Campaign, importer: Any) -> tuple[Any, list[str]]:
+def _checked(incoming: Incoming, campaign: Campaign, how: str) -> tuple[Any, list[str]]:
     """The sheet to write, and what started afresh; :class:`DocumentError` for what the campaign
     refuses (for a version-1 document, at the paths of that document)."""
     try:
-        return _checked_sheet(incoming, campaign, importer)
+        if campaign.archived_at:
+            raise _refuse("campaign", "this campaign is archived; no new characters can join it")
+        if incoming.problems:
+            raise DocumentError(incoming.problems)
+        return _checked_sheet(
+            campaign, incoming.sheet, incoming.status, fresh=how == FRESH, rolls_verified=incoming.rolls_verified
+        )
     except DocumentError as refused:
-        if not incoming.legacy:
-            raise
-        raise DocumentError([(_legacy_field(at), message) for at, message in refused.errors]) from None
+        errors = refused.errors
+        if incoming.changed and how == FRESH:
+            errors = [
+                (
+                    "signature",
+                    "did not match: the document was changed since it was exported, so it was checked as a fresh "
+                    f"creation of {campaign.name}",
+                ),
+                *[(at, message) for at, message in errors if at != "signature"],
+                *[(at, message) for at, message in errors if at == "signature"],
+            ]
+        if incoming.legacy:
+            errors = [(_legacy_field(at), message) for at, message in errors]
+        raise DocumentError(errors) from None
 
 
-def _checked_sheet(incoming: Incoming, campaign: Campaign, importer: Any) -> tuple[Any, list[str]]:
-    if campaign.archived_at:
-        raise _refuse("campaign", "this campaign is archived; no new characters can join it")
+def _checked_sheet(
+    campaign: Campaign, sheet: Any, status: str, *, fresh: bool, rolls_verified: bool
+) -> tuple[Any, list[str]]:
+    """The sheet as ``campaign`` takes it: as it stands, or (``fresh``) held to its creation rules
+    with its played state started afresh; and what started afresh."""
     options = campaign.settings
-    sheet, reset = incoming.sheet, []
     rules = campaign.rules
-    finished = incoming.status != Character.Status.DRAFT
-    if incoming.problems:
-        raise DocumentError(incoming.problems)
-    if not _trusted(incoming, campaign, importer):
-        problems = rules.fresh_problems(sheet, options, campaign=campaign.name, rolls_verified=incoming.rolls_verified)
+    reset: list[str] = []
+    finished = finished_as(rules, sheet, status)
+    if fresh:
+        problems = rules.fresh_problems(sheet, options, campaign=campaign.name, rolls_verified=rolls_verified)
         if problems:
             raise _fresh_problems(problems)
         sheet, changes = rules.afresh(sheet, options, finished=finished)
@@ -467,38 +543,136 @@ def _passed_step(rules: RulesSystem, sheet: Any) -> str | None:
     return steps[index - 1] if index else None
 
 
+def _origin_name(incoming: Incoming, campaign: Campaign) -> str:
+    """Where a held document comes from, in words for the GM."""
+    if incoming.signed and incoming.origin is not None:
+        name = Campaign.objects.filter(pk=incoming.origin).values_list("name", flat=True).first()
+        if incoming.origin == campaign.pk:
+            return f"an export of another player's character of {name}"
+        return f"an export of {name}" if name else "an export of a campaign that is no longer here"
+    if incoming.signed:
+        return "an export that names no campaign"
+    if incoming.changed:
+        return "an export changed since it was exported"
+    return "a document this Dicehall did not sign"
+
+
 def import_character(*, campaign: Campaign, owner: Any, document: Any) -> Character:
     """A new character in ``campaign``, owned by ``owner``, from an exported document.
 
-    The sheet comes back as it was exported (status and creation step too) when the document is
-    a signed, unchanged export of this server, or when the campaign's GM imports it; otherwise
-    (unsigned, changed, or of the format before the envelope, whose rolls alone were signed) it
-    must be a valid fresh creation in ``campaign`` and starts its played state afresh (see
-    :func:`resets`).
-    Raises :class:`DocumentError`, naming the fields, with nothing written.
+    A signed, unchanged export of this campaign comes back as it was exported (status and creation
+    step too). A signed export of another campaign, or any document the GM brings, comes as it
+    stands but as a draft that waits for the GM (``Character.arrival``): :func:`decide_arrival`.
+    Anything else (unsigned, changed, or of the format before the envelope, whose rolls alone were
+    signed) must be a valid fresh creation in ``campaign`` and starts its played state afresh (see
+    :func:`resets`). Raises :class:`DocumentError`, naming the fields, with nothing written.
     """
     incoming = read(campaign=campaign, document=document)
-    sheet, _ = _checked(incoming, campaign, owner)
+    how = _how(incoming, campaign, owner)
+    sheet, _ = _checked(incoming, campaign, how)
+    held = how == HELD
+    left: tuple[str, ...] = ()
+    if held:  # a new character the GM decides on: nothing of it points into a round played before
+        sheet, left = campaign.rules.moved(sheet)
     with transaction.atomic():
         created = Character.objects.create(
             campaign=campaign, owner=owner, name=incoming.name, status=Character.Status.DRAFT, system=campaign.system
         )
         character = write.lock(created.pk)
+        if held:
+            character.arrival = {
+                "status": incoming.status,
+                "from": _origin_name(incoming, campaign),
+                "rolls_verified": incoming.signed or incoming.rolls_verified,
+                "left": list(left),
+                "differs": list(campaign.rules.differences(sheet, campaign.settings)),
+            }
         try:
-            write.write(character, sheet, by=owner, what="Imported", status=incoming.status)
+            write.write(
+                character,
+                sheet,
+                by=owner,
+                what=f"Imported from {character.arrival['from']}: waits for the GM" if held else "Imported",
+                status=Character.Status.DRAFT if held else incoming.status,
+                fields=["arrival"] if held else [],
+            )
         except SheetInvalid as problem:
             raise _sheet_problems(problem.problems) from None
     return character
+
+
+def waits_for_gm(character: Character) -> bool:
+    """Whether the character is an import that waits for the GM's decision."""
+    return bool(character.arrival)
+
+
+def arrival_words(character: Character) -> str:
+    """What the GM decides on a held import, in words."""
+    arrival = character.arrival or {}
+    status = _STATUS_WORDS.get(arrival.get("status", ""), "a character")
+    differs = arrival.get("differs") or []
+    here = f"; what plays differently here: {'; '.join(differs)}" if differs else ""
+    return f"Imported from {arrival.get('from', 'elsewhere')} as {status}{here}"
+
+
+_STATUS_WORDS: Final = {"draft": "a draft", "active": "an active character", "archived": "an archived character"}
+
+
+class ArrivalRefused(ValueError):
+    """The GM's decision on a held import cannot be taken: ``status`` 403, 409 or 400 (the campaign's
+    creation rules refuse the sheet as a fresh creation; ``messages`` says why)."""
+
+    def __init__(self, status: int, messages: Sequence[str]) -> None:
+        self.status = status
+        self.messages = list(messages)
+        super().__init__("; ".join(self.messages))
+
+
+@transaction.atomic
+def decide_arrival(*, character_id: int, approve: bool, by: Any) -> tuple[Character, list[str]]:
+    """The GM's decision on an import that waits: approved as it stands (with the status it arrived
+    with), or checked as a fresh creation under this campaign's rules (its played state started
+    afresh; refused, with nothing changed, if the creation rules refuse it). Through the one write
+    path, so the sheet's history says which; returns the character and what started afresh."""
+    character = write.lock(character_id)
+    campaign = character.campaign
+    if not _is_gm(campaign, by):
+        raise ArrivalRefused(403, ["Only the campaign's GM decides on an imported character."])
+    if campaign.archived_at is not None:
+        raise ArrivalRefused(409, ["This campaign is archived: its characters stay as they are."])
+    arrival = character.arrival
+    if not arrival or character.status != Character.Status.DRAFT:
+        raise ArrivalRefused(409, ["That import no longer waits for your decision: it was decided already."])
+    status = arrival["status"]
+    sheet, reset = character.document, []
+    if approve:
+        what = f"Approved as it stands by the GM ({arrival['from']})"
+        reset = list(arrival.get("left", []))
+    else:
+        try:
+            sheet, reset = _checked_sheet(
+                campaign, sheet, status, fresh=True, rolls_verified=bool(arrival.get("rolls_verified"))
+            )
+        except DocumentError as refused:
+            raise ArrivalRefused(400, refused.messages()) from None
+        what = f"Checked as a fresh creation of {campaign.name} by the GM" + (f": {'; '.join(reset)}" if reset else "")
+    character.arrival = None
+    try:
+        write.write(character, sheet, by=by, what=what, status=status, fields=["arrival"])
+    except SheetInvalid as problem:
+        raise ArrivalRefused(400, _sheet_problems(problem.problems).messages()) from None
+    return character, reset
 
 
 def resets(*, campaign: Campaign, document: Any, importer: Any = None) -> list[str]:
     """What an import of ``document`` into ``campaign`` starts afresh, said for the player.
 
     Every currency of the system starts at 0 (the ledger stays with the original character); a
-    document nobody vouches for also starts its played state afresh (``system.afresh``). Raises
-    :class:`DocumentError` for a document that would not import.
+    document taken as a fresh creation also starts its played state afresh (``system.afresh``).
+    Raises :class:`DocumentError` for a document that would not import.
     """
-    _, reset = _checked(read(campaign=campaign, document=document), campaign, importer)
+    incoming = read(campaign=campaign, document=document)
+    _, reset = _checked(incoming, campaign, _how(incoming, campaign, importer))
     currencies = [
         f"{c.name} start at 0 (points earned stay with the original character)" for c in campaign.rules.currencies
     ]

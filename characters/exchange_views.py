@@ -6,9 +6,11 @@ import json
 from typing import Any
 
 from django.contrib import messages
+from django.core.exceptions import RequestDataTooBig, TooManyFieldsSent, TooManyFilesSent
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.utils.http import content_disposition_header
+from django.views.decorators.csrf import csrf_exempt, csrf_protect
 from django.views.decorators.http import require_http_methods, require_safe
 
 from campaigns.access import campaign_for
@@ -50,17 +52,37 @@ def _submitted(request: HttpRequest) -> bytes | str:
     return pasted
 
 
+def _context(campaign: Any) -> dict[str, Any]:
+    return {"campaign": campaign, "fresh_rules": exchange.fresh_rules(campaign), "errors": [], "pasted": ""}
+
+
+@csrf_exempt  # the CSRF check runs in _import, once the body is known to fit the form's limit
 @require_http_methods(["GET", "HEAD", "POST"])
 def import_character(request: HttpRequest, campaign_pk: int) -> HttpResponse:
-    """Upload or paste an exported character: it joins the campaign as it was exported (a draft
-    as that draft, an archived character archived), or as a fresh creation if it is unsigned."""
+    """Upload or paste an exported character (see :func:`_import`). A body past what the site reads
+    at all (more text pasted than the page accepts) is the form again with its message, a 400, and
+    nothing read or changed."""
     campaign = campaign_for(request.user, campaign_pk)
-    context: dict[str, Any] = {
-        "campaign": campaign,
-        "fresh_rules": exchange.fresh_rules(campaign),
-        "errors": [],
-        "pasted": "",
-    }
+    if request.method == "POST":
+        try:
+            request.POST  # noqa: B018 (reads the body, which may be past the site's limit)
+        except (RequestDataTooBig, TooManyFieldsSent, TooManyFilesSent):
+            size = int(request.META.get("CONTENT_LENGTH") or 0) / 1024
+            context = _context(campaign)
+            context["errors"] = [
+                f"document: what was sent is {size:,.0f} KB; a character document is at most "
+                f"{exchange.MAX_BYTES // 1024} KB"
+            ]
+            return render(request, "characters/import.html", context, status=400)
+    return _import(request, campaign)
+
+
+@csrf_protect
+def _import(request: HttpRequest, campaign: Any) -> HttpResponse:
+    """Upload or paste an exported character: it joins the campaign as it was exported (a draft
+    as that draft, an archived character archived), or as a fresh creation if it is unsigned, or
+    waits for the GM if it comes from another campaign."""
+    context = _context(campaign)
     if request.method != "POST":
         return render(request, "characters/import.html", context)
     context["pasted"] = request.POST.get("document", "")[: exchange.MAX_BYTES]
@@ -70,6 +92,15 @@ def import_character(request: HttpRequest, campaign_pk: int) -> HttpResponse:
     except exchange.DocumentError as problem:
         context["errors"] = problem.messages()
         return render(request, "characters/import.html", context, status=400)
+    if exchange.waits_for_gm(character):
+        words = exchange.arrival_words(character)
+        messages.success(
+            request,
+            f"{character.name} joined {campaign.name} as a draft that waits for the GM: {words[0].lower()}{words[1:]}. "
+            "The GM approves it as it stands or has it checked as a fresh creation of this campaign."
+            + (f" Left behind: {'; '.join(character.arrival['left'])}." if character.arrival.get("left") else ""),
+        )
+        return redirect("characters:sheet", pk=character.pk)
     reset = exchange.resets(campaign=campaign, document=document, importer=request.user)
     status = {"draft": "a draft", "active": "an active character", "archived": "an archived character"}
     messages.success(

@@ -70,7 +70,8 @@ def restore(*, character_id: int, version: int, by: AbstractBaseUser) -> Charact
             f"{character.owner.get_username()}, who plays {character.name}, is no longer in the campaign: "
             "invite them back first."
         )
-    status = Character.Status.ACTIVE if finished(character) else Character.Status.DRAFT
+    # An import that still waits for the GM's decision comes back as that waiting draft.
+    status = Character.Status.ACTIVE if finished(character) and not character.arrival else Character.Status.DRAFT
     try:
         return write.write(character, character.document, by=by, what="Restored", status=status)
     except SheetInvalid as error:

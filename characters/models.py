@@ -101,6 +101,10 @@ class Character(models.Model):
     #: How many of the sheet's items wait for the GM's approval (``rules.awaiting``), kept by the write
     #: path: the campaign page and the dashboard find what waits by an index, not by reading sheets.
     awaiting = models.PositiveSmallIntegerField(default=0)
+    #: An import from elsewhere that waits for the GM's decision (``characters.exchange``): the status it
+    #: arrived with, the campaign it came from and whether this server vouched for its rolls; the
+    #: character is a draft until the GM approves it as it stands or has it checked as a fresh creation.
+    arrival = models.JSONField(null=True, blank=True, default=None)
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
 

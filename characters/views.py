@@ -21,7 +21,7 @@ from django.views.decorators.http import require_http_methods, require_POST, req
 from django.views.decorators.vary import vary_on_headers
 
 from campaigns.errors import Refused
-from characters import access, operations, sheets
+from characters import access, exchange, operations, sheets, write
 from characters.editing import SectionEdit, edit_for
 from characters.models import Character, LedgerEntry
 from rules.systems.base import EditSection
@@ -218,6 +218,8 @@ def decide_awaiting(request: HttpRequest, pk: int) -> HttpResponse:
     character = access.character_for(request.user, pk)
     campaign = character.campaign
     item, decision = request.POST.get("item", ""), request.POST.get("decision", "")
+    if item == access.ARRIVAL_ITEM:
+        return _decide_arrival(request, character, decision)
     if not character.viewer_is_gm:
         message, status = "Only the campaign's GM approves or refuses what waits.", 403
     elif decision not in ("approve", "refuse") or not item or len(item) > MAX_ITEM_LENGTH or not item.isprintable():
@@ -233,4 +235,30 @@ def decide_awaiting(request: HttpRequest, pk: int) -> HttpResponse:
             done = "approved" if decision == "approve" else "refused"
             messages.success(request, f"{character.name}: {done}.")
             return redirect(reverse(name, args=[campaign.pk]) + anchor)
+    return render(request, "campaigns/refused.html", {"message": message, "campaign": campaign}, status=status)
+
+
+def _decide_arrival(request: HttpRequest, character: Character, decision: str) -> HttpResponse:
+    """The GM's decision on an imported character that waits: ``approve`` takes it as it stands,
+    ``fresh`` checks it as a fresh creation under this campaign's rules (a 400 listing what they
+    refuse, nothing changed)."""
+    campaign = character.campaign
+    if not character.viewer_is_gm:
+        messages_, status = ["Only the campaign's GM decides on an imported character."], 403
+    elif decision not in ("approve", "fresh"):
+        messages_, status = ["Choose Approve as it stands or Check as a fresh creation."], 400
+    else:
+        try:
+            decided, reset = exchange.decide_arrival(
+                character_id=character.pk, approve=decision == "approve", by=request.user
+            )
+        except exchange.ArrivalRefused as refused:
+            messages_, status = refused.messages, refused.status
+        else:
+            name, anchor = DECIDED_BACK.get(request.POST.get("back", ""), DECIDED_BACK["campaign"])
+            done = "approved as it stands" if decision == "approve" else "checked as a fresh creation"
+            extra = f" Started afresh: {'; '.join(reset)}." if reset else ""
+            messages.success(request, f"{decided.name}: {done}.{extra}")
+            return redirect(reverse(name, args=[campaign.pk]) + anchor)
+    message = " ".join(write.sentence(m) for m in messages_)
     return render(request, "campaigns/refused.html", {"message": message, "campaign": campaign}, status=status)

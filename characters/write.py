@@ -133,7 +133,7 @@ def write(
         return character
     character.sheet = after
     character.status = after_status
-    character.awaiting = len(character.rules.awaiting(sheet))
+    character.awaiting = len(character.rules.awaiting(sheet)) + (1 if character.arrival else 0)
     mark_changed(character, *sections, fields=["sheet", "status", "awaiting", *fields])
     SheetChange.objects.create(
         character=character, version=character.version, what=what[:200], sections=list(sections),

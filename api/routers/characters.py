@@ -75,6 +75,13 @@ def sheet_of(character: Character) -> dict[str, Any]:
 # --- The character: its sheet, and the fields clients read beside it ---------------------------
 
 
+class Arrival(Schema):
+    status: Literal["draft", "active", "archived"] = Field(description="The status it joins with once approved.")
+    from_: str = Field(alias="from", description="Where it comes from, in words.")
+    differs: list[str] = Field(default=[], description="What plays differently here, skills matched by name.")
+    left: list[str] = Field(default=[], description="What of it stayed with the campaign it came from.")
+
+
 class CharacterCore(Schema):
     id: int
     system: str = Field(description="The rules system of the character (and of `sheet`).")
@@ -82,6 +89,11 @@ class CharacterCore(Schema):
     version: int = Field(description="The sheet's version: it rises with every save. A PATCH must send it.")
     name: str
     sheet: SheetDocument
+    arrival: Arrival | None = Field(
+        default=None,
+        description="An import from elsewhere that waits, as a draft, for the GM: approved as it stands or "
+        "checked as a fresh creation (`POST /characters/{id}/arrival`); null otherwise.",
+    )
 
 
 #: A character: its sheet (its system's document, every item with its id), and beside it the fields a
@@ -136,6 +148,7 @@ def character_out(character: Character) -> dict[str, Any]:
         "version": character.version,
         "name": character.name,
         "sheet": sheet_of(character),
+        "arrival": character.arrival,
         **character.rules.named_fields(character.document, character.campaign.settings),
     }
 
@@ -428,3 +441,28 @@ def restore_character(request: HttpRequest, id: PathId, move: Move) -> Any:
     it was. A 409 when it is not archived, when its player is no longer in the campaign (invite them
     back first), or when the sheet is no longer at `version`. Returns the character as it is now."""
     return _moved(request, id, move, restoring=True)
+
+
+class ArrivalDecision(Schema):
+    decision: Literal["approve", "fresh"] = Field(
+        description="`approve`: as it stands; `fresh`: checked as a fresh creation under this campaign's rules."
+    )
+
+
+@router.post(
+    "/characters/{id}/arrival",
+    response=responses({200: CharacterOut}, 400, 403, 404, 409),
+    by_alias=True,
+    summary="Decide on an imported character that waits for the GM",
+)
+def decide_arrival(request: HttpRequest, id: PathId, body: ArrivalDecision) -> Any:
+    """The GM approves an import from elsewhere as it stands, or has it checked as a fresh creation of
+    this campaign (a 400 listing what its creation rules refuse, nothing changed). A 403 for anyone but
+    the GM; a 409 when nothing waits. Returns the character as it is now."""
+    character = access.character_for(request.user, id)
+    try:
+        exchange.decide_arrival(character_id=character.pk, approve=body.decision == "approve", by=request.user)
+    except exchange.ArrivalRefused as refused:
+        message = " ".join(write.sentence(m) for m in refused.messages)
+        return Status(refused.status, {"code": "arrival_refused", "message": message})
+    return _reread(character.pk)

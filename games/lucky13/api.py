@@ -231,6 +231,7 @@ class CharacterPatch(_In):
     status: Text = optional()
     name: Text = optional()
     sheet: dict[Text, Any] = optional(description="Read only: it may come back only as it is.")
+    arrival: dict[Text, Any] | None = optional(description="Read only: it may come back only as it is.")
     concept: Annotated[str, StringConstraints(max_length=CONCEPT, pattern=ONE_LINE)] = optional()
     ability_names: dict[Text, Text] = optional(max_length=len(ABILITY_KEYS) + 1)
     abilities: AbilitiesPatch = optional()
@@ -248,7 +249,7 @@ class CharacterPatch(_In):
 
 
 #: Fields no section of the sheet holds: a PATCH may only repeat them.
-FIXED: Final = ("id", "system", "status", "sheet", "ability_names", "ability_method", "took_impairment")
+FIXED: Final = ("id", "system", "status", "sheet", "arrival", "ability_names", "ability_method", "took_impairment")
 
 
 # --- A PATCH, section by section -----------------------------------------------------------------

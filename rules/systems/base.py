@@ -837,6 +837,18 @@ class RulesSystem(Protocol):
         a player's words ("reputation from +2 to 0"). Currencies are the ledger's, not here."""
         ...
 
+    def differences(self, sheet: BaseModel, options: Mapping[str, Any]) -> tuple[str, ...]:
+        """What plays differently for a sheet made under other options in a campaign with ``options``, each
+        in a player's words, its items matched to the campaign's by name (a skill of another name, a skill
+        the campaign links to another ability, the skill that fights); ``()`` when nothing does."""
+        ...
+
+    def moved(self, sheet: BaseModel) -> tuple[BaseModel, tuple[str, ...]]:
+        """The sheet as it joins another campaign than the one it was exported from: whatever of it points
+        into that campaign (a round in play there, its log's roll numbers) cleared, read again; and what
+        changed, each in a player's words. ``(sheet, ())`` for a sheet that holds nothing of the kind."""
+        ...
+
     def fresh_rules(self, options: Mapping[str, Any]) -> tuple[str, ...]:
         """What a document nobody vouches for must fit in a campaign with ``options``, and what starts
         afresh, in a player's words (the import page lists them)."""

@@ -44,10 +44,10 @@ def test_a_coin_character_round_trips_through_the_api(api, coin_campaign, tails,
     document = exported.json()
     assert (document["system"], document["status"], document["sheet"]) == ("coin", STAGES[stage][0], original.sheet)
 
-    response = client.post(f"/campaigns/{tails.pk}/characters", document)
+    response = client.post(f"/campaigns/{coin_campaign.pk}/characters", document)
 
     assert response.status_code == 201, response.content
-    imported = Character.objects.get(campaign=tails)
+    imported = Character.objects.exclude(pk=original.pk).get(campaign=coin_campaign)
     assert response["Location"] == f"http://testserver/api/v1/characters/{imported.pk}"
     assert (response.json()["system"], response.json()["sheet"]["nerve"]) == ("coin", original.document.nerve)
     assert (imported.owner, imported.name, imported.status) == (player, "Flip", STAGES[stage][0])
@@ -119,3 +119,25 @@ def test_outsiders_neither_export_nor_import_a_coin_character(api, coin_campaign
     assert client.get(f"/characters/{flip.pk}/export").status_code == 404
     assert client.post(f"/campaigns/{coin_campaign.pk}/characters", document).status_code == 404
     assert Character.objects.count() == 1
+
+
+def test_an_import_from_another_campaign_waits_and_the_gm_decides_through_the_api(
+    api, coin_campaign, tails, gm, player
+) -> None:
+    original = make_coin_character(coin_campaign, player, "active")
+    document = api(player).get(f"/characters/{original.pk}/export").json()
+
+    response = api(player).post(f"/campaigns/{tails.pk}/characters", document)
+
+    assert response.status_code == 201, response.content
+    body = response.json()
+    assert body["status"] == "draft"
+    assert body["arrival"]["status"] == "active"
+    assert body["arrival"]["from"] == "an export of Heads"
+    assert api(player).post(f"/characters/{body['id']}/arrival", {"decision": "approve"}).status_code == 403
+    decided = api(gm).post(f"/characters/{body['id']}/arrival", {"decision": "approve"})
+    assert decided.status_code == 200, decided.content
+    assert (decided.json()["status"], decided.json()["arrival"]) == ("active", None)
+    assert decided.json()["sheet"]["nerve"] == original.document.nerve
+    again = api(gm).post(f"/characters/{body['id']}/arrival", {"decision": "fresh"})
+    assert again.status_code == 409

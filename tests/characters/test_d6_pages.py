@@ -482,21 +482,22 @@ def test_the_roll_page_draws_the_totals_before_the_roll(client, d6_campaign, pla
     assert f"{p.numerator}/{p.denominator}" in page.text
 
 
-@pytest.mark.parametrize("status", ["draft", "active", "archived"])
+@pytest.mark.parametrize("status", ["draft", "active", "archived", "archived draft"])
 def test_a_d6_character_exports_and_imports_as_it_was(client, d6_campaign, gm, player, status) -> None:
     from characters import exchange
-    from tests.characters.test_exchange import comparable, export
+    from tests.characters.test_exchange import approved, comparable, export
 
     second = Campaign.objects.create(name="The Long Road", system="d6")
     Membership.objects.create(campaign=second, user=gm, role=Membership.Role.GM)
     Membership.objects.create(campaign=second, user=player, role=Membership.Role.PLAYER)
-    talia = started(client, d6_campaign, player) if status == "draft" else made(client, d6_campaign, player)
+    talia = started(client, d6_campaign, player) if status.endswith("draft") else made(client, d6_campaign, player)
+    status = status.partition(" ")[0]
     if status == "archived":
         Character.objects.filter(pk=talia.pk).update(status="archived")
         talia.refresh_from_db()
     document = export(talia)
     assert document["system"] == "d6"
-    imported = exchange.import_character(campaign=second, owner=player, document=document)
+    imported = approved(exchange.import_character(campaign=second, owner=player, document=document))
     imported.refresh_from_db()
     assert (imported.name, imported.status) == (talia.name, status)
     assert imported.document == talia.document
@@ -516,3 +517,50 @@ def test_the_d6_dashboard_costs_the_same_queries_for_any_party(client, d6_campai
         page = client.get(reverse("play:dashboard", args=[d6_campaign.pk]))
     assert page.status_code == 200
     assert page.text.count("Luck points") >= party
+
+
+def test_an_import_into_another_campaign_leaves_the_round_and_its_rolls_behind(client, d6_campaign, gm, player) -> None:
+    """A round in play names rolls of its campaign's log by number: imported into the campaign it came
+    from it comes back as it was; into another, it waits for the GM without the round."""
+    from characters import exchange
+    from tests.characters.test_exchange import approved, export
+
+    second = Campaign.objects.create(name="The Long Road", system="d6")
+    Membership.objects.create(campaign=second, user=gm, role=Membership.Role.GM)
+    Membership.objects.create(campaign=second, user=player, role=Membership.Role.PLAYER)
+    talia = made(client, d6_campaign, player)
+    firearms = next(s.id for s in talia.document.skills if s.name == "Firearms")
+    sheet = talia.document.model_dump(mode="json")
+    sheet["round"] = {"declared": True, "actions": [{"item": firearms}, {"item": firearms}], "running": True,
+                      "steps": [{"what": "attempt", "action": 0, "roll": 7}]}  # fmt: skip
+    sheet["prepared"] = firearms
+    Character.objects.filter(pk=talia.pk).update(sheet=talia.rules.read_sheet(sheet).model_dump(mode="json"))
+    document = export(talia)
+    assert document["sheet"]["round"]["steps"][0]["roll"] == 7
+
+    at_home = exchange.import_character(campaign=d6_campaign, owner=player, document=document)
+    assert at_home.document.round == talia.rules.read_sheet(sheet).round
+
+    held = exchange.import_character(campaign=second, owner=player, document=document)
+    assert (held.document.round, held.document.prepared) == (None, None)
+    assert held.arrival["left"] == [
+        "no round in play (the round and its rolls stay with the campaign it was played in)",
+        "no +1d prepared for a next round",
+    ]
+    assert held.arrival["differs"] == []  # the same stats and skills, matched by name
+    imported = approved(held)
+    assert (imported.status, imported.document.round, imported.document.prepared) == ("active", None, None)
+    assert imported.document.stats == talia.document.stats
+
+
+def test_a_d6_sheet_says_what_differs_in_a_campaign_with_other_skills(client, d6_campaign, player) -> None:
+    import copy as copy_
+
+    talia = made(client, d6_campaign, player)
+    options = copy_.deepcopy(d6_campaign.settings)
+    options["stats"][0]["skills"][0]["name"] = "Evade"
+    assert talia.rules.differences(talia.document, options) == (
+        "Dodge is not a skill here",
+        "the sheet has no Evade, a skill here",
+    )
+    assert talia.rules.differences(talia.document, d6_campaign.settings) == ()

@@ -114,7 +114,14 @@ def export(character: Character) -> dict[str, Any]:
 
 def comparable(document: dict[str, Any]) -> dict[str, Any]:
     """What an import keeps: the envelope without what belongs to one export."""
-    return {k: v for k, v in document.items() if k not in ("version", "exported_at", "signature")}
+    return {k: v for k, v in document.items() if k not in ("version", "exported_at", "signature", "campaign", "player")}
+
+
+def approved(character: Character) -> Character:
+    """An import that waits for the GM, approved as it stands by the campaign's GM."""
+    gm = Membership.objects.get(campaign_id=character.campaign_id, role=Membership.Role.GM).user
+    decided, _ = exchange.decide_arrival(character_id=character.pk, approve=True, by=gm)
+    return decided
 
 
 def unsigned(document: dict[str, Any]) -> dict[str, Any]:
@@ -251,6 +258,8 @@ def test_an_array_character_round_trips_into_another_campaign(campaign, second, 
     document = export(original)
 
     imported = exchange.import_character(campaign=second, owner=player, document=document)
+    assert (imported.status, imported.arrival["status"]) == ("draft", "active")
+    imported = approved(imported)
 
     assert imported.pk != original.pk
     assert (imported.campaign, imported.owner, imported.status) == (second, player, "active")
@@ -276,24 +285,31 @@ def test_the_import_is_written_through_the_write_path(campaign, second, player) 
     document = export(build(campaign, player))
     imported = exchange.import_character(campaign=second, owner=player, document=document)
     [change] = SheetChange.objects.filter(character=imported)
-    assert (change.what, change.by, change.after) == ("Imported", player, document["sheet"])
+    assert (change.what, change.by, change.after) == (
+        "Imported from an export of The Sunken Crown: waits for the GM",
+        player,
+        document["sheet"],
+    )
     assert change.version == imported.version
 
 
-@pytest.mark.parametrize("status", ["draft", "archived"])
-def test_a_draft_and_an_archived_character_keep_their_status(campaign, second, player, status) -> None:
+@pytest.mark.parametrize(("status", "draft"), [("draft", True), ("archived", False), ("archived", True)])
+def test_a_draft_and_an_archived_character_keep_their_status(campaign, second, player, status, draft) -> None:
+    """An archived draft (its player left mid-creation) comes back as that archived draft."""
     sheet = built_sheet(campaign)
-    if status == "draft":
+    if draft:
         sheet.update(hit_points=None, assets=[], weapons=[], armor=[])
         sheet["creation"]["step"] = "equipment"
     character = Character.objects.create(campaign=campaign, owner=player, name="Half", status=status, sheet=sheet)
+    at_home = exchange.import_character(campaign=campaign, owner=player, document=export(character))
+    assert (at_home.status, document_of(at_home)) == (status, sheet)
     document = export(character)
 
-    imported = exchange.import_character(campaign=second, owner=player, document=document)
+    imported = approved(exchange.import_character(campaign=second, owner=player, document=document))
 
     assert imported.status == status
     assert document_of(imported) == document["sheet"]
-    if status == "draft":
+    if draft:
         assert imported.document.creation.step == "equipment"
 
 
@@ -447,7 +463,7 @@ def test_rolled_abilities_come_along_when_this_server_signed_them(campaign, seco
     original = build(campaign, player, rng=random.Random(7))
     document = export(original)
 
-    imported = exchange.import_character(campaign=second, owner=player, document=document)
+    imported = approved(exchange.import_character(campaign=second, owner=player, document=document))
 
     assert imported.document.creation.ability_method == "random"
     assert imported.document.creation.ability_rolls == original.document.creation.ability_rolls
@@ -535,7 +551,7 @@ def test_rolled_skills_come_along_into_a_campaign_that_rolls_skills(gm, player) 
     document = export(original)
     assert all(skill["rolled"] for skill in document["sheet"]["skills"])
 
-    imported = exchange.import_character(campaign=target, owner=player, document=document)
+    imported = approved(exchange.import_character(campaign=target, owner=player, document=document))
 
     assert [s.rolled for s in imported.document.skills] == [s.rolled for s in original.document.skills]
     assert comparable(export(imported)) == comparable(document)
@@ -566,7 +582,7 @@ def test_an_old_format_export_converts_to_exactly_its_new_export(campaign, secon
 
 def test_the_gm_imports_an_old_format_export_with_everything(campaign, second, gm, player) -> None:
     original = played(build(campaign, player))
-    imported = exchange.import_character(campaign=second, owner=gm, document=v1_export(original))
+    imported = approved(exchange.import_character(campaign=second, owner=gm, document=v1_export(original)))
     assert imported.status == "active"
     assert comparable(export(imported)) == comparable(export(original))
 
@@ -594,7 +610,7 @@ def test_old_format_rolls_come_along_when_this_server_signed_them(campaign, seco
     Character.objects.filter(pk=original.pk).update(sheet=sheet)
     original.refresh_from_db()
 
-    imported = exchange.import_character(campaign=second, owner=gm, document=v1_export(original))
+    imported = approved(exchange.import_character(campaign=second, owner=gm, document=v1_export(original)))
 
     assert comparable(export(imported)) == comparable(export(original))
 
@@ -835,18 +851,20 @@ def test_the_import_form_has_the_systems_words_for_a_fresh_creation(client, gm, 
     )
 
 
-def test_pasting_a_document_imports_it_as_it_was(client, campaign, second, player) -> None:
-    document = export(played(build(campaign, player)))
+def test_pasting_a_document_imports_it_as_it_was(client, campaign, player) -> None:
+    """An export imported into the campaign it came from joins at once, as it was."""
+    original = played(build(campaign, player))
+    document = export(original)
     client.force_login(player)
 
-    response = client.post(import_url(second), {"document": json.dumps(document)})
+    response = client.post(import_url(campaign), {"document": json.dumps(document)})
 
-    imported = second.characters.get()
+    imported = campaign.characters.exclude(pk=original.pk).get()
     assert response.status_code == 302
     assert response["Location"] == reverse("characters:sheet", args=[imported.pk])
     [message] = [str(m) for m in response.wsgi_request._messages]
     assert message == (
-        "Brunella joined The Drowned Road as an active character. Started afresh: Adventure Points start at 0 "
+        "Brunella joined The Sunken Crown as an active character. Started afresh: Adventure Points start at 0 "
         "(points earned stay with the original character)."
     )
     assert imported.owner == player
@@ -914,6 +932,57 @@ def test_a_refused_import_names_the_field_on_the_page_and_keeps_the_text(client,
     assert "sheet.skills.0.name: Starfall has no skill Spellcasting" in page
     assert escape(pasted) in page  # the pasted text is still in the textarea, to fix
     assert not sci_fi.characters.exists()
+
+
+def test_pasting_more_than_the_site_reads_shows_the_form_with_its_message(campaign, player) -> None:
+    """Past Django's limit on a form's body (2.5 MB), with the CSRF check on as in a browser: the
+    form with its message, a 400, and nothing created."""
+    from django.test import Client
+
+    browser = Client(enforce_csrf_checks=True)
+    browser.force_login(player)
+    before = Character.objects.count()
+
+    response = browser.post(import_url(campaign), {"document": "{" + " " * (3 * 1024 * 1024) + "}"})
+
+    assert response.status_code == 400
+    page = response.content.decode()
+    assert "Nothing was imported" in page
+    assert "a character document is at most 256 KB" in page
+    assert '<form method="post"' in page
+    assert Character.objects.count() == before
+
+
+def test_an_import_of_a_size_the_site_reads_still_needs_the_csrf_token(campaign, player) -> None:
+    from django.test import Client
+
+    browser = Client(enforce_csrf_checks=True)
+    browser.force_login(player)
+    response = browser.post(import_url(campaign), {"document": json.dumps(export(build(campaign, player)))})
+    assert response.status_code == 403
+    assert Character.objects.count() == 1
+
+
+def test_a_changed_exports_refusal_says_the_signature_did_not_match(client, gm, campaign, player) -> None:
+    document = export(build(campaign, player))
+    changed = copy.deepcopy(document)
+    changed["sheet"]["abilities"] = dict.fromkeys(BALANCED, "d12")
+    changed["sheet"]["hit_points"] = 50
+
+    with pytest.raises(DocumentError) as excinfo:
+        exchange.import_character(campaign=campaign, owner=player, document=changed)
+
+    first_at, first = excinfo.value.errors[0]
+    assert first_at == "signature"
+    assert first.startswith("did not match: the document was changed since it was exported")
+    client.force_login(player)
+    response = client.post(import_url(campaign), {"document": json.dumps(changed)})
+    assert response.status_code == 400
+    assert "signature: did not match" in response.content.decode()
+    # A document that never had a signature is not said to be changed.
+    with pytest.raises(DocumentError) as excinfo:
+        exchange.import_character(campaign=campaign, owner=player, document=unsigned(changed))
+    assert "did not match" not in str(excinfo.value)
 
 
 def test_importing_needs_membership_of_the_target_campaign(client, gm, campaign, player, outsider) -> None:

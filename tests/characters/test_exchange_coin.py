@@ -98,9 +98,9 @@ def test_a_coin_character_round_trips_through_the_pages(client, coin_campaign, t
     assert document["sheet"] == original.sheet
     assert exchange.signed(document)
 
-    response = client.post(import_url(tails), {"document": downloaded.content.decode()})
+    response = client.post(import_url(coin_campaign), {"document": downloaded.content.decode()})
 
-    imported = tails.characters.get()
+    imported = coin_campaign.characters.exclude(pk=original.pk).get()
     assert response.status_code == 302
     assert response["Location"] == reverse("characters:sheet", args=[imported.pk])
     assert (imported.owner, imported.name, imported.status) == (player, "Flip", STAGES[stage][0])
@@ -114,7 +114,7 @@ def test_the_imported_character_has_its_own_history_and_no_tokens(coin_campaign,
     original = make_coin_character(coin_campaign, player, "active")
     ledger.award(campaign_id=coin_campaign.pk, awards=[ledger.Award(original.pk, 10)], reason="Luck", by=gm)
 
-    imported = exchange.import_character(campaign=tails, owner=player, document=export(original))
+    imported = exchange.import_character(campaign=coin_campaign, owner=player, document=export(original))
 
     assert ledger.balances(imported) == {"tokens": 0}
     [change] = SheetChange.objects.filter(character=imported)

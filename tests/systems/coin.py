@@ -448,6 +448,12 @@ class Coin:
         fresh = self.read_sheet({**sheet.model_dump(mode="json"), "luck": options["luck"]})
         return fresh, (f"Luck from {sheet.luck} to {options['luck']}",)
 
+    def differences(self, sheet: Sheet, options: Mapping[str, Any]) -> tuple[str, ...]:
+        return ()
+
+    def moved(self, sheet: Sheet) -> tuple[Sheet, tuple[str, ...]]:
+        return sheet, ()
+
     def fresh_rules(self, options: Mapping[str, Any]) -> tuple[str, ...]:
         return (
             "Nerve is flipped on the server: a changed document cannot bring it, so leave it out and flip in the "

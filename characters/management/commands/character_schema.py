@@ -42,7 +42,8 @@ which version (`system`, `sheet_version`), the character's `name` and `status`, 
 - An export of this Dicehall, **signed and unchanged**, comes back as it was exported: a draft as
   that draft, at its creation step; an active character with everything it has (rolled and
   bought dice, specialization levels, hit points, reputation, notes); an archived character
-  archived. Every item keeps its id.
+  archived, an archived draft as that draft. Every item keeps its id. Into the campaign it was
+  exported from (`campaign`) it is taken at once; into any other it waits for the GM (below).
 - The sheet is validated **as it stands** by its system, with the target campaign's options (a
   finished character must be complete; its hit points must fit the campaign's hit points per
   step). An advanced character is never re-checked as a fresh creation.
@@ -60,9 +61,16 @@ server's `SECRET_KEY`) over every other field of the envelope, written as canoni
 sorted, no spaces, UTF-8). It verifies only on the server that made it, and only while nothing
 in the envelope changed.
 
-The campaign's **GM** may import any document as it stands (the GM may set every part of a
-sheet anyway). A document a player imports that is **unsigned, or changed since it was
-signed**, is read by the rule imports have always followed: it must be a valid **fresh
+The signature covers the `campaign` the character was exported from and its `player`.
+Imported into that campaign by that player (or by the GM), the export is taken as it stands;
+another player's import of it (a copy of someone else's character) waits for the GM.
+Imported into **any other campaign**, it arrives as
+a draft that waits for that campaign's GM, who approves it as it stands or has it checked as a
+fresh creation under the campaign's rules (as below, its rolls vouched for by the signature);
+the sheet says it waits, and its history says which the GM chose. Any document the campaign's
+GM imports (unsigned, changed, or of the old format) waits for the GM's decision the same way.
+A document a player imports that is **unsigned, or changed since it was signed**, is read by
+the rule imports have always followed: it must be a valid **fresh
 creation** in the target campaign (one of the campaign's ability methods, exactly the
 campaign's skills, each creation step it has passed checked by the campaign's rules), dice
 that claim the server rolled them are refused (use the array method instead), and its played
@@ -88,8 +96,8 @@ converted to a sheet document with the same content: items take ids in the docum
 hit points is a finished character and comes back active, one without them a draft, at the
 furthest creation step its content shows (that format recorded neither status nor step). Its
 rolls must carry the `integrity` signature this server made over them, and each rolled die must
-be at least what its roll gave. That format signed nothing but the rolls: the GM imports it with
-everything it had; a player's import of it is a fresh creation, as above.
+be at least what its roll gave. That format signed nothing but the rolls: the GM's import of it waits for
+the GM's decision; a player's import of it is a fresh creation, as above.
 
 ## The envelope
 """

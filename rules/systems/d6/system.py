@@ -769,6 +769,33 @@ class D6:
             return sheet, ()
         return self.read_sheet({**sheet.model_dump(mode="json"), **update}), tuple(changes)
 
+    def differences(self, sheet: Sheet, given: Mapping[str, Any]) -> tuple[str, ...]:
+        """Each stat and skill matched to the campaign's by name: one it does not have, one it lacks."""
+        here = {stat["name"].casefold() for stat in given["stats"]}
+        here_skills = {skill["name"].casefold() for stat in given["stats"] for skill in stat["skills"]}
+        found = [f"{stat.name} is not a stat here" for stat in sheet.stats if stat.name.casefold() not in here]
+        found += [
+            f"{skill.name} is not a skill here" for skill in sheet.skills if skill.name.casefold() not in here_skills
+        ]
+        names = {skill.name.casefold() for skill in sheet.skills}
+        found += [
+            f"the sheet has no {skill['name']}, a skill here"
+            for stat in given["stats"]
+            for skill in stat["skills"]
+            if skill["name"].casefold() not in names
+        ]
+        return tuple(found)
+
+    def moved(self, sheet: Sheet) -> tuple[Sheet, tuple[str, ...]]:
+        """A round in play belongs to the campaign it is played in (its steps name that campaign's rolls by
+        their number in its log), and so does the +1d prepared for that campaign's next round."""
+        if sheet.round is None and sheet.prepared is None:
+            return sheet, ()
+        changes = ["no round in play (the round and its rolls stay with the campaign it was played in)"]
+        if sheet.prepared is not None:
+            changes.append("no +1d prepared for a next round")
+        return sheet.model_copy(update={"round": None, "prepared": None}), tuple(changes)
+
     def fresh_rules(self, given: Mapping[str, Any]) -> tuple[str, ...]:
         return (
             f"Stats: {given['stat_dice']}d spent among them, each {given['stat_minimum']} to {given['stat_maximum']}.",
