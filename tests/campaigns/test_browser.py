@@ -150,7 +150,7 @@ def test_without_javascript_a_d6_campaign_is_made_from_the_page(live_server, noj
 #: Perception with a skill whose name has a space in it, as the two tests above type it.
 PERCEPTION = {
     "name": "Perception",
-    "skills": [{"name": name, "reaction": False} for name in ("Con", "Hide", "Spot Hidden")],
+    "skills": [{"name": name, "reaction": False, "combat": ""} for name in ("Con", "Hide", "Spot Hidden")],
 }
 
 

@@ -30,7 +30,7 @@ def test_a_system_named_in_the_query_shows_its_options_at_their_defaults(client,
     assert 'name="stat_dice" value="18"' in page
     assert 'name="stat_minimum" value="1d"' in page
     assert 'name="stats-0-name" value="Dexterity"' in page
-    assert 'name="stats-0-skills" value="Dodge (reaction), Firearms, Melee combat' in page
+    assert 'name="stats-0-skills" value="Dodge (reaction: dodge), Firearms (attack: ranged), Melee combat (attack: melee)' in page
     assert 'name="options_system" value="d6"' in page
     assert 'name="explosion"' not in page  # nothing of Lucky 13
     # Changing the system swaps its options in with htmx; without JavaScript a button redraws the page.
@@ -177,7 +177,10 @@ def test_a_d6_skill_keeps_the_spaces_in_its_name(client, gm) -> None:
 
     assert response.status_code == 302
     perception = Campaign.objects.get().options["stats"][3]
-    assert perception["skills"] == [{"name": "Spot Hidden", "reaction": False}, {"name": "Con", "reaction": True}]
+    assert perception["skills"] == [
+        {"name": "Spot Hidden", "reaction": False, "combat": ""},
+        {"name": "Con", "reaction": True, "combat": ""},
+    ]
 
 
 def test_every_error_of_a_d6_campaign_shows_at_once_by_its_field(client, gm) -> None:

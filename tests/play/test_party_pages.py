@@ -102,8 +102,8 @@ def test_the_dashboard_of_a_party_of_500_is_one_page_of_it(
     # The session, the user, the campaign, its members, the page of characters with their owners
     # (one more than a page: is there a next one?), the running encounter (none, so no combatants),
     # the feed's rolls, the open roll requests (none), the open proposals (none) and the first characters
-    # for the GM's call form.
-    with django_assert_num_queries(10):
+    # for the GM's call form, and those with something waiting for the GM's approval.
+    with django_assert_num_queries(11):
         response = client.get(dashboard_url(campaign))
 
     page = html(response)
@@ -117,7 +117,7 @@ def test_the_dashboard_of_a_party_of_500_is_one_page_of_it(
 def test_a_later_page_costs_what_the_first_does(client, campaign, gm, large_party, django_assert_num_queries):
     last = Character.objects.get(pk=large_party[-PARTY_PAGE_SIZE - 1])
     client.force_login(gm)
-    with django_assert_num_queries(10):  # as the first page
+    with django_assert_num_queries(11):  # as the first page
         response = client.get(dashboard_url(campaign, after=f"{last.pk}:{last.name}"))
 
     page = html(response)
@@ -221,13 +221,13 @@ def crowded(campaign: Campaign, gm, player, other_player, large_party) -> Campai
     return campaign
 
 
-@pytest.mark.parametrize(("who", "queries"), [("gm", 8), ("player", 6)])
+@pytest.mark.parametrize(("who", "queries"), [("gm", 9), ("player", 6)])
 def test_the_campaign_page_of_a_crowded_campaign_shows_a_bounded_glance(
     client, request, crowded, large_party, who, queries, django_assert_num_queries
 ) -> None:
     client.force_login(request.getfixturevalue(who))
     # The session, the user, the campaign, its members, the party's first characters with their
-    # players, the viewer's drafts; for the GM, the players' drafts and the archived characters
+    # players, the viewer's drafts; for the GM, the players' drafts, the archived characters and those waiting
     # (each list one more than it shows: is there more?).
     with django_assert_num_queries(queries):
         response = client.get(detail_url(crowded))
