@@ -99,8 +99,10 @@ def test_a_gm_invites_a_new_player_who_builds_a_character_and_edits_it_in_place(
 
     # The GM sees the new character in the party.
     gm_page.goto(f"{base}/campaigns/{campaign.pk}/")
-    expect(gm_page.get_by_role("link", name="Vex", exact=True)).to_be_visible()
+    expect(gm_page.locator("#party").get_by_role("link", name="Vex", exact=True)).to_be_visible()
     expect(gm_page.locator("main")).to_contain_text("vex")
+    # Her gear waits for the GM, who sees it on the same page.
+    expect(gm_page.locator("#awaiting-gm").get_by_role("link", name="Vex", exact=True)).to_be_visible()
 
     vex = Character.objects.get(name="Vex")
     assert vex.status == "active"
