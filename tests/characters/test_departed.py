@@ -46,6 +46,7 @@ def test_a_member_still_sees_their_archived_characters_table_pages(client, campa
     assert client.get(reverse("play:sheet-roll", args=[brunella.pk])).status_code == 200
 
 
+@pytest.mark.django_db(transaction=True)  # the socket reads the database from its own thread
 def test_a_removed_players_former_draft_stays_theirs_and_the_gms(
     client,
     api,  # noqa: F811 (the fixture)
