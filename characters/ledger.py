@@ -205,9 +205,9 @@ class Award:
     """Points (and a reputation change) for one character from the end-of-adventure form."""
 
     character_id: int
-    amount: int = 0
-    reputation: int = 0
-    reason: str = ""  # "" takes the form's reason
+    amount: int | None = 0  # None: refused before (a form's field said why), so left unchecked
+    reputation: int | None = 0
+    reason: str | None = ""  # "" takes the form's reason
 
 
 @dataclass(frozen=True, slots=True)
@@ -246,17 +246,8 @@ def award(
     ids = [a.character_id for a in awards]
     if len(set(ids)) != len(ids):
         raise Refused("Each character can appear only once in an award.")
-    errors: dict[str, str] = {}
-    for a in awards:
-        try:
-            whole_number(a.amount, "points", low=0, high=MAX_ENTRY)
-            whole_number(a.reputation, "reputation change", low=-10, high=10)
-        except Refused as problem:
-            errors.setdefault(str(a.character_id), problem.message)
-        if (a.amount or a.reputation) and not (a.reason or reason):
-            errors["reason"] = "Give a reason for the award."
-    if not any(a.amount or a.reputation for a in awards):
-        errors.setdefault("amount", "Give at least one character some points or a reputation change.")
+    if any(None in (a.amount, a.reputation, a.reason) for a in awards):
+        raise Refused("Each award needs its points, its reputation change and its reason, even if empty.")
     # One lock per character, taken in a fixed order so that two awards never wait on each other.
     characters = {
         c.pk: c
@@ -265,26 +256,10 @@ def award(
         .filter(pk__in=ids, campaign=campaign, status=Character.Status.ACTIVE)
         .order_by("pk")
     }
+    errors = award_problems(awards, reason, characters)
     for a in awards:
-        character = characters.get(a.character_id)
-        if character is None:
+        if a.character_id not in characters:
             errors.setdefault(str(a.character_id), "That character is not in play in this campaign.")
-            continue
-        if not isinstance(a.reputation, int) or not a.reputation:  # a sheet without reputation takes points too
-            continue
-        standing = character.rules.standing
-        if standing is None:
-            errors.setdefault(str(a.character_id), f"{character.name}'s sheet keeps no reputation.")
-            continue
-        now = standing_of(character)
-        if not standing.low <= now + a.reputation <= standing.high:
-            errors.setdefault(
-                str(a.character_id),
-                (
-                    f"{character.name}'s {standing.label.lower()} is {now:+d}; a change of {a.reputation:+d} "
-                    f"would take it past the limits of {signed(standing.low)} and {signed(standing.high)}."
-                ),
-            )
     if errors:
         raise Refused(next(iter(errors.values())), errors=errors)
     # Their balances, locked after the characters, in the same order, in one query.
@@ -330,6 +305,47 @@ def award(
                 sheet, what = ended
                 _save(character, sheet, by=by, what=what, sections=changed_sections(character, sheet))
     return Awarded(entries, changes)
+
+
+def award_problems(awards: Sequence[Award], reason: str | None, characters: Mapping[int, Character]) -> dict[str, str]:
+    """Every problem of an award at once, by where it shows: a character's points (the character's id,
+    as text), their reputation change (``reputation-<id>``), the ``reason``, or the ``amount`` as a
+    whole. An amount, change or reason given as ``None`` was refused before (its own message says
+    why): the checks that read it keep quiet. A character not in ``characters`` is not looked at."""
+    errors: dict[str, str] = {}
+    unknown = False
+    for a in awards:
+        try:
+            if a.amount is not None:
+                whole_number(a.amount, "points", low=0, high=MAX_ENTRY)
+        except Refused as problem:
+            errors.setdefault(str(a.character_id), problem.message)
+        change = f"reputation-{a.character_id}"
+        try:
+            if a.reputation is not None:
+                whole_number(a.reputation, "reputation change", low=-10, high=10)
+        except Refused as problem:
+            errors[change] = problem.message
+        gives = bool(a.amount) or bool(a.reputation)
+        unknown = unknown or (not gives and None in (a.amount, a.reputation))
+        if gives and a.reason is not None and reason is not None and not (a.reason or reason):
+            errors["reason"] = "Give a reason for the award."
+        character = characters.get(a.character_id)
+        if character is None or change in errors or not isinstance(a.reputation, int) or not a.reputation:
+            continue  # a sheet without reputation takes points too
+        standing = character.rules.standing
+        if standing is None:
+            errors[change] = f"{character.name}'s sheet keeps no reputation."
+            continue
+        now = standing_of(character)
+        if not standing.low <= now + a.reputation <= standing.high:
+            errors[change] = (
+                f"{character.name}'s {standing.label.lower()} is {now:+d}; a change of {a.reputation:+d} "
+                f"would take it past the limits of {signed(standing.low)} and {signed(standing.high)}."
+            )
+    if not unknown and not any(a.amount or a.reputation for a in awards):
+        errors.setdefault("amount", "Give at least one character some points or a reputation change.")
+    return errors
 
 
 def changed_sections(character: Character, sheet: Any) -> list[str]:

@@ -453,19 +453,53 @@ class AwardForm(forms.Form):
             for c in self.characters
         ]
 
-    def awards(self) -> list[ledger.Award]:
+    def clean(self) -> dict[str, Any]:
+        """Every message at once: the fields', and the award's rules on every value the fields could
+        read. A value its field refused goes to the rules as None, which keeps the checks that read it
+        quiet (the field's own message says what is wrong)."""
+        cleaned = super().clean() or {}
+        if self.rules.standing is None:
+            self._no_reputation(cleaned)
+        refused = set(self.errors)
+        reason = None if "reason" in refused else cleaned.get("reason", "")
+        problems = ledger.award_problems(self.awards(refused), reason, {c.pk: c for c in self.characters})
+        for key, message in problems.items():
+            field = f"amount-{key}" if key.isdigit() else key
+            if field not in refused:
+                self.add_error(field if field in self.fields else None, message)
+        return cleaned
+
+    def _no_reputation(self, cleaned: dict[str, Any]) -> None:
+        """A system whose sheets keep no reputation shows no reputation fields: a change posted anyway
+        (well formed or not) is said at the top of the form, once for each character it names."""
+        for c in self.characters:
+            field = f"reputation-{c.pk}"
+            if field in self.errors or cleaned.get(field):
+                self.errors.pop(field, None)
+                cleaned[field] = 0
+                self.add_error(None, f"{c.name}'s sheet keeps no reputation.")
+
+    def awards(self, refused: set[str] = frozenset()) -> list[ledger.Award]:
+        """The awards the form gives; a value of one of the ``refused`` fields is None."""
         data = self.cleaned_data
-        party = data["amount"] or 0
-        return [
-            ledger.Award(
-                c.pk,
-                data[f"amount-{c.pk}"] if data[f"amount-{c.pk}"] is not None else party,
-                data[f"reputation-{c.pk}"] or 0,
-                data[f"reason-{c.pk}"],
-            )
-            for c in self.characters
-            if data[f"include-{c.pk}"]
-        ] + ([ledger.Award(pk, party, 0, "") for pk in self.others] if data["rest"] and party else [])
+
+        def read(field: str, empty: Any) -> Any:
+            if field in refused:
+                return None
+            value = data.get(field)
+            return empty if value is None else value
+
+        party = read("amount", 0)
+        rows = []
+        for c in self.characters:
+            if not data.get(f"include-{c.pk}"):
+                continue
+            own = read(f"amount-{c.pk}", None)
+            amount = None if f"amount-{c.pk}" in refused else (own if own is not None else party)
+            rows.append(ledger.Award(c.pk, amount, read(f"reputation-{c.pk}", 0), read(f"reason-{c.pk}", "")))
+        if data.get("rest") and party != 0:
+            rows += [ledger.Award(pk, party, 0, "") for pk in self.others]
+        return rows
 
 
 def _award_rows(in_play: Any, posted: QueryDict | None, name: str) -> list[Character]:

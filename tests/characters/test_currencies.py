@@ -268,3 +268,17 @@ def test_the_coin_award_page_pays_tokens_and_keeps_no_reputation(client, coin_ca
     assert response["Location"] == reverse("campaigns:detail", args=[coin_campaign.pk])
     assert [str(m) for m in get_messages(response.wsgi_request)] == ["Awarded: Flip 30 T. Everyone sees it now."]
     assert ledger.balances(flipper) == {"tokens": 30}
+
+
+def test_a_malformed_reputation_change_on_a_sheet_without_reputation_shows_with_the_other_mistakes(
+    client, coin_campaign, gm, player
+) -> None:
+    sheet = coin.Sheet(nerve=2, step="").model_dump(mode="json")
+    flipper = Character.objects.create(campaign=coin_campaign, owner=player, name="Flip", status="active", sheet=sheet)
+    client.force_login(gm)
+    url = reverse("characters:award", args=[coin_campaign.pk])
+    refused = client.post(url, award_form(flipper, amount="ten", **{f"reputation-{flipper.pk}": "eleven"}))
+    assert refused.status_code == 400
+    assert "Flip&#x27;s sheet keeps no reputation." in refused.text  # its field is not on the page: said at the top
+    assert "Enter a whole number." in refused.text  # the party's points, in the same response
+    assert not LedgerEntry.objects.exists()

@@ -498,3 +498,34 @@ def test_the_campaign_page_links_the_gm_to_awards(client, gm, player, campaign) 
     assert url in client.get(reverse("campaigns:detail", args=[campaign.pk])).text
     client.force_login(player)
     assert url not in client.get(reverse("campaigns:detail", args=[campaign.pk])).text
+
+
+@pytest.mark.parametrize("headers", [{}, {"HTTP_HX_REQUEST": "true"}], ids=["plain", "htmx"])
+def test_a_bad_award_shows_every_mistake_at_once(client, gm, campaign, party, headers) -> None:
+    brunella, tam = party
+    client.force_login(gm)
+    data = {
+        "adventure": "x" * (ledger.MAX_ADVENTURE + 1),
+        "amount": "ten",
+        "reason": "",
+        f"include-{brunella.pk}": "on",
+        f"reputation-{brunella.pk}": "11",
+        f"include-{tam.pk}": "on",
+        f"amount-{tam.pk}": "15",
+        f"reputation-{tam.pk}": "6",
+    }
+    response = client.post(reverse("characters:award", args=[campaign.pk]), data, **headers)
+    assert response.status_code == 400
+    page = response.text.replace("&#x27;", "'")
+    assert "Enter a whole number." in page  # the party's points
+    assert f"at most {ledger.MAX_ADVENTURE} characters" in page  # the adventure
+    assert "less than or equal to 10" in page  # Brunella's reputation change
+    assert "Give a reason for the award." in page  # Tam's 15 points need one
+    assert "Tam's reputation is +0; a change of +6 would take it past the limits" in page
+    # Brunella's points are the party's, which could not be read: "at least one" waits for them.
+    assert "Give at least one character" not in page
+    assert 'value="ten"' in page
+    assert 'value="15"' in page
+    assert 'value="6"' in page
+    assert not LedgerEntry.objects.exists()
+    assert not ReputationChange.objects.exists()
