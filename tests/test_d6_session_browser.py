@@ -7,8 +7,10 @@ keeping count as she types, a bad code refused beside its box, and raising two s
 Dodge roll at a band's number for both characters and each player rolls it from the live dashboard;
 Talia's player opens a skill's roll page from the sheet (a band alone: the chance at both ends), names
 the number and rolls, with the wild die in the log; the GM runs a short fight (Talia and a mutant of
-codes, initiative, a shot the mutant dodges); the GM awards character points and Talia's player buys a
-pip of Firearms, which the ledger shows.
+codes, initiative, a shot the mutant dodges), and Talia's player, following it live on the encounter
+page, shoots on her turn; the GM awards character points and Talia's player buys a pip of Firearms,
+which the ledger shows; at last the GM makes two new D6 campaigns from the page, with JavaScript and
+without. (D6 has no specializations and no gear that waits for the GM: the Lucky 13 walk covers those.)
 
 Every page the walk visits passes :func:`check_page`: no console error, no response of 500 or more, no
 horizontal scrolling; and every page state the axe-core check of the browser fixtures sees.
@@ -23,6 +25,7 @@ from campaigns.models import Campaign, Membership
 from characters import drafting
 from characters.models import Character, LedgerEntry
 from play.models import Roll
+from rules.systems import d6
 from rules.systems.d6.chance import p_at_least
 from rules.systems.d6.codes import DieCode
 from tests.play.test_live_browser import asgi_server  # noqa: F401 (a fixture)
@@ -221,7 +224,36 @@ def test_a_gm_and_two_players_play_a_short_d6_session(
     expect(desk.get_by_role("heading", name="Last attack")).to_be_visible()
     settled(desk)
     check_page(desk, problems)
-    assert Roll.objects.filter(kind="attack", character=talia).count() == 1
+    first = Roll.objects.get(kind="attack", character=talia)
+
+    # On Talia's turn her player attacks from the encounter page, open live; the GM's page shows it.
+    table.goto(walk.url(f"/campaigns/{campaign.pk}/encounter/"))
+    expect(table.locator("[data-encounter-live]")).to_have_attribute("data-live", "up")
+    table.evaluate("window.sameDocument = true")
+    check_page(table, problems)
+    current = order.locator("[aria-current=true] .combatant-name")
+    for _ in range(2):
+        if "Talia" in current.inner_text():
+            break
+        before = current.inner_text()
+        desk.get_by_role("button", name="Next turn").click()
+        expect(current).not_to_have_text(before)
+        settled(desk)
+    expect(table.get_by_role("heading", name="Your turn: Talia")).to_be_visible()
+    check_page(table, problems)
+    table.get_by_label("Target", exact=True).select_option(label="Mutant")
+    table.get_by_role("button", name="Show the chance to hit").click()
+    expect(table.get_by_text("against a dodge or parry of")).to_be_visible()
+    settled(table)
+    check_page(table, problems)
+    table.get_by_role("button", name="Roll the attack").click()
+    expect(table.locator(".last-attack")).not_to_contain_text(f"Roll #{first.seq}")
+    check_page(table, problems)
+    assert table.evaluate("window.sameDocument") is True
+    own = Roll.objects.filter(kind="attack", character=talia).latest("seq")
+    assert (own.by, first.by) == (player, gm)
+    expect(desk.locator(".last-attack")).to_contain_text(f"Roll #{own.seq}")  # live on the GM's page
+    check_page(desk, problems)
 
     # 5. The GM awards character points; Talia's player buys a pip of Firearms, which the ledger shows.
     desk.goto(walk.url(f"/campaigns/{campaign.pk}/"))
@@ -243,11 +275,37 @@ def test_a_gm_and_two_players_play_a_short_d6_session(
     expect(table.get_by_role("status")).to_contain_text("Bought: Firearms 5d+1 → 5d+2 for 5 CP. 1 CP left.")
     check_page(table, problems)
 
+    # 6. The GM makes two more D6 campaigns from the new-campaign page: with JavaScript the options
+    # swap in place; without it, "Show its options" brings them.
+    desk.goto(walk.url("/campaigns/new/"))
+    desk.get_by_label("Name", exact=True).fill("Night Run")
+    desk.get_by_label("Rules system").select_option("d6")
+    expect(desk.get_by_label("Stat dice at creation")).to_have_value("18")
+    check_page(desk, problems)
+    desk.get_by_role("button", name="Create the campaign").click()
+    expect(desk.get_by_role("heading", level=1)).to_have_text("Night Run")
+    check_page(desk, problems)
+    bare = walk.sign_in(gm, javascript=False)
+    bare.goto(walk.url("/campaigns/new/"))
+    bare.get_by_label("Name", exact=True).fill("Dust Road")
+    bare.get_by_label("Rules system").select_option("d6")
+    bare.get_by_role("button", name="Show its options").click()
+    expect(bare.get_by_label("Stat dice at creation")).to_have_value("18")
+    expect(bare.get_by_label("Name", exact=True)).to_have_value("Dust Road")
+    bare.get_by_role("button", name="Create the campaign").click()
+    expect(bare.get_by_role("heading", level=1)).to_have_text("Dust Road")
+    assert problems == []
+    bare.context.close()
+    made = Campaign.objects.filter(name__in=["Night Run", "Dust Road"])
+    assert sorted(made.values_list("system", flat=True)) == ["d6", "d6"]
+    assert all(c.options == d6.SYSTEM.default_options() for c in made)
+
     talia.refresh_from_db()
     firearms = next(s for s in talia.document.skills if s.name == "Firearms")
     assert firearms.code == "5d+2"
     assert list(LedgerEntry.objects.filter(character=talia).values_list("amount", flat=True)) == [-5, 6]
     assert Roll.objects.filter(campaign=campaign, kind__in=("check", "opposed")).count() == 4
+    assert Roll.objects.filter(campaign=campaign, kind="attack").count() == 2
     assert jericho.pk in {r.character_id for r in Roll.objects.filter(campaign=campaign)}
     for page in (desk, table, other):
         page.context.close()

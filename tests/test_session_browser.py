@@ -3,11 +3,15 @@ of Brunella and Otto, each on a phone-width screen (360 px), served as productio
 the ASGI application, the live dashboard's WebSocket).
 
 The GM calls the rolls (``players_call_rolls`` off). The GM calls a Sneaking check for both
-characters and each player rolls it from the live dashboard; Brunella's player looks at a contest
-against Otto and the GM rolls it; the GM runs a fight (Brunella and a goblin, then Otto joins it under
-way, and an attack); a wound lowers Brunella's Pulse die on her roll page; more damage leaves her dying
-and unable to roll, until the GM heals her; at the end the GM awards Adventure Points and the player
-spends some, which the ledger shows.
+characters and each player rolls it from the live dashboard; then a Pulse + Fighting check for
+Brunella, which her player answers from the sheet with her Longsword specialization; Brunella's player
+looks at a contest against Otto and the GM rolls it; the GM runs a fight (Brunella and a goblin, then
+Otto and a wolf join it under way, and an attack), which Brunella's player follows live on the encounter
+page and where she attacks on her turn; a wound lowers Brunella's Pulse die on her roll page; more
+damage leaves her dying and unable to roll, until the GM heals her; the GM awards Adventure Points and
+the player spends some, which the ledger shows; the player adds a d12 greatsword, which waits until the
+GM approves it from the campaign page; at last the GM makes two new Lucky 13 campaigns from the page,
+with JavaScript and without.
 
 Every page the walk visits passes :func:`check_page`: no console error, no response of 500 or more,
 no horizontal scrolling.
@@ -22,6 +26,7 @@ import pytest
 from django.test import Client
 from playwright.sync_api import Browser, Page, Response, expect
 
+from campaigns.models import Campaign
 from characters.models import Character, LedgerEntry
 from play.models import Roll
 from rules.dice import StepDie
@@ -61,11 +66,12 @@ class Walk:
         self.browser, self.server, self.problems = browser, server, problems
         self.refused: list[str] = []
 
-    def sign_in(self, user) -> Page:
-        """A phone-width browser carrying ``user``'s session, as if they had logged in."""
+    def sign_in(self, user, *, javascript: bool = True) -> Page:
+        """A phone-width browser carrying ``user``'s session, as if they had logged in (with JavaScript
+        off when ``javascript`` is false)."""
         client = Client()
         client.force_login(user)
-        context = self.browser.new_context(viewport=PHONE)
+        context = self.browser.new_context(viewport=PHONE, java_script_enabled=javascript)
         context.add_init_script(WATCH_SCRIPT)
         context.add_init_script(READY_SCRIPT)
         context.add_cookies([{"name": "sessionid", "value": client.cookies["sessionid"].value, "url": self.server.url}])
@@ -189,6 +195,34 @@ def test_a_gm_and_two_players_play_a_whole_session(
     for page in (desk, table, other):
         assert page.evaluate("window.sameDocument") is True
 
+    # The GM calls Pulse + Fighting for Brunella; her player answers from the sheet and adds her
+    # Longsword specialization, which the call leaves to the sheet: the roll the GM sees carries it.
+    call.get_by_label("Skill", exact=True).select_option("Fighting")
+    call.get_by_label("Ability", exact=True).select_option("pulse")
+    call.get_by_label("Difficulty", exact=True).select_option("challenging")
+    call.get_by_label("Brunella", exact=True).check()
+    call.get_by_label("Otto", exact=True).uncheck()
+    call.get_by_role("button", name="Call for the roll").click()
+    expect(call.get_by_role("status")).to_contain_text("Pulse + Fighting check, Challenging (d6)")
+    table.get_by_role("link", name="Roll it from the sheet, with what the sheet adds").click()
+    expect(table.get_by_role("note")).to_contain_text("Answering gm’s call: Pulse + Fighting check")
+    check_page(table, problems)
+    table.get_by_label("Specialization", exact=True).select_option(label="Longsword (1)")
+    expect(table.locator("#roll-chance .roll-steps")).to_contain_text("Longsword 1: Skill +1")
+    settled(table)
+    check_page(table, problems)
+    table.get_by_role("button", name=re.compile("^Roll ")).click()
+    expect(table.locator("#roll-result")).to_contain_text("total")
+    check_page(table, problems)
+    expect(feed).to_have_count(3)
+    expect(feed.first).to_contain_text("Longsword")
+    expect(feed.first).to_contain_text("called by gm")
+    expect(desk.get_by_text("No open requests.")).to_be_visible()
+    check_page(desk, problems)
+    called = Roll.objects.filter(character=brunella, kind="check").latest("seq")
+    assert called.spec["sheet"]["ability"] == "pulse"
+    assert "Longsword" in str(called.spec["sheet"])
+
     # 2. A contest: Brunella's player opens it from her sheet and sees the odds against Otto; the GM,
     # who calls the rolls here, rolls it from the same page.
     open_sheet(table, walk, campaign, brunella)
@@ -249,6 +283,13 @@ def test_a_gm_and_two_players_play_a_whole_session(
     settled(desk)
     check_page(desk, problems)
 
+    # Brunella's player follows the fight on the encounter page, live.
+    table.goto(walk.url(f"/campaigns/{campaign.pk}/encounter/"))
+    expect(table.locator("[data-encounter-live]")).to_have_attribute("data-live", "up")
+    expect(table.get_by_role("heading", name="Initiative order")).to_be_visible()
+    table.evaluate("window.sameDocument = true")
+    check_page(table, problems)
+
     desk.get_by_role("link", name="Someone joins the fight…").click()
     expect(desk.get_by_role("heading", name="Someone joins the fight")).to_be_visible()
     settled(desk)
@@ -277,6 +318,44 @@ def test_a_gm_and_two_players_play_a_whole_session(
     settled(desk)
     check_page(desk, problems)
     assert Roll.objects.filter(kind="attack", character=brunella).count() == 1
+
+    # A wolf joins the fight; on Brunella's turn her player attacks it from the encounter page, and the
+    # GM's page shows it live.
+    desk.get_by_role("link", name="Someone joins the fight…").click()
+    expect(desk.get_by_role("heading", name="Someone joins the fight")).to_be_visible()
+    settled(desk)
+    npcs.get_by_label("Name", exact=True).fill("Wolf")
+    npcs.get_by_label("Combat").select_option("d6")
+    npcs.get_by_label("Weapon damage").select_option("d6")
+    desk.get_by_role("button", name="Add NPCs").click()
+    expect(order.locator(".combatant-name")).to_have_count(4)
+    expect(table.locator("ol.initiative .combatant-name")).to_have_count(4)  # live on the player's page
+    settled(desk)
+    check_page(desk, problems)
+    current = order.locator("[aria-current=true] .combatant-name")
+    for _ in range(4):
+        if "Brunella" in current.inner_text():
+            break
+        before = current.inner_text()
+        desk.get_by_role("button", name="Next turn").click()
+        expect(current).not_to_have_text(before)
+        settled(desk)
+    expect(table.get_by_role("heading", name="Your turn: Brunella")).to_be_visible()
+    check_page(table, problems)
+    table.get_by_label("Target", exact=True).select_option(label="Wolf")
+    table.get_by_role("button", name="Show the chance to hit").click()
+    expect(table.get_by_text("hits Wolf with a chance of")).to_be_visible()
+    settled(table)
+    check_page(table, problems)
+    table.get_by_role("button", name="Roll the attack").click()
+    expect(table.locator(".last-attack")).to_contain_text("Brunella attacked Wolf")
+    check_page(table, problems)
+    assert table.evaluate("window.sameDocument") is True
+    attacks = Roll.objects.filter(kind="attack", character=brunella).order_by("seq")
+    assert [a.by for a in attacks] == [gm, player]
+    own = attacks.last()
+    seen = f"Brunella attacked Wolf: {own.total} against {own.outcome['defender_total']}"
+    expect(desk.locator(".last-attack")).to_contain_text(seen)
 
     # 4. A wound: 12 damage leaves Brunella 18 of 30 hit points, below the d8 step (21-30): her Pulse
     # checks roll a d6 (11-20).
@@ -364,8 +443,48 @@ def test_a_gm_and_two_players_play_a_whole_session(
     expect(rows.last).to_contain_text("The Drowned Bell")
     check_page(table, problems)
 
+    # 7. Brunella's player adds a d12 greatsword in play: it waits for the GM, who approves it from the
+    # campaign page in one click; the sheet no longer says it waits.
+    table.goto(walk.url(f"/characters/{brunella.pk}/edit/equipment/"))
+    check_page(table, problems)
+    new_weapon = table.get_by_role("group", name="New weapon")
+    new_weapon.get_by_label("Name", exact=True).fill("Greatsword")
+    new_weapon.get_by_label("Accuracy die").select_option("d12")
+    new_weapon.get_by_label("Damage die").select_option("d12")
+    table.get_by_role("button", name="Save").click()
+    greatsword = table.locator("ul.weapons li").filter(has_text="Greatsword")
+    expect(greatsword).to_contain_text("awaits the GM’s approval")
+    check_page(table, problems)
+    desk.goto(walk.url(f"/campaigns/{campaign.pk}/"))
+    waiting = desk.locator("#awaiting-gm")
+    expect(waiting).to_contain_text("Weapon: Greatsword, accuracy d12, damage d12")
+    check_page(desk, problems)
+    waiting.get_by_role("button", name="Approve Weapon: Greatsword, accuracy d12, damage d12 for Brunella").click()
+    expect(desk.locator(".messages")).to_contain_text("Brunella: approved.")
+    expect(desk.locator("#awaiting-gm")).to_have_count(0)
+    check_page(desk, problems)
+    table.reload()
+    expect(greatsword).to_be_visible()
+    expect(greatsword).not_to_contain_text("awaits")
+    check_page(table, problems)
+
+    # 8. The GM makes two more campaigns of this system from the new-campaign page: one with
+    # JavaScript, one without.
+    bare = walk.sign_in(gm, javascript=False)
+    for page, name in ((desk, "The Second Crown"), (bare, "The Third Crown")):
+        page.goto(walk.url("/campaigns/new/"))
+        expect(page.get_by_label("Hit points per Pulse step")).to_have_value("10")
+        page.get_by_label("Name", exact=True).fill(name)
+        page.get_by_role("button", name="Create the campaign").click()
+        expect(page.get_by_role("heading", level=1)).to_have_text(name)
+        assert problems == [], page.url
+    made = Campaign.objects.filter(name__in=["The Second Crown", "The Third Crown"])
+    assert sorted(made.values_list("system", flat=True)) == ["lucky13", "lucky13"]
+    bare.context.close()
+
     brunella.refresh_from_db()
     assert brunella.document.hit_points == 20
+    assert [(w.name, w.approved) for w in brunella.document.weapons if w.name == "Greatsword"] == [("Greatsword", True)]
     assert brunella.document.specialization(TELEPORT)[1].level == 3
     assert list(LedgerEntry.objects.filter(character=brunella).values_list("amount", flat=True)) == [-4, 12]
     assert list(LedgerEntry.objects.filter(character=otto).values_list("amount", flat=True)) == [12]
