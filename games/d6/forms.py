@@ -26,7 +26,9 @@ class CodeField(forms.CharField):
         attrs = {"class": "die-code", "inputmode": "text", "autocomplete": "off", "spellcheck": "false", "size": "6"}
         if base is not None:
             attrs["data-base"] = str(base.steps)
-        super().__init__(max_length=12, widget=forms.TextInput(attrs=attrs), required=False, **kwargs)
+        # No length of its own: a code too long to be one is refused by the engine, beside its box and
+        # with every other box's refusal, rather than alone in a round before them.
+        super().__init__(widget=forms.TextInput(attrs=attrs), required=False, **kwargs)
 
 
 def _total(key: str, budget: Budget, words: str) -> dict[str, Any]:

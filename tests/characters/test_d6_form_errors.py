@@ -139,3 +139,18 @@ def test_a_luck_spend_shows_every_refusal_at_once(client, d6_campaign, player, h
     assert f"{MAX_LUCK} luck points are spent this adventure already" in page
     talia.refresh_from_db()
     assert (talia.version, talia.sheet) == before
+
+
+def test_a_code_too_long_to_be_one_is_refused_with_the_other_boxes(client, d6_campaign, player) -> None:
+    character = started(client, d6_campaign, player)
+    long_code = "3d+1 and then some more"
+    response = client.post(step_url(character, "stats"), stats_post(character, [long_code, "3x", "", "3d", "3d", "3d"]))
+    assert response.status_code == 400
+    page = text(response)
+    assert f"'{long_code}' is not a die code" in page  # beside its box, in the same response as the others
+    assert "'3x' is not a die code" in page
+    assert "needs a die code" in page
+    assert "at most 12 characters" not in page
+    assert f'value="{long_code}"' in page
+    character.refresh_from_db()
+    assert all(stat.code is None for stat in character.document.stats)
