@@ -17,11 +17,12 @@ How the document's fields map to the sections of a Lucky 13 sheet (its system's 
 ``notes``                            ``notes``
 =================================== ===================
 
-The other fields (``id``, ``system``, ``status``, ``sheet``, ``ability_names``, ``ability_method``,
-``took_impairment``, and a skill's ``name`` and ``ability``) are not on any section: a PATCH may
-repeat them as they are, and anything else there is a 400. A list replaces the list; each of its
-rows is the sheet's item with the row's ``id`` when it gives one, else the first unclaimed item
-of its name, else the next unclaimed item in order, so a row renamed in place stays itself.
+The other fields (``id``, ``system``, ``status``, ``sheet``, ``arrival``, ``awaiting``,
+``ability_names``, ``ability_method``, ``took_impairment``, and a skill's ``name`` and ``ability``)
+are not on any section: a PATCH may repeat them as they are, and anything else there is a 400. A
+list replaces the list; each of its rows is the sheet's item with the row's ``id`` when it gives
+one, else the first unclaimed item of its name, else the next unclaimed item in order, so a row
+renamed in place stays itself.
 """
 
 from __future__ import annotations
@@ -232,6 +233,9 @@ class CharacterPatch(_In):
     name: Text = optional()
     sheet: dict[Text, Any] = optional(description="Read only: it may come back only as it is.")
     arrival: dict[Text, Any] | None = optional(description="Read only: it may come back only as it is.")
+    awaiting: list[dict[Text, Any]] = optional(
+        max_length=ROWS, description="Read only: it may come back only as it is."
+    )
     concept: Annotated[str, StringConstraints(max_length=CONCEPT, pattern=ONE_LINE)] = optional()
     ability_names: dict[Text, Text] = optional(max_length=len(ABILITY_KEYS) + 1)
     abilities: AbilitiesPatch = optional()
@@ -249,7 +253,17 @@ class CharacterPatch(_In):
 
 
 #: Fields no section of the sheet holds: a PATCH may only repeat them.
-FIXED: Final = ("id", "system", "status", "sheet", "arrival", "ability_names", "ability_method", "took_impairment")
+FIXED: Final = (
+    "id",
+    "system",
+    "status",
+    "sheet",
+    "arrival",
+    "awaiting",
+    "ability_names",
+    "ability_method",
+    "took_impairment",
+)
 
 
 # --- A PATCH, section by section -----------------------------------------------------------------
