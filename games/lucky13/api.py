@@ -40,8 +40,7 @@ from api.extensions import StalePatch, SystemApi
 from api.params import LINES, ONE_LINE
 from characters import operations, write
 from characters.models import Character
-from games.lucky13 import sections
-from games.lucky13.hit_point_api import router
+from games.lucky13 import contest_api, sections
 from games.lucky13.sections import ArmorRow, AssetRow, Details, Equipment, SpecializationRow, TraitRow, WeaponRow
 from rules.dice import DiceError, StepDie
 from rules.document import MAX_ITEM_ID
@@ -632,4 +631,8 @@ def apply_patch(locked: Character, changes: CharacterPatch, by: AbstractBaseUser
         raise refused_by_field(InvalidChange, problems)
 
 
-API: Final = SystemApi(named_fields=NamedFields, patch=CharacterPatch, apply_patch=apply_patch, router=router)
+#: Lucky 13's own endpoints (a rest, the GM's word that a character recovered, a contest) are on one router,
+#: :mod:`games.lucky13.hit_point_api`'s, which :mod:`games.lucky13.contest_api` adds its contest to.
+API: Final = SystemApi(
+    named_fields=NamedFields, patch=CharacterPatch, apply_patch=apply_patch, router=contest_api.router
+)
