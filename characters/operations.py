@@ -186,6 +186,9 @@ def by_path(problems: Sequence[Problem]) -> dict[str, list[str]]:
 
 # --- What waits for the GM --------------------------------------------------------------------
 
+#: The longest key of a waiting item a page or the API may name (keys are short: an item's id, ``12``).
+MAX_ITEM_LENGTH = 40
+
 
 @transaction.atomic
 def decide_awaiting(*, character_id: int, item: str, approve: bool, by: AbstractBaseUser) -> Character:

@@ -204,9 +204,6 @@ def edit_section(request: HttpRequest, pk: int, section: str) -> HttpResponse:
     return _read_view(request, character, section, fresh=True)
 
 
-#: The longest item id a form may name (ids are short: ``asset-12``).
-MAX_ITEM_LENGTH = 40
-
 #: Where the GM's decision on a waiting item goes back to: the page it was made on.
 DECIDED_BACK = {"campaign": ("campaigns:detail", "#awaiting-gm"), "dashboard": ("play:dashboard", "#awaiting-gm")}
 
@@ -220,9 +217,10 @@ def decide_awaiting(request: HttpRequest, pk: int) -> HttpResponse:
     item, decision = request.POST.get("item", ""), request.POST.get("decision", "")
     if item == access.ARRIVAL_ITEM:
         return _decide_arrival(request, character, decision)
+    named = bool(item) and len(item) <= operations.MAX_ITEM_LENGTH and item.isprintable()
     if not character.viewer_is_gm:
         message, status = "Only the campaign's GM approves or refuses what waits.", 403
-    elif decision not in ("approve", "refuse") or not item or len(item) > MAX_ITEM_LENGTH or not item.isprintable():
+    elif decision not in ("approve", "refuse") or not named:
         message, status = "Choose Approve or Refuse for one of the items that wait.", 400
     else:
         try:

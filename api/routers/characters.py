@@ -25,16 +25,17 @@ from pydantic import (
     BaseModel,
     ConfigDict,
     StrictInt,
+    StringConstraints,
     create_model,
 )
 
 from api import extensions
 from api.errors import Error, InvalidChange, InvalidDocument, refused_by_field, responses
-from api.params import MAX_ID, PathId
+from api.params import MAX_ID, ONE_LINE, PathId
 from campaigns.access import campaign_for
 from campaigns.errors import Conflict
 from campaigns.presenters import MAX_KEY_NAME, NameKey, page_by_name
-from characters import access, exchange, lifecycle, write
+from characters import access, exchange, lifecycle, operations, write
 from characters.models import Character
 from rules import systems
 from rules.systems.base import EditRefused, Role, RulesSystem, SheetInvalid
@@ -82,6 +83,12 @@ class Arrival(Schema):
     left: list[str] = Field(default=[], description="What of it stayed with the campaign it came from.")
 
 
+class Waiting(Schema):
+    item: str = Field(description="Its key: what `POST /characters/{id}/awaiting` names.")
+    words: str = Field(description='What it is, in its system\'s words: "Weapon: Halberd, accuracy d8, damage d10".')
+    section: str = Field(description="The section of the sheet it is in (`GET /characters/{id}/sections`).")
+
+
 class CharacterCore(Schema):
     id: int
     system: str = Field(description="The rules system of the character (and of `sheet`).")
@@ -93,6 +100,11 @@ class CharacterCore(Schema):
         default=None,
         description="An import from elsewhere that waits, as a draft, for the GM: approved as it stands or "
         "checked as a fresh creation (`POST /characters/{id}/arrival`); null otherwise.",
+    )
+    awaiting: list[Waiting] = Field(
+        default=[],
+        description="The sheet's items that wait for the GM's approval (a player's new gear), in the sheet's "
+        "order: the GM approves or refuses each (`POST /characters/{id}/awaiting`).",
     )
 
 
@@ -149,6 +161,10 @@ def character_out(character: Character) -> dict[str, Any]:
         "name": character.name,
         "sheet": sheet_of(character),
         "arrival": character.arrival,
+        "awaiting": [
+            {"item": entry.item, "words": entry.words, "section": entry.section}
+            for entry in character.rules.awaiting(character.document)
+        ],
         **character.rules.named_fields(character.document, character.campaign.settings),
     }
 
@@ -465,4 +481,33 @@ def decide_arrival(request: HttpRequest, id: PathId, body: ArrivalDecision) -> A
     except exchange.ArrivalRefused as refused:
         message = " ".join(write.sentence(m) for m in refused.messages)
         return Status(refused.status, {"code": "arrival_refused", "message": message})
+    return _reread(character.pk)
+
+
+class AwaitingDecision(Schema):
+    model_config = ConfigDict(extra="forbid")
+
+    item: Annotated[str, StringConstraints(min_length=1, max_length=operations.MAX_ITEM_LENGTH, pattern=ONE_LINE)] = (
+        Field(description="The waiting item's key, from the character's `awaiting`.")
+    )
+    decision: Literal["approve", "refuse"] = Field(
+        description="`approve`: it comes into play; `refuse`: it is taken off the sheet (it never came into play)."
+    )
+
+
+@router.post(
+    "/characters/{id}/awaiting",
+    response=responses({200: CharacterOut}, 400, 403, 404, 409),
+    by_alias=True,
+    summary="Approve or refuse a sheet's item that waits for the GM",
+)
+def decide_awaiting(request: HttpRequest, id: PathId, body: AwaitingDecision) -> Any:
+    """The GM approves or refuses one of the items that wait on the sheet (its `awaiting`), as the
+    campaign page and the dashboard do: through the sheet's one write path, in its history. A 403 for
+    anyone but the GM; a 409 when the item no longer waits (decided already, or changed), or when the
+    character or the campaign is archived. Returns the character as it is now."""
+    character = access.character_for(request.user, id)
+    operations.decide_awaiting(
+        character_id=character.pk, item=body.item, approve=body.decision == "approve", by=request.user
+    )
     return _reread(character.pk)

@@ -17,11 +17,12 @@ How the document's fields map to the sections of a Lucky 13 sheet (its system's 
 ``notes``                            ``notes``
 =================================== ===================
 
-The other fields (``id``, ``system``, ``status``, ``sheet``, ``ability_names``, ``ability_method``,
-``took_impairment``, and a skill's ``name`` and ``ability``) are not on any section: a PATCH may
-repeat them as they are, and anything else there is a 400. A list replaces the list; each of its
-rows is the sheet's item with the row's ``id`` when it gives one, else the first unclaimed item
-of its name, else the next unclaimed item in order, so a row renamed in place stays itself.
+The other fields (``id``, ``system``, ``status``, ``sheet``, ``arrival``, ``awaiting``,
+``ability_names``, ``ability_method``, ``took_impairment``, and a skill's ``name`` and ``ability``)
+are not on any section: a PATCH may repeat them as they are, and anything else there is a 400. A
+list replaces the list; each of its rows is the sheet's item with the row's ``id`` when it gives
+one, else the first unclaimed item of its name, else the next unclaimed item in order, so a row
+renamed in place stays itself.
 """
 
 from __future__ import annotations
@@ -39,8 +40,7 @@ from api.extensions import StalePatch, SystemApi
 from api.params import LINES, ONE_LINE
 from characters import operations, write
 from characters.models import Character
-from games.lucky13 import sections
-from games.lucky13.hit_point_api import router
+from games.lucky13 import contest_api, sections
 from games.lucky13.sections import ArmorRow, AssetRow, Details, Equipment, SpecializationRow, TraitRow, WeaponRow
 from rules.dice import DiceError, StepDie
 from rules.document import MAX_ITEM_ID
@@ -232,6 +232,9 @@ class CharacterPatch(_In):
     name: Text = optional()
     sheet: dict[Text, Any] = optional(description="Read only: it may come back only as it is.")
     arrival: dict[Text, Any] | None = optional(description="Read only: it may come back only as it is.")
+    awaiting: list[dict[Text, Any]] = optional(
+        max_length=ROWS, description="Read only: it may come back only as it is."
+    )
     concept: Annotated[str, StringConstraints(max_length=CONCEPT, pattern=ONE_LINE)] = optional()
     ability_names: dict[Text, Text] = optional(max_length=len(ABILITY_KEYS) + 1)
     abilities: AbilitiesPatch = optional()
@@ -249,7 +252,17 @@ class CharacterPatch(_In):
 
 
 #: Fields no section of the sheet holds: a PATCH may only repeat them.
-FIXED: Final = ("id", "system", "status", "sheet", "arrival", "ability_names", "ability_method", "took_impairment")
+FIXED: Final = (
+    "id",
+    "system",
+    "status",
+    "sheet",
+    "arrival",
+    "awaiting",
+    "ability_names",
+    "ability_method",
+    "took_impairment",
+)
 
 
 # --- A PATCH, section by section -----------------------------------------------------------------
@@ -618,4 +631,8 @@ def apply_patch(locked: Character, changes: CharacterPatch, by: AbstractBaseUser
         raise refused_by_field(InvalidChange, problems)
 
 
-API: Final = SystemApi(named_fields=NamedFields, patch=CharacterPatch, apply_patch=apply_patch, router=router)
+#: Lucky 13's own endpoints (a rest, the GM's word that a character recovered, a contest) are on one router,
+#: :mod:`games.lucky13.hit_point_api`'s, which :mod:`games.lucky13.contest_api` adds its contest to.
+API: Final = SystemApi(
+    named_fields=NamedFields, patch=CharacterPatch, apply_patch=apply_patch, router=contest_api.router
+)

@@ -2,16 +2,16 @@
 test of strength"), the character's Ability + Skill against another character in play or against the
 dice the GM names, with the exact chance of each side before anyone rolls.
 
-The engine builds both sides from the sheets (``Lucky13.sheet_roll`` with an ``opponent``); the
-server rolls both and records one roll in the log. A GET shows the chances; Roll is a POST that
-redirects back to show the roll as the log does. Like every sheet roll, a player's own contest needs
+The form reads the contest; :mod:`games.lucky13.contests` (which the JSON API's contest goes through
+too) builds both sides from the sheets (``Lucky13.sheet_roll`` with an ``opponent``), and the server
+rolls both and records one roll in the log. A GET shows the chances; Roll is a POST that redirects
+back to show the roll as the log does. Like every sheet roll, a player's own contest needs
 the campaign's "players set their own difficulty"; otherwise the page shows the odds for the GM's call.
 """
 
 from __future__ import annotations
 
 import secrets
-from dataclasses import dataclass
 from typing import Any, Final
 from urllib.parse import urlencode
 
@@ -24,13 +24,12 @@ from django.views.decorators.http import require_http_methods
 from campaigns.errors import Refused
 from characters import access
 from characters.models import Character
+from games.lucky13 import contests
 from play import sheet_rolls
-from play.encounters import MAX_COMBATANTS
-from play.models import Encounter, Roll
+from play.models import Roll
 from play.roll_views import roll_entry
 from rules.systems import lucky13
 from rules.systems.base import SheetRoll, SpecError
-from rules.systems.lucky13 import encounter as encounter_rules
 from web.fields import ChoiceField, TextField, TypedChoiceField, steps_field, whole_key
 
 HELP_WITH: Final = [("skill", "the skill"), ("ability", "the ability")]
@@ -43,13 +42,6 @@ RESISTS: Final = [
 #: The GM's parts of a contest: extra steps and an NPC's help, for either side.
 GM_FIELDS: Final = ("npc_helper", "npc_helper_die", "ability_steps", "skill_steps", "opponent_npc_helper",
                     "opponent_npc_helper_die", "opponent_ability_steps", "opponent_skill_steps")  # fmt: skip
-#: What the form passes on to the engine, as the situation of the contest.
-SIDE_PARTS: Final = (
-    "ability", "specialization", "asset", "helper", "help_with", "npc_helper", "npc_helper_die", "ability_steps",
-    "skill_steps", "opponent", "opponent_skill", "opponent_name", "opponent_specialization", "opponent_ability_roll",
-    "opponent_asset", "opponent_helper", "opponent_help_with", "opponent_npc_helper", "opponent_npc_helper_die",
-    "opponent_ability_steps", "opponent_skill_steps", "resists",
-)  # fmt: skip
 
 
 class ContestForm(forms.Form):
@@ -103,7 +95,7 @@ class ContestForm(forms.Form):
         *,
         character: Character,
         opponents: list[Character],
-        npcs: list[NpcSide] | None = None,
+        npcs: list[contests.NpcSide] | None = None,
         opening: bool = False,
     ) -> None:
         merged = {key: data.get(key) for key in data if key in self.base_fields}
@@ -134,7 +126,7 @@ class ContestForm(forms.Form):
         self.opponents = opponents
         self.opening = opening
         self.made: SheetRoll | None = None
-        self.npcs = {side.key: side for side in npcs or ()}
+        self.npcs = list(npcs or ())
         if npcs:
             self.fields["opponent_npc"].choices = [("", "none"), *((side.key, side.words) for side in npcs)]
         else:
@@ -152,27 +144,16 @@ class ContestForm(forms.Form):
             self.add_error(None, sheet_rolls.GM_ONLY_STEPS)
         if self.errors:
             return cleaned
-        situation: dict[str, Any] = {"skill": cleaned["skill"], "ability_roll": cleaned.get("ability_roll") or "normal"}
-        for key in SIDE_PARTS:  # not "secret": the log's
-            if cleaned.get(key) not in (None, "", 0):
-                situation[key] = cleaned[key]
         dice = cleaned.get("opponent_dice") or ""
-        npc = self.npcs.get(cleaned.get("opponent_npc") or "")
-        if npc is not None:
-            if cleaned.get("opponent") is not None or dice:
-                self.add_error("opponent_npc", "Name one other side: a character, the GM's dice or an NPC.")
-                return cleaned
-            situation["opponent_name"], dice = npc.name, " + ".join(npc.dice)
-        if cleaned.get("opponent") is None and not dice:
-            if not self.opening:
-                self.add_error("opponent", "Name the other side: a character in play, the dice the GM names or an NPC.")
-            return cleaned
-        if dice:
-            situation["opponent_dice"] = [part.strip() for part in dice.replace(",", "+").split("+") if part.strip()]
-        if situation.get("opponent_ability_roll") == "normal":
-            del situation["opponent_ability_roll"]
+        given = {
+            **cleaned,
+            "opponent_dice": [part.strip() for part in dice.replace(",", "+").split("+") if part.strip()],
+        }
         try:
-            self.made = sheet_rolls.build(self.character, self.opponents, situation, gm=self.character.viewer_is_gm)
+            self.made = contests.make(self.character, given, others=self.opponents, npcs=self.npcs)
+        except contests.NoOtherSide as missing:
+            if not self.opening:
+                self.add_error(missing.field, missing.message)
         except SpecError as error:
             field = {"opponent_dice": "opponent_dice"}.get(error.field.split("[")[0], error.field)
             self.add_error(field if field in self.fields else None, sentence(error.message))
@@ -189,34 +170,6 @@ def _specializations(sheet: Any) -> list[tuple[int, str]]:
     return [(spec.id, f"{spec.name} ({skill.name})") for skill in sheet.skills for spec in skill.specializations]
 
 
-@dataclass(frozen=True, slots=True)
-class NpcSide:
-    """One pool an NPC of the running encounter can oppose a contest with (its choice on the form)."""
-
-    key: str
-    words: str
-    name: str
-    dice: tuple[str, ...]
-
-
-def npc_sides(character: Character) -> list[NpcSide]:
-    """For the GM: the pools of the NPCs of the campaign's running encounter (none without one), in
-    the encounter's order; at most one encounter runs, and it holds at most ``MAX_COMBATANTS``."""
-    if not character.viewer_is_gm:
-        return []
-    encounter = Encounter.objects.running().filter(campaign_id=character.campaign_id).first()
-    if encounter is None:
-        return []
-    combat, settings = character.campaign.rules.combat, character.campaign.settings
-    npcs = encounter.combatants.filter(character__isnull=True, removed=False).order_by("order", "pk")
-    sides = []
-    for npc in npcs[:MAX_COMBATANTS]:
-        for key, words, dice in encounter_rules.contest_pools(combat.read_block(npc.block), settings):
-            labels = tuple(die.label for die in dice)
-            sides.append(NpcSide(f"{npc.pk}:{key}", f"{npc.name}: {words} ({' + '.join(labels)})", npc.name, labels))
-    return sides
-
-
 def sentence(message: str) -> str:
     message = message.strip()
     return (message[:1].upper() + message[1:]).rstrip(".") + "."
@@ -225,7 +178,7 @@ def sentence(message: str) -> str:
 @require_http_methods(["GET", "HEAD", "POST"])
 def contest(request: HttpRequest, pk: int) -> HttpResponse:
     character = access.character_for(request.user, pk, write=request.method == "POST", at_table=True)
-    if character.system != lucky13.KEY:
+    if not contests.offered(character):
         return render(request, "characters/edit_refused.html", {"message": "No contests here.", "character": character},
                       status=404)  # fmt: skip
     data = request.POST if request.method == "POST" else request.GET
@@ -233,7 +186,8 @@ def contest(request: HttpRequest, pk: int) -> HttpResponse:
     opponents = sheet_rolls.helpers_for(character, helper=[pk for pk in named if pk is not None])
     # The sheet's Contest link names only the skill: the page opens on the form, with nothing to refuse yet.
     opening = request.method != "POST" and not {"opponent", "opponent_dice", "opponent_npc"} & data.keys()
-    form = ContestForm(data, character=character, opponents=opponents, npcs=npc_sides(character), opening=opening)
+    form = ContestForm(data, character=character, opponents=opponents, npcs=contests.npc_sides(character),
+                       opening=opening)  # fmt: skip
     valid = form.is_valid() and form.made is not None
     url = reverse("lucky13:contest", args=[character.pk])
     context: dict[str, Any] = {
@@ -246,15 +200,13 @@ def contest(request: HttpRequest, pk: int) -> HttpResponse:
     if valid and request.method == "POST":
         try:
             secret = bool(form.cleaned_data.get("secret"))
-            rolled = sheet_rolls.roll(character, form.made, by=request.user, rng=secrets.SystemRandom(), secret=secret)
+            rolled = contests.roll(character, form.made, by=request.user, rng=secrets.SystemRandom(), secret=secret)
         except Refused as refused:
             context["error"], status = refused.message, refused.status
         else:
             return redirect(f"{url}?{urlencode({**form.query(), 'rolled': rolled.roll.seq})}#contest-result")
     if valid:
-        spec = form.made.spec
-        chance = lucky13.opposed_chance(lucky13.parse_opposed(spec))
-        context.update(made=form.made, chance=chance, query=form.query())
+        context.update(made=form.made, chance=contests.chance(form.made), query=form.query())
     seq = whole_key(request.GET.get("rolled", "")) if request.method != "POST" else None
     if seq is not None:
         found = Roll.objects.filter(campaign_id=character.campaign_id, seq=seq, character=character).first()

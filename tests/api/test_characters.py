@@ -516,10 +516,13 @@ def test_a_player_changes_the_story_and_renames_specializations(as_, read, brune
     assert sorted(after["assets"][0]["skills"]) == ["Scholarship", "Sneaking"]
     assert after["sheet"]["assets"][0]["skills"] == [SCHOLARSHIP, SNEAKING]
     assert after["armor"] == after["sheet"]["armor"] == []
+    # The player's new dagger and the map's new use wait for the GM.
+    assert [entry["words"] for entry in after["awaiting"]] == ["Asset: Old map (thing, level 2)",
+                                                              "Weapon: Dagger, accuracy d6, damage d4"]  # fmt: skip
     assert {k: v for k, v in after.items() if k not in ("name", "concept", "notes", "version", "sheet", "skills",
-            "backgrounds", "impairments", "weapons", "assets", "armor")} == {
+            "backgrounds", "impairments", "weapons", "assets", "armor", "awaiting")} == {
         k: v for k, v in doc.items() if k not in ("name", "concept", "notes", "version", "sheet", "skills",
-            "backgrounds", "impairments", "weapons", "assets", "armor")
+            "backgrounds", "impairments", "weapons", "assets", "armor", "awaiting")
     }  # fmt: skip
 
 
@@ -821,6 +824,8 @@ def test_a_draft_is_finished_in_the_creation_steps(as_, read, campaign, player) 
         ("/api/v1/characters/{id}/archive", "post", {"200", "400", "401", "403", "404", "409", "422", "429"}),
         ("/api/v1/characters/{id}/restore", "post", {"200", "400", "401", "403", "404", "409", "422", "429"}),
         ("/api/v1/characters/{id}/export", "get", {"200", "401", "404", "422", "429"}),
+        ("/api/v1/characters/{id}/arrival", "post", {"200", "400", "401", "403", "404", "409", "422", "429"}),
+        ("/api/v1/characters/{id}/awaiting", "post", {"200", "400", "401", "403", "404", "409", "422", "429"}),
     ],
 )
 def test_the_schema_documents_every_status(client, path, method, statuses) -> None:
