@@ -47,9 +47,9 @@ api = NinjaAPI(
 errors.install(api)
 
 # Each resource's endpoints live in a module of api.routers.
-from api.routers import campaigns, chance, characters, ledger, rolls, systems  # noqa: E402
+from api.routers import campaigns, chance, characters, ledger, moves, rolls, systems  # noqa: E402
 
-for module in (campaigns, characters, rolls, ledger, chance, systems):
+for module in (campaigns, characters, moves, rolls, ledger, chance, systems):
     api.add_router("/", module.router)
 # A system's own endpoints (``/characters/{id}/<key>/…``), registered by its Django package.
 from api import extensions  # noqa: E402

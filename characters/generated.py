@@ -235,3 +235,34 @@ def fields_of(model: type, *, leave_out: frozenset[str] = frozenset()) -> dict[s
 def generated_edit(section: str) -> type[GeneratedEdit]:
     """The generated form's class for ``section`` (one class per section key)."""
     return type(f"GeneratedEdit_{section}", (GeneratedEdit,), {"key": section})
+
+
+def input_form(model: type, data: Any = None) -> forms.Form:
+    """A form for a pydantic model of plain fields (a move's input): a field for each of the model's
+    fields, made as a sheet section's are (:func:`scalar_field`), labelled by its title, with its
+    description as help. A field whose schema says how it is ``refused`` (one sentence for any value it
+    does not take) says that, whatever was wrong."""
+    schema = _schema(model)
+    defs = schema.get("$defs", {})
+    form = forms.Form(data)
+    required = set(schema.get("required", ()))
+    for name, node in schema.get("properties", {}).items():
+        resolved, nullable = _resolve(node, defs)
+        field = scalar_field(name, resolved, nullable or name not in required)
+        field.help_text = resolved.get("description", "")
+        refused = resolved.get("refused")
+        if refused:
+            field.error_messages = {key: refused for key in (*field.error_messages, "min_value", "max_value")}
+        form.fields[name] = field
+    return form
+
+
+def refusal_words(model: type) -> dict[str, str]:
+    """The fields of ``model`` whose schema says how they are ``refused``, with those words."""
+    schema = _schema(model)
+    defs = schema.get("$defs", {})
+    return {
+        name: str(_resolve(node, defs)[0]["refused"])
+        for name, node in schema.get("properties", {}).items()
+        if "refused" in _resolve(node, defs)[0]
+    }

@@ -3,12 +3,21 @@ and encounters. The dashboard's WebSocket route is in :mod:`play.routing`."""
 
 from django.urls import path
 
-from play import dashboard_views, encounter_views, proposal_views, request_views, roll_views, sheet_roll_views
+from play import (
+    dashboard_views,
+    encounter_views,
+    move_views,
+    proposal_views,
+    request_views,
+    roll_views,
+    sheet_roll_views,
+)
 
 app_name = "play"
 
 urlpatterns = [
     path("characters/<int:pk>/roll/", sheet_roll_views.roll, name="sheet-roll"),
+    path("characters/<int:pk>/moves/<slug:key>/", move_views.move, name="move"),
     path("campaigns/<int:pk>/dashboard/", dashboard_views.dashboard, name="dashboard"),
     path("campaigns/<int:pk>/requests/", request_views.call, name="request-call"),
     path("campaigns/<int:pk>/requests/<int:request_pk>/close/", request_views.cancel, name="request-cancel"),

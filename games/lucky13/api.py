@@ -631,8 +631,8 @@ def apply_patch(locked: Character, changes: CharacterPatch, by: AbstractBaseUser
         raise refused_by_field(InvalidChange, problems)
 
 
-#: Lucky 13's own endpoints (a rest, the GM's word that a character recovered, a contest) are on one router,
-#: :mod:`games.lucky13.hit_point_api`'s, which :mod:`games.lucky13.contest_api` adds its contest to.
+#: Lucky 13's own endpoints (a contest) are on :mod:`games.lucky13.contest_api`'s router; its rest and recovery
+#: are moves (:mod:`api.routers.moves`).
 API: Final = SystemApi(
     named_fields=NamedFields, patch=CharacterPatch, apply_patch=apply_patch, router=contest_api.router
 )

@@ -13,7 +13,7 @@ import secrets
 from typing import Annotated, Any, Final, Literal
 
 from django.http import Http404, HttpRequest
-from ninja import Field, Schema, Status
+from ninja import Field, Router, Schema, Status
 from pydantic import ConfigDict, StrictBool, StringConstraints
 
 from api.errors import responses
@@ -22,7 +22,6 @@ from campaigns.errors import Refused
 from characters import access
 from characters.write import sentence
 from games.lucky13 import contests
-from games.lucky13.hit_point_api import router  # Lucky 13's own endpoints are one router
 from play import sheet_rolls
 from rules.document import Name
 from rules.systems import lucky13
@@ -38,6 +37,9 @@ DieLabel = Annotated[str, StringConstraints(max_length=20, pattern=ONE_LINE)]
 NpcKey = Annotated[str, StringConstraints(max_length=60, pattern=r"^[0-9]{1,19}:[a-z_]{1,40}$")]
 NpcDie = Literal["d4", "d6", "d8", "d10", "d12"]
 GM_ONLY: Final = "GM only: "
+
+#: Lucky 13's own endpoints in the API (the moves every system has are :mod:`api.routers.moves`).
+router = Router(tags=["Lucky 13"])
 
 
 class InvalidContest(Refused):

@@ -1,6 +1,6 @@
 from django.urls import path
 
-from games.lucky13 import calculator, contest_views, hit_point_views
+from games.lucky13 import calculator, contest_views
 
 app_name = "lucky13"
 
@@ -11,6 +11,4 @@ urlpatterns = [
     path("calculator/opposed/", calculator.opposed, name="opposed"),
     path("calculator/opposed/roll/", calculator.roll_opposed, name="roll-opposed"),
     path("characters/<int:pk>/contest/", contest_views.contest, name="contest"),
-    path("characters/<int:pk>/rest/", hit_point_views.rest, name="rest"),
-    path("characters/<int:pk>/recovered/", hit_point_views.recovered, name="recovered"),
 ]

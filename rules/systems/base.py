@@ -13,11 +13,14 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from fractions import Fraction
 from random import Random
-from typing import Any, ClassVar, Generic, Protocol, TypeVar, runtime_checkable
+from typing import TYPE_CHECKING, Any, ClassVar, Generic, Protocol, TypeVar, runtime_checkable
 
 from pydantic import BaseModel
 
 from rules.document import Problem
+
+if TYPE_CHECKING:
+    from rules.systems.moves import Move
 
 __all__ = [
     "AttackPlan",
@@ -587,6 +590,10 @@ class RulesSystem(Protocol):
     # Campaign options: a validated model with defaults.
     options_model: ClassVar[type[BaseModel]]
     option_fields: tuple[Option, ...]
+
+    # Everything a player or the GM does with the rules besides building and rolling a sheet
+    # (:mod:`rules.systems.moves`), performed by the table's one pipeline.
+    moves: tuple[Move, ...]
 
     def default_options(self) -> dict[str, Any]: ...
 

@@ -35,11 +35,11 @@ def wounded(table, player) -> Character:
 
 
 def rest_url(character: Character) -> str:
-    return reverse("lucky13:rest", args=[character.pk])
+    return reverse("play:move", args=[character.pk, "rest"])
 
 
 def recovered_url(character: Character) -> str:
-    return reverse("lucky13:recovered", args=[character.pk])
+    return reverse("play:move", args=[character.pk, "recovered"])
 
 
 def sheet_now(character: Character):

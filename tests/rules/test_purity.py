@@ -18,6 +18,8 @@ ENGINE_MODULES = (
     "rules.reading",
     "rules.systems",
     "rules.systems.base",
+    "rules.systems.moves",
+    "rules.systems.lucky13.moves",
     "rules.systems.lucky13",
     *(
         f"rules.systems.lucky13.{name}"

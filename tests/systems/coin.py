@@ -178,6 +178,7 @@ class Coin:
         Option("luck", "Starting Luck", 5),
         Option("trick_ideas", "Trick ideas", ["Coin Walk", "Double Heads"], help="Tricks the players may take."),
     )
+    moves: Final = ()
     sheet_model: ClassVar = Sheet
     sheet_version: Final = 2
     creation_steps: Final = (

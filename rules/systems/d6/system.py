@@ -182,6 +182,7 @@ class D6:
     license_file: Final = ""
     options_model: ClassVar = options.Options
     option_fields: Final = options.OPTIONS
+    moves: Final = ()
     sheet_model: ClassVar = Sheet
     sheet_version: Final = SCHEMA_VERSION
     creation_steps: Final = (

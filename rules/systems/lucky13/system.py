@@ -77,6 +77,7 @@ from rules.systems.lucky13.creation import (
 from rules.systems.lucky13.encounter import COMBAT
 from rules.systems.lucky13.health import Condition, condition, current_pulse, death_threshold, max_hit_points
 from rules.systems.lucky13.modifiers import Modifiers, assist_steps, sheet_check
+from rules.systems.lucky13.moves import MOVES
 from rules.systems.lucky13.options import OPTIONS, Options, default_options, validate_options
 from rules.systems.lucky13.record import ROLL_KINDS
 from rules.systems.lucky13.recovery import RECOVERING_STEPS, recovering, settle
@@ -182,6 +183,7 @@ class Lucky13:
     standing: Final = REPUTATION
     offer_situation: Final = OFFER_SITUATION
     combat: Final = COMBAT
+    moves: Final = MOVES
 
     # --- Options -------------------------------------------------------------------------
 

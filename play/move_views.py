@@ -1,0 +1,130 @@
+"""The one page of every sheet move (:mod:`play.moves`): its form, made from the move's input model,
+in the place of the sheet region the move changes (htmx) or on a page of its own (without JavaScript),
+carrying the version it was made from. Made, the region comes back read-only and current (or the
+sheet, at that region); refused, the form comes back with the reason by its field (400), with things as
+they are now (409), or a page that says why (403). A system may present what the move shows of the
+sheet before it is made (``systems/<key>/moves/<move>_shows.html``); the form and the rest are generic.
+"""
+
+from __future__ import annotations
+
+from django import forms
+from django.contrib import messages
+from django.http import Http404, HttpRequest, HttpResponse
+from django.shortcuts import redirect, render
+from django.template import TemplateDoesNotExist
+from django.template.loader import select_template
+from django.urls import reverse
+from django.views.decorators.http import require_http_methods
+from django.views.decorators.vary import vary_on_headers
+
+from campaigns.errors import NotAllowed, NotFound, Refused
+from characters import access
+from characters.generated import input_form
+from characters.models import Character
+from characters.operations import sections_for
+from characters.views import saved_region
+from play import moves
+from rules.systems.moves import Move, Situation
+from web.fields import version_number
+
+NO_VERSION = "This form did not say which version of the sheet it was made from, so nothing was changed"
+
+
+def _shows_template(character: Character, move: Move) -> str:
+    """The system's template for what the move shows of the sheet, or "" when it has none."""
+    try:
+        return select_template([f"systems/{character.system}/moves/{move.key}_shows.html"]).template.name
+    except TemplateDoesNotExist:
+        return ""
+
+
+def _fresh(character: Character) -> Character:
+    fresh = Character.objects.select_related("campaign", "owner").get(pk=character.pk)
+    fresh.can_edit, fresh.viewer_is_gm = character.can_edit, character.viewer_is_gm
+    return fresh
+
+
+def _page(
+    request: HttpRequest,
+    character: Character,
+    move: Move,
+    *,
+    form: forms.Form,
+    version: int | None = None,
+    status: int = 200,
+    conflict: str = "",
+    problem: str = "",
+) -> HttpResponse:
+    """The move's form (with htmx, the region that takes the sheet region's place)."""
+    section = sections_for(character).get(move.parts[0]) if move.parts else None
+    region = section.where if section is not None else "move"
+    url = reverse("play:move", args=[character.pk, move.key])
+    role = moves.viewer_role(character, request.user)
+    context = {
+        "character": character,
+        "move": move,
+        "form": form,
+        "fields": [form[name] for name in form.fields],
+        "region": region,
+        "version": moves.made_from(character, move) if version is None else version,
+        "action_url": url,
+        "cancel_url": reverse("characters:sheet-section", args=[character.pk, section.key]) if section else "",
+        "sheet_url": f"{reverse('characters:sheet', args=[character.pk])}#{region}",
+        "conflict": conflict,
+        "problem": problem,
+        "why_not": moves.allowed(character, move, request.user),
+        "shows": move.shows(Situation(character.document, character.campaign.settings, role)) if role else {},
+        "shows_template": _shows_template(character, move),
+        "in_place": bool(request.htmx) and section is not None,
+    }
+    template = "play/move.html" + ("#move-form" if context["in_place"] else "")
+    return render(request, template, context, status=status)
+
+
+def _refused(request: HttpRequest, character: Character, message: str) -> HttpResponse:
+    return render(request, "characters/edit_refused.html", {"character": character, "message": message}, status=403)
+
+
+@require_http_methods(["GET", "HEAD", "POST"])
+@vary_on_headers("HX-Request")
+def move(request: HttpRequest, pk: int, key: str) -> HttpResponse:
+    """A sheet move: its form (GET), and the move it asks for (POST), made from the version it was read at."""
+    character = access.character_for(request.user, pk, write=True)
+    try:
+        chosen = moves.move_of(character, key)
+    except NotFound as missing:
+        raise Http404(missing.message) from None
+    forbidden = moves.forbidden(character, chosen, request.user)
+    if forbidden:
+        return _refused(request, character, forbidden)
+    if request.method != "POST":
+        return _page(request, character, chosen, form=input_form(chosen.input))
+    form = input_form(chosen.input, request.POST)
+    version = version_number(request.POST.get("version", ""))
+    if version is None:
+        return _page(request, _fresh(character), chosen, form=form, status=400, conflict=NO_VERSION)
+    if not form.is_valid():
+        return _page(request, character, chosen, form=form, version=version, status=400)
+    given = {name: value for name, value in form.cleaned_data.items() if value is not None}
+    try:
+        saved, made = moves.make(character_id=character.pk, key=key, version=version, given=given, by=request.user)
+    except moves.StaleMove as stale:
+        conflict = f"{stale.what} changed since you opened this form, so nothing was changed. This is how it stands now"
+        return _page(request, _fresh(character), chosen, form=form, status=409, conflict=conflict)
+    except NotAllowed as refused:
+        return _refused(request, character, refused.message)
+    except Refused as refused:
+        problem = refused.message
+        for field, message in refused.errors.items():
+            if field in form.fields:
+                form.add_error(field, message)
+                problem = ""
+        return _page(request, character, chosen, form=form, version=version, status=400, problem=problem)
+    notice = f"{character.name} {made.notice}."
+    section = chosen.parts[0] if chosen.parts else ""
+    if not request.htmx or section not in sections_for(character):
+        messages.success(request, notice)
+    if section not in sections_for(character):
+        return redirect("characters:sheet", saved.pk)
+    return saved_region(request, character, section, notice=notice)

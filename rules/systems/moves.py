@@ -1,0 +1,129 @@
+"""Moves: everything a player or the GM does with a system's rules besides building a sheet and rolling
+it — rest, mark a recovery, spend a luck point, declare a round, draw a card, tick a checklist item,
+answer a prompt. A system declares its moves as data plus pure functions; one generic pipeline in the
+table app performs any of them (lock, role, versions, apply, write, record, announce), so a new
+system's stateful mechanics are engine code and, at most, a template.
+
+A move has a key and a label; a scope (a character's sheet, or the campaign's table); who may make it;
+one pydantic input model, which is also its form, its API body and that body's JSON Schema; the parts
+of the state whose version it is made from; whether the campaign's options offer it at all;
+``why_not`` (words a player understands, or None when it may be made now); and ``apply``, which gives
+the new state, the words for the history, what to tell the one who made it, and optionally a
+:class:`Prompt` — a decision left to someone, with the moves allowed next and the exact chance each
+choice leaves.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from enum import StrEnum
+from fractions import Fraction
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict
+
+from rules.systems.base import Role
+
+__all__ = ["Choice", "Made", "Move", "NoInput", "Prompt", "Scope", "Situation", "always", "find"]
+
+
+class Scope(StrEnum):
+    """What a move changes: a character's sheet, or the campaign's table."""
+
+    SHEET = "sheet"
+    TABLE = "table"
+
+
+class NoInput(BaseModel):
+    """The input of a move that asks nothing: a confirmation."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+@dataclass(frozen=True, slots=True)
+class Situation:
+    """What a move is made on: the state it changes (a sheet, or the table's document), the campaign's
+    options, and the role of the one making it."""
+
+    state: BaseModel
+    options: Mapping[str, Any]
+    role: Role
+
+
+@dataclass(frozen=True, slots=True)
+class Choice:
+    """One answer a prompt allows: the move that makes it, its label, and the exact chance of success it
+    leaves (None when nothing is left to chance)."""
+
+    move: str
+    label: str
+    chance: Fraction | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Prompt:
+    """A decision left to someone after a move: who answers, the question, and the choices."""
+
+    to: Role
+    question: str
+    choices: tuple[Choice, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Made:
+    """What a move made: the new state; ``words``, the history's line; ``notice``, what the one who made
+    it is told; ``result``, the figures a client reads back (what a rest healed, say); and the prompt it
+    leaves, if any."""
+
+    state: BaseModel
+    words: str
+    notice: str
+    result: Mapping[str, Any] = field(default_factory=dict)
+    prompt: Prompt | None = None
+
+
+def always(options: Mapping[str, Any]) -> bool:
+    """Every campaign offers the move."""
+    return True
+
+
+def _free(situation: Situation) -> str | None:
+    return None
+
+
+@dataclass(frozen=True, slots=True)
+class Move:
+    """One move of a system (see the module's docstring).
+
+    ``who``: the roles that may make it (the owner of the sheet, the GM); ``note`` says, in a player's
+    words, why someone else may not. ``parts``: the sections (of a sheet) or parts (of the table) it is
+    made from and changes: a move made from an older version of any of them is refused, nothing
+    changed. ``offered``: whether a campaign's options have the move at all (a campaign without it
+    answers that there is no such move). ``shows``: what the move's page shows of the state before it
+    is made (the hit points before a rest, say), for its template.
+    """
+
+    key: str
+    label: str
+    scope: Scope
+    input: type[BaseModel]
+    parts: tuple[str, ...]
+    apply: Callable[[Situation, Any], Made]
+    who: frozenset[Role] = frozenset({Role.OWNER, Role.GM})
+    note: str = ""
+    help: str = ""
+    button: str = ""
+    offered: Callable[[Mapping[str, Any]], bool] = always
+    why_not: Callable[[Situation], str | None] = _free
+    shows: Callable[[Situation], Mapping[str, Any]] = field(default=lambda situation: {})
+
+    @property
+    def submit(self) -> str:
+        """The words of the button that makes the move."""
+        return self.button or self.label
+
+
+def find(moves: tuple[Move, ...], key: str) -> Move | None:
+    """The move of ``moves`` with ``key``, if there is one."""
+    return next((move for move in moves if move.key == key), None)
