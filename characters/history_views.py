@@ -19,7 +19,7 @@ PAGE_SIZE: Final = 25
 
 
 def changed_parts(change: SheetChange) -> list[str]:
-    """The top-level parts of the sheet this change touched, in words ("hit points", "skills")."""
+    """The top-level parts of the sheet this change touched, in words ("skills", "notes")."""
     before, after = change.before or {}, change.after or {}
     keys = [k for k in after if before.get(k) != after.get(k) and k not in ("next_id", "schema_version")]
     keys += [k for k in before if k not in after]

@@ -339,7 +339,7 @@ def _page(
 @vary_on_headers("HX-Request")
 @refusals
 def encounter(request: HttpRequest, pk: int) -> HttpResponse:
-    """The campaign's running encounter: the initiative order, whose turn it is, everyone's hit points;
+    """The campaign's running encounter: the initiative order, whose turn it is, everyone's vitals;
     for the GM, the controls and (with ``?attacker=&target=``) the chance to hit before rolling. A
     refused preview is the page at the refusal's status, the refusal beside the attack form."""
     campaign = access.campaign_for(request.user, pk)

@@ -663,7 +663,7 @@ def _record_change(
     campaign: Campaign, encounter: Encounter, combatant: Combatant, by: AbstractBaseUser, harm: Harm, **spec: Any
 ) -> None:
     name, reason = combatant.name, spec["reason"]
-    words = f"{name} is {reason}" if spec["amount"] == 0 else f"{_track_label(campaign, combatant)} of {name}: {reason}"
+    words = f"{name} is {reason}" if spec["amount"] == 0 else f"{combat_of(campaign).track_label} of {name}: {reason}"
     record_roll(
         campaign_id=campaign.pk,
         by=by,
@@ -677,11 +677,6 @@ def _record_change(
         chance_of="a change made by the GM",
         label=words,
     )
-
-
-def _track_label(campaign: Campaign, combatant: Combatant) -> str:
-    tracks = vitals_of(campaign, combatant).tracks
-    return tracks[0].label if tracks else "Vitals"
 
 
 #: The largest change of vitals the GM makes at once.

@@ -3,6 +3,7 @@
 Every member's socket joins the campaign's group (:func:`group_name`), and a group of that
 member's own (:func:`member_group_name`) that hears when their membership changes; an open
 sheet page joins its character's group (:func:`sheet_group_name`), which hears its new version.
+A saved sheet of a character in the running encounter is announced as a change of the encounter too.
 A recorded roll and a saved sheet are announced after their transaction commits, as ready-made HTML
 fragments: the same templates the pages use, so a swapped fragment is exactly what a reload
 would show. A roll is rendered twice, once as the GM sees it and once as players do; a secret
@@ -207,6 +208,19 @@ def announce_encounter(sender: Any, campaign_id: int, **kwargs: Any) -> None:
     # fragment and fetches its own body again, as its member sees it (static/js/encounter-live.js).
     campaign = Campaign.objects.get(pk=campaign_id)
     _send(campaign_id, {"type": "encounter.changed", "id": "initiative", "html": initiative_html(campaign)})
+
+
+@receiver(character_changed, dispatch_uid="play.live.announce_combatant")
+def announce_combatant(sender: Any, character_id: int, **kwargs: Any) -> None:
+    """A sheet saved while its character fights in the campaign's running encounter changes what the
+    encounter shows of them, wherever it was saved (the GM's edit on the sheet page, the player's own
+    save, a rest): every member hears the encounter changed, as after the encounter's own moves, and an
+    open encounter page fetches its body again. An encounter's move that writes a sheet is heard twice,
+    once as the encounter's and once as the sheet's; a page that hears both fetches once more."""
+    fighting = Combatant.objects.filter(character_id=character_id, removed=False, encounter__ended_at__isnull=True)
+    campaign_id = fighting.values_list("encounter__campaign_id", flat=True).first()
+    if campaign_id is not None:
+        announce_encounter(sender=Character, campaign_id=campaign_id)
 
 
 @receiver(requests_changed, dispatch_uid="play.live.announce_requests")

@@ -326,7 +326,7 @@ class Encounter(models.Model):
 
 class Combatant(models.Model):
     """A character or an NPC in an encounter, with the stat block it fights with: a document of the
-    campaign's system (``Combat.stat_block_model``): an NPC's whole stat block, hit points and all;
+    campaign's system (``Combat.stat_block_model``): an NPC's whole stat block, vitals and all;
     for a character, what it brought from its sheet when it joined (its vitals stay on its sheet).
     ``state`` is the system's own state of the combatant in this fight (Lucky 13: stabilized)."""
 

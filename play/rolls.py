@@ -262,7 +262,17 @@ def _names(value: Any) -> str:
     return ", ".join(map(str, value)) if isinstance(value, list) else str(value)
 
 
-def _encounter_words(kind: str, spec: Mapping[str, Any]) -> str:
+def _track_label(system_key: str) -> str:
+    """What the system's fights call the track a GM's change moves (``Combat.track_label``); "" for
+    a system not known here or without fights."""
+    try:
+        combat = systems.get(system_key).combat
+    except SpecError:
+        return ""
+    return combat.track_label if combat else ""
+
+
+def _encounter_words(kind: str, spec: Mapping[str, Any], system_key: str) -> str:
     """The words :mod:`play.encounters` labels its rolls with, said again from their spec."""
     if kind == RollKind.INITIATIVE and spec.get("reorder"):
         return f"{spec.get('combatant')} moves {spec.get('direction')} the initiative order"
@@ -278,7 +288,8 @@ def _encounter_words(kind: str, spec: Mapping[str, Any]) -> str:
     if kind == RollKind.ADJUSTMENT and spec.get("amount") == 0:
         return f"{spec.get('combatant')} is {spec.get('reason')}"
     if kind == RollKind.ADJUSTMENT:
-        return f"Hit points of {spec.get('combatant')}: {spec.get('reason')}"
+        track = _track_label(system_key)
+        return f"{track} of {spec.get('combatant')}: {spec.get('reason')}" if track else ""
     if kind == RollKind.REMOVAL:
         return f"{spec.get('combatant')} leaves the fight"
     return ""
@@ -314,7 +325,7 @@ def label_from_spec(kind: str, spec: Any, system: str) -> str:
     if isinstance(spec.get("expression"), str):
         return spec["expression"]
     if "encounter" in spec:
-        return _encounter_words(kind, spec)
+        return _encounter_words(kind, spec, system)
     if kind in (RollKind.CHECK, RollKind.REACTION, RollKind.OPPOSED):
         return _system_words(kind, spec, system)
     return ""
@@ -324,12 +335,14 @@ def label_of(roll: Roll) -> str:
     """The words a roll is shown with: its own, or for a row written before labels were stored,
     the words its spec gives. As secret as the roll: callers show it only where they show the dice.
 
-    Only an old check or opposed roll whose spec names no system reads its campaign's system
-    (a query, unless the caller set ``roll.campaign``)."""
+    Only an old check or opposed roll whose spec names no system, or an old change by the GM (said
+    in its system's words), reads its campaign's system (a query, unless the caller set
+    ``roll.campaign``)."""
     if roll.label:
         return roll.label
     words = label_from_spec(roll.kind, roll.spec, roll.system)
-    if not words and not roll.system and roll.kind in (RollKind.CHECK, RollKind.REACTION, RollKind.OPPOSED):
+    system_words = (RollKind.CHECK, RollKind.REACTION, RollKind.OPPOSED, RollKind.ADJUSTMENT)
+    if not words and not roll.system and roll.kind in system_words:
         words = label_from_spec(roll.kind, roll.spec, system_of(roll))
     return _fit(words)
 

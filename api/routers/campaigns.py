@@ -237,8 +237,8 @@ def get_campaign(request: HttpRequest, id: PathId) -> dict[str, Any]:
 def update_campaign(request: HttpRequest, id: PathId, changes: CampaignPatch) -> dict[str, Any]:
     """The GM changes the name, the description and the options; players get 403. Nobody's
     character loses anything: a skill characters have can be renamed (`renames`) but not
-    removed, and the hit points per Pulse step are fixed once characters have hit points (409,
-    as for an archived campaign)."""
+    removed, and an option the characters' played state is measured by stays fixed once they
+    have one (409, as for an archived campaign)."""
     campaign = access.campaign_for(request.user, id, gm=True)
     options = dict(campaign.options)
     for key, value in (changes.options or {}).items():

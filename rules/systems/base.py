@@ -502,6 +502,20 @@ class Combat(Protocol):
     #: turn chooses the rest, and may not set these to anything but what the attack takes without them.
     gm_attack_fields: frozenset[str]
     actions: tuple[CombatAction, ...]
+    #: The track damage and the GM's changes move, as the log names it ("Hit points"): a GM's change
+    #: is logged as "<track_label> of <combatant>: <reason>".
+    track_label: str
+
+    def amount_words(self, amount: int) -> str:
+        """An amount of that track as the log writes it after a damage's or a change's arrow, from the
+        ``after`` of its outcome (:attr:`Harm.outcome`, older entries' included): Lucky 13 "9 hit points".
+        A change of condition (an outcome with ``was``) is written as its conditions instead."""
+        ...
+
+    def left_words(self, outcome: Mapping[str, Any]) -> str:
+        """What a combatant left the fight with, as the log writes it after its name, from the vitals
+        the log kept (each track's value by its key, and ``condition``): Lucky 13 "at 9 hit points"."""
+        ...
 
     def npc(self, values: Mapping[str, str], options: Mapping[str, Any]) -> BaseModel:
         """An NPC's stat block from the GM's form (text values); :class:`SheetInvalid` names each bad field."""

@@ -1,15 +1,16 @@
 // The live dashboard: one WebSocket per page; the server sends HTML fragments, each swapped in by its id.
 // On a drop the page says so, reconnects with backoff and asks for the rolls after the last one it shows.
+// What every live page does the same way comes from live-pages.js.
 (() => {
   "use strict";
+  const live = window.dicehallLive;
   const root = document.getElementById("live");
-  if (!root || !("WebSocket" in window)) return;
+  if (!root || !live) return;
   const status = document.getElementById("live-status");
   const feed = document.getElementById("roll-feed");
   const feedEmpty = document.getElementById("roll-feed-empty");
   const feedSize = Number(root.dataset.feedSize) || 20;
   let lastSeq = Number(root.dataset.lastSeq) || 0;
-  let delay = 500;
 
   const parse = (html) => {
     const template = document.createElement("template");
@@ -44,28 +45,21 @@
     root.dataset.live = text ? "down" : "up";
   }
 
-  function connect() {
-    const scheme = location.protocol === "https:" ? "wss:" : "ws:";
-    const socket = new WebSocket(`${scheme}//${location.host}${root.dataset.liveUrl}`);
-    socket.addEventListener("open", () => {
-      delay = 500;
+  live.connect(root, {
+    opened(socket) {
       // The page of the party it shows (none: the first), for the rows it is sent again.
       const after = root.dataset.partyAfter;
       socket.send(JSON.stringify(after ? { since: lastSeq, after } : { since: lastSeq }));
       say("");
-    });
-    socket.addEventListener("message", (event) => {
-      const message = JSON.parse(event.data);
+    },
+    heard(message) {
       if (message.type === "roll") addRoll(message.seq, message.html);
       else if (message.type === "fragment") swap(message.id, message.html);
-    });
-    socket.addEventListener("close", (event) => {
-      if (event.code === 4403) return say("Live updates are off: you are no longer a member here. Reload the page.");
-      if (event.code === 4401) return say("Live updates are off: you logged out. Log in again to follow the table.");
+    },
+    closed(code) {
+      if (code === 4403) return say("Live updates are off: you are no longer a member here. Reload the page.");
+      if (code === 4401) return say("Live updates are off: you logged out. Log in again to follow the table.");
       say("Connection lost — reconnecting…");
-      setTimeout(connect, delay);
-      delay = Math.min(delay * 2, 10000);
-    });
-  }
-  connect();
+    },
+  });
 })();

@@ -1,8 +1,9 @@
 """The encounter page is live for every member, served as production serves it (uvicorn, the ASGI
 application, the in-memory channel layer): the GM rolls initiative and a player's open page shows the
 order without a reload; the player attacks with their own character on its turn and the GM's open page
-shows it; a box someone is typing in keeps what they typed, and the page says the encounter changed; a
-page whose socket dropped shows what it missed once it reconnects."""
+shows it; the GM's edit of a combatant's sheet on the sheet page shows in the open encounter's row; a box
+someone is typing in keeps what they typed, and the page says the encounter changed; a page whose socket
+dropped shows what it missed once it reconnects."""
 
 from __future__ import annotations
 
@@ -16,6 +17,7 @@ from play import encounters
 from play.models import Encounter, Roll
 from tests.browser import open_page
 from tests.characters.conftest import make_character
+from tests.characters.test_sheet_live_browser import gm_saves
 from tests.play.npcs import npc
 from tests.play.test_live_browser import AsgiServer, signed_in
 
@@ -118,6 +120,26 @@ def test_the_player_attacks_on_their_turn_and_the_gm_sees_it(
     expect(table.get_by_role("heading", name="Your turn: Brunella")).to_have_count(0)  # live: the turn moved
     assert table.evaluate("window.sameDocument") is True
     assert desk.evaluate("window.sameDocument") is True
+    table.context.close()
+    desk.context.close()
+    assert problems == []
+
+
+def test_the_gms_edit_on_a_combatants_sheet_shows_in_the_players_open_encounter(
+    server, browser, problems, campaign, gm, player, encounter
+):
+    table = open_encounter(browser, player, server, campaign, problems)
+    hit_points = table.locator("li.combatant", has_text="Brunella").locator(".combatant-hp")
+    expect(hit_points).to_contain_text("30 of 30 hp")
+
+    # Outside the encounter's own moves: the GM's edit on Brunella's sheet page.
+    brunella = encounter.combatants.get(name="Brunella").character
+    desk = open_page(signed_in(browser, gm, server), problems)
+    desk.goto(f"{server.url}/characters/{brunella.pk}/")
+    gm_saves(desk, "hit-points", "Current hit points", "12")
+
+    expect(hit_points).to_contain_text("12 of 30 hp", timeout=5000)
+    assert table.evaluate("window.sameDocument") is True  # swapped in, not reloaded
     table.context.close()
     desk.context.close()
     assert problems == []

@@ -21,6 +21,7 @@ from characters import campaign_changes, write
 from config.asgi import application
 from play import encounters, live, rolls
 from play.consumers import NOT_A_MEMBER
+from play.models import Combatant
 from rules.systems.base import Role
 from tests.campaigns.helpers import make_character
 from tests.play.npcs import npc
@@ -168,32 +169,102 @@ def test_a_secret_roll_reaches_the_gm_only(campaign, gm, player) -> None:
     run(scenario)
 
 
+def save(character: Any, by: Any, section: str, value: dict[str, Any], role: Role = Role.GM) -> int:
+    """A save of one section of the sheet, through the one write path every sheet change takes; the
+    character's new version."""
+    fresh = type(character).objects.get(pk=character.pk)
+    return write.change(
+        character.pk,
+        version=write.section_version(fresh, section),
+        section=section,
+        by=by,
+        what=f"The {section}",
+        edit=lambda c: c.rules.edit(c.document, section, value, role=role, options=c.campaign.settings),
+    ).version
+
+
+def wound(character: Any, by: Any, hit_points: int = 12) -> int:
+    """The GM's edit of the hit points, as on the sheet page; the character's new version."""
+    return save(character, by, "hit-points", {"hit_points": hit_points})
+
+
 def test_a_hit_point_change_reaches_every_member_as_the_party_row(campaign, gm, player) -> None:
     brunella = make_character(campaign, player, "Brunella")
 
-    def wound() -> None:
-        # The GM's edit of the hit points, through the one write path every sheet change takes.
-        fresh = type(brunella).objects.get(pk=brunella.pk)
-        write.change(
-            brunella.pk,
-            version=write.section_version(fresh, "hit-points"),
-            section="hit-points",
-            by=gm,
-            what="A fall",
-            edit=lambda c: c.rules.edit(
-                c.document, "hit-points", {"hit_points": -1}, role=Role.GM, options=c.campaign.settings
-            ),
-        )
-
     async def scenario() -> None:
         socket = await joined(campaign, player)
-        await database_sync_to_async(wound)()
+        await database_sync_to_async(wound)(brunella, gm, -1)
         message = await socket.receive_json_from(timeout=2)
         assert message["type"] == "fragment"
         assert message["id"] == f"party-{brunella.pk}"
         assert message["html"].startswith(f'<li class="party-member" id="party-{brunella.pk}">')
         assert "-1 of 30" in message["html"]
         assert "Dying" in message["html"]
+        await socket.disconnect()
+
+    run(scenario)
+
+
+async def until_initiative(socket: WebsocketCommunicator) -> tuple[list[str], dict[str, Any]]:
+    """The ids of the fragments before the initiative order, and the order."""
+    before = []
+    message = await socket.receive_json_from(timeout=2)
+    while message.get("id") != "initiative":
+        before.append(message.get("id"))
+        message = await socket.receive_json_from(timeout=2)
+    return before, message
+
+
+def test_a_combatants_sheet_saved_outside_the_encounter_reaches_its_listeners(campaign, gm, player) -> None:
+    """The GM changes Brunella's hit points on her sheet, and she saves her notes, mid-fight: every
+    member's order (and an open encounter page, which fetches its body on hearing it) shows it."""
+    brunella = make_character(campaign, player, "Brunella")
+    goblin = npc("Goblin", 2, 1, 1, 1, 0, 1)
+    encounter = encounters.start_encounter(campaign_id=campaign.pk, by=gm, name="Ambush")
+    ids = {"campaign_id": campaign.pk, "encounter_id": encounter.pk}
+    encounters.add_characters(**ids, by=gm, character_ids=[brunella.pk])
+    encounters.add_npcs(**ids, by=gm, **goblin)
+
+    async def scenario() -> None:
+        sockets = [await joined(campaign, gm), await joined(campaign, player)]
+        await database_sync_to_async(wound)(brunella, gm, 4)
+        for socket in sockets:
+            before, order = await until_initiative(socket)
+            assert before == [f"party-{brunella.pk}"]
+            assert order["type"] == "fragment"
+            assert "Brunella" in order["html"]
+            assert "4 of 30" in order["html"]
+            assert await socket.receive_nothing(timeout=0.1)
+        notes = {"notes": "Owes the ferryman."}
+        await database_sync_to_async(save)(brunella, player, "notes", notes, Role.OWNER)
+        for socket in sockets:
+            _, order = await until_initiative(socket)
+            assert "4 of 30" in order["html"]
+            assert await socket.receive_nothing(timeout=0.1)
+            await socket.disconnect()
+
+    run(scenario)
+
+
+def test_a_sheet_saved_outside_a_running_encounter_leaves_the_order_alone(campaign, gm, player) -> None:
+    """Out of the fight (taken out, or the encounter over), a sheet's save is the party row's only."""
+    brunella = make_character(campaign, player, "Brunella")
+    taken_out = make_character(campaign, player, "Nell")
+    encounter = encounters.start_encounter(campaign_id=campaign.pk, by=gm, name="Ambush")
+    ids = {"campaign_id": campaign.pk, "encounter_id": encounter.pk}
+    encounters.add_characters(**ids, by=gm, character_ids=[brunella.pk, taken_out.pk])
+    nell = Combatant.objects.get(character=taken_out)
+    encounters.remove_combatant(**ids, by=gm, combatant_id=nell.pk)
+    encounters.end_encounter(**ids, by=gm)
+    encounters.start_encounter(campaign_id=campaign.pk, by=gm, name="Another")
+
+    async def scenario() -> None:
+        socket = await joined(campaign, gm)
+        for character in (brunella, taken_out):
+            await database_sync_to_async(wound)(character, gm, 4)
+            message = await socket.receive_json_from(timeout=2)
+            assert message["id"] == f"party-{character.pk}"
+            assert await socket.receive_nothing(timeout=0.2)
         await socket.disconnect()
 
     run(scenario)

@@ -17,9 +17,8 @@ from characters import campaign_changes, ledger, write
 from characters.models import Character
 from config.asgi import application
 from play.consumers import LOGGED_OUT, NOT_A_MEMBER
-from rules.systems.base import Role
 from tests.campaigns.helpers import make_character
-from tests.play.test_live import WebsocketCommunicator, cookie_for, run
+from tests.play.test_live import WebsocketCommunicator, cookie_for, run, wound
 
 # The socket's queries run on other threads than the test's: the rows must be committed.
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -48,21 +47,6 @@ async def following(character: Character, user: Any) -> WebsocketCommunicator:
 
 async def closed_as_not_a_member(socket: WebsocketCommunicator) -> None:
     assert await socket.receive_output(timeout=2) == {"type": "websocket.close", "code": NOT_A_MEMBER}
-
-
-def wound(character: Character, by: Any, hit_points: int = 12) -> int:
-    """The GM's edit of the hit points, through the one write path; the character's new version."""
-    fresh = Character.objects.get(pk=character.pk)
-    return write.change(
-        character.pk,
-        version=write.section_version(fresh, "hit-points"),
-        section="hit-points",
-        by=by,
-        what="A fall",
-        edit=lambda c: c.rules.edit(
-            c.document, "hit-points", {"hit_points": hit_points}, role=Role.GM, options=c.campaign.settings
-        ),
-    ).version
 
 
 @pytest.mark.parametrize("who", ["owner", "gm", "other player"])

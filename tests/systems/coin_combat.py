@@ -64,6 +64,13 @@ class CoinCombat:
     attack_fields: Final = frozenset({"need"})
     gm_attack_fields: Final = frozenset({"need"})
     actions: Final[tuple[CombatAction, ...]] = ()
+    track_label: Final = "Luck"
+
+    def amount_words(self, amount: int) -> str:
+        return f"{amount} Luck"
+
+    def left_words(self, outcome: Mapping[str, Any]) -> str:
+        return f"at {self.amount_words(outcome['luck'])}"
 
     def read_block(self, document: Mapping[str, Any]) -> StatBlock:
         try:

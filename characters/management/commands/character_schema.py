@@ -41,12 +41,12 @@ which version (`system`, `sheet_version`), the character's `name` and `status`, 
 
 - An export of this Dicehall, **signed and unchanged**, comes back as it was exported: a draft as
   that draft, at its creation step; an active character with everything it has (rolled and
-  bought dice, specialization levels, hit points, reputation, notes); an archived character
+  bought dice, what it has learned, its played state, notes); an archived character
   archived, an archived draft as that draft. Every item keeps its id. Into the campaign it was
   exported from (`campaign`) it is taken at once; into any other it waits for the GM (below).
 - The sheet is validated **as it stands** by its system, with the target campaign's options (a
-  finished character must be complete; its hit points must fit the campaign's hit points per
-  step). An advanced character is never re-checked as a fresh creation.
+  finished character must be complete; its played state must fit the campaign's options).
+  An advanced character is never re-checked as a fresh creation.
 - A sheet of an older `sheet_version` is migrated by its system before it is read; a newer one
   than this server reads is refused.
 - Adventure Points are not part of the sheet: they start at 0 (the ledger stays with the
@@ -74,7 +74,7 @@ the rule imports have always followed: it must be a valid **fresh
 creation** in the target campaign (one of the campaign's ability methods, exactly the
 campaign's skills, each creation step it has passed checked by the campaign's rules), dice
 that claim the server rolled them are refused (use the array method instead), and its played
-state starts afresh: every specialization at level 1, reputation 0, full hit points. The page
+state starts afresh, as its system begins a new character's. The page
 after the import lists what changed.
 
 ## Reading a document
@@ -93,7 +93,7 @@ Exports made before the envelope (`"schema": "dicehall.character"`, `"schema_ver
 sheet spread over named fields, items named rather than numbered) are still read. Each is
 converted to a sheet document with the same content: items take ids in the document's order
 (skills, specializations, backgrounds, impairments, assets, weapons, armor); a document with
-hit points is a finished character and comes back active, one without them a draft, at the
+a played state is a finished character and comes back active, one without it a draft, at the
 furthest creation step its content shows (that format recorded neither status nor step). Its
 rolls must carry the `integrity` signature this server made over them, and each rolled die must
 be at least what its roll gave. That format signed nothing but the rolls: the GM's import of it waits for

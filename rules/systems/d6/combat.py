@@ -143,6 +143,14 @@ class D6Combat:
             per_fighter=False,
         ),
     )
+    track_label: Final = "Wounds"
+
+    def amount_words(self, amount: int) -> str:
+        """The log counts the levels left before dead (:meth:`harm`): said as the wound level."""
+        return WOUND_LEVELS[MAX_WOUNDS - max(0, min(MAX_WOUNDS, amount))]
+
+    def left_words(self, outcome: Mapping[str, Any]) -> str:
+        return WOUND_LEVELS[outcome["wounds"]]
 
     def read_block(self, document: Mapping[str, Any]) -> StatBlock:
         try:

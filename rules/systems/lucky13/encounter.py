@@ -609,6 +609,13 @@ class Lucky13Combat:
         ),
         CombatAction("stabilize", "Stabilize", "A dying combatant stops losing hit points by the minute."),
     )
+    track_label: Final = "Hit points"
+
+    def amount_words(self, amount: int) -> str:
+        return f"{amount} hit point{'' if abs(amount) == 1 else 's'}"
+
+    def left_words(self, outcome: Mapping[str, Any]) -> str:
+        return f"at {self.amount_words(outcome['hit_points'])}"
 
     def read_block(self, document: Mapping[str, Any]) -> StatBlock:
         try:
