@@ -23,6 +23,7 @@ ENGINE_MODULES = (
         f"rules.systems.lucky13.{name}"
         for name in (
             "advancement",
+            "arrival",
             "campaign",
             "checks",
             "combat",
@@ -48,6 +49,7 @@ ENGINE_MODULES = (
         f"rules.systems.d6.{name}"
         for name in (
             "advancement",
+            "arrival",
             "chance",
             "codes",
             "combat",
