@@ -94,10 +94,11 @@ def _import(request: HttpRequest, campaign: Any) -> HttpResponse:
         return render(request, "characters/import.html", context, status=400)
     if exchange.waits_for_gm(character):
         words = exchange.arrival_words(character)
+        approval = "it, and it is taken in as said," if character.arrival.get("differs") else "it as it stands"
         messages.success(
             request,
             f"{character.name} joined {campaign.name} as a draft that waits for the GM: {words[0].lower()}{words[1:]}. "
-            "The GM approves it as it stands or has it checked as a fresh creation of this campaign."
+            f"The GM approves {approval} or has it checked as a fresh creation of this campaign."
             + (f" Left behind: {'; '.join(character.arrival['left'])}." if character.arrival.get("left") else ""),
         )
         return redirect("characters:sheet", pk=character.pk)

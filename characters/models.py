@@ -140,6 +140,15 @@ class Character(models.Model):
         return systems.get(self.system)
 
     @property
+    def counted_by(self) -> dict[str, Any]:
+        """The options the sheet is checked by: the campaign's; an import that waits for the GM is still
+        counted as it was where it came from (the options it carried, ``arrival["origin"]``), until the
+        GM's decision takes it in by this campaign's."""
+        origin = (self.arrival or {}).get("origin")
+        settings = self.campaign.settings
+        return {**settings, **origin} if origin else settings
+
+    @property
     def document(self) -> Any:
         """The sheet as its system's document (read once per instance; ``sheets.write`` resets it)."""
         cached = self.__dict__.get("_document")

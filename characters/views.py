@@ -237,8 +237,9 @@ def decide_awaiting(request: HttpRequest, pk: int) -> HttpResponse:
 
 
 def _decide_arrival(request: HttpRequest, character: Character, decision: str) -> HttpResponse:
-    """The GM's decision on an imported character that waits: ``approve`` takes it as it stands,
-    ``fresh`` checks it as a fresh creation under this campaign's rules (a 400 listing what they
+    """The GM's decision on an imported character that waits: ``approve`` takes it in by this campaign's
+    rules (its items matched by name, its values counted at this campaign's rates), ``fresh`` checks it
+    as a fresh creation under this campaign's rules (a 400 listing what they
     refuse, nothing changed)."""
     campaign = character.campaign
     if not character.viewer_is_gm:
@@ -254,8 +255,11 @@ def _decide_arrival(request: HttpRequest, character: Character, decision: str) -
             messages_, status = refused.messages, refused.status
         else:
             name, anchor = DECIDED_BACK.get(request.POST.get("back", ""), DECIDED_BACK["campaign"])
-            done = "approved as it stands" if decision == "approve" else "checked as a fresh creation"
-            extra = f" Started afresh: {'; '.join(reset)}." if reset else ""
+            if decision == "approve":
+                done = "approved" if reset else "approved as it stands"
+                extra = f" Changed as it joined: {'; '.join(reset)}." if reset else ""
+            else:
+                done, extra = "checked as a fresh creation", f" Started afresh: {'; '.join(reset)}." if reset else ""
             messages.success(request, f"{decided.name}: {done}.{extra}")
             return redirect(reverse(name, args=[campaign.pk]) + anchor)
     message = " ".join(write.sentence(m) for m in messages_)

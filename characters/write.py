@@ -112,17 +112,16 @@ def write(
     """Save ``sheet`` (a document of the character's system) as the character's sheet.
 
     The caller holds the row lock (:func:`lock`) and has checked who may do this. The sheet is
-    validated by the system (raising :class:`~rules.systems.base.SheetInvalid`, nothing
-    written), as finished when the character is active; ``status`` moves the character
-    (draft → active …) in the same save; ``fields`` are other columns the caller changed.
+    validated by the system under :attr:`Character.counted_by` (raising
+    :class:`~rules.systems.base.SheetInvalid`, nothing written), as finished when the character is
+    active; ``status`` moves the character (draft → active …) in the same save; ``fields`` are other
+    columns the caller changed.
     """
     after_status = status or character.status
     # An active character is checked as finished; a draft as a draft; an archived one as what it
     # was (a player who left mid-creation leaves an unfinished draft archived), and restoring it
-    # to active checks it as finished.
-    problems = character.rules.validate(
-        sheet, character.campaign.settings, finished=after_status == Character.Status.ACTIVE
-    )
+    # to active checks it as finished. An import that waits for the GM is counted as where it came from.
+    problems = character.rules.validate(sheet, character.counted_by, finished=after_status == Character.Status.ACTIVE)
     if problems:
         raise SheetInvalid(problems)
     before = character.sheet

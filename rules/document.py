@@ -27,6 +27,8 @@ __all__ = [
     "Problem",
     "ShortText",
     "fresh_id",
+    "match_names",
+    "name_key",
     "plain_words",
     "problems_of",
     "require_unique",
@@ -94,6 +96,45 @@ def require_unique(items: Sequence[Any], what: str, *, key: str = "name") -> Non
         if name in seen:
             raise ValueError(f"two {what} are called {getattr(item, key)}")
         seen.add(name)
+
+
+#: What tells two spellings of one name apart only by their spacing: spaces, hyphens and underscores.
+_SPACING = re.compile(r"[\s_-]+")
+
+
+def name_key(name: str) -> str:
+    """A name as it is matched across campaigns: case and spacing aside ("Melee combat", "melee  Combat",
+    "Melee-combat" and "MeleeCombat" are one name)."""
+    return _SPACING.sub("", unicodedata.normalize("NFC", name)).casefold()
+
+
+def match_names(ours: Sequence[str], theirs: Sequence[str]) -> dict[int, int]:
+    """Each of ``ours`` matched to one of ``theirs`` by name, as the place in each list: first the same
+    name case aside, then the same name spacing aside too (:func:`name_key`) where just one of each
+    left has it. Each name is matched at most once; one left over is matched to nothing."""
+    pairs: dict[int, int] = {}
+    taken: set[int] = set()
+    folded = {}
+    for j, name in enumerate(theirs):
+        folded.setdefault(name.casefold(), j)
+    for i, name in enumerate(ours):
+        j = folded.get(name.casefold())
+        if j is not None and j not in taken:
+            pairs[i] = j
+            taken.add(j)
+    keys_ours: dict[str, list[int]] = {}
+    for i, name in enumerate(ours):
+        if i not in pairs:
+            keys_ours.setdefault(name_key(name), []).append(i)
+    keys_theirs: dict[str, list[int]] = {}
+    for j, name in enumerate(theirs):
+        if j not in taken:
+            keys_theirs.setdefault(name_key(name), []).append(j)
+    for key, mine in keys_ours.items():
+        others = keys_theirs.get(key, [])
+        if len(mine) == 1 and len(others) == 1:
+            pairs[mine[0]] = others[0]
+    return pairs
 
 
 def fresh_id(next_id: int, lists: Iterable[Sequence[_HasId]]) -> int:

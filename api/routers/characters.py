@@ -79,7 +79,11 @@ def sheet_of(character: Character) -> dict[str, Any]:
 class Arrival(Schema):
     status: Literal["draft", "active", "archived"] = Field(description="The status it joins with once approved.")
     from_: str = Field(alias="from", description="Where it comes from, in words.")
-    differs: list[str] = Field(default=[], description="What plays differently here, skills matched by name.")
+    differs: list[str] = Field(
+        default=[],
+        description="What plays differently here, items matched by name (case and spacing aside): what the GM's "
+        "approval changes (this campaign's spellings and links, values counted at its rates) and what stays.",
+    )
     left: list[str] = Field(default=[], description="What of it stayed with the campaign it came from.")
 
 

@@ -858,16 +858,36 @@ class RulesSystem(Protocol):
         a player's words ("reputation from +2 to 0"). Currencies are the ledger's, not here."""
         ...
 
-    def differences(self, sheet: BaseModel, options: Mapping[str, Any]) -> tuple[str, ...]:
+    #: The campaign's options that travel with an export of a sheet (``characters/exchange.py`` puts them
+    #: in the envelope, under the signature): what the sheet's values were counted by and its items made
+    #: with where it comes from (Lucky 13's hit points per Pulse step and skill list). ``()`` for none.
+    carried_options: tuple[str, ...]
+
+    def differences(
+        self, sheet: BaseModel, options: Mapping[str, Any], origin: Mapping[str, Any] | None = None
+    ) -> tuple[str, ...]:
         """What plays differently for a sheet made under other options in a campaign with ``options``, each
-        in a player's words, its items matched to the campaign's by name (a skill of another name, a skill
-        the campaign links to another ability, the skill that fights); ``()`` when nothing does."""
+        in a player's words, its items matched to the campaign's by name, case and spacing aside (a skill of
+        another spelling or link, one the campaign does not have, the skill that fights), and what
+        :meth:`mapped` changes; ``origin`` is the :attr:`carried_options` of the campaign it comes from
+        (None when the export does not say), what its values were counted by there. ``()`` when nothing
+        plays differently."""
+        ...
+
+    def mapped(
+        self, sheet: BaseModel, options: Mapping[str, Any], origin: Mapping[str, Any] | None = None
+    ) -> tuple[BaseModel, tuple[str, ...]]:
+        """The sheet as a campaign with ``options`` takes it in from one whose :attr:`carried_options` are
+        ``origin``, read again: each item matched by name in the campaign's spelling and with its links,
+        each value counted at the campaign's rate; and what changed, each in a few words for the sheet's
+        history (:meth:`differences` has said each at length). ``(sheet, ())`` when nothing changes."""
         ...
 
     def moved(self, sheet: BaseModel) -> tuple[BaseModel, tuple[str, ...]]:
-        """The sheet as it joins another campaign than the one it was exported from: whatever of it points
-        into that campaign (a round in play there, its log's roll numbers) cleared, read again; and what
-        changed, each in a player's words. ``(sheet, ())`` for a sheet that holds nothing of the kind."""
+        """The sheet as it joins another campaign than the one it was exported from (before the GM's
+        decision): whatever of it points into that campaign (a round in play there, its log's roll numbers)
+        cleared, read again; and what changed, each in a player's words. ``(sheet, ())`` for a sheet that
+        holds nothing of the kind."""
         ...
 
     def fresh_rules(self, options: Mapping[str, Any]) -> tuple[str, ...]:

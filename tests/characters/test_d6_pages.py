@@ -564,3 +564,44 @@ def test_a_d6_sheet_says_what_differs_in_a_campaign_with_other_skills(client, d6
         "the sheet has no Evade, a skill here",
     )
     assert talia.rules.differences(talia.document, d6_campaign.settings) == ()
+
+
+def test_a_d6_import_matches_stats_and_skills_by_name_on_the_gms_approval(client, d6_campaign, gm, player) -> None:
+    """Another campaign spells Dodge and Perception its own way and lists Climbing as a reaction skill under
+    Dexterity: the arrival says each change; approved, the sheet takes them, and its history says so."""
+    import copy as copy_
+
+    from characters import exchange
+    from characters.models import SheetChange
+    from tests.characters.test_exchange import approved, export
+
+    stats = copy_.deepcopy(d6_campaign.settings["stats"])
+    stats[0]["skills"][0]["name"] = "DODGE"
+    stats[3]["name"] = "Per-ception"
+    climbing = next(s for s in stats[4]["skills"] if s["name"] == "Climbing")
+    stats[4]["skills"].remove(climbing)
+    stats[0]["skills"].append({**climbing, "reaction": True})
+    second = Campaign.objects.create(
+        name="The Long Road", system="d6", options={"stat_preset": "custom", "stats": stats, "initiative_stat": ""}
+    )
+    Membership.objects.create(campaign=second, user=gm, role=Membership.Role.GM)
+    Membership.objects.create(campaign=second, user=player, role=Membership.Role.PLAYER)
+    talia = made(client, d6_campaign, player)
+
+    held = exchange.import_character(campaign=second, owner=player, document=export(talia))
+
+    assert held.arrival["differs"] == [
+        "Perception takes this campaign's spelling, Per-ception",
+        "Dodge takes this campaign's spelling, DODGE",
+        "Climbing belongs to Dexterity here (Strength on the sheet) and is a reaction skill here",
+    ]
+    imported = approved(held)
+    names = {skill.name: skill for skill in imported.document.skills}
+    dexterity = next(stat for stat in imported.document.stats if stat.name == "Dexterity")
+    assert ("DODGE" in names, "Dodge" in names) == (True, False)
+    assert (names["Climbing"].stat, names["Climbing"].reaction) == (dexterity.id, True)
+    assert [stat.name for stat in imported.document.stats][3] == "Per-ception"
+    assert SheetChange.objects.filter(character=imported).latest("version").what == (
+        "Approved by the GM (an export of Ruins of the Ancients): Perception now Per-ception; Dodge now DODGE; "
+        "Climbing under Dexterity, a reaction skill"
+    )

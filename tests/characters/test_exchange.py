@@ -322,11 +322,12 @@ def test_a_signed_export_is_not_rechecked_as_a_fresh_creation(gm, campaign, play
 
 
 def test_the_sheet_is_still_validated_as_it_stands(gm, campaign, player) -> None:
-    """Hit points that do not fit the target's hit points per step are refused."""
-    document = export(build(campaign, player))  # Pulse d10: 40 hit points at 10 per step
+    """A document that does not say how its hit points were counted (the GM brings one nobody signed) is
+    counted by the target's hit points per step: hit points that do not fit are refused."""
+    document = unsigned(export(build(campaign, player)))  # Pulse d10: 40 hit points at 10 per step
     small = make_campaign(gm, player, name="Small", hit_points_per_step=5)
     with pytest.raises(DocumentError) as excinfo:
-        exchange.import_character(campaign=small, owner=player, document=document)
+        exchange.import_character(campaign=small, owner=gm, document=document)
     assert "hit points run from -10 to 20" in errors_of(excinfo)["sheet.hit_points"]
     assert not small.characters.exists()
 

@@ -25,6 +25,7 @@ ENGINE_MODULES = (
         f"rules.systems.lucky13.{name}"
         for name in (
             "advancement",
+            "arrival",
             "campaign",
             "checks",
             "combat",
@@ -50,6 +51,7 @@ ENGINE_MODULES = (
         f"rules.systems.d6.{name}"
         for name in (
             "advancement",
+            "arrival",
             "chance",
             "codes",
             "combat",

@@ -449,8 +449,17 @@ class Coin:
         fresh = self.read_sheet({**sheet.model_dump(mode="json"), "luck": options["luck"]})
         return fresh, (f"Luck from {sheet.luck} to {options['luck']}",)
 
-    def differences(self, sheet: Sheet, options: Mapping[str, Any]) -> tuple[str, ...]:
+    carried_options: Final = ()
+
+    def differences(
+        self, sheet: Sheet, options: Mapping[str, Any], origin: Mapping[str, Any] | None = None
+    ) -> tuple[str, ...]:
         return ()
+
+    def mapped(
+        self, sheet: Sheet, options: Mapping[str, Any], origin: Mapping[str, Any] | None = None
+    ) -> tuple[Sheet, tuple[str, ...]]:
+        return sheet, ()
 
     def moved(self, sheet: Sheet) -> tuple[Sheet, tuple[str, ...]]:
         return sheet, ()

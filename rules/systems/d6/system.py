@@ -35,7 +35,7 @@ from rules.systems.base import (
     Vitals,
     nobody,
 )
-from rules.systems.d6 import advancement, creation, luck, options, round_state
+from rules.systems.d6 import advancement, arrival, creation, luck, options, round_state
 from rules.systems.d6.chance import DIFFICULTY_BANDS, MAX_DIFFICULTY, RANGE_BANDS, band, distribution
 from rules.systems.d6.codes import DieCode
 from rules.systems.d6.combat import COMBAT
@@ -770,22 +770,24 @@ class D6:
             return sheet, ()
         return self.read_sheet({**sheet.model_dump(mode="json"), **update}), tuple(changes)
 
-    def differences(self, sheet: Sheet, given: Mapping[str, Any]) -> tuple[str, ...]:
-        """Each stat and skill matched to the campaign's by name: one it does not have, one it lacks."""
-        here = {stat["name"].casefold() for stat in given["stats"]}
-        here_skills = {skill["name"].casefold() for stat in given["stats"] for skill in stat["skills"]}
-        found = [f"{stat.name} is not a stat here" for stat in sheet.stats if stat.name.casefold() not in here]
-        found += [
-            f"{skill.name} is not a skill here" for skill in sheet.skills if skill.name.casefold() not in here_skills
-        ]
-        names = {skill.name.casefold() for skill in sheet.skills}
-        found += [
-            f"the sheet has no {skill['name']}, a skill here"
-            for stat in given["stats"]
-            for skill in stat["skills"]
-            if skill["name"].casefold() not in names
-        ]
-        return tuple(found)
+    #: What travels with an export: the stats and skills it was made with (each skill's part in a fight there).
+    carried_options: Final = arrival.CARRIED
+
+    def differences(
+        self, sheet: Sheet, given: Mapping[str, Any], origin: Mapping[str, Any] | None = None
+    ) -> tuple[str, ...]:
+        """Each stat and skill matched to the campaign's by name (case and spacing aside): one of another
+        spelling, stat or reaction mark, one it does not have, one it lacks, and a skill whose part in a
+        fight differs from where it comes from (:func:`rules.systems.d6.arrival.arrive`)."""
+        return arrival.arrive(sheet, given, origin).words
+
+    def mapped(
+        self, sheet: Sheet, given: Mapping[str, Any], origin: Mapping[str, Any] | None = None
+    ) -> tuple[Sheet, tuple[str, ...]]:
+        """Each matched stat and skill in the campaign's spelling, each skill under the campaign's stat and
+        marked a reaction skill as the campaign marks it."""
+        taken = arrival.arrive(sheet, given, origin)
+        return self.read_sheet(taken.sheet.model_dump(mode="json")), taken.changed
 
     def moved(self, sheet: Sheet) -> tuple[Sheet, tuple[str, ...]]:
         """A round in play belongs to the campaign it is played in (its steps name that campaign's rolls by

@@ -22,6 +22,19 @@ def current_pulse(hit_points: int, per_step: int = 10) -> StepDie:
     return StepDie(min(-(-hit_points // per_step), len(BASE_SIZES)))
 
 
+def recount(hit_points: int, base_pulse: StepDie, counted_at: int, per_step: int) -> int:
+    """Hit points counted at ``counted_at`` a Pulse step, counted again at ``per_step`` (a character that
+    joins a campaign of another rate). "Hit points": the maximum is the Pulse steps times the hit points
+    per step, so it becomes ``rung × per_step``; our reading keeps the wounds as taken (a character 3
+    short of full stays 3 short). Two bounds keep the move itself from hurting anyone: a character who is
+    up stays up (at least 1 hit point, however much was taken), and one at 0 or below keeps the hit
+    points they have ("Death & dying" counts below 0 by the base Pulse's size, the same at any rate)."""
+    if hit_points <= 0:
+        return hit_points
+    taken = max(max_hit_points(base_pulse, counted_at) - hit_points, 0)
+    return max(max_hit_points(base_pulse, per_step) - taken, 1)
+
+
 def death_threshold(base_pulse: StepDie) -> int:
     """ "Death & dying": death at minus the base Pulse die's size (d8: −8)."""
     return -base_pulse.sides[0]

@@ -37,7 +37,7 @@ from rules.systems.base import (
     Vitals,
     nobody,
 )
-from rules.systems.lucky13 import identity, import_checks, legacy, view
+from rules.systems.lucky13 import arrival, identity, import_checks, legacy, view
 from rules.systems.lucky13.advancement import (
     PurchaseKind,
     SheetSkill,
@@ -1124,26 +1124,24 @@ class Lucky13:
         fresh, changes = import_checks.afresh(sheet, options, finished=finished)
         return self.read_sheet(fresh.model_dump(mode="json")), tuple(changes)
 
-    def differences(self, sheet: Sheet, options: Mapping[str, Any]) -> tuple[str, ...]:
-        """Each skill matched to the campaign's by name: one it does not have, one it links to another
-        ability, one it has that the sheet lacks, and which skill fights here."""
-        listed = {s["name"].casefold(): s for s in options["skills"]}
-        names = {skill.name.casefold() for skill in sheet.skills}
-        found: list[str] = []
-        for skill in sheet.skills:
-            row = listed.get(skill.name.casefold())
-            if row is None:
-                found.append(f"{skill.name} is not a skill here")
-            elif row["ability"] != skill.ability:
-                here = options["ability_names"][ABILITY_KEYS.index(row["ability"])] if row["ability"] else "no ability"
-                found.append(f"{skill.name} is linked to {here} here")
-        for row in options["skills"]:
-            if row["name"].casefold() not in names:
-                found.append(f"the sheet has no {row['name']}, a skill here")
-        fights = next((row["name"] for row in options["skills"] if row.get("combat")), None)
-        if fights is not None and fights.casefold() not in names:
-            found.append(f"no skill of the sheet fights here: {fights} is the skill that does")
-        return tuple(found)
+    #: What travels with an export: the hit points per Pulse step its hit points were counted at, and
+    #: the skill list (which skill fought there).
+    carried_options: Final = arrival.CARRIED
+
+    def differences(
+        self, sheet: Sheet, options: Mapping[str, Any], origin: Mapping[str, Any] | None = None
+    ) -> tuple[str, ...]:
+        """Each skill matched to the campaign's by name (case and spacing aside): one of another spelling
+        or link, one it does not have, one it has that the sheet lacks, and which skill fights here; hit
+        points counted at another rate (:func:`rules.systems.lucky13.arrival.arrive`)."""
+        return arrival.arrive(sheet, options, origin).words
+
+    def mapped(
+        self, sheet: Sheet, options: Mapping[str, Any], origin: Mapping[str, Any] | None = None
+    ) -> tuple[Sheet, tuple[str, ...]]:
+        """Each matched skill in the campaign's spelling and link, hit points counted at its rate."""
+        taken = arrival.arrive(sheet, options, origin)
+        return self.read_sheet(taken.sheet.model_dump(mode="json")), taken.changed
 
     def moved(self, sheet: Sheet) -> tuple[Sheet, tuple[str, ...]]:
         """A Lucky 13 sheet holds nothing of the campaign it is played in: it moves as it stands."""
