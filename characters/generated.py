@@ -250,6 +250,13 @@ def input_form(model: type, data: Any = None) -> forms.Form:
         resolved, nullable = _resolve(node, defs)
         field = scalar_field(name, resolved, nullable or name not in required)
         field.help_text = resolved.get("description", "")
+        labels = resolved.get("labels")
+        if labels and isinstance(field, forms.ChoiceField):  # each choice said in words, all in sight
+            field.choices = [(value, labels.get(value, value)) for value, _ in field.choices]
+            field.widget = forms.RadioSelect(choices=field.choices)
+        if resolved.get("lines") and isinstance(field, TextField):
+            field.lines = True
+            field.widget = forms.Textarea(attrs={"rows": 3, "maxlength": resolved.get("maxLength")})
         refused = resolved.get("refused")
         if refused:
             field.error_messages = {key: refused for key in (*field.error_messages, "min_value", "max_value")}

@@ -8,6 +8,8 @@ sheet before it is made (``systems/<key>/moves/<move>_shows.html``); the form an
 
 from __future__ import annotations
 
+from typing import Any
+
 from django import forms
 from django.contrib import messages
 from django.http import Http404, HttpRequest, HttpResponse
@@ -24,6 +26,7 @@ from characters.generated import input_form
 from characters.models import Character
 from characters.operations import sections_for
 from characters.views import saved_region
+from characters.write import sentence
 from play import moves
 from rules.systems.moves import Move, Situation
 from web.fields import version_number
@@ -82,6 +85,30 @@ def _page(
     return render(request, template, context, status=status)
 
 
+def _stale(request: HttpRequest, character: Character, move: Move, form: forms.Form) -> HttpResponse:
+    """The form again, as things stand now (409): what the move depends on changed since it was opened."""
+    fresh = _fresh(character)
+    what = moves.StaleMove(fresh, move).what
+    conflict = f"{what} changed since you opened this form, so nothing was changed. This is how it stands now"
+    return _page(request, fresh, move, form=form, status=409, conflict=conflict)
+
+
+def _checked(form: forms.Form, character: Character, move: Move, user: Any) -> bool:
+    """Whether the form may be sent on: every message at once, the fields' and the move's own checks on
+    every value the fields could read (a value its field refused goes to them as None)."""
+    form.is_valid()
+    refused = set(form.errors)
+    values = {name: None if name in refused else form.cleaned_data.get(name) for name in form.fields}
+    role = moves.viewer_role(character, user)
+    if role is not None:
+        situation = Situation(character.document, character.campaign.settings, role)
+        for problem in move.check(situation, values):
+            if problem.field in refused:
+                continue
+            form.add_error(problem.field if problem.field in form.fields else None, sentence(problem.message))
+    return not form.errors
+
+
 def _refused(request: HttpRequest, character: Character, message: str) -> HttpResponse:
     return render(request, "characters/edit_refused.html", {"character": character, "message": message}, status=403)
 
@@ -104,14 +131,17 @@ def move(request: HttpRequest, pk: int, key: str) -> HttpResponse:
     version = version_number(request.POST.get("version", ""))
     if version is None:
         return _page(request, _fresh(character), chosen, form=form, status=400, conflict=NO_VERSION)
-    if not form.is_valid():
-        return _page(request, character, chosen, form=form, version=version, status=400)
+    # The form reads the sheet as it is now: one changed since the page was opened is a conflict first.
+    if version > character.version or moves.made_from(character, chosen) > version:
+        return _stale(request, character, chosen, form)
+    if not _checked(form, character, chosen, request.user):
+        problem = " ".join(form.non_field_errors())
+        return _page(request, character, chosen, form=form, version=version, status=400, problem=problem)
     given = {name: value for name, value in form.cleaned_data.items() if value is not None}
     try:
         saved, made = moves.make(character_id=character.pk, key=key, version=version, given=given, by=request.user)
-    except moves.StaleMove as stale:
-        conflict = f"{stale.what} changed since you opened this form, so nothing was changed. This is how it stands now"
-        return _page(request, _fresh(character), chosen, form=form, status=409, conflict=conflict)
+    except moves.StaleMove:
+        return _stale(request, character, chosen, form)
     except NotAllowed as refused:
         return _refused(request, character, refused.message)
     except Refused as refused:
@@ -121,7 +151,7 @@ def move(request: HttpRequest, pk: int, key: str) -> HttpResponse:
                 form.add_error(field, message)
                 problem = ""
         return _page(request, character, chosen, form=form, version=version, status=400, problem=problem)
-    notice = f"{character.name} {made.notice}."
+    notice = moves.told(character.name, made)
     section = chosen.parts[0] if chosen.parts else ""
     if not request.htmx or section not in sections_for(character):
         messages.success(request, notice)

@@ -181,13 +181,26 @@ def make(
     if not_now is not None:
         raise Refused(not_now)
     given_input = read_input(move, given)
+    problems = move.check(_situation(character, role), given_input.model_dump())
+    if problems:
+        errors: dict[str, str] = {}
+        for problem in problems:
+            said = write.sentence(problem.message)
+            errors[problem.field] = f"{errors[problem.field]} {said}" if problem.field in errors else said
+        raise Refused(next(iter(errors.values())), errors=errors)
     try:
         made = move.apply(_situation(character, role), given_input)
     except SpecError as error:
         message = write.sentence(error.message)
         raise Refused(message, errors={error.field: message}) from None
     try:
-        write.write(character, made.state, by=by, what=made.words, sections=list(move.parts))
+        write.write(character, made.state, by=by, what=made.words, sections=list(made.changed or move.parts))
     except SheetInvalid as error:
         raise write.refusal(error) from None
     return character, made
+
+
+def told(name: str, made: Made) -> str:
+    """What the one who made a move is told: the character's name, then what the move says it did."""
+    notice = made.notice
+    return f"{name}{notice if notice.startswith((':', ',')) else ' ' + notice}."

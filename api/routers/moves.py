@@ -106,6 +106,6 @@ def make_move(request: HttpRequest, id: PathId, key: Annotated[str, Path(max_len
     return {
         "character": character_out(saved),
         "words": made.words,
-        "notice": f"{saved.name} {made.notice}.",
+        "notice": moves.told(saved.name, made),
         "result": dict(made.result),
     }

@@ -1,9 +1,9 @@
-"""D6 in the JSON API: the round a character is in (read it, declare it, roll its uses, the GM's wound and
-stun, its end) and its luck points (spend one, the GM's extra point for a dramatic spend), under
-``/characters/{id}/d6/…``. Each endpoint does what the page does, through the same operations
-(:mod:`games.d6.round_play`, :mod:`games.d6.luck`), from the version of the section it was read at: an
-older one is a 409 with the round as it is now; a choice the rules refuse is a 400 naming its field; a
-user who may not is a 403 that says why; anyone outside the campaign a 404."""
+"""D6 in the JSON API: the round a character is in (read it, declare it, roll its uses, the GM's wound
+and stun, its end), under ``/characters/{id}/d6/…`` (its luck points are moves: ``/characters/{id}/moves``).
+Each endpoint does what the page does, through the same operations (:mod:`games.d6.round_play`), from
+the version of the section it was read at: an older one is a 409 with the round as it is now; a choice
+the rules refuse is a 400 naming its field; a user who may not is a 403 that says why; anyone outside
+the campaign a 404."""
 
 from __future__ import annotations
 
@@ -22,14 +22,13 @@ from characters import access
 from characters.models import Character
 from characters.operations import StaleSection, section_version
 from characters.write import sentence
-from games.d6 import luck, round_play
-from games.d6.luck import LUCK
+from games.d6 import round_play
 from rules.document import MAX_ITEM_ID
 from rules.systems import d6
 from rules.systems.base import SpecError
 from rules.systems.d6 import round_state
 from rules.systems.d6.chance import MAX_DIFFICULTY
-from rules.systems.d6.luck import MAX_EXPLANATION
+from rules.systems.d6.luck_moves import LUCK
 from rules.systems.d6.rounds import MAX_ACTIONS
 from rules.systems.d6.sheet import RoundStep, Sheet
 
@@ -77,29 +76,6 @@ class End(Schema):
     model_config = ConfigDict(extra="forbid")
     version: StrictInt = Version
     prepare: StrictInt | None = Field(None, ge=1, le=MAX_ITEM_ID, description="What a round of nothing prepares.")
-
-
-class Spend(Schema):
-    model_config = ConfigDict(extra="forbid")
-    version: StrictInt = Version
-    kind: Literal["double", "escape"]
-    explanation: str = Field("", max_length=MAX_EXPLANATION, description="How the character escaped.")
-
-
-class Judge(Schema):
-    model_config = ConfigDict(extra="forbid")
-    version: StrictInt = Version
-    heroism: Literal["unheroic", "heroic", "dramatic"] = Field(
-        ...,
-        description="The GM's call: unheroic (gone), heroic (back at the adventure's end), dramatic (back, "
-        "perhaps with one more).",
-    )
-
-
-class Extra(Schema):
-    model_config = ConfigDict(extra="forbid")
-    version: StrictInt = Version
-    granted: StrictBool = True
 
 
 class UseOut(Schema):
@@ -283,57 +259,6 @@ def end_round(request: HttpRequest, id: PathId, body: End) -> Any:
         character.pk,
         body.version,
         lambda: round_play.end(character_id=character.pk, version=body.version, prepare=body.prepare, by=request.user),
-    )
-
-
-@router.post("/characters/{id}/d6/luck/spend", response=ROUND_RESPONSES,
-             summary="D6: spend a luck point")  # fmt: skip
-def spend_luck(request: HttpRequest, id: PathId, body: Spend) -> Any:
-    """A luck point spent (`version`: the luck points' `luck_version`): to `double` the round the character is
-    in from now on, or the next it declares; or to `escape` certain death, with its `explanation` (the
-    character lives: one the blow left dead is incapacitated instead). How heroic it was is the GM's call
-    (`POST …/d6/luck/{spend}/heroism`)."""
-    character = _character(request, id, write=True)
-    return _step(
-        character.pk,
-        body.version,
-        lambda: luck.spend(
-            character_id=character.pk,
-            version=body.version,
-            kind=body.kind,
-            explanation=body.explanation,
-            by=request.user,
-        ),
-    )
-
-
-@router.post("/characters/{id}/d6/luck/{spend}/heroism", response=ROUND_RESPONSES,
-             summary="D6: the GM's call on how heroic a luck point's spend was")  # fmt: skip
-def judge_luck(request: HttpRequest, id: PathId, spend: PathId, body: Judge) -> Any:
-    """The GM marks a luck point spent this adventure (`spend`: its number) `unheroic`, `heroic` or `dramatic`,
-    and may change it until the adventure ends: a heroic or dramatic spend comes back at the adventure's end,
-    any other is gone. The GM only."""
-    character = _character(request, id, write=True)
-    return _step(
-        character.pk,
-        body.version,
-        lambda: luck.judge(
-            character_id=character.pk, version=body.version, spend_id=spend, heroism=body.heroism, by=request.user
-        ),
-    )
-
-
-@router.post("/characters/{id}/d6/luck/{spend}/extra", response=ROUND_RESPONSES,
-             summary="D6: the GM's extra point for a dramatic spend")  # fmt: skip
-def grant_extra(request: HttpRequest, id: PathId, spend: PathId, body: Extra) -> Any:
-    """The GM grants (`granted`) or takes back one more luck point for a dramatic spend, at the adventure's end."""
-    character = _character(request, id, write=True)
-    return _step(
-        character.pk,
-        body.version,
-        lambda: luck.grant(
-            character_id=character.pk, version=body.version, spend_id=spend, granted=body.granted, by=request.user
-        ),
     )
 
 

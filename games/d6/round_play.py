@@ -20,12 +20,12 @@ from django.db import transaction
 from characters import write
 from characters.models import Character
 from characters.operations import NotAllowed, locked_for_action, section_version
-from games.d6.luck import LUCK, ROUND
 from play import sheet_rolls
 from play.sheet_rolls import Rolled
 from rules.systems import d6
 from rules.systems.base import EditSection, Role, SheetRoll
 from rules.systems.d6 import round_state
+from rules.systems.d6.luck_moves import LUCK, ROUND
 from rules.systems.d6.rounds import RoundError, Use
 from rules.systems.d6.sheet import RoundStep, Sheet
 

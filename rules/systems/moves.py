@@ -23,6 +23,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
+from rules.document import Problem
 from rules.systems.base import Role
 
 __all__ = ["Choice", "Made", "Move", "NoInput", "Prompt", "Scope", "Situation", "always", "find"]
@@ -73,14 +74,16 @@ class Prompt:
 @dataclass(frozen=True, slots=True)
 class Made:
     """What a move made: the new state; ``words``, the history's line; ``notice``, what the one who made
-    it is told; ``result``, the figures a client reads back (what a rest healed, say); and the prompt it
-    leaves, if any."""
+    it is told, after their character's name ("rested 40 minutes: …", ": doubled a round"); ``result``,
+    the figures a client reads back (what a rest healed, say); and the prompt it leaves, if any."""
 
     state: BaseModel
     words: str
     notice: str
     result: Mapping[str, Any] = field(default_factory=dict)
     prompt: Prompt | None = None
+    #: The parts it changed, when more than those it is made from (an open form of each goes stale).
+    changed: tuple[str, ...] = ()
 
 
 def always(options: Mapping[str, Any]) -> bool:
@@ -92,6 +95,10 @@ def _free(situation: Situation) -> str | None:
     return None
 
 
+def _no_problems(situation: Situation, values: Mapping[str, Any]) -> tuple[Problem, ...]:
+    return ()
+
+
 @dataclass(frozen=True, slots=True)
 class Move:
     """One move of a system (see the module's docstring).
@@ -101,7 +108,9 @@ class Move:
     made from and changes: a move made from an older version of any of them is refused, nothing
     changed. ``offered``: whether a campaign's options have the move at all (a campaign without it
     answers that there is no such move). ``shows``: what the move's page shows of the state before it
-    is made (the hit points before a rest, say), for its template.
+    is made (the hit points before a rest, say), for its template. ``check``: every problem of the
+    values given, at once, each at its field (a value ``None`` was refused by its field before, and the
+    checks that read it keep quiet), so that a form shows them all in one answer.
     """
 
     key: str
@@ -116,6 +125,7 @@ class Move:
     button: str = ""
     offered: Callable[[Mapping[str, Any]], bool] = always
     why_not: Callable[[Situation], str | None] = _free
+    check: Callable[[Situation, Mapping[str, Any]], tuple[Problem, ...]] = _no_problems
     shows: Callable[[Situation], Mapping[str, Any]] = field(default=lambda situation: {})
 
     @property

@@ -80,9 +80,11 @@ def test_the_api_plays_a_d6_round_and_spends_a_luck_point(api, client, d6_campai
     assert rolled.status_code == 201, rolled.text
     assert rolled.json()["roll"]["spec"]["code"] == "3d+1"
     body = rolled.json()["round"]
-    spent = api(player).post(f"{url}/luck/spend", {"version": body["luck_version"], "kind": "double"})  # fmt: skip
+    moves = f"/characters/{talia.pk}/moves"
+    spent = api(player).post(f"{moves}/spend-luck", {"version": body["luck_version"], "input": {"kind": "double"}})
     assert spent.status_code == 200, spent.text
-    body = spent.json()
+    assert spent.json()["character"]["sheet"]["luck_points"] == 0
+    body = api(player).get(f"{url}/round").json()
     assert body["doubled"] is True
     assert body["luck_points"] == 0
     refused = api(player).post(f"{url}/round/befall", {"version": body["version"], "what": "wounded"})
@@ -110,32 +112,37 @@ def test_the_api_plays_a_d6_round_and_spends_a_luck_point(api, client, d6_campai
 
 def test_the_gm_judges_a_luck_points_spend_through_the_api(api, client, d6_campaign, gm, player) -> None:
     talia = made(client, d6_campaign, player)
-    url = f"/characters/{talia.pk}/d6"
-    start = api(player).get(f"{url}/round").json()
-    chose = api(player).post(f"{url}/luck/spend", {"version": start["luck_version"], "kind": "double",
-                                                  "heroism": "heroic"})  # fmt: skip
-    assert chose.status_code == 422  # the player does not say how heroic it was
-    spent = api(player).post(f"{url}/luck/spend", {"version": start["luck_version"], "kind": "double"})
+    url = f"/characters/{talia.pk}/moves"
+    start = api(player).get(f"/characters/{talia.pk}/d6/round").json()
+    chose = api(player).post(f"{url}/spend-luck", {"version": start["luck_version"],
+                                                  "input": {"kind": "double", "heroism": "heroic"}})  # fmt: skip
+    assert chose.status_code == 400  # the player does not say how heroic it was
+    assert "heroism" in chose.json()["errors"]
+    spent = api(player).post(f"{url}/spend-luck", {"version": start["luck_version"], "input": {"kind": "double"}})
     assert spent.status_code == 200, spent.text
-    version = spent.json()["luck_version"]
-    refused = api(player).post(f"{url}/luck/1/heroism", {"version": version, "heroism": "dramatic"})
+    version = spent.json()["character"]["version"]
+    refused = api(player).post(f"{url}/judge-luck", {"version": version, "input": {"spend": 1, "heroism": "dramatic"}})
     assert refused.status_code == 403
-    judged = api(gm).post(f"{url}/luck/1/heroism", {"version": version, "heroism": "dramatic"})
+    judged = api(gm).post(f"{url}/judge-luck", {"version": version, "input": {"spend": 1, "heroism": "dramatic"}})
     assert judged.status_code == 200, judged.text
-    missing = api(gm).post(f"{url}/luck/5/heroism", {"version": judged.json()["luck_version"], "heroism": "heroic"})
+    missing = api(gm).post(f"{url}/judge-luck", {"version": judged.json()["character"]["version"],
+                                                 "input": {"spend": 5, "heroism": "heroic"}})  # fmt: skip
     assert missing.status_code == 400
+    granted = api(gm).post(f"{url}/grant-luck", {"version": judged.json()["character"]["version"],
+                                                 "input": {"spend": 1, "granted": True}})  # fmt: skip
+    assert granted.status_code == 200, granted.text
     talia.refresh_from_db()
-    assert [(s.id, s.heroism) for s in talia.document.luck_spends] == [(1, "dramatic")]
+    assert [(s.id, s.heroism, s.extra) for s in talia.document.luck_spends] == [(1, "dramatic", True)]
 
 
 def test_escaping_certain_death_through_the_api_leaves_the_character_alive(api, client, d6_campaign, player) -> None:
     talia = made(client, d6_campaign, player)
     talia.sheet = {**talia.sheet, "wounds": 3}  # the blow that killed her
     talia.save()
-    url = f"/characters/{talia.pk}/d6"
-    start = api(player).get(f"{url}/round").json()
-    body = {"version": start["luck_version"], "kind": "escape", "explanation": "The floor gave way into a subway."}
-    escaped = api(player).post(f"{url}/luck/spend", body)
+    start = api(player).get(f"/characters/{talia.pk}/d6/round").json()
+    body = {"version": start["luck_version"],
+            "input": {"kind": "escape", "explanation": "The floor gave way into a subway."}}  # fmt: skip
+    escaped = api(player).post(f"/characters/{talia.pk}/moves/spend-luck", body)
     assert escaped.status_code == 200, escaped.text
     talia.refresh_from_db()
     assert (talia.document.wounds, talia.document.luck_points) == (2, 0)  # incapacitated, never dead

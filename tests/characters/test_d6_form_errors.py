@@ -124,7 +124,7 @@ def spent_a_hundred(client, campaign, player) -> Character:
 def test_a_luck_spend_shows_every_refusal_at_once(client, d6_campaign, player, headers) -> None:
     talia = spent_a_hundred(client, d6_campaign, player)
     before = (talia.version, talia.sheet)
-    url = reverse("d6:spend-luck", args=[talia.pk])
+    url = reverse("play:move", args=[talia.pk, "spend-luck"])
     version = str(talia.section_versions.get("luck", 0))
     escape = client.post(url, {"version": version, "kind": "escape", "explanation": ""}, **headers)
     assert escape.status_code == 400

@@ -336,7 +336,15 @@ def test_the_options_form_loads_the_preset_and_adds_rows(client, gm) -> None:
 
 
 def spend_url(character: Character) -> str:
-    return reverse("d6:spend-luck", args=[character.pk])
+    return reverse("play:move", args=[character.pk, "spend-luck"])
+
+
+def judge_url(character: Character) -> str:
+    return reverse("play:move", args=[character.pk, "judge-luck"])
+
+
+def grant_url(character: Character) -> str:
+    return reverse("play:move", args=[character.pk, "grant-luck"])
 
 
 def test_the_player_spends_the_gm_judges_and_a_dramatic_spend_comes_back_with_one_more(
@@ -360,28 +368,26 @@ def test_the_player_spends_the_gm_judges_and_a_dramatic_spend_comes_back_with_on
     assert "escaped certain death: Dove into the subway" in history.what
     sheet = client.get(reverse("characters:sheet", args=[talia.pk])).text
     assert "awaiting the GM’s call" in sheet
-    assert reverse("d6:judge-luck", args=[talia.pk, 1]) not in sheet  # the player cannot judge it
-    refused = client.post(reverse("d6:judge-luck", args=[talia.pk, 1]), {"version": str(talia.version),
-                                                                          "heroism": "dramatic"})  # fmt: skip
+    assert judge_url(talia) not in sheet  # the player cannot judge it
+    refused = client.post(judge_url(talia), {"version": str(talia.version), "spend": "1", "heroism": "dramatic"})
     assert refused.status_code == 403
     none_left = client.post(spend_url(talia), {"version": str(talia.version), "kind": "double"})
     assert none_left.status_code in (200, 400)
     assert "Nothing was spent" in none_left.text or "No luck point left" in none_left.text
 
     client.force_login(gm)  # the GM judges it heroic, changes it to dramatic, grants one more, ends the adventure
-    judge = reverse("d6:judge-luck", args=[talia.pk, 1])
+    judge = judge_url(talia)
     assert judge in client.get(reverse("characters:sheet", args=[talia.pk])).text
-    assert client.post(judge, {"version": str(talia.version), "heroism": "heroic"}).status_code == 302
+    assert client.post(judge, {"version": str(talia.version), "spend": "1", "heroism": "heroic"}).status_code == 302
     talia.refresh_from_db()
-    assert client.post(judge, {"version": str(talia.version), "heroism": "dramatic"}).status_code == 302
+    assert client.post(judge, {"version": str(talia.version), "spend": "1", "heroism": "dramatic"}).status_code == 302
     talia.refresh_from_db()
     assert [(s.id, s.heroism) for s in talia.document.luck_spends] == [(1, "dramatic")]
-    bad = client.post(judge, {"version": str(talia.version), "heroism": "brave"})
+    bad = client.post(judge, {"version": str(talia.version), "spend": "1", "heroism": "brave"})
     assert bad.status_code == 400
-    missing = client.post(reverse("d6:judge-luck", args=[talia.pk, 7]), {"version": str(talia.version),
-                                                                          "heroism": "heroic"})  # fmt: skip
+    missing = client.post(judge, {"version": str(talia.version), "spend": "7", "heroism": "heroic"})
     assert missing.status_code == 400
-    granted = client.post(reverse("d6:grant-luck", args=[talia.pk, 1]), {"version": str(talia.version), "granted": "1"})
+    granted = client.post(grant_url(talia), {"version": str(talia.version), "spend": "1", "granted": "1"})
     assert granted.status_code == 302
     ledger.award(campaign_id=d6_campaign.pk, awards=[ledger.Award(talia.pk, 3)], reason="Finished",
                  ends_adventure=True, by=gm)  # fmt: skip
@@ -431,7 +437,7 @@ def test_spending_luck_is_refused_plainly_and_changes_nothing(client, d6_campaig
     client.force_login(other_player)
     assert client.post(spend_url(talia), {"version": "0", "kind": "double"}).status_code == 403
     client.force_login(player)
-    assert client.post(reverse("d6:grant-luck", args=[talia.pk, 1]), {"version": "0"}).status_code == 403
+    assert client.post(grant_url(talia), {"version": "0", "spend": "1"}).status_code == 403
     stale_version = str(talia.version)
     assert client.post(spend_url(talia), {"version": stale_version, "kind": "double"}).status_code == 302
     stale = client.post(spend_url(talia), {"version": stale_version, "kind": "double"})

@@ -130,7 +130,7 @@ def test_the_gm_ends_the_round_for_everyone_in_a_fight(client, gm, player, d6_ca
 
     talia = made(client, d6_campaign, player)
     firearms = next(s.id for s in talia.document.skills if s.name == "Firearms")
-    client.post(reverse("d6:spend-luck", args=[talia.pk]), {"version": "0", "kind": "double"})
+    client.post(reverse("play:move", args=[talia.pk, "spend-luck"]), {"version": "0", "kind": "double"})
     talia.refresh_from_db()
     declaration = {"action": "declare", "version": str(talia.version), "action-0-item": firearms,
                    "action-0-difficulty": "8"}  # fmt: skip

@@ -35,18 +35,17 @@ from rules.systems.base import (
     Vitals,
     nobody,
 )
-from rules.systems.d6 import advancement, arrival, creation, luck, options, round_state
+from rules.systems.d6 import advancement, arrival, creation, luck, luck_moves, options, round_state
 from rules.systems.d6.chance import DIFFICULTY_BANDS, MAX_DIFFICULTY, RANGE_BANDS, band, distribution
 from rules.systems.d6.codes import DieCode
 from rules.systems.d6.combat import COMBAT
+from rules.systems.d6.luck_moves import LUCK_HEROISM
 from rules.systems.d6.rolls import ROLL_KINDS
 from rules.systems.d6.rounds import REACTION_SKILLS, one_use
 from rules.systems.d6.sheet import (
-    MAX_LUCK,
     MAX_WOUNDS,
     SCHEMA_VERSION,
     WOUND_LEVELS,
-    LuckSpend,
     Sheet,
     code,
     incomplete,
@@ -70,9 +69,6 @@ BANDS: Final = tuple((b.key, f"{b.name} ({b.low}–{b.high})" if b.high else f"{
                      for b in (*DIFFICULTY_BANDS, *RANGE_BANDS))  # fmt: skip
 MAX_ACTIONS: Final = 10
 #: The GM's call on a luck point's spend, as the sheet offers it (rules text, "luck points").
-LUCK_HEROISM: Final = (("unheroic", "Unheroic: gone"), ("heroic", "Heroic: back at the adventure's end"),
-                       ("dramatic", "Heroic at a dramatic moment: back, perhaps with one more"))  # fmt: skip
-
 ItemRef = Annotated[StrictInt, Field(ge=1, le=MAX_ITEM_ID)]
 CharacterRef = Annotated[StrictInt, Field(ge=1, le=2**63 - 1)]
 Difficulty = Annotated[StrictInt, Field(ge=1, le=MAX_DIFFICULTY)]
@@ -182,7 +178,7 @@ class D6:
     license_file: Final = ""
     options_model: ClassVar = options.Options
     option_fields: Final = options.OPTIONS
-    moves: Final = ()
+    moves: Final = luck_moves.MOVES
     sheet_model: ClassVar = Sheet
     sheet_version: Final = SCHEMA_VERSION
     creation_steps: Final = (
@@ -485,92 +481,24 @@ class D6:
     # Luck points
 
     def _luck(self, sheet: Sheet) -> luck.LuckState:
-        spends = [luck.Spend(s.id, luck.Kind(s.kind), None if s.heroism is None else luck.Heroism(s.heroism),
-                             s.explanation) for s in sheet.luck_spends]  # fmt: skip
-        return luck.state_of(sheet.luck_points, spends, sheet.luck_spent)
+        return luck_moves.luck_state(sheet)
 
     def luck_spend_problems(self, sheet: Sheet, kind: str | None, explanation: str | None) -> tuple[Problem, ...]:
-        """Every reason :meth:`spend_luck` would refuse, at once, each at its field (``points``, ``kind``,
-        ``explanation``). A ``kind`` or an ``explanation`` given as ``None`` was refused before: the
-        checks that read it keep quiet (whether an escape is explained needs the kind)."""
-        problems = []
-        if len(sheet.luck_spends) >= MAX_LUCK:
-            problems.append(
-                Problem(field="points", message=f"{MAX_LUCK} luck points are spent this adventure already: "
-                                                "the most one holds")
-            )  # fmt: skip
-        if sheet.luck_points == 0:
-            try:
-                luck.spend(self._luck(sheet), luck.Kind.DOUBLE)  # says what comes back at the adventure's end
-            except luck.LuckError as error:
-                problems.append(Problem(field=error.field, message=error.message))
-        use = None
-        if kind is not None:
-            try:
-                use = luck.Kind(kind)
-            except ValueError:
-                problems.append(
-                    Problem(field="kind", message=f"{kind!r} is not a use of a luck point (double or escape)")
-                )
-        if use is luck.Kind.DOUBLE and round_state.doubled_now(sheet):
-            problems.append(Problem(field="kind", message="a luck point already doubles this round"))
-        if explanation is not None:
-            try:  # the explanation alone, on a state with a point to spend; an escape's needs it said
-                luck.spend(luck.LuckState(1, (), 0), use or luck.Kind.DOUBLE, explanation)
-            except luck.LuckError as error:
-                problems.append(Problem(field=error.field, message=error.message))
-        return tuple(problems)
+        """Every reason :meth:`spend_luck` would refuse, at once (:func:`luck_moves.spend_problems`)."""
+        return luck_moves.spend_problems(sheet, kind, explanation)
 
     def spend_luck(self, sheet: Sheet, kind: str, explanation: str = "",
                    given: Mapping[str, Any] | None = None) -> tuple[Sheet, str]:  # fmt: skip
-        """One luck point spent (rules text, "luck points"): the sheet after it, and the words its history
-        keeps; :class:`rules.systems.d6.luck.LuckError` when none is left or an escape has no explanation.
-        How heroic it was is the GM's call (:meth:`judge_luck`). Doubling doubles the round the character is
-        in from now on, or the next it declares (:func:`rules.systems.d6.round_state.luck_doubles`; refused
-        when a point already doubles it). Escaping certain death leaves the character alive: a character the
-        blow left dead is incapacitated instead (rules README: "never Dead"; the GM may put them elsewhere)."""
-        if len(sheet.luck_spends) >= MAX_LUCK:
-            raise luck.LuckError(
-                "points", f"{MAX_LUCK} luck points are spent this adventure already: the most one holds"
-            )
-        state, entry = luck.spend(self._luck(sheet), kind, explanation)
-        update: dict[str, Any] = {}
-        words = luck.spend_words(entry)
-        if entry.kind is luck.Kind.DOUBLE:
-            sheet = round_state.luck_doubles(sheet, given or {})
-        elif sheet.wounds == MAX_WOUNDS:
-            update["wounds"] = MAX_WOUNDS - 1
-            words += f"; alive, {WOUND_LEVELS[MAX_WOUNDS - 1]}"
-        spends = (*sheet.luck_spends, LuckSpend(id=entry.id, kind=entry.kind.value, explanation=entry.explanation))
-        after = sheet.model_copy(update={"luck_points": state.points, "luck_spends": spends,
-                                         "luck_spent": state.spent, **update})  # fmt: skip
-        return self.read_sheet(after.model_dump(mode="json")), words
+        """One luck point spent (:func:`luck_moves.spend_luck`)."""
+        return luck_moves.spend_luck(sheet, kind, explanation, given)
 
     def judge_luck(self, sheet: Sheet, spend_id: int, heroism: str) -> tuple[Sheet, str]:
-        """The GM's call on a luck point spent this adventure: unheroic, heroic, or heroic at a dramatic
-        moment (rules README, "Heroism is the GM's call"); it may change until the adventure ends. A spend no
-        longer dramatic loses the extra point granted for it."""
-        _, entry = luck.judge(self._luck(sheet), spend_id, heroism)
-        assert entry.heroism is not None
-        spends = tuple(
-            s.model_copy(
-                update={"heroism": entry.heroism.value, "extra": s.extra and entry.heroism.value == "dramatic"}
-            )
-            if s.id == spend_id
-            else s
-            for s in sheet.luck_spends
-        )
-        return sheet.model_copy(update={"luck_spends": spends}), luck.judged_words(entry)
+        """The GM's call on a luck point spent this adventure (:func:`luck_moves.judge_luck`)."""
+        return luck_moves.judge_luck(sheet, spend_id, heroism)
 
     def grant_extra(self, sheet: Sheet, spend_id: int, granted: bool = True) -> tuple[Sheet, str]:
-        """The GM grants (or takes back) one more point for a dramatic spend ("probably another one as well");
-        it comes with the spend at the adventure's end."""
-        found = next((s for s in sheet.luck_spends if s.id == spend_id), None)
-        if found is None or found.heroism != "dramatic":
-            raise luck.LuckError("spend", "only a spend judged dramatic this adventure can earn one more point")
-        spends = tuple(s.model_copy(update={"extra": granted}) if s.id == spend_id else s for s in sheet.luck_spends)
-        words = "one more luck point granted" if granted else "the extra luck point taken back"
-        return sheet.model_copy(update={"luck_spends": spends}), f"Dramatic spend {spend_id}: {words}"
+        """The GM grants (or takes back) one more point for a dramatic spend (:func:`luck_moves.grant_extra`)."""
+        return luck_moves.grant_extra(sheet, spend_id, granted)
 
     def end_adventure(self, sheet: Sheet, given: Mapping[str, Any]) -> tuple[Sheet, str] | None:
         """The adventure's end: every spend the GM judged heroic or dramatic comes back, and the extra points
