@@ -147,6 +147,11 @@ class CampaignConsumer(GroupsConsumer):
         if self.joined:
             await self.send_json({"type": "fragment", "id": event["id"], "html": event["html"]})
 
+    async def table_changed(self, event: dict[str, Any]) -> None:
+        # The table's new version only: each page fetches its own member's view (play.table).
+        if self.joined:
+            await self.send_json({"type": "table", "version": event["version"]})
+
     async def requests_changed(self, event: dict[str, Any]) -> None:
         if self.joined:
             await self.send_requests()

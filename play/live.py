@@ -36,6 +36,7 @@ from play.request_views import LIST_TEMPLATE, requests_context
 from play.requests import requests_changed
 from play.roll_views import roll_entry
 from play.rolls import roll_recorded, roll_revealed
+from play.table import table_changed
 
 logger = logging.getLogger(__name__)
 
@@ -246,3 +247,10 @@ def announce_logout(sender: Any, request: Any, user: Any, **kwargs: Any) -> None
         _send(
             campaign_id, {"type": "session.ended", "session_key": session_key}, member_group_name(campaign_id, user.pk)
         )
+
+
+@receiver(table_changed, dispatch_uid="play.live.announce_table")
+def announce_table(sender: Any, campaign_id: int, version: int, **kwargs: Any) -> None:
+    """Every member's open pages hear the table's new version, and nothing of what changed: each fetches
+    its own view (what one member may see is not what another may)."""
+    _send(campaign_id, {"type": "table.changed", "version": version})

@@ -364,3 +364,44 @@ class Combatant(models.Model):
     @property
     def is_npc(self) -> bool:
         return self.character_id is None
+
+
+class Table(models.Model):
+    """A campaign's table: the document its system keeps for the whole table (a deck and the hands, a
+    party's checklist, coin and supplies), ``version`` counting its changes and ``part_versions`` the
+    change at which each part last changed, as a sheet's sections have theirs. Read and changed only
+    through :mod:`play.moves`, which shows each member their own view of it."""
+
+    campaign = models.OneToOneField(Campaign, on_delete=models.CASCADE, primary_key=True, related_name="table")
+    system = models.CharField(max_length=20)
+    document = models.JSONField()
+    version = models.PositiveIntegerField(default=0)
+    part_versions = models.JSONField(default=dict, blank=True)
+
+    def __str__(self) -> str:
+        return f"The table of campaign {self.campaign_id}, version {self.version}"
+
+
+class TableChange(AppendOnlyModel):
+    """One change of a campaign's table: who made which move, when, its words, and the document before
+    and after (the GM reads them; a player never does, for they hold what the table hides)."""
+
+    campaign = models.ForeignKey(Campaign, on_delete=models.PROTECT, related_name="table_changes")
+    version = models.PositiveIntegerField()
+    by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
+    at = models.DateTimeField(default=timezone.now)
+    move = models.CharField(max_length=40)
+    what = models.CharField(max_length=500)
+    before = models.JSONField()
+    after = models.JSONField()
+
+    objects = AppendOnlyQuerySet.as_manager()
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["campaign", "version"], name="play_tablechange_unique_version"),
+        ]
+        indexes = [models.Index(fields=["campaign", "-version"], name="play_tablechange_recent_idx")]
+
+    def __str__(self) -> str:
+        return f"Table change {self.version} of campaign {self.campaign_id}: {self.what}"

@@ -39,6 +39,7 @@ __all__ = [
     "make",
     "move_of",
     "offered",
+    "perform",
     "read_input",
     "viewer_role",
 ]
@@ -159,6 +160,25 @@ def read_input(move: Move, given: Mapping[str, Any]) -> Any:
         raise Refused(next(iter(errors.values())), errors=errors) from None
 
 
+def perform(move: Move, situation: Situation, given: Mapping[str, Any]) -> Made:
+    """The steps every move takes once its target is locked and its maker allowed: ``given`` read through
+    the move's input model, every problem of it at once (:attr:`Move.check`), then the move applied.
+    :class:`Refused` (400) with each problem by its field; nothing is changed by this function."""
+    given_input = read_input(move, given)
+    problems = move.check(situation, given_input.model_dump())
+    if problems:
+        errors: dict[str, str] = {}
+        for problem in problems:
+            said = write.sentence(problem.message)
+            errors[problem.field] = f"{errors[problem.field]} {said}" if problem.field in errors else said
+        raise Refused(next(iter(errors.values())), errors=errors)
+    try:
+        return move.apply(situation, given_input)
+    except SpecError as error:
+        message = write.sentence(error.message)
+        raise Refused(message, errors={error.field: message}) from None
+
+
 @transaction.atomic
 def make(
     *, character_id: int, key: str, version: int, given: Mapping[str, Any], by: AbstractBaseUser
@@ -180,19 +200,7 @@ def make(
     not_now = _not_now(character, move, role)
     if not_now is not None:
         raise Refused(not_now)
-    given_input = read_input(move, given)
-    problems = move.check(_situation(character, role), given_input.model_dump())
-    if problems:
-        errors: dict[str, str] = {}
-        for problem in problems:
-            said = write.sentence(problem.message)
-            errors[problem.field] = f"{errors[problem.field]} {said}" if problem.field in errors else said
-        raise Refused(next(iter(errors.values())), errors=errors)
-    try:
-        made = move.apply(_situation(character, role), given_input)
-    except SpecError as error:
-        message = write.sentence(error.message)
-        raise Refused(message, errors={error.field: message}) from None
+    made = perform(move, _situation(character, role), given)
     try:
         write.write(character, made.state, by=by, what=made.words, sections=list(made.changed or move.parts))
     except SheetInvalid as error:

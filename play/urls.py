@@ -11,6 +11,7 @@ from play import (
     request_views,
     roll_views,
     sheet_roll_views,
+    table_views,
 )
 
 app_name = "play"
@@ -19,6 +20,9 @@ urlpatterns = [
     path("characters/<int:pk>/roll/", sheet_roll_views.roll, name="sheet-roll"),
     path("characters/<int:pk>/moves/<slug:key>/", move_views.move, name="move"),
     path("campaigns/<int:pk>/dashboard/", dashboard_views.dashboard, name="dashboard"),
+    path("campaigns/<int:pk>/table/", table_views.table_page, name="table"),
+    path("campaigns/<int:pk>/table/history/", table_views.table_history, name="table-history"),
+    path("campaigns/<int:pk>/moves/<slug:key>/", table_views.table_move, name="table-move"),
     path("campaigns/<int:pk>/requests/", request_views.call, name="request-call"),
     path("campaigns/<int:pk>/requests/<int:request_pk>/close/", request_views.cancel, name="request-cancel"),
     path("characters/<int:pk>/requests/<int:asked_pk>/roll/", request_views.answer, name="request-answer"),

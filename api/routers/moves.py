@@ -12,16 +12,17 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Final
 
-from django.http import HttpRequest
+from django.http import Http404, HttpRequest
 from ninja import Field, Path, Router, Schema, Status
 from pydantic import ConfigDict, StrictInt
 
 from api.errors import Error, responses
 from api.params import MAX_ID, PathId
 from api.routers.characters import CharacterOut, character_out
+from campaigns import access as campaign_access
 from characters import access
 from characters.models import Character
-from play import moves
+from play import moves, table
 
 router = Router(tags=["Moves"])
 
@@ -109,3 +110,91 @@ def make_move(request: HttpRequest, id: PathId, key: Annotated[str, Path(max_len
         "notice": moves.told(saved.name, made),
         "result": dict(made.result),
     }
+
+
+# --- The campaign's table --------------------------------------------------------------------------
+
+
+class ChoiceOut(Schema):
+    move: str
+    label: str
+    chance: str | None = Field(description='The exact chance of success the choice leaves, "p/q"; null if none.')
+    input: dict[str, Any]
+
+
+class PromptOut(Schema):
+    question: str
+    choices: list[ChoiceOut]
+
+
+class TableOut(Schema):
+    version: int = Field(description="The table's version: make a move from it.")
+    view: dict[str, Any] = Field(description="What you may see of the table, as its rules system shows it.")
+    prompt: PromptOut | None = Field(description="The decision that waits for you, if any.")
+
+
+class TableMade(Schema):
+    table: TableOut
+    words: str
+    notice: str
+    result: dict[str, Any]
+
+
+class StaleTable(Error):
+    now: TableOut = Field(description="The table as you may see it now.")
+
+
+def _table_out(campaign: Any, user: Any) -> dict[str, Any]:
+    seen = table.view_for(campaign, user)
+    prompt = None
+    if seen.prompt is not None:
+        prompt = {
+            "question": seen.prompt.question,
+            "choices": [
+                {"move": c.move, "label": c.label, "input": dict(c.input),
+                 "chance": None if c.chance is None else f"{c.chance.numerator}/{c.chance.denominator}"}
+                for c in seen.prompt.choices
+            ],
+        }  # fmt: skip
+    return {"version": seen.version, "view": dict(seen.view), "prompt": prompt}
+
+
+def _campaign(request: HttpRequest, id: int) -> Any:
+    campaign = campaign_access.campaign_for(request.user, id)
+    if campaign.rules.table is None:
+        raise Http404("This campaign's system keeps no table")
+    return campaign
+
+
+@router.get("/campaigns/{id}/table", response=responses({200: TableOut}, 404), summary="The campaign's table")
+def get_table(request: HttpRequest, id: PathId) -> dict[str, Any]:
+    """What you may see of the campaign's table (its rules system removes what you must not: a deck's order,
+    another player's hand), its version, and the decision that waits for you, if any."""
+    return _table_out(_campaign(request, id), request.user)
+
+
+@router.get("/campaigns/{id}/moves", response=responses({200: MoveList}, 404), summary="The table's moves")
+def list_table_moves(request: HttpRequest, id: PathId) -> dict[str, Any]:
+    """The moves of the campaign's table, each with why you may not make it now (null when you may), the
+    version to make it from, and its input's JSON Schema."""
+    campaign = _campaign(request, id)
+    return {"moves": [_move_out(o) for o in table.offered(campaign, request.user)]}  # type: ignore[arg-type]
+
+
+@router.post(
+    "/campaigns/{id}/moves/{key}",
+    response=responses({200: TableMade, 409: StaleTable}, 400, 403, 404),
+    summary="Make a move at the table",
+)
+def make_table_move(request: HttpRequest, id: PathId, key: Annotated[str, Path(max_length=40)], body: MoveIn) -> Any:
+    """Make the table move `key` from `version` with its `input`, through the same pipeline as the table's
+    page; a 409 gives the table as you may see it now."""
+    campaign = _campaign(request, id)
+    try:
+        made = table.make(campaign_id=campaign.pk, key=key, version=body.version, given=body.input, by=request.user)
+    except table.StaleTable as stale:
+        return Status(
+            409, {"code": "stale_version", "message": stale.message, "now": _table_out(campaign, request.user)}
+        )
+    return {"table": _table_out(campaign, request.user), "words": made.words, "notice": f"You {made.notice}.",
+            "result": dict(made.result)}  # fmt: skip

@@ -20,7 +20,7 @@ from pydantic import BaseModel
 from rules.document import Problem
 
 if TYPE_CHECKING:
-    from rules.systems.moves import Move
+    from rules.systems.moves import Move, TableRules
 
 __all__ = [
     "AttackPlan",
@@ -110,10 +110,12 @@ class CombatRefused(ValueError):
 
 
 class Role(StrEnum):
-    """Who is changing a sheet: its owner (the player) or the campaign's GM."""
+    """Who is making a change: a sheet's owner (its player), the campaign's GM, or, at the campaign's
+    table, any player of the campaign."""
 
     OWNER = "owner"
     GM = "gm"
+    PLAYER = "player"
 
 
 @dataclass(frozen=True, slots=True)
@@ -608,6 +610,8 @@ class RulesSystem(Protocol):
     # Everything a player or the GM does with the rules besides building and rolling a sheet
     # (:mod:`rules.systems.moves`), performed by the table's one pipeline.
     moves: tuple[Move, ...]
+    # The campaign's table: a document every member shares, each seeing only their part (None: none).
+    table: TableRules | None
 
     def default_options(self) -> dict[str, Any]: ...
 

@@ -19,14 +19,27 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
 from fractions import Fraction
+from random import Random
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
 from rules.document import Problem
-from rules.systems.base import Role
+from rules.systems.base import Role, SpecError
 
-__all__ = ["Choice", "Made", "Move", "NoInput", "Prompt", "Scope", "Situation", "always", "find"]
+__all__ = [
+    "Choice",
+    "Made",
+    "Move",
+    "NoInput",
+    "Prompt",
+    "Scope",
+    "Situation",
+    "TableRules",
+    "Viewer",
+    "always",
+    "find",
+]
 
 
 class Scope(StrEnum):
@@ -43,32 +56,78 @@ class NoInput(BaseModel):
 
 
 @dataclass(frozen=True, slots=True)
+class Viewer:
+    """Who looks at the table or makes a move there: their role (the GM, or a player), their user's id,
+    and the ids of their characters in play."""
+
+    role: Role
+    user: int
+    characters: frozenset[int] = frozenset()
+
+
+@dataclass(frozen=True, slots=True)
 class Situation:
     """What a move is made on: the state it changes (a sheet, or the table's document), the campaign's
-    options, and the role of the one making it."""
+    options, the role of the one making it, who they are (at the table), and the server's dice
+    (``rng``, a ``secrets.SystemRandom``) for a move that rolls or shuffles."""
 
     state: BaseModel
     options: Mapping[str, Any]
     role: Role
+    by: Viewer | None = None
+    rng: Random | None = None
+
+    def dice(self) -> Random:
+        """The server's dice: a move that rolls is given them."""
+        if self.rng is None:
+            raise SpecError("dice", "this move rolls dice and was given none")
+        return self.rng
 
 
 @dataclass(frozen=True, slots=True)
 class Choice:
-    """One answer a prompt allows: the move that makes it, its label, and the exact chance of success it
-    leaves (None when nothing is left to chance)."""
+    """One answer a prompt allows: the move that makes it and its input, its label, and the exact chance
+    of success it leaves (None when nothing is left to chance)."""
 
     move: str
     label: str
     chance: Fraction | None = None
+    input: Mapping[str, Any] = field(default_factory=dict)
 
 
 @dataclass(frozen=True, slots=True)
 class Prompt:
-    """A decision left to someone after a move: who answers, the question, and the choices."""
+    """A decision left to someone after a move: the user who answers (their id), the question, and the
+    choices."""
 
-    to: Role
+    to: int
     question: str
     choices: tuple[Choice, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class TableRules:
+    """A system's campaign-wide table: its document's model (frozen, with a ``schema_version``), a new
+    one for a campaign's options, ``migrate`` for older documents, and ``view``: what one viewer may
+    see of it, JSON-ready, every hidden part (a deck's order, another player's hand, a secret roll)
+    removed by the engine before anything leaves it. ``prompt``: the decision, if any, that waits for
+    that viewer."""
+
+    model: type[BaseModel]
+    new: Callable[[Mapping[str, Any]], BaseModel]
+    view: Callable[[BaseModel, Viewer, Mapping[str, Any]], Mapping[str, Any]]
+    prompt: Callable[[BaseModel, Viewer], Prompt | None] = field(default=lambda state, viewer: None)
+    migrate: Callable[[dict[str, Any], int], dict[str, Any]] = field(default=lambda document, version: document)
+
+    def read(self, document: Mapping[str, Any]) -> BaseModel:
+        """The table's document read through its model, migrated first when older."""
+        version = document.get("schema_version")
+        current = (
+            self.model.model_fields["schema_version"].default if "schema_version" in self.model.model_fields else None
+        )
+        if isinstance(version, int) and current is not None and version != current:
+            document = self.migrate(dict(document), version)
+        return self.model.model_validate(dict(document))
 
 
 @dataclass(frozen=True, slots=True)

@@ -41,6 +41,7 @@ from rules.systems.base import (
     Vitals,
     nobody,
 )
+from tests.systems import coin_table
 from tests.systems.coin_combat import COMBAT
 
 MAX_NERVE: Final = 6
@@ -178,7 +179,8 @@ class Coin:
         Option("luck", "Starting Luck", 5),
         Option("trick_ideas", "Trick ideas", ["Coin Walk", "Double Heads"], help="Tricks the players may take."),
     )
-    moves: Final = ()
+    moves: Final = coin_table.MOVES
+    table: Final = coin_table.TABLE
     sheet_model: ClassVar = Sheet
     sheet_version: Final = 2
     creation_steps: Final = (
