@@ -1,0 +1,585 @@
+"""``python -m bench.sockets`` (and ``python -m bench``, ``make bench``): the live dashboard's sockets
+in the production shape, two server processes sharing events through Redis.
+
+A campaign of a GM and N players (each player with an active character) is built in a throwaway
+database (as :mod:`bench.pages` makes one), and two ``uvicorn config.asgi:application`` processes
+serve it, as ``make run`` starts one, with the same ``DATABASE_URL``, the same ``REDIS_URL`` and a
+channel prefix of their own. S dashboard sockets (``ws/campaigns/<pk>/``) open, half on each
+process, each with the session cookie of a member in turn, and ask for the catch-up as the page
+does (``{"since": 0}``). They stay quiet for longer than the 5 s read timeout that once dropped
+every quiet socket (:mod:`play.layers`), then R rolls are made through the dice box's own operation
+(``play.rolls.roll_free``), one after another, each once every socket has the one before.
+
+Targets: no socket dropped, while quiet or during the rolls; no roll missed by any socket; and on
+SIGTERM each process stops within :data:`SHUTDOWN_BOUND` with nothing in its log as "Exception in
+ASGI application" or a traceback. Shown, not judged: the time to open the sockets, the delivery
+time from the roll's commit (the first thing run after it) to a socket's receipt, as median, 95th
+percentile and slowest, the sockets each server closed with 1012 ("service restart", so a page
+reconnects elsewhere) and the channels left in the campaign's group. Every socket is read in this
+one process, so the delivery times include its own turn at reading 500 of them: an upper bound.
+
+Exit status: 0 when every target is met, 1 when one is missed, 2 when the figures cannot be had
+(no Redis at ``REDIS_URL``, default ``redis://127.0.0.1:6379/15``; a server that does not start;
+a socket that does not open; data that cannot be built). ``--quick`` is a smoke run: few sockets
+and rolls, the same quiet spell. Django reads ``REDIS_URL`` and the channel prefix once, when it
+starts, so ``python -m bench`` runs this part in a Python process of its own.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import math
+import os
+import random
+import resource
+import signal
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import traceback
+import urllib.request
+import uuid
+from collections.abc import Iterator, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Final, TextIO
+from urllib.parse import urlsplit
+
+from bench.pages import EXIT_BROKEN, EXIT_MISSED, progress, throwaway_database
+
+if TYPE_CHECKING:
+    from django.contrib.auth.models import AbstractBaseUser
+    from websockets.asyncio.client import ClientConnection
+
+ROOT: Final = Path(__file__).resolve().parent.parent
+REDIS_URL: Final = os.environ.get("REDIS_URL", "redis://127.0.0.1:6379/15")
+
+#: Sockets, rolls and players by default, and those of ``--quick``.
+SOCKETS: Final = 500
+ROLLS: Final = 20
+PLAYERS: Final = 20
+QUICK_SOCKETS: Final = 40
+QUICK_ROLLS: Final = 5
+QUICK_PLAYERS: Final = 4
+#: Seconds the sockets stay quiet: past two of channels-redis's 5 s waits for the next event, each of
+#: which redis-py's default read timeout (also 5 s) once cut short, closing the socket.
+IDLE: Final = 12.5
+#: Seconds within which each server stops on SIGTERM.
+SHUTDOWN_BOUND: Final = 10.0
+#: Sockets opening at once (a burst of pages, as when a restarted server's pages reconnect).
+OPENING: Final = 25
+#: Seconds for every socket to open and catch up, for a server to start, for a roll to reach every socket.
+OPEN_WAIT: Final = 120.0
+START_WAIT: Final = 60.0
+DELIVERY_WAIT: Final = 10.0
+#: What a server's log must not hold after a clean shutdown.
+UNCLEAN: Final = ("Exception in ASGI application", "Traceback")
+#: The close code of a server going away for a restart (uvicorn's on SIGTERM).
+SERVICE_RESTART: Final = 1012
+
+
+class BenchError(Exception):
+    """The benchmark cannot give a figure: a server did not start, a socket did not open."""
+
+
+# --- The data -----------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Table:
+    """The campaign, its members (the GM first) and a session cookie of each."""
+
+    campaign: int
+    members: tuple[AbstractBaseUser, ...]
+    sessions: tuple[str, ...]
+
+
+def build(players: int) -> Table:
+    """A campaign of a GM and ``players`` players, each with an active fighter; a logged-in session
+    of each member. Needs the apps loaded and a database to write."""
+    import logging
+
+    from django.contrib.auth import get_user_model
+    from django.test import Client
+
+    from bench import page_data
+
+    users = get_user_model().objects
+    gm = users.create_user("bench-gm")
+    party = tuple(users.create_user(f"bench-player-{i}") for i in range(1, players + 1))
+    where = page_data.campaign(page_data.Cast(gm, party[0], party[1:]), "Sockets")
+    page_data.party(where, party, players)
+    members = (gm, *party)
+    axes = logging.getLogger("axes")
+    level = axes.level
+    axes.setLevel(logging.WARNING)  # not a line per log-in
+    try:
+        sessions = []
+        for member in members:
+            client = Client()
+            client.force_login(member)
+            sessions.append(client.cookies["sessionid"].value)
+    finally:
+        axes.setLevel(level)
+    return Table(where.pk, members, tuple(sessions))
+
+
+def database_url() -> str:
+    """The URL of the database Django is connected to, for the servers."""
+    from django.db import connection
+
+    name = connection.settings_dict["NAME"]
+    if connection.vendor == "sqlite":
+        return f"sqlite:///{name}"
+    return urlsplit(os.environ["DATABASE_URL"])._replace(path=f"/{name}").geturl()
+
+
+def roll(campaign: int, by: AbstractBaseUser, n: int) -> tuple[int, float]:
+    """A free roll through the dice box's operation: its number, and the clock just after its commit
+    (the first of the transaction's on-commit hooks; announcing the roll is the next)."""
+    from django.db import transaction
+
+    from play import rolls
+
+    committed: list[float] = []
+    with transaction.atomic():
+        transaction.on_commit(lambda: committed.append(time.perf_counter()))
+        made = rolls.roll_free(
+            campaign_id=campaign, by=by, text="2d6+1", explode=False, secret=False, rng=random.Random(n)
+        )
+    return made.seq, committed[0]
+
+
+# --- The servers ---------------------------------------------------------------------------------------
+
+
+@dataclass
+class Server:
+    url: str
+    process: subprocess.Popen[bytes]
+    log: Path
+    #: Seconds from SIGTERM to the process's exit; None while running, or when it had to be killed.
+    stopped_in: float | None = None
+
+    @property
+    def ws_url(self) -> str:
+        return self.url.replace("http://", "ws://", 1)
+
+    def unclean_lines(self) -> list[str]:
+        return [line for line in self.log.read_text(errors="replace").splitlines() if any(u in line for u in UNCLEAN)]
+
+    @property
+    def finished(self) -> bool:
+        return "Finished server process" in self.log.read_text(errors="replace")
+
+
+def free_port() -> int:
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def wait_until_up(server: Server) -> None:
+    deadline = time.monotonic() + START_WAIT
+    while time.monotonic() < deadline:
+        if server.process.poll() is not None:
+            raise BenchError(f"the server at {server.url} exited: {server.log.read_text(errors='replace')[-2000:]}")
+        try:
+            with urllib.request.urlopen(f"{server.url}/healthz", timeout=1):
+                return
+        except OSError:
+            time.sleep(0.1)
+    raise BenchError(f"the server at {server.url} did not start within {START_WAIT:g} s")
+
+
+@contextmanager
+def servers(environment: dict[str, str], logs: Path) -> Iterator[list[Server]]:
+    """Two uvicorn processes on free ports, as ``make run`` starts one; any still running at the end is killed."""
+    started = []
+    try:
+        for n in range(2):
+            port, log = free_port(), logs / f"server-{n}.log"
+            command = [sys.executable, "-m", "uvicorn", "config.asgi:application", "--host", "127.0.0.1"]
+            with log.open("w") as out:
+                process = subprocess.Popen(
+                    [*command, "--port", str(port)], cwd=ROOT, env=environment, stdout=out, stderr=subprocess.STDOUT
+                )
+            started.append(Server(f"http://127.0.0.1:{port}", process, log))
+        for server in started:
+            wait_until_up(server)
+        yield started
+    finally:
+        for server in started:
+            if server.process.poll() is None:
+                server.process.kill()
+                server.process.wait()
+
+
+# --- Measuring -----------------------------------------------------------------------------------------
+
+
+@dataclass
+class Socket:
+    """One dashboard's socket, and what it heard."""
+
+    server: int
+    member: int
+    connection: ClientConnection | None = None
+    caught_up: asyncio.Event = field(default_factory=asyncio.Event)
+    #: Roll number -> the clock when the socket got it (the first time).
+    rolls: dict[int, float] = field(default_factory=dict)
+    #: Messages after the catch-up that are not rolls.
+    other: int = 0
+    closed_at: float | None = None
+    close_code: int | None = None
+
+
+@dataclass
+class Result:
+    servers: int
+    sockets: list[Socket]
+    members: int
+    opened_in: float
+    idle: float
+    #: Roll number -> the clock at its commit, in the order made.
+    committed: dict[int, float]
+    rolls_began: float
+    shutdown_began: float
+    stopped_in: list[float | None]
+    unclean: list[list[str]]
+    finished: list[bool]
+    left_in_group: int
+
+    @property
+    def dropped_quiet(self) -> int:
+        return sum(1 for s in self.sockets if s.closed_at is not None and s.closed_at < self.rolls_began)
+
+    @property
+    def dropped_rolling(self) -> int:
+        return sum(
+            1 for s in self.sockets if s.closed_at is not None and self.rolls_began <= s.closed_at < self.shutdown_began
+        )
+
+    @property
+    def deliveries(self) -> int:
+        return len(self.sockets) * len(self.committed)
+
+    @property
+    def missed(self) -> int:
+        return sum(1 for s in self.sockets for seq in self.committed if seq not in s.rolls)
+
+    @property
+    def latencies(self) -> list[float]:
+        return sorted(at - self.committed[seq] for s in self.sockets for seq, at in s.rolls.items())
+
+    @property
+    def restarted(self) -> int:
+        return sum(1 for s in self.sockets if s.close_code == SERVICE_RESTART)
+
+    @property
+    def stopped(self) -> bool:
+        """Each server exited by itself within the bound, its log saying so."""
+        return all(
+            seconds is not None and seconds < SHUTDOWN_BOUND and finished
+            for seconds, finished in zip(self.stopped_in, self.finished, strict=True)
+        )
+
+
+async def listen(socket: Socket) -> None:
+    """Read the socket until it closes, noting when each roll arrives."""
+    from websockets.exceptions import ConnectionClosed
+
+    assert socket.connection is not None
+    try:
+        async for raw in socket.connection:
+            now = time.perf_counter()
+            message = json.loads(raw)
+            if message.get("type") == "roll":
+                socket.rolls.setdefault(message["seq"], now)
+            elif not socket.caught_up.is_set():
+                if message.get("id") == "initiative":  # the last of the catch-up (play.consumers)
+                    socket.caught_up.set()
+            else:
+                socket.other += 1
+    except ConnectionClosed:
+        pass
+    finally:
+        socket.closed_at = time.perf_counter()
+        socket.close_code = socket.connection.close_code
+        socket.caught_up.set()  # no more to wait for: the opening looks at how it ended
+
+
+async def open_socket(socket: Socket, server: Server, table: Table, gate: asyncio.Semaphore) -> asyncio.Task[None]:
+    from websockets.asyncio.client import connect
+
+    async with gate:
+        socket.connection = await connect(
+            f"{server.ws_url}/ws/campaigns/{table.campaign}/",
+            origin=server.url,
+            additional_headers={"Cookie": f"sessionid={table.sessions[socket.member]}"},
+            proxy=None,
+            ping_interval=None,  # a browser sends no pings of its own; it answers the server's
+            open_timeout=OPEN_WAIT,
+        )
+        await socket.connection.send(json.dumps({"since": 0}))  # as the page does on opening
+        listening = asyncio.create_task(listen(socket))
+        await socket.caught_up.wait()
+    if socket.closed_at is not None:
+        raise BenchError(f"a socket on {server.url} was closed ({socket.close_code}) before it caught up")
+    return listening
+
+
+async def exercise(
+    running: list[Server], table: Table, *, sockets: int, rolls: int, idle: float, group_key: str
+) -> Result:
+    """Open the sockets, keep them quiet, roll, stop the servers: what each socket heard, and when."""
+    import redis
+    from django.db import connection
+
+    loop = asyncio.get_running_loop()
+    every = [Socket(server=i % len(running), member=i % len(table.members)) for i in range(sockets)]
+    gate = asyncio.Semaphore(OPENING)
+    began = time.perf_counter()
+    openings = [asyncio.create_task(open_socket(s, running[s.server], table, gate)) for s in every]
+    try:
+        listening = await asyncio.wait_for(asyncio.gather(*openings), OPEN_WAIT)
+    except Exception as error:
+        for task in openings:
+            task.cancel()
+        if isinstance(error, BenchError):
+            raise
+        why = f"not within {OPEN_WAIT:g} s" if isinstance(error, TimeoutError) else repr(error)
+        raise BenchError(f"the sockets did not all open and catch up: {why}") from error
+    opened_in = time.perf_counter() - began
+    progress(f"  {counted(sockets, 'socket')} open and caught up in {opened_in:.1f} s; quiet for {idle:g} s")
+
+    await asyncio.sleep(idle)
+
+    committed: dict[int, float] = {}
+    rolls_began = time.perf_counter()
+    with ThreadPoolExecutor(max_workers=1) as roller:  # one thread, so one database connection
+        try:
+            for n in range(rolls):
+                by = table.members[n % len(table.members)]
+                seq, at = await loop.run_in_executor(roller, roll, table.campaign, by, n)
+                committed[seq] = at
+                deadline = at + DELIVERY_WAIT
+                while time.perf_counter() < deadline and any(seq not in s.rolls for s in every if s.closed_at is None):
+                    await asyncio.sleep(0.002)
+        finally:
+            await loop.run_in_executor(roller, lambda: connection.close())  # the roller's own connection
+    progress(f"  {counted(rolls, 'roll')} made in {time.perf_counter() - rolls_began:.1f} s; stopping the servers")
+
+    shutdown_began = time.perf_counter()
+    for server in running:
+        server.process.send_signal(signal.SIGTERM)
+    while any(s.process.poll() is None for s in running) and time.perf_counter() - shutdown_began < SHUTDOWN_BOUND:
+        await asyncio.sleep(0.01)
+        for server in running:
+            if server.stopped_in is None and server.process.poll() is not None:
+                server.stopped_in = time.perf_counter() - shutdown_began
+    for server in running:
+        if server.process.poll() is None:  # over the bound: killed, and no figure
+            server.process.kill()
+            server.process.wait()
+        elif server.stopped_in is None:
+            server.stopped_in = time.perf_counter() - shutdown_began
+    _, pending = await asyncio.wait(listening, timeout=5)
+    for task in pending:
+        task.cancel()
+    for s in every:
+        if s.connection is not None:
+            await s.connection.close()
+
+    return Result(
+        servers=len(running),
+        sockets=every,
+        members=len(table.members),
+        opened_in=opened_in,
+        idle=idle,
+        committed=committed,
+        rolls_began=rolls_began,
+        shutdown_began=shutdown_began,
+        stopped_in=[s.stopped_in for s in running],
+        unclean=[s.unclean_lines() for s in running],
+        finished=[s.finished for s in running],
+        left_in_group=redis.Redis.from_url(REDIS_URL).zcard(group_key),
+    )
+
+
+def redis_problem(url: str = REDIS_URL) -> str | None:
+    """Why Redis at ``url`` cannot serve the benchmark, or None when it answers."""
+    import redis
+
+    try:
+        redis.Redis.from_url(url, socket_connect_timeout=1).ping()
+    except redis.RedisError as error:
+        return f"needs Redis at {url} (REDIS_URL): {error}"
+    return None
+
+
+def enough_files(sockets: int) -> None:
+    """Room for every socket's file, here and in the servers (which inherit the limit)."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    wanted = sockets + 512
+    if soft != resource.RLIM_INFINITY and soft < wanted:
+        limit = wanted if hard == resource.RLIM_INFINITY else min(wanted, hard)
+        resource.setrlimit(resource.RLIMIT_NOFILE, (limit, hard))
+
+
+def run(*, sockets: int, rolls: int, players: int, idle: float, quick: bool, out: TextIO | None = None) -> int:
+    """Build, serve, measure and report; the exit status. The settings must not be loaded yet: this
+    sets ``REDIS_URL`` and the channel prefix the servers and this process share."""
+    problem = redis_problem()
+    if problem:
+        print(f"error: {problem}", file=sys.stderr)
+        return EXIT_BROKEN
+    import redis
+
+    prefix = f"dicehall-bench-{uuid.uuid4().hex}"
+    os.environ.update(REDIS_URL=REDIS_URL, CHANNEL_PREFIX=prefix)
+    enough_files(sockets)
+    try:
+        with throwaway_database() as vendor, tempfile.TemporaryDirectory(prefix="dicehall-bench-sockets-") as logs:
+            progress(
+                f"sockets: a throwaway {vendor} database, two servers, Redis at {REDIS_URL}; "
+                f"{counted(sockets, 'socket')}, {counted(rolls, 'roll')}, a GM and {counted(players, 'player')}"
+            )
+            table = build(players)
+            environment = {**os.environ, "DATABASE_URL": database_url()}
+            with servers(environment, Path(logs)) as running:
+                group = f"{prefix}:group:campaign-{table.campaign}"
+                result = asyncio.run(exercise(running, table, sockets=sockets, rolls=rolls, idle=idle, group_key=group))
+                for n, lines in enumerate(result.unclean):
+                    for line in lines[:5]:
+                        print(f"server {n + 1}: {line}", file=sys.stderr)
+    except BenchError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return EXIT_BROKEN
+    except Exception:  # the data could not be built, a roll raised: no figure, and not a missed target
+        traceback.print_exc()
+        return EXIT_BROKEN
+    finally:
+        store = redis.Redis.from_url(REDIS_URL)
+        for key in store.scan_iter(f"{prefix}*"):
+            store.delete(key)
+    return 0 if report(result, quick=quick, out=out or sys.stdout) else EXIT_MISSED
+
+
+# --- Report -------------------------------------------------------------------------------------------
+
+
+def counted(n: int, thing: str) -> str:
+    return f"{n:,} {thing}" if n == 1 else f"{n:,} {thing}s"
+
+
+def ms(seconds: float) -> str:
+    return f"{seconds * 1000:.3g} ms"
+
+
+def nearest_rank(ordered: Sequence[float], share: float) -> float:
+    return ordered[max(0, math.ceil(share * len(ordered)) - 1)]
+
+
+def report(result: Result, *, quick: bool, out: TextIO) -> bool:
+    """Print the figures; True when every target is met."""
+    latencies = result.latencies
+    stops = ", ".join("killed" if s is None else f"{s:.2f} s" for s in result.stopped_in)
+    unclean = sum(len(lines) for lines in result.unclean)
+    per_server = " + ".join(str(sum(1 for s in result.sockets if s.server == n)) for n in range(result.servers))
+    # (what, the figure, its target, whether it is met; None: shown, not judged)
+    rows: list[tuple[str, str, str, bool | None]] = [
+        ("sockets open and caught up", f"{len(result.sockets):,} ({per_server}) in {result.opened_in:.1f} s", "", None),
+        (f"dropped while quiet for {result.idle:g} s", str(result.dropped_quiet), "0", result.dropped_quiet == 0),
+        ("dropped during the rolls", str(result.dropped_rolling), "0", result.dropped_rolling == 0),
+        ("deliveries missed", f"{result.missed:,} of {result.deliveries:,}", "0", result.missed == 0),
+        ("delivery, commit to receipt: median", ms(statistics.median(latencies)) if latencies else "-", "", None),
+        ("95th percentile", ms(nearest_rank(latencies, 0.95)) if latencies else "-", "", None),
+        ("slowest", ms(latencies[-1]) if latencies else "-", "", None),
+        ("stopped on SIGTERM in", stops, f"< {SHUTDOWN_BOUND:g} s", result.stopped),
+        ("lines of exceptions in the logs", str(unclean), "0", unclean == 0),
+        ("closed with 1012 (service restart)", f"{result.restarted:,} of {len(result.sockets):,}", "", None),
+        ("channels left in the campaign's group", str(result.left_in_group), "", None),
+    ]
+    met = all(ok for *_, ok in rows if ok is not None)
+    table = [("", "figure", "target", "result")] + [
+        (name, figure, target, "" if ok is None else "PASS" if ok else "FAIL") for name, figure, target, ok in rows
+    ]
+    widths = [max(len(line[i]) for line in table) for i in range(4)]
+    print(file=out)
+    print(
+        f"Sockets: {len(result.sockets):,} dashboards of one campaign (a GM and "
+        f"{counted(result.members - 1, 'player')}) on {result.servers} server processes sharing Redis; "
+        f"{counted(len(result.committed), 'roll')}.",
+        file=out,
+    )
+    for line in table:
+        print("  ".join(cell.ljust(width) for cell, width in zip(line, widths, strict=True)).rstrip(), file=out)
+    print(file=out)
+    print(
+        "A clean stop: each server exits by itself within the bound, its log saying so, with no line of\n"
+        f"{' or '.join(repr(u) for u in UNCLEAN)}. Delivery times include this process's own reading of every socket.",
+        file=out,
+    )
+    if quick:
+        print("--quick: few sockets and rolls; the same quiet spell.", file=out)
+    return met
+
+
+# --- The command -----------------------------------------------------------------------------------------
+
+
+def sockets_main(
+    *,
+    quick: bool,
+    sockets: int | None = None,
+    rolls: int | None = None,
+    players: int | None = None,
+    idle: float | None = None,
+) -> int:
+    """The sockets part of ``python -m bench``: its exit status. It runs in a Python process of its own,
+    since Django must start with the servers' ``REDIS_URL`` and channel prefix."""
+    command = [sys.executable, "-m", "bench.sockets", *(["--quick"] if quick else [])]
+    for name, value in (("sockets", sockets), ("rolls", rolls), ("players", players), ("idle", idle)):
+        if value is not None:
+            command += [f"--{name}", str(value)]
+    status = subprocess.run(command, cwd=ROOT, check=False).returncode
+    return status if status in (0, EXIT_MISSED, EXIT_BROKEN) else EXIT_BROKEN
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m bench.sockets", description=__doc__.split("\n\n")[0])
+    parser.add_argument("--quick", action="store_true", help="smoke run: few sockets and rolls")
+    parser.add_argument(
+        "--sockets", type=int, metavar="S", help=f"sockets (default {SOCKETS}; --quick {QUICK_SOCKETS})"
+    )
+    parser.add_argument("--rolls", type=int, metavar="R", help=f"rolls (default {ROLLS}; --quick {QUICK_ROLLS})")
+    parser.add_argument(
+        "--players", type=int, metavar="N", help=f"players beside the GM (default {PLAYERS}; --quick {QUICK_PLAYERS})"
+    )
+    parser.add_argument("--idle", type=float, metavar="SECONDS", help=f"the quiet spell (default {IDLE:g})")
+    args = parser.parse_args(argv)
+    for name in ("sockets", "rolls", "players"):
+        if getattr(args, name) is not None and getattr(args, name) < 1:
+            parser.error(f"--{name} must be at least 1")
+    if args.idle is not None and args.idle < 0:
+        parser.error("--idle cannot be negative")
+    return run(
+        sockets=args.sockets or (QUICK_SOCKETS if args.quick else SOCKETS),
+        rolls=args.rolls or (QUICK_ROLLS if args.quick else ROLLS),
+        players=args.players or (QUICK_PLAYERS if args.quick else PLAYERS),
+        idle=IDLE if args.idle is None else args.idle,
+        quick=args.quick,
+    )
+
+
+if __name__ == "__main__":
+    sys.exit(main())
