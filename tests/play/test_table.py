@@ -15,7 +15,7 @@ from django.urls import reverse
 
 from play import table
 from play.models import Table, TableChange
-from tests.api.conftest import api  # noqa: F401 (a fixture)
+from tests.api.conftest import ApiClient
 from tests.systems.coin_table import TOKENS
 
 pytestmark = pytest.mark.django_db
@@ -27,6 +27,17 @@ class Seeded(random.Random):
 
     def __init__(self, *args: object) -> None:
         super().__init__(7)
+
+
+@pytest.fixture
+def api(db):
+    """``api(user)``: a JSON client with a fresh token of ``user`` (as ``tests/api``'s fixture)."""
+    from api import tokens
+
+    def make(user) -> ApiClient:
+        return ApiClient(tokens.create_token(user=user, name="tests")[1])
+
+    return make
 
 
 @pytest.fixture
@@ -68,9 +79,8 @@ def test_the_pot_the_bag_and_the_hands_through_the_api(api, coin_campaign, gm, p
     everything = api(gm).get(f"/campaigns/{coin_campaign.pk}/table").json()["view"]
     assert everything["hands"] == mine  # the GM sees every hand
     assert everything["bag"] == len(TOKENS) - 1  # and not the bag's order: nobody does
-    assert list(TableChange.objects.filter(campaign=coin_campaign).order_by("version").values_list("move", flat=True)) == [
-        "ante", "fill", "draw"
-    ]  # fmt: skip
+    changes = TableChange.objects.filter(campaign=coin_campaign).order_by("version")
+    assert list(changes.values_list("move", flat=True)) == ["ante", "fill", "draw"]
 
 
 def test_a_move_made_from_an_older_table_is_a_409_with_the_table_now(api, coin_campaign, player, other_player) -> None:
@@ -205,7 +215,8 @@ def test_no_page_partial_or_answer_shows_what_the_table_hides(
     post_move(api(gm), coin_campaign, "fill")
     drawn = post_move(api(player), coin_campaign, "draw").json()["table"]["view"]["hands"][0]["tokens"]
     bag = Table.objects.get(campaign=coin_campaign).document["bag"]
-    assert bag and drawn
+    assert bag
+    assert drawn
     for user, may_see in ((gm, set(drawn)), (player, set(drawn)), (other_player, set())):
         client.force_login(user)
         seen = _everything_seen(client, api(user), coin_campaign, [])
