@@ -251,7 +251,7 @@ def input_form(model: type, data: Any = None) -> forms.Form:
         field = scalar_field(name, resolved, nullable or name not in required)
         field.help_text = resolved.get("description", "")
         labels = resolved.get("labels")
-        if labels and isinstance(field, forms.ChoiceField):  # each choice said in words, all in sight
+        if labels and isinstance(field, _Choice):  # each choice said in words, all in sight
             field.choices = [(value, labels.get(value, value)) for value, _ in field.choices]
             field.widget = forms.RadioSelect(choices=field.choices)
         if resolved.get("lines") and isinstance(field, TextField):

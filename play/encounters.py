@@ -134,7 +134,7 @@ def _log(
         campaign_id=campaign.pk,
         by=by,
         character_id=characters.get(logged.fighter) if logged.fighter is not None else None,
-        kind=RollKind(logged.kind),
+        kind=logged.kind,
         spec={"encounter": encounter.pk, **logged.spec},
         dice=list(logged.dice) if isinstance(logged.dice, tuple) else logged.dice,
         total=logged.total,

@@ -40,7 +40,9 @@ class RollQuerySet(AppendOnlyQuerySet):
 
 
 class RollKind(models.TextChoices):
-    """What a roll was for; extend it as new kinds of roll arrive (the check constraint follows in a migration)."""
+    """The kinds of roll the platform itself logs, and the common kinds systems share, by the words the log
+    gives them. A system adds its own (its ``log_kinds``: a card drawn, a reroll, an experience check)
+    with no migration: the column holds any kind's key (:func:`play.rolls.log_kinds`)."""
 
     CHECK = "check", "Check"
     REACTION = "reaction", "Reaction check"
@@ -69,7 +71,7 @@ class Roll(AppendOnlyModel):
     character = models.ForeignKey(
         "characters.Character", on_delete=models.PROTECT, null=True, blank=True, related_name="rolls"
     )
-    kind = models.CharField(max_length=20, choices=Kind.choices)
+    kind = models.CharField(max_length=20)
     #: The campaign's rules system when the roll was made: the table's system, for every kind of roll.
     #: "" only on rows written before it was stored (their campaign's system, see :func:`play.rolls.system_of`).
     system = models.CharField(max_length=20, blank=True)
@@ -91,6 +93,8 @@ class Roll(AppendOnlyModel):
     secret = models.BooleanField(default=False)
     created_at = models.DateTimeField()
     seq = models.PositiveIntegerField()
+    #: The roll this one replaces (a reroll), by its number: the chain stays append-only, the first kept.
+    follows = models.PositiveIntegerField(null=True, blank=True)
     prev_hash = models.CharField(max_length=64)
     hash = models.CharField(max_length=64)
 
@@ -102,7 +106,10 @@ class Roll(AppendOnlyModel):
             # Also the index the log reads newest first: a B-tree is walked backwards as fast as forwards.
             models.UniqueConstraint(fields=["campaign", "seq"], name="play_roll_unique_seq"),
             models.CheckConstraint(condition=Q(seq__gte=1), name="play_roll_seq_positive"),
-            models.CheckConstraint(condition=Q(kind__in=RollKind.values), name="play_roll_kind_valid"),
+            models.CheckConstraint(condition=~Q(kind=""), name="play_roll_kind_named"),
+            models.CheckConstraint(
+                condition=Q(follows__isnull=True) | Q(follows__lt=models.F("seq")), name="play_roll_follows_earlier"
+            ),
             models.CheckConstraint(
                 condition=Q(chance__isnull=True) | ~Q(chance_of=""), name="play_roll_chance_says_of_what"
             ),

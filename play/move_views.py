@@ -17,6 +17,7 @@ from django.shortcuts import redirect, render
 from django.template import TemplateDoesNotExist
 from django.template.loader import select_template
 from django.urls import reverse
+from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.http import require_http_methods
 from django.views.decorators.vary import vary_on_headers
 
@@ -80,6 +81,7 @@ def _page(
         "shows": move.shows(Situation(character.document, character.campaign.settings, role)) if role else {},
         "shows_template": _shows_template(character, move),
         "in_place": bool(request.htmx) and section is not None,
+        "next": _back(request),
     }
     template = "play/move.html" + ("#move-form" if context["in_place"] else "")
     return render(request, template, context, status=status)
@@ -107,6 +109,12 @@ def _checked(form: forms.Form, character: Character, move: Move, user: Any) -> b
                 continue
             form.add_error(problem.field if problem.field in form.fields else None, sentence(problem.message))
     return not form.errors
+
+
+def _back(request: HttpRequest) -> str:
+    """The page of this site the move was opened from (``next``), to go back to once it is made; "" if none."""
+    back = request.POST.get("next", "") if request.method == "POST" else request.GET.get("next", "")
+    return back if back and url_has_allowed_host_and_scheme(back, allowed_hosts=None) else ""
 
 
 def _refused(request: HttpRequest, character: Character, message: str) -> HttpResponse:
@@ -155,6 +163,9 @@ def move(request: HttpRequest, pk: int, key: str) -> HttpResponse:
     section = chosen.parts[0] if chosen.parts else ""
     if not request.htmx or section not in sections_for(character):
         messages.success(request, notice)
+    back = _back(request)
+    if not request.htmx and back:
+        return redirect(back)  # the page the move was opened from (a round's planner, say)
     if section not in sections_for(character):
         return redirect("characters:sheet", saved.pk)
     return saved_region(request, character, section, notice=notice)

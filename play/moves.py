@@ -26,6 +26,8 @@ from characters import write
 from characters.generated import refusal_words
 from characters.models import Character
 from characters.operations import sections_for
+from play import rolls
+from play.models import Roll
 from rules.document import problems_of
 from rules.systems.base import Role, SheetInvalid, SpecError
 from rules.systems.moves import Made, Move, Scope, Situation, find
@@ -41,6 +43,7 @@ __all__ = [
     "offered",
     "perform",
     "read_input",
+    "record",
     "viewer_role",
 ]
 
@@ -205,7 +208,38 @@ def make(
         write.write(character, made.state, by=by, what=made.words, sections=list(made.changed or move.parts))
     except SheetInvalid as error:
         raise write.refusal(error) from None
+    record(made, campaign_id=character.campaign_id, by=by, character_id=character.pk)
     return character, made
+
+
+def record(made: Made, *, campaign_id: int, by: AbstractBaseUser, character_id: int | None = None) -> list[Roll]:
+    """The dice a move rolled, in the campaign's log, in order: a reroll as a new roll that follows the
+    last one of the kind it replaces that the same member rolled (for the same character)."""
+    recorded = []
+    for rolled in made.rolls:
+        follows = None
+        if rolled.follows is not None:
+            earlier = Roll.objects.filter(
+                campaign_id=campaign_id, kind=rolled.follows, by=by, character_id=character_id
+            )
+            follows = earlier.order_by("-seq").values_list("seq", flat=True).first()
+        recorded.append(
+            rolls.record_roll(
+                campaign_id=campaign_id,
+                by=by,
+                character_id=character_id,
+                kind=rolled.kind,
+                spec=rolled.spec,
+                dice=rolled.dice,
+                total=rolled.total,
+                outcome=rolled.outcome,
+                chance=rolled.chance,
+                chance_of=rolled.chance_of,
+                label=rolled.label,
+                follows=follows,
+            )
+        )
+    return recorded
 
 
 def told(name: str, made: Made) -> str:

@@ -26,7 +26,7 @@ from campaigns.presenters import refusals
 from characters import access as character_access
 from characters.models import Character
 from play import rolls
-from play.models import Roll, RollKind
+from play.models import Roll
 from play.presenters import roll_summary
 from web.fields import name_start, whole_key
 
@@ -63,6 +63,7 @@ def roll_entry(roll: Roll, *, gm: bool) -> dict[str, Any]:
         return entry
     # Only past the placeholder: a secret roll's words are as secret as its dice.
     entry["label"] = rolls.label_of(roll)
+    entry["kind_label"] = rolls.kind_label(roll)
     entry["summary"] = roll_summary(roll)
     entry["called"] = called_words(roll.spec)
     if isinstance(roll.dice, list) and all(isinstance(g, dict) and "dice" in g for g in roll.dice):
@@ -105,15 +106,16 @@ def _positive(value: str, name: str) -> int:
     return number
 
 
-def _filters(request: HttpRequest) -> dict[str, Any]:
+def _filters(request: HttpRequest, system: str) -> dict[str, Any]:
     """The log's query as typed: ``character`` (an id; whether the viewer may see it is the view's
-    one query), ``kind``, ``before`` (a seq)."""
+    one query), ``kind`` (one of the kinds a campaign of ``system`` logs), ``before`` (a seq)."""
     query: dict[str, Any] = {}
     if character := request.GET.get("character", ""):
         query["character"] = _positive(character, "character")
     if kind := request.GET.get("kind", ""):
-        if kind not in RollKind.values:
-            raise BadQuery(f"{kind[:20]!r} is not a kind of roll; choose one of {', '.join(RollKind.values)}.")
+        known = rolls.log_kinds(system)
+        if kind not in known:
+            raise BadQuery(f"{kind[:20]!r} is not a kind of roll; choose one of {', '.join(known)}.")
         query["kind"] = kind
     if before := request.GET.get("before", ""):
         query["before"] = _positive(before, "roll number")
@@ -176,7 +178,7 @@ def roll_log(request: HttpRequest, pk: int) -> HttpResponse:
     a seventh, by its id, when the log is filtered by a character."""
     campaign = access.campaign_for(request.user, pk)
     gm = _is_gm(campaign)
-    query = _filters(request)
+    query = _filters(request, campaign.system)
     character_filter = _character_filter(request, campaign, query)
     filtered = "character" in query or "kind" in query
     rows = Roll.objects.filter(campaign=campaign).for_viewer(gm=gm, filtered=filtered)
@@ -199,7 +201,7 @@ def roll_log(request: HttpRequest, pk: int) -> HttpResponse:
         "is_gm": gm,
         "entries": [roll_entry(r, gm=gm) for r in page],
         "character_filter": character_filter,
-        "kinds": RollKind.choices,
+        "kinds": list(rolls.log_kinds(campaign.system).items()),
         "query": query,
         "older_url": f"?{urlencode({**keep, 'before': page[-1].seq})}" if more else None,
         "newest_url": f"?{urlencode(keep)}" if "before" in query else None,

@@ -89,7 +89,8 @@ def canonical(roll: Roll) -> bytes:
     A JSON object with exactly these keys: ``campaign`` (id), ``seq``, ``by`` (user
     id), ``character`` (id or null), ``kind``, ``spec``, ``dice``, ``total`` (integer
     or null), ``outcome``, ``chance`` ("p/q" or null), ``chance_of``, ``secret``,
-    ``created_at`` and ``prev_hash``; and ``system`` and ``label`` when they are not empty
+    ``created_at`` and ``prev_hash``; ``follows`` (a reroll: the number of the roll it replaces) when
+    set; and ``system`` and ``label`` when they are not empty
     (rows written before they were stored have them empty, and their hashes were taken
     without them, so those chains verify unchanged; a new row always has both, so its hash
     covers them and blanking either breaks it as changing it does). ``created_at`` is ISO 8601 in UTC with
@@ -118,6 +119,8 @@ def canonical(roll: Roll) -> bytes:
         # getattr with a default: a migration's historical model from before these fields hashes as it did.
         if value := getattr(roll, name, ""):
             content[name] = value
+    if (follows := getattr(roll, "follows", None)) is not None:  # a reroll: which roll it replaces
+        content["follows"] = follows
     return json.dumps(content, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False).encode()
 
 
@@ -157,6 +160,7 @@ def record_roll(
     secret: bool = False,
     called_secret: bool = False,
     label: str = "",
+    follows: int | None = None,
 ) -> Roll:
     """Append a roll to the campaign's log, chained to the one before it, with the campaign's
     system and the caller's ``label`` (cut to :data:`LABEL_LENGTH`; every caller says what it
@@ -178,7 +182,7 @@ def record_roll(
         raise Conflict(ARCHIVED)
     if secret and role != Membership.Role.GM and not called_secret:
         raise NotAllowed("Only the GM can roll in secret.")
-    if kind not in RollKind.values:
+    if kind not in log_kinds(campaign.system):
         raise ValueError(f"unknown kind of roll: {kind!r}")
     if character_id is not None:
         status = Character.objects.filter(pk=character_id, campaign=campaign).values_list("status", flat=True).first()
@@ -201,6 +205,8 @@ def record_roll(
 
     last = Roll.objects.filter(campaign=campaign).order_by("-seq").values_list("seq", "hash").first()
     seq, prev_hash = (last[0] + 1, last[1]) if last else (1, GENESIS)
+    if follows is not None and not 1 <= follows < seq:
+        raise ValueError(f"a roll follows an earlier one of its campaign, not #{follows}")
     now = timezone.now()
     roll = Roll(
         campaign=campaign,
@@ -219,6 +225,7 @@ def record_roll(
         created_at=now,
         seq=seq,
         prev_hash=prev_hash,
+        follows=follows,
     )
     roll.hash = content_hash(roll)
     roll.save()
@@ -442,3 +449,20 @@ def roll_free(*, campaign_id: int, by: AbstractBaseUser, text: str, explode: boo
         ),
         secret=secret,
     )
+
+
+def log_kinds(system: str) -> dict[str, str]:
+    """Every kind of roll a campaign of ``system`` logs, by key, with the words the log gives it: the
+    platform's own (:class:`~play.models.RollKind`) and the system's (its ``log_kinds``), the system's
+    words first where both name a kind."""
+    own = dict(RollKind.choices)
+    try:
+        theirs = dict(systems.get(system).log_kinds)
+    except systems.UnknownSystem:  # a row of a system no longer installed keeps the platform's words
+        theirs = {}
+    return {**own, **theirs}
+
+
+def kind_label(roll: Roll) -> str:
+    """The words the log gives a roll's kind, as its campaign's system says them."""
+    return log_kinds(roll.system or roll.campaign.system).get(roll.kind, roll.kind)

@@ -28,7 +28,7 @@ from campaigns.models import Membership
 from characters import access, write
 from characters.models import Character
 from play import requests
-from play.models import Roll, RollAsked, RollKind, RollProposal
+from play.models import Roll, RollAsked, RollProposal
 from play.rolls import record_roll
 from rules.systems.base import Other, SheetRoll, SpecError
 
@@ -224,7 +224,7 @@ def roll(
         campaign_id=character.campaign_id,
         by=by,
         character_id=character.pk,
-        kind=RollKind(made.log_kind),
+        kind=made.log_kind,
         spec=spec,
         dice=recorded.dice,
         total=recorded.total,

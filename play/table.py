@@ -28,7 +28,7 @@ from campaigns.models import Campaign, Membership
 from characters.models import Character
 from characters.write import sentence
 from play.models import Table, TableChange
-from play.moves import perform
+from play.moves import perform, record
 from rules.systems.base import Role, RulesSystem
 from rules.systems.moves import Made, Move, Prompt, Scope, Situation, TableRules, Viewer, find
 
@@ -206,6 +206,7 @@ def make(*, campaign_id: int, key: str, version: int, given: Mapping[str, Any], 
     row.save(update_fields=["version", "document", "part_versions"])
     TableChange.objects.create(campaign=campaign, version=row.version, by=by, move=move.key, what=made.words[:500],
                                before=before, after=document)  # fmt: skip
+    record(made, campaign_id=campaign.pk, by=by)
     transaction.on_commit(
         lambda: table_changed.send(sender=Table, campaign_id=campaign_id, version=row.version), robust=True
     )

@@ -123,6 +123,7 @@ class RollOut(Schema):
     outcome: dict[str, Any] | None
     chance: str | None = Field(..., description='The exact chance computed before the roll, "p/q".')
     chance_of: str | None = Field(..., description="What the chance is the chance of, or why there is none.")
+    follows: int | None = Field(None, description="A reroll: the number (`seq`) of the roll it replaces.")
 
 
 class RollPage(Schema):
@@ -156,7 +157,7 @@ def roll_out(roll: Roll, *, gm: bool) -> dict[str, Any]:
     if hidden:
         # The words too: a secret roll's label says as much as its dice.
         empty = ("kind", "system", "label", "by", "character", "spec", "dice", "total", "success", "margin")
-        return {**shown, **dict.fromkeys((*empty, "dilemma", "outcome", "chance", "chance_of"))}
+        return {**shown, **dict.fromkeys((*empty, "dilemma", "outcome", "chance", "chance_of", "follows"))}
     outcome = roll.outcome if isinstance(roll.outcome, dict) else {}
     return {
         **shown,
@@ -174,6 +175,7 @@ def roll_out(roll: Roll, *, gm: bool) -> dict[str, Any]:
         "outcome": outcome,
         "chance": roll.chance,
         "chance_of": roll.chance_of,
+        "follows": roll.follows,
     }
 
 

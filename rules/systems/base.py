@@ -610,6 +610,9 @@ class RulesSystem(Protocol):
     # Everything a player or the GM does with the rules besides building and rolling a sheet
     # (:mod:`rules.systems.moves`), performed by the table's one pipeline.
     moves: tuple[Move, ...]
+    # The kinds of roll the system puts in the campaign's log, by key, with the words the log gives them
+    # (the platform's own, such as a free roll or an attack, are the table app's).
+    log_kinds: Mapping[str, str]
     # The campaign's table: a document every member shares, each seeing only their part (None: none).
     table: TableRules | None
 

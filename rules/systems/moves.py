@@ -131,6 +131,24 @@ class TableRules:
 
 
 @dataclass(frozen=True, slots=True)
+class Rolled:
+    """Dice a move rolled, for the campaign's log: the system's kind of roll (one of its ``log_kinds``),
+    the words for it, what was asked (``spec``), every die as rolled, the total and the outcome, and the
+    exact chance of ``chance_of`` before the roll. ``follows``: the kind of an earlier roll of the same
+    maker this one replaces (a reroll), recorded as a new roll that follows it."""
+
+    kind: str
+    label: str
+    spec: Mapping[str, Any]
+    dice: Any
+    total: int | None
+    outcome: Mapping[str, Any]
+    chance: Fraction | None = None
+    chance_of: str = ""
+    follows: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
 class Made:
     """What a move made: the new state; ``words``, the history's line; ``notice``, what the one who made
     it is told, after their character's name ("rested 40 minutes: …", ": doubled a round"); ``result``,
@@ -143,6 +161,8 @@ class Made:
     prompt: Prompt | None = None
     #: The parts it changed, when more than those it is made from (an open form of each goes stale).
     changed: tuple[str, ...] = ()
+    #: The dice it rolled, for the campaign's log, in order.
+    rolls: tuple[Rolled, ...] = ()
 
 
 def always(options: Mapping[str, Any]) -> bool:

@@ -96,9 +96,16 @@ def test_a_luck_point_mid_round_doubles_what_follows(client, dice, d6_campaign, 
     ids = skills(talia)
     declare(client, talia, [ids["Firearms"]] * 2)
     roll(client, talia, roll="a0")
-    spent = client.post(spend_url(talia), {"version": str(talia.section_versions.get("luck", 0)), "kind": "double"})
+    planner = client.get(round_url(talia)).text
+    assert f'href="{spend_url(talia)}?next={round_url(talia)}"' in planner  # from the round, back to it
+    spent = client.post(spend_url(talia), {"version": str(talia.section_versions.get("luck", 0)), "kind": "double",
+                                           "next": round_url(talia)})  # fmt: skip
     assert spent.status_code == 302
     assert spent["Location"] == round_url(talia)
+    elsewhere = client.post(
+        spend_url(talia), {"version": version(talia), "kind": "double", "next": "https://evil.example/"}
+    )
+    assert elsewhere.status_code == 400  # refused by the rules (a round doubled once): the page, never elsewhere
     page = client.get(round_url(talia)).text
     assert "doubled" in page
     assert "7d+2" in page  # 4d+1 doubled is 8d+2, then −1d for two actions

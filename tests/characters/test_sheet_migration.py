@@ -23,8 +23,9 @@ BEFORE = [("characters", "0004_ledger_append_only_trigger")]
 DICE = ("d4", "d6", "d8", "d10", "d12")
 ABILITIES = ("will", "charm", "pulse", "intellect", "reflex")
 OLD_TABLES = ("character", "skill", "specialization", "trait", "asset", "asset_skills", "weapon", "armor")
-#: Columns that later migrations add to the kept tables (characters.0007: each entry's currency).
-LATER_COLUMNS = ("currency",)
+#: Columns that later migrations add to the kept tables (characters.0007: each entry's currency; play.0010: a
+#: reroll's roll it follows).
+LATER_COLUMNS = ("currency", "follows")
 KEPT_TABLES = ("characters_ledgerentry", "characters_reputationchange", "play_roll")
 
 

@@ -247,3 +247,42 @@ def test_the_sockets_say_only_that_the_table_changed(coin_campaign, gm, player, 
             await socket.disconnect()
 
     run(scenario)
+
+
+# --- Dice a move rolls, in the campaign's log ------------------------------------------------------
+
+
+def test_a_flip_and_its_reroll_are_two_rolls_of_the_log_the_second_following_the_first(
+    client, api, coin_campaign, campaign, player, seeded
+) -> None:
+    from play.models import Roll
+    from play.rolls import verify_chain
+
+    flipped = post_move(api(player), coin_campaign, "flip").json()
+    first_faces = flipped["result"]["faces"]
+    post_move(api(player), coin_campaign, "reroll", {"coin": 2})
+    first, second = Roll.objects.filter(campaign=coin_campaign).order_by("seq")
+    assert (first.kind, first.dice, first.chance, first.chance_of) == ("flip", first_faces, "1/4", "double heads")
+    assert (second.kind, second.follows, second.spec["coin"]) == ("flip", first.seq, 2)
+    assert second.chance == ("1/2" if first_faces[0] == "heads" else "0/1")
+    assert verify_chain(coin_campaign) is None
+    client.force_login(player)
+    log = client.get(reverse("play:rolls", args=[coin_campaign.pk]), {"kind": "flip"})
+    assert log.status_code == 200
+    assert "Flip at the table" in log.text  # the system's words for its own kind
+    assert f'replaces <a href="#roll-{first.seq}">#{first.seq}</a>' in log.text
+    rows = api(player).get(f"/campaigns/{coin_campaign.pk}/rolls").json()["rolls"]
+    assert [r["follows"] for r in rows if r["seq"] == second.seq] == [first.seq]
+    elsewhere = client.get(reverse("play:rolls", args=[campaign.pk]), {"kind": "flip"})
+    assert elsewhere.status_code == 400  # Lucky 13 logs no flips
+
+
+def test_the_log_takes_any_kind_a_system_names_and_refuses_others(coin_campaign, campaign, player) -> None:
+    from play import rolls
+
+    made = rolls.record_roll(campaign_id=coin_campaign.pk, by=player, kind="flip", spec={}, dice=[], total=None,
+                             outcome={}, chance=None, label="a flip")  # fmt: skip
+    assert made.kind == "flip"
+    with pytest.raises(ValueError, match="unknown kind of roll"):
+        rolls.record_roll(campaign_id=campaign.pk, by=player, kind="flip", spec={}, dice=[], total=None, outcome={},
+                          chance=None)  # fmt: skip

@@ -180,6 +180,7 @@ class Coin:
         Option("trick_ideas", "Trick ideas", ["Coin Walk", "Double Heads"], help="Tricks the players may take."),
     )
     moves: Final = coin_table.MOVES
+    log_kinds: Final = {"check": "Flip", "flip": "Flip at the table"}
     table: Final = coin_table.TABLE
     sheet_model: ClassVar = Sheet
     sheet_version: Final = 2

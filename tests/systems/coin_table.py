@@ -13,7 +13,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from rules.document import Document
 from rules.systems.base import Role
-from rules.systems.moves import Choice, Made, Move, NoInput, Prompt, Scope, Situation, TableRules, Viewer
+from rules.systems.moves import Choice, Made, Move, NoInput, Prompt, Rolled, Scope, Situation, TableRules, Viewer
 
 #: The tokens a full bag holds, before it is shuffled.
 TOKENS: Final = ("zorblat", "quintrel", "vashmere", "orrilex", "thundrap", "mirkwell")
@@ -148,8 +148,10 @@ def _flip(situation: Situation, given: NoInput) -> Made:
     rng = situation.dice()
     faces: tuple[Face, Face] = (rng.choice(("heads", "tails")), rng.choice(("heads", "tails")))
     after = table.model_copy(update={"flip": Flip(by=situation.by.user, faces=faces)})
+    rolled = Rolled("flip", "Two coins at the table", {"coins": 2, "wins": "double heads"}, list(faces), None,
+                    {"success": _wins(faces)}, Fraction(1, 4), "double heads")  # fmt: skip
     return Made(after, words=f"Flipped {faces[0]} and {faces[1]}", notice=f"flipped {faces[0]} and {faces[1]}",
-                prompt=_prompt(after), result={"faces": list(faces)})  # fmt: skip
+                prompt=_prompt(after), result={"faces": list(faces)}, rolls=(rolled,))  # fmt: skip
 
 
 def _not_theirs(situation: Situation) -> str | None:
@@ -178,7 +180,12 @@ def _reroll(situation: Situation, given: Reroll) -> Made:
     won = _wins(tuple(faces))
     after = table.model_copy(update={"flip": Flip(by=table.flip.by, faces=(faces[0], faces[1]), settled=True)})
     words = f"Flipped coin {given.coin} again: {faces[0]} and {faces[1]}"
-    return Made(after, words=words, notice=words[:1].lower() + words[1:], result={"won": won, "faces": faces})
+    other = table.flip.faces[2 - given.coin]
+    spec = {"coins": 1, "coin": given.coin, "wins": "double heads"}
+    rolled = Rolled("flip", f"Coin {given.coin} flipped again", spec, list(faces), None, {"success": won},
+                    Fraction(1, 2) if other == "heads" else Fraction(0), "double heads", follows="flip")  # fmt: skip
+    return Made(after, words=words, notice=words[:1].lower() + words[1:], result={"won": won, "faces": faces},
+                rolls=(rolled,))  # fmt: skip
 
 
 MOVES: Final[tuple[Move, ...]] = (

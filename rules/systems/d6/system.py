@@ -179,6 +179,7 @@ class D6:
     options_model: ClassVar = options.Options
     option_fields: Final = options.OPTIONS
     moves: Final = luck_moves.MOVES
+    log_kinds: Final = {"check": "Check", "opposed": "Opposed roll"}
     table: Final = None
     sheet_model: ClassVar = Sheet
     sheet_version: Final = SCHEMA_VERSION

@@ -184,6 +184,7 @@ class Lucky13:
     offer_situation: Final = OFFER_SITUATION
     combat: Final = COMBAT
     moves: Final = MOVES
+    log_kinds: Final = {"check": "Check", "reaction": "Reaction check", "opposed": "Opposed roll"}
     table: Final = None
 
     # --- Options -------------------------------------------------------------------------
