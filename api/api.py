@@ -37,7 +37,7 @@ class TokenAuth(HttpBearer):
 api = NinjaAPI(
     title="Dicehall API",
     version="1",
-    description="Campaigns, characters, rolls and Adventure Points of Dicehall. "
+    description="Campaigns, characters, rolls, Adventure Points and encounters of Dicehall. "
     "Authenticate with a personal token from your account page: `Authorization: Bearer <token>`.",
     urls_namespace="api-v1",
     auth=TokenAuth(),
@@ -47,9 +47,9 @@ api = NinjaAPI(
 errors.install(api)
 
 # Each resource's endpoints live in a module of api.routers.
-from api.routers import campaigns, chance, characters, ledger, moves, rolls, systems  # noqa: E402
+from api.routers import campaigns, chance, characters, encounters, ledger, moves, rolls, systems  # noqa: E402
 
-for module in (campaigns, characters, moves, rolls, ledger, chance, systems):
+for module in (campaigns, characters, moves, rolls, ledger, encounters, chance, systems):
     api.add_router("/", module.router)
 # A system's own endpoints (``/characters/{id}/<key>/…``), registered by its Django package.
 from api import extensions  # noqa: E402

@@ -11,16 +11,21 @@ the refusal's status, with the refusal beside the form that asked for it and wha
 htmx the encounter's body is swapped as usual, so the rest of the panel stays. A system may read its
 attack form with a Django form of its own (:func:`register_attack_form`), so that its choices are
 parsed with the shared field types before the engine checks them against the fight.
+
+The JSON API does what the page does with the same pieces: it reads an NPC's stat block, an attack's
+choices and its preview with :func:`npc_stats`, :func:`attack_choices` and :func:`preview_attack`, and
+presents the running encounter and the ended ones with :func:`running_view` and :func:`ended_page`.
 """
 
 from __future__ import annotations
 
 import secrets
 from collections import Counter
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final, Protocol, cast
 
+from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
 from django.db.models import Count
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
@@ -31,12 +36,13 @@ from django.views.decorators.vary import vary_on_headers
 
 from campaigns import access
 from campaigns.models import Campaign, Membership
-from campaigns.operations import NotFound, Refused
+from campaigns.operations import Conflict, NotFound, Refused
 from campaigns.presenters import refusals
 from characters.models import Character
 from play import encounters
 from play.models import Combatant, Encounter, Roll, RollKind
 from play.roll_views import roll_entry
+from rules.systems.base import AttackPlan
 from web.fields import name_start, whole_key
 
 
@@ -100,9 +106,19 @@ def combatant_row(campaign: Campaign, combatant: Combatant, turn: bool) -> dict[
 MAX_CHOICE: Final = 100
 
 
-def _attack_choices(campaign: Campaign, data: Mapping[str, Any]) -> dict[str, str]:
-    """The system's attack choices in a form or a query (its ``attack_fields``), as text: read by the
-    system's own form where it has one, else each as one short printable line."""
+def attack_choices(campaign: Campaign, data: Mapping[str, Any], *, choices_only: bool = False) -> dict[str, str]:
+    """The system's attack choices in a form, a query or the API's ``choices`` object (its
+    ``attack_fields``), as text: read by the system's own form where it has one, else each as one short
+    printable line. With ``choices_only`` the data holds nothing but choices (the API's object), so a
+    key that is not a choice of an attack is refused, naming it, rather than passed over as a form's
+    other fields are."""
+    fields = encounters.combat_of(campaign).attack_fields
+    if choices_only:
+        unknown = sorted(set(data) - fields)
+        if unknown:
+            raise BadInput(
+                f"{unknown[0]} is not a choice of an attack.", errors={unknown[0]: "Not a choice of an attack."}
+            )
     form = _ATTACK_FORMS.get(campaign.system)
     if form is not None:
         bound = form(data)
@@ -110,48 +126,85 @@ def _attack_choices(campaign: Campaign, data: Mapping[str, Any]) -> dict[str, st
             where, message = bound.problem()
             raise BadInput(message, errors={where: message})
         return bound.choices()
-    fields = encounters.combat_of(campaign).attack_fields
     choices = {}
     for key in sorted(fields):
         if key in data:
             value = str(data.get(key, ""))
             if len(value) > MAX_CHOICE or not value.isprintable():
-                raise BadInput(f"Choose the {key.replace('_', ' ')} from the list.")
+                message = f"Choose the {key.replace('_', ' ')} from the list."
+                raise BadInput(message, errors={key: message})
             choices[key] = value
     return choices
 
 
-def _preview(
-    request: HttpRequest, campaign: Campaign, encounter: Encounter, rows: list[dict[str, Any]], query: Mapping[str, Any]
-) -> dict[str, Any] | None:
-    """The exact chance for ``?attacker=&target=`` and the system's choices, computed before anyone
-    rolls, with the choices as they apply, so that the Roll form sends exactly what was shown. Only
-    for an attack the viewer may make now (:func:`play.encounters.may_attack`)."""
-    if not query.get("attacker") or not query.get("target"):
-        return None
-    by_pk = {row["combatant"].pk: row["combatant"] for row in rows}
-    attacker = by_pk.get(_whole(query, "attacker", 1, 10**12))
-    target = by_pk.get(_whole(query, "target", 1, 10**12))
+@dataclass(frozen=True, slots=True)
+class Preview:
+    """An attack the viewer may make now, planned before anyone rolls: who attacks whom, and the plan
+    (the exact chance, and the choices as they apply)."""
+
+    attacker: Combatant
+    target: Combatant
+    plan: AttackPlan
+
+
+def preview_attack(
+    user: AbstractBaseUser | AnonymousUser,
+    campaign: Campaign,
+    encounter: Encounter,
+    combatants: Sequence[Combatant],
+    attacker_id: int,
+    target_id: int,
+    data: Mapping[str, Any],
+    *,
+    choices_only: bool = False,
+) -> Preview:
+    """The exact chance of an attack of ``attacker_id`` on ``target_id`` (of ``combatants``, those in the
+    fight) with the choices in ``data`` (:func:`attack_choices`), before anyone rolls: for the encounter
+    page's preview and the API's alike. Only an attack ``user`` may make now
+    (:func:`play.encounters.may_attack`: a 403 or a 409); a choice the fight refuses is a 400."""
+    if not encounter.initiative_rolled:
+        raise Conflict("Roll initiative first.")
+    by_pk = {combatant.pk: combatant for combatant in combatants}
+    attacker, target = by_pk.get(attacker_id), by_pk.get(target_id)
     if attacker is None or target is None:
         raise BadInput("Choose an attacker and a target from this encounter.")
-    encounters.may_attack(encounter, attacker, request.user, gm=_is_gm(campaign), secret=False)
-    choices = _attack_choices(campaign, query)
+    gm = _is_gm(campaign)
+    encounters.may_attack(encounter, attacker, user, gm=gm, secret=False)
+    choices = attack_choices(campaign, data, choices_only=choices_only)
     try:
-        plan = encounters.plan_for(
-            campaign, encounter, attacker, target, choices, list(by_pk.values()), by=request.user, gm=_is_gm(campaign)
-        )
+        plan = encounters.plan_for(campaign, encounter, attacker, target, choices, list(by_pk.values()), by=user, gm=gm)
     except NotFound:
         raise
     except Refused as error:
         if error.status in (403, 409):
             raise
         raise BadInput(error.message, errors=error.errors) from None
+    return Preview(attacker, target, plan)
+
+
+def _preview(
+    request: HttpRequest, campaign: Campaign, encounter: Encounter, rows: list[dict[str, Any]], query: Mapping[str, Any]
+) -> dict[str, Any] | None:
+    """The exact chance for ``?attacker=&target=`` and the system's choices, computed before anyone
+    rolls, with the choices as they apply, so that the Roll form sends exactly what was shown
+    (:func:`preview_attack`)."""
+    if not query.get("attacker") or not query.get("target"):
+        return None
+    preview = preview_attack(
+        request.user,
+        campaign,
+        encounter,
+        [row["combatant"] for row in rows],
+        _whole(query, "attacker", 1, 10**12),
+        _whole(query, "target", 1, 10**12),
+        query,
+    )
     return {
-        "attacker": attacker,
-        "target": target,
-        "plan": plan,
-        "choices": plan.choices,
-        "percent": float(plan.chance) * 100,
+        "attacker": preview.attacker,
+        "target": preview.target,
+        "plan": preview.plan,
+        "choices": preview.plan.choices,
+        "percent": float(preview.plan.chance) * 100,
     }
 
 
@@ -232,6 +285,62 @@ def _shown(context: Mapping[str, Any]) -> set[str]:
     return shown
 
 
+def running_view(campaign: Campaign, encounter: Encounter, user: AbstractBaseUser | AnonymousUser) -> dict[str, Any]:
+    """The running encounter as a member (``user``; the campaign loaded for them by
+    :func:`campaigns.access.campaign_for`) sees it, on the page and through the API alike, in two
+    queries: the initiative order (``rows``, :func:`combatant_row` each, with whether its initiative is
+    tied and which way the GM may move it), who acts (``acting``), the last attack of the log the member
+    may see (``last_attack``: a GM's secret attack reaches players once revealed), those the member
+    attacks with now (``attackers``, ``can_attack``: the GM with anyone, a player with their own
+    character on its turn), and for the GM the system's moves with whom each applies to now
+    (``everyone_actions``, ``fighter_actions``)."""
+    gm = _is_gm(campaign)
+    combatants = list(
+        Combatant.objects.filter(encounter=encounter, removed=False).select_related("character").order_by("order", "pk")
+    )
+    rows = [combatant_row(campaign, c, encounter.initiative_rolled and c.order == encounter.turn) for c in combatants]
+    # Equal initiative rolls: the ties the GM may settle by moving a combatant up or down.
+    rolled = Counter(c.initiative for c in combatants if c.initiative is not None)
+    for i, row in enumerate(rows):
+        row["tied"] = rolled[row["combatant"].initiative] > 1
+        row["moves"] = [("up", "↑", i == 0), ("down", "↓", i == len(rows) - 1)]
+    acting = next((r["combatant"] for r in rows if r["turn"]), None)
+    last_attack = (
+        Roll.objects.of_encounter(encounter)
+        .for_viewer(gm=gm, filtered=True)
+        .filter(kind=RollKind.ATTACK)
+        .order_by("-seq")
+        .first()
+    )
+    # Who attacks: the GM with anyone; a player with their own character on its turn.
+    if gm:
+        attackers = rows
+    elif acting is not None and acting.character is not None and acting.character.owner_id == user.pk:
+        attackers = [row for row in rows if row["turn"]]
+    else:
+        attackers = []
+    view: dict[str, Any] = {
+        "rows": rows,
+        "acting": acting,
+        "last_attack": last_attack,
+        "attackers": attackers,
+        "can_attack": encounter.initiative_rolled and bool(attackers),
+        "everyone_actions": [],
+        "fighter_actions": [],
+    }
+    if gm:
+        combat = encounters.combat_of(campaign)
+        view["everyone_actions"] = [a for a in combat.actions if not a.per_fighter]
+        view["fighter_actions"] = [
+            {"action": action, "row": row}
+            for action in combat.actions
+            if action.per_fighter
+            for row in rows
+            if not combat.why_not(action.key, row["fighter"], campaign.settings)
+        ]
+    return view
+
+
 def _context(
     request: HttpRequest,
     campaign: Campaign,
@@ -255,34 +364,9 @@ def _context(
     context["ended"], context["more_ended"] = ended[:RECENT_ENDED], len(ended) > RECENT_ENDED
     if encounter is None:
         return _placed(context, refusal)
-    combatants = list(
-        Combatant.objects.filter(encounter=encounter, removed=False).select_related("character").order_by("order", "pk")
-    )
-    rows = [combatant_row(campaign, c, encounter.initiative_rolled and c.order == encounter.turn) for c in combatants]
-    # Equal initiative rolls: the ties the GM may settle by moving a combatant up or down.
-    rolled = Counter(c.initiative for c in combatants if c.initiative is not None)
-    for i, row in enumerate(rows):
-        row["tied"] = rolled[row["combatant"].initiative] > 1
-        row["moves"] = [("up", "↑", i == 0), ("down", "↓", i == len(rows) - 1)]
-    context["rows"] = rows
-    context["acting"] = next((r["combatant"] for r in rows if r["turn"]), None)
-    context["last_attack"] = (
-        Roll.objects.of_encounter(encounter)
-        .for_viewer(gm=gm, filtered=True)
-        .filter(kind=RollKind.ATTACK)
-        .order_by("-seq")
-        .first()
-    )
-    # Who attacks from this page: the GM with anyone; a player with their own character on its turn.
-    acting = context["acting"]
-    if gm:
-        attackers = rows
-    elif acting is not None and acting.character is not None and acting.character.owner_id == request.user.pk:
-        attackers = [row for row in rows if row["turn"]]
-    else:
-        attackers = []
-    context["attackers"] = attackers
-    context["can_attack"] = encounter.initiative_rolled and bool(attackers)
+    context.update(running_view(campaign, encounter, request.user))
+    rows, attackers = context["rows"], context["attackers"]
+    combatants = [row["combatant"] for row in rows]
     if gm and not encounter.initiative_rolled:
         try:
             context.update(_addable(campaign, combatants, query))
@@ -303,15 +387,6 @@ def _context(
         context["choices"] = combat.attack_choices(fighters, campaign.settings)
         typed = refusal.typed if refusal is not None and refusal.form == "attack" else {}
         context["attack"] = _attack_values(attackers, rows, preview, typed)
-    if gm:
-        context["everyone_actions"] = [a for a in combat.actions if not a.per_fighter]
-        context["fighter_actions"] = [
-            {"action": action, "row": row}
-            for action in combat.actions
-            if action.per_fighter
-            for row in rows
-            if not combat.why_not(action.key, row["fighter"], campaign.settings)
-        ]
     return _placed(context, refusal)
 
 
@@ -416,6 +491,24 @@ def add_characters(request: HttpRequest, pk: int) -> HttpResponse:
 #: The fields of the NPC form that are the encounter's, not the stat block's.
 NPC_FIELDS: Final = frozenset({"name", "count", "csrfmiddlewaretoken"})
 
+#: The longest name and value of a field of a system's NPC form.
+MAX_STAT_KEY: Final = 40
+MAX_STAT_VALUE: Final = 200
+
+
+def npc_stats(values: Mapping[str, Any]) -> dict[str, str]:
+    """The fields of the system's NPC form (the page's form, or the API's ``stats`` object) as the
+    system reads them, text each (a number as its digits, nothing as empty): each name and value short
+    and printable, or a 400 naming the field. The system's ``Combat.npc`` says what they mean."""
+    stats = {}
+    for key, value in values.items():
+        text = "" if value is None else str(value)
+        if len(key) > MAX_STAT_KEY or len(text) > MAX_STAT_VALUE or not key.isprintable() or not text.isprintable():
+            message = f"The {key.replace('_', ' ')[:MAX_STAT_KEY]} is not a value of a stat block."
+            raise BadInput(message, errors={key[:MAX_STAT_KEY]: message})
+        stats[key] = text
+    return stats
+
 
 @require_POST
 @refusals
@@ -426,13 +519,7 @@ def add_npcs(request: HttpRequest, pk: int) -> HttpResponse:
 
     def add() -> None:
         data = request.POST
-        stats = {}
-        for key, value in data.items():
-            if key in NPC_FIELDS:
-                continue
-            if len(key) > 40 or len(value) > 200 or not value.isprintable():
-                raise BadInput(f"The {key.replace('_', ' ')} is not a value of a stat block.")
-            stats[key] = value
+        stats = npc_stats({key: value for key, value in data.items() if key not in NPC_FIELDS})
         count = _whole(data, "count", 1, encounters.MAX_GROUP, "number of NPCs")
         encounters.add_npcs(
             **_ids(campaign),
@@ -522,7 +609,7 @@ def attack(request: HttpRequest, pk: int) -> HttpResponse:
             by=request.user,
             attacker_id=_whole(request.POST, "attacker", 1, 10**12),
             target_id=_whole(request.POST, "target", 1, 10**12),
-            choices=_attack_choices(campaign, request.POST),
+            choices=attack_choices(campaign, request.POST),
             rng=secrets.SystemRandom(),
             secret=request.POST.get("secret") == "1",
         )
@@ -652,6 +739,17 @@ def end_encounter(request: HttpRequest, pk: int) -> HttpResponse:
 PAGE_SIZE: Final = 25
 
 
+def ended_page(campaign: Campaign, before: int | None = None) -> tuple[list[Encounter], int | None]:
+    """A page of the campaign's ended encounters, newest first, each with how many took part
+    (``taking_part``), from just before the encounter ``before`` (from the newest without it), in one
+    query by key; and the ``before`` of the next page, None on the last."""
+    rows = Encounter.objects.filter(campaign=campaign).ended()
+    if before is not None:
+        rows = rows.filter(pk__lt=before)
+    page = list(rows.annotate(taking_part=Count("combatants"))[: PAGE_SIZE + 1])
+    return page[:PAGE_SIZE], page[PAGE_SIZE - 1].pk if len(page) > PAGE_SIZE else None
+
+
 @require_safe
 @vary_on_headers("HX-Request")
 @refusals
@@ -660,15 +758,13 @@ def encounter_list(request: HttpRequest, pk: int) -> HttpResponse:
     Five queries: the session, the user, the campaign and its members, and the page of encounters
     with how many took part."""
     campaign = access.campaign_for(request.user, pk)
-    rows = Encounter.objects.filter(campaign=campaign).ended()
     before = request.GET.get("before", "")
-    if before:
-        rows = rows.filter(pk__lt=_whole(request.GET, "before", 1, 10**12, "encounter to list from"))
-    page = list(rows.annotate(taking_part=Count("combatants"))[: PAGE_SIZE + 1])
+    start = _whole(request.GET, "before", 1, 10**12, "encounter to list from") if before else None
+    page, older = ended_page(campaign, start)
     context = {
         "campaign": campaign,
-        "encounters": page[:PAGE_SIZE],
-        "older_url": f"?{urlencode({'before': page[PAGE_SIZE - 1].pk})}" if len(page) > PAGE_SIZE else None,
+        "encounters": page,
+        "older_url": f"?{urlencode({'before': older})}" if older is not None else None,
         "newest_url": "?" if before else None,
     }
     partial = request.htmx and not request.htmx.history_restore_request

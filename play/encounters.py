@@ -93,8 +93,11 @@ def vitals_of(campaign: Campaign, combatant: Combatant) -> Vitals:
     return combat_of(campaign).vitals(fighter(campaign, combatant), campaign.settings)
 
 
-def _encounter(campaign: Campaign, encounter_id: int, *, running: bool = True) -> Encounter:
-    encounter = Encounter.objects.select_for_update().filter(pk=encounter_id, campaign=campaign).first()
+def encounter_in(campaign: Campaign, encounter_id: int, *, running: bool = True, lock: bool = True) -> Encounter:
+    """The campaign's encounter ``encounter_id`` (locked, unless only read), still running unless
+    ``running`` is false: NotFound for another's or none, Conflict once it has ended."""
+    rows = Encounter.objects.select_for_update() if lock else Encounter.objects.all()
+    encounter = rows.filter(pk=encounter_id, campaign=campaign).first()
     if encounter is None:
         raise NotFound("There is no such encounter.")
     if running and not encounter.running:
@@ -104,7 +107,7 @@ def _encounter(campaign: Campaign, encounter_id: int, *, running: bool = True) -
 
 def _gm_encounter(campaign_id: int, encounter_id: int, by: AbstractBaseUser) -> tuple[Campaign, Encounter]:
     campaign = gm_of(campaign_id, by)
-    return campaign, _encounter(campaign, encounter_id)
+    return campaign, encounter_in(campaign, encounter_id)
 
 
 def combatant_in(encounter: Encounter, combatant_id: int) -> Combatant:
@@ -530,9 +533,13 @@ def _words(harm: Harm, why: str, encounter: Encounter) -> str:
 
 @dataclass(frozen=True, slots=True)
 class AttackResult:
+    """A rolled attack: its plan, the dice, the harm a hit did, and the rolls of the log it wrote (the
+    attack, then the damage of a hit)."""
+
     plan: AttackPlan
     roll: AttackRoll
     harm: Harm | None
+    rolls: tuple[Roll, ...] = ()
 
 
 def _choices(combat: Combat, choices: Mapping[str, str]) -> dict[str, str]:
@@ -614,7 +621,7 @@ def _member_encounter(campaign_id: int, encounter_id: int, by: AbstractBaseUser)
         raise NotFound("There is no such campaign.")
     if campaign.archived_at:
         raise Conflict(ARCHIVED)
-    return campaign, _encounter(campaign, encounter_id), role == Membership.Role.GM
+    return campaign, encounter_in(campaign, encounter_id), role == Membership.Role.GM
 
 
 @transaction.atomic
@@ -646,7 +653,7 @@ def attack(
     plan = plan_for(campaign, encounter, attacker, target, choices or {}, others, by=by, gm=gm, secret=secret)
     rolled = combat_of(campaign).roll_attack(plan, campaign.settings, rng)
     characters = {attacker.pk: attacker.character_id, target.pk: target.character_id}
-    _log(campaign, encounter, by, rolled.logged, characters, secret=secret)
+    recorded = [_log(campaign, encounter, by, rolled.logged, characters, secret=secret)]
     harm = None
     if rolled.damage and rolled.damage_logged is not None:
         combat = combat_of(campaign)
@@ -654,9 +661,9 @@ def attack(
         harm = _apply(
             campaign, encounter, target, lambda f: combat.harm(f, -rolled.damage, campaign.settings), by=by, why=why
         )
-        _log(campaign, encounter, by, rolled.damage_logged, characters, secret=secret, **harm.outcome)
+        recorded.append(_log(campaign, encounter, by, rolled.damage_logged, characters, secret=secret, **harm.outcome))
     _announce(campaign.pk)
-    return AttackResult(plan, rolled, harm)
+    return AttackResult(plan, rolled, harm, tuple(recorded))
 
 
 def _record_change(

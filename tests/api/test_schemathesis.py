@@ -1,7 +1,7 @@
 """Schemathesis against the live schema: every operation of /api/v1/openapi.json is called with
 generated requests, valid and invalid, through the WSGI application, as a GM whose campaign has
-characters, rolls and Adventure Points (so the ids in the paths exist). No response may be a 5xx,
-and every response must be one the schema documents, with a body that matches it.
+characters, rolls, Adventure Points and a running encounter (so the ids in the paths exist). No
+response may be a 5xx, and every response must be one the schema documents, with a body that matches it.
 
 Fixed seed and bounded examples, so that a run is the same every time and takes well under a
 minute; raise ``MAX_EXAMPLES`` locally to search harder.
@@ -21,8 +21,9 @@ from schemathesis.config import SchemathesisConfig
 from api import tokens
 from characters import ledger
 from config.wsgi import application
-from play import rolls
+from play import encounters, rolls
 from tests.characters.conftest import make_character
+from tests.play.npcs import GOBLIN
 
 SEED = 20260
 #: Generated requests per operation in the fuzzing phase (the examples and coverage phases add theirs).
@@ -67,6 +68,11 @@ def api_schema(db, same_connection, node_id_for_schemathesis, settings, campaign
         rolls.roll_free(
             campaign_id=campaign.pk, by=gm, text="2d6+1", explode=False, secret=secret, rng=random.Random(secret)
         )
+    fight = encounters.start_encounter(campaign_id=campaign.pk, by=gm, name="Ambush at the ford")
+    ids = {"campaign_id": campaign.pk, "encounter_id": fight.pk}
+    encounters.add_characters(**ids, by=gm, character_ids=[brunella.pk, otto.pk])
+    (goblin,) = encounters.add_npcs(**ids, by=gm, **GOBLIN)
+    encounters.roll_initiative(**ids, by=gm, rng=random.Random(1))
     _, raw = tokens.create_token(user=gm, name="schemathesis")
     config = SchemathesisConfig.from_dict(
         {
@@ -79,7 +85,15 @@ def api_schema(db, same_connection, node_id_for_schemathesis, settings, campaign
             "checks": {"positive_data_acceptance": {"enabled": False}},
             "operations": [
                 {"include-path-regex": "^/api/v1/characters/\\{id\\}", "parameters": {"id": brunella.pk}},
-                {"include-path-regex": "^/api/v1/campaigns/\\{id\\}", "parameters": {"id": campaign.pk}},
+                {
+                    "include-path-regex": "^/api/v1/campaigns/\\{id\\}/encounters/\\{eid\\}",
+                    "parameters": {"id": campaign.pk, "eid": fight.pk, "cid": goblin.pk},
+                },
+                # One set of values an operation: an encounter's own paths are the entry above's alone.
+                {
+                    "include-path-regex": "^/api/v1/campaigns/\\{id\\}(?!/encounters/\\{eid\\})",
+                    "parameters": {"id": campaign.pk},
+                },
             ],
         }
     )
@@ -102,6 +116,8 @@ MUST_SUCCEED = (
     "POST /api/v1/characters/{id}/rolls",
     "GET /api/v1/campaigns/{id}/rolls",
     "GET /api/v1/campaigns/{id}/rolls/verify",
+    "GET /api/v1/campaigns/{id}/encounter",
+    "GET /api/v1/campaigns/{id}/encounters",
     "GET /api/v1/characters/{id}/ledger",
     "POST /api/v1/characters/{id}/ledger",
     "POST /api/v1/characters/{id}/purchases",
