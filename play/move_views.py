@@ -147,7 +147,7 @@ def move(request: HttpRequest, pk: int, key: str) -> HttpResponse:
         return _page(request, character, chosen, form=form, version=version, status=400, problem=problem)
     given = {name: value for name, value in form.cleaned_data.items() if value is not None}
     try:
-        saved, made = moves.make(character_id=character.pk, key=key, version=version, given=given, by=request.user)
+        done = moves.make(character_id=character.pk, key=key, version=version, given=given, by=request.user)
     except moves.StaleMove:
         return _stale(request, character, chosen, form)
     except NotAllowed as refused:
@@ -159,7 +159,7 @@ def move(request: HttpRequest, pk: int, key: str) -> HttpResponse:
                 form.add_error(field, message)
                 problem = ""
         return _page(request, character, chosen, form=form, version=version, status=400, problem=problem)
-    notice = moves.told(character.name, made)
+    saved, notice = done.character, moves.told(character.name, done.made)
     section = chosen.parts[0] if chosen.parts else ""
     if not request.htmx or section not in sections_for(character):
         messages.success(request, notice)

@@ -12,8 +12,10 @@ history, announced to open pages). The page (:mod:`play.move_views`) and the API
 
 from __future__ import annotations
 
+import secrets
 from collections.abc import Mapping
 from dataclasses import dataclass
+from random import Random
 from typing import Any
 
 from django.contrib.auth.models import AbstractBaseUser
@@ -26,13 +28,14 @@ from characters import write
 from characters.generated import refusal_words
 from characters.models import Character
 from characters.operations import sections_for
-from play import rolls
+from play import rolls, sheet_rolls
 from play.models import Roll
 from rules.document import problems_of
 from rules.systems.base import Role, SheetInvalid, SpecError
 from rules.systems.moves import Made, Move, Scope, Situation, find
 
 __all__ = [
+    "Done",
     "Offered",
     "StaleMove",
     "allowed",
@@ -88,8 +91,8 @@ def viewer_role(character: Character, user: AbstractBaseUser) -> Role | None:
     return Role.OWNER if character.owner_id == user.pk else None
 
 
-def _situation(character: Character, role: Role) -> Situation:
-    return Situation(character.document, character.campaign.settings, role)
+def _situation(character: Character, role: Role, rng: Random | None = None) -> Situation:
+    return Situation(character.document, character.campaign.settings, role, rng=rng)
 
 
 def _forbidden(character: Character, move: Move, role: Role | None) -> str | None:
@@ -183,11 +186,10 @@ def perform(move: Move, situation: Situation, given: Mapping[str, Any]) -> Made:
 
 
 @transaction.atomic
-def make(
-    *, character_id: int, key: str, version: int, given: Mapping[str, Any], by: AbstractBaseUser
-) -> tuple[Character, Made]:
+def make(*, character_id: int, key: str, version: int, given: Mapping[str, Any], by: AbstractBaseUser) -> Done:
     """Make the sheet move ``key`` on the character, as ``by``, from the sheet ``version`` they read,
-    with ``given`` for the move's input: the character as saved and what the move made.
+    with ``given`` for the move's input: the character as saved, what the move made and the rolls it logged
+    (a use of a round is rolled by the roll page's own path, :func:`play.sheet_rolls.roll`).
 
     Raises :class:`NotFound` (no such character, or no such move in its campaign), :class:`NotAllowed`
     (why, for them), :class:`StaleMove` (409), or :class:`Refused` (400: the input, or the rules, with
@@ -203,13 +205,25 @@ def make(
     not_now = _not_now(character, move, role)
     if not_now is not None:
         raise Refused(not_now)
-    made = perform(move, _situation(character, role), given)
+    rng = secrets.SystemRandom()
+    made = perform(move, _situation(character, role, rng), given)
+    logged = [sheet_rolls.roll(character, rolled, by=by, rng=rng).roll for rolled in made.sheet_rolls]
+    state = made.state if made.then is None else made.then(made.state, tuple(r.seq for r in logged))
     try:
-        write.write(character, made.state, by=by, what=made.words, sections=list(made.changed or move.parts))
+        write.write(character, state, by=by, what=made.words, sections=list(made.changed or move.parts))
     except SheetInvalid as error:
         raise write.refusal(error) from None
-    record(made, campaign_id=character.campaign_id, by=by, character_id=character.pk)
-    return character, made
+    logged += record(made, campaign_id=character.campaign_id, by=by, character_id=character.pk)
+    return Done(character, made, logged)
+
+
+@dataclass(frozen=True, slots=True)
+class Done:
+    """A move made on a sheet: the character as saved, what the move made, and the rolls it put in the log."""
+
+    character: Character
+    made: Made
+    rolls: list[Roll]
 
 
 def record(made: Made, *, campaign_id: int, by: AbstractBaseUser, character_id: int | None = None) -> list[Roll]:

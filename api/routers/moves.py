@@ -19,10 +19,12 @@ from pydantic import ConfigDict, StrictInt
 from api.errors import Error, responses
 from api.params import MAX_ID, PathId
 from api.routers.characters import CharacterOut, character_out
+from api.routers.rolls import RollOut, roll_out
 from campaigns import access as campaign_access
 from characters import access
 from characters.models import Character
 from play import moves, table
+from play.models import Roll
 
 router = Router(tags=["Moves"])
 
@@ -58,6 +60,7 @@ class Made(Schema):
     words: str = Field(description="The line the sheet's history keeps.")
     notice: str = Field(description="What the move did, in a sentence for the one who made it.")
     result: dict[str, Any] = Field(description="The figures the move gives back (what a rest healed, say).")
+    rolls: list[RollOut] = Field(description="The rolls the move put in the campaign's log, in order.")
 
 
 class Stale(Error):
@@ -98,17 +101,19 @@ def make_move(request: HttpRequest, id: PathId, key: Annotated[str, Path(max_len
     character as it is now when something the move depends on changed since `version`."""
     character = access.character_for(request.user, id, write=True)
     try:
-        _, made = moves.make(character_id=character.pk, key=key, version=body.version, given=body.input,
-                             by=request.user)  # fmt: skip
+        done = moves.make(character_id=character.pk, key=key, version=body.version, given=body.input,
+                          by=request.user)  # fmt: skip
     except moves.StaleMove as stale:
         now = character_out(Character.objects.select_related("campaign", "owner").get(pk=stale.character.pk))
         return Status(409, {"code": "stale_version", "message": stale.message, "now": now})
-    saved = Character.objects.select_related("campaign", "owner").get(pk=character.pk)
+    saved = Character.objects.select_related("campaign", "owner", "campaign").get(pk=character.pk)
+    gm = character.viewer_is_gm
     return {
         "character": character_out(saved),
-        "words": made.words,
-        "notice": moves.told(saved.name, made),
-        "result": dict(made.result),
+        "words": done.made.words,
+        "notice": moves.told(saved.name, done.made),
+        "result": dict(done.made.result),
+        "rolls": [roll_out(Roll.objects.select_related("by", "reveal").get(pk=r.pk), gm=gm) for r in done.rolls],
     }
 
 

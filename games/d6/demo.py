@@ -13,11 +13,10 @@ from campaigns.models import Campaign
 from characters import drafting, ledger
 from characters.models import Character, LedgerEntry
 from games import demo
-from games.d6 import round_play
-from play import requests, sheet_rolls
+from play import moves, requests, sheet_rolls
 from play.models import Roll
 from rules.systems import d6
-from rules.systems.d6.sheet import RoundStep
+from rules.systems.d6 import round_moves
 
 CAMPAIGN = "Ruins of the Ancients"
 ADVENTURE = "The Mutant Alley"
@@ -137,11 +136,10 @@ def _a_round(campaign: Campaign, gm: Any) -> None:
         return
     jericho = party["Jericho"]
     firearms, dodge = _item(jericho, "Firearms"), _item(jericho, "Dodge")
-    rng = secrets.SystemRandom()
-    jericho = round_play.declare(character_id=jericho.pk, version=round_play.version_of(jericho),
-                                 actions=[(firearms, 12)] * 3, running=False, use_preparation=False,
-                                 by=jericho.owner)  # fmt: skip
-    for step in (RoundStep(what="attempt", action=0), RoundStep(what="reaction", item=dodge, difficulty=11)):
+    shots = {"actions": [{"item": firearms, "difficulty": 12}] * 3}
+    declared = moves.made_from(jericho, round_moves.DECLARE)
+    moves.make(character_id=jericho.pk, key=round_moves.DECLARE.key, version=declared, given=shots, by=jericho.owner)
+    for step in ({"action": 0}, {"reaction": dodge, "difficulty": 11}):
         jericho = Character.objects.select_related("campaign").get(pk=jericho.pk)
-        round_play.roll(character_id=jericho.pk, version=round_play.version_of(jericho), step=step, by=gm,
-                        rng=rng)  # fmt: skip
+        now = moves.made_from(jericho, round_moves.ROLL)
+        moves.make(character_id=jericho.pk, key=round_moves.ROLL.key, version=now, given=step, by=gm)

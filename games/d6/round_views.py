@@ -5,14 +5,14 @@ and the +1d a round of nothing prepared; "Show the chances" shows each use's cod
 declared, and "Declare the round" keeps it. A declared round shows every use at the code it was rolled
 at, or would be now, with its exact chance; a Roll button for each declared action still to attempt (its
 difficulty named then if the declaration had none), a reaction used mid-round, a luck point spent, the
-GM's wound and stun, and the round's end (a round of nothing prepares one stat or skill). Each step is
-rolled and kept on the server (:mod:`games.d6.round_play`), from the version of the round the page showed:
-an older one is refused (409) with the round as it is now; a bad choice comes back by its field (400),
-everything typed kept. Plain forms: the page works without JavaScript."""
+GM's wound and stun, and the round's end (a round of nothing prepares one stat or skill). Each step is a
+move (:mod:`rules.systems.d6.round_moves`), rolled and kept on the server by the one pipeline
+(:func:`play.moves.make`), from the version of the round the page showed: an older one is refused (409)
+with the round as it is now; a bad choice comes back by its field (400), everything typed kept. Plain
+forms: the page works without JavaScript."""
 
 from __future__ import annotations
 
-import secrets
 from typing import Any, Final
 
 from django.contrib import messages
@@ -21,17 +21,16 @@ from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_http_methods
 
-from campaigns.errors import Refused
+from campaigns.errors import NotAllowed, Refused
 from characters import access
 from characters.models import Character
-from characters.operations import NotAllowed, StaleSection, sentence
-from games.d6 import round_play
-from play import sheet_rolls
+from characters.operations import sentence
+from play import moves, sheet_rolls
 from play.models import Roll
 from play.roll_views import roll_entry
 from rules.systems import d6
 from rules.systems.base import SpecError
-from rules.systems.d6 import round_state
+from rules.systems.d6 import round_moves, round_state
 from rules.systems.d6.rounds import MAX_ACTIONS, RoundPlan
 from rules.systems.d6.sheet import RoundStep, Sheet
 from web.fields import version_number, whole_key
@@ -196,7 +195,7 @@ def _page(request: HttpRequest, character: Character, *, data: QueryDict | None 
         "reactions": [(s.id, f"{s.name} {sheet.code_of(s.id)}") for s in sheet.skills if s.reaction],
         "typed_reaction": typed.get("reaction", ""),
         "typed_reaction_difficulty": typed.get("reaction_difficulty", "10") if typed.get("roll") == "r" else "10",
-        "version": round_play.version_of(character),
+        "version": moves.made_from(character, round_moves.DECLARE),
         "needs_call": sheet_rolls.needs_call(character, asked=None),
         "round_url": reverse("d6:round", args=[character.pk]),
         "live_url": f"/ws/characters/{character.pk}/" if hasattr(request, "scope") else "",
@@ -234,11 +233,22 @@ def _step(data: QueryDict, sheet: Sheet) -> RoundStep:
     raise RoundProblem("round", "Choose a use of the round to roll.")
 
 
+def _given(step: RoundStep) -> dict[str, Any]:
+    """A use to roll, as the round's move takes it."""
+    if step.what == "attempt":
+        return {"action": step.action, **({"difficulty": step.difficulty} if step.difficulty is not None else {})}
+    return {"reaction": step.item, "difficulty": step.difficulty}
+
+
 def _do(request: HttpRequest, character: Character, version: int) -> HttpResponse:
     data = request.POST
     action = data.get("action", "")
     sheet: Sheet = character.document
     url = reverse("d6:round", args=[character.pk])
+
+    def make(key: str, given: dict[str, Any]) -> moves.Done:
+        return moves.make(character_id=character.pk, key=key, version=version, given=given, by=request.user)
+
     if action == "preview":
         problems = Declaration(data, sheet, character.campaign.settings).problems
         return _page(request, character, data=data, status=400 if problems else 200)
@@ -247,23 +257,23 @@ def _do(request: HttpRequest, character: Character, version: int) -> HttpRespons
         if declaration.problems:
             problem = declaration.problems.get("round", "check it below")
             return _page(request, character, data=data, status=400, error=f"The round was not declared: {problem}")
-        round_play.declare(character_id=character.pk, version=version, actions=declaration.actions,
-                           running=declaration.running, use_preparation=declaration.use_preparation,
-                           by=request.user)  # fmt: skip
+        make(round_moves.DECLARE.key, {
+            "actions": [{"item": item, "difficulty": level} for item, level in declaration.actions],
+            "running": declaration.running, "use_preparation": declaration.use_preparation,
+        })  # fmt: skip
         messages.success(request, "The round is declared: roll each action in its turn.")
         return redirect(url)
     if action == "roll":
-        rolled = round_play.roll(character_id=character.pk, version=version, step=_step(data, sheet),
-                                 by=request.user, rng=secrets.SystemRandom())  # fmt: skip
-        return redirect(f"{url}?rolled={rolled.roll.seq}")
+        done = make(round_moves.ROLL.key, _given(_step(data, sheet)))
+        return redirect(f"{url}?rolled={done.rolls[0].seq}")
     if action in ("wounded", "stunned"):
-        round_play.befall(character_id=character.pk, version=version, what=action, by=request.user)
+        make(round_moves.BEFALL.key, {"what": action})
         messages.success(request, f"{character.name} is {action}: every later use takes it.")
         return redirect(url)
     if action == "end":
         prepare = _item(sheet, data.get("prepare", ""), "prepare")
-        _, words = round_play.end(character_id=character.pk, version=version, prepare=prepare, by=request.user)
-        messages.success(request, f"{words}.")
+        done = make(round_moves.END.key, {"prepare": prepare} if prepare is not None else {})
+        messages.success(request, f"{done.made.words}.")
         return redirect(url)
     return _page(request, character, status=400, error="Choose what to do with the round.")
 
@@ -281,23 +291,14 @@ def plan_round(request: HttpRequest, pk: int) -> HttpResponse:
     kept = request.POST if request.POST.get("action") in ("preview", "declare") else None
     try:
         return _do(request, character, version)
-    except StaleSection:
+    except moves.StaleMove:
         return _page(request, _fresh(character), status=409, error=CONFLICT)
     except NotAllowed as refused:
-        return _page(request, character, data=kept, status=403, error=str(refused))
+        return _page(request, character, data=kept, status=403, error=refused.message)
     except RoundProblem as problem:
         return _page(request, character, data=kept, status=400, error=f"Nothing was done. {problem.message}",
                      fields={problem.field: problem.message})  # fmt: skip
     except Refused as refused:
+        fields = {_where(field, request.POST): message for field, message in refused.errors.items()}
         return _page(request, character, data=kept, status=refused.status,
-                     error=f"Nothing was done. {refused.message}")  # fmt: skip
-    except SpecError as refused:
-        message = sentence(refused.message)
-        return _page(
-            request,
-            character,
-            data=kept,
-            status=400,
-            error=f"Nothing was done. {message}",
-            fields={_where(refused.field, request.POST): message},
-        )
+                     error=f"Nothing was done. {refused.message}", fields=fields)  # fmt: skip

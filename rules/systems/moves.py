@@ -25,7 +25,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict
 
 from rules.document import Problem
-from rules.systems.base import Role, SpecError
+from rules.systems.base import Role, SheetRoll, SpecError
 
 __all__ = [
     "Choice",
@@ -163,6 +163,10 @@ class Made:
     changed: tuple[str, ...] = ()
     #: The dice it rolled, for the campaign's log, in order.
     rolls: tuple[Rolled, ...] = ()
+    #: Rolls of the sheet to make as the roll page makes them (a use of a round), in order, after the move.
+    sheet_rolls: tuple[SheetRoll, ...] = ()
+    #: The state once those rolls are in the log, given their numbers (a round records each use's roll).
+    then: Callable[[BaseModel, tuple[int, ...]], BaseModel] | None = None
 
 
 def always(options: Mapping[str, Any]) -> bool:

@@ -59,52 +59,58 @@ def test_the_api_changes_a_d6_section_and_refuses_what_a_player_may_not(api, cli
 
 def test_the_api_plays_a_d6_round_and_spends_a_luck_point(api, client, d6_campaign, gm, player) -> None:
     """Talia's round through the API: declared (two shots), a shot rolled, a luck point spent mid-round, the
-    GM's wound, the second shot doubled and wounded, the round's end; every step from its version."""
+    GM's wound, the second shot doubled and wounded, the round's end; every step a move, made from the
+    version the round was read at."""
     talia = made(client, d6_campaign, player)
     ids = {s.name: s.id for s in talia.document.skills}
-    url = f"/characters/{talia.pk}/d6"
-    start = api(player).get(f"{url}/round").json()
+    url, moves = f"/characters/{talia.pk}/d6/round", f"/characters/{talia.pk}/moves"
+
+    def move(user, key: str, version: int, **given):
+        return api(user).post(f"{moves}/{key}", {"version": version, "input": given})
+
+    start = api(player).get(url).json()
     assert start["declared"] is False
     assert start["uses"] == []
     assert start["can_prepare"] is True
     shots = [{"item": ids["Firearms"], "difficulty": 8}] * 2
-    declared = api(player).post(f"{url}/round/declare", {"version": start["version"], "actions": shots})
+    declared = move(player, "declare-round", start["version"], actions=shots)
     assert declared.status_code == 200, declared.text
-    body = declared.json()
+    body = api(player).get(url).json()
     p = p_at_least(DieCode.parse("3d+1"), 8)
     assert [(u["code"], u["chance"]) for u in body["uses"]] == [("3d+1", f"{p.numerator}/{p.denominator}")] * 2
-    stale = api(player).post(f"{url}/round/roll", {"version": start["version"], "action": 0})
+    stale = move(player, "roll-use", start["version"], action=0)
     assert stale.status_code == 409
-    assert stale.json()["round"]["version"] == body["version"]
-    rolled = api(player).post(f"{url}/round/roll", {"version": body["version"], "action": 0})
-    assert rolled.status_code == 201, rolled.text
-    assert rolled.json()["roll"]["spec"]["code"] == "3d+1"
-    body = rolled.json()["round"]
-    moves = f"/characters/{talia.pk}/moves"
-    spent = api(player).post(f"{moves}/spend-luck", {"version": body["luck_version"], "input": {"kind": "double"}})
+    assert stale.json()["code"] == "stale_version"
+    assert stale.json()["now"]["version"] == declared.json()["character"]["version"]
+    rolled = move(player, "roll-use", body["version"], action=0)
+    assert rolled.status_code == 200, rolled.text
+    assert [r["spec"]["code"] for r in rolled.json()["rolls"]] == ["3d+1"]
+    body = api(player).get(url).json()
+    spent = move(player, "spend-luck", body["luck_version"], kind="double")
     assert spent.status_code == 200, spent.text
     assert spent.json()["character"]["sheet"]["luck_points"] == 0
-    body = api(player).get(f"{url}/round").json()
+    body = api(player).get(url).json()
     assert body["doubled"] is True
     assert body["luck_points"] == 0
-    refused = api(player).post(f"{url}/round/befall", {"version": body["version"], "what": "wounded"})
+    refused = move(player, "befall", body["version"], what="wounded")
     assert refused.status_code == 403
-    wounded = api(gm).post(f"{url}/round/befall", {"version": body["version"], "what": "wounded"})
+    wounded = move(gm, "befall", body["version"], what="wounded")
     assert wounded.status_code == 200, wounded.text
-    body = wounded.json()
+    body = api(player).get(url).json()
     assert body["uses"][1]["code"] == "6d+2"  # 4d+1 doubled, −1d for two actions, −1d wounded
-    rolled = api(player).post(f"{url}/round/roll", {"version": body["version"], "action": 1})
-    assert rolled.json()["roll"]["spec"]["steps"] == ["luck point: doubled", "2 actions: −1d", "wounded: −1d"]
-    body = rolled.json()["round"]
-    both = api(player).post(f"{url}/round/roll", {"version": body["version"], "action": 0, "reaction": ids["Dodge"]})
+    rolled = move(player, "roll-use", body["version"], action=1)
+    assert rolled.json()["rolls"][0]["spec"]["steps"] == ["luck point: doubled", "2 actions: −1d", "wounded: −1d"]
+    body = api(player).get(url).json()
+    both = move(player, "roll-use", body["version"], action=0, reaction=ids["Dodge"])
     assert both.status_code == 400
-    no_prep = api(player).post(f"{url}/round/end", {"version": body["version"], "prepare": ids["Firearms"]})
+    no_prep = move(player, "end-round", body["version"], prepare=ids["Firearms"])
     assert no_prep.status_code == 400
     assert "only a round of nothing" in no_prep.json()["message"].lower()
-    ended = api(player).post(f"{url}/round/end", {"version": body["version"]})
+    ended = move(player, "end-round", body["version"])
     assert ended.status_code == 200
-    assert ended.json()["declared"] is False
-    assert ended.json()["doubled"] is False
+    body = api(player).get(url).json()
+    assert body["declared"] is False
+    assert body["doubled"] is False
     assert Roll.objects.count() == 2
     lucky13 = api(player).get("/characters/999999/d6/round")
     assert lucky13.status_code == 404

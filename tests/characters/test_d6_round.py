@@ -44,7 +44,7 @@ def roll(client, character: Character, **fields) -> object:
 
 @pytest.fixture
 def dice(monkeypatch):
-    monkeypatch.setattr("games.d6.round_views.secrets.SystemRandom", lambda: random.Random(2))
+    monkeypatch.setattr("play.moves.secrets.SystemRandom", lambda: random.Random(2))
 
 
 def test_jericho_declares_rolls_a_shot_dodges_and_the_round_is_kept(client, dice, d6_campaign, player) -> None:

@@ -21,6 +21,7 @@ ENGINE_MODULES = (
     "rules.systems.moves",
     "rules.systems.lucky13.moves",
     "rules.systems.d6.luck_moves",
+    "rules.systems.d6.round_moves",
     "rules.systems.lucky13",
     *(
         f"rules.systems.lucky13.{name}"

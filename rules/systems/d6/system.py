@@ -35,7 +35,7 @@ from rules.systems.base import (
     Vitals,
     nobody,
 )
-from rules.systems.d6 import advancement, arrival, creation, luck, luck_moves, options, round_state
+from rules.systems.d6 import advancement, arrival, creation, luck, luck_moves, options, round_moves, round_state
 from rules.systems.d6.chance import DIFFICULTY_BANDS, MAX_DIFFICULTY, RANGE_BANDS, band, distribution
 from rules.systems.d6.codes import DieCode
 from rules.systems.d6.combat import COMBAT
@@ -178,7 +178,7 @@ class D6:
     license_file: Final = ""
     options_model: ClassVar = options.Options
     option_fields: Final = options.OPTIONS
-    moves: Final = luck_moves.MOVES
+    moves: Final = (*luck_moves.MOVES, *round_moves.MOVES)
     log_kinds: Final = {"check": "Check", "opposed": "Opposed roll"}
     table: Final = None
     sheet_model: ClassVar = Sheet
