@@ -12,7 +12,7 @@ include .env
 export $(shell sed -n 's/^\([A-Za-z_][A-Za-z0-9_]*\)=.*/\1/p' .env)
 endif
 
-.PHONY: install run test bench lint format check-python
+.PHONY: install run test bench lint typecheck format check-python
 
 check-python:
 	@$(PYTHON) -c 'import sys; sys.exit(sys.version_info < (3, 11))' \
@@ -48,6 +48,10 @@ lint: $(VENV)/.installed-dev
 	$(PY) -m ruff check .
 	$(PY) -m ruff format --check .
 	$(VENV)/bin/lint-imports
+
+# The engine (rules/) type-checks with no error; the settings are mypy's, in pyproject.toml.
+typecheck: $(VENV)/.installed-dev
+	$(PY) -m mypy
 
 format: $(VENV)/.installed-dev
 	$(PY) -m ruff format .

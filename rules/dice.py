@@ -74,7 +74,7 @@ class StepDie:
         return cls(BASE_SIZES.index(sides) + 1)
 
     @classmethod
-    def parse(cls, label: str) -> StepDie:
+    def parse(cls, label: object) -> StepDie:
         """Read a label such as ``d8``, ``d12+d4`` or ``none``.
 
         A stepped die is written as its dice, the d12s first: ``d12+d12+d6``.

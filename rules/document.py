@@ -114,14 +114,14 @@ def match_names(ours: Sequence[str], theirs: Sequence[str]) -> dict[int, int]:
     left has it. Each name is matched at most once; one left over is matched to nothing."""
     pairs: dict[int, int] = {}
     taken: set[int] = set()
-    folded = {}
+    folded: dict[str, int] = {}
     for j, name in enumerate(theirs):
         folded.setdefault(name.casefold(), j)
     for i, name in enumerate(ours):
-        j = folded.get(name.casefold())
-        if j is not None and j not in taken:
-            pairs[i] = j
-            taken.add(j)
+        same = folded.get(name.casefold())
+        if same is not None and same not in taken:
+            pairs[i] = same
+            taken.add(same)
     keys_ours: dict[str, list[int]] = {}
     for i, name in enumerate(ours):
         if i not in pairs:

@@ -311,7 +311,7 @@ def _series(sides: tuple[int, ...], flagged: Sequence[int], at_least: Sequence[i
     prefix = [Fraction(0)]
     for m, block in enumerate(blocks):
         prefix.append(prefix[-1] + Fraction(block, den * den * scale ** (2 * m)))
-    return sum(two[i] * prefix[order - i] for i in range(order)) / sum(two)
+    return sum((two[i] * prefix[order - i] for i in range(order)), Fraction(0)) / sum(two, Fraction(0))
 
 
 def _polynomial(roots: dict[Fraction, int]) -> list[Fraction]:

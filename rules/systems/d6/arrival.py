@@ -80,7 +80,7 @@ def arrive(sheet: Sheet, given: Mapping[str, Any], origin: Mapping[str, Any] | N
     stat_pairs = match_names([stat.name for stat in sheet.stats], [stat["name"] for stat in stat_rows])
     skill_pairs = match_names([skill.name for skill in sheet.skills], [row["name"] for _, row in skill_rows])
     # A stat and a skill never share a name, case aside: a spelling another item of the sheet has is not taken.
-    held = [item.name.casefold() for item in (*sheet.stats, *sheet.skills)]
+    held = [stat.name.casefold() for stat in sheet.stats] + [skill.name.casefold() for skill in sheet.skills]
 
     def free(old: str, new: str) -> bool:
         return new.casefold() == old.casefold() or new.casefold() not in held

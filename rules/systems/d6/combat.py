@@ -181,7 +181,7 @@ class D6Combat:
         codes = named or [code for _, code in stats if code is not None]
         return max(codes, default=DieCode(1))
 
-    def joins(self, sheet: Sheet, options: Mapping[str, Any]) -> StatBlock:  # type: ignore[override]
+    def joins(self, sheet: Sheet, options: Mapping[str, Any]) -> StatBlock:
         """A character's best attack skill (of the skills the campaign marks as attacking; with none, its best
         stat), its best defence skill (dodge or parry) and its initiative code; the attack form may choose
         another of its attack skills."""
@@ -298,6 +298,8 @@ class D6Combat:
         if against not in ("react", "number"):
             raise SpecError("against", "against a number the GM names, or the target's dodge or parry")
         kept = {"skill": str(choices.get("skill", "") or ""), "against": against, "uses": str(uses)}
+        dice: tuple[str, DieCode, DieCode | int]
+        details: dict[str, Any]
         if against == "react":
             if defence.defence is None or _wounds(target) >= 2:
                 raise SpecError("against", f"{target.name} cannot dodge or parry: name a difficulty number")
@@ -332,7 +334,7 @@ class D6Combat:
             hit = rolled.total > resisted.total
             spec["defence"] = str(against)
             groups += [{**g, "label": f"{target}'s {g['label'].lower()}"} for g in dice_groups(resisted)]
-            outcome = {"hit": hit, "margin": rolled.total - resisted.total, "defence": resisted.total}
+            outcome: dict[str, Any] = {"hit": hit, "margin": rolled.total - resisted.total, "defence": resisted.total}
         else:
             hit = rolled.succeeds(against)
             spec["difficulty"] = against

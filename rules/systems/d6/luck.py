@@ -112,17 +112,15 @@ class Spend:
 
 
 def _kind(value: object) -> Kind:
-    try:
-        return Kind(value)
-    except ValueError:
-        raise LuckError("kind", f"{value!r} is not a use of a luck point (double or escape)") from None
+    if not isinstance(value, str) or value not in tuple(Kind):
+        raise LuckError("kind", f"{value!r} is not a use of a luck point (double or escape)")
+    return Kind(value)
 
 
 def _heroism(value: object) -> Heroism:
-    try:
-        return Heroism(value)
-    except ValueError:
-        raise LuckError("heroism", f"{value!r} is not one of unheroic, heroic, dramatic") from None
+    if not isinstance(value, str) or value not in tuple(Heroism):
+        raise LuckError("heroism", f"{value!r} is not one of unheroic, heroic, dramatic")
+    return Heroism(value)
 
 
 def _count(value: object, field: str, low: int, high: int) -> int:

@@ -109,7 +109,7 @@ def _clean_stats(stats: Any) -> list[dict[str, Any]]:
         raise ValueError("list at least one stat")
     if len(stats) > MAX_STATS:
         raise ValueError(f"at most {MAX_STATS} stats")
-    out = []
+    out: list[dict[str, Any]] = []
     for stat in stats:
         if not isinstance(stat, Mapping):
             raise ValueError("each stat has a name and a list of skills")

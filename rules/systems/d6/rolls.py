@@ -276,4 +276,4 @@ OPPOSED: Final = RollKind(
     describe=lambda opposed: f"{opposed.attacker} against {opposed.defender}",
 )
 
-ROLL_KINDS: Final = {"check": CHECK, "opposed": OPPOSED}
+ROLL_KINDS: Final[Mapping[str, RollKind[Any, Any, Any]]] = {"check": CHECK, "opposed": OPPOSED}

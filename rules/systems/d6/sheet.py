@@ -282,7 +282,7 @@ def migrate(document: dict[str, Any], from_version: int) -> dict[str, Any]:
         document = dict(document)
         owed = document.pop("luck_owed", [])
         document["luck_spends"] = owed
-        ids = [s.get("id") for s in owed if isinstance(s, dict) and isinstance(s.get("id"), int)]
+        ids = [s["id"] for s in owed if isinstance(s, dict) and isinstance(s.get("id"), int)]
         spent = document.get("luck_spent", 0)
         if ids and isinstance(spent, int) and not isinstance(spent, bool):
             document["luck_spent"] = max(spent, *ids)

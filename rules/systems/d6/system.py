@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from fractions import Fraction
 from random import Random
-from typing import Annotated, Any, ClassVar, Final, Literal
+from typing import TYPE_CHECKING, Annotated, Any, ClassVar, Final, Literal
 
 from pydantic import Field, StrictInt, ValidationError
 
@@ -36,17 +36,19 @@ from rules.systems.base import (
     nobody,
 )
 from rules.systems.d6 import advancement, arrival, creation, luck, luck_moves, options, round_moves, round_state
-from rules.systems.d6.chance import DIFFICULTY_BANDS, MAX_DIFFICULTY, RANGE_BANDS, band, distribution
+from rules.systems.d6.chance import DIFFICULTY_BANDS, MAX_DIFFICULTY, RANGE_BANDS, band, band_chance, distribution
 from rules.systems.d6.codes import DieCode
 from rules.systems.d6.combat import COMBAT
 from rules.systems.d6.luck_moves import LUCK_HEROISM
-from rules.systems.d6.rolls import ROLL_KINDS
+from rules.systems.d6.rolls import CHECK, OPPOSED, ROLL_KINDS
 from rules.systems.d6.rounds import REACTION_SKILLS, one_use
 from rules.systems.d6.sheet import (
     MAX_WOUNDS,
     SCHEMA_VERSION,
     WOUND_LEVELS,
     Sheet,
+    Skill,
+    Stat,
     code,
     incomplete,
     migrate,
@@ -72,7 +74,10 @@ MAX_ACTIONS: Final = 10
 ItemRef = Annotated[StrictInt, Field(ge=1, le=MAX_ITEM_ID)]
 CharacterRef = Annotated[StrictInt, Field(ge=1, le=2**63 - 1)]
 Difficulty = Annotated[StrictInt, Field(ge=1, le=MAX_DIFFICULTY)]
-BandKey = Literal[tuple(key for key, _ in BANDS)]  # type: ignore[valid-type]
+if TYPE_CHECKING:  # the keys are read from the rules' tables, which a type checker cannot run
+    BandKey = str
+else:
+    BandKey = Literal[tuple(key for key, _ in BANDS)]
 
 
 class Situation(Document):
@@ -123,7 +128,8 @@ def _difficulty_words(difficulty: int | None, band_key: str | None) -> str:
 def _named(sheet: Sheet, name: str) -> int | None:
     """The id of the sheet's stat or skill called ``name`` (case aside)."""
     wanted = name.casefold()
-    found = next((s.id for s in (*sheet.stats, *sheet.skills) if s.name.casefold() == wanted), None)
+    items: tuple[Stat | Skill, ...] = (*sheet.stats, *sheet.skills)
+    found = next((s.id for s in items if s.name.casefold() == wanted), None)
     return found
 
 
@@ -209,7 +215,7 @@ class D6:
                choices=tuple((str(n), f"{n}") for n in (5, 10, 15, 20, 25, 30))),
     )  # fmt: skip
     combat: Final = COMBAT
-    gm_situation: Final = frozenset()
+    gm_situation: Final[frozenset[str]] = frozenset()
     situation_model: ClassVar = Situation
     situation_characters: Final = frozenset({"opponent"})
     call_model: ClassVar = Call
@@ -381,7 +387,7 @@ class D6:
         doubled = round_state.doubled_now(sheet)
         conditions = tuple(c for c, on in ((level, sheet.wounds > 0), ("stunned", sheet.stunned),
                                            ("doubled", doubled)) if on)  # fmt: skip
-        notes = (("wounded", "−1d to every roll"),) if sheet.wounds == 1 else ()
+        notes: tuple[tuple[str, str], ...] = (("wounded", "−1d to every roll"),) if sheet.wounds == 1 else ()
         if sheet.stunned:
             notes += (("stunned", f"−1d to every roll until the end of {_stun_round(sheet)}"),)
         if doubled:
@@ -434,11 +440,11 @@ class D6:
                 spec["band"] = asked.band
             if steps:
                 spec["steps"] = list(steps)
-            check = ROLL_KINDS["check"].parse(spec)  # a difficulty outside its band is refused here
+            check = CHECK.parse(spec)  # a difficulty outside its band is refused here
             label = f"{name} {rolled} against {_difficulty_words(asked.difficulty, asked.band)}"
             chances: tuple[tuple[str, Fraction], ...] = ()
             if asked.difficulty is None and check.band is not None:  # README, "Bands": both ends
-                ends = ROLL_KINDS["check"].chance(check)
+                ends = band_chance(check.code, check.band)
                 chances = ((f"At {check.band.low}, the low end of {check.band.name}", ends.at_low),)
                 if ends.at_high is not None:
                     chances += ((f"At {check.band.high}, the high end", ends.at_high),)
@@ -454,7 +460,7 @@ class D6:
             spec["steps"] = list(steps)
         details = {"item": asked.item, "name": name, "opponent": who, "contest": True}
         label = f"{name} {rolled} against {who} ({theirs})"
-        odds = ROLL_KINDS["opposed"].chance(ROLL_KINDS["opposed"].parse(spec))
+        odds = OPPOSED.chance(OPPOSED.parse(spec))
         chances = (
             (f"{name} wins", odds.p_attacker_wins),
             ("A tie: the side that resists holds" if not asked.no_resisting_side else "A draw", odds.p_tie),
@@ -527,7 +533,7 @@ class D6:
         items += [(s["name"], f"{s['name']} ({stat['name']})") for stat in given["stats"] for s in stat["skills"]]
         return {"item": items, "band": BANDS}
 
-    def call_situation(self, sheet: Sheet, call: Call, given: Mapping[str, Any]) -> dict[str, Any]:  # type: ignore[override]
+    def call_situation(self, sheet: Sheet, call: Call, given: Mapping[str, Any]) -> dict[str, Any]:
         item = _named(sheet, call.item)
         if item is None:
             raise SpecError("item", f"this character has no stat or skill called {call.item}")
@@ -535,7 +541,7 @@ class D6:
             raise SpecError("difficulty", "name a difficulty number or a band")
         return {"kind": "check", "item": item, "difficulty": call.difficulty, "band": call.band}
 
-    def situation_call(self, sheet: Sheet, situation: Mapping[str, Any], given: Mapping[str, Any]) -> Call:  # type: ignore[override]
+    def situation_call(self, sheet: Sheet, situation: Mapping[str, Any], given: Mapping[str, Any]) -> Call:
         """A player's proposal: the stat or the skill by its name in the campaign's list and the
         difficulty; the round's penalties and a luck point are the player's own, not a call's."""
         try:
@@ -554,7 +560,7 @@ class D6:
             raise SpecError("difficulty", "name a difficulty number or a band")
         return Call(item=name, difficulty=asked.difficulty, band=asked.band)
 
-    def call_words(self, call: Call, given: Mapping[str, Any]) -> str:  # type: ignore[override]
+    def call_words(self, call: Call, given: Mapping[str, Any]) -> str:
         return f"{call.item} against {_difficulty_words(call.difficulty, call.band)}"
 
     # Advancement

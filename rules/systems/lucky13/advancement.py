@@ -7,7 +7,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 from fractions import Fraction
-from typing import Any, Final
+from typing import Any, Final, TypeGuard
 
 from rules.dice import StepDie
 from rules.systems.base import SpecError
@@ -151,7 +151,7 @@ def suggestions(
         for name, level in skill.specializations:
             if level >= MAX_SPECIALIZATION_LEVEL:
                 continue
-            effects = ()
+            effects: tuple[Effect, ...] = ()
             if ability is not None:
                 effects = (
                     Effect(
@@ -260,10 +260,10 @@ def target(sheet: Sheet, offer: Any) -> Target:
             name=spec.name,
         )  # fmt: skip
     if kind == PurchaseKind.SPECIALIZATION:
-        skill = sheet.skill(number) if (number := _item_id(ref)) is not None else None
-        if skill is None:
+        under = sheet.skill(number) if (number := _item_id(ref)) is not None else None
+        if under is None:
             raise SpecError("offer", f"the sheet has no such skill (no purchase {offer!r})")
-        return Target(PurchaseKind.SPECIALIZATION, 0, skill_id=skill.id, skill=skill.name)
+        return Target(PurchaseKind.SPECIALIZATION, 0, skill_id=under.id, skill=under.name)
     raise SpecError("offer", f"choose what to buy: a specialization, a level, or an ability (no purchase {offer!r})")
 
 
@@ -311,8 +311,12 @@ def record(aimed: Target, cost: int, before: Sheet, after: Sheet) -> dict[str, A
     if aimed.kind is PurchaseKind.ABILITY:
         rung = StepDie.parse(getattr(after.abilities, aimed.ability)).rung
         return {**kept, "ability": aimed.ability, "after": rung}
-    skill = after.skill(aimed.skill_id)
-    had = {p.id for p in before.skill(aimed.skill_id).specializations}
+    # A level or a new specialization names its skill, which the purchase kept on the sheet.
+    assert aimed.skill_id is not None
+    skill, was = after.skill(aimed.skill_id), before.skill(aimed.skill_id)
+    assert skill is not None
+    assert was is not None
+    had = {p.id for p in was.specializations}
     if aimed.kind is PurchaseKind.LEVEL:
         spec = next(p for p in skill.specializations if p.id == aimed.specialization_id)
     else:
@@ -350,7 +354,7 @@ def refund(sheet: Sheet, bought: Mapping[str, Any], *, hit_points_per_step: int)
     if kind == PurchaseKind.ABILITY:
         key, before, after = bought.get("ability"), bought.get("before"), bought.get("after")
         current = getattr(sheet.abilities, key, None) if key in ABILITY_KEYS else None
-        if current is None or not _whole(before) or StepDie.parse(current).rung != after:
+        if current is None or not isinstance(key, str) or not _whole(before) or StepDie.parse(current).rung != after:
             raise SpecError(
                 "purchase", "the ability is no longer the die this purchase bought: correct the sheet first"
             )
@@ -389,7 +393,7 @@ def _without_the_row(hit_points: int, per_step: int) -> int:
     return left
 
 
-def _whole(value: Any) -> bool:
+def _whole(value: Any) -> TypeGuard[int]:
     return isinstance(value, int) and not isinstance(value, bool)
 
 
@@ -399,4 +403,4 @@ def _bought_specialization(sheet: Sheet, bought: Mapping[str, Any]) -> tuple[Ski
         return sheet.specialization(spec_id)
     skill = next((s for s in sheet.skills if s.name == bought.get("skill")), None)
     spec = next((p for p in skill.specializations if p.name == bought.get("name")), None) if skill else None
-    return (skill, spec) if spec is not None else None
+    return (skill, spec) if skill is not None and spec is not None else None

@@ -130,7 +130,7 @@ def contest_pools(block: StatBlock, options: Mapping[str, Any]) -> tuple[tuple[s
         return ()
     abilities = {"reflex": _die(block.reflex), "pulse": pulse}
     combat = _die(block.combat)
-    pools = []
+    pools: list[tuple[str, str, tuple[StepDie, ...]]] = []
     for key, words in CONTEST_POOLS:
         ability = abilities[key.split("_")[0]]
         if key.endswith("_combat"):
@@ -656,7 +656,7 @@ class Lucky13Combat:
             raise SheetInvalid([Problem(field="hit_points", message=f"From 1 to {full} with that Pulse.")])
         return self.read_block(document)
 
-    def joins(self, sheet: Sheet, options: Mapping[str, Any]) -> StatBlock:  # type: ignore[override]
+    def joins(self, sheet: Sheet, options: Mapping[str, Any]) -> StatBlock:
         """A character joins with their Reflex, Combat skill (the skill the campaign marks as fighting,
         :func:`combat_skill`), best weapon (by its dice; of equal ones, the
         first on the sheet), best armor and Pulse."""
@@ -986,7 +986,7 @@ class Lucky13Combat:
         """The change on the sheet (a character: :func:`~rules.systems.lucky13.recovery.settle` marks one
         healed from dying as recovering, under gritty recovery) or on the stat block (an NPC)."""
         if fighter.sheet is not None:
-            sheet = settle(fighter.sheet, fighter.sheet.model_copy(update={"hit_points": change.after}), options)  # type: ignore[arg-type, attr-defined]
+            sheet = settle(fighter.sheet, fighter.sheet.model_copy(update={"hit_points": change.after}), options)  # type: ignore[arg-type]
             block = fighter.block
         else:
             sheet, block = None, fighter.block.model_copy(update={"hit_points": change.after})

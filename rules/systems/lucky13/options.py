@@ -198,7 +198,7 @@ def _clean_skills(skills: Any) -> list[dict[str, Any]]:
         raise ValueError("list at least one skill")
     if len(skills) > MAX_SKILLS:
         raise ValueError(f"at most {MAX_SKILLS} skills")
-    out = []
+    out: list[dict[str, Any]] = []
     for skill in skills:
         if not isinstance(skill, Mapping):
             raise ValueError("each skill has a name and, if it has one, a linked ability")

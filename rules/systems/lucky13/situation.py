@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import Annotated, Final, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StrictInt
+from pydantic.config import JsonDict
 
 from rules.document import MAX_ITEM_ID, Name
 from rules.systems.lucky13.checks import AbilityRoll, Difficulty
@@ -21,7 +22,7 @@ ItemRef = Annotated[StrictInt, Field(ge=1, le=MAX_ITEM_ID)]
 CharacterRef = Annotated[StrictInt, Field(ge=1, le=MAX_CHARACTER_ID)]
 Steps = Annotated[StrictInt, Field(ge=-MAX_GM_STEPS, le=MAX_GM_STEPS)]
 
-EXAMPLE: Final = {
+EXAMPLE: Final[JsonDict] = {
     "kind": "check",
     "skill": 5,
     "specialization": 8,

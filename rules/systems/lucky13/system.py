@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from random import Random
-from typing import Any, ClassVar, Final
+from typing import Any, ClassVar, Final, TypeGuard
 
 from pydantic import ValidationError
 
@@ -318,7 +318,7 @@ class Lucky13:
             rolls = tuple(rng.randint(1, 100) for _ in ABILITY_KEYS)
             dice = {key: ability_from_percentile(roll).label for key, roll in zip(ABILITY_KEYS, rolls, strict=True)}
             creation = sheet.creation.model_copy(update={"ability_rolls": rolls, "ability_method": "random"})
-            return sheet.model_copy(update={"abilities": Abilities(**dice), "creation": creation})
+            return sheet.model_copy(update={"abilities": Abilities.model_validate(dice), "creation": creation})
         if step == "skills" and options["skill_method"] == "random":
             skills = []
             for skill in sheet.skills:
@@ -428,7 +428,10 @@ class Lucky13:
             Condition.DEAD: "dead",
         }.get(state, "")
         pulse = current_pulse(sheet.hit_points, per_step)
-        notes = (("Pulse now", pulse.label if pulse.rung else "no die"), ("Reputation", f"{sheet.reputation:+d}"))
+        notes: tuple[tuple[str, str], ...] = (
+            ("Pulse now", pulse.label if pulse.rung else "no die"),
+            ("Reputation", f"{sheet.reputation:+d}"),
+        )
         conditions: tuple[str, ...] = ()
         if recovering(sheet, options):  # "Death & dying", gritty: not yet at full strength
             conditions = ("recovering",)
@@ -494,7 +497,7 @@ class Lucky13:
             "ability_roll": [(value, words) for value, words in ABILITY_ROLL_CHOICES],
         }
 
-    def call_situation(self, sheet: Sheet, call: Call, options: Mapping[str, Any]) -> dict[str, Any]:  # type: ignore[override]
+    def call_situation(self, sheet: Sheet, call: Call, options: Mapping[str, Any]) -> dict[str, Any]:
         """The situation's called parts for this sheet: its skill of the call's name (case aside) by id,
         and the ability: the call's ("Roll a d10 plus your Pulse and your Fighting dice"), else the
         skill's linked one; a skill linked to none asks the call for one. A reaction check rolls Charm
@@ -533,7 +536,7 @@ class Lucky13:
         """Nothing on the sheet changes when an adventure ends."""
         return None
 
-    def call_words(self, call: Call, options: Mapping[str, Any]) -> str:  # type: ignore[override]
+    def call_words(self, call: Call, options: Mapping[str, Any]) -> str:
         """ "Stealth check, Difficult (d8), with a background, Ability +1 step"."""
         charm = dict(zip(ABILITY_KEYS, options["ability_names"], strict=True))["charm"]
         if call.kind == "reaction":
@@ -550,7 +553,7 @@ class Lucky13:
                 words.append(f"{name} {steps:+d} step{'s' if abs(steps) != 1 else ''}")
         return ", ".join(words)
 
-    def situation_call(self, sheet: Sheet, situation: Mapping[str, Any], options: Mapping[str, Any]) -> Call:  # type: ignore[override]
+    def situation_call(self, sheet: Sheet, situation: Mapping[str, Any], options: Mapping[str, Any]) -> Call:
         """A player's roll as the GM would call it: the kind, the skill by its name in the campaign's
         list, the ability where it is not the skill's linked one (a player may propose one, as the GM
         may call one), the difficulty, a background or an impairment and any extra steps. The
@@ -600,11 +603,12 @@ class Lucky13:
                 raise SpecError("ability", f"a reaction check rolls {names['charm']}")
             ability_key = "charm"
         else:
-            ability_key = situation.get("ability") or skill.ability
-            if ability_key is None:
+            chosen = situation.get("ability") or skill.ability
+            if chosen is None:
                 raise SpecError("ability", f"{skill.name} has no linked ability: choose the ability to roll")
-            if ability_key not in names:
+            if chosen not in names:
                 raise SpecError("ability", f"choose one of {', '.join(names.values())}")
+            ability_key = chosen
         help_with = situation.get("help_with", "skill")
         if help_with not in ("skill", "ability"):
             raise SpecError("help_with", "a helper helps with the skill or with the ability")
@@ -858,9 +862,10 @@ class Lucky13:
             what = f"{names['charm']} + {skill.name} reaction" if skill else f"{names['charm']} reaction"
         else:
             assert skill is not None  # required above
-            ability_key = situation.get("ability") or skill.ability
-            if ability_key not in abilities:
+            chosen = situation.get("ability") or skill.ability
+            if chosen is None or chosen not in abilities:
                 raise SpecError("ability", f"choose the ability {skill.name} is rolled with")
+            ability_key = chosen
             what = f"{skill.name} ({specialization.name} {specialization.level})" if specialization else skill.name
             what = f"{names[ability_key]} + {what}"
         if skill is not None and skill.die is None:
@@ -977,14 +982,22 @@ class Lucky13:
                 bought = bought.model_copy(update={"hit_points": sheet.hit_points + options["hit_points_per_step"]})
             label = f"Raise {names[aimed.ability]} to {StepDie(purchase.after).label}"
         elif aimed.kind is PurchaseKind.LEVEL:
-            skill, spec = sheet.specialization(aimed.specialization_id)
+            # target() found the specialization, and its skill, on this sheet.
+            assert aimed.specialization_id is not None
+            found = sheet.specialization(aimed.specialization_id)
+            assert found is not None
+            skill, spec = found
             purchase = buy_level(skill.name, spec.name, spec.level)
             raised = spec.model_copy(update={"level": purchase.after})
             levels = tuple(raised if p.id == spec.id else p for p in skill.specializations)
             bought = _replace_skill(sheet, skill, _with_specs(skill, levels))
             label = f"{spec.name} ({skill.name}) to level {purchase.after}"
         else:
-            skill = sheet.skill(aimed.skill_id)
+            # target() found the skill on this sheet.
+            assert aimed.skill_id is not None
+            under = sheet.skill(aimed.skill_id)
+            assert under is not None
+            skill = under
             if len(skill.specializations) >= MAX_ITEMS:
                 raise SpecError(
                     "specializations", f"{skill.name} has {MAX_ITEMS} specializations, the most a skill holds"
@@ -1313,7 +1326,7 @@ def _opposed(situation: Mapping[str, Any]) -> bool:
     return situation.get("opponent") is not None or bool(situation.get("opponent_dice"))
 
 
-def _is_id(value: Any) -> bool:
+def _is_id(value: Any) -> TypeGuard[int]:
     return isinstance(value, int) and not isinstance(value, bool)
 
 
@@ -1441,6 +1454,7 @@ def able(sheet: Sheet, options: Mapping[str, Any]) -> None:
     says why. A draft has no hit points yet and is not held to it."""
     if sheet.creation.step or sheet.abilities.pulse is None:
         return
+    assert sheet.hit_points is not None  # a finished character has its hit points (sheet.incomplete)
     state = condition(sheet.hit_points, StepDie.parse(sheet.abilities.pulse))
     if state is Condition.DYING:
         raise SpecError("hit_points", "the character is dying: at 0 hit points or fewer a character does not act")
@@ -1458,6 +1472,7 @@ def rolled_ability(sheet: Sheet, key: str, options: Mapping[str, Any]) -> StepDi
     if key != "pulse" or sheet.creation.step:
         return die
     per_step = int(options["hit_points_per_step"])
+    assert sheet.hit_points is not None  # a finished character has its hit points (sheet.incomplete)
     if sheet.hit_points >= max_hit_points(die, per_step):
         return die  # unhurt
     now = current_pulse(sheet.hit_points, per_step)

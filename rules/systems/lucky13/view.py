@@ -107,7 +107,9 @@ def sheet_view(sheet: Sheet, options: Mapping[str, Any]) -> dict[str, Any]:
         ],
         "weapons": list(sheet.weapons),
         "armor": list(sheet.armor),
-        "gear_pending": any(not item.approved for item in (*sheet.assets, *sheet.weapons, *sheet.armor)),
+        "gear_pending": any(not item.approved for item in sheet.assets)
+        or any(not item.approved for item in sheet.weapons)
+        or any(not item.approved for item in sheet.armor),
         "hit_points": points,
         "hp_rows": hit_point_chart(points),
         "charm_name": names["charm"],
