@@ -4,6 +4,7 @@ request that gets one."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any, Final
 
 from django.core.exceptions import PermissionDenied, RequestDataTooBig
@@ -40,6 +41,16 @@ def refused_by_field(kind: type[Refused], errors: dict[str, list[str]]) -> Refus
     (field, first), more = next(iter(joined.items())), len(joined) - 1
     also = f" (and {more} more problem{'s' if more > 1 else ''}, listed in errors)" if more else ""
     return kind(f"Nothing was saved: {field}: {first}{also}", errors=joined)
+
+
+#: For a refusal that a version was stale, what is current (the body's ``now``), by the refusal's class: every
+#: 409 ``stale_version`` of the API says the same three things, ``code``, ``message`` and ``now``.
+NOW: Final[dict[type[Refused], Callable[[Any], Any]]] = {}
+
+
+def explain_now(kind: type[Refused], render: Callable[[Any], Any]) -> None:
+    """Give every ``kind`` refusal the API answers the state it is stale against, as ``now``."""
+    NOW[kind] = render
 
 
 #: Statuses any authenticated endpoint may answer with, besides its own.
@@ -79,7 +90,8 @@ def _error(api: NinjaAPI, request: HttpRequest, status: int, code: str, message:
 def install(api: NinjaAPI) -> None:
     @api.exception_handler(Refused)
     def refused(request: HttpRequest, exc: Refused) -> HttpResponse:
-        return _error(api, request, exc.status, _code(exc), exc.message, errors=exc.errors or None)
+        now = next((render(exc) for kind, render in NOW.items() if isinstance(exc, kind)), None)
+        return _error(api, request, exc.status, _code(exc), exc.message, errors=exc.errors or None, now=now)
 
     @api.exception_handler(Http404)
     def not_found(request: HttpRequest, exc: Http404) -> HttpResponse:

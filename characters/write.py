@@ -36,7 +36,7 @@ class StaleSheet(Conflict):
     """The sheet (or the section) changed since the change was made from it; nothing was written.
     ``character`` is the character as it is now, for the 409 to show."""
 
-    code = "stale_sheet"
+    code = "stale_version"
 
     def __init__(self, character: Character, message: str = "") -> None:
         super().__init__(

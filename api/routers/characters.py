@@ -29,7 +29,7 @@ from pydantic import (
     create_model,
 )
 
-from api import extensions
+from api import errors, extensions
 from api.errors import Error, InvalidChange, InvalidDocument, refused_by_field, responses
 from api.params import MAX_ID, ONE_LINE, PathId
 from campaigns.access import campaign_for
@@ -125,7 +125,7 @@ CharacterOut = create_model(
 
 
 class StaleVersion(Error):
-    document: CharacterOut = Field(description="The character as it is now, with its sheet.")
+    now: CharacterOut = Field(description="The character as it is now, with its sheet.")
 
 
 class CharacterSummary(Schema):
@@ -175,6 +175,11 @@ def character_out(character: Character) -> dict[str, Any]:
 
 def _reread(pk: int) -> dict[str, Any]:
     return character_out(Character.objects.select_related("campaign", "owner").get(pk=pk))
+
+
+# A sheet changed since the version a change was made from, wherever the API meets it (a purchase, say): the
+# 409 gives the character as it is now, as every stale version's does.
+errors.explain_now(write.StaleSheet, lambda stale: _reread(stale.character.pk))
 
 
 @router.get(
@@ -276,7 +281,7 @@ def _stale(pk: int, version: int) -> Status:
         f"This character changed since version {version}: it is at version {document['version']}. "
         "Nothing was saved; here it is as it is now."
     )
-    return Status(409, {"code": "stale_version", "message": message, "document": document})
+    return Status(409, {"code": "stale_version", "message": message, "now": document})
 
 
 #: The PATCH bodies of the systems that have one, registered when the API is built.
@@ -397,7 +402,7 @@ def edit_section(
                 "code": "stale_version",
                 "message": f"This character changed since version {edit.version}: it is at version "
                 f"{document['version']}. Nothing was saved; here it is as it is now.",
-                "document": document,
+                "now": document,
             },
         )
     except EditRefused as refused:
@@ -431,9 +436,9 @@ def _moved(request: HttpRequest, id: int, move: Move, *, restoring: bool) -> Any
             f"This character changed since version {move.version}: it is at version {document['version']}. "
             "Nothing was changed; here it is as it is now."
         )
-        return Status(409, {"code": "stale_version", "message": message, "document": document})
+        return Status(409, {"code": "stale_version", "message": message, "now": document})
     except Conflict as conflict:  # already archived, not archived, its player gone: as it is now
-        return Status(409, {"code": "conflict", "message": conflict.message, "document": _reread(character.pk)})
+        return Status(409, {"code": "conflict", "message": conflict.message, "now": _reread(character.pk)})
     return _reread(character.pk)
 
 

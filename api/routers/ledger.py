@@ -245,9 +245,9 @@ def write_entry(request: HttpRequest, id: PathId, change: Body[ChangeIn]) -> Sta
     '(the page "What should I buy?" lists them): an ability\'s next die (`{"offer": "ability:will"}`, its size × 4 '
     'points), one more level of a specialization (`{"offer": "level:<specialization id>"}`, 4 points) or a new '
     'specialization of a skill (`{"offer": "specialization:<skill id>", "name": …}`, 4 points). With `before` (the '
-    "level or die rung you saw) a sheet changed since is a 409 `stale_sheet` and nothing is bought; too few points "
-    "is a 409 `not_enough_points`; an offer the sheet does not have is a 400. A purchase spends the currency "
-    "of its offer.",
+    "level or die rung you saw) a sheet changed since is a 409 `stale_version` (with the character `now`) and "
+    "nothing is bought; too few points is a 409 `not_enough_points`; an offer the sheet does not have is a 400. "
+    "A purchase spends the currency of its offer.",
 )
 def buy(request: HttpRequest, id: PathId, order: PurchaseIn) -> Status[dict[str, Any]]:
     character = access.character_for(request.user, id, write=True)

@@ -643,8 +643,8 @@ def test_a_stale_version_is_a_409_with_the_document_as_it_is(as_, read, brunella
     body = response.json()
     assert body["code"] == "stale_version"
     assert "version 1" in body["message"]
-    assert body["document"] == before == read(brunella)
-    assert body["document"]["sheet"]["notes"] == "The GM was here."  # the sheet as it is now
+    assert body["now"] == before == read(brunella)
+    assert body["now"]["sheet"]["notes"] == "The GM was here."  # the sheet as it is now
     if version:
         other = as_("player").patch(f"/characters/{brunella.pk}", {"version": version + 2, "notes": "Mine."})
         assert other.status_code == 409

@@ -285,7 +285,8 @@ def test_a_purchase_from_a_stale_sheet_is_a_409(api, brunella, gm, player) -> No
         f"/characters/{brunella.pk}/purchases", {"offer": f"level:{LONGSWORD_SPEC}", "before": 2}
     )
     assert response.status_code == 409
-    assert response.json()["code"] == "stale_sheet"
+    assert response.json()["code"] == "stale_version"
+    assert response.json()["now"]["id"] == brunella.pk  # the character as it is now, as every stale version says
     assert state(brunella) == before
 
 

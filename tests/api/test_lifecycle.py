@@ -15,7 +15,7 @@ def test_the_api_archives_and_restores(api, campaign, gm, player) -> None:
     assert api(player).post(f"{path}/restore", {"version": brunella.version}).status_code == 403
     stale = api(player).post(f"{path}/archive", {"version": brunella.version - 1})
     assert stale.status_code == 409
-    assert stale.json()["document"]["status"] == "active"
+    assert stale.json()["now"]["status"] == "active"
     archived = api(player).post(f"{path}/archive", {"version": brunella.version})
     assert archived.status_code == 200
     assert (archived.json()["status"], archived.json()["version"]) == ("archived", brunella.version + 1)

@@ -44,7 +44,7 @@ def test_a_coin_edit_and_its_stale_conflict(api, player, gm, flipper) -> None:
     stale = api(gm).put(f"/characters/{flipper.pk}/sections/tricks", {"version": version, "value": tricks})
     assert stale.status_code == 409
     assert stale.json()["code"] == "stale_version"
-    assert stale.json()["document"]["sheet"]["notes"] == "Lucky"  # what it says now
+    assert stale.json()["now"]["sheet"]["notes"] == "Lucky"  # what it says now
     flipper.refresh_from_db()
     assert [t.name for t in flipper.document.tricks] == ["Palm"]  # nothing overwritten
 
