@@ -64,6 +64,7 @@ def roll_entry(roll: Roll, *, gm: bool) -> dict[str, Any]:
     # Only past the placeholder: a secret roll's words are as secret as its dice.
     entry["label"] = rolls.label_of(roll)
     entry["kind_label"] = rolls.kind_label(roll)
+    entry["worded"] = rolls.worded(roll)
     entry["summary"] = roll_summary(roll)
     entry["called"] = called_words(roll.spec)
     if isinstance(roll.dice, list) and all(isinstance(g, dict) and "dice" in g for g in roll.dice):

@@ -48,7 +48,7 @@ from play.models import Roll, RollKind, RollReveal
 from rules import expressions, systems
 from rules.dice import die_view
 from rules.expressions import Constant, ExpressionError, ExpressionRoll
-from rules.systems.base import SpecError
+from rules.systems.base import SpecError, Worded
 
 #: The ``prev_hash`` of a campaign's first roll.
 GENESIS: Final = "0" * 64
@@ -466,3 +466,39 @@ def log_kinds(system: str) -> dict[str, str]:
 def kind_label(roll: Roll) -> str:
     """The words the log gives a roll's kind, as its campaign's system says them."""
     return log_kinds(roll.system or roll.campaign.system).get(roll.kind, roll.kind)
+
+
+def worded(roll: Roll) -> Worded | None:
+    """A roll's outcome in its system's words (:meth:`RulesSystem.outcome_words`), else the platform's: a
+    success or a failure, a hit or a miss; None for a roll with no outcome to word (a free roll)."""
+    outcome = roll.outcome if isinstance(roll.outcome, dict) else {}
+    spec = roll.spec if isinstance(roll.spec, dict) else {}
+    try:
+        said = systems.get(roll.system or roll.campaign.system).outcome_words(roll.kind, spec, outcome)
+    except systems.UnknownSystem:
+        said = None
+    if said is not None:
+        return said
+    if outcome.get("success") is not None:
+        return Worded("Success", "success") if outcome["success"] else Worded("Failure", "failure")
+    if outcome.get("hit") is None:
+        return None
+    tone = "success" if outcome["hit"] or outcome.get("winner") == "attacker" else "failure"
+    if not outcome["hit"] and (outcome.get("winner") == "" or outcome.get("draw")):
+        tone = "draw"
+    sheet = spec.get("sheet")
+    if not (isinstance(sheet, dict) and sheet.get("contest")):
+        return Worded("Hit" if outcome["hit"] else "Miss", tone)
+    return Worded(_contest_words(outcome), tone)
+
+
+def _contest_words(outcome: dict[str, Any]) -> str:
+    """An opposed roll from its side: it wins, it loses, or a draw, with the side that holds on a tie."""
+    margin, winner = outcome.get("margin"), outcome.get("winner")
+    if outcome["hit"]:
+        return "Wins"
+    if outcome.get("draw") or (margin == 0 and winner == ""):
+        return "A draw"
+    if margin == 0:
+        return "A draw: this side holds" if winner == "attacker" else "A draw: the other side holds"
+    return "Loses"

@@ -140,6 +140,17 @@ class Recorded:
 
 
 @dataclass(frozen=True, slots=True)
+class Worded:
+    """A roll's outcome in its system's words, for the log: the words ("Success", "Wins", "3 successes of 2
+    needed", "Doubles: draw a card"), its ``tone`` (``success``, ``failure`` or ``draw``, for the eye), and
+    anything more the roll calls for, each said on its own ("Dilemma!")."""
+
+    words: str
+    tone: str = ""
+    more: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
 class RollKind(Generic[Spec, Result, Chance]):
     """One kind of roll: build its dice from a spec, roll them, or compute the exact chance.
 
@@ -606,6 +617,11 @@ class RulesSystem(Protocol):
     # Campaign options: a validated model with defaults.
     options_model: ClassVar[type[BaseModel]]
     option_fields: tuple[Option, ...]
+
+    def outcome_words(self, kind: str, spec: Mapping[str, Any], outcome: Mapping[str, Any]) -> Worded | None:
+        """A roll of the log's ``kind`` worded as the system says its outcomes; None where the platform's
+        own words do (a success or a failure, a hit or a miss)."""
+        ...
 
     # Everything a player or the GM does with the rules besides building and rolling a sheet
     # (:mod:`rules.systems.moves`), performed by the table's one pipeline.

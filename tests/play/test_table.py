@@ -271,6 +271,11 @@ def test_a_flip_and_its_reroll_are_two_rolls_of_the_log_the_second_following_the
     assert log.status_code == 200
     assert "Flip at the table" in log.text  # the system's words for its own kind
     assert f'replaces <a href="#roll-{first.seq}">#{first.seq}</a>' in log.text
+    said = {True: "Double heads", False: "No double heads"}  # the outcome in the system's words
+    assert said[first.outcome["success"]] in log.text
+    assert said[second.outcome["success"]] in log.text
+    assert ">Success<" not in log.text
+    assert ">Failure<" not in log.text
     rows = api(player).get(f"/campaigns/{coin_campaign.pk}/rolls").json()["rolls"]
     assert [r["follows"] for r in rows if r["seq"] == second.seq] == [first.seq]
     elsewhere = client.get(reverse("play:rolls", args=[campaign.pk]), {"kind": "flip"})

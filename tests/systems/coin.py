@@ -39,6 +39,7 @@ from rules.systems.base import (
     Summary,
     Track,
     Vitals,
+    Worded,
     nobody,
 )
 from tests.systems import coin_table
@@ -198,6 +199,12 @@ class Coin:
     standing: Final = None
     offer_situation: Final = (NEED,)
     combat: Final = COMBAT
+
+    def outcome_words(self, kind: str, spec: Mapping[str, Any], outcome: Mapping[str, Any]) -> Worded | None:
+        """A flip at the table wins with double heads."""
+        if kind == "flip" and outcome.get("success") is not None:
+            return Worded("Double heads", "success") if outcome["success"] else Worded("No double heads", "failure")
+        return None
 
     def default_options(self) -> dict[str, Any]:
         return Options().model_dump(mode="json")

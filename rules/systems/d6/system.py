@@ -33,6 +33,7 @@ from rules.systems.base import (
     Totals,
     Track,
     Vitals,
+    Worded,
     nobody,
 )
 from rules.systems.d6 import advancement, arrival, creation, luck, luck_moves, options, round_moves, round_state
@@ -223,6 +224,10 @@ class D6:
     legacy_formats: Final = ()
 
     # Options
+
+    def outcome_words(self, kind: str, spec: Mapping[str, Any], outcome: Mapping[str, Any]) -> Worded | None:
+        """D6 says its outcomes as the platform does: a success or a failure, a hit or a miss."""
+        return None
 
     def default_options(self) -> dict[str, Any]:
         return options.default_options()

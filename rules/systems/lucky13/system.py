@@ -35,6 +35,7 @@ from rules.systems.base import (
     Summary,
     Track,
     Vitals,
+    Worded,
     nobody,
 )
 from rules.systems.lucky13 import arrival, identity, import_checks, legacy, view
@@ -186,6 +187,14 @@ class Lucky13:
     moves: Final = MOVES
     log_kinds: Final = {"check": "Check", "reaction": "Reaction check", "opposed": "Opposed roll"}
     table: Final = None
+
+    def outcome_words(self, kind: str, spec: Mapping[str, Any], outcome: Mapping[str, Any]) -> Worded | None:
+        """A check's success or failure with its dilemma called out ("Dilemma!": both dice at their highest
+        but no success); every other outcome in the platform's words."""
+        if outcome.get("success") is None:
+            return None
+        words = "Success" if outcome["success"] else "Failure"
+        return Worded(words, words.lower(), ("Dilemma!",) if outcome.get("dilemma") else ())
 
     # --- Options -------------------------------------------------------------------------
 
