@@ -489,16 +489,15 @@ def worded(roll: Roll) -> Worded | None:
     sheet = spec.get("sheet")
     if not (isinstance(sheet, dict) and sheet.get("contest")):
         return Worded("Hit" if outcome["hit"] else "Miss", tone)
-    return Worded(_contest_words(outcome), tone)
+    return Worded(contest_words(outcome), tone)
 
 
-def _contest_words(outcome: dict[str, Any]) -> str:
-    """An opposed roll from its side: it wins, it loses, or a draw, with the side that holds on a tie."""
-    margin, winner = outcome.get("margin"), outcome.get("winner")
-    if outcome["hit"]:
+def contest_words(outcome: Mapping[str, Any]) -> str:
+    """An opposed roll from its side, as the log says it: the higher total wins; a draw holds for the side
+    that resists, and with no side resisting (a race) it is a draw."""
+    if outcome.get("hit"):
         return "Wins"
-    if outcome.get("draw") or (margin == 0 and winner == ""):
-        return "A draw"
-    if margin == 0:
-        return "A draw: this side holds" if winner == "attacker" else "A draw: the other side holds"
-    return "Loses"
+    if outcome.get("margin"):
+        return "Loses"
+    holds = {"attacker": "A draw: this side holds", "defender": "A draw: the other side holds"}
+    return holds.get(outcome.get("winner") or "", "A draw")

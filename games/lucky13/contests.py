@@ -21,7 +21,7 @@ from django.contrib.auth.models import AbstractBaseUser
 
 from campaigns.errors import NotAllowed
 from characters.models import Character
-from play import sheet_rolls
+from play import rolls, sheet_rolls
 from play.encounters import MAX_COMBATANTS
 from play.models import Encounter
 from rules.systems import lucky13
@@ -137,12 +137,7 @@ def roll(
 
 
 def result_words(outcome: Mapping[str, Any]) -> str:
-    """A contest's result for this side, as the roll log says it: the higher total wins; a draw holds
-    for the side that resists, and in a race it is a draw (README, "Contests outside combat")."""
-    if outcome.get("hit"):
-        return "Wins"
-    if outcome.get("margin"):
-        return "Loses"
-    return {"attacker": "A draw: this side holds", "defender": "A draw: the other side holds"}.get(
-        outcome.get("winner") or "", "A draw"
-    )
+    """A contest's result for this side, as the roll log says it (:func:`play.rolls.contest_words`): the
+    higher total wins; a draw holds for the side that resists, and in a race it is a draw (README,
+    "Contests outside combat")."""
+    return rolls.contest_words(outcome)
