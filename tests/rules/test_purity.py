@@ -22,6 +22,7 @@ ENGINE_MODULES = (
     "rules.systems.lucky13.moves",
     "rules.systems.d6.luck_moves",
     "rules.systems.d6.round_moves",
+    "rules.systems.defaults",
     "rules.systems.lucky13",
     *(
         f"rules.systems.lucky13.{name}"

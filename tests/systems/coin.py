@@ -15,11 +15,10 @@ from math import comb
 from random import Random
 from typing import Annotated, Any, ClassVar, Final, Literal
 
-from pydantic import Field, ValidationError, model_validator
+from pydantic import Field, model_validator
 
-from rules.document import Document, ItemId, LongText, Name, Problem, problems_of, require_unique, with_new_ids
+from rules.document import Document, ItemId, LongText, Name, Problem, require_unique, with_new_ids
 from rules.systems.base import (
-    Awaiting,
     CreationStep,
     Currency,
     EditRefused,
@@ -28,7 +27,6 @@ from rules.systems.base import (
     Offer,
     Option,
     OptionsChange,
-    OptionsError,
     Others,
     Recorded,
     Role,
@@ -42,6 +40,7 @@ from rules.systems.base import (
     Worded,
     nobody,
 )
+from rules.systems.defaults import SystemDefaults
 from tests.systems import coin_table
 from tests.systems.coin_combat import COMBAT
 
@@ -168,7 +167,7 @@ def migrate(document: dict[str, Any], from_version: int) -> dict[str, Any]:
     return document
 
 
-class Coin:
+class Coin(SystemDefaults):
     key: Final = "coin"
     name: Final = "Coin"
     attribution: Final = "Coin is a test game."
@@ -206,15 +205,6 @@ class Coin:
             return Worded("Double heads", "success") if outcome["success"] else Worded("No double heads", "failure")
         return None
 
-    def default_options(self) -> dict[str, Any]:
-        return Options().model_dump(mode="json")
-
-    def validate_options(self, options: Mapping[str, Any]) -> dict[str, Any]:
-        try:
-            return Options.model_validate(options).model_dump(mode="json")
-        except ValidationError as error:
-            raise OptionsError({p.field.split(".")[0]: p.message for p in problems_of(error)}) from None
-
     def change_options(
         self,
         before: Mapping[str, Any],
@@ -225,16 +215,6 @@ class Coin:
         """Starting Luck is for new characters: no sheet changes with it."""
         return OptionsChange(conflicts={}, sheets=tuple(None for _ in characters))
 
-    def named_fields(self, sheet: Sheet, options: Mapping[str, Any]) -> dict[str, Any]:
-        """Coin has no export format older than the sheet document: no named fields."""
-        return {}
-
-    def awaiting(self, sheet: Sheet) -> tuple[Awaiting, ...]:
-        return ()  # nothing of the sheet waits for the GM
-
-    def decide(self, sheet: Sheet, item: str, *, approve: bool) -> Sheet:
-        raise SpecError("item", "nothing waits for the GM's approval here")
-
     def sheet_view(self, sheet: Sheet, options: Mapping[str, Any]) -> dict[str, Any]:
         """Nothing beyond the document: Coin's templates read it as it is."""
         return {}
@@ -244,15 +224,6 @@ class Coin:
 
     def migrate(self, document: dict[str, Any], from_version: int) -> dict[str, Any]:
         return migrate(document, from_version)
-
-    def read_sheet(self, document: Mapping[str, Any]) -> Sheet:
-        try:
-            version = document.get("schema_version", 2)
-            return Sheet.model_validate(migrate(dict(document), version) if version != 2 else document)
-        except ValidationError as error:
-            raise SheetInvalid(problems_of(error)) from None
-        except (ValueError, TypeError, AttributeError) as error:
-            raise SheetInvalid([Problem(field="sheet", message=str(error))]) from None
 
     def validate(self, sheet: Sheet, options: Mapping[str, Any], *, finished: bool) -> tuple[Problem, ...]:
         if finished and sheet.nerve is None:
@@ -333,10 +304,6 @@ class Coin:
         if sheet.nerve is None:
             raise SpecError("nerve", "the character has no Nerve yet")
         return {"need": call.need}
-
-    def end_adventure(self, sheet: Sheet, options: Mapping[str, Any]) -> tuple[Sheet, str] | None:
-        """Nothing on the sheet changes when an adventure ends."""
-        return None
 
     def call_words(self, call: Situation, options: Mapping[str, Any]) -> str:  # type: ignore[override]
         return f"A flip needing {call.need} heads"
@@ -461,28 +428,12 @@ class Coin:
 
     carried_options: Final = ()
 
-    def differences(
-        self, sheet: Sheet, options: Mapping[str, Any], origin: Mapping[str, Any] | None = None
-    ) -> tuple[str, ...]:
-        return ()
-
-    def mapped(
-        self, sheet: Sheet, options: Mapping[str, Any], origin: Mapping[str, Any] | None = None
-    ) -> tuple[Sheet, tuple[str, ...]]:
-        return sheet, ()
-
-    def moved(self, sheet: Sheet) -> tuple[Sheet, tuple[str, ...]]:
-        return sheet, ()
-
     def fresh_rules(self, options: Mapping[str, Any]) -> tuple[str, ...]:
         return (
             "Nerve is flipped on the server: a changed document cannot bring it, so leave it out and flip in the "
             "campaign.",
             f"Such a character starts its play afresh: Luck {options['luck']}, no Tokens.",
         )
-
-    def read_legacy(self, document: Mapping[str, Any], options: Mapping[str, Any], *, verify: Any) -> Any:
-        raise SheetInvalid([Problem(field="format", message="Coin has no export format older than the envelope")])
 
 
 SYSTEM: Final = Coin()

@@ -14,7 +14,6 @@ from pydantic import Field, StrictInt, ValidationError
 
 from rules.document import MAX_ITEM_ID, MAX_NAME, Document, Name, Problem, ShortText, problems_of, with_new_ids
 from rules.systems.base import (
-    Awaiting,
     CreationStep,
     Currency,
     EditRefused,
@@ -33,7 +32,6 @@ from rules.systems.base import (
     Totals,
     Track,
     Vitals,
-    Worded,
     nobody,
 )
 from rules.systems.d6 import advancement, arrival, creation, luck, luck_moves, options, round_moves, round_state
@@ -55,6 +53,7 @@ from rules.systems.d6.sheet import (
     migrate,
     raised_by,
 )
+from rules.systems.defaults import SystemDefaults
 
 KEY: Final = "d6"
 NAME: Final = "D6 die codes"
@@ -176,7 +175,7 @@ def _stun_round(sheet: Sheet) -> str:
     return "the next round"
 
 
-class D6:
+class D6(SystemDefaults):
     key: Final = KEY
     name: Final = NAME
     attribution: Final = "D6 die codes, the rules text of the same name."
@@ -185,11 +184,10 @@ class D6:
     license_file: Final = ""
     options_model: ClassVar = options.Options
     option_fields: Final = options.OPTIONS
-    moves: Final = (*luck_moves.MOVES, *round_moves.MOVES)
-    log_kinds: Final = {"check": "Check", "opposed": "Opposed roll"}
-    table: Final = None
+    moves = (*luck_moves.MOVES, *round_moves.MOVES)
+    log_kinds = {"check": "Check", "opposed": "Opposed roll"}
     sheet_model: ClassVar = Sheet
-    sheet_version: Final = SCHEMA_VERSION
+    sheet_version = SCHEMA_VERSION
     creation_steps: Final = (
         CreationStep("stats", "Stats", fields=("stats",)),
         CreationStep("skills", "Skills", fields=("skills",)),
@@ -224,10 +222,6 @@ class D6:
     legacy_formats: Final = ()
 
     # Options
-
-    def outcome_words(self, kind: str, spec: Mapping[str, Any], outcome: Mapping[str, Any]) -> Worded | None:
-        """D6 says its outcomes as the platform does: a success or a failure, a hit or a miss."""
-        return None
 
     def default_options(self) -> dict[str, Any]:
         return options.default_options()
@@ -272,16 +266,9 @@ class D6:
         return migrate(document, from_version)
 
     def read_sheet(self, document: Mapping[str, Any]) -> Sheet:
-        try:
-            version = document.get("schema_version", SCHEMA_VERSION)
-            if not isinstance(version, int) or isinstance(version, bool):
-                raise ValueError("schema_version must be a whole number")
-            migrated = migrate(dict(document), version) if version != SCHEMA_VERSION else document
-            return Sheet.model_validate(migrated)
-        except ValidationError as error:
-            raise SheetInvalid(problems_of(error)) from None
-        except (ValueError, TypeError, AttributeError) as error:
-            raise SheetInvalid([Problem(field="sheet", message=str(error))]) from None
+        sheet = super().read_sheet(document)
+        assert isinstance(sheet, Sheet)  # the sheet model's: SystemDefaults.read_sheet reads nothing else
+        return sheet
 
     def validate(self, sheet: Sheet, given: Mapping[str, Any], *, finished: bool) -> tuple[Problem, ...]:
         if not finished:
@@ -646,12 +633,6 @@ class D6:
 
     # The sheet's pages
 
-    def awaiting(self, sheet: Sheet) -> tuple[Awaiting, ...]:
-        return ()  # nothing of the sheet waits for the GM
-
-    def decide(self, sheet: Sheet, item: str, *, approve: bool) -> Sheet:
-        raise SpecError("item", "nothing waits for the GM's approval here")
-
     def sheet_view(self, sheet: Sheet, given: Mapping[str, Any]) -> dict[str, Any]:
         """Each stat with its code and its skills, each at the code it rolls (its stat's until raised)."""
         rows = []
@@ -668,11 +649,6 @@ class D6:
         stun = f"−1d to every roll until the end of {_stun_round(sheet)}" if sheet.stunned else ""
         return {"stat_rows": rows, "budgets": budgets, "luck_heroism": LUCK_HEROISM, "doubling": doubling,
                 "stun": stun}  # fmt: skip
-
-    def named_fields(self, sheet: Sheet, given: Mapping[str, Any]) -> dict[str, Any]:
-        return {}
-
-    # Export and import
 
     def fresh_problems(
         self, sheet: Sheet, given: Mapping[str, Any], *, campaign: str, rolls_verified: bool
@@ -746,9 +722,6 @@ class D6:
             f"Skills: at most {given['skill_dice']}d above their stats, none more than +{given['skill_cap']}d.",
             f"Such a character starts its play afresh: {given['starting_luck']} luck point(s), no character points.",
         )
-
-    def read_legacy(self, document: Mapping[str, Any], given: Mapping[str, Any], *, verify: Any) -> Any:
-        raise SheetInvalid([Problem(field="format", message="D6 has no export format older than the envelope")])
 
 
 SYSTEM: Final = D6()

@@ -1,0 +1,108 @@
+"""The defaults every system would otherwise write again: a base class a system's ``SYSTEM`` may build
+on, giving what :class:`rules.systems.base.RulesSystem` asks for wherever a system has nothing of its own
+to say. A system overrides what it has.
+
+- The sheet read from its model (``sheet_model``, at ``sheet_version``), an older document migrated first
+  (``migrate``, the identity until a system has older versions), every problem said at its path.
+- Options from one pydantic model (``options_model``): its defaults, and a value it refuses said by field.
+- No moves, no table, no legacy export format, no named API fields, nothing that waits for the GM, nothing
+  that changes at an adventure's end, nothing that differs or moves with a character between campaigns,
+  and outcomes in the platform's words.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import Any, ClassVar
+
+from pydantic import BaseModel, ValidationError
+
+from rules.document import Problem, problems_of
+from rules.systems.base import Awaiting, LegacyRead, OptionsError, SheetInvalid, SpecError, Worded
+from rules.systems.moves import Move, TableRules
+
+__all__ = ["SystemDefaults"]
+
+
+class SystemDefaults:
+    """The defaults of a rules system (see the module's docstring)."""
+
+    name: str
+    sheet_model: ClassVar[type[BaseModel]]
+    sheet_version: int
+    options_model: ClassVar[type[BaseModel]]
+
+    moves: tuple[Move, ...] = ()
+    table: TableRules | None = None
+    log_kinds: Mapping[str, str] = {"check": "Check"}
+
+    # --- Options ------------------------------------------------------------------------------
+
+    def default_options(self) -> dict[str, Any]:
+        return self.options_model().model_dump(mode="json")
+
+    def validate_options(self, options: Mapping[str, Any]) -> dict[str, Any]:
+        """The options as the model reads them, or :class:`OptionsError` with each refused value by its option."""
+        try:
+            return self.options_model.model_validate(dict(options)).model_dump(mode="json")
+        except ValidationError as error:
+            raise OptionsError({p.field.split(".")[0]: p.message for p in problems_of(error)}) from None
+
+    # --- The sheet ------------------------------------------------------------------------------
+
+    def migrate(self, document: dict[str, Any], from_version: int) -> dict[str, Any]:
+        """A document of an older version brought to this one: nothing to do until a system has one."""
+        return document
+
+    def read_sheet(self, document: Mapping[str, Any]) -> BaseModel:
+        """The document read through the sheet model, migrated first when older; :class:`SheetInvalid`
+        names every problem at its path."""
+        try:
+            version = document.get("schema_version", self.sheet_version)
+            if not isinstance(version, int) or isinstance(version, bool):
+                raise ValueError("schema_version must be a whole number")
+            migrated = self.migrate(dict(document), version) if version != self.sheet_version else document
+            return self.sheet_model.model_validate(migrated)
+        except ValidationError as error:
+            raise SheetInvalid(problems_of(error)) from None
+        except (ValueError, TypeError, AttributeError) as error:
+            raise SheetInvalid([Problem(field="sheet", message=str(error))]) from None
+
+    # --- Words, what waits, an adventure's end ----------------------------------------------------
+
+    def outcome_words(self, kind: str, spec: Mapping[str, Any], outcome: Mapping[str, Any]) -> Worded | None:
+        return None
+
+    def awaiting(self, sheet: Any) -> tuple[Awaiting, ...]:
+        return ()  # nothing of the sheet waits for the GM
+
+    def decide(self, sheet: Any, item: str, *, approve: bool) -> Any:
+        raise SpecError("item", "nothing waits for the GM's approval here")
+
+    def end_adventure(self, sheet: Any, options: Mapping[str, Any]) -> tuple[Any, str] | None:
+        return None  # nothing on the sheet changes when an adventure ends
+
+    # --- Export and import ------------------------------------------------------------------------
+
+    def named_fields(self, sheet: Any, options: Mapping[str, Any]) -> dict[str, Any]:
+        return {}  # no API client reads fields beside the sheet
+
+    def differences(
+        self, sheet: Any, options: Mapping[str, Any], origin: Mapping[str, Any] | None = None
+    ) -> tuple[str, ...]:
+        return ()
+
+    def moved(self, sheet: Any) -> tuple[Any, tuple[str, ...]]:
+        return sheet, ()  # nothing of the sheet belongs to the campaign it is played in
+
+    def mapped(
+        self, sheet: Any, options: Mapping[str, Any], origin: Mapping[str, Any] | None = None
+    ) -> tuple[Any, tuple[str, ...]]:
+        return sheet, ()
+
+    def read_legacy(
+        self, document: Mapping[str, Any], options: Mapping[str, Any], *, verify: Callable[[str, str], bool]
+    ) -> LegacyRead:
+        raise SheetInvalid(
+            [Problem(field="format", message=f"{self.name} has no export format older than the envelope")]
+        )
