@@ -177,8 +177,11 @@ def _roll_page(request: HttpRequest, character: Character) -> HttpResponse:
         context.update(made=form.made, chance=sheet_rolls.chance_of(character, form.made), query=form.query())
         shown = form.made.totals
         if shown is not None:
-            context["chart"] = presenters.totals_chart(shown.totals, target=shown.target, open_ended=shown.open_ended)
-            context["chart_caption"] = f"Chance of each total; the highlighted bars reach {shown.target}."
+            context["chart"] = presenters.totals_chart(shown.totals, target=shown.target, open_ended=shown.open_ended,
+                                                       wins=shown.wins)  # fmt: skip
+            context["chart_caption"] = shown.words
+            context["chart_value"] = shown.value
+            context["chart_expectation"] = shown.expectation
     if proposal_views.wants_proposal(request):
         return _propose(request, character, form, context)
     if valid and request.method == "POST":

@@ -3,7 +3,7 @@ which keeps a roll across the redirect of a form posted without JavaScript)."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from fractions import Fraction
 from typing import Any
 
@@ -63,13 +63,21 @@ def bar_chart(
     }
 
 
-def totals_chart(totals: Sequence[tuple[int, Fraction]], *, target: int, open_ended: bool = False) -> dict[str, Any]:
-    """The distribution of a roll's totals, with the bars that reach ``target`` highlighted (the last
-    bar reads "or more" when the totals are ``open_ended``)."""
+def totals_chart(
+    totals: Sequence[tuple[int, Fraction]],
+    *,
+    target: int,
+    open_ended: bool = False,
+    wins: Callable[[int], bool] | None = None,
+) -> dict[str, Any]:
+    """The distribution of a roll's outcomes, with the winning bars highlighted: those that reach ``target``,
+    or those ``wins`` says win (a total to stay under, successes counted). The last bar reads "or more" when
+    the totals are ``open_ended``; a dashed line marks ``target`` when it is one of the bars."""
     points = []
     for i, (total, p) in enumerate(totals):
         last = open_ended and i == len(totals) - 1
-        points.append((f"{total}+" if last else str(total), p, total >= target))
+        won = wins(total) if wins is not None else total >= target
+        points.append((f"{total}+" if last else str(total), p, won))
     return bar_chart(points, marker=str(target))
 
 

@@ -345,12 +345,29 @@ class Offer:
 
 @dataclass(frozen=True, slots=True)
 class Totals:
-    """The chance of each total of a roll, for a chart before the roll: ``target`` is the total that
-    succeeds (its bars are highlighted); with ``open_ended`` the last bar is "that total or more"."""
+    """The chance of each outcome of a roll, for a chart before the roll, of any shape: a total to reach
+    (roll-over, the default: the bars from ``target`` up are highlighted), a total to stay under
+    (``succeeds`` says which values win), successes counted, or a distribution with its ``expectation``.
+    With ``open_ended`` the last bar is "that value or more". ``value`` names what the bars count (a total,
+    heads, successes) and ``caption`` says, in the system's words, what the chart shows and which bars win
+    ("" for the platform's roll-over words)."""
 
     totals: tuple[tuple[int, Fraction], ...]
     target: int
     open_ended: bool = False
+    succeeds: frozenset[int] | None = None
+    value: str = "Total"
+    caption: str = ""
+    expectation: Fraction | None = None
+
+    def wins(self, value: int) -> bool:
+        """Whether a roll that comes to ``value`` succeeds."""
+        return value in self.succeeds if self.succeeds is not None else value >= self.target
+
+    @property
+    def words(self) -> str:
+        """The chart's caption: the system's, else the roll-over words."""
+        return self.caption or f"Chance of each total; the highlighted bars reach {self.target}."
 
 
 @dataclass(frozen=True, slots=True)

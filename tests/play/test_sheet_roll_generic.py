@@ -74,3 +74,15 @@ def test_members_look_and_only_the_owner_and_the_gm_roll(client, request, flippe
     assert client.get(url(flipper)).status_code == look
     assert client.post(url(flipper), {"need": "1"}).status_code == roll
     assert Roll.objects.count() == (1 if roll == 302 else 0)
+
+
+def test_the_chart_counts_heads_with_the_systems_caption_and_its_average(client, player, flipper) -> None:
+    """A chart of any outcome shape: here successes counted (heads), the winning bars as the system says, its
+    caption and the expectation."""
+    client.force_login(player)
+    page = client.get(url(flipper), {"need": "2"}).text
+    assert "Chance of each number of heads; the highlighted bars have the 2 needed." in page
+    assert '<th scope="col">Heads</th>' in page
+    assert page.count('class="bar hit"') == 2  # two heads and three heads win
+    assert page.count('class="bar"') == 2
+    assert 'On average: <strong title="exactly 3/2">1.50</strong>' in page

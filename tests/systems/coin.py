@@ -35,6 +35,7 @@ from rules.systems.base import (
     SheetRoll,
     SpecError,
     Summary,
+    Totals,
     Track,
     Vitals,
     Worded,
@@ -318,7 +319,11 @@ class Coin(SystemDefaults):
             raise SpecError("nerve", "the character has no Nerve yet")
         flip = parse_flip({"coins": sheet.nerve, "need": situation.get("need", 1)})
         spec = {"system": self.key, "roll": "flip", "coins": flip.coins, "need": flip.need}
-        return SheetRoll("flip", spec, f"Nerve ({flip.coins} coins) needing {flip.need} heads")
+        heads = tuple((h, Fraction(comb(flip.coins, h), 2**flip.coins)) for h in range(flip.coins + 1))
+        totals = Totals(heads, flip.need, succeeds=frozenset(range(flip.need, flip.coins + 1)), value="Heads",
+                        caption=f"Chance of each number of heads; the highlighted bars have the {flip.need} needed.",
+                        expectation=Fraction(flip.coins, 2))  # fmt: skip
+        return SheetRoll("flip", spec, f"Nerve ({flip.coins} coins) needing {flip.need} heads", totals=totals)
 
     def offers(self, sheet: Sheet, options: Mapping[str, Any], situation: Mapping[str, Any]) -> tuple[Offer, ...]:
         """A new trick (1 token), and one more coin of Nerve (twice the Nerve) while it is below 6,
