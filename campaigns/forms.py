@@ -110,7 +110,9 @@ def _option_field(option: Option) -> forms.Field:
     if isinstance(option.default, bool):
         return forms.BooleanField(required=False, **common)
     if isinstance(option.default, int):
-        return WholeNumberField(min_value=-(10**6), max_value=10**6, **common)
+        low = -(10**6) if option.minimum is None else option.minimum
+        high = 10**6 if option.maximum is None else option.maximum
+        return WholeNumberField(min_value=low, max_value=high, **common)
     if is_list(option):
         help_text = " ".join(filter(None, (option.help, "One a line.")))
         return TextField(

@@ -120,13 +120,16 @@ class Role(StrEnum):
 
 @dataclass(frozen=True, slots=True)
 class Option:
-    """A campaign option of a system, with its default and allowed values (for forms and docs)."""
+    """A campaign option of a system, with its default and allowed values (for forms and docs): its choices,
+    or for a whole number its bounds."""
 
     key: str
     label: str
     default: Any
     choices: tuple[tuple[str, str], ...] = ()
     help: str = ""
+    minimum: int | None = None
+    maximum: int | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -18,10 +18,32 @@ from typing import Any, ClassVar
 from pydantic import BaseModel, ValidationError
 
 from rules.document import Problem, problems_of
-from rules.systems.base import Awaiting, LegacyRead, OptionsError, SheetInvalid, SpecError, Worded
+from rules.systems.base import Awaiting, LegacyRead, Option, OptionsError, SheetInvalid, SpecError, Worded
 from rules.systems.moves import Move, TableRules
 
-__all__ = ["SystemDefaults"]
+__all__ = ["SystemDefaults", "options_of"]
+
+
+def options_of(model: type[BaseModel]) -> tuple[Option, ...]:
+    """Each option of a campaign's options ``model``, as a form shows it: its title (or its name in words), its
+    default, its choices (a ``Literal``'s values, said in the words its schema's ``labels`` give them), its
+    description as help, and a whole number's bounds. One model says it all: no option tuple beside it."""
+    schema = model.model_json_schema()
+    defs = schema.get("$defs", {})
+    out = []
+    for name, info in model.model_fields.items():
+        node = dict(schema["properties"].get(name, {}))
+        if "$ref" in node:
+            node = {**defs[node["$ref"].rsplit("/", 1)[-1]], **node}
+        default = info.get_default(call_default_factory=True)
+        if isinstance(default, tuple):
+            default = list(default)
+        labels = node.get("labels") or {}
+        choices = tuple((str(v), str(labels.get(v, v))) for v in node.get("enum", ()))
+        label = str(node.get("title") or name.replace("_", " ").capitalize())
+        help_text = str(node.get("description", ""))
+        out.append(Option(name, label, default, choices, help_text, node.get("minimum"), node.get("maximum")))
+    return tuple(out)
 
 
 class SystemDefaults:
@@ -37,6 +59,11 @@ class SystemDefaults:
     log_kinds: Mapping[str, str] = {"check": "Check"}
 
     # --- Options ------------------------------------------------------------------------------
+
+    @property
+    def option_fields(self) -> tuple[Option, ...]:
+        """The options as forms and docs show them, read from the options model (:func:`options_of`)."""
+        return options_of(self.options_model)
 
     def default_options(self) -> dict[str, Any]:
         return self.options_model().model_dump(mode="json")

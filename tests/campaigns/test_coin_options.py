@@ -112,3 +112,14 @@ def test_the_gm_changes_a_coin_campaigns_options(client, gm, coin_campaign) -> N
     assert saved.status_code == 302
     coin_campaign.refresh_from_db()
     assert coin_campaign.options == {"luck": 3, "trick_ideas": []}
+
+
+def test_the_form_is_read_from_the_one_options_model(client, outsider, coin_registered) -> None:
+    """No option tuple beside the model: the labels, the help and a number's bounds come from it."""
+    assert [o.key for o in coin.SYSTEM.option_fields] == list(coin.Options.model_fields)
+    client.force_login(outsider)
+    page = html(client.get(reverse("campaigns:create"), {"system": "coin"}))
+    assert "Starting Luck" in page
+    assert "Tricks the players may take." in page
+    assert 'min="1"' in page
+    assert 'max="20"' in page  # the model's bounds, on the box itself

@@ -75,11 +75,14 @@ class Situation(Document):
 
 
 class Options(Document):
-    luck: Annotated[int, Field(ge=1, le=20, strict=True)] = 5
+    """Coin's options, in one model: what a form shows of each (title, help, bounds) is read from it."""
+
+    luck: Annotated[int, Field(ge=1, le=20, strict=True)] = Field(5, title="Starting Luck")
     #: Tricks the GM suggests: a list option, which the generated form takes one a line.
     trick_ideas: tuple[Annotated[Name, Field(min_length=1)], ...] = Field(
-        default=("Coin Walk", "Double Heads"), max_length=20
-    )
+        default=("Coin Walk", "Double Heads"), max_length=20, title="Trick ideas",
+        description="Tricks the players may take.",
+    )  # fmt: skip
 
 
 @dataclass(frozen=True, slots=True)
@@ -176,10 +179,6 @@ class Coin(SystemDefaults):
     license_name: Final = ""
     license_file: Final = ""
     options_model: ClassVar = Options
-    option_fields: Final = (
-        Option("luck", "Starting Luck", 5),
-        Option("trick_ideas", "Trick ideas", ["Coin Walk", "Double Heads"], help="Tricks the players may take."),
-    )
     moves: Final = coin_table.MOVES
     log_kinds: Final = {"check": "Flip", "flip": "Flip at the table"}
     table: Final = coin_table.TABLE
