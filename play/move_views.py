@@ -23,7 +23,7 @@ from django.views.decorators.vary import vary_on_headers
 
 from campaigns.errors import NotAllowed, NotFound, Refused
 from characters import access
-from characters.generated import input_form
+from characters.generated import Unsupported, input_form
 from characters.models import Character
 from characters.operations import sections_for
 from characters.views import saved_region
@@ -133,9 +133,12 @@ def move(request: HttpRequest, pk: int, key: str) -> HttpResponse:
     forbidden = moves.forbidden(character, chosen, request.user)
     if forbidden:
         return _refused(request, character, forbidden)
+    try:
+        form = input_form(chosen.input, request.POST if request.method == "POST" else None)
+    except Unsupported:  # a move whose input no generic form can show (a round's declared actions)
+        raise Http404("This move is made from its own page, not from a form of its own.") from None
     if request.method != "POST":
-        return _page(request, character, chosen, form=input_form(chosen.input))
-    form = input_form(chosen.input, request.POST)
+        return _page(request, character, chosen, form=form)
     version = version_number(request.POST.get("version", ""))
     if version is None:
         return _page(request, _fresh(character), chosen, form=form, status=400, conflict=NO_VERSION)

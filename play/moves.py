@@ -160,9 +160,12 @@ def read_input(move: Move, given: Mapping[str, Any]) -> Any:
         own = refusal_words(move.input)
         errors: dict[str, str] = {}
         for problem in problems_of(error):
-            said = own.get(problem.field) or write.sentence(f"{problem.field.replace('_', ' ')} {problem.message}")
-            if said not in errors.get(problem.field, ""):
-                errors[problem.field] = f"{errors[problem.field]} {said}" if problem.field in errors else said
+            # A problem at no path at all (a key with no name) is the input's as a whole.
+            nowhere = problem.field == "sheet" and "sheet" not in given and "sheet" not in move.input.model_fields
+            field = "input" if nowhere else problem.field
+            said = own.get(field) or write.sentence(f"{field.replace('_', ' ')} {problem.message}")
+            if said not in errors.get(field, ""):
+                errors[field] = f"{errors[field]} {said}" if field in errors else said
         raise Refused(next(iter(errors.values())), errors=errors) from None
 
 

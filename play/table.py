@@ -115,7 +115,11 @@ def view_for(campaign: Campaign, user: AbstractBaseUser) -> Seen:
     rules = _rules(campaign)
     row = _row(campaign, lock=False)
     state = rules.read(row.document)
-    return Seen(rules.view(state, who, campaign.settings), row.version, rules.prompt(state, who))
+    waiting = rules.prompt(state, who)
+    # A decision is shown only to the one it waits for, whatever a system's prompt returns.
+    return Seen(
+        rules.view(state, who, campaign.settings), row.version, waiting if waiting and waiting.to == who.user else None
+    )
 
 
 def _table_moves(campaign: Campaign) -> tuple[Move, ...]:

@@ -22,7 +22,7 @@ from django.views.decorators.vary import vary_on_headers
 from campaigns import access as campaign_access
 from campaigns.errors import NotAllowed, NotFound, Refused
 from campaigns.models import Campaign
-from characters.generated import input_form
+from characters.generated import Unsupported, input_form
 from play import table
 from web.fields import version_number, whole_key
 
@@ -50,7 +50,10 @@ def _page(
     seen = table.view_for(campaign, request.user)
     moves = []
     for offered in table.offered(campaign, request.user):
-        form = (forms_given or {}).get(offered.move.key) or input_form(offered.move.input)
+        try:
+            form = (forms_given or {}).get(offered.move.key) or input_form(offered.move.input)
+        except Unsupported:  # a move no generic form can show is made from its system's own page
+            continue
         form.auto_id = f"{offered.move.key}-%s"
         moves.append({"move": offered.move, "why_not": offered.why_not, "version": offered.version, "form": form,
                       "fields": [form[name] for name in form.fields]})  # fmt: skip
@@ -93,7 +96,10 @@ def table_move(request: HttpRequest, pk: int, key: str) -> HttpResponse:
     move = offered.get(key)
     if move is None:
         raise Http404("No such move at this table")
-    form = input_form(move.input, request.POST)
+    try:
+        form = input_form(move.input, request.POST)
+    except Unsupported:
+        raise Http404("This move is made from its own page, not from the table's.") from None
     version = version_number(request.POST.get("version", ""))
     if version is None:
         problem = "This form did not say which version of the table it was made from, so nothing was done."

@@ -103,3 +103,11 @@ def test_the_page_and_the_api_make_the_same_rest(api, client, table, player) -> 
     histories = [list(SheetChange.objects.filter(character=c).values_list("what", flat=True))
                  for c in (by_page, by_api)]  # fmt: skip
     assert histories[0] == histories[1] == ["Rested 50 minutes: 3 hit points healed"]
+
+
+def test_a_key_with_no_name_is_the_inputs_problem(api, table, player) -> None:
+    brunella = make_character(table, player, hit_points=20)
+    response = api(player).post(f"/characters/{brunella.pk}/moves/rest", {"version": 0, "input": {"": 1}})
+    assert response.status_code == 400
+    assert "input" in response.json()["errors"]
+    assert "Sheet" not in response.json()["message"]

@@ -30,3 +30,32 @@ def test_a_move_goes_back_only_to_a_page_of_this_site(client, d6_campaign, playe
     response = client.post(url, {"version": "0", "kind": "double", "next": back.format(pk=talia.pk)})
     assert response.status_code == 302
     assert response["Location"] == to.format(pk=talia.pk)
+
+
+def test_a_move_no_generic_form_can_show_is_made_from_its_own_page(client, d6_campaign, player) -> None:
+    """A round's declaration (a list of actions) is made from the round's planner: its generic address is a 404,
+    never a 500, and nothing is written."""
+    talia = made(client, d6_campaign, player)
+    url = reverse("play:move", args=[talia.pk, "declare-round"])
+    assert client.get(url).status_code == 404
+    assert client.post(url, {"version": "0"}).status_code == 404
+    talia.refresh_from_db()
+    assert talia.document.round is None
+
+
+def test_the_gm_grants_one_more_luck_point_and_takes_it_back_from_the_sheet(client, d6_campaign, gm, player) -> None:
+    talia = made(client, d6_campaign, player)
+    client.post(reverse("play:move", args=[talia.pk, "spend-luck"]), {"version": "0", "kind": "double"})
+    client.force_login(gm)
+    talia.refresh_from_db()
+    judge = reverse("play:move", args=[talia.pk, "judge-luck"])
+    assert client.post(judge, {"version": str(talia.version), "spend": "1", "heroism": "dramatic"}).status_code == 302
+    for extra in (True, False):  # the sheet's own button, each way
+        sheet = client.get(reverse("characters:sheet", args=[talia.pk])).text
+        sent = "true" if extra else "false"
+        assert f'name="granted" value="{sent}"' in sheet
+        talia.refresh_from_db()
+        grant = reverse("play:move", args=[talia.pk, "grant-luck"])
+        assert client.post(grant, {"version": str(talia.version), "spend": "1", "granted": sent}).status_code == 302
+        talia.refresh_from_db()
+        assert talia.document.luck_spends[0].extra is extra
