@@ -38,6 +38,7 @@ from rules.systems.base import (
     Worded,
     nobody,
 )
+from rules.systems.defaults import SystemDefaults
 from rules.systems.lucky13 import arrival, identity, import_checks, legacy, view
 from rules.systems.lucky13.advancement import (
     PurchaseKind,
@@ -163,7 +164,7 @@ def _invalid(field: str, message: str) -> SheetInvalid:
     return SheetInvalid([Problem(field=field, message=message)])
 
 
-class Lucky13:
+class Lucky13(SystemDefaults):
     """The Lucky 13 Game Engine v1.0 as the apps see it."""
 
     key: Final = identity.KEY
@@ -176,7 +177,7 @@ class Lucky13:
     options_model: ClassVar = Options
     option_fields: Final = OPTIONS
     sheet_model: ClassVar = Sheet
-    sheet_version: Final = SCHEMA_VERSION
+    sheet_version = SCHEMA_VERSION
     creation_steps: Final = CREATION_STEPS
     edit_sections: Final = EDIT_SECTIONS
     roll_kinds: Final = ROLL_KINDS
@@ -184,9 +185,8 @@ class Lucky13:
     standing: Final = REPUTATION
     offer_situation: Final = OFFER_SITUATION
     combat: Final = COMBAT
-    moves: Final = MOVES
-    log_kinds: Final = {"check": "Check", "reaction": "Reaction check", "opposed": "Opposed roll"}
-    table: Final = None
+    moves = MOVES
+    log_kinds = {"check": "Check", "reaction": "Reaction check", "opposed": "Opposed roll"}
 
     def outcome_words(self, kind: str, spec: Mapping[str, Any], outcome: Mapping[str, Any]) -> Worded | None:
         """A check's success or failure with its dilemma called out ("Dilemma!": both dice at their highest
@@ -540,10 +540,6 @@ class Lucky13:
                 raise SpecError("ability", f"{skill.name} has no linked ability: name the ability the call rolls")
             situation["ability"] = ability
         return situation
-
-    def end_adventure(self, sheet: Sheet, options: Mapping[str, Any]) -> tuple[Sheet, str] | None:
-        """Nothing on the sheet changes when an adventure ends."""
-        return None
 
     def call_words(self, call: Call, options: Mapping[str, Any]) -> str:
         """ "Stealth check, Difficult (d8), with a background, Ability +1 step"."""
