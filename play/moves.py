@@ -211,12 +211,12 @@ def make(*, character_id: int, key: str, version: int, given: Mapping[str, Any],
     rng = secrets.SystemRandom()
     made = perform(move, _situation(character, role, rng), given)
     logged = [sheet_rolls.roll(character, rolled, by=by, rng=rng).roll for rolled in made.sheet_rolls]
+    logged += record(made, campaign_id=character.campaign_id, by=by, character_id=character.pk)
     state = made.state if made.then is None else made.then(made.state, tuple(r.seq for r in logged))
     try:
         write.write(character, state, by=by, what=made.words, sections=list(made.changed or move.parts))
     except SheetInvalid as error:
         raise write.refusal(error) from None
-    logged += record(made, campaign_id=character.campaign_id, by=by, character_id=character.pk)
     return Done(character, made, logged)
 
 
@@ -230,33 +230,25 @@ class Done:
 
 
 def record(made: Made, *, campaign_id: int, by: AbstractBaseUser, character_id: int | None = None) -> list[Roll]:
-    """The dice a move rolled, in the campaign's log, in order: a reroll as a new roll that follows the
-    last one of the kind it replaces that the same member rolled (for the same character)."""
-    recorded = []
-    for rolled in made.rolls:
-        follows = None
-        if rolled.follows is not None:
-            earlier = Roll.objects.filter(
-                campaign_id=campaign_id, kind=rolled.follows, by=by, character_id=character_id
-            )
-            follows = earlier.order_by("-seq").values_list("seq", flat=True).first()
-        recorded.append(
-            rolls.record_roll(
-                campaign_id=campaign_id,
-                by=by,
-                character_id=character_id,
-                kind=rolled.kind,
-                spec=rolled.spec,
-                dice=rolled.dice,
-                total=rolled.total,
-                outcome=rolled.outcome,
-                chance=rolled.chance,
-                chance_of=rolled.chance_of,
-                label=rolled.label,
-                follows=follows,
-            )
+    """The dice a move rolled, in the campaign's log, in order; a reroll as a new roll that follows the one it
+    replaces (by the number the move's state kept)."""
+    return [
+        rolls.record_roll(
+            campaign_id=campaign_id,
+            by=by,
+            character_id=character_id,
+            kind=rolled.kind,
+            spec=rolled.spec,
+            dice=rolled.dice,
+            total=rolled.total,
+            outcome=rolled.outcome,
+            chance=rolled.chance,
+            chance_of=rolled.chance_of,
+            label=rolled.label,
+            follows=rolled.follows,
         )
-    return recorded
+        for rolled in made.rolls
+    ]
 
 
 def told(name: str, made: Made) -> str:

@@ -199,8 +199,10 @@ def make(*, campaign_id: int, key: str, version: int, given: Mapping[str, Any], 
     if not_now:
         raise Refused(sentence(not_now))
     made = perform(move, situation, given)
+    logged = record(made, campaign_id=campaign.pk, by=by)
+    state = made.state if made.then is None else made.then(made.state, tuple(r.seq for r in logged))
     try:
-        after = rules.model.model_validate(made.state.model_dump(mode="json"))
+        after = rules.model.model_validate(state.model_dump(mode="json"))
     except ValidationError as error:
         raise Refused(f"The table cannot be left like this: {error.errors()[0]['msg']}.") from None
     before, document = row.document, after.model_dump(mode="json")
@@ -210,7 +212,6 @@ def make(*, campaign_id: int, key: str, version: int, given: Mapping[str, Any], 
     row.save(update_fields=["version", "document", "part_versions"])
     TableChange.objects.create(campaign=campaign, version=row.version, by=by, move=move.key, what=made.words[:500],
                                before=before, after=document)  # fmt: skip
-    record(made, campaign_id=campaign.pk, by=by)
     transaction.on_commit(
         lambda: table_changed.send(sender=Table, campaign_id=campaign_id, version=row.version), robust=True
     )

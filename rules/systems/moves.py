@@ -134,8 +134,9 @@ class TableRules:
 class Rolled:
     """Dice a move rolled, for the campaign's log: the system's kind of roll (one of its ``log_kinds``),
     the words for it, what was asked (``spec``), every die as rolled, the total and the outcome, and the
-    exact chance of ``chance_of`` before the roll. ``follows``: the kind of an earlier roll of the same
-    maker this one replaces (a reroll), recorded as a new roll that follows it."""
+    exact chance of ``chance_of`` before the roll. ``follows``: the number in the log of the roll this one
+    replaces (a reroll), which the state keeps from when that roll was made (:attr:`Made.then` gives it the
+    numbers of the rolls a move logs); the reroll is a new roll that follows it."""
 
     kind: str
     label: str
@@ -145,7 +146,7 @@ class Rolled:
     outcome: Mapping[str, Any]
     chance: Fraction | None = None
     chance_of: str = ""
-    follows: str | None = None
+    follows: int | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -165,7 +166,8 @@ class Made:
     rolls: tuple[Rolled, ...] = ()
     #: Rolls of the sheet to make as the roll page makes them (a use of a round), in order, after the move.
     sheet_rolls: tuple[SheetRoll, ...] = ()
-    #: The state once those rolls are in the log, given their numbers (a round records each use's roll).
+    #: The state once the move's rolls are in the log, given their numbers in order (the sheet rolls' first,
+    #: then ``rolls``): a round records each use's roll, a table the roll a later reroll replaces.
     then: Callable[[BaseModel, tuple[int, ...]], BaseModel] | None = None
 
 

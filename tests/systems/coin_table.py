@@ -29,11 +29,13 @@ class Hand(Document):
 
 
 class Flip(Document):
-    """The last flip: who flipped, the faces, and whether its flipper has decided."""
+    """The last flip: who flipped, the faces, whether its flipper has decided, and its roll's number in the
+    campaign's log (a reroll follows it)."""
 
     by: UserId
     faces: tuple[Face, Face]
     settled: bool = False
+    roll: Annotated[int, Field(ge=1, strict=True)] | None = None
 
 
 class Table(Document):
@@ -151,7 +153,14 @@ def _flip(situation: Situation, given: NoInput) -> Made:
     rolled = Rolled("flip", "Two coins at the table", {"coins": 2, "wins": "double heads"}, list(faces), None,
                     {"success": _wins(faces)}, Fraction(1, 4), "double heads")  # fmt: skip
     return Made(after, words=f"Flipped {faces[0]} and {faces[1]}", notice=f"flipped {faces[0]} and {faces[1]}",
-                prompt=_prompt(after), result={"faces": list(faces)}, rolls=(rolled,))  # fmt: skip
+                prompt=_prompt(after), result={"faces": list(faces)}, rolls=(rolled,), then=_numbered)  # fmt: skip
+
+
+def _numbered(state: BaseModel, seqs: tuple[int, ...]) -> BaseModel:
+    """The flip with its roll's number, for a reroll to follow."""
+    table: Table = state  # type: ignore[assignment]
+    assert table.flip is not None
+    return table.model_copy(update={"flip": table.flip.model_copy(update={"roll": seqs[0]})})
 
 
 def _not_theirs(situation: Situation) -> str | None:
@@ -178,12 +187,14 @@ def _reroll(situation: Situation, given: Reroll) -> Made:
     faces = list(table.flip.faces)
     faces[given.coin - 1] = situation.dice().choice(("heads", "tails"))
     won = _wins(tuple(faces))
-    after = table.model_copy(update={"flip": Flip(by=table.flip.by, faces=(faces[0], faces[1]), settled=True)})
+    after = table.model_copy(update={"flip": Flip(by=table.flip.by, faces=(faces[0], faces[1]), settled=True,
+                                                  roll=table.flip.roll)})  # fmt: skip
     words = f"Flipped coin {given.coin} again: {faces[0]} and {faces[1]}"
     other = table.flip.faces[2 - given.coin]
     spec = {"coins": 1, "coin": given.coin, "wins": "double heads"}
-    rolled = Rolled("flip", f"Coin {given.coin} flipped again", spec, list(faces), None, {"success": won},
-                    Fraction(1, 2) if other == "heads" else Fraction(0), "double heads", follows="flip")  # fmt: skip
+    chance = Fraction(1, 2) if other == "heads" else Fraction(0)
+    rolled = Rolled("flip", f"Coin {given.coin} flipped again", spec, list(faces), None, {"success": won}, chance,
+                    "double heads", follows=table.flip.roll)  # fmt: skip
     return Made(after, words=words, notice=words[:1].lower() + words[1:], result={"won": won, "faces": faces},
                 rolls=(rolled,))  # fmt: skip
 
