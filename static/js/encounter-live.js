@@ -11,39 +11,20 @@
   const live = window.dicehallLive;
   const root = document.querySelector("[data-encounter-live]");
   if (!root || !live) return;
-  let stale = false;
-
-  const body = () => document.getElementById("encounter-body");
-  const inProgress = (region) => region.querySelector("form.attack-roll") !== null || live.typed(region);
-
-  const refresh = live.oneAtATime(async () => {
-    while (stale) {
-      const region = body();
-      if (!region || !region.hasAttribute("data-live-body") || live.busy(region)) break; // after the swap
-      if (inProgress(region)) {
-        live.notice(region, "encounter-changed", "The encounter changed since this was shown. ");
-        break;
-      }
-      stale = false;
-      const fresh = await live.fetchCopy(location.pathname, "#encounter-body", { "HX-Request": "true" });
-      if (!fresh) break; // not the encounter (signed out meanwhile): left as it is
-      const now = body();
-      if (now !== region || live.busy(now) || inProgress(now)) { stale = true; continue; }
-      live.swapIn(now, fresh);
-    }
-  }, () => { stale = true; });
-
-  // The member's own request is over (a roll, a turn, Cancel): what changed meanwhile is fetched now.
-  document.addEventListener("htmx:afterSettle", () => { if (stale) refresh(); });
+  const catchUp = live.followRegion("encounter-body", {
+    noticeName: "encounter-changed",
+    noticeWords: "The encounter changed since this was shown. ",
+    inProgress: (region) => region.querySelector("form.attack-roll") !== null || live.typed(region),
+    ready: (region) => region.hasAttribute("data-live-body"),
+  });
 
   live.connect(root, {
     opened(socket, again) {
-      if (again) { stale = true; refresh(); }
+      if (again) catchUp();
     },
     heard(message) {
       if (message.type !== "fragment" || message.id !== "initiative") return;
-      stale = true;
-      refresh();
+      catchUp();
     },
   });
 })();

@@ -135,5 +135,33 @@
     };
   }
 
-  window.dicehallLive = { connect, followSheet, busy, typed, notice, fetchCopy, swapIn, oneAtATime };
+  // A region of the page (by ``id``) that follows the server's copy: the function it returns marks the
+  // region stale and fetches it again (as htmx would get it), swapping it in; unless the region is
+  // busy, or not ``ready`` to be refreshed (a step shown in its place), or ``inProgress`` (a box typed in
+  // and not sent, by default): then a note of the class ``noticeName`` says ``noticeWords`` and offers
+  // to show it. Whatever changes while the member's own request runs is fetched once it has settled.
+  function followRegion(id, { noticeName, noticeWords, inProgress = typed, ready = () => true }) {
+    let stale = false;
+    const body = () => document.getElementById(id);
+    const refresh = oneAtATime(async () => {
+      while (stale) {
+        const region = body();
+        if (!region || !ready(region) || busy(region)) break; // after the swap
+        if (inProgress(region)) {
+          notice(region, noticeName, noticeWords);
+          break;
+        }
+        stale = false;
+        const fresh = await fetchCopy(location.pathname, `#${id}`, { "HX-Request": "true" });
+        if (!fresh) break; // not the page any more (signed out meanwhile): left as it is
+        const now = body();
+        if (now !== region || busy(now) || inProgress(now)) { stale = true; continue; }
+        swapIn(now, fresh);
+      }
+    }, () => { stale = true; });
+    document.addEventListener("htmx:afterSettle", () => { if (stale) refresh(); });
+    return () => { stale = true; refresh(); };
+  }
+
+  window.dicehallLive = { connect, followSheet, followRegion, busy, typed, notice, fetchCopy, swapIn, oneAtATime };
 })();
