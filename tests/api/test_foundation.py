@@ -181,3 +181,25 @@ def test_the_docs_page_lists_every_endpoint_without_outside_scripts(client) -> N
     assert "POST /api/v1/chance" in response.text
     assert "cdn" not in response.text.lower()
     assert json.loads(client.get("/api/v1/openapi.json").content)["info"]["title"] in response.text
+
+
+def test_the_docs_page_shows_backticked_words_as_code_and_escapes_the_rest(client) -> None:
+    page = client.get(reverse("api-docs")).text
+    assert "<code>Authorization: Bearer &lt;token&gt;</code>" in page
+    assert "`Authorization" not in page
+
+
+@pytest.mark.parametrize(
+    ("text", "shown"),
+    [
+        ("a `b` c", "a <code>b</code> c"),
+        ("no code", "no code"),
+        ("`<script>`", "<code>&lt;script&gt;</code>"),
+        ("one ` alone", "one ` alone"),
+        ("`x` and ` y", "<code>x</code> and ` y"),
+    ],
+)
+def test_inline_code_makes_only_paired_backticks_code(text, shown) -> None:
+    from web.templatetags.dice import inline_code
+
+    assert inline_code(text) == shown

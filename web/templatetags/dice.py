@@ -3,6 +3,8 @@ from __future__ import annotations
 from fractions import Fraction
 
 from django import template
+from django.utils.html import escape
+from django.utils.safestring import mark_safe
 
 register = template.Library()
 
@@ -53,3 +55,13 @@ def rules_credit(context: template.Context) -> str:
     except systems.UnknownSystem:
         return ""
     return f"Rules: {system.name}. {system.attribution}"
+
+
+@register.filter
+def inline_code(text: object) -> str:
+    """Text whose `backticked` parts are code, as the API's descriptions write them: escaped first, then each
+    pair of backticks made a ``<code>``; an unpaired backtick stays as it is."""
+    parts = escape(str(text)).split("`")
+    if len(parts) % 2 == 0:  # an odd number of backticks: the last one has no pair
+        parts[-2:] = ["`".join(parts[-2:])]
+    return mark_safe("".join(f"<code>{part}</code>" if i % 2 else part for i, part in enumerate(parts)))  # noqa: S308
