@@ -239,3 +239,16 @@ def d6_campaign(gm, player, other_player):
     Membership.objects.create(campaign=campaign, user=player, role=Membership.Role.PLAYER)
     Membership.objects.create(campaign=campaign, user=other_player, role=Membership.Role.PLAYER)
     return campaign
+
+
+def needs_redis(url: str, what: str) -> None:
+    """Redis at ``url`` answers, or ``what`` cannot run: a skip locally, a failure under CI (CI must prove it)."""
+    import redis
+
+    try:
+        redis.Redis.from_url(url, socket_connect_timeout=1).ping()
+    except redis.RedisError as error:
+        message = f"needs Redis at {url} ({error})"
+        if CI:
+            pytest.fail(f"CI=true: {message}; {what} must run in CI")
+        pytest.skip(message)

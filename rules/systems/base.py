@@ -63,6 +63,7 @@ __all__ = [
 Spec = TypeVar("Spec")
 Result = TypeVar("Result")
 Chance = TypeVar("Chance")
+SheetT = TypeVar("SheetT")
 
 
 class SpecError(ValueError):
@@ -245,6 +246,17 @@ class Vitals:
     conditions: tuple[str, ...] = ()
     #: Facts a page shows beside the tracks, as (label, value): ("Pulse now", "d6").
     notes: tuple[tuple[str, str], ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class Arrival(Generic[SheetT]):
+    """A character from another campaign as this campaign takes it in: the sheet, what plays differently here,
+    in order, each in a player's words; ``changed``: what the sheet itself changes by, each in a few words for
+    its history (the rest stays as it is)."""
+
+    sheet: SheetT
+    words: tuple[str, ...]
+    changed: tuple[str, ...]
 
 
 @dataclass(frozen=True, slots=True)

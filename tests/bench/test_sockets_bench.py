@@ -11,11 +11,10 @@ from __future__ import annotations
 
 import re
 
-import pytest
 from channels_redis.core import RedisChannelLayer
 
 from bench import sockets
-from tests.conftest import CI
+from tests.conftest import needs_redis
 
 #: Past channels-redis's wait for the next event (and redis-py's old default read timeout), 5 s each.
 QUIET = RedisChannelLayer.brpop_timeout + 1.5
@@ -29,11 +28,7 @@ def row(table: str, name: str) -> list[str]:
 
 
 def test_a_tiny_socket_bench_delivers_every_roll_on_both_servers_and_stops_them_cleanly(capfd) -> None:
-    problem = sockets.redis_problem()
-    if problem:
-        if CI:
-            pytest.fail(f"CI=true: {problem}; the socket benchmark must run in CI")
-        pytest.skip(problem)
+    needs_redis(sockets.REDIS_URL, "the socket benchmark")
 
     status = sockets.sockets_main(quick=False, sockets=4, rolls=2, players=1, idle=QUIET)
 

@@ -35,7 +35,7 @@ from django.utils.module_loading import import_string
 from websockets.exceptions import ConnectionClosed
 from websockets.sync.client import ClientConnection, connect
 
-from tests.conftest import CI
+from tests.conftest import needs_redis
 
 ROOT = Path(__file__).resolve().parents[2]
 REDIS_URL = os.environ.get("REDIS_URL", "redis://127.0.0.1:6379/15")
@@ -67,13 +67,7 @@ print(json.dumps({"campaign": campaign.pk, "sessions": sessions}))
 
 
 def redis_or_skip() -> None:
-    try:
-        redis.Redis.from_url(REDIS_URL, socket_connect_timeout=1).ping()
-    except redis.RedisError as error:
-        message = f"needs Redis at {REDIS_URL} ({error})"
-        if CI:
-            pytest.fail(f"CI=true: {message}; the two-process live test must run in CI")
-        pytest.skip(message)
+    needs_redis(REDIS_URL, "the two-process live test")
 
 
 def free_port() -> int:

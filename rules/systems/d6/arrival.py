@@ -14,10 +14,10 @@ and is said.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from typing import Any, Final
 
 from rules.document import match_names
+from rules.systems.base import Arrival
 from rules.systems.d6.sheet import Sheet, code
 
 #: The campaign options that travel with an export: the stats and skills it was made with (each skill's
@@ -33,17 +33,6 @@ ROLE_WORDS: Final = {
     "dodge": "defends with a dodge",
     "parry": "defends with a parry",
 }
-
-
-@dataclass(frozen=True, slots=True)
-class Arrival:
-    """The sheet as the campaign takes it in, and what plays differently here, in order, each in a
-    player's words; ``changed``: what the sheet itself changes by, each in a few words for its history
-    (the rest stays as it is)."""
-
-    sheet: Sheet
-    words: tuple[str, ...]
-    changed: tuple[str, ...]
 
 
 def _and(parts: Sequence[str]) -> str:
@@ -69,7 +58,7 @@ def _origin_roles(origin: Mapping[str, Any] | None) -> list[tuple[str, str]] | N
     return roles
 
 
-def arrive(sheet: Sheet, given: Mapping[str, Any], origin: Mapping[str, Any] | None) -> Arrival:
+def arrive(sheet: Sheet, given: Mapping[str, Any], origin: Mapping[str, Any] | None) -> Arrival[Sheet]:
     """The sheet as a campaign with options ``given`` takes it in from one whose carried options are
     ``origin`` (None when the export does not carry them), and everything that plays differently here,
     in words. The result is not validated yet."""

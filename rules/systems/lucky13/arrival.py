@@ -13,11 +13,11 @@ Hit points were counted at the hit points per Pulse step of the campaign the cha
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
 from typing import Any, Final
 
 from rules.dice import StepDie
 from rules.document import match_names, name_key
+from rules.systems.base import Arrival
 from rules.systems.lucky13.health import max_hit_points, recount
 from rules.systems.lucky13.sheet import Sheet
 from rules.systems.lucky13.vocabulary import ABILITY_KEYS
@@ -25,17 +25,6 @@ from rules.systems.lucky13.vocabulary import ABILITY_KEYS
 #: The campaign options that travel with an export: what a sheet's hit points were counted by, and the
 #: skill list its skills were made with (which of them fought there).
 CARRIED: Final = ("hit_points_per_step", "skills")
-
-
-@dataclass(frozen=True, slots=True)
-class Arrival:
-    """The sheet as the campaign takes it in, and what plays differently here, in order, each in a
-    player's words; ``changed``: what the sheet itself changes by, each in a few words for its history
-    (the rest stays as it is)."""
-
-    sheet: Sheet
-    words: tuple[str, ...]
-    changed: tuple[str, ...]
 
 
 def origin_step(origin: Mapping[str, Any] | None) -> int | None:
@@ -81,7 +70,7 @@ def _hit_points(sheet: Sheet, here: int, there: int) -> tuple[str, str, int | No
     )
 
 
-def arrive(sheet: Sheet, options: Mapping[str, Any], origin: Mapping[str, Any] | None) -> Arrival:
+def arrive(sheet: Sheet, options: Mapping[str, Any], origin: Mapping[str, Any] | None) -> Arrival[Sheet]:
     """The sheet as a campaign with ``options`` takes it in from one whose carried options are ``origin``
     (None when the export does not carry them): each skill matched by name takes the campaign's spelling
     and link, hit points are counted at this campaign's rate; and everything that plays differently here,
