@@ -395,3 +395,13 @@ def nojs_page(browser: AuditedBrowser, problems: list[str]) -> Iterator[Page]:
     context = browser.new_context(java_script_enabled=False)
     yield open_page(context, problems)
     context.close()
+
+
+#: Marks the page once htmx has processed it on loading (its ``htmx:load`` on the body): a form's
+#: ``hx-trigger`` only listens from then on, and a choice made earlier would go unnoticed. A test waits for
+#: ``data-htmx-ready`` on the page's root before it chooses anything that htmx sends.
+READY_SCRIPT = """
+document.addEventListener("htmx:load", (event) => {
+  if (event.target === document.body) document.documentElement.dataset.htmxReady = "true";
+});
+"""

@@ -33,7 +33,7 @@ from play.rolls import contest_words
 from rules.dice import StepDie
 from rules.systems import lucky13
 from rules.systems.lucky13 import AbilityRoll, Check, Explosion
-from tests.browser import WATCH_SCRIPT, open_page
+from tests.browser import READY_SCRIPT, WATCH_SCRIPT, open_page
 from tests.characters.conftest import TELEPORT, make_character
 from tests.play.test_live_browser import AsgiServer, asgi_server  # noqa: F401 (a fixture)
 from web.templatetags.dice import percent
@@ -41,13 +41,6 @@ from web.templatetags.dice import percent
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
 PHONE = {"width": 360, "height": 800}
-#: Marks the page once htmx has processed it on loading (its ``htmx:load`` on the body): a form's
-#: ``hx-trigger`` only listens from then on, and a choice made earlier would go unnoticed.
-READY_SCRIPT = """
-document.addEventListener("htmx:load", (event) => {
-  if (event.target === document.body) document.documentElement.dataset.htmxReady = "true";
-});
-"""
 
 
 @pytest.fixture

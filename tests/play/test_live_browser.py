@@ -19,7 +19,7 @@ from playwright.sync_api import Browser, BrowserContext, Page, expect
 from campaigns.models import Membership
 from config.asgi import application
 from play import rolls
-from tests.browser import WATCH_SCRIPT, open_page
+from tests.browser import READY_SCRIPT, WATCH_SCRIPT, open_page
 from tests.campaigns.helpers import make_character
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
@@ -72,6 +72,7 @@ def signed_in(browser: Browser, user, server: AsgiServer) -> BrowserContext:
     client.force_login(user)
     context = browser.new_context()
     context.add_init_script(WATCH_SCRIPT)
+    context.add_init_script(READY_SCRIPT)
     context.add_cookies([{"name": "sessionid", "value": client.cookies["sessionid"].value, "url": server.url}])
     return context
 
