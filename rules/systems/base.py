@@ -31,12 +31,14 @@ __all__ = [
     "CombatRefused",
     "CreationStep",
     "Currency",
+    "Defence",
     "EditRefused",
     "EditSection",
     "Effect",
     "Fighter",
     "Harm",
     "Initiative",
+    "Kept",
     "LegacyRead",
     "Logged",
     "Offer",
@@ -405,6 +407,20 @@ class SheetRoll:
     chances: tuple[tuple[str, Fraction], ...] = ()
     #: The chance of each total, for a chart before the roll (None: the page draws none).
     totals: Totals | None = None
+    #: What rolling it changes on the sheet it was built from (None: nothing).
+    kept: Kept | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Kept:
+    """What rolling a sheet roll changes on the sheet it was built from (D6: the use recorded in the declared
+    round with the roll's number, an aim's +1d spent): ``sheet(seq)`` is the sheet once the roll has its
+    number in the log; ``words`` are what the sheet's history says; ``sections`` are the parts it changes.
+    The roll is refused (a 409) when the sheet changed since it was built."""
+
+    sheet: Callable[[int], BaseModel]
+    words: str
+    sections: tuple[str, ...]
 
 
 @dataclass(frozen=True, slots=True)
@@ -510,16 +526,36 @@ class AttackPlan:
     label: str
     details: Mapping[str, Any]
     dice: Any = field(repr=False, default=None)
+    #: The defender's choices before the attack is rolled (D6: dodge, parry, or let the range's number
+    #: stand), each with the attack's exact chance if chosen. Non-empty while the choice is still to make:
+    #: the attack then waits for the target's side, whose answer is the choice ``defence_field``.
+    defences: tuple[Defence, ...] = ()
+    defence_field: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class Defence:
+    """One way a target may answer an attack, the defender's choice: the value of the attack's
+    :attr:`AttackPlan.defence_field` it sets, its words, and the attack's exact chance of ``chance_of`` (a hit)
+    if it is chosen."""
+
+    value: str
+    label: str
+    chance: Fraction
 
 
 @dataclass(frozen=True, slots=True)
 class AttackRoll:
     """A rolled attack: the log entry of the attack, and the harm it does (0 for a miss) with the
-    log entry of the damage, whose outcome the encounter completes with the target's :class:`Harm`."""
+    log entry of the damage, whose outcome the encounter completes with the target's :class:`Harm`.
+    ``kept`` is what the attack changes on the sheets of those who took part, by their combatant's key
+    (D6: the attack recorded in the attacker's round, a dodge in the target's), each once the attack has
+    its number in the log."""
 
     logged: Logged
     damage: int = 0
     damage_logged: Logged | None = None
+    kept: Mapping[int, Kept] = field(default_factory=dict)
 
 
 @dataclass(frozen=True, slots=True)

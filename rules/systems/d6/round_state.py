@@ -29,7 +29,7 @@ Readings (the rules README, "D6 die codes", fixes the rest):
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Any, Literal
+from typing import Any, Final, Literal
 
 from rules.systems.base import SpecError
 from rules.systems.d6 import options
@@ -47,11 +47,13 @@ __all__ = [
     "plan_of",
     "prepared_for",
     "prepared_name",
+    "prepared_use",
     "preview",
     "problem",
     "round_over",
     "stun_clears_now",
     "take",
+    "use_of",
     "uses_so_far",
     "with_roll",
 ]
@@ -137,9 +139,10 @@ def _plan(sheet: Sheet, record: Round, steps: Sequence[RoundStep], given: Mappin
     for step in steps:
         if step.what == "attempt":
             plan = plan.attempt(step.action)  # type: ignore[arg-type]  # the sheet checks it is there
-        elif step.what == "reaction":
+        elif step.what in ("reaction", "extra"):
             name = _name(sheet, step.item)  # type: ignore[arg-type]
-            plan = plan.react(name, _code(sheet, step.item, "reaction"), label=name, difficulty=step.difficulty)  # type: ignore[arg-type]
+            code = _code(sheet, step.item, step.what)  # type: ignore[arg-type]
+            plan = plan.react(name, code, label=name, difficulty=step.difficulty, undeclared=step.what == "extra")
         elif step.what == "wounded":
             plan = plan.wound()
         elif step.what == "stunned":
@@ -189,9 +192,13 @@ def prepared_for(sheet: Sheet, item: int) -> bool:
     return sheet.round is None or not sheet.round.declared or sheet.round.prepared
 
 
+#: The steps that are uses of the round (rolled).
+USES: Final = ("attempt", "reaction", "extra")
+
+
 def begun(sheet: Sheet) -> bool:
     """Whether a use of the round has been rolled: its declaration is then fixed."""
-    return sheet.round is not None and any(s.what in ("attempt", "reaction") for s in sheet.round.steps)
+    return sheet.round is not None and any(s.what in USES for s in sheet.round.steps)
 
 
 def doubled_now(sheet: Sheet) -> bool:
@@ -255,14 +262,49 @@ def take(sheet: Sheet, step: RoundStep, given: Mapping[str, Any]) -> tuple[Sheet
             raise RoundError("reaction", "only a reaction skill of this character is used mid-round")
         if record is None or not record.declared:
             record = Round(declared=True, doubled=doubled_now(sheet), wounded=sheet.wounded, stunned=sheet.stunned)
+    elif step.what == "extra":
+        if step.item is None or sheet.code_of(step.item) is None:
+            raise RoundError("item", "a use not declared is of a stat or a skill of this character with a die code")
+        if record is None or not record.declared:
+            raise RoundError("round", "a use outside a declared round is rolled on its own")
     elif step.what != "attempt":
-        raise RoundError("round", "a use of the round is an action attempted or a reaction")
+        raise RoundError("round", "a use of the round is an action attempted, a reaction or a use not declared")
     elif record is None or not record.declared:
         raise RoundError("round", "declare the round's actions first")
     steps = (*record.steps, *_unrecorded(sheet, record), step.model_copy(update={"roll": None}))
     plan = _plan(sheet, record, steps, given)
-    use = plan.uses[sum(1 for s in steps if s.what in ("attempt", "reaction")) - 1]
+    use = plan.uses[sum(1 for s in steps if s.what in USES) - 1]
     return _checked(sheet, record.model_copy(update={"steps": steps}), given), use
+
+
+def use_of(sheet: Sheet, item: int, difficulty: int | None, given: Mapping[str, Any]) -> tuple[Sheet, Use] | None:
+    """A roll of ``item`` made now, from any page (the roll page, a GM's call answered, a fight), as a use of
+    the declared round (the rules README, "The round is one"): the first declared action of it still to
+    attempt; else, a reaction skill's use; else a use the round did not declare, which counts as one more
+    use as a reaction does. Gives the sheet with the step recorded (:func:`take`) and the use at its code
+    now; None when no round is declared (the roll is made on its own)."""
+    record = sheet.round
+    if record is None or not record.declared:
+        return None
+    plan = plan_of(sheet, given)
+    assert plan is not None
+    pending = (i for i in plan.pending if record.actions[i].item == item)
+    action = next(pending, None)
+    if action is not None:
+        step = RoundStep(what="attempt", action=action, difficulty=difficulty)
+    else:
+        skill = sheet.skill(item)
+        reacting = skill is not None and skill.reaction
+        step = RoundStep(what="reaction" if reacting else "extra", item=item, difficulty=difficulty)
+    return take(sheet, step, given)
+
+
+def prepared_use(sheet: Sheet, item: int) -> Sheet | None:
+    """The sheet once a roll of ``item`` made outside a declared round took the +1d the last round prepared
+    for it (an aim's +1d applies once: the preparation is spent), or None when it took none."""
+    if sheet.round is not None and sheet.round.declared:
+        return None
+    return sheet.model_copy(update={"prepared": None}) if prepared_for(sheet, item) else None
 
 
 def with_roll(sheet: Sheet, roll: int) -> Sheet:

@@ -169,12 +169,16 @@ class Attempt:
 
 @dataclass(frozen=True, slots=True)
 class Reaction:
-    """A reaction skill used now: it is rolled at once. Its fields are checked as an :class:`Action`'s."""
+    """A reaction skill used now: it is rolled at once. Its fields are checked as an :class:`Action`'s.
+
+    ``undeclared``: a use of a skill the round did not declare, which the GM called or allowed mid-round;
+    it counts as one more use, as a reaction does (the rules README, "The round is one")."""
 
     label: str
     skill: str
     code: DieCode
     difficulty: int | None = None
+    undeclared: bool = False
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "label", _name(self.label, "reaction.label"))
@@ -249,6 +253,8 @@ class Use:
     difficulty: int | None
     action: int | None
     attempted: bool
+    #: A use the round did not declare (the GM's call mid-round), counted as a reaction is.
+    undeclared: bool = False
 
     @property
     def reaction(self) -> bool:
@@ -284,6 +290,8 @@ class _Moment:
     stunned: bool
     doubled: bool
     preparation_spoiled: bool
+    #: How many of ``reactions`` were uses the round did not declare.
+    undeclared: int = 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -364,7 +372,7 @@ class RoundPlan:
                     raise RoundError("action", f"{self.actions[i].label} (action {i}) was already attempted")
                 attempted.add(i)
             elif isinstance(event, Reaction):
-                if skill_key(event.skill) not in self.reaction_skills:
+                if not event.undeclared and skill_key(event.skill) not in self.reaction_skills:
                     raise RoundError(
                         "reaction.skill",
                         f"{event.skill} is not a reaction skill: a skill that is not one is declared at the "
@@ -395,13 +403,23 @@ class RoundPlan:
         """Declared action ``index`` is rolled now, at the code it has at this moment, which it keeps."""
         return replace(self, events=(*self.events, Attempt(index)))
 
-    def react(self, skill: str, code: DieCode, *, label: str | None = None, difficulty: int | None = None) -> RoundPlan:
+    def react(
+        self,
+        skill: str,
+        code: DieCode,
+        *,
+        label: str | None = None,
+        difficulty: int | None = None,
+        undeclared: bool = False,
+    ) -> RoundPlan:
         """A reaction skill used now (rules text, "reaction skills": "you can use them whenever you need to").
 
         It "counts as an extra skill use": it and every use after it take one more −1d; what was
-        already attempted keeps its code, and every declared action must still be attempted.
+        already attempted keeps its code, and every declared action must still be attempted. ``undeclared``:
+        a use of any other skill or stat the round did not declare (the GM's call mid-round), counted the
+        same way.
         """
-        reaction = Reaction(skill if label is None else label, skill, code, difficulty)
+        reaction = Reaction(skill if label is None else label, skill, code, difficulty, undeclared)
         return replace(self, events=(*self.events, reaction))
 
     def wound(self) -> RoundPlan:
@@ -435,6 +453,16 @@ class RoundPlan:
         """
         return not self.actions and not self.running and not any(isinstance(e, Reaction) for e in self.events)
 
+    @staticmethod
+    def _more_words(moment: _Moment) -> str:
+        """The words of the uses added mid-round: reactions, uses the round did not declare, or both."""
+        count, undeclared = moment.reactions, moment.undeclared
+        if not undeclared:
+            return "reaction" if count == 1 else f"{count} reactions"
+        if undeclared == count:
+            return "a use not declared" if count == 1 else f"{count} uses not declared"
+        return f"{count} uses more"
+
     def _modifiers(self, moment: _Moment, *, reaction: bool) -> tuple[Modifier, ...]:
         mods: list[Modifier] = []
         if moment.doubled:
@@ -443,9 +471,9 @@ class RoundPlan:
         if declared > 1:
             mods.append(Modifier(f"{declared} actions", -(declared - 1)))
         if declared and reactions:
-            mods.append(Modifier("reaction" if reactions == 1 else f"{reactions} reactions", -reactions))
+            mods.append(Modifier(self._more_words(moment), -reactions))
         elif reactions > 1:
-            mods.append(Modifier(f"{reactions} reactions", -(reactions - 1)))
+            mods.append(Modifier(self._more_words(moment), -(reactions - 1)))
         if self.running:
             mods.append(Modifier("running", -1))
         if moment.wounded:
@@ -467,11 +495,12 @@ class RoundPlan:
         difficulty: int | None,
         action: int | None,
         attempted: bool,
+        undeclared: bool = False,
     ) -> Use:
         mods = self._modifiers(moment, reaction=action is None)
         start = base.doubled() if moment.doubled else base
         code = start.add_dice(sum(m.dice for m in mods))
-        return Use(label, skill, base, code, mods, difficulty, action, attempted)
+        return Use(label, skill, base, code, mods, difficulty, action, attempted, undeclared)
 
     def _walk(self) -> tuple[list[Use], _Moment]:
         """Every use made so far, in order, and the state after the last event."""
@@ -493,7 +522,8 @@ class RoundPlan:
                 )
             elif isinstance(event, Reaction):
                 spoiled = moment.preparation_spoiled or self.prepared is not None
-                moment = replace(moment, reactions=moment.reactions + 1, preparation_spoiled=spoiled)
+                moment = replace(moment, reactions=moment.reactions + 1, preparation_spoiled=spoiled,
+                                 undeclared=moment.undeclared + event.undeclared)  # fmt: skip
                 made.append(
                     self._use(
                         moment,
@@ -503,6 +533,7 @@ class RoundPlan:
                         difficulty=event.difficulty,
                         action=None,
                         attempted=True,
+                        undeclared=event.undeclared,
                     )
                 )
             else:

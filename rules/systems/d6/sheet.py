@@ -100,10 +100,11 @@ class Declared(Document):
 
 class RoundStep(Document):
     """What happened in the round, in order: a declared action attempted (``action``, from 0), a reaction
-    used (``item``), the character wounded or stunned (or no longer), or a luck point spent to double. ``roll`` is the
+    used (``item``), a use the round did not declare (``extra``: ``item``, the GM's call mid-round), the
+    character wounded or stunned (or no longer), or a luck point spent to double. ``roll`` is the
     roll's number in the campaign's log, for a use rolled."""
 
-    what: Literal["attempt", "reaction", "wounded", "stunned", "healed", "unstunned", "luck"]
+    what: Literal["attempt", "reaction", "extra", "wounded", "stunned", "healed", "unstunned", "luck"]
     action: Annotated[int, Field(ge=0, lt=MAX_ACTIONS, strict=True)] | None = None
     item: ItemId | None = None
     difficulty: RoundDifficulty | None = None
