@@ -74,6 +74,7 @@ class SituationForm(forms.Form):
         leave_out = frozenset() if gm else frozenset(rules.gm_situation)
         if asked is not None:  # what the GM called is the call's: the page says it in words
             leave_out |= rules.called_situation
+        leave_out |= rules.situation_fixed(character.document, character.campaign.settings)
         fields = fields_of(rules.situation_model, leave_out=leave_out)
         #: The other characters in play a part of the situation may name (a helper, an opponent).
         self.others = sheet_rolls.helpers_for(character, helper=_key_in(data, rules.situation_characters & set(fields)))

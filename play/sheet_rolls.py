@@ -30,9 +30,13 @@ from characters.models import Character
 from play import requests
 from play.models import Roll, RollAsked, RollProposal
 from play.rolls import record_roll
-from rules.systems.base import Other, SheetRoll, SpecError
+from rules.systems.base import Other, SheetInvalid, SheetRoll, SpecError
 
 GM_ONLY_STEPS: Final = "Only the GM can add extra steps or an NPC's help."
+STALE_ROLL: Final = (
+    "{name}'s sheet changed since this roll was shown (another use of the round, a correction), so nothing was "
+    "rolled. Look at the roll again as it stands now."
+)
 GM_CALLS: Final = (
     "In this campaign the GM calls for rolls: answer one of the GM's roll requests, or ask the GM to call this one."
 )
@@ -198,7 +202,15 @@ def roll(
     (``asked``, built with it by :func:`build`), or, for a player's own roll, "self" — refused
     unless the campaign lets players call their own rolls. The GM's own roll is the GM's call and
     may be ``secret``. Refused (:class:`~campaigns.errors.Refused`) as
-    :func:`play.rolls.record_roll` refuses, and for a request already answered or closed."""
+    :func:`play.rolls.record_roll` refuses, and for a request already answered or closed. A roll that keeps
+    something on the sheet (``made.kept``: D6's use of the declared round) locks the character, is refused
+    (:class:`~characters.write.StaleSheet`, 409) when the sheet changed since the roll was built from it, and
+    saves the sheet it keeps through the write path, with the roll's number."""
+    locked = None
+    if made.kept is not None:  # what the roll keeps on the sheet is the sheet's as it was built from
+        locked = write.lock(character.pk)
+        if locked.version != character.version:
+            raise write.StaleSheet(locked, STALE_ROLL.format(name=locked.name))
     gm = Membership.objects.filter(campaign_id=character.campaign_id, user=by, role=Membership.Role.GM).exists()
     call: dict[str, Any]
     if asked is not None:
@@ -237,4 +249,11 @@ def roll(
     )
     if asked is not None:
         requests.answered(asked, logged)
+    if made.kept is not None and locked is not None:
+        kept = made.kept
+        try:
+            write.write(locked, kept.sheet(logged.seq), by=by, what=f"{kept.words} (roll #{logged.seq})",
+                        sections=kept.sections)  # fmt: skip
+        except SheetInvalid as error:
+            raise write.refusal(error) from None
     return Rolled(logged, result, chance, recorded.dice)

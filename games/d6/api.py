@@ -32,8 +32,12 @@ class UseOut(Schema):
     modifiers: list[str] = Field(..., description="Each change to the code, in the words the roll records.")
     difficulty: int | None
     chance: str | None = Field(..., description='The exact chance to meet the difficulty at that code, "p/q".')
-    action: int | None = Field(..., description="The declared action's index; null for a reaction.")
+    action: int | None = Field(
+        ..., description="The declared action's index; null for a reaction or a use not declared."
+    )
+    undeclared: bool = Field(..., description="A use the round did not declare (a GM's call mid-round).")
     attempted: bool
+    roll: int | None = Field(..., description="The roll's number (seq) in the campaign's log, once rolled.")
     warning: str | None
 
 
@@ -66,13 +70,15 @@ def round_out(character: Character) -> dict[str, Any]:
     plan = round_state.plan_of(sheet, character.campaign.settings)
     record = sheet.round
     uses = []
-    for use in plan.uses if plan is not None else ():
+    numbers = [step.roll for step in record.steps if step.what in round_state.USES] if record is not None else []
+    for i, use in enumerate(plan.uses if plan is not None else ()):
         chance = use.chance
         uses.append({
             "label": use.label, "code": str(use.code), "base": str(use.base),
             "modifiers": [str(m) for m in use.modifiers], "difficulty": use.difficulty,
             "chance": None if chance is None else f"{chance.numerator}/{chance.denominator}",
-            "action": use.action, "attempted": use.attempted, "warning": use.warning,
+            "action": use.action, "undeclared": use.undeclared, "attempted": use.attempted,
+            "roll": numbers[i] if use.attempted and i < len(numbers) else None, "warning": use.warning,
         })  # fmt: skip
     return {
         "character": character.pk,

@@ -799,6 +799,11 @@ class RulesSystem(Protocol):
         roll page to offer as lists; a choice may be a group, ``(words, [(value, words), …])``."""
         ...
 
+    def situation_fixed(self, sheet: BaseModel, options: Mapping[str, Any]) -> frozenset[str]:
+        """The parts of the situation the sheet fixes as it stands, which a roll page leaves out (D6: the uses
+        and the running, while a declared round sets them)."""
+        ...
+
     def sheet_roll(
         self, sheet: BaseModel, situation: Mapping[str, Any], options: Mapping[str, Any], others: Others = nobody
     ) -> SheetRoll:

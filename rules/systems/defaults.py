@@ -100,6 +100,10 @@ class SystemDefaults:
     def outcome_words(self, kind: str, spec: Mapping[str, Any], outcome: Mapping[str, Any]) -> Worded | None:
         return None
 
+    def situation_fixed(self, sheet: Any, options: Mapping[str, Any]) -> frozenset[str]:
+        """No part of the roll situation is fixed by the sheet."""
+        return frozenset()
+
     def awaiting(self, sheet: Any) -> tuple[Awaiting, ...]:
         return ()  # nothing of the sheet waits for the GM
 

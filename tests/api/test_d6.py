@@ -180,3 +180,65 @@ def test_a_systems_own_endpoints_stay_under_its_name() -> None:
 
     with pytest.raises(ValueError, match="must be under /characters/\\{id\\}/elsewhere/"):
         register("elsewhere", SystemApi(router=stray))
+
+
+def test_the_roll_page_and_a_gms_call_mid_round_are_uses_of_the_declared_round(api, client, d6_campaign, gm,
+                                                                                player) -> None:  # fmt: skip
+    """The rules README, "The round is one": Talia declares two shots; a shot from the roll page is the first
+    declared action, a GM's call for her Perception is a use the round did not declare (one more use from
+    then on), and the round's page shows both rolled, the last shot at −2d; a roll built from a sheet that
+    changed since is refused (409) and nothing is rolled."""
+    from play import requests as calls
+    from play.models import RollAsked
+
+    talia = made(client, d6_campaign, player)
+    ids = {s.name: s.id for s in (*talia.document.stats, *talia.document.skills)}
+    round_url = f"/characters/{talia.pk}/d6/round"
+    start = api(player).get(round_url).json()
+    shots = [{"item": ids["Firearms"], "difficulty": 8}] * 2
+    declared = api(player).post(f"/characters/{talia.pk}/moves/declare-round",
+                                {"version": start["version"], "input": {"actions": shots}})  # fmt: skip
+    assert declared.status_code == 200, declared.text
+    shot = api(player).post(f"/characters/{talia.pk}/rolls", {"item": ids["Firearms"], "difficulty": 8})
+    assert shot.status_code == 201, shot.text
+    assert shot.json()["spec"]["code"] == "3d+1"  # 4d+1, −1d for two declared actions
+    request = calls.call_for_roll(campaign_id=d6_campaign.pk, by=gm, call={"item": "Perception", "difficulty": 10},
+                                  characters=[talia.pk], secret=False)  # fmt: skip
+    asked = RollAsked.objects.get(request=request)
+    answered = api(player).post(
+        f"/characters/{talia.pk}/rolls?asked={asked.pk}", {"item": ids["Perception"], "difficulty": 10}
+    )
+    assert answered.status_code == 201, answered.text
+    assert answered.json()["spec"]["steps"] == ["2 actions: −1d", "a use not declared: −1d"]
+    body = api(player).get(round_url).json()
+    rolled = [(u["label"], u["attempted"], u["roll"]) for u in body["uses"]]
+    assert rolled == [
+        ("1. Firearms", True, shot.json()["seq"]),
+        ("Perception", True, answered.json()["seq"]),
+        ("2. Firearms", False, None),
+    ]
+    assert body["uses"][2]["code"] == "2d+1"  # the call was one more use: −2d for the last shot
+    talia.refresh_from_db()
+    assert talia.document.round.steps[-1].what == "extra"
+
+
+def test_a_roll_built_before_the_round_moved_on_is_refused_and_nothing_is_rolled(client, d6_campaign,
+                                                                                 player) -> None:  # fmt: skip
+    import random
+
+    from characters.write import StaleSheet
+    from play import sheet_rolls
+    from rules.systems.d6 import round_state
+
+    talia = made(client, d6_campaign, player)
+    firearms = next(s.id for s in talia.document.skills if s.name == "Firearms")
+    declared = round_state.declare(talia.document, [(firearms, 8)] * 2, running=False, use_preparation=False,
+                                   given=d6_campaign.settings)  # fmt: skip
+    from characters import write
+
+    talia = write.write(write.lock(talia.pk), declared, by=player, what="declared", sections=["round"])
+    built = sheet_rolls.build(talia, [], {"item": firearms, "difficulty": 8}, gm=False)
+    sheet_rolls.roll(talia, built, by=player, rng=random.Random(1))
+    with pytest.raises(StaleSheet):
+        sheet_rolls.roll(talia, built, by=player, rng=random.Random(1))
+    assert Roll.objects.count() == 1

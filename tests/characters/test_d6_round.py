@@ -117,10 +117,11 @@ def test_a_luck_point_mid_round_doubles_what_follows(client, dice, d6_campaign, 
     assert again.status_code == 400  # no point left, or a round doubled once
     talia.refresh_from_db()
     assert talia.document.luck_points == 0
-    # Outside the planner, a roll of the sheet this round is doubled too, and takes the round's two uses.
+    # Outside the planner, a roll of the sheet this round is a use of it: doubled too, a dodge one more use.
     sheet_roll = client.get(reverse("play:sheet-roll", args=[talia.pk]), {"item": ids["Dodge"], "difficulty": 10})
-    assert "7d" in sheet_roll.text
+    assert "6d against" in sheet_roll.text  # 4d doubled is 8d, −1d for two actions, −1d for the reaction
     assert "luck point: doubled" in sheet_roll.text
+    assert "reaction: −1d" in sheet_roll.text
     ended = client.post(round_url(talia), {"action": "end", "version": version(talia)})
     assert ended.status_code == 302
     talia.refresh_from_db()

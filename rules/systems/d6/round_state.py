@@ -37,6 +37,7 @@ from rules.systems.d6.rounds import MAX_NAME, REACTION_SKILLS, Action, RoundErro
 from rules.systems.d6.sheet import Declared, Round, RoundStep, Sheet
 
 __all__ = [
+    "USES",
     "Befalls",
     "befall",
     "begun",

@@ -19,6 +19,7 @@ from rules.systems.base import (
     EditRefused,
     EditSection,
     Effect,
+    Kept,
     Offer,
     Option,
     OptionsChange,
@@ -38,7 +39,7 @@ from rules.systems.d6 import advancement, arrival, creation, luck, luck_moves, o
 from rules.systems.d6.chance import DIFFICULTY_BANDS, MAX_DIFFICULTY, RANGE_BANDS, band, band_chance, distribution
 from rules.systems.d6.codes import DieCode
 from rules.systems.d6.combat import COMBAT
-from rules.systems.d6.luck_moves import LUCK_HEROISM
+from rules.systems.d6.luck_moves import LUCK_HEROISM, ROUND
 from rules.systems.d6.rolls import CHECK, OPPOSED, ROLL_KINDS
 from rules.systems.d6.rounds import REACTION_SKILLS, one_use
 from rules.systems.d6.sheet import (
@@ -401,6 +402,10 @@ class D6(SystemDefaults):
             items.append((stat.name, group))
         return {"item": items, "band": BANDS, "kind": (("check", "Against a difficulty"), ("opposed", "Opposed"))}
 
+    def situation_fixed(self, sheet: Sheet, given: Mapping[str, Any]) -> frozenset[str]:
+        """A declared round sets the uses and the running of every roll (the rules README, "The round is one")."""
+        return frozenset({"actions", "running"}) if sheet.round is not None and sheet.round.declared else frozenset()
+
     def _code(self, sheet: Sheet, item: int, field: str) -> tuple[str, DieCode]:
         thing = sheet.stat(item) or sheet.skill(item)
         if thing is None:
@@ -421,7 +426,7 @@ class D6(SystemDefaults):
         if not sheet.can_act:
             raise SpecError("wounds", f"{WOUND_LEVELS[sheet.wounds]}: the character cannot act")
         name, base = self._code(sheet, asked.item, "item")
-        rolled, steps = round_code(base, name, sheet, situation, given, asked.item)
+        rolled, steps, kept = self._in_round(sheet, asked, name, base, given)
         if asked.kind == "check":
             if asked.difficulty is None and asked.band is None:
                 raise SpecError("difficulty", "name a difficulty number or a band")
@@ -440,11 +445,12 @@ class D6(SystemDefaults):
                 chances = ((f"At {check.band.low}, the low end of {check.band.name}", ends.at_low),)
                 if ends.at_high is not None:
                     chances += ((f"At {check.band.high}, the high end", ends.at_high),)
-            details = {"item": asked.item, "name": name}
+            details = {"item": asked.item, "name": name} | ({"round": True} if kept and kept.sections else {})
             shown = distribution(rolled)
             target = asked.difficulty if asked.difficulty is not None else check.band.low  # type: ignore[union-attr]
             totals = Totals(shown.totals, target, shown.open_ended)
-            return SheetRoll("check", spec, label, details=details, steps=steps, chances=chances, totals=totals)
+            return SheetRoll("check", spec, label, details=details, steps=steps, chances=chances, totals=totals,
+                             kept=kept)  # fmt: skip
         theirs, who = self._other_side(asked, name, others, given)
         spec = {"system": KEY, "roll": "opposed", "attacker": str(rolled), "defender": str(theirs),
                 "resisting": not asked.no_resisting_side}  # fmt: skip
@@ -458,7 +464,32 @@ class D6(SystemDefaults):
             ("A tie: the side that resists holds" if not asked.no_resisting_side else "A draw", odds.p_tie),
             (f"{who} wins", odds.p_defender_wins),
         )
-        return SheetRoll("opposed", spec, label, log_kind="opposed", details=details, steps=steps, chances=chances)
+        return SheetRoll("opposed", spec, label, log_kind="opposed", details=details, steps=steps, chances=chances,
+                         kept=kept)  # fmt: skip
+
+    def _in_round(
+        self, sheet: Sheet, asked: Situation, name: str, base: DieCode, given: Mapping[str, Any]
+    ) -> tuple[DieCode, tuple[str, ...], Kept | None]:
+        """The code a roll of ``asked.item`` is made at, the words of each change, and what rolling it keeps on
+        the sheet (the rules README, "The round is one"): in a declared round, the use of the round it is
+        (:func:`round_state.use_of`), recorded in the round with the roll's number; outside one, the uses the
+        situation says (:func:`round_code`), and the +1d the last round prepared spent by the one roll that
+        takes it (:func:`round_state.prepared_use`)."""
+        in_round = round_state.use_of(sheet, asked.item, asked.difficulty, given)
+        if in_round is None:
+            rolled, steps = round_code(base, name, sheet, asked.model_dump(), given, asked.item)
+            spent = round_state.prepared_use(sheet, asked.item) if asked.actions == 1 else None
+            if spent is None:
+                return rolled, steps, None
+            return rolled, steps, Kept(lambda seq: spent, f"{name} rolled with the +1d prepared: it is spent", (ROUND,))
+        if asked.actions != 1 or asked.running:
+            field = "actions" if asked.actions != 1 else "running"
+            raise SpecError(field, "the declared round sets the uses and the running: change them on the round's page")
+        after, use = in_round
+        words = tuple(str(m) for m in use.modifiers) + ((use.warning,) if use.warning else ())
+        how = "an undeclared use" if use.undeclared else "a reaction" if use.reaction else f"declared {use.label}"
+        return use.code, words, Kept(lambda seq: round_state.with_roll(after, seq), f"{name} rolled in the round, "
+                                     f"as {how}, at {use.code}", (ROUND,))  # fmt: skip
 
     def _other_side(self, asked: Situation, name: str, others: Others, given: Mapping[str, Any]) -> tuple[DieCode, str]:
         if asked.opponent is not None and asked.opponent_code:

@@ -11,6 +11,7 @@ import pytest
 from rules.systems import get
 from rules.systems.base import Other, Role, SheetInvalid, SpecError
 from rules.systems.d6 import round_state
+from rules.systems.d6.sheet import RoundStep
 
 D6 = get("d6")
 OPTIONS = D6.validate_options({})
@@ -75,7 +76,55 @@ def test_a_sheet_roll_mid_round_takes_the_rounds_count_of_uses() -> None:
     firearms = item(sheet, "Firearms")
     sheet = round_state.declare(sheet, [(firearms, 8)] * 3, running=False, use_preparation=False, given=OPTIONS)
     made = D6.sheet_roll(sheet, {"item": item(sheet, "Dodge"), "difficulty": 10}, OPTIONS)
-    assert made.spec["code"] == "2d"  # 4d, −2d: the round's three uses
+    # Rules text, "reaction skills": three declared and a dodge are four uses, −3d on the dodge.
+    assert (made.spec["code"], list(made.steps)) == ("1d", ["3 actions: −2d", "reaction: −1d"])
+
+
+def test_a_roll_from_the_roll_page_mid_round_is_a_use_of_the_declared_round_and_is_recorded_in_it() -> None:
+    sheet = talia()
+    firearms = item(sheet, "Firearms")
+    sheet = round_state.declare(sheet, [(firearms, 8)] * 2, running=True, use_preparation=False, given=OPTIONS)
+    made = D6.sheet_roll(sheet, {"item": firearms, "difficulty": 12}, OPTIONS)
+    assert (made.spec["code"], list(made.steps)) == ("2d+1", ["2 actions: −1d", "running: −1d"])
+    assert made.kept is not None
+    assert made.kept.sections == ("round",)
+    after = made.kept.sheet(41)
+    assert after.round.steps[-1] == RoundStep(what="attempt", action=0, difficulty=12, roll=41)
+    second = D6.sheet_roll(after, {"item": firearms, "difficulty": 12}, OPTIONS)
+    assert second.kept is not None
+    assert second.kept.sheet(42).round.steps[-1].action == 1
+    plan = round_state.plan_of(second.kept.sheet(42), OPTIONS)
+    assert plan is not None
+    assert plan.finished
+    with pytest.raises(SpecError, match="declared round sets the uses") as refused:
+        D6.sheet_roll(after, {"item": firearms, "difficulty": 12, "actions": 3}, OPTIONS)
+    assert refused.value.field == "actions"
+
+
+def test_a_use_the_round_did_not_declare_counts_as_one_more_use_from_then_on() -> None:
+    sheet = talia()
+    firearms, perception = item(sheet, "Firearms"), item(sheet, "Perception")
+    sheet = round_state.declare(sheet, [(firearms, 8)] * 2, running=False, use_preparation=False, given=OPTIONS)
+    made = D6.sheet_roll(sheet, {"item": perception, "difficulty": 10}, OPTIONS)
+    assert list(made.steps) == ["2 actions: −1d", "a use not declared: −1d"]
+    assert made.kept is not None
+    plan = round_state.plan_of(made.kept.sheet(7), OPTIONS)
+    assert plan is not None
+    assert [u.undeclared for u in plan.uses] == [True, False, False]
+    assert [str(m) for m in plan.action(0).modifiers] == ["2 actions: −1d", "a use not declared: −1d"]
+
+
+def test_the_prepared_die_is_spent_by_the_one_roll_that_takes_it() -> None:
+    sheet = talia()
+    firearms = item(sheet, "Firearms")
+    prepared = sheet.model_copy(update={"prepared": firearms})
+    made = D6.sheet_roll(prepared, {"item": firearms, "difficulty": 15}, OPTIONS)
+    assert made.kept is not None
+    assert made.kept.sheet(3).prepared is None
+    again = D6.sheet_roll(made.kept.sheet(3), {"item": firearms, "difficulty": 15}, OPTIONS)
+    assert (again.spec["code"], again.kept) == ("4d+1", None)
+    other = D6.sheet_roll(prepared, {"item": item(sheet, "Dodge"), "difficulty": 15}, OPTIONS)
+    assert other.kept is None  # another skill takes no +1d and spends nothing
 
 
 def test_a_band_alone_gives_the_chance_at_both_ends_and_a_number_outside_it_is_refused() -> None:
