@@ -649,11 +649,13 @@ def attack(
     attacker = combatant_in(encounter, attacker_id)
     may_attack(encounter, attacker, by, gm=gm, secret=secret)
     target = combatant_in(encounter, target_id)
+    _lock_sheets(attacker, target)
     others = list(Combatant.objects.filter(encounter=encounter, removed=False).select_related("character"))
     plan = plan_for(campaign, encounter, attacker, target, choices or {}, others, by=by, gm=gm, secret=secret)
     rolled = combat_of(campaign).roll_attack(plan, campaign.settings, rng)
     characters = {attacker.pk: attacker.character_id, target.pk: target.character_id}
     recorded = [_log(campaign, encounter, by, rolled.logged, characters, secret=secret)]
+    _keep(encounter, (attacker, target), rolled, recorded[0].seq, by=by)
     harm = None
     if rolled.damage and rolled.damage_logged is not None:
         combat = combat_of(campaign)
@@ -664,6 +666,33 @@ def attack(
         recorded.append(_log(campaign, encounter, by, rolled.damage_logged, characters, secret=secret, **harm.outcome))
     _announce(campaign.pk)
     return AttackResult(plan, rolled, harm, tuple(recorded))
+
+
+def _lock_sheets(*combatants: Combatant) -> None:
+    """The characters of ``combatants`` locked for a write, in the order of their ids (the campaign is locked
+    first), so that what an attack keeps on their sheets is made from the sheets as they are."""
+    for character_id in sorted({c.character_id for c in combatants if c.character_id is not None}):
+        character = write.lock(character_id)
+        for combatant in combatants:
+            if combatant.character_id == character_id:
+                combatant.character = character
+
+
+def _keep(
+    encounter: Encounter, combatants: Sequence[Combatant], rolled: AttackRoll, seq: int, *, by: AbstractBaseUser
+) -> None:
+    """What the attack keeps on the sheets of those who took part (D6: the attack recorded in the attacker's
+    round, a dodge in the target's), each through the write path with the attack's number in the log."""
+    by_key = {c.pk: c for c in combatants}
+    for key, kept in rolled.kept.items():
+        combatant = by_key[key]
+        if combatant.character is None:
+            continue
+        try:
+            combatant.character = write.write(combatant.character, kept.sheet(seq), by=by, sections=kept.sections,
+                                              what=f"{kept.words} in {encounter.name} (roll #{seq})")  # fmt: skip
+        except SheetInvalid as error:
+            raise write.refusal(error) from None
 
 
 def _record_change(

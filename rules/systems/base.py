@@ -526,18 +526,13 @@ class AttackPlan:
     label: str
     details: Mapping[str, Any]
     dice: Any = field(repr=False, default=None)
-    #: The defender's choices before the attack is rolled (D6: dodge, parry, or let the range's number
-    #: stand), each with the attack's exact chance if chosen. Non-empty while the choice is still to make:
-    #: the attack then waits for the target's side, whose answer is the choice ``defence_field``.
-    defences: tuple[Defence, ...] = ()
-    defence_field: str = ""
 
 
 @dataclass(frozen=True, slots=True)
 class Defence:
-    """One way a target may answer an attack, the defender's choice: the value of the attack's
-    :attr:`AttackPlan.defence_field` it sets, its words, and the attack's exact chance of ``chance_of`` (a hit)
-    if it is chosen."""
+    """One way a target may answer an attack (D6: a dodge, a parry, or letting the range's number stand): the
+    value of the attack's choice that picks it, its words, and the attack's exact chance of a hit if it is
+    chosen, for a page to show the defender every choice before the attack is rolled."""
 
     value: str
     label: str

@@ -45,7 +45,7 @@ def test_a_d6_encounter_through_the_pages(client, monkeypatch, gm, player, d6_ca
     assert added.status_code == 302
     assert Combatant.objects.get(name="Talia").block == {
         "schema_version": 1, "attack": "4d+1", "defence": "4d", "initiative": "3d", "weapon": "Firearms",
-        "wounds": None, "stunned": False,
+        "wounds": None, "stunned": False, "ranged": True,
     }  # fmt: skip
     assert client.post(url("encounter-initiative", d6_campaign), {"group_rolls": "1"}).status_code == 302
     assert Roll.objects.filter(kind="initiative", system="d6").count() == 2
@@ -153,3 +153,64 @@ def test_the_gm_ends_the_round_for_everyone_in_a_fight(client, gm, player, d6_ca
     assert talia.document.round is None
     assert not round_state.doubled_now(talia.document)
     assert talia.document.luck_points == 0  # spent: it comes back at the adventure’s end if the GM judges it heroic
+
+
+def test_jericho_fires_three_times_dodges_and_the_fight_keeps_his_one_round(client, monkeypatch, gm, player,
+                                                                            d6_campaign) -> None:  # fmt: skip
+    """The rules text's example (and the README, "The round is one"), played through a fight: Jericho (a
+    blaster of 4d+2, a dodge of 4d) declares three shots; they go at 2d+2. He fires once, is fired upon and
+    dodges: four uses, the dodge at 1d; his last two shots at 1d+2. Every use is recorded in his round, which
+    the round's page and the roll page then see; the target's own dodge is a use of the target's round."""
+    from characters import write
+    from rules.systems.d6 import round_state
+
+    jericho = made(client, d6_campaign, player)
+    ids = {s.name: s.id for s in jericho.document.skills}
+    codes = {str(ids["Firearms"]): "4d+2", str(ids["Dodge"]): "4d"}
+    sheet = jericho.document
+    sheet = sheet.model_copy(
+        update={
+            "skills": tuple(
+                s.model_copy(update={"code": codes[str(s.id)]}) if str(s.id) in codes else s for s in sheet.skills
+            )
+        }
+    )
+    jericho = write.write(write.lock(jericho.pk), sheet, by=gm, what="Jericho's blaster", sections=["codes"])
+    client.force_login(gm)
+    client.post(url("encounter-start", d6_campaign), {"name": "Ancients' ruins"})
+    client.post(url("encounter-add-characters", d6_campaign), {"characters": jericho.pk})
+    client.post(url("encounter-add-npcs", d6_campaign), {"name": "Mutant", "count": 1, "attack": "3d",
+                                                         "defence": "3d", "initiative": "2d"})  # fmt: skip
+    client.post(url("encounter-initiative", d6_campaign), {"group_rolls": "1"})
+    me, mutant = Combatant.objects.get(name=jericho.name), Combatant.objects.get(name="Mutant")
+    monkeypatch.setattr("play.encounter_views.secrets.SystemRandom", lambda: random.Random(5))
+    blaster = f"{jericho.pk}:{ids['Firearms']}"
+
+    def attack(**query):
+        response = client.post(url("encounter-attack", d6_campaign), query)
+        assert response.status_code == 302, response.content.decode()[:2000]
+        return Roll.objects.filter(kind="attack").order_by("-seq").first()
+
+    first = attack(attacker=me.pk, target=mutant.pk, skill=blaster, uses="3", against="number", difficulty="10")
+    assert (first.spec["code"], first.chance) == ("2d+2", str(p_at_least(C("2d+2"), 10)))
+    dodged = attack(attacker=mutant.pk, target=me.pk, against="react", difficulty="10")
+    assert dodged.spec["defence"] == "1d"  # "now he's using four skills this round … 1d for Dodge"
+    second = attack(attacker=me.pk, target=mutant.pk, skill=blaster, against="number", difficulty="10")
+    assert second.spec["code"] == "1d+2"  # "his last two blaster shots are at 1d+2"
+    jericho.refresh_from_db()
+    steps = jericho.document.round.steps
+    assert [(s.what, s.roll) for s in steps] == [("attempt", first.seq), ("reaction", dodged.seq),
+                                                 ("attempt", second.seq)]  # fmt: skip
+    plan = round_state.plan_of(jericho.document, d6_campaign.settings)
+    assert [str(u.code) for u in plan.uses] == ["2d+2", "1d", "1d+2", "1d+2"]
+    # The roll page rolls the last declared shot, at the same code, and records it in the same round.
+    page = client.get(reverse("play:sheet-roll", args=[jericho.pk]), {"item": ids["Firearms"], "difficulty": 10})
+    assert "1d+2 against" in page.text
+    assert 'name="actions"' not in page.text  # the declared round sets the uses
+    # The mutant's dodge answers his next shot: the NPC's reaction on top of the uses the GM gives.
+    preview = client.get(url("encounter", d6_campaign), {"attacker": me.pk, "target": mutant.pk, "skill": blaster,
+                                                          "against": "react", "difficulty": "10"})  # fmt: skip
+    mutant.refresh_from_db()
+    p = opposed_chance(C("1d+2"), C("2d" if mutant.block["wounds"] else "3d")).p_attacker_wins
+    assert f"{p.numerator}/{p.denominator}" in preview.text
+    assert "No dodge or parry: the difficulty 10 stands" in preview.text  # both chances, before the roll

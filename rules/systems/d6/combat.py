@@ -26,6 +26,7 @@ The text gives no combat procedure beyond these; our readings (``docs/rules/d6.m
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from fractions import Fraction
 from random import Random
 from typing import Annotated, Any, ClassVar, Final, Literal
 
@@ -37,9 +38,11 @@ from rules.systems.base import (
     AttackRoll,
     CombatAction,
     CombatRefused,
+    Defence,
     Fighter,
     Harm,
     Initiative,
+    Kept,
     Logged,
     SheetInvalid,
     SpecError,
@@ -53,7 +56,7 @@ from rules.systems.d6.options import ATTACKS, DEFENCES, combat_roles
 from rules.systems.d6.rolling import roll
 from rules.systems.d6.rolls import dice_groups
 from rules.systems.d6.rounds import MAX_ACTIONS, one_use
-from rules.systems.d6.sheet import MAX_WOUNDS, WOUND_LEVELS, Sheet
+from rules.systems.d6.sheet import MAX_WOUNDS, WOUND_LEVELS, RoundStep, Sheet
 
 Code = Annotated[str, Field(pattern=r"^[0-9]{1,2}d(\+[12])?$")]
 #: The difficulty an attack is made against when the GM names none and the target cannot react.
@@ -75,6 +78,8 @@ class StatBlock(Document):
     #: An NPC's wound level (:data:`rules.systems.d6.sheet.WOUND_LEVELS`); None for a character.
     wounds: Annotated[int, Field(ge=0, le=MAX_WOUNDS, strict=True)] | None = None
     stunned: bool = False
+    #: Whether the attack is ranged, which no parry answers (a character's: its attack skill's role).
+    ranged: bool = False
 
 
 def _code(values: Mapping[str, str], key: str, what: str, *, required: bool = True) -> str | None:
@@ -118,6 +123,39 @@ def _at_round(
                    reacting=reacting)  # fmt: skip
 
 
+#: The section of the sheet a use of the round changes.
+ROUND: Final = "round"
+
+
+def _round_use(
+    fighter: Fighter, item: int, options: Mapping[str, Any], *, uses: int = 1, running: bool = False
+) -> tuple[DieCode, tuple[str, ...], Kept]:
+    """A character's use of its round in the fight (the rules README, "The round is one"): in a declared round,
+    the use it is there (:func:`round_state.use_of`: a declared action of that skill still to attempt, a
+    reaction, or a use not declared); with no round declared, an attack declares one of ``uses`` actions of
+    its skill (``running`` or not), taking the +1d an aim prepared for it when it is the round's one action,
+    and a reaction starts a round of no declared action. Gives the code, the words of each change, and the
+    sheet the use keeps once the attack has its number in the log."""
+    sheet: Sheet = fighter.sheet  # type: ignore[assignment]
+    in_round = round_state.use_of(sheet, item, None, options)
+    if in_round is None:
+        skill = sheet.skill(item)
+        if skill is None or not skill.reaction:
+            prepared = uses == 1 and sheet.prepared == item
+            declared = round_state.declare(sheet, [(item, None)] * uses, running=running,
+                                           use_preparation=prepared, given=options)  # fmt: skip
+            in_round = round_state.use_of(declared, item, None, options)
+        else:
+            in_round = round_state.take(sheet, RoundStep(what="reaction", item=item), options)
+    assert in_round is not None
+    after, use = in_round
+    words = tuple(str(m) for m in use.modifiers) + ((use.warning,) if use.warning else ())
+    how = "as a use not declared" if use.undeclared else "as a reaction" if use.reaction else f"as {use.label}"
+    kept = Kept(lambda seq: round_state.with_roll(after, seq), f"{use.skill} in a fight, {how}, at {use.code}",
+                (ROUND,))  # fmt: skip
+    return use.code, words, kept
+
+
 def _skills_in(sheet: Sheet, options: Mapping[str, Any], roles: Sequence[str]) -> list[tuple[Any, DieCode]]:
     """The sheet's skills whose role in the campaign's list is one of ``roles``, each with its code."""
     marked = combat_roles(options) if options.get("stats") else {}
@@ -130,7 +168,7 @@ def _skills_in(sheet: Sheet, options: Mapping[str, Any], roles: Sequence[str]) -
 
 class D6Combat:
     stat_block_model: ClassVar = StatBlock
-    attack_fields: Final = frozenset({"skill", "against", "difficulty", "uses", "target_uses"})
+    attack_fields: Final = frozenset({"skill", "against", "difficulty", "uses", "running", "target_uses"})
     #: A player attacking on their turn picks the skill and says the uses they declared; what the attack
     #: is against (a range band's difficulty) and the target's declared uses are the GM's calls.
     gm_attack_fields: Final = frozenset({"against", "difficulty", "target_uses"})
@@ -172,7 +210,8 @@ class D6Combat:
         if problems:
             raise SheetInvalid(problems)
         weapon = " ".join(str(values.get("weapon", "") or "").split())[:MAX_NAME]
-        return StatBlock(**found, weapon=weapon, wounds=0)
+        ranged = str(values.get("ranged", "") or "").casefold() in ("1", "on", "true", "yes")
+        return StatBlock(**found, weapon=weapon, wounds=0, ranged=ranged)
 
     def _initiative_code(self, sheet: Sheet, options: Mapping[str, Any]) -> DieCode:
         wanted = str(options.get("initiative_stat") or "").casefold()
@@ -190,11 +229,13 @@ class D6Combat:
         if not attacks:
             attacks = [(code, s.name) for s in sheet.stats if (code := sheet.code_of(s.id)) is not None]
         attack, weapon = max(attacks, default=(DieCode(1), ""), key=lambda pair: pair[0])
+        roles = combat_roles(options) if options.get("stats") else {}
         return StatBlock(
             attack=str(attack),
             defence=str(max(defences)) if defences else None,
             initiative=str(self._initiative_code(sheet, options)),
             weapon=weapon,
+            ranged=roles.get(weapon.casefold()) == "ranged",
         )
 
     def vitals(self, fighter: Fighter, options: Mapping[str, Any]) -> Vitals:
@@ -266,17 +307,48 @@ class D6Combat:
                 skills.append((f"{fighter.sheet_key}:{skill.id}", f"{fighter.name}: {skill.name} {code}"))
         return {"skills": skills, "max_uses": MAX_ACTIONS}
 
-    def _attack_code(self, attacker: Fighter, choice: str, options: Mapping[str, Any]) -> tuple[str, DieCode]:
+    def _attack_code(
+        self, attacker: Fighter, choice: str, options: Mapping[str, Any]
+    ) -> tuple[str, DieCode, int | None, bool]:
+        """The attacker's skill: its name, its code, its id on the sheet (None for an NPC) and whether it is
+        ranged (which no parry answers)."""
         block: StatBlock = attacker.block  # type: ignore[assignment]
-        if not choice or attacker.sheet is None:
-            return block.weapon or "Attack", DieCode.parse(block.attack)
+        sheet = attacker.sheet
+        if not isinstance(sheet, Sheet):
+            return block.weapon or "Attack", DieCode.parse(block.attack), None, block.ranged
+        roles = combat_roles(options) if options.get("stats") else {}
+        if not choice:
+            named: list[tuple[int, str]] = [(s.id, s.name) for s in sheet.stats] + [
+                (s.id, s.name) for s in sheet.skills
+            ]
+            found = next((pair for pair in named if pair[1].casefold() == block.weapon.casefold()), None)
+            if found is None or (code := sheet.code_of(found[0])) is None:
+                raise SpecError("skill", f"choose one of {attacker.name}'s attack skills")
+            return found[1], code, found[0], roles.get(found[1].casefold()) == "ranged"
         owner, _, item = choice.partition(":")
         if owner != str(attacker.sheet_key) or not (item.isascii() and item.isdigit()):
             raise SpecError("skill", f"choose one of {attacker.name}'s attack skills")
-        found = next(((s, c) for s, c in _skills_in(attacker.sheet, options, ATTACKS) if s.id == int(item)), None)  # type: ignore[arg-type]
-        if found is None:
+        skills = _skills_in(sheet, options, ATTACKS)
+        chosen = next(((s, c) for s, c in skills if s.id == int(item)), None)
+        if chosen is None:
             raise SpecError("skill", f"choose one of {attacker.name}'s attack skills (melee, ranged or brawling)")
-        return found[0].name, found[1]
+        return chosen[0].name, chosen[1], chosen[0].id, roles.get(chosen[0].name.casefold()) == "ranged"
+
+    def _defences(self, target: Fighter, ranged: bool, options: Mapping[str, Any]) -> list[tuple[str, str, int | None]]:
+        """How the target may answer the attack (the rules README: "A parry answers only melee or brawling; a
+        dodge answers anything"): each ``(value, words, item)``; none when it cannot act."""
+        if _wounds(target) >= 2:
+            return []
+        if not isinstance(target.sheet, Sheet):
+            code = target.block.defence  # type: ignore[attr-defined]
+            return [("react", f"Dodge or parry {code}", None)] if code else []
+        roles = combat_roles(options) if options.get("stats") else {}
+        found = []
+        for skill, code in _skills_in(target.sheet, options, DEFENCES):
+            if ranged and roles.get(skill.name.casefold()) == "parry":
+                continue
+            found.append((f"{target.sheet_key}:{skill.id}", f"{skill.name} {code}", skill.id))
+        return found
 
     def plan_attack(
         self,
@@ -286,46 +358,95 @@ class D6Combat:
         options: Mapping[str, Any],
         others: Sequence[Fighter] = (),
     ) -> AttackPlan:
+        """An attack and its exact chance. A character's attack is a use of its round (:func:`_round_use`); so
+        is a character target's dodge or parry. ``against`` is the defender's choice (the rules README, "A dodge
+        or a parry is the defender's choice"): ``number`` lets the difficulty stand, ``react`` (an NPC's
+        reaction code, or a character's best defence that answers the attack; the default when the target may
+        react) or ``<character>:<skill>`` sets the reaction's total as the number to beat. The plan's details
+        list every choice with the attack's exact chance (``defences``), for the page to show before the roll."""
         if attacker.key == target.key:
             raise SpecError("target", "A combatant cannot attack itself.")
         if _wounds(attacker) >= 2:
             raise CombatRefused(f"{attacker.name} is {WOUND_LEVELS[_wounds(attacker)]} and cannot act.")
-        skill, base = self._attack_code(attacker, str(choices.get("skill", "") or ""), options)
+        skill, base, item, ranged = self._attack_code(attacker, str(choices.get("skill", "") or ""), options)
         uses = _uses(choices.get("uses"), "uses", 1, MAX_ACTIONS)
-        code, steps = _at_round(attacker, skill, base, uses)
-        defence: StatBlock = target.block  # type: ignore[assignment]
-        against = str(choices.get("against", "") or ("react" if defence.defence and _wounds(target) < 2 else "number"))
-        if against not in ("react", "number"):
-            raise SpecError("against", "against a number the GM names, or the target's dodge or parry")
-        kept = {"skill": str(choices.get("skill", "") or ""), "against": against, "uses": str(uses)}
-        dice: tuple[str, DieCode, DieCode | int]
-        details: dict[str, Any]
-        if against == "react":
-            if defence.defence is None or _wounds(target) >= 2:
-                raise SpecError("against", f"{target.name} cannot dodge or parry: name a difficulty number")
-            target_uses = _uses(choices.get("target_uses"), "target_uses", 0, MAX_USES)
-            reaction = DieCode.parse(defence.defence)
-            if target_uses:  # one more use for a target that declared others ("reaction skills")
-                theirs, their_steps = _at_round(target, "reaction", reaction, target_uses, reacting=True)
-            else:  # the reaction is the target's only use this round
-                theirs, their_steps = _at_round(target, "reaction", reaction, 1)
-            chance = opposed_chance(code, theirs).p_attacker_wins
-            kept["target_uses"] = str(target_uses)
-            label = f"{attacker.name} attacks {target.name}: {skill} {code} against a dodge or parry {theirs}"
-            dice = ("react", code, theirs)
-            details = {"code": str(code), "defence": str(theirs), "steps": steps, "target_steps": their_steps}
+        running = str(choices.get("running", "") or "").casefold() in ("1", "on", "true", "yes")
+        kept: dict[int, Kept] = {}
+        if item is not None:
+            code, steps, kept[attacker.key] = _round_use(attacker, item, options, uses=uses, running=running)
         else:
-            difficulty = _uses(choices.get("difficulty") or DEFAULT_DIFFICULTY, "difficulty", 1, 1000)
-            chance = p_at_least(code, difficulty)
-            kept["difficulty"] = str(difficulty)
+            code, steps = _at_round(attacker, skill, base, uses)
+        difficulty = _uses(choices.get("difficulty") or DEFAULT_DIFFICULTY, "difficulty", 1, 1000)
+        kept_choices = {"skill": str(choices.get("skill", "") or ""), "uses": str(uses), "difficulty": str(difficulty)}
+        if running:
+            kept_choices["running"] = "on"
+        defences = self._with_codes(target, self._defences(target, ranged, options))
+        against = str(choices.get("against", "") or ("react" if defences else "number"))
+        target_uses = _uses(choices.get("target_uses"), "target_uses", 0, MAX_USES)
+        by_number = p_at_least(code, difficulty)
+        offered = [Defence("number", f"No dodge or parry: the difficulty {difficulty} stands", by_number)]
+        offered += [Defence(value, words, self._reacting(target, base_of, item_of, code, options, target_uses)[0])
+                    for value, words, item_of, base_of in defences]  # fmt: skip
+        shown = [{"value": d.value, "words": d.label, "chance": d.chance} for d in offered]
+        if against == "number":
+            kept_choices["against"] = "number"
             label = f"{attacker.name} attacks {target.name}: {skill} {code} against {difficulty}"
-            dice = ("number", code, difficulty)
-            details = {"code": str(code), "difficulty": difficulty, "steps": steps}
-        return AttackPlan(attacker=attacker.key, target=target.key, chance=chance, chance_of="hit", choices=kept,
-                          label=label, details=details, dice=(*dice, attacker.name, target.name))  # fmt: skip
+            details = {"code": str(code), "difficulty": difficulty, "steps": steps, "defences": shown}
+            return AttackPlan(attacker=attacker.key, target=target.key, chance=by_number, chance_of="hit",
+                              choices=kept_choices, label=label, details=details,
+                              dice=("number", code, difficulty, attacker.name, target.name, kept))  # fmt: skip
+        if against == "react" and defences:
+            against = defences[0][0]
+        chosen = next((d for d in defences if d[0] == against), None)
+        if chosen is None:
+            raise SpecError("against", f"{target.name} cannot answer this attack so: choose a dodge or a parry of "
+                                       "theirs that fits it, or no reaction")  # fmt: skip
+        value, words, target_item, target_base = chosen
+        chance, theirs, their_steps, their_kept = self._reacting(target, target_base, target_item, code, options,
+                                                                 target_uses)  # fmt: skip
+        if their_kept is not None:
+            kept[target.key] = their_kept
+        kept_choices["against"] = value
+        if not isinstance(target.sheet, Sheet):
+            kept_choices["target_uses"] = str(target_uses)
+        label = f"{attacker.name} attacks {target.name}: {skill} {code} against {words.rsplit(' ', 1)[0]} {theirs}"
+        details = {"code": str(code), "defence": str(theirs), "steps": steps, "target_steps": their_steps,
+                   "defences": shown}  # fmt: skip
+        return AttackPlan(attacker=attacker.key, target=target.key, chance=chance, chance_of="hit",
+                          choices=kept_choices, label=label, details=details,
+                          dice=("react", code, theirs, attacker.name, target.name, kept))  # fmt: skip
+
+    def _with_codes(
+        self, target: Fighter, defences: Sequence[tuple[str, str, int | None]]
+    ) -> list[tuple[str, str, int | None, DieCode]]:
+        """Each defence with its code before the round's penalties."""
+        found = []
+        for value, words, item in defences:
+            if item is None:
+                base = DieCode.parse(target.block.defence)  # type: ignore[attr-defined]
+            else:
+                base = target.sheet.code_of(item)  # type: ignore[union-attr]
+            found.append((value, words, item, base))
+        return found
+
+    def _reacting(
+        self, target: Fighter, base: DieCode, item: int | None, code: DieCode, options: Mapping[str, Any], uses: int
+    ) -> tuple[Fraction, DieCode, tuple[str, ...], Kept | None]:
+        """The attack's exact chance to hit against the target's reaction, the reaction's code and its words, and
+        what it keeps on a character's sheet: a use of the target's round (a character), or a reaction on top of
+        the ``uses`` the GM gives (an NPC: "reaction skills")."""
+        if item is not None:
+            theirs, their_steps, kept = _round_use(target, item, options)
+        elif uses:
+            theirs, their_steps = _at_round(target, "reaction", base, uses, reacting=True)
+            kept = None
+        else:
+            theirs, their_steps = _at_round(target, "reaction", base, 1)
+            kept = None
+        return opposed_chance(code, theirs).p_attacker_wins, theirs, their_steps, kept
 
     def roll_attack(self, plan: AttackPlan, options: Mapping[str, Any], rng: Random) -> AttackRoll:
-        how, code, against, attacker, target = plan.dice
+        how, code, against, attacker, target, kept = plan.dice
         rolled = roll(code, rng)
         spec: dict[str, Any] = {"attacker": attacker, "target": target, "code": str(code)}
         groups = dice_groups(rolled)
@@ -343,9 +464,9 @@ class D6Combat:
         logged = Logged("attack", plan.label, spec, plan.attacker, groups, rolled.total, outcome, plan.chance,
                         plan.chance_of)  # fmt: skip
         if not hit:
-            return AttackRoll(logged)
+            return AttackRoll(logged, kept=kept)
         damage = Logged("damage", f"{target} takes a wound", {"target": target}, plan.target, (), 1)
-        return AttackRoll(logged, 1, damage)
+        return AttackRoll(logged, 1, damage, kept=kept)
 
     def harm(self, fighter: Fighter, amount: int, options: Mapping[str, Any]) -> Harm:
         """``amount`` wound levels healed (positive) or taken (negative); the log counts the levels left
