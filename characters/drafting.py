@@ -1,30 +1,32 @@
-"""Guided creation for every system, through its protocol: a draft is started with a name, goes
-through the system's ``creation_steps`` (the server rolls where a step rolls, the player fills in a
-step's ``fields``) and is finished by the system's ``finish``.
+"""Guided creation for every system, through its protocol: a draft is started with a name (and what
+else the system's ``start_fields`` ask), goes through the system's ``creation_steps`` (the server rolls
+where a step rolls, the player fills in a step's ``fields`` and may ask for a step's other ``rolls``) and
+is finished by the system's ``finish``.
 
 Every save goes through the sheet's one write path, made from the draft's version: a draft saved
 elsewhere since the page was opened (another tab, the GM) is refused with :class:`StaleDraft` and
 nothing is written. Where the draft stands is its system's ``summary(sheet).step``; a step is open
 once the draft has got that far, and earlier steps can be revisited.
 
-A system whose creation needs pages of its own (Lucky 13's ability methods and skill dice)
-registers them with :func:`register`; :func:`own_pages` finds them.
+A system whose steps need forms of their own (Lucky 13's ability methods, skill dice and lists of
+rows) registers them with :func:`register`, by step; :func:`step_form` finds them, and the generic
+pages serve every step with them (:mod:`characters.drafting_views`).
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from random import Random
-from typing import Any, Final, Protocol
+from typing import Any, ClassVar, Final, Protocol
 
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
 from django.db.models import ProtectedError
-from django.http import HttpRequest, HttpResponse
+from django.http import QueryDict
 from pydantic import TypeAdapter, ValidationError
 
 from campaigns.errors import Conflict, NotAllowed, Refused
-from campaigns.models import Campaign
+from campaigns.models import Campaign, Membership
 from characters import creation_dice, write
 from characters.models import Character, SheetChange
 from rules import systems
@@ -43,24 +45,39 @@ class StaleDraft(Conflict):
     code = "stale_draft"
 
 
-class OwnPages(Protocol):
-    """A system's own creation pages: the start page of a campaign and a draft's step page."""
+class StepForm(Protocol):
+    """A system's own form of a creation step, in place of the one made from the sheet model: it reads
+    what was posted as the step's value (``fill_step``'s, and a named roll's) and gives its page's
+    context, showing what was typed after a refusal with each message by what it is about."""
 
-    def start(self, request: HttpRequest, campaign: Campaign) -> HttpResponse: ...
+    #: The step's page (it extends ``characters/create/base.html``).
+    template: ClassVar[str]
+    #: The part of the page a named roll swaps with htmx ("": the whole page).
+    partial: ClassVar[str]
 
-    def step(self, request: HttpRequest, character: Character, step: str) -> HttpResponse: ...
+    def __init__(self, character: Character, step: CreationStep, data: QueryDict | None = None) -> None: ...
+
+    def value(self) -> Mapping[str, Any]:
+        """What was posted, as the step's value; :class:`Refused` with each problem by its form field."""
+        ...
+
+    def context(self, error: str, errors: Mapping[str, str]) -> dict[str, Any]:
+        """The page's own context: the step as the draft has it, or as posted (a bound form), with
+        ``errors`` (by field, in a player's words) placed and ``error`` said at the top."""
+        ...
 
 
-_OWN_PAGES: dict[str, OwnPages] = {}
+_STEP_FORMS: dict[str, dict[str, type[StepForm]]] = {}
 
 
-def register(system: str, pages: OwnPages) -> None:
-    """Use ``pages`` for the creation of ``system``'s characters."""
-    _OWN_PAGES[system] = pages
+def register(system: str, forms: Mapping[str, type[StepForm]]) -> None:
+    """Use ``forms`` (by step key) for those creation steps of ``system``'s characters."""
+    _STEP_FORMS.setdefault(system, {}).update(forms)
 
 
-def own_pages(system: str) -> OwnPages | None:
-    return _OWN_PAGES.get(system)
+def step_form(system: str, step: str) -> type[StepForm] | None:
+    """The system's own form of ``step``, or None for the one made from the sheet model."""
+    return _STEP_FORMS.get(system, {}).get(step)
 
 
 def steps(character: Character) -> tuple[CreationStep, ...]:
@@ -105,16 +122,24 @@ def clean_name(name: str) -> str:
 
 
 @transaction.atomic
-def start(*, campaign: Campaign, owner: AbstractBaseUser, name: str) -> Character:
-    """A new draft in ``campaign``: the system's fresh draft, with the first step to go."""
+def start(
+    *, campaign: Campaign, owner: AbstractBaseUser, name: str, given: Mapping[str, str] | None = None
+) -> Character:
+    """A new draft in ``campaign``: the system's fresh draft with what the first page asked besides the
+    name (``given``, by the system's ``start_fields``), with the first step to go."""
     if campaign.archived_at is not None:
         raise Conflict("This campaign is archived; no new characters can join it.")
-    clean = clean_name(name)
     rules = systems.get(campaign.system)
+    asked = {field.key: (given or {}).get(field.key, "") for field in rules.start_fields}
+    try:
+        sheet = rules.start_draft(campaign.settings, {**asked, "name": name})
+    except SheetInvalid as error:
+        raise write.refusal(error) from None
+    clean = clean_name(name)
     character = Character.objects.create(campaign=campaign, owner=owner, name=clean)
     character = write.lock(character.pk)
     try:
-        return write.write(character, rules.new_draft(campaign.settings), by=owner, what="Started")
+        return write.write(character, sheet, by=owner, what="Started")
     except SheetInvalid as error:
         raise write.refusal(error) from None
 
@@ -131,46 +156,75 @@ def _locked(character_id: int, version: int) -> Character:
 
 
 @transaction.atomic
-def roll(*, character_id: int, version: int, step: str, by: AbstractBaseUser, rng: Random) -> Character:
-    """The server's dice of ``step``, rolled once and kept (the system never rolls a step twice)."""
+def roll(
+    *, character_id: int, version: int, step: str, by: AbstractBaseUser | None, rng: Random, roll: str = "",
+    value: Mapping[str, Any] | None = None,
+) -> Character:  # fmt: skip
+    """A roll the player asks for at ``step``: its server's dice (``roll`` "": rolled once and kept, the
+    system never rolls a step twice, and a deleted draft's dice come back) or one of the step's other
+    ``rolls``, with what the player had typed at the step (``value``) saved with it."""
     character = _locked(character_id, version)
     found = step_of(character, step)
-    if found is None or not found.server_rolls:
-        raise Refused("The server rolls nothing at this step.")
+    if found is None or (not found.server_rolls if not roll else roll not in dict(found.rolls)):
+        raise Refused("The server rolls nothing at this step." if not roll else "There is no such roll at this step.")
+    rules, document, options = character.rules, character.document, character.campaign.settings
+
+    def rolled(dice: Random) -> Any:
+        return rules.roll_at(document, step, roll, value or {}, options, dice)
+
     try:
-        sheet = creation_dice.roll_kept(
-            character,
-            step,
-            rng,
-            lambda dice: character.rules.roll_step(character.document, step, character.campaign.settings, dice),
-        )
+        sheet = creation_dice.roll_kept(character, step, rng, rolled) if not roll else rolled(rng)
+    except SheetInvalid as error:
+        raise write.refusal(error) from None
     except SpecError as error:
-        raise Refused(write.sentence(error.message)) from None
-    if sheet == character.document:
+        message = write.sentence(error.message)
+        raise Refused(message, errors={error.field: message}) from None
+    if sheet == document:
         return character
+    what = rules.creation_words(document, sheet, step, roll, options) or f"Rolled at {found.label}"
     try:
-        return write.write(character, sheet, by=by, what=f"Rolled at {found.label}")
+        return write.write(character, sheet, by=by, what=what)
     except SheetInvalid as error:
         raise write.refusal(error) from None
 
 
 @transaction.atomic
-def fill(*, character_id: int, version: int, step: str, value: Mapping[str, Any], by: AbstractBaseUser) -> Character:
+def fill(
+    *, character_id: int, version: int, step: str, value: Mapping[str, Any], by: AbstractBaseUser | None
+) -> Character:
     """What the player gives at ``step`` (its fields, as JSON), checked by the system; :class:`Refused`
-    with each problem at its document path."""
+    with each problem at its document path. What the GM gives at a step is approved as the GM gives it:
+    anything of the step that waits for the GM's approval (a player's gear) is approved with it."""
     character = _locked(character_id, version)
     found = step_of(character, step)
     if found is None or not reached(character, step):
         raise Refused("This step is not open yet.")
+    rules, options = character.rules, character.campaign.settings
     try:
-        sheet = character.rules.fill_step(character.document, step, value, character.campaign.settings)
-        return write.write(character, sheet, by=by, what=found.label)
+        sheet = rules.fill_step(character.document, step, value, options)
+        if _is_gm(character, by):
+            for item in rules.awaiting(sheet):
+                if item.section in (found.key, *found.fields):
+                    sheet = rules.decide(sheet, item.item, approve=True)
+        if sheet == character.document:
+            return character  # nothing changed (a step with nothing to choose, saved again): nothing recorded
+        what = rules.creation_words(character.document, sheet, step, None, options) or found.label
+        return write.write(character, sheet, by=by, what=what)
     except SheetInvalid as error:
         raise write.refusal(error) from None
 
 
+def _is_gm(character: Character, user: AbstractBaseUser | None) -> bool:
+    return (
+        user is not None
+        and Membership.objects.filter(
+            campaign_id=character.campaign_id, user_id=user.pk, role=Membership.Role.GM
+        ).exists()
+    )
+
+
 @transaction.atomic
-def finish(*, character_id: int, version: int, by: AbstractBaseUser) -> Character:
+def finish(*, character_id: int, version: int, by: AbstractBaseUser | None) -> Character:
     """Every step done: the system finishes the draft and the character joins the party."""
     character = _locked(character_id, version)
     try:

@@ -1,16 +1,18 @@
-"""The guided creation pages, for every system: a name, then one page per creation step.
+"""The guided creation pages, for every system: a name (and what else the system asks first), then
+one page per creation step.
 
-A step the server rolls at has a Roll button (once rolled, what was rolled is shown and kept);
-a step with fields has a form, the system's own of the step's key (``editing.register``) or one
-made from the sheet model (:mod:`characters.generated`), which keeps everything typed after an
-error, with each message by its field; the last step finishes the character. A system with
-creation pages of its own (``drafting.register``) gets them instead.
-Plain forms throughout: the flow works without JavaScript.
+A step the server rolls at has a Roll button (once rolled, what was rolled is shown and kept), and
+a step may offer other rolls (each its own button, saving what was typed with it); a step with fields
+has a form: the system's own of the step (``drafting.register``, with its own page) or one made from
+the sheet model (:mod:`characters.generated`). Either keeps everything typed after an error, with
+each message by its field; the last step finishes the character. Plain forms throughout: the flow
+works without JavaScript; with htmx, a named roll swaps the part of the page the system's form names.
 """
 
 from __future__ import annotations
 
 import secrets
+from collections.abc import Mapping
 from typing import Any
 
 from django.contrib import messages
@@ -33,14 +35,12 @@ NO_VERSION = "This form did not say which version of the draft it was made from,
 @require_http_methods(["GET", "HEAD", "POST"])
 def start(request: HttpRequest, campaign_pk: int) -> HttpResponse:
     campaign = campaign_for(request.user, campaign_pk)
-    own = drafting.own_pages(campaign.system)
-    if own is not None:
-        return own.start(request, campaign)
-    values = {"name": request.POST.get("name", "")}
+    fields = campaign.rules.start_fields
+    values = {"name": request.POST.get("name", ""), **{f.key: request.POST.get(f.key, "") for f in fields}}
     error, status, field_errors = None, 200, {}
     if request.method == "POST":
         try:
-            character = drafting.start(campaign=campaign, owner=request.user, name=values["name"])
+            character = drafting.start(campaign=campaign, owner=request.user, name=values["name"], given=values)
         except Refused as refused:
             error, status = refused.message, refused.status
             field_errors = {key: message for key, message in refused.errors.items() if key in values}
@@ -48,26 +48,39 @@ def start(request: HttpRequest, campaign_pk: int) -> HttpResponse:
             first = character.rules.creation_steps[0].key
             return redirect("characters:create-step", pk=character.pk, step=first)
     steps = [step.label for step in campaign.rules.creation_steps]
+    asked = [
+        {"key": f.key, "label": f.label, "hint": f.hint, "max_length": f.max_length, "value": values[f.key],
+         "error": field_errors.get(f.key, "")}
+        for f in fields
+    ]  # fmt: skip
     context = {"campaign": campaign, "values": values, "error": error, "field_errors": field_errors, "steps": steps,
-               "ask_concept": False}  # fmt: skip
+               "asked": asked, "said": [f.said for f in fields if f.said]}  # fmt: skip
     return render(request, "characters/create/start.html", context, status=status)
 
 
 def _form(character: Character, step: CreationStep, data: Any = None) -> Any:
-    """The step's form: the system's own form of that key (``editing.register``), else one made from
-    the sheet model; None for a step with nothing to fill in."""
+    """The step's form: the system's own (``drafting.register``), else one made from the sheet model;
+    None for a step with nothing to fill in."""
+    own = drafting.step_form(character.system, step.key)
+    if own is not None:
+        return own(character, step, data)
     if not step.fields:
         return None
     section = EditSection(step.key, step.label.lower(), fields=step.fields)
     return editing.edit_for(character, step.key)(character, data, gm=character.viewer_is_gm, section=section)
 
 
+def _own(form: Any) -> bool:
+    return form is not None and not isinstance(form, editing.SectionEdit)
+
+
 def _page(
     request: HttpRequest, character: Character, step: CreationStep, *, form: Any = None, error: str = "",
-    status: int = 200,
+    errors: Mapping[str, str] | None = None, status: int = 200, partial: str = "",
 ) -> HttpResponse:  # fmt: skip
     keys = [s.key for s in drafting.steps(character)]
     progress = keys.index(drafting.progress(character))
+    form = form if form is not None else _form(character, step)
     context = {
         "character": character,
         "campaign": character.campaign,
@@ -78,12 +91,25 @@ def _page(
             for i, s in enumerate(drafting.steps(character))
         ],
         "last": step.key == keys[-1],
-        "form": form if form is not None else _form(character, step),
+        "form": form,
         "problems": drafting.problems_at(character, step) if step.server_rolls else {},
         "rolls": character.rules.summary(character.document).rolls,
         "error": error,
     }
-    return render(request, "characters/create/step.html", context, status=status)
+    template = "characters/create/step.html"
+    if _own(form):
+        context.update(form.context(error, errors or {}))
+        template = form.template
+    return render(request, f"{template}#{partial}" if partial else template, context, status=status)
+
+
+def _asked_roll(request: HttpRequest, step: CreationStep) -> str | None:
+    """The roll a button asks for: "" for the step's own dice, a key of the step's other rolls, or None."""
+    action = request.POST.get("action", "")
+    if action == "roll":
+        return ""
+    key = action.removeprefix("roll-")
+    return key if action.startswith("roll-") and key in dict(step.rolls) else None
 
 
 @require_http_methods(["GET", "HEAD", "POST"])
@@ -91,9 +117,6 @@ def step(request: HttpRequest, pk: int, step: str) -> HttpResponse:
     character = access.character_for(request.user, pk, write=True)
     if character.status != Character.Status.DRAFT:
         return redirect("characters:sheet", pk=character.pk)
-    own = drafting.own_pages(character.system)
-    if own is not None:
-        return own.step(request, character, step)
     found = drafting.step_of(character, step)
     if found is None or not drafting.reached(character, step):
         if found is not None:
@@ -103,24 +126,34 @@ def step(request: HttpRequest, pk: int, step: str) -> HttpResponse:
         return _page(request, character, found)
 
     action = request.POST.get("action", "next")
+    roll = _asked_roll(request, found)
     version = version_number(request.POST.get("version", ""))
     form = _form(character, found, request.POST)
+    # With htmx, another roll of a step swaps the part of the page the system's form names.
+    swap = bool(roll) and _own(form) and request.htmx and not request.htmx.history_restore_request
+    partial = form.partial if swap else ""
     if version is None:
-        return _page(request, character, found, form=form, status=400, error=NO_VERSION)
+        return _page(request, character, found, form=form, status=400, error=NO_VERSION, partial=partial)
     try:
-        if action == "roll":
-            drafting.roll(character_id=character.pk, version=version, step=found.key, by=request.user,
-                          rng=secrets.SystemRandom())  # fmt: skip
+        if roll is not None:
+            value = _value(form) if roll else {}
+            if value is None:
+                return _page(request, character, found, form=form, status=400, error=CHECK_BELOW, partial=partial)
+            character = drafting.roll(character_id=character.pk, version=version, step=found.key, by=request.user,
+                                      rng=secrets.SystemRandom(), roll=roll, value=value)  # fmt: skip
+            if partial:
+                return _page(request, character, found, partial=partial)
             return redirect("characters:create-step", pk=character.pk, step=found.key)
-        if form is not None:
-            if not form.is_valid():
+        if form is not None and found.fields:
+            value = _value(form)
+            if value is None:
                 return _page(request, character, found, form=form, status=400, error=CHECK_BELOW)
-            character = drafting.fill(character_id=character.pk, version=version, step=found.key,
-                                      value=form.values(), by=request.user)  # fmt: skip
+            character = drafting.fill(character_id=character.pk, version=version, step=found.key, value=value,
+                                      by=request.user)  # fmt: skip
             version = character.version
         elif drafting.problems_at(character, found):
             first = next(iter(drafting.problems_at(character, found).values()))
-            return _page(request, character, found, status=400, error=first)
+            return _page(request, character, found, form=form, status=400, error=first)
         if action == "later":
             messages.success(request, f"{character.name} is saved as a draft: finish it any time.")
             return redirect(reverse("campaigns:detail", args=[character.campaign_id]))
@@ -130,15 +163,28 @@ def step(request: HttpRequest, pk: int, step: str) -> HttpResponse:
         drafting.finish(character_id=character.pk, version=version, by=request.user)
     except drafting.StaleDraft as stale:
         fresh = access.character_for(request.user, pk, write=True)
-        return _page(request, fresh, found, form=form, error=stale.message, status=409)
+        if _own(form):
+            form = _form(fresh, found, request.POST)
+        return _page(request, fresh, found, form=form, error=stale.message, status=409, partial=partial)
     except Refused as refused:
         error = refused.message
-        if form is not None and form.data is not None and refused.errors:
+        if not _own(form) and form is not None and form.data is not None and refused.errors:
             form.add_errors({where: [message] for where, message in refused.errors.items()})
             error = CHECK_BELOW  # each message is by its field, and in the summary above the form
-        return _page(request, character, found, form=form, error=error, status=refused.status)
+        return _page(request, character, found, form=form, error=error, errors=refused.errors, status=refused.status,
+                     partial=partial)  # fmt: skip
     messages.success(request, f"{character.name} is ready to play.")
     return redirect("characters:sheet", pk=character.pk)
+
+
+def _value(form: Any) -> Mapping[str, Any] | None:
+    """What the step's form was given, as the step's value; None when the generated form refuses it (its
+    messages are by its fields). A system's own form refuses with :class:`Refused`."""
+    if form is None:
+        return {}
+    if _own(form):
+        return form.value()
+    return form.values() if form.is_valid() else None
 
 
 @require_http_methods(["GET", "HEAD", "POST"])

@@ -1,8 +1,8 @@
 """One registry for a system's Django side: a system's package (``games/<key>/``) says in one
 :class:`DjangoSide` what it presents that the generic pages cannot make, and :func:`register` hands each
 piece to the app that uses it. Every piece is optional, and each app has its generic default: the
-section forms and the options form generated from the system's models, the generic creation steps, the
-generic roll page, the attack form made from the system's attack choices, and the API's sheet document
+section forms and the options form generated from the system's models, the generic creation step
+pages, the generic roll page, the attack form made from the system's attack choices, and the API's sheet document
 with no named fields."""
 
 from __future__ import annotations
@@ -25,11 +25,12 @@ __all__ = ["DjangoSide", "register"]
 @dataclass(frozen=True, slots=True)
 class DjangoSide:
     """What a system presents itself, each piece in place of the generic one: section forms by section (or
-    creation step) key, creation pages, a roll page, an attack form in an encounter, an options form, and
-    what it adds to the JSON API (named fields, a PATCH, endpoints of its own)."""
+    generated creation step) key, its own creation step forms (each with its page) by step key, a roll
+    page, an attack form in an encounter, an options form, and what it adds to the JSON API (named
+    fields, a PATCH, endpoints of its own)."""
 
     section_forms: Mapping[str, type[SectionEdit]] = field(default_factory=dict)
-    creation_pages: drafting.OwnPages | None = None
+    creation_forms: Mapping[str, type[drafting.StepForm]] = field(default_factory=dict)
     roll_page: sheet_roll_views.RollPage | None = None
     attack_form: Callable[[Mapping[str, Any]], encounter_views.AttackForm] | None = None
     options_form: type[forms.Form] | None = None
@@ -40,8 +41,8 @@ def register(key: str, side: DjangoSide) -> None:
     """Hand each piece of ``side`` to the app that presents it, for campaigns of system ``key``."""
     if side.section_forms:
         editing.register(key, side.section_forms)
-    if side.creation_pages is not None:
-        drafting.register(key, side.creation_pages)
+    if side.creation_forms:
+        drafting.register(key, side.creation_forms)
     if side.roll_page is not None:
         sheet_roll_views.register(key, side.roll_page)
     if side.attack_form is not None:

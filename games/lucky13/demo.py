@@ -12,50 +12,42 @@ import secrets
 from typing import Any
 
 from campaigns.models import Campaign, Membership
-from characters import ledger, operations
+from characters import drafting, ledger, operations
 from characters.models import Character, LedgerEntry
 from games import demo
-from games.lucky13 import creation
-from games.lucky13.creation import ArmorChoice, AssetChoice, SpecializationChoice, TraitChoice, WeaponChoice
 from play import encounters, requests, rolls, sheet_rolls
 from play.models import Encounter, Roll
-from rules.dice import StepDie
 from rules.systems import lucky13
 
 CAMPAIGN = "The Sunken Crown"
 ENCOUNTER = "Ambush at the Drowned Bell"
-D = StepDie.parse
 #: The drowned sailors of the demo's encounter: a quick stat block as the GM's form sends it.
 SAILOR: dict[str, str] = {"reflex": "d6", "combat": "d4", "accuracy": "d6", "damage": "d6", "armor": "", "pulse": "d4",
                           "hit_points": ""}  # fmt: skip
 
-#: Brunella and Casimir, the duelists of the rule text's combat example ("Combat").
+#: Brunella and Casimir, the duelists of the rule text's combat example ("Combat"): what their players
+#: give at each creation step.
 CHARACTERS: dict[str, dict[str, Any]] = {
     "alice": {
         "name": "Brunella",
         "concept": "Sellsword with a broadsword",
         "abilities": ["d6", "d4", "d10", "d6", "d8"],
-        "specializations": [
-            SpecializationChoice("Fighting", "Broadsword"),
-            SpecializationChoice("Sneaking", "Disguise"),
-        ],
-        "traits": [TraitChoice("background", "Mercenary", "Ten years in the free companies.")],
-        "assets": [AssetChoice("Old harbour map", 2, "thing", ("Sneaking",))],
-        "weapons": [WeaponChoice("Broadsword", D("d8"), D("d10"))],
+        "specializations": [{"skill": "Fighting", "name": "Broadsword"}, {"skill": "Sneaking", "name": "Disguise"}],
+        "traits": [{"kind": "background", "name": "Mercenary", "description": "Ten years in the free companies."}],
+        "assets": [{"name": "Old harbour map", "level": 2, "kind": "thing", "skills": ["Sneaking"]}],
+        "weapons": [{"name": "Broadsword", "accuracy": "d8", "damage": "d10"}],
         "armor": [],
     },
     "bob": {
         "name": "Casimir",
         "concept": "Hedge knight in chainmail",
         "abilities": ["d10", "d4", "d8", "d6", "d6"],
-        "specializations": [
-            SpecializationChoice("Fighting", "Shield wall"),
-            SpecializationChoice("Healing", "Bind wounds"),
-        ],
-        "traits": [TraitChoice("background", "Knightly training", "Squire to a drowned lord.")],
-        "assets": [AssetChoice("Brother Aldo", 3, "person", ("Healing",), "A monk who owes him a favour.")],
-        "weapons": [WeaponChoice("Longsword", D("d6"), D("d8"))],
-        "armor": [ArmorChoice("Chainmail", D("d6"))],
+        "specializations": [{"skill": "Fighting", "name": "Shield wall"}, {"skill": "Healing", "name": "Bind wounds"}],
+        "traits": [{"kind": "background", "name": "Knightly training", "description": "Squire to a drowned lord."}],
+        "assets": [{"name": "Brother Aldo", "level": 3, "kind": "person", "skills": ["Healing"],
+                    "description": "A monk who owes him a favour."}],
+        "weapons": [{"name": "Longsword", "accuracy": "d6", "damage": "d8"}],
+        "armor": [{"name": "Chainmail", "defense": "d6"}],
     },
 }  # fmt: skip
 
@@ -99,15 +91,19 @@ def load() -> str:
 
 def _create(campaign: Campaign, owner: Any, sheet: dict[str, Any]) -> None:
     """Through the same creation steps a player takes, so the demo obeys every rule."""
-    character = creation.start_character(campaign=campaign, owner=owner, name=sheet["name"], concept=sheet["concept"])
-    ids = {"character_id": character.pk, "by": owner}
-    dice = dict(zip(lucky13.ABILITY_KEYS, map(D, sheet["abilities"]), strict=True))
-    creation.assign_abilities(**ids, array="balanced", dice=dice)
-    creation.set_skills(**ids)
-    creation.set_specializations(**ids, choices=sheet["specializations"], took_impairment=False)
-    creation.set_traits(**ids, traits=sheet["traits"])
-    creation.set_equipment(**ids, assets=sheet["assets"], weapons=sheet["weapons"], armor=sheet["armor"])
-    creation.finish(**ids)
+    character = drafting.start(campaign=campaign, owner=owner, name=sheet["name"], given={"concept": sheet["concept"]})
+    abilities = dict(zip(lucky13.ABILITY_KEYS, sheet["abilities"], strict=True))
+    values = {
+        "abilities": {"ability_method": "balanced", "abilities": abilities},
+        "skills": {},
+        "specializations": {"specializations": sheet["specializations"], "took_impairment": False},
+        "traits": {"traits": sheet["traits"]},
+        "equipment": {"assets": sheet["assets"], "weapons": sheet["weapons"], "armor": sheet["armor"]},
+    }
+    for step, value in values.items():
+        character = drafting.fill(character_id=character.pk, version=character.version, step=step, value=value,
+                                  by=owner)  # fmt: skip
+    drafting.finish(character_id=character.pk, version=character.version, by=owner)
     # The player's gear waited for the GM, who approved it when the character joined the party.
     gm = campaign.memberships.get(role=Membership.Role.GM).user
     finished = Character.objects.get(pk=character.pk)

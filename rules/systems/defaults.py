@@ -13,12 +13,22 @@ to say. A system overrides what it has.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
+from random import Random
 from typing import Any, ClassVar
 
 from pydantic import BaseModel, ValidationError
 
 from rules.document import Problem, problems_of
-from rules.systems.base import Awaiting, LegacyRead, Option, OptionsError, SheetInvalid, SpecError, Worded
+from rules.systems.base import (
+    Awaiting,
+    LegacyRead,
+    Option,
+    OptionsError,
+    SheetInvalid,
+    SpecError,
+    StartField,
+    Worded,
+)
 from rules.systems.moves import Move, TableRules
 
 __all__ = ["SystemDefaults", "options_of"]
@@ -94,6 +104,28 @@ class SystemDefaults:
             raise SheetInvalid(problems_of(error)) from None
         except (ValueError, TypeError, AttributeError) as error:
             raise SheetInvalid([Problem(field="sheet", message=str(error))]) from None
+
+    # --- Creation ---------------------------------------------------------------------------------
+
+    start_fields: tuple[StartField, ...] = ()
+    new_draft: Callable[..., Any]
+    roll_step: Callable[..., Any]
+
+    def start_draft(self, options: Mapping[str, Any], given: Mapping[str, str]) -> Any:
+        """A fresh draft: the first page asks the name alone."""
+        return self.new_draft(options)
+
+    def roll_at(
+        self, sheet: Any, step: str, roll: str, value: Mapping[str, Any], options: Mapping[str, Any], rng: Random
+    ) -> Any:
+        """The step's own dice (:meth:`roll_step`); no other rolls."""
+        if roll:
+            raise SpecError("roll", f"there is no roll {roll!r} at the {step} step")
+        return self.roll_step(sheet, step, options, rng)
+
+    def creation_words(self, before: Any, after: Any, step: str, roll: str | None, options: Mapping[str, Any]) -> str:
+        """The platform's words for every save of a creation step."""
+        return ""
 
     # --- Words, what waits, an adventure's end ----------------------------------------------------
 

@@ -13,7 +13,7 @@ from django.utils import timezone
 
 from campaigns.models import Campaign
 from characters.models import Character, SheetChange
-from games.lucky13 import creation
+from tests.characters import lucky13_drafts as creation
 from tests.characters.test_awaiting import equipped
 
 pytestmark = pytest.mark.django_db

@@ -9,11 +9,11 @@ from django.urls import reverse
 
 from campaigns.models import Campaign, Membership
 from characters.models import Character, SheetChange
-from games.lucky13 import creation
-from games.lucky13.creation import ArmorChoice, AssetChoice, WeaponChoice
 from rules.dice import StepDie
 from rules.systems import lucky13
 from tests.campaigns.helpers import text
+from tests.characters import lucky13_drafts as creation
+from tests.characters.lucky13_drafts import ArmorChoice, AssetChoice, WeaponChoice
 
 pytestmark = pytest.mark.django_db
 

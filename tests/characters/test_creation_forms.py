@@ -12,9 +12,9 @@ from django.urls import reverse
 
 from campaigns.models import Campaign, Membership
 from characters.models import Character
-from games.lucky13 import creation
 from rules.dice import StepDie
 from rules.systems import lucky13
+from tests.characters import lucky13_drafts as creation
 
 pytestmark = pytest.mark.django_db
 

@@ -12,13 +12,13 @@ import re
 import pytest
 from django.urls import reverse
 
+from campaigns.errors import Refused
 from campaigns.models import Campaign, Membership
 from characters.models import Character, SheetChange
-from games.lucky13 import creation
-from games.lucky13.creation import TraitChoice
 from rules.dice import StepDie
 from rules.systems import lucky13
-from rules.systems.lucky13 import SheetError
+from tests.characters import lucky13_drafts as creation
+from tests.characters.lucky13_drafts import TraitChoice
 
 pytestmark = pytest.mark.django_db
 
@@ -69,7 +69,7 @@ def url(character: Character) -> str:
 def dice(monkeypatch: pytest.MonkeyPatch) -> random.Random:
     """The view's rolls use this seeded rng (secrets.SystemRandom in production)."""
     rng = random.Random(6)
-    monkeypatch.setattr("games.lucky13.creation_views.secrets.SystemRandom", lambda: rng)
+    monkeypatch.setattr("characters.drafting_views.secrets.SystemRandom", lambda: rng)
     return rng
 
 
@@ -107,10 +107,10 @@ def test_rolling_never_gives_a_trait_twice_and_refuses_when_all_are_taken(tabled
     assert sorted(names) == sorted(e["name"] for e in BACKGROUNDS)
     assert [r.name for r in character.document.creation.table_rolls] == names
 
-    with pytest.raises(SheetError) as refused:
+    with pytest.raises(Refused) as refused:
         creation.roll_on_table(character_id=character.pk, version=character.version, kind="background", rng=rng)
-    assert refused.value.field == "background_roll"
-    assert "every background of the campaign's table (3) is on this character already" in refused.value.message
+    assert list(refused.value.errors) == ["background_roll"]
+    assert "Every background of the campaign's table (3) is on this character already" in refused.value.message
     assert saved(character).version == character.version
 
 
@@ -138,7 +138,7 @@ def test_an_impairment_owed_does_not_stop_a_roll_but_still_stops_the_step(tabled
     character = at_traits(tabled, player, took_impairment=True)
     rolled = creation.roll_on_table(character_id=character.pk, kind="background", rng=random.Random(2))
     assert [kind for kind, _, _ in traits(rolled)] == ["background"]
-    with pytest.raises(SheetError, match="you took an impairment"):
+    with pytest.raises(Refused, match=r"(?i)you took an impairment"):
         creation.set_traits(character_id=character.pk, traits=[TraitChoice("background", traits(rolled)[0][1])])
     rolled = creation.roll_on_table(character_id=character.pk, kind="impairment", rng=random.Random(2))
     creation.set_traits(
@@ -160,17 +160,17 @@ def test_a_roll_from_a_stale_page_is_refused_and_nothing_changes(tabled, player,
 
 def test_a_roll_needs_a_table_and_the_step(gm, player, campaign) -> None:
     character = at_traits(campaign, player)
-    with pytest.raises(SheetError, match="this campaign has no table of impairments"):
+    with pytest.raises(Refused, match=r"(?i)this campaign has no table of impairments"):
         creation.roll_on_table(character_id=character.pk, kind="impairment", rng=random.Random(1))
     early = creation.start_character(campaign=campaign, owner=player, name="Early")
-    with pytest.raises(SheetError, match="choose the specializations first"):
+    with pytest.raises(Refused, match=r"(?i)choose the specializations first"):
         creation.roll_on_table(character_id=early.pk, kind="background", rng=random.Random(1))
 
 
 def test_a_roll_is_refused_when_the_step_is_full(tabled, player) -> None:
     character = at_traits(tabled, player)
     full = [TraitChoice("background", f"Past {i}") for i in range(creation.MAX_ROWS)]
-    with pytest.raises(SheetError, match=f"at most {creation.MAX_ROWS} backgrounds and impairments"):
+    with pytest.raises(Refused, match=rf"(?i)at most {creation.MAX_ROWS} backgrounds and impairments"):
         creation.roll_on_table(character_id=character.pk, kind="impairment", rng=random.Random(1), traits=full)
     assert traits(character) == []
 

@@ -20,6 +20,12 @@ def saved(character: Character) -> Character:
     return Character.objects.get(pk=character.pk)
 
 
+def post(client, character: Character, step: str, data: dict | None = None):
+    """A step's form posted as its page sends it: with the draft's version the page was made from (the
+    draft's version now, unless ``data`` says another)."""
+    return client.post(step_url(character, step), {"version": saved(character).version, **(data or {})})
+
+
 def skill_id(character: Character, name: str) -> str:
     return str(next(s.id for s in saved(character).document.skills if s.name == name))
 
@@ -39,31 +45,29 @@ def test_a_player_creates_a_character_with_the_array_method_from_start_to_finish
     assert page.status_code == 200
     assert "Balanced" in page.content.decode()
     dice = {"will": "d6", "charm": "d4", "pulse": "d10", "intellect": "d6", "reflex": "d8"}
-    response = client.post(step_url(character, "abilities"), {"method": "balanced", **dice, "action": "next"})
+    response = post(client, character, "abilities", {"method": "balanced", **dice, "action": "next"})
     assert response["Location"] == step_url(character, "skills")
 
     assert client.get(step_url(character, "skills")).status_code == 200
-    response = client.post(step_url(character, "skills"), {"action": "next"})
+    response = post(client, character, "skills", {"action": "next"})
     assert response["Location"] == step_url(character, "specializations")
 
     fighting, sneaking = skill_id(character, "Fighting"), skill_id(character, "Sneaking")
     page = client.get(step_url(character, "specializations")).content.decode()
     assert f'<option value="{fighting}">Fighting</option>' in page
-    response = client.post(
-        step_url(character, "specializations"),
+    response = post(
+        client, character, "specializations",
         {"spec-0-skill": fighting, "spec-0-name": "Broadsword", "spec-1-skill": "", "spec-1-name": ""},
-    )
+    )  # fmt: skip
     assert response["Location"] == step_url(character, "traits")
 
-    response = client.post(
-        step_url(character, "traits"),
+    response = post(
+        client, character, "traits",
         {"trait-0-kind": "background", "trait-0-name": "Mercenary", "trait-0-description": "Free companies"},
-    )
+    )  # fmt: skip
     assert response["Location"] == step_url(character, "equipment")
 
-    response = client.post(
-        step_url(character, "equipment"),
-        {
+    response = post(client, character, "equipment", {
             "asset-0-name": "Old map", "asset-0-kind": "thing", "asset-0-level": "2", "asset-0-skills": [sneaking],
             "weapon-0-name": "Broadsword", "weapon-0-accuracy": "d8", "weapon-0-damage": "d10",
             "armor-0-name": "", "armor-0-defense": "d4",
@@ -75,7 +79,7 @@ def test_a_player_creates_a_character_with_the_array_method_from_start_to_finish
     assert "Broadsword" in review
     assert "Old map" in review
 
-    response = client.post(step_url(character, "review"), {"action": "next"})
+    response = post(client, character, "review", {"action": "next"})
     assert response["Location"] == reverse("characters:sheet", args=[character.pk])
     character.refresh_from_db()
     sheet = character.document
@@ -90,7 +94,7 @@ def test_a_player_creates_a_character_with_the_array_method_from_start_to_finish
 def test_random_abilities_are_rolled_by_the_server_on_a_post(client, campaign, player) -> None:
     client.force_login(player)
     character = start(client, campaign)
-    response = client.post(step_url(character, "abilities"), {"action": "roll", "will": "d12"})
+    response = post(client, character, "abilities", {"action": "roll", "will": "d12"})
     assert response.status_code == 302
     character.refresh_from_db()
     assert character.document.creation.ability_method == "random"
@@ -103,7 +107,7 @@ def test_a_bad_array_is_a_400_with_the_rule_and_nothing_saved(client, campaign, 
     client.force_login(player)
     character = start(client, campaign)
     dice = {"will": "d12", "charm": "d12", "pulse": "d10", "intellect": "d6", "reflex": "d8"}
-    response = client.post(step_url(character, "abilities"), {"method": "balanced", **dice})
+    response = post(client, character, "abilities", {"method": "balanced", **dice})
     assert response.status_code == 400
     page = response.content.decode()
     assert "The balanced array is d4 d6 d6 d8 d10: too many d12." in page
@@ -115,7 +119,7 @@ def test_a_bad_array_is_a_400_with_the_rule_and_nothing_saved(client, campaign, 
 def test_a_missing_die_is_a_400(client, campaign, player) -> None:
     client.force_login(player)
     character = start(client, campaign)
-    response = client.post(step_url(character, "abilities"), {"method": "balanced", "will": "d6"})
+    response = post(client, character, "abilities", {"method": "balanced", "will": "d6"})
     assert response.status_code == 400
     assert "Choose a die for Charm." in response.content.decode()
 
@@ -124,7 +128,7 @@ def test_save_and_finish_later_keeps_the_draft(client, campaign, player) -> None
     client.force_login(player)
     character = start(client, campaign)
     dice = {"will": "d6", "charm": "d4", "pulse": "d10", "intellect": "d6", "reflex": "d8"}
-    response = client.post(step_url(character, "abilities"), {"method": "balanced", **dice, "action": "later"})
+    response = post(client, character, "abilities", {"method": "balanced", **dice, "action": "later"})
     assert response["Location"] == reverse("campaigns:detail", args=[campaign.pk])
     character.refresh_from_db()
     assert character.status == "draft"
@@ -157,7 +161,7 @@ def test_the_gm_may_help_but_other_players_may_not_touch_a_draft(client, campaig
     assert client.get(step_url(character, "abilities")).status_code == 200
     client.force_login(other_player)
     assert client.get(step_url(character, "abilities")).status_code == 404
-    assert client.post(step_url(character, "abilities"), {"action": "roll"}).status_code == 404
+    assert post(client, character, "abilities", {"action": "roll"}).status_code == 404
     character.refresh_from_db()
     assert character.document.creation.ability_method == ""
 
@@ -188,11 +192,11 @@ def test_a_step_saved_from_a_stale_page_is_refused_with_409_and_nothing_changes(
     character = start(client, campaign)
     opened_at = character.version
     dice = {"will": "d6", "charm": "d4", "pulse": "d10", "intellect": "d6", "reflex": "d8"}
-    client.post(step_url(character, "abilities"), {"method": "balanced", **dice, "version": opened_at})
+    post(client, character, "abilities", {"method": "balanced", **dice, "version": opened_at})
 
     # The same page, submitted again from an old tab with other dice.
     other = {"will": "d10", "charm": "d4", "pulse": "d6", "intellect": "d6", "reflex": "d8"}
-    response = client.post(step_url(character, "abilities"), {"method": "balanced", **other, "version": opened_at})
+    response = post(client, character, "abilities", {"method": "balanced", **other, "version": opened_at})
 
     assert response.status_code == 409
     page = response.content.decode()
@@ -208,13 +212,13 @@ def test_a_refused_step_shows_what_was_typed(client, campaign, player) -> None:
     client.force_login(player)
     character = start(client, campaign)
     dice = {"will": "d6", "charm": "d4", "pulse": "d10", "intellect": "d6", "reflex": "d8"}
-    client.post(step_url(character, "abilities"), {"method": "balanced", **dice})
-    client.post(step_url(character, "skills"), {})
-    client.post(step_url(character, "specializations"), {})
-    client.post(step_url(character, "traits"), {})
+    post(client, character, "abilities", {"method": "balanced", **dice})
+    post(client, character, "skills", {})
+    post(client, character, "specializations", {})
+    post(client, character, "traits", {})
 
-    response = client.post(
-        step_url(character, "equipment"),
+    response = post(
+        client, character, "equipment",
         {"asset-0-name": "Lantern", "asset-0-level": "1", "asset-0-kind": "thing",
          "weapon-0-name": "Sword", "weapon-0-accuracy": "d20", "weapon-0-damage": "d6"},
     )  # fmt: skip
@@ -235,22 +239,20 @@ def test_refused_picks_stay_on_the_page(client, gm, player) -> None:
     client.force_login(player)
     character = start(client, campaign)
     dice = {"will": "d6", "charm": "d4", "pulse": "d10", "intellect": "d6", "reflex": "d8"}
-    client.post(step_url(character, "abilities"), {"method": "balanced", **dice})
+    post(client, character, "abilities", {"method": "balanced", **dice})
 
     ids = [s.id for s in saved(character).document.skills]
     too_dear = {f"skill-{i}": "d12" for i in ids}
-    response = client.post(step_url(character, "skills"), {**too_dear, "version": saved(character).version})
+    response = post(client, character, "skills", {**too_dear, "version": saved(character).version})
     page = response.content.decode()
     assert response.status_code == 400
     assert "Those dice cost 25 points; the budget is 15." in page
     assert page.count('<option value="d12" selected>') == len(ids)
     assert all(s.die is None for s in saved(character).document.skills)
 
-    client.post(
-        step_url(character, "skills"), {f"skill-{i}": "d6" for i in ids[:3]} | {f"skill-{i}": "d4" for i in ids[3:]}
-    )
-    response = client.post(
-        step_url(character, "specializations"),
+    post(client, character, "skills", {f"skill-{i}": "d6" for i in ids[:3]} | {f"skill-{i}": "d4" for i in ids[3:]})
+    response = post(
+        client, character, "specializations",
         {"took_impairment": "on", **{f"spec-{n}-skill": str(ids[0]) for n in range(5)},
          **{f"spec-{n}-name": f"Trick {n}" for n in range(5)}},
     )  # fmt: skip
@@ -270,9 +272,9 @@ def test_random_skills_are_rolled_on_a_post_and_a_skill_the_gm_adds_later_too(cl
     client.force_login(player)
     character = start(client, campaign)
     dice = {"will": "d6", "charm": "d4", "pulse": "d10", "intellect": "d6", "reflex": "d8"}
-    client.post(step_url(character, "abilities"), {"method": "balanced", **dice})
+    post(client, character, "abilities", {"method": "balanced", **dice})
     assert "Roll the skills" in client.get(step_url(character, "skills")).content.decode()
-    assert client.post(step_url(character, "skills"), {"action": "roll"})["Location"] == step_url(character, "skills")
+    assert post(client, character, "skills", {"action": "roll"})["Location"] == step_url(character, "skills")
     rolls = {s.name: s.rolled for s in saved(character).document.skills}
     assert all(rolls.values())
     assert "Roll the skills" not in client.get(step_url(character, "skills")).content.decode()
@@ -285,7 +287,7 @@ def test_random_skills_are_rolled_on_a_post_and_a_skill_the_gm_adds_later_too(cl
     page = client.get(step_url(character, "skills")).content.decode()
     assert "Riding" in page
     assert "Roll the skills" in page
-    client.post(step_url(character, "skills"), {"action": "roll"})
+    post(client, character, "skills", {"action": "roll"})
     after = {s.name: s.rolled for s in saved(character).document.skills}
     assert {name: after[name] for name in rolls} == rolls
     assert after["Riding"]
@@ -295,15 +297,11 @@ def test_the_review_shows_the_whole_draft(client, campaign, player) -> None:
     client.force_login(player)
     character = start(client, campaign)
     dice = {"will": "d6", "charm": "d4", "pulse": "d10", "intellect": "d6", "reflex": "d8"}
-    client.post(step_url(character, "abilities"), {"method": "balanced", **dice})
-    client.post(step_url(character, "skills"), {})
-    client.post(
-        step_url(character, "specializations"), {"spec-0-skill": skill_id(character, "Fighting"), "spec-0-name": "Axe"}
-    )
-    client.post(step_url(character, "traits"), {"trait-0-kind": "impairment", "trait-0-name": "Bad knee"})
-    client.post(
-        step_url(character, "equipment"),
-        {"asset-0-name": "Uncle Otto", "asset-0-kind": "person", "asset-0-level": "3",
+    post(client, character, "abilities", {"method": "balanced", **dice})
+    post(client, character, "skills", {})
+    post(client, character, "specializations", {"spec-0-skill": skill_id(character, "Fighting"), "spec-0-name": "Axe"})
+    post(client, character, "traits", {"trait-0-kind": "impairment", "trait-0-name": "Bad knee"})
+    post(client, character, "equipment", {"asset-0-name": "Uncle Otto", "asset-0-kind": "person", "asset-0-level": "3",
          "asset-0-skills": [skill_id(character, "Healing")], "armor-0-name": "Leather", "armor-0-defense": "d4"},
     )  # fmt: skip
     page = client.get(step_url(character, "review")).content.decode()

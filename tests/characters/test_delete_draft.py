@@ -8,8 +8,8 @@ from django.urls import reverse
 from campaigns.errors import Conflict
 from characters import campaign_changes, drafting
 from characters.models import Character, SheetChange
-from games.lucky13 import creation
 from rules.dice import StepDie
+from tests.characters import lucky13_drafts as creation
 from tests.characters.conftest import make_character
 
 pytestmark = pytest.mark.django_db

@@ -9,9 +9,9 @@ from django.urls import reverse
 
 from characters import campaign_changes
 from characters.models import Character
-from games.lucky13 import creation
 from tests.api.conftest import api  # noqa: F401  (fixture)
 from tests.campaigns.helpers import make_character
+from tests.characters import lucky13_drafts as creation
 from tests.characters.conftest import FIGHTING
 from tests.play.test_sheet_live import closed_as_not_a_member, communicator, following, run
 

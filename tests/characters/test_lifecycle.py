@@ -11,7 +11,7 @@ from campaigns.errors import Conflict, NotAllowed
 from campaigns.models import Membership
 from characters import campaign_changes, lifecycle, write
 from characters.models import Character, SheetChange
-from games.lucky13 import creation
+from tests.characters import lucky13_drafts as creation
 from tests.characters.conftest import make_character
 
 pytestmark = pytest.mark.django_db

@@ -21,7 +21,7 @@ SEED = 3
 
 @pytest.fixture
 def seeded(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr("games.lucky13.creation_views.secrets.SystemRandom", lambda: random.Random(SEED))
+    monkeypatch.setattr("characters.drafting_views.secrets.SystemRandom", lambda: random.Random(SEED))
 
 
 @pytest.fixture

@@ -307,3 +307,16 @@ def test_unchanged_options_change_no_sheet(key: str) -> None:
     change = system.change_options(options, options, {}, [("Hero", sheet)])
     assert dict(change.conflicts) == {}
     assert change.sheets == (None,)
+
+
+@pytest.mark.parametrize("key", every_system())
+def test_the_first_page_asks_the_start_fields_and_a_step_offers_only_its_own_rolls(key: str) -> None:
+    system = systems.get(key)
+    options = system.default_options()
+    given = {field.key: "A line" for field in system.start_fields}
+    draft = system.start_draft(options, {**given, "name": "Ada"})
+    document = draft.model_dump(mode="json")
+    assert {field.key: document[field.key] for field in system.start_fields} == given
+    for step in system.creation_steps:
+        with pytest.raises((SpecError, SheetInvalid)):
+            system.roll_at(draft, step.key, "no-such-roll", {}, options, Random(1))

@@ -32,6 +32,7 @@ from rules.systems.base import (
     SheetRoll,
     SpecError,
     Standing,
+    StartField,
     Summary,
     Track,
     Vitals,
@@ -39,7 +40,7 @@ from rules.systems.base import (
     nobody,
 )
 from rules.systems.defaults import SystemDefaults
-from rules.systems.lucky13 import arrival, identity, import_checks, legacy, view
+from rules.systems.lucky13 import arrival, creation, identity, import_checks, legacy, view
 from rules.systems.lucky13.advancement import (
     PurchaseKind,
     SheetSkill,
@@ -107,16 +108,36 @@ from rules.systems.lucky13.vocabulary import (
     SheetError,
 )
 
-#: The steps of guided creation after name and concept, in the rule text's order.
+#: The steps of guided creation after name and concept, in the rule text's order, with what the
+#: player gives at each (:mod:`rules.systems.lucky13.creation` says each value's shape).
 CREATION_STEPS: Final = (
-    CreationStep("abilities", "Abilities", server_rolls=True),
-    CreationStep("skills", "Skills", server_rolls=True),
-    CreationStep("specializations", "Specializations"),
-    CreationStep("traits", "Backgrounds and impairments", fields=("traits",)),
+    CreationStep("abilities", "Abilities", server_rolls=True, fields=("ability_method", "abilities")),
+    CreationStep("skills", "Skills", server_rolls=True, fields=("skills",)),
+    CreationStep("specializations", "Specializations", fields=("specializations", "took_impairment")),
+    CreationStep("traits", "Backgrounds and impairments", fields=("traits",),
+                 rolls=(("background", "Roll a background on the table"),
+                        ("impairment", "Roll an impairment on the table"))),
     CreationStep("equipment", "Equipment", fields=("assets", "weapons", "armor")),
     CreationStep("review", "Review"),
-)
+)  # fmt: skip
 STEP_KEYS: Final = tuple(step.key for step in CREATION_STEPS)
+#: The parts of the draft each step decides: a step is refused only for what it itself decides.
+STEP_PARTS: Final = {
+    "abilities": frozenset({"abilities", "ability_method", "array"}),
+    "skills": frozenset({"skills", "skill_method"}),
+    "specializations": frozenset({"specializations"}),
+    "traits": frozenset({"traits"}),
+    "equipment": frozenset({"assets", "weapons", "armor"}),
+}
+#: Each step's own rule (:mod:`rules.systems.lucky13.creation`) for what the player gives at it.
+_FILLS: Final = {
+    "abilities": creation.fill_abilities,
+    "skills": creation.fill_skills,
+    "specializations": creation.fill_specializations,
+    "traits": creation.fill_traits,
+    "equipment": creation.fill_equipment,
+    "review": lambda sheet, value, options: sheet,
+}
 
 _EVERYONE: Final = frozenset({Role.OWNER, Role.GM})
 _GM: Final = frozenset({Role.GM})
@@ -162,6 +183,12 @@ OFFER_SITUATION: Final = (
 
 def _invalid(field: str, message: str) -> SheetInvalid:
     return SheetInvalid([Problem(field=field, message=message)])
+
+
+def _reached(sheet: Sheet, step: str) -> bool:
+    """Whether the draft has got as far as ``step`` (earlier steps can be revisited)."""
+    current = sheet.creation.step if sheet.creation.step in STEP_KEYS else STEP_KEYS[-1]
+    return STEP_KEYS.index(step) <= STEP_KEYS.index(current)
 
 
 class Lucky13(SystemDefaults):
@@ -315,6 +342,21 @@ class Lucky13(SystemDefaults):
             problems += self.validate(sheet, options, finished=False)
         return tuple(problems)
 
+    #: "Character creation": a one-line concept, asked with the name.
+    start_fields = (
+        StartField("concept", "Concept", 'optional, e.g. "Sellsword with a broadsword"', "a one-line concept",
+                   creation.MAX_CONCEPT),
+    )  # fmt: skip
+
+    def start_draft(self, options: Mapping[str, Any], given: Mapping[str, str]) -> Sheet:
+        """A fresh draft with its concept; a name is refused in the words of Lucky 13's other names."""
+        try:
+            creation.clean_name_of(given.get("name", ""), "A character", "name")
+            concept = creation.clean_concept(given.get("concept", ""))
+        except SheetError as error:
+            raise _invalid(error.field, error.message) from None
+        return self.new_draft(options).model_copy(update={"concept": concept})
+
     def roll_step(self, sheet: Sheet, step: str, options: Mapping[str, Any], rng: Random) -> Sheet:
         """The server's d100s ("Random ability method"; the random skill method likewise).
 
@@ -326,8 +368,8 @@ class Lucky13(SystemDefaults):
                 return sheet
             rolls = tuple(rng.randint(1, 100) for _ in ABILITY_KEYS)
             dice = {key: ability_from_percentile(roll).label for key, roll in zip(ABILITY_KEYS, rolls, strict=True)}
-            creation = sheet.creation.model_copy(update={"ability_rolls": rolls, "ability_method": "random"})
-            return sheet.model_copy(update={"abilities": Abilities.model_validate(dice), "creation": creation})
+            made = sheet.creation.model_copy(update={"ability_rolls": rolls, "ability_method": "random"})
+            return sheet.model_copy(update={"abilities": Abilities.model_validate(dice), "creation": made})
         if step == "skills" and options["skill_method"] == "random":
             skills = []
             for skill in sheet.skills:
@@ -338,36 +380,88 @@ class Lucky13(SystemDefaults):
             return sheet.model_copy(update={"skills": tuple(skills)})
         raise SpecError("step", f"the server rolls nothing at the {step} step")
 
+    def roll_at(
+        self, sheet: Sheet, step: str, roll: str, value: Mapping[str, Any], options: Mapping[str, Any], rng: Random
+    ) -> Sheet:
+        """A roll the player asks for: the abilities' d100s (refused when the campaign allows only the
+        arrays, or once rolled: the rolls stand), the random skills' d100s, each with the step saved and
+        the draft moved past it; or a roll on the campaign's table of backgrounds or of impairments,
+        which does not finish the step (an impairment owed is asked for when the step is saved)."""
+        try:
+            if step == "traits" and roll in dict(creation.TRAIT_KINDS):
+                if not _reached(sheet, "traits"):
+                    raise SheetError(f"{roll}_roll", "choose the specializations first")
+                return creation.roll_trait(sheet, roll, value, options, rng)
+            if roll:
+                raise SpecError("roll", f"there is no roll {roll!r} at the {step} step")
+            if step == "abilities":
+                rolled = creation.roll_abilities(sheet, options, self.roll_step(sheet, "abilities", options, rng))
+            elif step == "skills":
+                rolled = creation.roll_skills(sheet, options, lambda s: self.roll_step(s, "skills", options, rng))
+            else:
+                rolled = self.roll_step(sheet, step, options, rng)
+        except SheetError as error:
+            raise _invalid(error.field, error.message) from None
+        return self._step_done(rolled, step, options)
+
     def fill_step(self, sheet: Sheet, step: str, value: Mapping[str, Any], options: Mapping[str, Any]) -> Sheet:
-        """Backgrounds and impairments, and equipment, are lists the player gives whole. The ability
-        method, the skill dice and the specializations (which also decide whether an impairment was
-        taken for one) are chosen on Lucky 13's own step pages, so those steps take no fields here."""
+        """What the player gives at a step (its ``fields``, :mod:`rules.systems.lucky13.creation` says each
+        one's shape), checked by the step's rule and then as far as the step goes; the draft moves past
+        the step. A player's gear waits for the GM at creation as in play (the campaign's ``gear``)."""
         spec = next((s for s in CREATION_STEPS if s.key == step), None)
         if spec is None:
             raise _invalid("step", f"there is no creation step {step!r}")
         unknown = sorted(set(value) - set(spec.fields))
         if unknown:
             raise _invalid(unknown[0], f"is not filled in at the {spec.label.lower()} step")
-        filled = self.read_sheet(with_new_ids(sheet.model_dump(mode="json"), value))
-        # A player's gear waits for the GM at creation as in play (the campaign's ``gear`` option).
-        filled = gear_approval(sheet, filled, role=Role.OWNER, options=options)
-        problems = tuple(
-            p
-            for p in self.check_step(filled, step, options)
-            if step == "review" or p.field.split(".")[0] in spec.fields
-        )
+        try:
+            filled = _FILLS[step](sheet, value, options)
+        except SheetError as error:
+            raise _invalid(error.field, error.message) from None
+        if step == "equipment":
+            filled = gear_approval(sheet, filled, role=Role.OWNER, options=options)
+        return self._step_done(filled, step, options)
+
+    def _step_done(self, sheet: Sheet, step: str, options: Mapping[str, Any]) -> Sheet:
+        """The draft checked at ``step`` (the first problem of what the step decides) and moved past it."""
+        problems = self.check_step(sheet, step, options)
+        if step in STEP_PARTS:
+            problems = tuple(p for p in problems if p.field.split(".")[0] in STEP_PARTS[step])
         if problems:
-            raise SheetInvalid(problems)
+            raise _invalid(problems[0].field.split(".")[0], problems[0].message)
         reached = STEP_KEYS.index(sheet.creation.step) if sheet.creation.step in STEP_KEYS else len(STEP_KEYS) - 1
         following = STEP_KEYS[max(reached, min(STEP_KEYS.index(step) + 1, len(STEP_KEYS) - 1))]
-        return filled.model_copy(update={"creation": filled.creation.model_copy(update={"step": following})})
+        return sheet.model_copy(update={"creation": sheet.creation.model_copy(update={"step": following})})
+
+    def creation_words(
+        self, before: Sheet, after: Sheet, step: str, roll: str | None, options: Mapping[str, Any]
+    ) -> str:
+        """The history's words for each save of a step, as the player did it."""
+        if roll:
+            record = after.creation.table_rolls[-1]
+            return f"Rolled a {record.kind} on the table: {record.roll} of {record.of}, {record.name}"
+        if step == "abilities":
+            method = after.creation.ability_method
+            return "Rolled the abilities" if method == "random" else f"Abilities: the {method} array"
+        if step == "skills":
+            return {"ability": "Skill dice from the abilities", "random": "Rolled the skills"}.get(
+                options["skill_method"], "Skill dice"
+            )
+        return ""
 
     def finish(self, sheet: Sheet, options: Mapping[str, Any]) -> Sheet:
         """Hit points: the character starts at full hit points, the Pulse die's steps times the
-        campaign's hit points per step; the draft must pass every step's check once more."""
+        campaign's hit points per step; the draft must have every ability and skill die, pass every
+        step's check once more, and have been through every step."""
+        try:
+            creation.ready(sheet, options)
+        except SheetError as error:
+            raise _invalid(error.field, error.message) from None
         problems = self.check_step(sheet, "review", options)
         if problems:
             raise SheetInvalid(problems)
+        if not _reached(sheet, "review"):
+            raise _invalid("review", "go through every step first")
         if sheet.abilities.pulse is None:
             raise _invalid("abilities.pulse", "choose the abilities first")
         document = sheet.model_dump(mode="json")
