@@ -214,3 +214,36 @@ def test_jericho_fires_three_times_dodges_and_the_fight_keeps_his_one_round(clie
     p = opposed_chance(C("1d+2"), C("2d" if mutant.block["wounds"] else "3d")).p_attacker_wins
     assert f"{p.numerator}/{p.denominator}" in preview.text
     assert "No dodge or parry: the difficulty 10 stands" in preview.text  # both chances, before the roll
+
+
+def test_aiming_in_a_fight_gives_one_attack_next_round_its_die_once(client, monkeypatch, gm, player,
+                                                                   d6_campaign) -> None:  # fmt: skip
+    """Rules text, "game time": "You do nothing at all during one round and in the next, you make your skill roll,
+    but get to add 1d"; the README: "Aiming (preparing) gives +1d to one roll of the prepared skill in the next
+    round, once". Running in a fight costs every use of the round a die."""
+    talia = made(client, d6_campaign, player)  # Firearms 4d+1
+    client.force_login(gm)
+    client.post(url("encounter-start", d6_campaign), {"name": "Mutant Alley"})
+    client.post(url("encounter-add-characters", d6_campaign), {"characters": talia.pk})
+    client.post(url("encounter-add-npcs", d6_campaign), {"name": "Mutant", "count": 1, "attack": "3d",
+                                                         "initiative": "2d", "ranged": "on"})  # fmt: skip
+    client.post(url("encounter-initiative", d6_campaign), {"group_rolls": "1"})
+    me, mutant = Combatant.objects.get(name="Talia"), Combatant.objects.get(name="Mutant")
+    assert mutant.block["ranged"] is True
+    monkeypatch.setattr("play.encounter_views.secrets.SystemRandom", lambda: random.Random(2))
+    refused = client.post(url("encounter-act", d6_campaign), {"action": "aim", "combatant": mutant.pk})
+    assert refused.status_code == 409
+    assert client.post(url("encounter-act", d6_campaign), {"action": "aim", "combatant": me.pk}).status_code == 302
+    talia.refresh_from_db()
+    firearms = next(s.id for s in talia.document.skills if s.name == "Firearms")
+    assert (talia.document.prepared, talia.document.round) == (firearms, None)
+    target = {"attacker": me.pk, "target": mutant.pk, "against": "number", "difficulty": "10"}
+    assert client.post(url("encounter-attack", d6_campaign), target).status_code == 302
+    aimed = Roll.objects.filter(kind="attack").latest("seq")
+    assert (aimed.spec["code"], aimed.chance) == ("5d+1", str(p_at_least(C("5d+1"), 10)))
+    assert client.post(url("encounter-act", d6_campaign), {"action": "round-over"}).status_code == 302
+    talia.refresh_from_db()
+    assert talia.document.prepared is None  # spent by the one attack that took it
+    running = {**target, "running": "on"}
+    assert client.post(url("encounter-attack", d6_campaign), running).status_code == 302
+    assert Roll.objects.filter(kind="attack").latest("seq").spec["code"] == "3d+1"  # no aim now; running −1d

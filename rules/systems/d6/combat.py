@@ -180,6 +180,13 @@ class D6Combat:
             "a round of nothing keeps its preparation.",
             per_fighter=False,
         ),
+        CombatAction(
+            "aim",
+            "Aim",
+            "The character does nothing else this round and aims: +1d to one roll of its attack skill next round "
+            "(its one action then).",
+            per_fighter=True,
+        ),
     )
     track_label: Final = "Wounds"
 
@@ -485,20 +492,47 @@ class D6Combat:
         block = fighter.block.model_copy(update={"wounds": after})
         return Harm(fighter.key, block, None, fighter.state, outcome, words)
 
+    def _aimed(self, fighter: Fighter) -> int | None:
+        """The stat or skill a character aims with: the attack skill it brought to the fight."""
+        sheet: Sheet = fighter.sheet  # type: ignore[assignment]
+        weapon = fighter.block.weapon.casefold()  # type: ignore[attr-defined]
+        found = [s.id for s in sheet.stats if s.name.casefold() == weapon]
+        found += [s.id for s in sheet.skills if s.name.casefold() == weapon]
+        return found[0] if found else None
+
     def why_not(self, action: str, fighter: Fighter, options: Mapping[str, Any]) -> str:
-        if action != "round-over":
+        if action not in ("round-over", "aim"):
             return f"D6 has no move {action!r}."
-        if not isinstance(fighter.sheet, Sheet) or fighter.sheet.round is None:
-            return f"{fighter.name} is in no round."
+        if not isinstance(fighter.sheet, Sheet):
+            return f"{fighter.name} is an NPC: the GM gives its aim as +1d on its attack code." if action == "aim" else (
+                f"{fighter.name} is in no round.")  # fmt: skip
+        if action == "round-over":
+            return "" if fighter.sheet.round is not None else f"{fighter.name} is in no round."
+        if not fighter.sheet.can_act:
+            return f"{fighter.name} is {WOUND_LEVELS[fighter.sheet.wounds]} and cannot aim."
+        plan = round_state.plan_of(fighter.sheet, options)
+        if plan is not None and not plan.did_nothing:
+            return f"{fighter.name} has done something this round: aiming is a round of nothing else."
+        if self._aimed(fighter) is None:
+            return f"{fighter.name} has no attack skill to aim with."
         return ""
 
     def act(self, action: str, fighter: Fighter, options: Mapping[str, Any]) -> Harm | None:
         """The round is over for a character (rules text, "luck points": "The doubling effect only lasts for
-        that combat round"): its kept round ends (:func:`rules.systems.d6.round_state.round_over`)."""
+        that combat round"): its kept round ends (:func:`rules.systems.d6.round_state.round_over`). Or the
+        character aims (rules text, "game time": "You do nothing at all during one round and in the next, you
+        make your skill roll, but get to add 1d"): its round ends now as a round of nothing that prepares its
+        attack skill; its next attack, the one action of its next round, takes the +1d once."""
         if self.why_not(action, fighter, options):
             return None
         sheet: Sheet = fighter.sheet  # type: ignore[assignment]
         level = MAX_WOUNDS - sheet.wounds
+        if action == "aim":  # rules text, "game time": a round of nothing, +1d next round
+            aimed, words = round_state.end(sheet, self._aimed(fighter), options)
+            still = {"before": level, "after": level, "was": WOUND_LEVELS[sheet.wounds],
+                     "condition": WOUND_LEVELS[sheet.wounds]}  # fmt: skip
+            said = f"aims: {words[:1].lower()}{words[1:]}"
+            return Harm(fighter.key, fighter.block, aimed, fighter.state, still, said, ("round", "conditions"))
         outcome = {
             "before": level,
             "after": level,

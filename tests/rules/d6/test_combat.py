@@ -92,3 +92,32 @@ def test_a_luck_points_doubling_doubles_the_initiative_roll_of_its_round() -> No
         ("3d", "Initiative for Talia (3d)"),
         ("6d", "Initiative for Jericho (6d, doubled by a luck point)"),
     ]
+
+
+def test_a_parry_answers_no_ranged_attack() -> None:
+    """Rules README: "A parry answers only melee or brawling; a dodge answers anything". The defender's choices
+    are shown with the attack's exact chance each."""
+    sheet = climber()
+    parry = skill_id(sheet, "Melee parry")
+    skills = tuple(s.model_copy(update={"code": "4d+2"}) if s.id == parry else s for s in sheet.skills)
+    defender = sheet.model_copy(update={"skills": skills})
+    hero = Fighter(1, "Talia", COMBAT.joins(sheet, OPTIONS), sheet, {}, 7)
+    target = Fighter(2, "Jericho", COMBAT.joins(defender, OPTIONS), defender, {}, 8)
+    shot = COMBAT.plan_attack(hero, target, {"skill": f"7:{skill_id(sheet, 'Firearms')}"}, OPTIONS)
+    offered = [d["words"] for d in shot.details["defences"]]
+    assert offered == ["No dodge or parry: the difficulty 10 stands", "Dodge 4d"]
+    with pytest.raises(SpecError, match="cannot answer this attack so") as refused:
+        COMBAT.plan_attack(hero, target, {"skill": f"7:{skill_id(sheet, 'Firearms')}", "against": f"8:{parry}"},
+                           OPTIONS)  # fmt: skip
+    assert refused.value.field == "against"
+    blade = COMBAT.plan_attack(hero, target, {"skill": f"7:{skill_id(sheet, 'Melee combat')}"}, OPTIONS)
+    assert [d["words"] for d in blade.details["defences"]] == [
+        "No dodge or parry: the difficulty 10 stands",
+        "Dodge 4d",
+        "Melee parry 4d+2",
+        "Brawling parry 3d",
+    ]
+    parried = COMBAT.plan_attack(hero, target, {"skill": f"7:{skill_id(sheet, 'Melee combat')}",
+                                                "against": f"8:{parry}"}, OPTIONS)  # fmt: skip
+    assert parried.details["defence"] == "4d+2"  # the parry, its target's only use this round
+    assert parried.chance == next(d["chance"] for d in blade.details["defences"] if d["value"] == f"8:{parry}")
