@@ -504,8 +504,9 @@ class D6Combat:
         if action not in ("round-over", "aim"):
             return f"D6 has no move {action!r}."
         if not isinstance(fighter.sheet, Sheet):
-            return f"{fighter.name} is an NPC: the GM gives its aim as +1d on its attack code." if action == "aim" else (
-                f"{fighter.name} is in no round.")  # fmt: skip
+            if action == "aim":
+                return f"{fighter.name} is an NPC: the GM gives its aim as +1d on its attack code."
+            return f"{fighter.name} is in no round."
         if action == "round-over":
             return "" if fighter.sheet.round is not None else f"{fighter.name} is in no round."
         if not fighter.sheet.can_act:
