@@ -97,9 +97,9 @@ class Situation(Document):
         None, description="Opposed: a code the GM names for the other side, such as 3d+2."
     )
     actions: Annotated[StrictInt, Field(ge=1, le=MAX_ACTIONS)] = Field(
-        1, description="The uses declared this round: each code takes −(N−1)d."
+        1, description="The uses declared this round: each code takes −(N−1)d. A declared round sets them: leave 1."
     )
-    running: bool = Field(False, description="Running this round: −1d.")
+    running: bool = Field(False, description="Running this round: −1d. A declared round sets it: leave false.")
     no_resisting_side: bool = Field(
         False,
         title="Opposed: no side resists, a tie is a draw (arm wrestling)",
