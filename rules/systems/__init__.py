@@ -1,7 +1,7 @@
 """The registry of rules systems: ``rules.systems.get("lucky13")``.
 
 Adding a system is one new package here plus its templates: ``rules/systems/<key>/`` exports
-``SYSTEM``, an object following :class:`rules.systems.base.RulesSystem`. Nothing outside the
+``SYSTEM``, an object following :class:`rules.systems.protocol.RulesSystem`. Nothing outside the
 system's own package names it; everything else asks this registry.
 """
 

@@ -1,5 +1,5 @@
 """The defaults every system would otherwise write again: a base class a system's ``SYSTEM`` may build
-on, giving what :class:`rules.systems.base.RulesSystem` asks for wherever a system has nothing of its own
+on, giving what :class:`rules.systems.protocol.RulesSystem` asks for wherever a system has nothing of its own
 to say. A system overrides what it has.
 
 - The sheet read from its model (``sheet_model``, at ``sheet_version``), an older document migrated first
@@ -64,7 +64,7 @@ class SystemDefaults:
     sheet_version: int
     options_model: ClassVar[type[BaseModel]]
 
-    moves: tuple[Move, ...] = ()
+    moves: tuple[Move[Any], ...] = ()
     table: TableRules | None = None
     log_kinds: Mapping[str, str] = {"check": "Check"}
 

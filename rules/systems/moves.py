@@ -20,12 +20,15 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from fractions import Fraction
 from random import Random
-from typing import Any
+from typing import Any, Generic
 
 from pydantic import BaseModel, ConfigDict
+from typing_extensions import TypeVar
 
 from rules.document import Problem
-from rules.systems.base import Role, SheetRoll, SpecError
+from rules.systems.protocol.editing import Role
+from rules.systems.protocol.errors import SpecError
+from rules.systems.protocol.rolls import SheetRoll
 
 __all__ = [
     "Choice",
@@ -40,6 +43,10 @@ __all__ = [
     "always",
     "find",
 ]
+
+#: The state a move is made on: a system's sheet model, or its table's document model (a move that names
+#: none is made on any model, as :class:`Situation` gives it).
+StateT = TypeVar("StateT", bound=BaseModel, default=BaseModel)
 
 
 class Scope(StrEnum):
@@ -66,12 +73,13 @@ class Viewer:
 
 
 @dataclass(frozen=True, slots=True)
-class Situation:
+class Situation(Generic[StateT]):
     """What a move is made on: the state it changes (a sheet, or the table's document), the campaign's
     options, the role of the one making it, who they are (at the table), and the server's dice
-    (``rng``, a ``secrets.SystemRandom``) for a move that rolls or shuffles."""
+    (``rng``, a ``secrets.SystemRandom``) for a move that rolls or shuffles. ``Situation[Sheet]`` is a move
+    made on a system's ``Sheet``."""
 
-    state: BaseModel
+    state: StateT
     options: Mapping[str, Any]
     role: Role
     by: Viewer | None = None
@@ -176,16 +184,16 @@ def always(options: Mapping[str, Any]) -> bool:
     return True
 
 
-def _free(situation: Situation) -> str | None:
+def _free(situation: Situation[Any]) -> str | None:
     return None
 
 
-def _no_problems(situation: Situation, values: Mapping[str, Any]) -> tuple[Problem, ...]:
+def _no_problems(situation: Situation[Any], values: Mapping[str, Any]) -> tuple[Problem, ...]:
     return ()
 
 
 @dataclass(frozen=True, slots=True)
-class Move:
+class Move(Generic[StateT]):
     """One move of a system (see the module's docstring).
 
     ``who``: the roles that may make it (the owner of the sheet, the GM); ``note`` says, in a player's
@@ -203,15 +211,15 @@ class Move:
     scope: Scope
     input: type[BaseModel]
     parts: tuple[str, ...]
-    apply: Callable[[Situation, Any], Made]
+    apply: Callable[[Situation[StateT], Any], Made]
     who: frozenset[Role] = frozenset({Role.OWNER, Role.GM})
     note: str = ""
     help: str = ""
     button: str = ""
     offered: Callable[[Mapping[str, Any]], bool] = always
-    why_not: Callable[[Situation], str | None] = _free
-    check: Callable[[Situation, Mapping[str, Any]], tuple[Problem, ...]] = _no_problems
-    shows: Callable[[Situation], Mapping[str, Any]] = field(default=lambda situation: {})
+    why_not: Callable[[Situation[StateT]], str | None] = _free
+    check: Callable[[Situation[StateT], Mapping[str, Any]], tuple[Problem, ...]] = _no_problems
+    shows: Callable[[Situation[StateT]], Mapping[str, Any]] = field(default=lambda situation: {})
 
     @property
     def submit(self) -> str:
@@ -219,6 +227,6 @@ class Move:
         return self.button or self.label
 
 
-def find(moves: tuple[Move, ...], key: str) -> Move | None:
+def find(moves: tuple[Move[Any], ...], key: str) -> Move[Any] | None:
     """The move of ``moves`` with ``key``, if there is one."""
     return next((move for move in moves if move.key == key), None)

@@ -18,6 +18,23 @@ ENGINE_MODULES = (
     "rules.reading",
     "rules.systems",
     "rules.systems.base",
+    "rules.systems.protocol",
+    *(
+        f"rules.systems.protocol.{name}"
+        for name in (
+            "advancement",
+            "combat",
+            "creation",
+            "editing",
+            "errors",
+            "exchange",
+            "options",
+            "rolls",
+            "sheets",
+            "system",
+            "table",
+        )
+    ),
     "rules.systems.moves",
     "rules.systems.lucky13.moves",
     "rules.systems.d6.luck_moves",

@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from random import Random
-from typing import Annotated, Any, ClassVar, Final, Literal
+from typing import Annotated, Any, ClassVar, Final, Literal, TypeAlias
 
 from pydantic import Field, ValidationError
 
@@ -108,6 +108,10 @@ class StatBlock(Document):
     hit_points: Annotated[int, Field(ge=-12, le=MAX_HIT_POINTS, strict=True)] | None = None
 
 
+#: A combatant of a Lucky 13 fight: its stat block and, for a character, its sheet.
+Combatant: TypeAlias = Fighter[StatBlock, Sheet]
+
+
 #: The dice an NPC's quick stat block can oppose a contest with ("Contests": "Ability + Skill vs
 #: Ability + Skill"): its two abilities, Reflex and its current Pulse, each alone or with its Combat die.
 CONTEST_POOLS: Final = (
@@ -176,21 +180,21 @@ def combat_specializations(sheet: Sheet, options: Mapping[str, Any]) -> list[Any
 # --- Vitals --------------------------------------------------------------------------------------------
 
 
-def base_pulse(fighter: Fighter) -> StepDie:
+def base_pulse(fighter: Combatant) -> StepDie:
     """The Pulse die the fighter's hit points are counted against: a character's sheet's, an NPC's block's."""
     sheet = fighter.sheet
     if isinstance(sheet, Sheet) and sheet.abilities.pulse:
         return StepDie.parse(sheet.abilities.pulse)
-    return StepDie.parse(fighter.block.pulse)  # type: ignore[attr-defined]
+    return StepDie.parse(fighter.block.pulse)
 
 
-def hit_points(fighter: Fighter) -> int:
+def hit_points(fighter: Combatant) -> int:
     if fighter.sheet is not None:
-        return fighter.sheet.hit_points or 0  # type: ignore[attr-defined]
-    return fighter.block.hit_points or 0  # type: ignore[attr-defined]
+        return fighter.sheet.hit_points or 0
+    return fighter.block.hit_points or 0
 
 
-def condition_of(fighter: Fighter) -> Condition:
+def condition_of(fighter: Combatant) -> Condition:
     return condition(hit_points(fighter), base_pulse(fighter))
 
 
@@ -221,7 +225,7 @@ def _choice(choices: Mapping[str, str], field: str) -> str:
     return str(choices.get(field, "") or "").strip()
 
 
-def _weapon(attacker: Fighter, choices: Mapping[str, str]) -> Any:
+def _weapon(attacker: Combatant, choices: Mapping[str, str]) -> Any:
     """One of a character attacker's weapons (None: the dice the combatant joined with)."""
     value = _choice(choices, "weapon")
     if not value:
@@ -229,7 +233,7 @@ def _weapon(attacker: Fighter, choices: Mapping[str, str]) -> Any:
     sheet_key, item_id = _item(value, "weapon", "weapon")
     weapon = None
     if attacker.sheet is not None and sheet_key == attacker.sheet_key:
-        weapon = next((w for w in attacker.sheet.weapons if w.id == item_id), None)  # type: ignore[attr-defined]
+        weapon = next((w for w in attacker.sheet.weapons if w.id == item_id), None)
     if weapon is None:
         raise SpecError("weapon", f"That weapon is not one of {attacker.name}'s.")
     if not weapon.approved:
@@ -242,7 +246,7 @@ def _same_name(a: str, b: str) -> bool:
 
 
 def _specialization(
-    fighter: Fighter, choices: Mapping[str, str], side: str, options: Mapping[str, Any], weapon: Any = None
+    fighter: Combatant, choices: Mapping[str, str], side: str, options: Mapping[str, Any], weapon: Any = None
 ) -> Any:
     """The Combat specialization that applies to one side ("Specializations", "Modifiers"): none, the one
     chosen (an item of the fighter's own sheet), or, with :data:`LIKE_THE_WEAPON` (the attacker's
@@ -257,15 +261,15 @@ def _specialization(
             raise SpecError(field, "Choose a specialization from the list.")
         if fighter.sheet is None:
             return None
-        name = weapon.name if weapon else fighter.block.weapon  # type: ignore[attr-defined]
-        theirs = combat_specializations(fighter.sheet, options)  # type: ignore[arg-type]
+        name = weapon.name if weapon else fighter.block.weapon
+        theirs = combat_specializations(fighter.sheet, options)
         return next((s for s in theirs if name and _same_name(s.name, name)), None)
     sheet_key, item_id = _item(value, field, "specialization")
     if fighter.sheet is None:
         raise SpecError(field, f"{fighter.name} has no specializations: only characters do.")
     chosen = None
     if sheet_key == fighter.sheet_key:
-        theirs = combat_specializations(fighter.sheet, options)  # type: ignore[arg-type]
+        theirs = combat_specializations(fighter.sheet, options)
         chosen = next((s for s in theirs if s.id == item_id), None)
     if chosen is None:
         raise SpecError(field, f"That specialization is not one of {fighter.name}'s Combat specializations.")
@@ -279,7 +283,7 @@ def _ability_roll(choices: Mapping[str, str], field: str) -> AbilityRoll:
     return AbilityRoll(value)
 
 
-def _item_choice(fighter: Fighter, item: Any) -> str:
+def _item_choice(fighter: Combatant, item: Any) -> str:
     return "none" if item is None else f"{fighter.sheet_key}:{item.id}"
 
 
@@ -290,11 +294,11 @@ def specialization_view(specialization: Any) -> dict[str, Any] | None:
     return {"id": specialization.id, "name": specialization.name, "level": specialization.level}
 
 
-def _traits(fighter: Fighter) -> dict[str, list[str]]:
+def _traits(fighter: Combatant) -> dict[str, list[str]]:
     """The backgrounds and impairments on a character's sheet (none for an NPC): the GM judges which
     apply to the attack."""
     found: dict[str, list[str]] = {}
-    for trait in fighter.sheet.traits if fighter.sheet is not None else ():  # type: ignore[attr-defined]
+    for trait in fighter.sheet.traits if fighter.sheet is not None else ():
         found.setdefault(trait.kind, []).append(trait.name)
     return found
 
@@ -366,7 +370,7 @@ class Assist:
     … they can provide a step or more"): the helper, their die in what they help with, and what that is
     (``skill``: the Combat die; ``ability``: Reflex)."""
 
-    helper: Fighter
+    helper: Combatant
     die: StepDie
     with_: str
 
@@ -379,7 +383,7 @@ class Assist:
 
 
 def _assist(
-    choices: Mapping[str, str], side: str, attacker: Fighter, target: Fighter, others: Sequence[Fighter]
+    choices: Mapping[str, str], side: str, attacker: Combatant, target: Combatant, others: Sequence[Combatant]
 ) -> Assist | None:
     """The combatant the GM names to help ``side`` (``<side>_helper``: their key in the encounter;
     empty or ``none`` for nobody) and what they help with (``<side>_help_with``). A character or an
@@ -398,7 +402,7 @@ def _assist(
         raise SpecError(f"{side}_help_with", "A helper helps with the Combat die or with the Reflex die.")
     if condition_of(helper) is not Condition.UP:
         raise SpecError(field, f"{helper.name} is in no state to help.")
-    die = _die(helper.block.combat if with_ == "skill" else helper.block.reflex)  # type: ignore[attr-defined]
+    die = _die(helper.block.combat if with_ == "skill" else helper.block.reflex)
     if not die.rung:
         raise SpecError(f"{side}_help_with", f"{helper.name} has no Combat die to help with.")
     return Assist(helper, die, with_)
@@ -426,8 +430,8 @@ def side_modifiers(
 
 
 def opposed_for(
-    attacker: Fighter,
-    target: Fighter,
+    attacker: Combatant,
+    target: Combatant,
     options: Mapping[str, Any],
     weapon: Any = None,
     *,
@@ -445,12 +449,12 @@ def opposed_for(
     a background or an impairment rolling its side's Reflex twice, the higher or the lower kept
     (:func:`combat_pool`)."""
     a, d = attacker.block, target.block
-    accuracy = StepDie.parse(weapon.accuracy) if weapon else _die(a.accuracy)  # type: ignore[attr-defined]
+    accuracy = StepDie.parse(weapon.accuracy) if weapon else _die(a.accuracy)
     try:
         return Opposed(
             attacker=combat_pool(
-                _die(a.reflex),  # type: ignore[attr-defined]
-                _die(a.combat),  # type: ignore[attr-defined]
+                _die(a.reflex),
+                _die(a.combat),
                 accuracy,
                 side_modifiers(
                     "attacker",
@@ -462,9 +466,9 @@ def opposed_for(
                 ability_roll=attacker_roll,
             ),
             defender=combat_pool(
-                _die(d.reflex),  # type: ignore[attr-defined]
-                _die(d.combat),  # type: ignore[attr-defined]
-                _die(d.armor),  # type: ignore[attr-defined]
+                _die(d.reflex),
+                _die(d.combat),
+                _die(d.armor),
                 side_modifiers(
                     "defender",
                     defender_specialization,
@@ -474,7 +478,7 @@ def opposed_for(
                 ),
                 ability_roll=defender_roll,
             ),
-            weapon=StepDie.parse(weapon.damage) if weapon else _die(a.damage),  # type: ignore[attr-defined]
+            weapon=StepDie.parse(weapon.damage) if weapon else _die(a.damage),
             explosion=_explosion(options),
         )
     except SheetError as error:
@@ -486,7 +490,7 @@ def _dice_of(pool: Pool) -> dict[str, str]:
 
 
 def _side_dice(
-    fighter: Fighter,
+    fighter: Combatant,
     pool: Pool,
     third: tuple[str, str, str],
     side: str,
@@ -512,7 +516,7 @@ def _side_dice(
     if recovering_steps:
         reflex_words.append(f"Recovering from dying: {_signed(recovering_steps)}")
     role, kind, base = third
-    reflex, combat = _die(block.reflex).label, _die(block.combat).label  # type: ignore[attr-defined]
+    reflex, combat = _die(block.reflex).label, _die(block.combat).label
     skill = f"skill: {skill_name}" if skill_name else "skill"
     return [
         {"role": "Reflex", "kind": "ability", "base": reflex, "die": pool.ability.label, "steps": reflex_words},
@@ -522,8 +526,8 @@ def _side_dice(
 
 
 def _words(
-    attacker: Fighter,
-    target: Fighter,
+    attacker: Combatant,
+    target: Combatant,
     assists: Mapping[str, Assist | None],
     steps: Sequence[SituationalStep],
 ) -> list[str]:
@@ -583,7 +587,7 @@ def _pair_roll_off_log(
 # --- The protocol object ---------------------------------------------------------------------------------
 
 
-def _is_dying(fighter: Fighter) -> bool:
+def _is_dying(fighter: Combatant) -> bool:
     return condition_of(fighter) is Condition.DYING
 
 
@@ -674,7 +678,7 @@ class Lucky13Combat:
             pulse=sheet.abilities.pulse or "d4",
         )
 
-    def vitals(self, fighter: Fighter, options: Mapping[str, Any]) -> Vitals:
+    def vitals(self, fighter: Combatant, options: Mapping[str, Any]) -> Vitals:
         hp, base = hit_points(fighter), base_pulse(fighter)
         state = condition(hp, base)
         pulse = current_pulse(hp, _per_step(options))
@@ -704,7 +708,7 @@ class Lucky13Combat:
         )
 
     def _rolls(
-        self, groups: Sequence[Sequence[Fighter]], options: Mapping[str, Any], rng: Random
+        self, groups: Sequence[Sequence[Combatant]], options: Mapping[str, Any], rng: Random
     ) -> tuple[list[InitiativeEntry], list[Logged]]:
         """Each group's Reflex roll ("Initiative"), one for the group, logged; an entry per fighter. A
         character recovering from dying (gritty recovery) rolls Reflex one step down."""
@@ -713,10 +717,10 @@ class Lucky13Combat:
         logged: list[Logged] = []
         for group in groups:
             first = group[0]
-            pool = Pool(_die(first.block.reflex).step(recovery_steps(first.sheet, options)))  # type: ignore[attr-defined]
+            pool = Pool(_die(first.block.reflex).step(recovery_steps(first.sheet, options)))
             rolled = roll_pool(pool, explosion, rng)
             names = [f.name for f in group]
-            entries += [InitiativeEntry(f.key, rolled.total, _die(f.block.reflex)) for f in group]  # type: ignore[attr-defined]
+            entries += [InitiativeEntry(f.key, rolled.total, _die(f.block.reflex)) for f in group]
             logged.append(
                 Logged(
                     kind="initiative",
@@ -731,7 +735,7 @@ class Lucky13Combat:
             )
         return entries, logged
 
-    def initiative(self, groups: Sequence[Sequence[Fighter]], options: Mapping[str, Any], rng: Random) -> Initiative:
+    def initiative(self, groups: Sequence[Sequence[Combatant]], options: Mapping[str, Any], rng: Random) -> Initiative:
         """ "Initiative": everyone rolls Reflex once for the encounter (a group of identical NPCs once for
         all of them); highest first, ties by the higher Reflex, then a roll-off. Each roll, and each
         roll-off, is logged."""
@@ -747,8 +751,8 @@ class Lucky13Combat:
 
     def join(
         self,
-        groups: Sequence[Sequence[Fighter]],
-        standing: Sequence[tuple[Fighter, int]],
+        groups: Sequence[Sequence[Combatant]],
+        standing: Sequence[tuple[Combatant, int]],
         options: Mapping[str, Any],
         rng: Random,
     ) -> Initiative:
@@ -759,7 +763,7 @@ class Lucky13Combat:
         explosion = _explosion(options)
         entries, logged = self._rolls(groups, options, rng)
         among = initiative_order([(e.key, e.total, e.reflex) for e in entries], explosion, rng)
-        present = [InitiativeEntry(f.key, value, _die(f.block.reflex)) for f, value in standing]  # type: ignore[attr-defined]
+        present = [InitiativeEntry(f.key, value, _die(f.block.reflex)) for f, value in standing]
         order, rolloffs = join_order(present, among, explosion, rng)
         names = {f.key: f.name for group in groups for f in group} | {f.key: f.name for f, _ in standing}
         places = {entry.key: place for place, entry in enumerate(order)}
@@ -769,7 +773,7 @@ class Lucky13Combat:
             values={e.key: e.total for e in entries}, order=tuple(e.key for e in order), logged=tuple(logged)
         )
 
-    def attack_choices(self, fighters: Sequence[Fighter], options: Mapping[str, Any]) -> Mapping[str, Any]:
+    def attack_choices(self, fighters: Sequence[Combatant], options: Mapping[str, Any]) -> Mapping[str, Any]:
         """The characters' weapons and Combat specializations, from their sheets (no NPC has any), the
         background-or-impairment choice of each side, who may assist a side (anyone in the fight) and
         with what, and the parts of the GM's situational steps."""
@@ -788,8 +792,8 @@ class Lucky13Combat:
             ],
             "ability_rolls": ABILITY_ROLL_CHOICES,
             "helpers": [
-                {"key": f.key, "name": f.name, "combat": _die(f.block.combat).label,  # type: ignore[attr-defined]
-                 "reflex": _die(f.block.reflex).label}  # type: ignore[attr-defined]
+                {"key": f.key, "name": f.name, "combat": _die(f.block.combat).label,
+                 "reflex": _die(f.block.reflex).label}
                 for f in sorted(fighters, key=lambda f: (f.name, f.key))
             ],
             "help_with": HELP_WITH,
@@ -802,11 +806,11 @@ class Lucky13Combat:
 
     def plan_attack(
         self,
-        attacker: Fighter,
-        target: Fighter,
+        attacker: Combatant,
+        target: Combatant,
         choices: Mapping[str, str],
         options: Mapping[str, Any],
-        others: Sequence[Fighter] = (),
+        others: Sequence[Combatant] = (),
     ) -> AttackPlan:
         """ "Combat": the attack of ``attacker`` on ``target``, with the weapon, the Combat specializations,
         the backgrounds or impairments the GM judged to apply ("Backgrounds": "creative adjudication
@@ -859,7 +863,7 @@ class Lucky13Combat:
             "situational": [step.view() for step in steps],
         }
         words = _words(attacker, target, assists, steps)
-        weapon_name = weapon.name if weapon else attacker.block.weapon  # type: ignore[attr-defined]
+        weapon_name = weapon.name if weapon else attacker.block.weapon
         return AttackPlan(
             attacker=attacker.key,
             target=target.key,
@@ -981,18 +985,23 @@ class Lucky13Combat:
         return AttackRoll(logged, rolled.damage, damage)
 
     def _harmed(
-        self, fighter: Fighter, change: HitPointChange, state: Mapping[str, Any], words: str, options: Mapping[str, Any]
+        self,
+        fighter: Combatant,
+        change: HitPointChange,
+        state: Mapping[str, Any],
+        words: str,
+        options: Mapping[str, Any],
     ) -> Harm:
         """The change on the sheet (a character: :func:`~rules.systems.lucky13.recovery.settle` marks one
         healed from dying as recovering, under gritty recovery) or on the stat block (an NPC)."""
         if fighter.sheet is not None:
-            sheet = settle(fighter.sheet, fighter.sheet.model_copy(update={"hit_points": change.after}), options)  # type: ignore[arg-type]
+            sheet = settle(fighter.sheet, fighter.sheet.model_copy(update={"hit_points": change.after}), options)
             block = fighter.block
         else:
             sheet, block = None, fighter.block.model_copy(update={"hit_points": change.after})
         return Harm(fighter.key, block, sheet, state, change_view(change), words, sections=(HIT_POINTS_SECTION,))
 
-    def harm(self, fighter: Fighter, amount: int, options: Mapping[str, Any]) -> Harm:
+    def harm(self, fighter: Combatant, amount: int, options: Mapping[str, Any]) -> Harm:
         """ "Hit points": damage empties slots and the current Pulse steps down, healing fills them; a new
         wound reopens a stabilized combatant's bleeding, and the healed need no care."""
         change = change_hit_points(hit_points(fighter), amount, base_pulse(fighter), _per_step(options))
@@ -1002,7 +1011,7 @@ class Lucky13Combat:
         words = f"{abs(amount)} {'healing' if amount > 0 else 'damage'}"
         return self._harmed(fighter, change, state, words, options)
 
-    def why_not(self, action: str, fighter: Fighter, options: Mapping[str, Any]) -> str:
+    def why_not(self, action: str, fighter: Combatant, options: Mapping[str, Any]) -> str:
         if action not in ("minute", "stabilize"):
             return f"There is no action {action!r}."
         if not _is_dying(fighter):
@@ -1011,7 +1020,7 @@ class Lucky13Combat:
             return f"{fighter.name} is already stabilized."
         return ""
 
-    def act(self, action: str, fighter: Fighter, options: Mapping[str, Any]) -> Harm | None:
+    def act(self, action: str, fighter: Combatant, options: Mapping[str, Any]) -> Harm | None:
         """ "Death & dying": a minute passing costs a dying combatant who is not stabilized 1 hit point;
         stabilizing stops that until they are wounded again."""
         if self.why_not(action, fighter, options):

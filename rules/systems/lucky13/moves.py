@@ -13,6 +13,7 @@ from rules.systems.base import Role
 from rules.systems.lucky13.encounter import HIT_POINTS_SECTION
 from rules.systems.lucky13.health import MAX_REST_HEALING, MAX_REST_MINUTES, MIN_REST_MINUTES, REST_MINUTES_PER_POINT
 from rules.systems.lucky13.recovery import gritty, recovered, rest_sheet, resting_allowed
+from rules.systems.lucky13.sheet import Sheet
 from rules.systems.lucky13.view import hit_points
 from rules.systems.moves import Made, Move, NoInput, Scope, Situation
 
@@ -41,10 +42,10 @@ def _points(count: int) -> str:
     return f"{count} hit point{'' if count == 1 else 's'}"
 
 
-def _rest(situation: Situation, given: Rest) -> Made:
+def _rest(situation: Situation[Sheet], given: Rest) -> Made:
     """1 hit point per whole 15 minutes, at most 4 since the character was last at full
     (:func:`rules.systems.lucky13.health.rest`); a rest that heals nothing is refused with the reason."""
-    sheet, rested = rest_sheet(situation.state, given.minutes, situation.options)  # type: ignore[arg-type]
+    sheet, rested = rest_sheet(situation.state, given.minutes, situation.options)
     healed = _points(rested.healed)
     return Made(
         sheet,
@@ -54,22 +55,22 @@ def _rest(situation: Situation, given: Rest) -> Made:
     )
 
 
-def _recovered(situation: Situation, given: NoInput) -> Made:
+def _recovered(situation: Situation[Sheet], given: NoInput) -> Made:
     """The GM judges the character rested and recuperated: full strength again."""
     return Made(
-        recovered(situation.state),  # type: ignore[arg-type]
+        recovered(situation.state),
         words="Recovered: back at full strength",
         notice="has recovered: back at full strength",
     )
 
 
-def _not_recovering(situation: Situation) -> str | None:
-    return None if getattr(situation.state, "recovering", False) else "the character is not recovering"
+def _not_recovering(situation: Situation[Sheet]) -> str | None:
+    return None if situation.state.recovering else "the character is not recovering"
 
 
-def _shown(situation: Situation) -> dict[str, Any]:
+def _shown(situation: Situation[Sheet]) -> dict[str, Any]:
     """The hit points before the move, as the hit points region shows them."""
-    sheet: Any = situation.state
+    sheet = situation.state
     return {
         "hit_points": hit_points(sheet, int(situation.options["hit_points_per_step"])),
         "rested": sheet.rested_hit_points,
@@ -109,4 +110,4 @@ RECOVERED: Final = Move(
 )
 
 #: Lucky 13's moves, in the order a sheet offers them.
-MOVES: Final[tuple[Move, ...]] = (REST, RECOVERED)
+MOVES: Final[tuple[Move[Sheet], ...]] = (REST, RECOVERED)

@@ -682,7 +682,7 @@ class Lucky13(SystemDefaults):
         )
 
     def sheet_roll(
-        self, sheet: Sheet, situation: Mapping[str, Any], options: Mapping[str, Any], others: Others = nobody
+        self, sheet: Sheet, situation: Mapping[str, Any], options: Mapping[str, Any], others: Others[Sheet] = nobody
     ) -> SheetRoll:
         """A check or a reaction check from the sheet, as a player makes one: the skill (by id, and a
         specialization and an asset of it by id), the ability (default: the skill's link, else the
@@ -761,7 +761,7 @@ class Lucky13(SystemDefaults):
             if situation.get("npc_helper") or situation.get("npc_helper_die"):
                 raise SpecError("npc_helper", "one helper: another character or an NPC, not both")
             try:
-                able(helper.sheet, options)  # type: ignore[arg-type]
+                able(helper.sheet, options)
             except SpecError as error:  # README, "Dying and dead characters": they neither act nor help
                 raise SpecError("helper", f"{helper.name} cannot help: {error.message}") from None
             die = _helper_die(helper, skill, ability_key, help_with, options)
@@ -817,7 +817,7 @@ class Lucky13(SystemDefaults):
         made: SheetRoll,
         situation: Mapping[str, Any],
         options: Mapping[str, Any],
-        others: Others,
+        others: Others[Sheet],
         details: dict[str, Any],
         said: list[str],
         skill: Skill,
@@ -838,7 +838,7 @@ class Lucky13(SystemDefaults):
                 raise SpecError("opponent", "choose another character in play in this campaign")
             if situation.get("helper") == situation["opponent"]:
                 raise SpecError("helper", f"{other.name} is the other side and cannot help this one")
-            theirs_sheet: Sheet = other.sheet  # type: ignore[assignment]
+            theirs_sheet: Sheet = other.sheet
             try:
                 able(theirs_sheet, options)
             except SpecError as error:
@@ -912,7 +912,12 @@ class Lucky13(SystemDefaults):
         return SheetRoll(kind="opposed", spec=spec, label=label, log_kind="opposed", details=details, steps=tuple(said))
 
     def _their_side(
-        self, sheet: Sheet, skill: Skill, situation: Mapping[str, Any], options: Mapping[str, Any], others: Others
+        self,
+        sheet: Sheet,
+        skill: Skill,
+        situation: Mapping[str, Any],
+        options: Mapping[str, Any],
+        others: Others[Sheet],
     ) -> SheetRoll:
         """The other character's side of a contest, built as their check would be (README, "Contests
         outside combat": "Both sides roll what they would roll for a check"): their skill with its own
@@ -1454,11 +1459,13 @@ RESISTS: Final = {"them": Draw.DEFENDER, "us": Draw.ATTACKER, "neither": Draw.NO
 _SHEET_ONLY: Final = ("opponent_specialization", "opponent_asset", "opponent_helper", "opponent_npc_helper")
 
 
-def _helper_die(helper: Other, skill: Skill, ability_key: str, help_with: str, options: Mapping[str, Any]) -> StepDie:
+def _helper_die(
+    helper: Other[Sheet], skill: Skill, ability_key: str, help_with: str, options: Mapping[str, Any]
+) -> StepDie:
     """ "Characters assisting characters": the helper's die in what they help with: their skill of the
     same name, or their die of the same ability, as they would roll it (a wounded helper's Pulse is
     the current Pulse die: README, "Wounded Pulse")."""
-    theirs: Sheet = helper.sheet  # type: ignore[assignment]
+    theirs: Sheet = helper.sheet
     if help_with == "skill":
         same = next((s for s in theirs.skills if s.name.casefold() == skill.name.casefold()), None)
         if same is None or same.die is None:
