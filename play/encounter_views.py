@@ -280,9 +280,49 @@ def _shown(context: Mapping[str, Any]) -> set[str]:
         shown |= {"find", "add-characters", "add-npcs", "initiative"}
     else:
         shown |= {"next-turn", "attack", "move", "join"}
+    if context.get("waiting"):
+        shown.add("defend")
     if context["rows"]:
         shown |= {"adjust", "act", "remove"}
     return shown
+
+
+def waiting_view(
+    campaign: Campaign,
+    encounter: Encounter,
+    combatants: list[Combatant],
+    user: AbstractBaseUser | AnonymousUser,
+    *,
+    gm: bool,
+) -> dict[str, Any] | None:
+    """The attack that waits for its target's answer, as ``user`` sees it (a secret one, the GM alone): who
+    attacks whom with what, each answer with the attack's exact chance to hit if chosen (as the sheets stand
+    now), whether ``user`` chooses (the target's player, the GM) and may withdraw it (the GM, its maker); None
+    when no attack waits."""
+    pending = encounter.pending
+    if not pending or (pending.get("secret") and not gm):
+        return None
+    by_pk = {c.pk: c for c in combatants}
+    attacker, target = by_pk.get(pending["attacker"]), by_pk.get(pending["target"])
+    if attacker is None or target is None:
+        return None
+    try:
+        plan = encounters.plan_attack(campaign, attacker, target, pending["choices"], combatants)
+    except Refused as refused:
+        plan, problem = None, refused.message
+    else:
+        problem = ""
+    return {
+        "attacker": attacker,
+        "target": target,
+        "label": plan.label if plan is not None else f"{attacker.name} attacks {target.name}",
+        "chance_of": plan.chance_of if plan is not None else "hit",
+        "answers": list(plan.defences) if plan is not None else [],
+        "problem": problem,
+        "decides": user.is_authenticated and encounters.decides(target, user, gm=gm),  # type: ignore[arg-type]
+        "withdraws": gm or pending["by"] == user.pk,
+        "secret": bool(pending.get("secret")),
+    }
 
 
 def running_view(campaign: Campaign, encounter: Encounter, user: AbstractBaseUser | AnonymousUser) -> dict[str, Any]:
@@ -322,6 +362,7 @@ def running_view(campaign: Campaign, encounter: Encounter, user: AbstractBaseUse
     view: dict[str, Any] = {
         "rows": rows,
         "acting": acting,
+        "waiting": waiting_view(campaign, encounter, combatants, user, gm=gm),
         "last_attack": last_attack,
         "attackers": attackers,
         "can_attack": encounter.initiative_rolled and bool(attackers),
@@ -615,6 +656,28 @@ def attack(request: HttpRequest, pk: int) -> HttpResponse:
         )
 
     return _act(request, campaign, "attack", roll)
+
+
+@require_POST
+@refusals
+def defend(request: HttpRequest, pk: int) -> HttpResponse:
+    """The target's answer to the attack that waits for it (``answer``: a dodge, a parry, or none), by its
+    player or the GM; then the attack is rolled on the server."""
+    campaign = access.campaign_for(request.user, pk)
+
+    def answer() -> None:
+        encounters.defend(**_ids(campaign), by=request.user, answer=request.POST.get("answer", "")[:64],
+                          rng=secrets.SystemRandom())  # fmt: skip
+
+    return _act(request, campaign, "defend", answer)
+
+
+@require_POST
+@refusals
+def withdraw(request: HttpRequest, pk: int) -> HttpResponse:
+    """The attack that waits for its target's answer is withdrawn (the GM, or the one who made it)."""
+    campaign = access.campaign_for(request.user, pk)
+    return _act(request, campaign, "defend", lambda: encounters.withdraw(**_ids(campaign), by=request.user))
 
 
 @require_POST

@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from random import Random
 from typing import Any, Final
 
+from django.contrib.auth import get_user_model
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
 from django.db.models import F, Max
@@ -365,6 +366,7 @@ def next_turn(*, campaign_id: int, encounter_id: int, by: AbstractBaseUser) -> E
     campaign, encounter = _gm_encounter(campaign_id, encounter_id, by)
     if not encounter.initiative_rolled:
         raise Conflict("Roll initiative first.")
+    _not_waiting(encounter, gm=True)
     # Places in the order, not list positions: a removed combatant keeps its place, unused.
     able = [c.order for c in _in_order(encounter) if vitals_of(campaign, c).can_act]
     if not able:
@@ -448,6 +450,9 @@ def remove_combatant(
     combatant = combatant_in(encounter, combatant_id)
     combatant.removed = True
     combatant.save(update_fields=["removed"])
+    if encounter.pending and combatant.pk in (encounter.pending["attacker"], encounter.pending["target"]):
+        encounter.pending = None  # an attack by or on one who left waits for no one
+        encounter.save(update_fields=["pending"])
     record_roll(
         campaign_id=campaign.pk,
         by=by,
@@ -470,7 +475,8 @@ def end_encounter(*, campaign_id: int, encounter_id: int, by: AbstractBaseUser) 
     campaign, encounter = _gm_encounter(campaign_id, encounter_id, by)
     encounter.ended_at = timezone.now()
     encounter.log_until = _last_seq(campaign)
-    encounter.save(update_fields=["ended_at", "log_until"])
+    encounter.pending = None
+    encounter.save(update_fields=["ended_at", "log_until", "pending"])
     _announce(encounter.campaign_id)
     return encounter
 
@@ -534,12 +540,17 @@ def _words(harm: Harm, why: str, encounter: Encounter) -> str:
 @dataclass(frozen=True, slots=True)
 class AttackResult:
     """A rolled attack: its plan, the dice, the harm a hit did, and the rolls of the log it wrote (the
-    attack, then the damage of a hit)."""
+    attack, then the damage of a hit). ``roll`` is None for an attack that waits for its target's answer
+    (:attr:`Encounter.pending`)."""
 
     plan: AttackPlan
-    roll: AttackRoll
+    roll: AttackRoll | None
     harm: Harm | None
     rolls: tuple[Roll, ...] = ()
+
+    @property
+    def waiting(self) -> bool:
+        return self.roll is None
 
 
 def _choices(combat: Combat, choices: Mapping[str, str]) -> dict[str, str]:
@@ -646,12 +657,35 @@ def attack(
     campaign, encounter, gm = _member_encounter(campaign_id, encounter_id, by)
     if not encounter.initiative_rolled:
         raise Conflict("Roll initiative first.")
+    _not_waiting(encounter, gm=gm)
     attacker = combatant_in(encounter, attacker_id)
     may_attack(encounter, attacker, by, gm=gm, secret=secret)
     target = combatant_in(encounter, target_id)
     _lock_sheets(attacker, target)
     others = list(Combatant.objects.filter(encounter=encounter, removed=False).select_related("character"))
     plan = plan_for(campaign, encounter, attacker, target, choices or {}, others, by=by, gm=gm, secret=secret)
+    if plan.defences:  # the defender's choice comes first (a secret attack's, the GM's alone)
+        encounter.pending = {"attacker": attacker.pk, "target": target.pk, "choices": dict(plan.choices),
+                             "by": by.pk, "secret": secret}  # fmt: skip
+        encounter.save(update_fields=["pending"])
+        _announce(campaign.pk)
+        return AttackResult(plan, None, None)
+    return _resolve(campaign, encounter, attacker, target, plan, by=by, rng=rng, secret=secret)
+
+
+def _resolve(
+    campaign: Campaign,
+    encounter: Encounter,
+    attacker: Combatant,
+    target: Combatant,
+    plan: AttackPlan,
+    *,
+    by: AbstractBaseUser,
+    rng: Random,
+    secret: bool,
+) -> AttackResult:
+    """Roll a planned attack (its sheets locked), log it, keep what it keeps on the sheets of those who took
+    part, and harm the target of a hit."""
     rolled = combat_of(campaign).roll_attack(plan, campaign.settings, rng)
     characters = {attacker.pk: attacker.character_id, target.pk: target.character_id}
     recorded = [_log(campaign, encounter, by, rolled.logged, characters, secret=secret)]
@@ -666,6 +700,72 @@ def attack(
         recorded.append(_log(campaign, encounter, by, rolled.damage_logged, characters, secret=secret, **harm.outcome))
     _announce(campaign.pk)
     return AttackResult(plan, rolled, harm, tuple(recorded))
+
+
+def _not_waiting(encounter: Encounter, *, gm: bool) -> None:
+    """Refused (409) while an attack waits for its target's answer: nothing else happens in the fight first."""
+    pending = encounter.pending
+    if not pending:
+        return
+    if pending.get("secret") and not gm:
+        raise Conflict("The GM is settling something in the fight: wait a moment.")
+    names = dict(
+        Combatant.objects.filter(encounter=encounter, pk__in=[pending["attacker"], pending["target"]]).values_list(
+            "pk", "name"
+        )
+    )
+    target = names.get(pending["target"], "the target")
+    raise Conflict(
+        f"{names.get(pending['attacker'], 'An attacker')}'s attack waits for {target}'s answer (a dodge, a parry or "
+        f"none): answer it, or withdraw it, first."
+    )
+
+
+def decides(target: Combatant, user: AbstractBaseUser, *, gm: bool) -> bool:
+    """Whether ``user`` chooses how ``target`` answers an attack: the GM always; a character's player for it."""
+    return gm or (target.character is not None and target.character.owner_id == user.pk)
+
+
+@transaction.atomic
+def defend(*, campaign_id: int, encounter_id: int, by: AbstractBaseUser, answer: str, rng: Random) -> AttackResult:
+    """The target's answer to the attack that waits for it (:attr:`Encounter.pending`), chosen by its player or
+    the GM: one of the plan's ``defences`` (a dodge, a parry, or none); then the attack is rolled as its
+    attacker made it, from the sheets as they are now. 409 when no attack waits, 403 for anyone else, 400 for
+    an answer not offered."""
+    campaign, encounter, gm = _member_encounter(campaign_id, encounter_id, by)
+    pending = encounter.pending
+    if not pending or (pending.get("secret") and not gm):
+        raise Conflict("No attack waits for an answer now.")
+    attacker, target = combatant_in(encounter, pending["attacker"]), combatant_in(encounter, pending["target"])
+    if not decides(target, by, gm=gm):
+        raise NotAllowed(f"{target.name}'s player or the GM chooses how {target.name} answers the attack.")
+    _lock_sheets(attacker, target)
+    others = list(Combatant.objects.filter(encounter=encounter, removed=False).select_related("character"))
+    waiting = plan_attack(campaign, attacker, target, pending["choices"], others)
+    offered = {d.value for d in waiting.defences}
+    if answer not in offered:
+        message = "Choose one of the answers offered: a dodge, a parry, or none."
+        raise Refused(message, errors={"answer": message})
+    plan = plan_attack(campaign, attacker, target, {**pending["choices"], waiting.defence_field: answer}, others)
+    attacking = get_user_model()._default_manager.get(pk=pending["by"])
+    encounter.pending = None
+    encounter.save(update_fields=["pending"])
+    return _resolve(campaign, encounter, attacker, target, plan, by=attacking, rng=rng, secret=pending["secret"])
+
+
+@transaction.atomic
+def withdraw(*, campaign_id: int, encounter_id: int, by: AbstractBaseUser) -> None:
+    """The attack that waits for its target's answer is withdrawn, by the GM or the one who made it: nothing
+    was rolled."""
+    campaign, encounter, gm = _member_encounter(campaign_id, encounter_id, by)
+    pending = encounter.pending
+    if not pending or (pending.get("secret") and not gm):
+        raise Conflict("No attack waits for an answer now.")
+    if not gm and pending["by"] != by.pk:
+        raise NotAllowed("Only the GM or the one who made the attack withdraws it.")
+    encounter.pending = None
+    encounter.save(update_fields=["pending"])
+    _announce(campaign.pk)
 
 
 def _lock_sheets(*combatants: Combatant) -> None:

@@ -306,6 +306,9 @@ class Encounter(models.Model):
     #: between, so its log is read by a range of the (campaign, seq) index. Empty for older encounters.
     log_after = models.PositiveIntegerField(null=True, blank=True)
     log_until = models.PositiveIntegerField(null=True, blank=True)
+    #: An attack that waits for its target's answer (a dodge, a parry or none: the defender's choice), as
+    #: ``{"attacker", "target", "choices", "by", "secret"}``; None when no attack waits.
+    pending = models.JSONField(null=True, blank=True, default=None)
 
     objects = EncounterQuerySet.as_manager()
 

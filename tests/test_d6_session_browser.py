@@ -18,6 +18,8 @@ horizontal scrolling; and every page state the axe-core check of the browser fix
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from playwright.sync_api import expect
 
@@ -216,6 +218,7 @@ def test_a_gm_and_two_players_play_a_short_d6_session(
     check_page(desk, problems)
     desk.get_by_label("Attacker", exact=True).select_option(label="Talia")
     desk.get_by_label("Target", exact=True).select_option(label="Mutant")
+    desk.get_by_role("radio", name=re.compile("The target’s dodge or parry")).check()  # the GM answers for the NPC
     desk.get_by_role("button", name="Show the chance to hit").click()
     expect(desk.get_by_text("against a dodge or parry of")).to_be_visible()
     settled(desk)
@@ -243,11 +246,19 @@ def test_a_gm_and_two_players_play_a_short_d6_session(
     check_page(table, problems)
     table.get_by_label("Target", exact=True).select_option(label="Mutant")
     table.get_by_role("button", name="Show the chance to hit").click()
-    expect(table.get_by_text("against a dodge or parry of")).to_be_visible()
+    expect(table.get_by_text("No dodge or parry: the difficulty 10 stands")).to_be_visible()  # the mutant's choice
     settled(table)
     check_page(table, problems)
     table.get_by_role("button", name="Roll the attack").click()
+    # The attack waits for the mutant's answer, the GM's: both pages show it live, the GM with each chance.
+    expect(table.get_by_role("heading", name="Waiting for Mutant’s answer")).to_be_visible()
+    check_page(table, problems)
+    expect(desk.get_by_role("heading", name="Mutant is attacked: choose how to answer")).to_be_visible()
+    settled(desk)
+    check_page(desk, problems)
+    desk.get_by_role("button", name=re.compile("^Dodge or parry 2d\\+2")).click()
     expect(table.locator(".last-attack")).not_to_contain_text(f"Roll #{first.seq}")
+    expect(table.get_by_role("heading", name="Waiting for Mutant’s answer")).to_have_count(0)
     check_page(table, problems)
     assert table.evaluate("window.sameDocument") is True
     own = Roll.objects.filter(kind="attack", character=talia).latest("seq")

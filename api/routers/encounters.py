@@ -86,6 +86,21 @@ class ActionOut(Schema):
     combatants: list[int] = Field(description="For a move on one combatant, those it applies to now.")
 
 
+class AnswerOut(Schema):
+    value: str = Field(description="Send it as `answer`.")
+    label: str
+    chance: str = Field(description='The attack\'s exact chance to hit if this answer is chosen, "p/q".')
+
+
+class WaitingOut(Schema):
+    attacker: int
+    target: int
+    label: str
+    answers: list[AnswerOut]
+    decides: bool = Field(description="Whether you choose the answer: the target's player, or the GM.")
+    withdraws: bool = Field(description="Whether you may withdraw the attack: the GM, or the one who made it.")
+
+
 class EncounterOut(Schema):
     id: int
     name: str
@@ -102,6 +117,11 @@ class EncounterOut(Schema):
         description="The combatants you may attack with now: the GM any, a player their own character on its turn."
     )
     actions: list[ActionOut] = Field(description="The GM's: the moves of the system's fights. Empty for players.")
+    waiting: WaitingOut | None = Field(
+        description="An attack that waits for its target's answer (a dodge, a parry or none: the defender's choice), "
+        "with each answer's exact chance; null when none waits. Nothing else happens in the fight until it is "
+        "answered (`POST …/attacks/waiting/answer`) or withdrawn (`POST …/attacks/waiting/withdraw`)."
+    )
 
 
 class EncounterSummary(Schema):
@@ -170,6 +190,18 @@ def encounter_out(request: HttpRequest, campaign: Campaign, encounter: Encounter
              "combatants": per_fighter.get(a.key, [])}
             for a in actions
         ],
+        "waiting": _waiting(view["waiting"]),
+    }  # fmt: skip
+
+
+def _waiting(waiting: dict[str, Any] | None) -> dict[str, Any] | None:
+    if waiting is None:
+        return None
+    return {
+        "attacker": waiting["attacker"].pk, "target": waiting["target"].pk, "label": waiting["label"],
+        "answers": [{"value": a.value, "label": a.label, "chance": f"{a.chance.numerator}/{a.chance.denominator}"}
+                    for a in waiting["answers"]],
+        "decides": waiting["decides"], "withdraws": waiting["withdraws"],
     }  # fmt: skip
 
 
@@ -379,6 +411,15 @@ class AttackChance(Schema):
     )
 
 
+class Waiting(AttackChance):
+    encounter: EncounterOut = Field(description="The encounter, whose `waiting` is this attack.")
+
+
+class AnswerIn(Schema):
+    model_config = ConfigDict(extra="forbid")
+    answer: str = Field(..., max_length=64, description="One of the waiting attack's `answers`, by its `value`.")
+
+
 class Attacked(AttackChance):
     damage: int = Field(description="The harm a hit did; 0 for a miss.")
     rolls: list[RollOut] = Field(description="The rolls the attack wrote to the log: the attack, then any damage.")
@@ -428,13 +469,14 @@ def attack_chance(request: HttpRequest, id: PathId, eid: PathId, body: AttackIn)
 
 @router.post(
     "/campaigns/{id}/encounters/{eid}/attacks",
-    response=responses({201: Attacked}, *ATTACK_RESPONSES),
+    response=responses({201: Attacked, 202: Waiting}, *ATTACK_RESPONSES),
     summary="Roll an attack",
     description="The attack rolled on the server as the campaign's rules have it: the exact chance first, then the "
     "dice; a hit harms the target (a character's vitals on its sheet). Both rolls go in the roll log. The GM "
     "attacks with anyone, in `secret` if they wish; a player with their own character on its turn, in the open "
     "(another's combatant, a secret attack or the GM's calls 403; out of turn, or before initiative, 409). A choice "
-    "the fight refuses is a 400 naming it.",
+    "the fight refuses is a 400 naming it. Where the target may still choose how to answer (D6: a dodge, a parry or "
+    "none), nothing is rolled yet: 202, and the attack waits in the encounter's `waiting` for its answer.",
 )
 def attack(request: HttpRequest, id: PathId, eid: PathId, body: RollAttackIn) -> Status[dict[str, Any]]:
     campaign = access.campaign_for(request.user, id)
@@ -449,6 +491,14 @@ def attack(request: HttpRequest, id: PathId, eid: PathId, body: RollAttackIn) ->
         rng=secrets.SystemRandom(),
         secret=body.secret,
     )
+    return _attacked(request, campaign, eid, result, gm=gm)
+
+
+def _attacked(
+    request: HttpRequest, campaign: Campaign, eid: int, result: encounters.AttackResult, *, gm: bool
+) -> Status[dict[str, Any]]:
+    if result.roll is None:
+        return Status(202, {**_chance(result.plan), "encounter": _now(request, campaign, eid)})
     return Status(
         201,
         {
@@ -458,6 +508,34 @@ def attack(request: HttpRequest, id: PathId, eid: PathId, body: RollAttackIn) ->
             "encounter": _now(request, campaign, eid),
         },
     )
+
+
+@router.post(
+    "/campaigns/{id}/encounters/{eid}/attacks/waiting/answer",
+    response=responses({201: Attacked}, *ATTACK_RESPONSES),
+    summary="Answer the attack that waits for its target",
+    description="The target's answer (one of `waiting.answers`: a dodge, a parry, or none), chosen by its player or "
+    "the GM; then the attack is rolled as its attacker made it, with the sheets as they stand now. No attack waiting "
+    "409; anyone else 403; an answer not offered 400.",
+)
+def answer_attack(request: HttpRequest, id: PathId, eid: PathId, body: AnswerIn) -> Status[dict[str, Any]]:
+    campaign = access.campaign_for(request.user, id)
+    gm = campaign.viewer.role == Membership.Role.GM  # type: ignore[attr-defined]
+    result = encounters.defend(campaign_id=campaign.pk, encounter_id=eid, by=request.user, answer=body.answer,
+                               rng=secrets.SystemRandom())  # fmt: skip
+    return _attacked(request, campaign, eid, result, gm=gm)
+
+
+@router.post(
+    "/campaigns/{id}/encounters/{eid}/attacks/waiting/withdraw",
+    response=responses({200: EncounterOut}, 403, 404, 409),
+    summary="Withdraw the attack that waits for its target",
+    description="By the GM or the one who made it: nothing is rolled. No attack waiting 409; anyone else 403.",
+)
+def withdraw_attack(request: HttpRequest, id: PathId, eid: PathId) -> dict[str, Any]:
+    campaign = access.campaign_for(request.user, id)
+    encounters.withdraw(campaign_id=campaign.pk, encounter_id=eid, by=request.user)
+    return _now(request, campaign, eid)
 
 
 # --- The GM's rulings ----------------------------------------------------------------------------

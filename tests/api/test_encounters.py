@@ -195,6 +195,31 @@ def test_a_d6_fight_through_the_api(client, api, gm, player, d6_campaign, monkey
     assert by_name(attack.json()["encounter"])["Mutant"]["block"]["wounds"] == (1 if rolled.outcome["hit"] else 0)
     actions = [a["key"] for a in attack.json()["encounter"]["actions"]]
     assert "round-over" in actions
+    # Talia is fired upon: the attack waits for her answer, which her player chooses with each chance shown.
+    waits = gm_api.post(at(d6_campaign, eid, "attacks"), {"attacker": mutant_id, "target": talia_id})
+    assert waits.status_code == 202, waits.text
+    waiting = waits.json()["encounter"]["waiting"]
+    assert [a["label"] for a in waiting["answers"]] == [
+        "No dodge or parry: the difficulty 10 stands",
+        "Dodge 4d",
+        "Melee parry 3d",
+        "Brawling parry 3d",
+    ]
+    assert not Roll.objects.filter(kind="attack", spec__attacker="Mutant").exists()
+    seen = api(player).get(f"/campaigns/{d6_campaign.pk}/encounter").json()["waiting"]
+    assert (seen["decides"], seen["withdraws"]) == (True, False)
+    assert api(player).post(at(d6_campaign, eid, "attacks/waiting/withdraw")).status_code == 403
+    bad = api(player).post(at(d6_campaign, eid, "attacks/waiting/answer"), {"answer": "number-ish"})
+    assert bad.status_code == 400
+    dodge = waiting["answers"][1]
+    answered = api(player).post(at(d6_campaign, eid, "attacks/waiting/answer"), {"answer": dodge["value"]})
+    assert answered.status_code == 201, answered.text
+    assert answered.json()["chance"] == dodge["chance"]  # rolled at the chance she chose by
+    assert answered.json()["encounter"]["waiting"] is None
+    assert api(player).post(at(d6_campaign, eid, "attacks/waiting/answer"), {"answer": "number"}).status_code == 409
+    again = gm_api.post(at(d6_campaign, eid, "attacks"), {"attacker": mutant_id, "target": talia_id})
+    assert again.status_code == 202
+    assert gm_api.post(at(d6_campaign, eid, "attacks/waiting/withdraw")).json()["waiting"] is None
     assert gm_api.post(at(d6_campaign, eid, "actions"), {"action": "round-over"}).status_code == 200
     assert gm_api.post(at(d6_campaign, eid, "end")).json()["taking_part"] == 2
 
@@ -481,7 +506,9 @@ CHANGES = {"400", "403", "404", "409", "413"}
         ("/campaigns/{id}/encounters/{eid}/initiative", "post", {"200", *CHANGES}),
         ("/campaigns/{id}/encounters/{eid}/next-turn", "post", {"200", "403", "404", "409"}),
         ("/campaigns/{id}/encounters/{eid}/attacks/chance", "post", {"200", *CHANGES}),
-        ("/campaigns/{id}/encounters/{eid}/attacks", "post", {"201", *CHANGES}),
+        ("/campaigns/{id}/encounters/{eid}/attacks", "post", {"201", "202", *CHANGES}),
+        ("/campaigns/{id}/encounters/{eid}/attacks/waiting/answer", "post", {"201", *CHANGES}),
+        ("/campaigns/{id}/encounters/{eid}/attacks/waiting/withdraw", "post", {"200", "403", "404", "409"}),
         ("/campaigns/{id}/encounters/{eid}/adjustments", "post", {"200", *CHANGES}),
         ("/campaigns/{id}/encounters/{eid}/actions", "post", {"200", *CHANGES}),
         ("/campaigns/{id}/encounters/{eid}/order", "post", {"200", *CHANGES}),

@@ -8,6 +8,7 @@ from __future__ import annotations
 import random
 
 import pytest
+from django.test import Client
 from django.urls import reverse
 
 from campaigns.models import Campaign
@@ -193,8 +194,35 @@ def test_jericho_fires_three_times_dodges_and_the_fight_keeps_his_one_round(clie
 
     first = attack(attacker=me.pk, target=mutant.pk, skill=blaster, uses="3", against="number", difficulty="10")
     assert (first.spec["code"], first.chance) == ("2d+2", str(p_at_least(C("2d+2"), 10)))
-    dodged = attack(attacker=mutant.pk, target=me.pk, against="react", difficulty="10")
+    # The mutant fires on him: the attack waits for Jericho's player, who sees each answer's chance first.
+    waits = client.post(url("encounter-attack", d6_campaign), {"attacker": mutant.pk, "target": me.pk,
+                                                               "difficulty": "10"})  # fmt: skip
+    assert waits.status_code == 302
+    assert not Roll.objects.filter(kind="attack", spec__attacker="Mutant").exists()
+    refused = client.post(url("encounter-attack", d6_campaign), {"attacker": me.pk, "target": mutant.pk})
+    assert refused.status_code == 409
+    assert "waits for" in refused.content.decode()
+    player_client = Client()
+    player_client.force_login(player)
+    choosing = player_client.get(url("encounter", d6_campaign)).content.decode()
+    assert "is attacked: choose how to answer" in choosing
+    mutant.refresh_from_db()
+    fires = C("2d" if mutant.block["wounds"] else "3d")  # wounded by the first shot or not
+    dodge_at_1d = opposed_chance(fires, C("1d")).p_attacker_wins
+    assert f"exactly {dodge_at_1d.numerator}/{dodge_at_1d.denominator}" in choosing
+    stands = p_at_least(fires, 10)
+    assert f"exactly {stands.numerator}/{stands.denominator}" in choosing
+    gms_page = client.get(url("encounter", d6_campaign)).content.decode()
+    assert "is attacked: choose how to answer" in gms_page  # the GM may answer for anyone
+    assert "Withdraw the attack" in gms_page
+    assert "Withdraw the attack" not in choosing  # the attack is the GM's, not the defender's, to withdraw
+    wrong = player_client.post(url("encounter-defend", d6_campaign), {"answer": "nonsense"})
+    assert wrong.status_code == 400
+    answered = player_client.post(url("encounter-defend", d6_campaign), {"answer": f"{jericho.pk}:{ids['Dodge']}"})
+    assert answered.status_code == 302
+    dodged = Roll.objects.filter(kind="attack").latest("seq")
     assert dodged.spec["defence"] == "1d"  # "now he's using four skills this round … 1d for Dodge"
+    assert (dodged.by_id, dodged.chance) == (gm.pk, str(dodge_at_1d))  # the attacker's roll, its chance first
     second = attack(attacker=me.pk, target=mutant.pk, skill=blaster, against="number", difficulty="10")
     assert second.spec["code"] == "1d+2"  # "his last two blaster shots are at 1d+2"
     jericho.refresh_from_db()

@@ -285,6 +285,11 @@ def test_a_fight_from_the_sheet_and_an_npc(key: str) -> None:
     assert isinstance(plan, AttackPlan)
     assert 0 < plan.chance < 1
     assert plan.label
+    if plan.defences:  # the target's choice first (D6: a dodge, a parry or none), each with its exact chance
+        assert plan.defence_field in combat.attack_fields
+        assert all(0 < d.chance < 1 for d in plan.defences)
+        plan = combat.plan_attack(hero, npc, {plan.defence_field: plan.defences[-1].value}, options)
+        assert not plan.defences
     attack = combat.roll_attack(plan, options, Random(4))
     assert isinstance(attack, AttackRoll)
     assert attack.logged.chance == plan.chance

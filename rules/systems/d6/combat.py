@@ -368,9 +368,10 @@ class D6Combat:
         """An attack and its exact chance. A character's attack is a use of its round (:func:`_round_use`); so
         is a character target's dodge or parry. ``against`` is the defender's choice (the rules README, "A dodge
         or a parry is the defender's choice"): ``number`` lets the difficulty stand, ``react`` (an NPC's
-        reaction code, or a character's best defence that answers the attack; the default when the target may
-        react) or ``<character>:<skill>`` sets the reaction's total as the number to beat. The plan's details
-        list every choice with the attack's exact chance (``defences``), for the page to show before the roll."""
+        reaction code, or a character's best defence that answers the attack) or ``<character>:<skill>`` sets the
+        reaction's total as the number to beat. Left empty while the target may react, the attack waits for the
+        defender: the plan lists each choice with the attack's exact chance (:attr:`AttackPlan.defences`). The
+        plan's details list them too (``defences``), for a preview."""
         if attacker.key == target.key:
             raise SpecError("target", "A combatant cannot attack itself.")
         if _wounds(attacker) >= 2:
@@ -388,20 +389,22 @@ class D6Combat:
         if running:
             kept_choices["running"] = "on"
         defences = self._with_codes(target, self._defences(target, ranged, options))
-        against = str(choices.get("against", "") or ("react" if defences else "number"))
+        against = str(choices.get("against", "") or ("" if defences else "number"))
         target_uses = _uses(choices.get("target_uses"), "target_uses", 0, MAX_USES)
         by_number = p_at_least(code, difficulty)
         offered = [Defence("number", f"No dodge or parry: the difficulty {difficulty} stands", by_number)]
         offered += [Defence(value, words, self._reacting(target, base_of, item_of, code, options, target_uses)[0])
                     for value, words, item_of, base_of in defences]  # fmt: skip
         shown = [{"value": d.value, "words": d.label, "chance": d.chance} for d in offered]
-        if against == "number":
-            kept_choices["against"] = "number"
+        if against in ("", "number"):
+            kept_choices["against"] = against
             label = f"{attacker.name} attacks {target.name}: {skill} {code} against {difficulty}"
             details = {"code": str(code), "difficulty": difficulty, "steps": steps, "defences": shown}
+            waiting = tuple(offered) if not against else ()  # the defender's choice, still to make
             return AttackPlan(attacker=attacker.key, target=target.key, chance=by_number, chance_of="hit",
                               choices=kept_choices, label=label, details=details,
-                              dice=("number", code, difficulty, attacker.name, target.name, kept))  # fmt: skip
+                              dice=("number", code, difficulty, attacker.name, target.name, kept),
+                              defences=waiting, defence_field="against")  # fmt: skip
         if against == "react" and defences:
             against = defences[0][0]
         chosen = next((d for d in defences if d[0] == against), None)
@@ -453,6 +456,8 @@ class D6Combat:
         return opposed_chance(code, theirs).p_attacker_wins, theirs, their_steps, kept
 
     def roll_attack(self, plan: AttackPlan, options: Mapping[str, Any], rng: Random) -> AttackRoll:
+        if plan.defences:
+            raise SpecError("against", "the target chooses first: a dodge or a parry, or none")
         how, code, against, attacker, target, kept = plan.dice
         rolled = roll(code, rng)
         spec: dict[str, Any] = {"attacker": attacker, "target": target, "code": str(code)}
