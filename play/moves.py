@@ -14,8 +14,9 @@ A move may leave a decision (:class:`rules.systems.moves.Prompt`: keep or reroll
 this same pipeline, with the choice's input: by the user it waits for, or by the GM, who may always
 decide (anyone else: :class:`NotAllowed`, a 403). While it is open:
 
-- a move that answers (:attr:`Move.answers`) is made only as one of its choices, with that choice's
-  input exactly (another input, or no decision open: :class:`Refused`, a 400);
+- a move one of its choices names is its answer, made with that choice's input exactly (another input:
+  :class:`Refused`, a 400); a move that only answers (:attr:`Move.answers`) is refused when no open
+  decision offers it;
 - a move that shares a part with the move that left it waits (:class:`Refused`, "Waiting for … to
   decide"): it would change what the decision is about, or roll again before the last roll is settled;
   a move on other parts of the sheet is made as ever, and the decision stays open;
@@ -151,16 +152,18 @@ def _decider(prompt: SheetPrompt, user: AbstractBaseUser, role: Role | None) -> 
 
 def _not_theirs(prompt: SheetPrompt | None, move: Move, user: AbstractBaseUser, role: Role | None) -> str | None:
     """Why ``user`` may not make ``move`` as the answer to the open decision (a 403), or None."""
-    if not move.answers or prompt is None or not _offers(prompt, move) or _decider(prompt, user, role):
+    if prompt is None or not _offers(prompt, move) or _decider(prompt, user, role):
         return None
     return f"This decision waits for {prompt.to.get_username()}: only they or the GM may make it."
 
 
 def _waits(prompt: SheetPrompt | None, move: Move, user: AbstractBaseUser) -> str | None:
     """Why ``move`` waits for the open decision (a 400), or None: an answer with no decision that offers
-    it, or a move on a part the decision was made from."""
+    it, or a move on a part the decision was made from (unless it is one of its choices)."""
+    if _offers(prompt, move):
+        return None
     if move.answers:
-        return None if _offers(prompt, move) else "No decision waits for this."
+        return "No decision waits for this."
     if prompt is None or not set(move.parts) & set(prompt.parts):
         return None
     if prompt.to_id == user.pk:
@@ -356,7 +359,7 @@ def make(*, character_id: int, key: str, version: int, given: Mapping[str, Any],
     not_now = _not_now(character, move, role, by)
     if not_now is not None:
         raise Refused(not_now)
-    answered = prompt if move.answers else None
+    answered = prompt if _offers(prompt, move) else None
     label = _choice(answered, move, given) if answered is not None else ""
     rng = secrets.SystemRandom()
     made = perform(move, _situation(character, role, rng, by=by, gm=gm), given)

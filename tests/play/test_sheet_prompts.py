@@ -394,3 +394,26 @@ def test_every_open_sheet_hears_a_decision_open_and_close_and_nothing_more(
             await socket.disconnect()
 
     run(scenario)
+
+
+def test_a_choice_may_name_any_move_and_its_answer_may_leave_the_next_decision(api, flip, player, dice) -> None:
+    """A system may offer a move of its own as a choice (dare again): while the decision is open that move
+    is its answer, and the decision it leaves next follows on, each roll following the one before."""
+    dice.faces = ["tails", "tails"]
+    post(api(player), flip, "dare")
+    SheetPrompt.objects.filter(character=flip).update(
+        choices=[{"move": "dare", "label": "Dare again", "chance": "1/4", "input": {}}]
+    )
+    dice.faces = ["heads", "tails"]
+    again = post(api(player), flip, "dare")
+    assert again.status_code == 200, again.text
+    assert again.json()["prompt"]["question"] == "Heads and tails: keep them, or flip one again?"
+    first, second = Roll.objects.filter(campaign=flip.campaign).order_by("seq")
+    assert second.follows == first.seq
+    closed, opened = SheetPrompt.objects.filter(character=flip).order_by("pk")
+    assert (closed.answer, closed.answered_by, opened.answered_at, opened.follows) == (
+        "Dare again",
+        player,
+        None,
+        second.seq,
+    )
