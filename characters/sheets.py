@@ -4,11 +4,29 @@ query beyond the character and its campaign."""
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping
 from typing import Any
 
+from django.contrib.auth.models import AbstractBaseUser
 from django.db.models import QuerySet
 
 from characters.models import Character
+
+#: What the apps above this one show on every sheet page for its viewer (the table app: a decision that
+#: waits), each ``(character, user) -> names for the templates``; registered by those apps once ready, as
+#: this app imports none of them.
+_ALSO: list[Callable[[Character, AbstractBaseUser], Mapping[str, Any]]] = []
+
+
+def also_show(shows: Callable[[Character, AbstractBaseUser], Mapping[str, Any]]) -> None:
+    """Show what ``shows`` gives on every sheet page, beside the sheet (once, however often it is registered)."""
+    if shows not in _ALSO:
+        _ALSO.append(shows)
+
+
+def shown_beside(character: Character, user: AbstractBaseUser) -> dict[str, Any]:
+    """What the registered apps show beside the sheet of ``character`` (loaded through ``access``) for ``user``."""
+    return {name: value for shows in _ALSO for name, value in shows(character, user).items()}
 
 
 def with_sheet(characters: QuerySet[Character]) -> QuerySet[Character]:

@@ -80,7 +80,7 @@ def _sheet_context(request: HttpRequest, character: Character, *, focus: str = "
 @require_safe
 def sheet(request: HttpRequest, pk: int) -> HttpResponse:
     character = access.character_for(request.user, pk)
-    context = _sheet_context(request, character)
+    context = {**_sheet_context(request, character), **sheets.shown_beside(character, request.user)}
     # Live only when served over ASGI: a WSGI server has no WebSockets to offer (the page then
     # simply is not live, as without JavaScript).
     context["live_url"] = f"/ws/characters/{character.pk}/" if hasattr(request, "scope") else ""

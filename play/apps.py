@@ -5,6 +5,10 @@ class PlayConfig(AppConfig):
     name = "play"
 
     def ready(self) -> None:
-        # Connect the live-update listeners in every process (web servers, workers and
-        # management commands alike), so that every recorded roll is announced.
-        from play import live  # noqa: F401
+        # Connect the live-update listeners in every process (web servers, workers and management commands
+        # alike), so that every recorded roll is announced; and show a decision that waits on a character on
+        # its sheet (the sheet's app knows nothing of moves).
+        from characters import sheets
+        from play import live, moves  # noqa: F401  (importing live connects its listeners)
+
+        sheets.also_show(moves.sheet_shows)

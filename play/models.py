@@ -415,3 +415,55 @@ class TableChange(AppendOnlyModel):
 
     def __str__(self) -> str:
         return f"Table change {self.version} of campaign {self.campaign_id}: {self.what}"
+
+
+# --- Decisions left after a sheet move -------------------------------------------------------------
+
+
+class SheetPromptQuerySet(models.QuerySet["SheetPrompt"]):
+    def open(self) -> SheetPromptQuerySet:
+        """The decisions no one has made yet."""
+        return self.filter(answered_at__isnull=True)
+
+
+class SheetPrompt(models.Model):
+    """A decision a sheet move left (:class:`rules.systems.moves.Prompt`), kept until it is made: whose it
+    is (``to``; the GM may always make it), the question, the choices (each its move, label, input and
+    exact chance, "p/q" or null), the move that left it and the parts it was made from (a move sharing
+    one waits for the decision), the roll it follows (by its number in the campaign's log: the answer's
+    rolls follow it), and, once made, who made it, when, and which choice. A character has at most one
+    open decision. Written only by :func:`play.moves.make`."""
+
+    character = models.ForeignKey("characters.Character", on_delete=models.CASCADE, related_name="prompts")
+    to = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
+    move = models.CharField(max_length=40)
+    parts = models.JSONField(default=list)
+    question = models.CharField(max_length=500)
+    choices = models.JSONField()
+    follows = models.PositiveIntegerField(null=True, blank=True)
+    #: The character's version once the move that left it was saved.
+    version = models.PositiveIntegerField()
+    opened_at = models.DateTimeField(default=timezone.now)
+    answered_at = models.DateTimeField(null=True, blank=True)
+    answered_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, null=True, blank=True, related_name="+"
+    )
+    #: The label of the choice made.
+    answer = models.CharField(max_length=200, blank=True)
+
+    objects = SheetPromptQuerySet.as_manager()
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["character"], condition=Q(answered_at__isnull=True), name="play_sheetprompt_one_open"
+            ),
+            models.CheckConstraint(
+                condition=Q(answered_at__isnull=True, answered_by__isnull=True, answer="")
+                | Q(answered_at__isnull=False, answered_by__isnull=False),
+                name="play_sheetprompt_answered_whole",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"Decision {self.pk} of character {self.character_id}: {self.question}"

@@ -1,9 +1,11 @@
 """The one page of every sheet move (:mod:`play.moves`): its form, made from the move's input model,
 in the place of the sheet region the move changes (htmx) or on a page of its own (without JavaScript),
-carrying the version it was made from. Made, the region comes back read-only and current (or the
-sheet, at that region); refused, the form comes back with the reason by its field (400), with things as
-they are now (409), or a page that says why (403). A system may present what the move shows of the
-sheet before it is made (``systems/<key>/moves/<move>_shows.html``); the form and the rest are generic.
+carrying the version it was made from, with the decision that waits on the character, if any (its
+choices for the one who makes it). Made, the region comes back read-only and current (or the sheet, at
+that region; with htmx, the sheet's decision region too when one opened or was made); refused, the
+form comes back with the reason by its field (400), with things as they are now (409), or a page that
+says why (403). A system may present what the move shows of the sheet before it is made
+(``systems/<key>/moves/<move>_shows.html``); the form and the rest are generic.
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ from django.contrib import messages
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.template import TemplateDoesNotExist
-from django.template.loader import select_template
+from django.template.loader import render_to_string, select_template
 from django.urls import reverse
 from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.http import require_http_methods
@@ -82,6 +84,7 @@ def _page(
         "shows_template": _shows_template(character, move),
         "in_place": bool(request.htmx) and section is not None,
         "next": _back(request),
+        "decision": moves.waiting(character, request.user, is_gm=character.viewer_is_gm),
     }
     template = "play/move.html" + ("#move-form" if context["in_place"] else "")
     return render(request, template, context, status=status)
@@ -171,4 +174,10 @@ def move(request: HttpRequest, pk: int, key: str) -> HttpResponse:
         return redirect(back)  # the page the move was opened from (a round's planner, say)
     if section not in sections_for(character):
         return redirect("characters:sheet", saved.pk)
-    return saved_region(request, character, section, notice=notice)
+    response = saved_region(request, character, section, notice=notice)
+    if request.htmx and done.decided:
+        # A decision opened or made: the sheet's decision region too, out of band.
+        decision = moves.waiting(saved, request.user, is_gm=character.viewer_is_gm)
+        context = {"character": character, "decision": decision, "oob": True}
+        response.content += render_to_string("play/_sheet_decision.html", context, request=request).encode()
+    return response

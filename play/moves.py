@@ -8,18 +8,39 @@ through the move's own model, ask the system why the move may not be made now, a
 new sheet through the one write path (:func:`characters.write.write`: validated, in the sheet's
 history, announced to open pages). The page (:mod:`play.move_views`) and the API route both call
 :func:`make`, and list what the caller may do with :func:`offered`.
+
+A move may leave a decision (:class:`rules.systems.moves.Prompt`: keep or reroll?). It is kept open
+(:class:`play.models.SheetPrompt`, at most one a character) until one of its choices is made, through
+this same pipeline, with the choice's input: by the user it waits for, or by the GM, who may always
+decide (anyone else: :class:`NotAllowed`, a 403). While it is open:
+
+- a move one of its choices names is its answer, made with that choice's input exactly (another input:
+  :class:`Refused`, a 400); a move that only answers (:attr:`Move.answers`) is refused when no open
+  decision offers it;
+- a move that shares a part with the move that left it waits (:class:`Refused`, "Waiting for … to
+  decide"): it would change what the decision is about, or roll again before the last roll is settled;
+  a move on other parts of the sheet is made as ever, and the decision stays open;
+- a move may not leave a second decision beside it (refused, nothing written).
+
+Opening and answering a decision marks the parts it was made from changed, so an answer sent from a
+page read before (a second answer, or one to an older decision) is a :class:`StaleMove` (409). The
+answer's rolls follow the roll the decision came after (:attr:`Rolled.follows`), so the chain of rolls
+stays append-only. Only the one it waits for and the GM see the question and each choice's exact
+chance (:func:`waiting`); everyone else who may read the sheet sees whom it waits for.
 """
 
 from __future__ import annotations
 
 import secrets
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from fractions import Fraction
 from random import Random
 from typing import Any
 
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
+from django.utils import timezone
 from pydantic import ValidationError
 
 from campaigns.errors import Conflict, NotAllowed, NotFound, Refused
@@ -29,15 +50,17 @@ from characters.generated import refusal_words
 from characters.models import Character
 from characters.operations import sections_for
 from play import rolls, sheet_rolls
-from play.models import Roll
+from play.models import Roll, SheetPrompt
 from rules.document import problems_of
 from rules.systems.base import Role, SheetInvalid, SpecError
-from rules.systems.moves import Made, Move, Scope, Situation, find
+from rules.systems.moves import Made, Move, Prompt, Scope, Situation, Viewer, find
 
 __all__ = [
+    "Choosing",
     "Done",
     "Offered",
     "StaleMove",
+    "Waiting",
     "allowed",
     "forbidden",
     "made_from",
@@ -47,7 +70,9 @@ __all__ = [
     "perform",
     "read_input",
     "record",
+    "sheet_shows",
     "viewer_role",
+    "waiting",
 ]
 
 
@@ -83,16 +108,121 @@ def move_of(character: Character, key: str) -> Move:
     return move
 
 
-def viewer_role(character: Character, user: AbstractBaseUser) -> Role | None:
-    """The user's role for the character's sheet: the GM, its owner, or None."""
-    is_gm = Membership.objects.filter(campaign_id=character.campaign_id, user_id=user.pk, role=Membership.Role.GM)
-    if is_gm.exists():
+def _gm_of(character: Character) -> int | None:
+    """The user id of the GM of the character's campaign (one query)."""
+    gms = Membership.objects.filter(campaign_id=character.campaign_id, role=Membership.Role.GM)
+    return gms.values_list("user_id", flat=True).first()
+
+
+def _role(character: Character, user: AbstractBaseUser, gm: int | None) -> Role | None:
+    if gm is not None and gm == user.pk:
         return Role.GM
     return Role.OWNER if character.owner_id == user.pk else None
 
 
-def _situation(character: Character, role: Role, rng: Random | None = None) -> Situation:
-    return Situation(character.document, character.campaign.settings, role, rng=rng)
+def viewer_role(character: Character, user: AbstractBaseUser) -> Role | None:
+    """The user's role for the character's sheet: the GM, its owner, or None."""
+    return _role(character, user, _gm_of(character))
+
+
+def _situation(
+    character: Character, role: Role, rng: Random | None = None, *, by: AbstractBaseUser | None = None,
+    gm: int | None = None,
+) -> Situation:  # fmt: skip
+    who = Viewer(role, by.pk) if by is not None else None
+    return Situation(character.document, character.campaign.settings, role, who, rng, character.owner_id, gm)
+
+
+# --- The open decision ------------------------------------------------------------------------------
+
+
+def open_prompt(character: Character) -> SheetPrompt | None:
+    """The decision that waits on the character, if any, with the user it waits for."""
+    return SheetPrompt.objects.open().filter(character_id=character.pk).select_related("to").first()
+
+
+def _offers(prompt: SheetPrompt | None, move: Move) -> bool:
+    return prompt is not None and any(choice["move"] == move.key for choice in prompt.choices)
+
+
+def _decider(prompt: SheetPrompt, user: AbstractBaseUser, role: Role | None) -> bool:
+    """Whether ``user`` may make the decision: it waits for them, or they are the GM."""
+    return prompt.to_id == user.pk or role is Role.GM
+
+
+def _not_theirs(prompt: SheetPrompt | None, move: Move, user: AbstractBaseUser, role: Role | None) -> str | None:
+    """Why ``user`` may not make ``move`` as the answer to the open decision (a 403), or None."""
+    if prompt is None or not _offers(prompt, move) or _decider(prompt, user, role):
+        return None
+    return f"This decision waits for {prompt.to.get_username()}: only they or the GM may make it."
+
+
+def _waits(prompt: SheetPrompt | None, move: Move, user: AbstractBaseUser) -> str | None:
+    """Why ``move`` waits for the open decision (a 400), or None: an answer with no decision that offers
+    it, or a move on a part the decision was made from (unless it is one of its choices)."""
+    if _offers(prompt, move):
+        return None
+    if move.answers:
+        return "No decision waits for this."
+    if prompt is None or not set(move.parts) & set(prompt.parts):
+        return None
+    if prompt.to_id == user.pk:
+        return "Waiting for your decision first."
+    return f"Waiting for {prompt.to.get_username()} to decide first."
+
+
+def _chance(text: str | None) -> Fraction | None:
+    return None if text is None else Fraction(text)
+
+
+@dataclass(frozen=True, slots=True)
+class Choosing:
+    """A choice of the open decision as the one who may make it sees it: the move that makes it, its
+    label, the exact chance it leaves (None when nothing is left to chance), its input, and the version to
+    make it from."""
+
+    move: str
+    label: str
+    chance: Fraction | None
+    input: Mapping[str, Any]
+    version: int
+
+
+@dataclass(frozen=True, slots=True)
+class Waiting:
+    """The decision open on a character as one viewer sees it: whom it waits for (``who``, a name;
+    ``yours``: the viewer), and, for those who may make it (``decides``: the one it waits for, and the
+    GM), the question, each choice with its exact chance, and the roll it follows (its number). Anyone
+    else sees whom it waits for and nothing more."""
+
+    who: str
+    yours: bool
+    decides: bool
+    question: str = ""
+    choices: tuple[Choosing, ...] = ()
+    follows: int | None = None
+
+
+def waiting(character: Character, user: AbstractBaseUser, *, is_gm: bool | None = None) -> Waiting | None:
+    """The decision open on the character as ``user`` sees it, or None when none waits. ``is_gm``: whether
+    the user is the campaign's GM, when the caller knows (``access`` found it out); asked otherwise."""
+    prompt = open_prompt(character)
+    if prompt is None:
+        return None
+    if is_gm is None:
+        is_gm = _gm_of(character) == user.pk
+    who, yours = prompt.to.get_username(), prompt.to_id == user.pk
+    if not (yours or is_gm):
+        return Waiting(who, yours=False, decides=False)
+    sheet_moves = _sheet_moves(character)
+    choices = []
+    for choice in prompt.choices:
+        move = find(sheet_moves, choice["move"])
+        version = made_from(character, move) if move is not None else character.version
+        choices.append(
+            Choosing(choice["move"], choice["label"], _chance(choice["chance"]), dict(choice["input"]), version)
+        )
+    return Waiting(who, yours, True, prompt.question, tuple(choices), prompt.follows)
 
 
 def _forbidden(character: Character, move: Move, role: Role | None) -> str | None:
@@ -110,26 +240,39 @@ def _forbidden(character: Character, move: Move, role: Role | None) -> str | Non
     return None
 
 
-def _not_now(character: Character, move: Move, role: Role) -> str | None:
+def sheet_shows(character: Character, user: AbstractBaseUser) -> dict[str, Any]:
+    """What a sheet page shows beside the sheet: the decision that waits on the character, as ``user``
+    sees it (``decision``: a :class:`Waiting`, or None)."""
+    return {"decision": waiting(character, user, is_gm=getattr(character, "viewer_is_gm", None))}
+
+
+def _not_now(character: Character, move: Move, role: Role, user: AbstractBaseUser | None = None) -> str | None:
     """Why the rules refuse ``move`` on the character as it stands (a 400), or None."""
-    why = move.why_not(_situation(character, role))
+    why = move.why_not(_situation(character, role, by=user))
     return write.sentence(why) if why else None
 
 
 def forbidden(character: Character, move: Move, user: AbstractBaseUser) -> str | None:
     """Why ``user`` may not make ``move`` on the character at all, in their words; None if they may
     (though the rules may refuse it now: :func:`allowed`)."""
-    return _forbidden(character, move, viewer_role(character, user))
+    role = viewer_role(character, user)
+    return _forbidden(character, move, role) or (_not_theirs(open_prompt(character), move, user, role))
+
+
+def _allowed(
+    character: Character, move: Move, user: AbstractBaseUser, role: Role | None, prompt: SheetPrompt | None
+) -> str | None:
+    forbidden = _forbidden(character, move, role) or _not_theirs(prompt, move, user, role)
+    if forbidden is not None or role is None:
+        return forbidden
+    waits = _waits(prompt, move, user)
+    return write.sentence(waits) if waits else _not_now(character, move, role, user)
 
 
 def allowed(character: Character, move: Move, user: AbstractBaseUser) -> str | None:
     """Why ``user`` may not make ``move`` on the character now, in their words (a sentence); None if
     they may."""
-    role = viewer_role(character, user)
-    forbidden = _forbidden(character, move, role)
-    if forbidden is not None or role is None:
-        return forbidden
-    return _not_now(character, move, role)
+    return _allowed(character, move, user, viewer_role(character, user), open_prompt(character))
 
 
 def made_from(character: Character, move: Move) -> int:
@@ -149,7 +292,10 @@ class Offered:
 
 def offered(character: Character, user: AbstractBaseUser) -> list[Offered]:
     """Every sheet move the character's campaign offers, each with why ``user`` may not make it now."""
-    return [Offered(m, allowed(character, m, user), made_from(character, m)) for m in _sheet_moves(character)]
+    role, prompt = viewer_role(character, user), open_prompt(character)
+    return [
+        Offered(m, _allowed(character, m, user, role, prompt), made_from(character, m)) for m in _sheet_moves(character)
+    ]
 
 
 def read_input(move: Move, given: Mapping[str, Any]) -> Any:
@@ -199,25 +345,75 @@ def make(*, character_id: int, key: str, version: int, given: Mapping[str, Any],
     the reason by its field); nothing is written then."""
     character = write.lock(character_id)
     move = move_of(character, key)
-    role = viewer_role(character, by)
-    forbidden = _forbidden(character, move, role)
+    gm = _gm_of(character)
+    role = _role(character, by, gm)
+    prompt = open_prompt(character)
+    forbidden = _forbidden(character, move, role) or _not_theirs(prompt, move, by, role)
     if forbidden is not None or role is None:
         raise NotAllowed(forbidden or "")
     if version > character.version or made_from(character, move) > version:
         raise StaleMove(character, move)
-    not_now = _not_now(character, move, role)
+    waits = _waits(prompt, move, by)
+    if waits is not None:
+        raise Refused(write.sentence(waits))
+    not_now = _not_now(character, move, role, by)
     if not_now is not None:
         raise Refused(not_now)
+    answered = prompt if _offers(prompt, move) else None
+    label = _choice(answered, move, given) if answered is not None else ""
     rng = secrets.SystemRandom()
-    made = perform(move, _situation(character, role, rng), given)
+    made = perform(move, _situation(character, role, rng, by=by, gm=gm), given)
+    if prompt is not None and answered is None and made.prompt is not None:
+        raise Refused(f"Waiting for {prompt.to.get_username()} to decide first: a sheet keeps one decision open.")
+    if answered is not None and answered.follows is not None:
+        # The answer's rolls replace the roll the decision came after: each follows it, unless it says.
+        follows = answered.follows
+        made = replace(
+            made, rolls=tuple(r if r.follows is not None else replace(r, follows=follows) for r in made.rolls)
+        )
     logged = [sheet_rolls.roll(character, rolled, by=by, rng=rng).roll for rolled in made.sheet_rolls]
     logged += record(made, campaign_id=character.campaign_id, by=by, character_id=character.pk)
     state = made.state if made.then is None else made.then(made.state, tuple(r.seq for r in logged))
+    # A decision opened or made changes what every part it is about may be made from (a second answer is stale).
+    sections = list(dict.fromkeys([*(made.changed or move.parts), *(answered.parts if answered else ()),
+                                   *((*move.parts, *made.changed) if made.prompt else ())]))  # fmt: skip
+    before = character.version
     try:
-        write.write(character, state, by=by, what=made.words, sections=list(made.changed or move.parts))
+        write.write(character, state, by=by, what=made.words, sections=sections)
     except SheetInvalid as error:
         raise write.refusal(error) from None
-    return Done(character, made, logged)
+    if (answered is not None or made.prompt is not None) and character.version == before:
+        write.mark_changed(character, *sections)  # the sheet is as it was, but its pages must show the decision
+    if answered is not None:
+        answered.answered_at, answered.answered_by, answered.answer = timezone.now(), by, label
+        answered.save(update_fields=["answered_at", "answered_by", "answer"])
+    if made.prompt is not None:
+        _keep(character, move, made, made.prompt, follows=logged[-1].seq if logged else None)
+    return Done(character, made, logged, decided=answered is not None or made.prompt is not None)
+
+
+def _choice(prompt: SheetPrompt, move: Move, given: Mapping[str, Any]) -> str:
+    """The label of the choice of ``prompt`` that ``move`` with ``given`` makes, or :class:`Refused` when
+    it makes none of them (a choice's input is the whole answer: no other value may be slipped in)."""
+    said = read_input(move, given).model_dump(mode="json")
+    for choice in prompt.choices:
+        if choice["move"] == move.key and read_input(move, choice["input"]).model_dump(mode="json") == said:
+            return str(choice["label"])
+    labels = "; ".join(c["label"] for c in prompt.choices)
+    raise Refused(f"That is not one of the choices of this decision: {labels}.", errors={"input": labels})
+
+
+def _keep(character: Character, move: Move, made: Made, prompt: Prompt, *, follows: int | None) -> SheetPrompt:
+    """The decision a move left, kept open for the one it waits for (and the GM)."""
+    choices = [
+        {"move": c.move, "label": c.label, "input": dict(c.input),
+         "chance": None if c.chance is None else f"{c.chance.numerator}/{c.chance.denominator}"}
+        for c in prompt.choices
+    ]  # fmt: skip
+    return SheetPrompt.objects.create(
+        character=character, to_id=prompt.to, move=move.key, parts=list(dict.fromkeys((*move.parts, *made.changed))),
+        question=prompt.question[:500], choices=choices, follows=follows, version=character.version,
+    )  # fmt: skip
 
 
 @dataclass(frozen=True, slots=True)
@@ -227,6 +423,8 @@ class Done:
     character: Character
     made: Made
     rolls: list[Roll]
+    #: Whether a decision opened or was made: the sheet's pages show it.
+    decided: bool = False
 
 
 def record(made: Made, *, campaign_id: int, by: AbstractBaseUser, character_id: int | None = None) -> list[Roll]:

@@ -3,7 +3,10 @@ system through the table's one pipeline (:mod:`play.moves`), as the sheet's page
 
 ``GET /characters/{id}/moves`` lists the moves the character's campaign offers, each with why the
 caller may not make it now (null when they may), the version to make it from and its input's JSON
-Schema; ``POST /characters/{id}/moves/{key}`` makes one with ``{"version": …, "input": {…}}``. Every
+Schema, and the decision that waits on the character (``prompt``: for the one it waits for and the GM,
+its question and each choice's move, input, exact chance and version; for anyone else, whom it waits
+for); ``POST /characters/{id}/moves/{key}`` makes one with ``{"version": …, "input": {…}}`` — answering
+a decision is the POST of a choice's move with its input. Every
 move answers a stale version the same way: a 409 ``{"code": "stale_version", "message", "now"}``
 with the character as it is now.
 """
@@ -47,6 +50,32 @@ class MoveList(Schema):
     moves: list[MoveOut]
 
 
+class ChoiceOut(Schema):
+    move: str
+    label: str
+    chance: str | None = Field(description='The exact chance of success the choice leaves, "p/q"; null if none.')
+    input: dict[str, Any]
+
+
+class SheetChoiceOut(ChoiceOut):
+    version: int = Field(description="The version to make the choice's move from.")
+
+
+class DecisionOut(Schema):
+    waiting_for: str = Field(description="Whom the decision waits for (their username).")
+    yours: bool = Field(description="Whether it waits for you.")
+    decides: bool = Field(description="Whether you may make it: it waits for you, or you are the GM.")
+    question: str | None = Field(description="The question; null unless you may make it.")
+    choices: list[SheetChoiceOut] = Field(
+        description="Each choice: POST its move with its input to make it. Empty unless you may make it."
+    )
+    follows: int | None = Field(description="The roll it follows (its number in the log); null unless you decide.")
+
+
+class SheetMoves(MoveList):
+    prompt: DecisionOut | None = Field(description="The decision that waits on the character; null if none.")
+
+
 class MoveIn(Schema):
     model_config = ConfigDict(extra="forbid")
     version: StrictInt = Field(..., ge=0, le=MAX_ID, description="The version the move is made from.")
@@ -61,6 +90,7 @@ class Made(Schema):
     notice: str = Field(description="What the move did, in a sentence for the one who made it.")
     result: dict[str, Any] = Field(description="The figures the move gives back (what a rest healed, say).")
     rolls: list[RollOut] = Field(description="The rolls the move put in the campaign's log, in order.")
+    prompt: DecisionOut | None = Field(description="The decision that waits on the character now; null if none.")
 
 
 class Stale(Error):
@@ -81,12 +111,32 @@ def _move_out(offered: moves.Offered) -> dict[str, Any]:
     }
 
 
-@router.get("/characters/{id}/moves", response=responses({200: MoveList}, 404), summary="A character's moves")
+def _chance(chance: Any) -> str | None:
+    return None if chance is None else f"{chance.numerator}/{chance.denominator}"
+
+
+def _decision_out(character: Character, user: Any, *, is_gm: bool) -> dict[str, Any] | None:
+    seen = moves.waiting(character, user, is_gm=is_gm)
+    if seen is None:
+        return None
+    choices = [
+        {"move": c.move, "label": c.label, "chance": _chance(c.chance), "input": dict(c.input), "version": c.version}
+        for c in seen.choices
+    ]
+    question = seen.question if seen.decides else None
+    return {"waiting_for": seen.who, "yours": seen.yours, "decides": seen.decides, "question": question,
+            "choices": choices, "follows": seen.follows}  # fmt: skip
+
+
+@router.get("/characters/{id}/moves", response=responses({200: SheetMoves}, 404), summary="A character's moves")
 def list_moves(request: HttpRequest, id: PathId) -> dict[str, Any]:
     """The moves the character's campaign offers (a rest, a luck point…), each with why you may not make
-    it now (null when you may), the version to make it from, and its input's JSON Schema."""
+    it now (null when you may), the version to make it from, and its input's JSON Schema; and the decision
+    that waits on the character, if any (its choices and their exact chances for the one it waits for and
+    the GM; whom it waits for to anyone else)."""
     character = access.character_for(request.user, id)
-    return {"moves": [_move_out(offered) for offered in moves.offered(character, request.user)]}
+    listed = [_move_out(offered) for offered in moves.offered(character, request.user)]
+    return {"moves": listed, "prompt": _decision_out(character, request.user, is_gm=character.viewer_is_gm)}
 
 
 @router.post(
@@ -96,9 +146,11 @@ def list_moves(request: HttpRequest, id: PathId) -> dict[str, Any]:
 )
 def make_move(request: HttpRequest, id: PathId, key: Annotated[str, Path(max_length=40)], body: MoveIn) -> Any:
     """Make the move `key` from `version` with its `input`: through the same pipeline as the sheet's
-    pages. A 400 names what is wrong with the input (or why the rules refuse the move now), a 403 says
-    why you may not, a 404 means no such character or move in its campaign, and a 409 gives the
-    character as it is now when something the move depends on changed since `version`."""
+    pages; a decision's choice is made the same way, with the choice's move and input. A 400 names what
+    is wrong with the input (or why the rules refuse the move now: a decision waits first, say), a 403
+    says why you may not (a decision that is not yours to make), a 404 means no such character or move in
+    its campaign, and a 409 gives the character as it is now when something the move depends on changed
+    since `version`."""
     character = access.character_for(request.user, id, write=True)
     try:
         done = moves.make(character_id=character.pk, key=key, version=body.version, given=body.input,
@@ -114,17 +166,11 @@ def make_move(request: HttpRequest, id: PathId, key: Annotated[str, Path(max_len
         "notice": moves.told(saved.name, done.made),
         "result": dict(done.made.result),
         "rolls": [roll_out(Roll.objects.select_related("by", "reveal").get(pk=r.pk), gm=gm) for r in done.rolls],
+        "prompt": _decision_out(saved, request.user, is_gm=gm),
     }
 
 
 # --- The campaign's table --------------------------------------------------------------------------
-
-
-class ChoiceOut(Schema):
-    move: str
-    label: str
-    chance: str | None = Field(description='The exact chance of success the choice leaves, "p/q"; null if none.')
-    input: dict[str, Any]
 
 
 class PromptOut(Schema):
@@ -156,8 +202,7 @@ def _table_out(campaign: Any, user: Any) -> dict[str, Any]:
         prompt = {
             "question": seen.prompt.question,
             "choices": [
-                {"move": c.move, "label": c.label, "input": dict(c.input),
-                 "chance": None if c.chance is None else f"{c.chance.numerator}/{c.chance.denominator}"}
+                {"move": c.move, "label": c.label, "input": dict(c.input), "chance": _chance(c.chance)}
                 for c in seen.prompt.choices
             ],
         }  # fmt: skip

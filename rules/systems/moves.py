@@ -75,8 +75,10 @@ class Viewer:
 @dataclass(frozen=True, slots=True)
 class Situation(Generic[StateT]):
     """What a move is made on: the state it changes (a sheet, or the table's document), the campaign's
-    options, the role of the one making it, who they are (at the table), and the server's dice
-    (``rng``, a ``secrets.SystemRandom``) for a move that rolls or shuffles. ``Situation[Sheet]`` is a move
+    options, the role of the one making it, who they are, and the server's dice (``rng``, a
+    ``secrets.SystemRandom``) for a move that rolls or shuffles. On a sheet, ``owner`` and ``gm`` are
+    the user ids of the character's player and of the campaign's GM, for a prompt to leave the
+    decision to one of them (``by.user`` is the one making the move). ``Situation[Sheet]`` is a move
     made on a system's ``Sheet``."""
 
     state: StateT
@@ -84,6 +86,8 @@ class Situation(Generic[StateT]):
     role: Role
     by: Viewer | None = None
     rng: Random | None = None
+    owner: int | None = None
+    gm: int | None = None
 
     def dice(self) -> Random:
         """The server's dice: a move that rolls is given them."""
@@ -106,7 +110,12 @@ class Choice:
 @dataclass(frozen=True, slots=True)
 class Prompt:
     """A decision left to someone after a move: the user who answers (their id), the question, and the
-    choices."""
+    choices.
+
+    On a sheet the pipeline keeps it open until one of its choices is made (by that user, or by the GM,
+    who may always decide); what the answer needs of the roll (its dice) the system keeps in the sheet,
+    and the answer's rolls follow the last roll of the move that left it. At the table the prompt is
+    read from the table's document (:attr:`TableRules.prompt`)."""
 
     to: int
     question: str
@@ -144,7 +153,8 @@ class Rolled:
     the words for it, what was asked (``spec``), every die as rolled, the total and the outcome, and the
     exact chance of ``chance_of`` before the roll. ``follows``: the number in the log of the roll this one
     replaces (a reroll), which the state keeps from when that roll was made (:attr:`Made.then` gives it the
-    numbers of the rolls a move logs); the reroll is a new roll that follows it."""
+    numbers of the rolls a move logs); the reroll is a new roll that follows it. On a sheet, the rolls of a
+    prompt's answer that name none follow the last roll of the move that left the prompt."""
 
     kind: str
     label: str
@@ -203,7 +213,10 @@ class Move(Generic[StateT]):
     answers that there is no such move). ``shows``: what the move's page shows of the state before it
     is made (the hit points before a rest, say), for its template. ``check``: every problem of the
     values given, at once, each at its field (a value ``None`` was refused by its field before, and the
-    checks that read it keep quiet), so that a form shows them all in one answer.
+    checks that read it keep quiet), so that a form shows them all in one answer. ``answers``: a sheet
+    move made only as the answer to an open prompt that offers it, with one of its choices' inputs (the
+    pipeline refuses it otherwise); a table's answers say so by their ``why_not``, its prompt being read
+    from its state.
     """
 
     key: str
@@ -220,6 +233,7 @@ class Move(Generic[StateT]):
     why_not: Callable[[Situation[StateT]], str | None] = _free
     check: Callable[[Situation[StateT], Mapping[str, Any]], tuple[Problem, ...]] = _no_problems
     shows: Callable[[Situation[StateT]], Mapping[str, Any]] = field(default=lambda situation: {})
+    answers: bool = False
 
     @property
     def submit(self) -> str:

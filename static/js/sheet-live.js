@@ -14,7 +14,8 @@
   const waiting = new Set(); // regions with an htmx request on its way when fresh ones came
   const recheck = new Set(); // ... whose request is over: to swap (or mark) from a fresh copy
 
-  const editing = (region) => region.querySelector("form") !== null; // a read-only region has none
+  // A read-only region has no form, but for the buttons that answer a decision (each a form of its own).
+  const editing = (region) => region.querySelector("form:not(.prompt-answer)") !== null;
 
   // Each region of the fresh copy (``only``: just those ids) in place of the page's own.
   function apply(fresh, only) {

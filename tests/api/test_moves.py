@@ -86,7 +86,7 @@ def test_a_campaign_without_resting_has_no_rest_move(api, campaign, player, outs
     response = api(player).post(f"/characters/{brunella.pk}/moves/rest", {"version": brunella.version,
                                                                           "input": {"minutes": 30}})  # fmt: skip
     assert response.status_code == 404
-    assert api(player).get(f"/characters/{brunella.pk}/moves").json() == {"moves": []}
+    assert api(player).get(f"/characters/{brunella.pk}/moves").json() == {"moves": [], "prompt": None}
     assert api(outsider).get(f"/characters/{brunella.pk}/moves").status_code == 404
 
 

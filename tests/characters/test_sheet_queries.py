@@ -12,7 +12,8 @@ SHEET_QUERIES = (
     # 2. the signed-in user
     # 3. access: the character (its sheet document on the row) with its campaign, owner and the viewer's role
     # 4. its latest Adventure-Point entries
-    4
+    # 5. the decision that waits on it, if any, with whom it waits for
+    5
 )
 
 

@@ -42,7 +42,7 @@ from rules.systems.base import (
     nobody,
 )
 from rules.systems.defaults import SystemDefaults
-from tests.systems import coin_table
+from tests.systems import coin_dare, coin_table
 from tests.systems.coin_combat import COMBAT
 
 MAX_NERVE: Final = 6
@@ -56,11 +56,13 @@ class Trick(Document):
 class Sheet(Document):
     schema_version: Literal[2] = 2
     nerve: Annotated[int, Field(ge=1, le=MAX_NERVE, strict=True)] | None = None
-    luck: Annotated[int, Field(ge=0, le=20, strict=True)] = 5
+    luck: Annotated[int, Field(ge=0, le=coin_dare.MAX_LUCK, strict=True)] = 5
     tricks: tuple[Trick, ...] = ()
     notes: LongText = ""
     step: Literal["", "nerve", "tricks"] = "nerve"
     next_id: Annotated[int, Field(ge=1, strict=True)] = 1
+    #: A dare's coins that wait for a decision (``coin_dare``).
+    dare: coin_dare.Dare | None = None
 
     @model_validator(mode="after")
     def _unique(self) -> Sheet:
@@ -179,8 +181,8 @@ class Coin(SystemDefaults):
     license_name: Final = ""
     license_file: Final = ""
     options_model: ClassVar = Options
-    moves: Final = coin_table.MOVES
-    log_kinds: Final = {"check": "Flip", "flip": "Flip at the table"}
+    moves: Final = coin_table.MOVES + coin_dare.MOVES
+    log_kinds: Final = {"check": "Flip", "flip": "Flip at the table", "dare": "Dare"}
     table: Final = coin_table.TABLE
     sheet_model: ClassVar = Sheet
     sheet_version: Final = 2
@@ -200,8 +202,8 @@ class Coin(SystemDefaults):
     combat: Final = COMBAT
 
     def outcome_words(self, kind: str, spec: Mapping[str, Any], outcome: Mapping[str, Any]) -> Worded | None:
-        """A flip at the table wins with double heads."""
-        if kind == "flip" and outcome.get("success") is not None:
+        """A flip at the table and a dare win with double heads."""
+        if kind in ("flip", "dare") and outcome.get("success") is not None:
             return Worded("Double heads", "success") if outcome["success"] else Worded("No double heads", "failure")
         return None
 

@@ -6,7 +6,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('play', '0010_open_log_kinds'),
+        ('play', '0011_sheet_prompts'),
     ]
 
     operations = [
