@@ -1,11 +1,11 @@
 """Lucky 13's Django side: its own section forms (:mod:`.forms`, saved by :mod:`.sections`), its
 creation pages (:mod:`.creation_views` over :mod:`.creation`), its roll page (:mod:`.roll_views`),
-its options form (:mod:`.options`), its attack form in an encounter (:mod:`.encounter_forms`), its
+its attack form in an encounter (:mod:`.encounter_forms`), its
 fields and PATCH in the JSON API (:mod:`.api`), the public dice calculator (:mod:`.calculator`) and
 its demo campaign (:mod:`.demo`). Importing the package registers them with the generic apps."""
 
 from games import registry
-from games.lucky13 import api, creation_views, encounter_forms, forms, options, roll_views
+from games.lucky13 import api, creation_views, encounter_forms, forms, roll_views
 from rules.systems import lucky13
 
 registry.register(
@@ -15,7 +15,6 @@ registry.register(
         creation_pages=creation_views.Pages(),
         roll_page=roll_views.roll,
         attack_form=encounter_forms.AttackForm,
-        options_form=options.Lucky13OptionsForm,
         api=api.API,
     ),
 )
