@@ -94,9 +94,6 @@ class ListSpec:
     def blanks(self) -> int:
         return NESTED_BLANK_ROWS if self.nested else BLANK_ROWS
 
-    def text_fields(self) -> list[str]:
-        return [name for name, made in self.fields.items() if isinstance(made, TextField)]
-
     def rows(self, data: Any, prefix: str, initial: list[dict[str, Any]], *, more: str | None) -> Rows:
         extra = self.blanks + (MORE_ROWS if more == prefix else 0)
         room = max(self.max_rows - len(initial), 0)
@@ -151,9 +148,10 @@ class RowForm(forms.Form):
             for name, child in spec.lists.items()
         ]  # fmt: skip
 
-    def typed_text(self) -> bool:
-        """Whether anything was typed in the row's text boxes (a blank row is no item)."""
-        return any(str(self.cleaned_data.get(name) or "").strip() for name in self.spec.text_fields())
+    def typed_anything(self) -> bool:
+        """Whether anything was typed or chosen in the row (a blank row is no item; a row with a choice made
+        but its name left empty is one, which the system refuses by that name)."""
+        return any(_given(self.cleaned_data.get(name)) for name in self.spec.fields)
 
 
 class Rows:
@@ -199,7 +197,7 @@ class Rows:
                 lists[child.spec.key] = child.read()
                 refused |= lists[child.spec.key] is None
             nested = any(child.kept for child in form.lists)
-            if not (form.typed_text() or form.cleaned_data.get("original") or nested):
+            if not (form.typed_anything() or form.cleaned_data.get("original") or nested):
                 continue  # a blank row
             item = {name: form.cleaned_data.get(name) for name in self.spec.fields}
             item.update({key: value or [] for key, value in lists.items()})
@@ -222,8 +220,8 @@ class Rows:
                 row["DELETE"] = True
             if "ORDER" in form.fields:
                 row["ORDER"] = form["ORDER"].value()
-            texts = [str(row.get(name) or "").strip() for name in form.spec.text_fields()]
-            if any(texts) or row.get("original") or any(row.get(key) for key in form.spec.lists):
+            typed = any(_given(row.get(name)) for name in form.spec.fields)
+            if typed or row.get("original") or any(row.get(key) for key in form.spec.lists):
                 out.append(row)
         return out
 
@@ -480,6 +478,11 @@ def _row(spec: ListSpec, item: dict[str, Any], known: set[Any]) -> dict[str, Any
     if spec.renames:
         row["original"] = item.get("name") if item.get("name") in known else ""
     return row
+
+
+def _given(value: Any) -> bool:
+    """Whether a row's value was typed or chosen: not empty, not an unticked box."""
+    return value not in (None, False) and str(value).strip() not in ("", "False")
 
 
 def _lines(text: str) -> list[str]:
