@@ -68,9 +68,17 @@ def read_options_with(model: type[M], options: Any, *, system: str) -> M:
             message = plain_words(item)
             if item["type"] == "extra_forbidden" and len(item["loc"]) == 1:
                 message = f"is not an option of {system}"
-            errors.setdefault(path.split(".")[0], message)
+            errors.setdefault(path.split(".")[0], _placed(item["loc"][1:], message))
             at.setdefault(path, message)
         raise OptionsError(errors, at) from None
+
+
+def _placed(where: tuple[Any, ...], message: str) -> str:
+    """A problem inside an option said with where it is in it: "row 2, name: needs a name"."""
+    if not where:
+        return message
+    said = [f"row {part + 1}" if isinstance(part, int) else str(part).replace("_", " ") for part in where]
+    return f"{', '.join(said)}: {message}"
 
 
 def validate_options_with(model: type[BaseModel], options: Any, *, system: str) -> dict[str, Any]:

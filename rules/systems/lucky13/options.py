@@ -113,6 +113,11 @@ class TableEntry(Document):
     name: Name = Field(title="Name")
     description: ShortText = Field("", title="Description")
 
+    @field_validator("description", mode="before")
+    @classmethod
+    def _none_is_empty(cls, value: Any) -> Any:
+        return "" if value is None else value
+
 
 def _table(kind: str) -> Any:
     return Field(
