@@ -58,9 +58,6 @@ def campaign_list(request: HttpRequest) -> HttpResponse:
 
 # --- Creating and configuring --------------------------------------------------------------------
 
-#: The submit buttons that redraw the form without saving it, and the partial each redraws with htmx
-#: (an options form names its own in ``REFRESH``).
-REFRESH = {"load_preset": "skill-list", "more_rows": "skill-list"}
 #: The button that redraws the new-campaign page with the options of the rules system chosen (a plain
 #: submit without JavaScript; with htmx, changing the system swaps the options alone, this partial).
 CHOOSE_SYSTEM = "choose_system"
@@ -71,19 +68,25 @@ OPTIONS_SYSTEM = "options_system"
 
 
 def refresh_partial(options_form: Any, data: Any) -> str | None:
-    """The partial that the refresh button pressed redraws (None: no refresh button was pressed)."""
-    buttons = getattr(options_form, "REFRESH", REFRESH)
+    """The partial that the redraw button pressed redraws (None: no such button was pressed): a system's own
+    options form names its buttons and partials in ``REFRESH``; the generated one redraws the options whole."""
+    buttons = getattr(options_form, "REFRESH", None)
+    if buttons is None:
+        return SYSTEM_OPTIONS if OptionsForm.refresh(data) else None
     return next((partial for button, partial in buttons.items() if button in data), None)
 
 
 def options_form_for(system: str, data: Any, *, options: dict[str, Any] | None = None) -> Any:
     """The options form of ``system`` (None if the system has no options to set), bound to
-    ``data``, or, for a refresh button, redrawn as the person left it."""
+    ``data``, or, for a redraw button, redrawn as the person left it."""
     rules = systems.get(system)
     options = options or rules.default_options()
     form_class = OPTIONS_FORMS.get(system)
     if form_class is None:
-        return OptionsForm(data, system=rules, options=options) if rules.option_fields else None
+        if not rules.option_fields:
+            return None
+        form = OptionsForm(data, system=rules, options=options)
+        return form.redrawn() if OptionsForm.refresh(data) else form
     known = form_class.known(options)
     if data is not None and refresh_partial(form_class, data):
         preset = data.get("preset") if "load_preset" in data else None
@@ -100,7 +103,7 @@ def campaign_form_page(
     if not partial:
         return render(request, "campaigns/form.html", context, status=status)
     if refresh == SYSTEM_OPTIONS:
-        context = {**context, "swapped_in": True}
+        context = {**context, "swapped_in": CHOOSE_SYSTEM in request.POST or context.get("system_changed", False)}
         response = render(request, f"campaigns/form.html#{SYSTEM_OPTIONS}", context, status=status)
         # Whichever button asked (a refresh of the options shown for another system, too), the
         # options swap as a whole.

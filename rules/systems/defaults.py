@@ -14,11 +14,11 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from random import Random
-from typing import Any, ClassVar
+from typing import Any, ClassVar, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
-from rules.document import Problem, problems_of
+from rules.document import Problem, plain_words, problems_of
 from rules.systems.base import (
     Awaiting,
     LegacyRead,
@@ -31,7 +31,9 @@ from rules.systems.base import (
 )
 from rules.systems.moves import Move, TableRules
 
-__all__ = ["SystemDefaults", "options_of"]
+M = TypeVar("M", bound=BaseModel)
+
+__all__ = ["SystemDefaults", "options_of", "read_options_with", "validate_options_with"]
 
 
 def options_of(model: type[BaseModel]) -> tuple[Option, ...]:
@@ -54,6 +56,73 @@ def options_of(model: type[BaseModel]) -> tuple[Option, ...]:
         help_text = str(node.get("description", ""))
         out.append(Option(name, label, default, choices, help_text, node.get("minimum"), node.get("maximum")))
     return tuple(out)
+
+
+def read_options_with(model: type[M], options: Any, *, system: str) -> M:
+    """``options`` read through a campaign's options ``model``: its defaults for what is not given, every
+    value it refuses said in words by its option (``errors``, the first problem of each) and at its path
+    (``at``: ``skills.2.name``). An option the model does not have is said to be none of ``system``'s."""
+    if not isinstance(options, Mapping):
+        raise OptionsError({"options": "must be an object"})
+    try:
+        return model.model_validate(dict(options))
+    except ValidationError as error:
+        errors: dict[str, str] = {}
+        at: dict[str, str] = {}
+        items = error.errors(include_url=False)
+        deeper = {item["loc"][:n] for item in items for n in range(len(item["loc"]))}
+        for item in items:
+            if item["type"] == "too_short" and item["loc"] in deeper:
+                continue  # a list whose items were refused is not also too short
+            path = ".".join(str(part) for part in item["loc"]) or "options"
+            message = plain_words(item)
+            if item["type"] == "extra_forbidden" and len(item["loc"]) == 1:
+                message = f"is not an option of {system}"
+            errors.setdefault(path.split(".")[0], _placed(item["loc"][1:], message))
+            at.setdefault(path, message)
+        raise OptionsError(errors, at) from None
+
+
+def _placed(where: tuple[Any, ...], message: str) -> str:
+    """A problem inside an option said with where it is in it: "row 2, name: needs a name"."""
+    if not where:
+        return message
+    said = [f"row {part + 1}" if isinstance(part, int) else str(part).replace("_", " ") for part in where]
+    return f"{', '.join(said)}: {message}"
+
+
+def validate_options_with(model: type[BaseModel], options: Any, *, system: str) -> dict[str, Any]:
+    """``options`` as ``model`` leaves them, as JSON (:func:`read_options_with`)."""
+    return read_options_with(model, options, system=system).model_dump(mode="json")
+
+
+def _said(value: Any, node: Mapping[str, Any]) -> Any:
+    labels = node.get("labels") or {}
+    if isinstance(value, str) and value in labels:
+        return str(labels[value])
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    return value
+
+
+def options_summary_of(model: type[BaseModel], options: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """The options as the campaign page lists them, read from the options ``model``: each option by its
+    title, a choice in the words its schema's ``labels`` give it, a list of rows by each row's name."""
+    schema = model.model_json_schema()
+    defs = schema.get("$defs", {})
+    out: list[dict[str, Any]] = []
+    for option in options_of(model):
+        node = dict(schema["properties"].get(option.key, {}))
+        if "$ref" in node:
+            node = {**defs[node["$ref"].rsplit("/", 1)[-1]], **node}
+        value = options.get(option.key, option.default)
+        if isinstance(value, list | tuple):
+            items = [item.get("name", ", ".join(map(str, item.values()))) if isinstance(item, Mapping) else item
+                     for item in value]  # fmt: skip
+            out.append({"label": option.label, "value": f"{len(items)}", "list": [str(i) for i in items]})
+        else:
+            out.append({"label": option.label, "value": _said(value, node)})
+    return out
 
 
 class SystemDefaults:
@@ -79,11 +148,13 @@ class SystemDefaults:
         return self.options_model().model_dump(mode="json")
 
     def validate_options(self, options: Mapping[str, Any]) -> dict[str, Any]:
-        """The options as the model reads them, or :class:`OptionsError` with each refused value by its option."""
-        try:
-            return self.options_model.model_validate(dict(options)).model_dump(mode="json")
-        except ValidationError as error:
-            raise OptionsError({p.field.split(".")[0]: p.message for p in problems_of(error)}) from None
+        """The options as the model reads them, or :class:`OptionsError` with each refused value by its option
+        and at its path (:func:`read_options_with`)."""
+        return validate_options_with(self.options_model, options, system=self.name)
+
+    def options_summary(self, options: Mapping[str, Any]) -> list[dict[str, Any]]:
+        """The options as the campaign page lists them, read from the options model (:func:`options_summary_of`)."""
+        return options_summary_of(self.options_model, options)
 
     # --- The sheet ------------------------------------------------------------------------------
 

@@ -87,7 +87,7 @@ def options_post(
         "gear": values["gear"],
         "resting": values["resting"],
         "recovery": values["recovery"],
-        "preset": "fantasy",
+        "skill_preset": values["skill_preset"],
         "save": "1",
         "skills-TOTAL_FORMS": len(skills),
         "skills-INITIAL_FORMS": len(skills),
@@ -96,10 +96,10 @@ def options_post(
     }
     if system is not None:
         data["system"] = system
-    for key, ability_name in zip(lucky13.ABILITY_KEYS, values["ability_names"], strict=True):
-        data[f"ability_{key}"] = ability_name
-    for prefix, key in (("backgrounds", "background_table"), ("impairments", "impairment_table")):
-        data.update(table_post(prefix, values.get(key) or []))
+    for i, ability_name in enumerate(values["ability_names"]):
+        data[f"ability_names-{i}"] = ability_name
+    for key in ("background_table", "impairment_table"):
+        data.update(table_post(key, values.get(key) or []))
     for i, row in enumerate(skills):
         data[f"skills-{i}-original"] = row.get("original", "")
         data[f"skills-{i}-name"] = row["name"]
@@ -113,7 +113,7 @@ def options_post(
 
 
 def table_post(prefix: str, rows: list[dict[str, Any]]) -> dict[str, Any]:
-    """The rows of a table of the options form (``backgrounds``, ``impairments``) as posted: each
+    """The rows of a table of the options form (``background_table``, ``impairment_table``) as posted: each
     with ``name``, and optionally ``description`` and ``DELETE``."""
     data: dict[str, Any] = {
         f"{prefix}-TOTAL_FORMS": len(rows),
@@ -196,3 +196,19 @@ def form_data(response: HttpResponse, **changes: Any) -> dict[str, Any]:
         data.setdefault(name, []).append(value)
     flat = {name: values if len(values) > 1 else values[0] for name, values in data.items()}
     return {**flat, **changes, "save": "1"}
+
+
+def rows_post(prefix: str, rows: list[dict[str, Any]]) -> dict[str, Any]:
+    """A list of an options form's rows as posted, a row's own lists (a list of dicts) as rows of their own:
+    ``rows_post("stats", [{"name": "Might", "skills": [{"name": "Lift", "combat": "melee"}]}])``. A true box is
+    sent as "on", a false one not at all."""
+    data: dict[str, Any] = {f"{prefix}-TOTAL_FORMS": len(rows), f"{prefix}-INITIAL_FORMS": len(rows)}
+    for i, row in enumerate(rows):
+        for key, value in row.items():
+            if isinstance(value, list):
+                data.update(rows_post(f"{prefix}-{i}-{key}", value))
+            elif value is True:
+                data[f"{prefix}-{i}-{key}"] = "on"
+            elif value is not False:
+                data[f"{prefix}-{i}-{key}"] = value
+    return data

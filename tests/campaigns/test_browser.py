@@ -1,6 +1,6 @@
-"""The campaign pages in a real browser (Playwright, the system Chromium): the skill
-list swapped in place by htmx and the same form without JavaScript, the Enter key,
-the invitation list, and a phone-width screen. Every test also fails on a console
+"""The campaign pages in a real browser (Playwright, the system Chromium): the generated options form's lists
+of rows (a preset, more rows, a row's own rows) swapped in place by htmx and the same form without JavaScript,
+the Enter key, the invitation list, and a phone-width screen. Every test also fails on a console
 error or a Content Security Policy violation (the fixtures of ``tests.pages.test_browser``,
 shared through this directory's ``conftest.py``)."""
 
@@ -34,19 +34,24 @@ def test_with_htmx_a_preset_swaps_the_skill_list_and_enter_saves(live_server, pa
     sign_in(page.context, gm, live_server)
     page.goto(f"{live_server.url}/campaigns/new/")
     page.evaluate("window.sameDocument = true")
+    page.get_by_label("Name", exact=True).fill("Starfall")
 
-    page.get_by_label("Start from a preset").select_option("sci_fi")
+    page.get_by_label("Skill list").select_option("sci_fi")
     page.get_by_role("button", name="Use this list").click()
 
-    expect(page.get_by_label("Skill in row 1", exact=True)).to_have_value("Technology")
+    expect(page.get_by_label("Skill (skill 1)", exact=True)).to_have_value("Technology")
     assert page.evaluate("window.sameDocument") is True  # swapped in place, not a new page
-    page.get_by_label("Skill in row 6", exact=True).fill("Piloting")  # Combat renamed
-    page.get_by_label("Name", exact=True).fill("Starfall")
-    page.get_by_label("Name", exact=True).press("Enter")  # Enter saves; it never presses "Use this list"
+    expect(page.get_by_label("Name", exact=True)).to_have_value("Starfall")  # the rest of the page stays
+    page.get_by_label("Skill (skill 6)", exact=True).fill("Piloting")  # Combat renamed
+    page.get_by_role("button", name="More skill rows").click()  # with htmx: rows added in place
+    expect(page.get_by_label("Skill (skill 11)", exact=True)).to_have_value("")
+    expect(page.get_by_label("Skill (skill 6)", exact=True)).to_have_value("Piloting")  # what was typed stays
+    page.get_by_label("Skill (skill 7)", exact=True).fill("Hacking")
+    page.get_by_label("Name", exact=True).press("Enter")  # Enter saves; it never presses a redraw button
 
     expect(page.get_by_role("heading", level=1)).to_have_text("Starfall")
     campaign = Campaign.objects.get()
-    assert [s["name"] for s in campaign.options["skills"]][-1] == "Piloting"
+    assert [s["name"] for s in campaign.options["skills"]][-2:] == ["Piloting", "Hacking"]
     assert Membership.objects.get(campaign=campaign).user == gm
     assert problems == []
 
@@ -57,12 +62,12 @@ def test_without_javascript_the_same_form_works(live_server, nojs_page: Page, pr
     page.goto(f"{live_server.url}/campaigns/new/")
     page.get_by_label("Name", exact=True).fill("Ashlands")
 
-    page.get_by_label("Start from a preset").select_option("post_apocalyptic")
+    page.get_by_label("Skill list").select_option("post_apocalyptic")
     page.get_by_role("button", name="Use this list").click()
-    expect(page.get_by_label("Skill in row 1", exact=True)).to_have_value("History")
-    page.get_by_role("button", name="More rows").click()
-    page.get_by_label("Skill in row 8", exact=True).fill("Scavenging")
-    page.get_by_label("Remove row 2").check()
+    expect(page.get_by_label("Skill (skill 1)", exact=True)).to_have_value("History")
+    page.get_by_role("button", name="More skill rows").click()
+    page.get_by_label("Skill (skill 8)", exact=True).fill("Scavenging")
+    page.get_by_label("Remove skill 2").check()
     page.get_by_role("button", name="Create the campaign").click()
 
     expect(page.get_by_role("heading", level=1)).to_have_text("Ashlands")
@@ -84,11 +89,16 @@ def test_with_htmx_choosing_d6_swaps_in_its_options_and_creates_a_d6_campaign(
     expect(page.get_by_label("Stat dice at creation")).to_have_value("18")
     assert page.evaluate("window.sameDocument") is True  # the options swapped in place
     expect(page.get_by_label("Play style")).to_have_count(0)  # nothing of Lucky 13 is left
-    expect(page.get_by_label("Stat in row 1", exact=True)).to_have_value("Dexterity")
-    page.get_by_label("Its skills (row 4)").fill("Con, Hide, Spot Hidden")
+    expect(page.get_by_label("Stat (stat 1)", exact=True)).to_have_value("Dexterity")
+    page.get_by_label("Skill (skill 3 of stat 4)", exact=True).fill("Spot Hidden")
     page.get_by_role("button", name="Use this list").click()  # the preset comes back whole
-    expect(page.get_by_label("Its skills (row 4)")).to_have_value("Con, Hide, Investigation, Persuasion, Search, Sneak")
-    page.get_by_label("Its skills (row 4)").fill("Con, Hide, Spot Hidden")
+    expect(page.get_by_label("Skill (skill 3 of stat 4)", exact=True)).to_have_value("Investigation")
+    page.get_by_role("button", name="More skill rows of stat 4").click()  # a row's own list grows in place
+    expect(page.get_by_label("Skill (skill 10 of stat 4)", exact=True)).to_have_value("")
+    page.get_by_label("Skill (skill 7 of stat 4)", exact=True).fill("Spot Hidden")
+    page.get_by_label("Reaction (skill 7 of stat 4)", exact=True).check()
+    for n in (3, 4, 5, 6):
+        page.get_by_label(f"Remove skill {n} of stat 4", exact=True).check()
     expect(page.get_by_label("Stat dice at creation")).to_have_value("18")
     expect(page.get_by_label("Name", exact=True)).to_have_value("Night Run")
     page.get_by_role("button", name="Create the campaign").click()
@@ -96,12 +106,11 @@ def test_with_htmx_choosing_d6_swaps_in_its_options_and_creates_a_d6_campaign(
     expect(page.get_by_role("heading", level=1)).to_have_text("Night Run")
     campaign = Campaign.objects.get()
     assert campaign.system == "d6"
+    perception = {**PERCEPTION, "skills": [*PERCEPTION["skills"][:2], {**PERCEPTION["skills"][2], "reaction": True}]}
     assert campaign.options == d6.SYSTEM.validate_options(
-        {
-            "stat_preset": "custom",
-            "stats": [*d6_options.preset_stats("six")[:3], PERCEPTION, *d6_options.preset_stats("six")[4:]],
-        }
-    )
+        {"stat_preset": "custom",
+         "stats": [*d6_options.preset_stats("six")[:3], perception, *d6_options.preset_stats("six")[4:]]}
+    )  # fmt: skip
     assert problems == []
 
 
@@ -136,18 +145,25 @@ def test_without_javascript_a_d6_campaign_is_made_from_the_page(live_server, noj
 
     expect(page.get_by_label("Stat dice at creation")).to_have_value("18")
     expect(page.get_by_label("Name", exact=True)).to_have_value("Night Run")
-    page.get_by_label("Its skills (row 4)").fill("Con, Hide, Spot Hidden")
+    page.get_by_label("Skill (skill 3 of stat 4)", exact=True).fill("Spot Hidden")
+    for n in (4, 5, 6):
+        page.get_by_label(f"Remove skill {n} of stat 4", exact=True).check()
+    page.get_by_role("button", name="More skill rows of stat 2").click()  # without JavaScript: the page redrawn
+    expect(page.get_by_label("Name", exact=True)).to_have_value("Night Run")
+    expect(page.get_by_label("Skill (skill 3 of stat 4)", exact=True)).to_have_value("Spot Hidden")
+    page.get_by_label("Skill (skill 6 of stat 2)", exact=True).fill("Riddles")
     page.get_by_role("button", name="Create the campaign").click()
 
     expect(page.get_by_role("heading", level=1)).to_have_text("Night Run")
     campaign = Campaign.objects.get()
     assert campaign.system == "d6"
     assert campaign.options["stats"][3] == PERCEPTION
+    assert campaign.options["stats"][1]["skills"][-1] == {"name": "Riddles", "reaction": False, "combat": ""}
     assert campaign.options["stat_dice"] == 18
     assert problems == []
 
 
-#: Perception with a skill whose name has a space in it, as the two tests above type it.
+#: Perception with a skill whose name has a space in it, as the tests above type it.
 PERCEPTION = {
     "name": "Perception",
     "skills": [{"name": name, "reaction": False, "combat": ""} for name in ("Con", "Hide", "Spot Hidden")],

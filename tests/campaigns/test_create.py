@@ -38,8 +38,9 @@ def test_the_form_offers_the_rules_registry_and_the_lucky13_defaults(client, out
     assert "Post-Apocalyptic" in page
     assert "Sci-fi" in page
     # Every refresh button has an htmx request and still works as a plain submit.
-    assert 'name="load_preset" value="1" class="button secondary" formnovalidate' in page
-    assert 'hx-post="/campaigns/new/" hx-target="#skill-list"' in page
+    assert 'name="fill_skill_preset" value="1" class="button secondary" formnovalidate' in page
+    assert 'name="more_skills" value="1" class="button secondary" formnovalidate' in page
+    assert 'hx-post="/campaigns/new/" hx-target="#system-options"' in page
 
 
 def test_anyone_signed_in_creates_a_campaign_and_becomes_its_gm(client, outsider) -> None:
@@ -107,7 +108,7 @@ def test_renamed_abilities_and_the_creation_methods_are_saved(client, gm) -> Non
     [
         ({"hit_points_per_step": 0}, "id_hit_points_per_step", "Must be a whole number from 1 to 100"),
         ({"starting_specializations": 11}, "id_starting_specializations", "Must be a whole number from 0 to 10"),
-        ({"skill_array": "d4 d7"}, "id_skill_array", "&#x27;d7&#x27; is not a die on the step ladder"),
+        ({"skill_array": "d4 d7"}, "id_skill_array", "Must be d4, d6, d8, d10 or d12"),
         ({"skill_method": "array", "skill_array": "d6 d8"}, "id_skill_array", "Needs a die for each of the 5 skills"),
         ({"skill_points": 0}, "id_skill_points", "Must be a whole number from 1 to 100"),
     ],
@@ -131,7 +132,8 @@ def test_ability_names_must_differ(client, gm) -> None:
     response = client.post(URL, options_post(ability_names=["Will", "will", "Pulse", "Intellect", "Reflex"]))
 
     assert response.status_code == 400
-    assert '<p class="field-error">The five abilities need different names</p>' in html(response)
+    said = '<p class="field-error" id="ability_names-error">The five abilities need different names</p>'
+    assert said in html(response)
     assert "Ability names: the five abilities need different names" in text(response)
     assert not Campaign.objects.exists()
 
@@ -143,7 +145,8 @@ def test_two_skills_of_one_name_are_refused_by_the_skill_list(client, gm) -> Non
     response = client.post(URL, options_post(skills=rows))
 
     assert response.status_code == 400
-    assert '<p class="field-error" id="skills-error">Two skills have the same name</p>' in html(response)
+    said = '<p class="field-error" id="rows-skills-error">Two skills are called lore: each skill once</p>'
+    assert said in html(response)
     # What was typed is still there.
     assert 'name="skills-1-name" value="lore"' in html(response)
     assert not Campaign.objects.exists()
@@ -156,7 +159,7 @@ def test_a_skill_list_needs_a_skill(client, gm) -> None:
     response = client.post(URL, options_post(skills=rows))
 
     assert response.status_code == 400
-    assert "List at least one skill" in html(response)
+    assert "Skills: must have at least 1 entries" in text(response)
     assert not Campaign.objects.exists()
 
 
@@ -193,7 +196,7 @@ def test_using_a_preset_redraws_the_form_without_saving(client, gm) -> None:
     client.force_login(gm)
     data = options_post(name="Half typed", hit_points_per_step="12")
     data.pop("save")
-    data.update({"load_preset": "1", "preset": "sci_fi"})
+    data.update({"fill_skill_preset": "1", "skill_preset": "sci_fi"})
 
     response = client.post(URL, data)
 
@@ -209,17 +212,18 @@ def test_using_a_preset_redraws_the_form_without_saving(client, gm) -> None:
     assert "field-error" not in page
 
 
-def test_with_htmx_a_preset_swaps_only_the_skill_list(client, gm) -> None:
+def test_with_htmx_a_preset_swaps_only_the_options(client, gm) -> None:
     client.force_login(gm)
     data = options_post()
     data.pop("save")
-    data.update({"load_preset": "1", "preset": "post_apocalyptic"})
+    data.update({"fill_skill_preset": "1", "skill_preset": "post_apocalyptic"})
 
     response = client.post(URL, data, headers={"HX-Request": "true"})
 
     page = html(response)
     assert response.status_code == 200
-    assert page.lstrip().startswith('<fieldset id="skill-list"')
+    assert page.lstrip().startswith('<div id="system-options">')
+    assert 'name="name"' not in page  # the campaign's own fields are not redrawn
     assert "<html" not in page
     assert 'value="Weaponry"' in page
     assert "HX-Request" in response["Vary"]
@@ -231,17 +235,17 @@ def test_more_rows_adds_blank_rows_and_keeps_the_typed_ones(client, gm) -> None:
     rows = [{"name": "Lore", "ability": "will", "ORDER": 2}, {"name": "Riding", "ability": "", "DELETE": True}]
     data = options_post(skills=rows)
     data.pop("save")
-    data["more_rows"] = "1"
+    data["more_skills"] = "1"
 
     response = client.post(URL, data)
 
     page = html(response)
     assert response.status_code == 200
-    assert 'name="skills-TOTAL_FORMS" value="5"' in page
+    assert 'name="skills-TOTAL_FORMS" value="7"' in page  # the two typed, two blank, three more
     assert 'name="skills-0-name" value="Lore"' in page
     assert 'name="skills-0-ORDER" value="2"' in page
     assert 'name="skills-1-DELETE" id="id_skills-1-DELETE" checked' in page
-    assert 'name="skills-4-name"' in page
+    assert 'name="skills-6-name"' in page
     assert not Campaign.objects.exists()
 
 
@@ -263,10 +267,10 @@ def test_every_error_shows_at_once_by_its_field_and_what_was_typed_stays(client,
     assert '<p class="field-error" id="id_hit_points_per_step_error">Enter a whole number.' in page
     assert '<p class="field-error" id="id_starting_specializations_error">Must be a whole number from 0 to 10' in page
     assert '<p class="field-error" id="id_skill_array_error">Needs a die for each of the 5 skills' in page
-    assert '<p class="field-error">The five abilities need different names</p>' in page
-    assert "Give this entry a name, or clear its description." in page
+    assert '<p class="field-error" id="ability_names-error">The five abilities need different names</p>' in page
+    assert '<p class="field-error" id="id_background_table-0-name_error">Needs a name</p>' in page
     for typed in ('name="hit_points_per_step" value="ten"', 'name="starting_specializations" value="11"',
-                  'name="skill_array" value="d6 d8"', 'value="Raised by wolves"'):  # fmt: skip
+                  '>\nd6 d8</textarea>', 'value="Raised by wolves"'):  # fmt: skip
         assert typed in page
     assert not Campaign.objects.exists()
 
@@ -279,6 +283,6 @@ def test_a_refused_skill_list_and_the_rules_errors_show_together(client, gm) -> 
 
     page = html(response)
     assert response.status_code == 400
-    assert "Tick Fights on one skill at most" in page
+    assert "Mark at most one skill as the one that fights" in page
     assert '<p class="field-error" id="id_hit_points_per_step_error">Must be a whole number from 1 to 100' in page
     assert not Campaign.objects.exists()

@@ -193,7 +193,7 @@ def test_a_row_emptied_by_mistake_is_not_a_removal(client, gm, campaign) -> None
     response = client.post(url(campaign), settings_post(campaign, skills=rows))
 
     assert response.status_code == 400
-    assert "Give this skill a name, or tick Remove." in html(response)
+    assert '<p class="field-error" id="id_skills-1-name_error">Needs a name</p>' in html(response)
     campaign.refresh_from_db()
     assert campaign.options == before
 
@@ -235,12 +235,12 @@ def test_with_htmx_a_preset_in_the_settings_keeps_the_identity_of_known_skills(c
     client.force_login(gm)
     data = settings_post(campaign)
     data.pop("save")
-    data.update({"load_preset": "1", "preset": "sci_fi"})
+    data.update({"fill_skill_preset": "1", "skill_preset": "sci_fi"})
 
     response = client.post(url(campaign), data, headers={"HX-Request": "true"})
 
     page = html(response)
     assert response.status_code == 200
-    assert page.lstrip().startswith('<fieldset id="skill-list"')
+    assert page.lstrip().startswith('<div id="system-options">')
     assert 'name="skills-0-original" id="id_skills-0-original"' in page  # Technology is new here
     assert 'name="skills-0-name" value="Technology"' in page

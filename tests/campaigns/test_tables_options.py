@@ -46,11 +46,11 @@ def test_the_gm_saves_both_tables_and_sees_them_again(client, gm, campaign) -> N
     assert [e["name"] for e in campaign.options["impairment_table"]] == ["Bad knee", "Phobia: heights"]
 
     page = html(client.get(url(campaign)))
-    assert 'name="backgrounds-0-name" value="Ex-soldier"' in page
-    assert 'name="backgrounds-0-description" value="Served a lord."' in page
-    assert 'name="impairments-1-name" value="Phobia: heights"' in page
-    assert 'name="backgrounds-2-name"' in page  # blank rows to add
-    assert 'name="backgrounds-TOTAL_FORMS" value="5"' in page
+    assert 'name="background_table-0-name" value="Ex-soldier"' in page
+    assert 'name="background_table-0-description" value="Served a lord."' in page
+    assert 'name="impairment_table-1-name" value="Phobia: heights"' in page
+    assert 'name="background_table-2-name"' in page  # blank rows to add
+    assert 'name="background_table-TOTAL_FORMS" value="4"' in page  # two entries, two blank rows
     assert "Background table" in text(client.get(reverse("campaigns:detail", args=[campaign.pk])))
 
 
@@ -77,8 +77,8 @@ def test_a_row_is_removed_by_its_box_or_by_emptying_it(client, gm, campaign) -> 
     ("rows", "message"),
     [
         ([{"name": "Smuggler"}, {"name": "smuggler"}], "Background table: the table lists smuggler twice"),
-        ([{"name": "x" * 61}], "names are at most 60 characters"),
-        ([{"name": "", "description": "A description without its name"}], "Give this entry a name"),
+        ([{"name": "x" * 61}], "at most 60 characters"),
+        ([{"name": "", "description": "A description without its name"}], "Needs a name"),
     ],
 )
 def test_a_bad_table_is_said_by_its_table_and_everything_typed_stays(client, gm, campaign, rows, message) -> None:
@@ -91,10 +91,10 @@ def test_a_bad_table_is_said_by_its_table_and_everything_typed_stays(client, gm,
     page = html(response)
     assert response.status_code == 400
     assert message in text(response)
-    table = re.search(r'<fieldset id="background-table".*?</fieldset>', page, re.S).group(0)
+    table = re.search(r'<fieldset id="rows-background_table".*?</fieldset>', page, re.S).group(0)
     assert 'class="field-error"' in table
-    assert f'name="backgrounds-0-name" value="{rows[0]["name"]}"' in page or rows[0]["name"] == ""
-    assert 'name="impairments-0-description" value="Typed"' in page
+    assert f'name="background_table-0-name" value="{rows[0]["name"]}"' in page or rows[0]["name"] == ""
+    assert 'name="impairment_table-0-description" value="Typed"' in page
     campaign.refresh_from_db()
     assert campaign.options == before
 
@@ -104,22 +104,22 @@ def test_more_than_100_entries_are_refused(client, gm, campaign) -> None:
     rows = [{"name": f"Past {i}"} for i in range(101)]
     response = client.post(url(campaign), settings_post(campaign, background_table=rows))
     assert response.status_code == 400
-    assert "a table holds at most 100 backgrounds; this one has 101" in text(response)
+    assert "Background table: must have at most 100 entries" in text(response)
 
 
-def test_more_rows_with_htmx_swaps_just_that_table_and_keeps_what_was_typed(client, gm, campaign) -> None:
+def test_more_rows_with_htmx_swaps_just_the_options_and_keeps_what_was_typed(client, gm, campaign) -> None:
     client.force_login(gm)
     data = settings_post(campaign, impairment_table=[{"name": "Bad knee"}, {"name": "Limp", "description": "Typed"}])
     data.pop("save")
-    data["more_impairments"] = "1"
+    data["more_impairment_table"] = "1"
 
     response = client.post(url(campaign), data, headers={"HX-Request": "true"})
 
     page = html(response)
     assert response.status_code == 200
-    assert page.lstrip().startswith('<fieldset id="impairment-table"')
-    assert 'name="impairments-1-description" value="Typed"' in page
-    assert 'name="impairments-TOTAL_FORMS" value="5"' in page  # two typed, three blank
+    assert page.lstrip().startswith('<div id="system-options">')
+    assert 'name="impairment_table-1-description" value="Typed"' in page
+    assert 'name="impairment_table-TOTAL_FORMS" value="7"' in page  # two typed, two blank, three more
     campaign.refresh_from_db()
     assert campaign.settings["impairment_table"] == []  # nothing saved
 
@@ -128,15 +128,15 @@ def test_more_rows_without_javascript_redraws_the_whole_form(client, gm, campaig
     client.force_login(gm)
     data = settings_post(campaign, background_table=[{"name": "Smuggler"}], name="Renamed, not saved")
     data.pop("save")
-    data["more_backgrounds"] = "1"
+    data["more_background_table"] = "1"
 
     response = client.post(url(campaign), data)
 
     page = html(response)
     assert response.status_code == 200
     assert 'value="Renamed, not saved"' in page
-    assert 'name="backgrounds-TOTAL_FORMS" value="4"' in page
-    assert 'name="impairments-TOTAL_FORMS" value="0"' in page  # the other table: as it was sent
+    assert 'name="background_table-TOTAL_FORMS" value="6"' in page  # one typed, two blank, three more
+    assert 'name="impairment_table-TOTAL_FORMS" value="2"' in page  # the other table: its blank rows
 
 
 def test_a_new_campaign_may_start_with_its_tables(client, gm) -> None:

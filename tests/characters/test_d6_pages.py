@@ -265,25 +265,28 @@ def test_the_demo_has_a_d6_campaign_with_history() -> None:
 
 def d6_options_post(**changes) -> dict[str, object]:
     """The campaign form's POST for a new D6 campaign: the six stats as their rows, the defaults."""
-    from games.d6.options import stat_rows
     from rules.systems.d6.options import preset_stats
+    from tests.campaigns.helpers import rows_post
 
-    rows = changes.pop("rows", stat_rows(preset_stats("six")))
+    rows = changes.pop("rows", preset_stats("six"))
     data: dict[str, object] = {"name": "Mutant Alley", "description": "", "system": "d6", "save": "1",
-                               "stat_dice": 18, "skill_dice": 7, "skill_cap": 2, "stat_minimum": "1d",
-                               "stat_maximum": "5d", "starting_luck": 1, "pip_cost": 1, "initiative_stat": "",
-                               "stats-TOTAL_FORMS": len(rows), "stats-INITIAL_FORMS": len(rows)}  # fmt: skip
-    for i, row in enumerate(rows):
-        data |= {f"stats-{i}-{key}": value for key, value in row.items()}
-    return data | changes
+                               "stat_preset": "six", "stat_dice": 18, "skill_dice": 7, "skill_cap": 2,
+                               "stat_minimum": "1d", "stat_maximum": "5d", "starting_luck": 1, "pip_cost": 1,
+                               "initiative_stat": ""}  # fmt: skip
+    return data | rows_post("stats", rows) | changes
+
+
+def _skill(name: str, combat: str = "", *, reaction: bool = False) -> dict[str, object]:
+    return {"name": name, "reaction": reaction, "combat": combat}
 
 
 def test_a_gm_makes_a_d6_campaign_with_its_own_stats(client, gm) -> None:
     client.force_login(gm)
     page = client.get(reverse("campaigns:create"), {"system": "d6"})
     assert page.status_code == 200
-    rows = [{"name": "Might", "skills": "Lift, Grapple (attack: brawling), Duck (reaction: dodge), Brace (reaction)"},
-            {"name": "Wits", "skills": "Notice"}]  # fmt: skip
+    rows = [{"name": "Might", "skills": [_skill("Lift"), _skill("Grapple", "brawling"), _skill("Duck", "dodge"),
+                                         _skill("Brace", reaction=True)]},
+            {"name": "Wits", "skills": [_skill("Notice")]}]  # fmt: skip
     response = client.post(reverse("campaigns:create"), d6_options_post(rows=rows, stat_dice=6))
     assert response.status_code == 302, response.text
     campaign = Campaign.objects.get(name="Mutant Alley")
@@ -297,27 +300,34 @@ def test_a_gm_makes_a_d6_campaign_with_its_own_stats(client, gm) -> None:
     ]  # fmt: skip
     assert campaign.settings["stat_preset"] == "custom"
     edit = client.get(reverse("campaigns:settings", args=[campaign.pk])).text
-    assert "Lift, Grapple (attack: brawling), Duck (reaction: dodge), Brace (reaction)" in edit
+    assert 'name="stats-0-skills-1-name" value="Grapple"' in edit
+    assert '<option value="brawling" selected>Attacks bare-handed</option>' in edit
+    assert 'name="stats-0-skills-3-reaction" id="id_stats-0-skills-3-reaction" checked' in edit
 
 
 def test_a_skill_marked_with_a_role_the_rules_lack_is_refused_with_the_row_kept(client, gm) -> None:
     client.force_login(gm)
-    rows = [{"name": "Might", "skills": "Kick (attack: kicking), Shove (attack)"}]
+    rows = [{"name": "Might", "skills": [_skill("Kick", "kicking"), _skill("Shove", "melee", reaction=True)]}]
     response = client.post(reverse("campaigns:create"), d6_options_post(rows=rows, stat_dice=6))
     assert response.status_code == 400
-    assert "Kick: a skill attacks (melee, ranged, brawling), defends (dodge, parry), or neither" in response.text
-    assert "Kick (attack: kicking), Shove (attack)" in response.text
+    assert "Select a valid choice" in response.text or "is not on the list" in response.text
+    assert 'name="stats-0-skills-0-name" value="Kick"' in response.text
+    assert not Campaign.objects.filter(name="Mutant Alley").exists()
+    rows = [{"name": "Might", "skills": [_skill("Shove", "melee", reaction=True)]}]
+    response = client.post(reverse("campaigns:create"), d6_options_post(rows=rows, stat_dice=6))
+    assert response.status_code == 400
+    assert "Shove attacks, so it is declared with the round: it is not a reaction skill" in response.text
     assert not Campaign.objects.filter(name="Mutant Alley").exists()
 
 
 def test_bad_d6_options_are_refused_beside_their_fields_with_everything_kept(client, gm) -> None:
     client.force_login(gm)
-    rows = [{"name": "Might", "skills": "Lift, Might"}]
+    rows = [{"name": "Might", "skills": [_skill("Lift"), _skill("Might")]}]
     response = client.post(reverse("campaigns:create"), d6_options_post(rows=rows, stat_maximum="5d+4"))
     assert response.status_code == 400
     assert "three pips make a die" in response.text
     assert 'value="5d+4"' in response.text
-    assert "Lift, Might" in response.text
+    assert 'name="stats-0-skills-1-name" value="Might"' in response.text
     assert not Campaign.objects.filter(name="Mutant Alley").exists()
     fixed = client.post(reverse("campaigns:create"), d6_options_post(rows=rows))
     assert fixed.status_code == 400
@@ -326,13 +336,15 @@ def test_bad_d6_options_are_refused_beside_their_fields_with_everything_kept(cli
 
 def test_the_options_form_loads_the_preset_and_adds_rows(client, gm) -> None:
     client.force_login(gm)
-    data = d6_options_post(rows=[{"name": "Might", "skills": ""}], load_preset="1", preset="six")
+    rows = [{"name": "Might", "skills": []}]
+    data = d6_options_post(rows=rows, fill_stat_preset="1", stat_preset="six")
     page = client.post(reverse("campaigns:create"), data)
     assert page.status_code == 200
-    assert "Dodge (reaction: dodge), Firearms (attack: ranged)" in page.text
-    more = client.post(reverse("campaigns:create"), d6_options_post(rows=[{"name": "Might", "skills": ""}],
-                                                                    more_rows="1"))  # fmt: skip
-    assert more.text.count('name="stats-') >= 3 * 3
+    assert 'name="stats-0-skills-0-name" value="Dodge"' in page.text
+    assert '<option value="ranged" selected>Attacks at range</option>' in page.text
+    more = client.post(reverse("campaigns:create"), d6_options_post(rows=rows, **{"more_stats-0-skills": "1"}))
+    assert 'name="stats-0-skills-TOTAL_FORMS" value="4"' in more.text  # one blank, three more
+    assert 'name="stats-TOTAL_FORMS" value="3"' in more.text  # Might and two blank stats
 
 
 def spend_url(character: Character) -> str:

@@ -255,7 +255,8 @@ def test_the_call_for_a_roll_refuses_a_choice_in_plain_words_and_asks_nobody(cli
         ({"explosion": ""}, "id_explosion", "Choose one of the options offered."),
         ({"skill_method": "lottery"}, "id_skill_method", "lottery is not on the list: choose"),
         ({"skills-0-ability": "luck"}, None, f"luck is not on the list: choose {ABILITIES}."),
-        ({"preset": "steampunk"}, None, "steampunk is not on the list: choose Fantasy, Post-Apocalyptic or Sci-fi."),
+        ({"skill_preset": "steampunk"}, "id_skill_preset",
+         "steampunk is not on the list: choose Fantasy, Post-Apocalyptic, Sci-fi or Custom."),
     ],
 )  # fmt: skip
 def test_a_new_campaign_refuses_a_choice_in_plain_words_and_is_not_made(client, gm, change, field, message) -> None:

@@ -41,8 +41,8 @@ def test_the_options_form_ticks_the_skill_that_fights(client, gm, campaign) -> N
     client.force_login(gm)
     page = html(client.get(settings_url(campaign)))
     assert 'name="skills-4-combat" id="id_skills-4-combat" checked' in page  # Fighting, the Fantasy list's
-    assert page.count('-combat" id=') == 5 + 3  # a box on every row, the blank ones too
-    assert "Tick <em>Fights</em> on the skill that fights" in page
+    assert page.count('-combat" id=') == 5 + 2  # a box on every row, the blank ones too
+    assert "Tick Fights on the skill that fights" in page
 
 
 def test_renaming_the_skill_that_fights_keeps_it_the_one_an_encounter_rolls(client, gm, player, campaign) -> None:
@@ -84,7 +84,7 @@ def test_two_skills_that_fight_are_refused_and_nothing_changes(client, gm, campa
     client.force_login(gm)
     response = client.post(settings_url(campaign), settings_post(campaign, rows))
     assert response.status_code == 400
-    assert "tick Fights on one skill at most" in html(response)
+    assert "mark at most one skill as the one that fights" in html(response)
     campaign.refresh_from_db()
     assert campaign.options == before
 

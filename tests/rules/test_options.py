@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 from rules.systems import lucky13
 from tests.rules.reference import PROPERTY
 
-KEYS = [option.key for option in lucky13.OPTIONS]
+KEYS = list(lucky13.Options.model_fields)
 
 json_values = st.recursive(
     st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=8),

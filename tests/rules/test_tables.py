@@ -50,31 +50,38 @@ def test_a_good_table_is_kept_trimmed_with_every_description_said() -> None:
 
 
 @pytest.mark.parametrize(
-    ("table", "message"),
+    ("table", "path", "message"),
     [
-        ("Ex-soldier, Smuggler", "list the backgrounds of the table, each with a name"),
-        ({"name": "Smuggler"}, "list the backgrounds of the table"),
-        ([{"name": "Smuggler"}, {"name": "SMUGGLER"}], "the table lists SMUGGLER twice: each background once"),
-        ([{"name": "Smuggler"}, {"name": " smuggler  "}], "lists smuggler twice"),
-        ([{"name": f"Past {i}"} for i in range(101)], "a table holds at most 100 backgrounds; this one has 101"),
-        ([{"name": ""}], "Each background of the table needs a name"),
-        ([{"name": "   "}], "Each background of the table needs a name"),
-        ([{"description": "No name"}], "Each background of the table needs a name"),
-        ([{"name": 7}], "Each background of the table needs a name"),
-        ([{"name": "x" * 61}], "names are at most 60 characters"),
-        ([{"name": "Bell\x00ringer"}], "keep the name on one line, without control characters"),
-        (["Smuggler"], "each background of the table has a name and, if you like, a description"),
-        ([{"name": "Smuggler", "level": 2}], "a name and a description, nothing else (level)"),
-        ([{"name": "Smuggler", "description": 3}], "Smuggler: a description is text"),
-        ([{"name": "Smuggler", "description": "x" * 201}], "keep the description under 200 characters"),
-        ([{"name": "Smuggler", "description": "a\x07b"}], "remove the control characters from the description"),
+        ("Ex-soldier, Smuggler", "background_table", "must be a list"),
+        ({"name": "Smuggler"}, "background_table", "must be a list"),
+        ([{"name": "Smuggler"}, {"name": "SMUGGLER"}], "background_table",
+         "the table lists SMUGGLER twice: each background once"),
+        ([{"name": "Smuggler"}, {"name": " smuggler  "}], "background_table",
+         "the table lists smuggler twice: each background once"),
+        ([{"name": f"Past {i}"} for i in range(101)], "background_table", "must have at most 100 entries"),
+        ([{"name": ""}], "background_table.0.name", "needs a name"),
+        ([{"name": "   "}], "background_table.0.name", "needs a name"),
+        ([{"description": "No name"}], "background_table.0.name", "is missing"),
+        ([{"name": 7}], "background_table.0.name", "must be text"),
+        ([{"name": "x" * 61}], "background_table.0.name", "must be at most 60 characters"),
+        ([{"name": "Bell\x00ringer"}], "background_table.0.name", "must not contain control characters"),
+        (["Smuggler"], "background_table.0", "must be an object"),
+        ([{"name": "Smuggler", "level": 2}], "background_table.0.level", "is not expected here"),
+        ([{"name": "Smuggler", "description": 3}], "background_table.0.description", "must be text"),
+        ([{"name": "Smuggler", "description": "x" * 201}], "background_table.0.description",
+         "must be at most 200 characters"),
+        ([{"name": "Smuggler", "description": "a\x07b"}], "background_table.0.description",
+         "must not contain control characters"),
     ],
-)
-def test_a_bad_table_is_refused_in_words_by_its_option(table, message) -> None:
+)  # fmt: skip
+def test_a_bad_table_is_refused_in_words_by_its_option_and_at_its_path(table, path, message) -> None:
     with pytest.raises(lucky13.OptionsError) as refused:
         lucky13.validate_options({"background_table": table})
     assert set(refused.value.errors) == {"background_table"}
-    assert message in refused.value.errors["background_table"]
+    assert refused.value.at == {path: message}
+    where = path.removeprefix("background_table").removeprefix(".")
+    said = where.replace("0", "row 1").replace(".", ", ")
+    assert refused.value.errors["background_table"] == (f"{said}: {message}" if where else message)
 
 
 def test_the_impairment_table_is_named_in_its_own_words() -> None:
@@ -90,7 +97,7 @@ def test_a_table_of_exactly_100_is_allowed() -> None:
 def test_the_options_model_refuses_what_validation_refuses() -> None:
     """The model is the options' contract for the API: it refuses the same tables."""
     base = lucky13.validate_options({})
-    with pytest.raises(ValidationError, match="lists a name twice"):
+    with pytest.raises(ValidationError, match="lists a twice"):
         lucky13.Options.model_validate({**base, "background_table": [{"name": "A"}, {"name": "a"}]})
     with pytest.raises(ValidationError):
         lucky13.Options.model_validate({**base, "impairment_table": [{"name": f"S{i}"} for i in range(101)]})

@@ -184,7 +184,6 @@ class D6(SystemDefaults):
     license_name: Final = ""
     license_file: Final = ""
     options_model: ClassVar = options.Options
-    option_fields: Final = options.OPTIONS
     moves = (*luck_moves.MOVES, *round_moves.MOVES)
     log_kinds = {"check": "Check", "opposed": "Opposed roll"}
     sheet_model: ClassVar = Sheet

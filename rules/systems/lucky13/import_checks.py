@@ -17,8 +17,9 @@ from typing import Any, Final
 
 from rules.dice import StepDie
 from rules.document import Problem
+from rules.systems.defaults import options_of
 from rules.systems.lucky13.health import max_hit_points
-from rules.systems.lucky13.options import OPTIONS
+from rules.systems.lucky13.options import Options
 from rules.systems.lucky13.sheet import Sheet
 
 #: How a player turns rolled abilities into an array, said wherever rolls are refused.
@@ -136,7 +137,7 @@ def afresh(sheet: Sheet, options: Mapping[str, Any], *, finished: bool) -> tuple
 def fresh_rules(options: Mapping[str, Any]) -> tuple[str, ...]:
     """What a document nobody vouches for must fit in a campaign with ``options``, and what starts
     afresh, in a player's words (the import page lists them before anything is sent)."""
-    labels = {o.key: dict(o.choices) for o in OPTIONS if o.choices}
+    labels = {o.key: dict(o.choices) for o in options_of(Options) if o.choices}
     count = options["starting_specializations"]
     return (
         f"Abilities: {labels['ability_methods'][options['ability_methods']].lower()}. Rolled dice cannot be taken on "

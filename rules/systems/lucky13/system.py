@@ -81,7 +81,7 @@ from rules.systems.lucky13.encounter import COMBAT
 from rules.systems.lucky13.health import Condition, condition, current_pulse, death_threshold, max_hit_points
 from rules.systems.lucky13.modifiers import Modifiers, assist_steps, sheet_check
 from rules.systems.lucky13.moves import MOVES
-from rules.systems.lucky13.options import OPTIONS, Options, default_options, validate_options
+from rules.systems.lucky13.options import Options, default_options, validate_options
 from rules.systems.lucky13.record import ROLL_KINDS
 from rules.systems.lucky13.recovery import RECOVERING_STEPS, recovering, settle
 from rules.systems.lucky13.recovery import ability_steps as recovery_steps
@@ -202,7 +202,6 @@ class Lucky13(SystemDefaults):
     license_file: Final = identity.LICENSE_FILE
 
     options_model: ClassVar = Options
-    option_fields: Final = OPTIONS
     sheet_model: ClassVar = Sheet
     sheet_version = SCHEMA_VERSION
     creation_steps: Final = CREATION_STEPS
@@ -242,7 +241,8 @@ class Lucky13(SystemDefaults):
 
     def options_summary(self, options: Mapping[str, Any]) -> list[dict[str, Any]]:
         """The options that matter under the chosen methods, in words."""
-        labels = {o.key: dict(o.choices) for o in OPTIONS if o.choices}
+        labels = {o.key: dict(o.choices) for o in self.option_fields if o.choices}
+        titles = {o.key: o.label for o in self.option_fields}
         names = dict(zip(ABILITY_KEYS, options["ability_names"], strict=True))
         skill_method = labels["skill_method"][options["skill_method"]]
         if options["skill_method"] == "array":
@@ -266,12 +266,12 @@ class Lucky13(SystemDefaults):
             {"label": "Recovery from dying", "value": labels["recovery"][options["recovery"]]},
             *(
                 {
-                    "label": option.label,
-                    "value": f"{len(options[option.key])} to roll for or choose from",
-                    "list": [entry["name"] for entry in options[option.key]],
+                    "label": titles[key],
+                    "value": f"{len(options[key])} to roll for or choose from",
+                    "list": [entry["name"] for entry in options[key]],
                 }
-                for option in OPTIONS
-                if option.key in TABLE_OPTIONS.values() and options.get(option.key)
+                for key in TABLE_OPTIONS.values()
+                if options.get(key)
             ),
         ]
 

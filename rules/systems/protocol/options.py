@@ -17,11 +17,13 @@ __all__ = [
 
 
 class OptionsError(ValueError):
-    """Campaign options that break a rule; ``errors`` maps each option to its message."""
+    """Campaign options that break a rule; ``errors`` maps each option to its message, and ``at`` each problem
+    to the path it is at (``skills.2.name``), so that a form says it by the row and the field it is about."""
 
-    def __init__(self, errors: dict[str, str]) -> None:
+    def __init__(self, errors: dict[str, str], at: Mapping[str, str] | None = None) -> None:
         super().__init__("; ".join(f"{key}: {message}" for key, message in errors.items()))
         self.errors = errors
+        self.at: dict[str, str] = dict(at) if at is not None else dict(errors)
 
 
 @dataclass(frozen=True, slots=True)
