@@ -187,8 +187,9 @@ def generated_edit(section: str) -> type[GeneratedEdit]:
 def input_form(model: type, data: Any = None) -> forms.Form:
     """A form for a pydantic model of plain fields (a move's input): a field for each of the model's
     fields, made as a sheet section's are (:func:`scalar_field`), labelled by its title, with its
-    description as help. A field whose schema says how it is ``refused`` (one sentence for any value it
-    does not take) says that, whatever was wrong."""
+    description as help, starting from its default or the choice its schema ``suggested``. A field whose
+    schema says how it is ``refused`` (one sentence for any value it does not take) says that, whatever
+    was wrong."""
     schema = _schema(model)
     defs = schema.get("$defs", {})
     form = forms.Form(data)
@@ -207,6 +208,11 @@ def input_form(model: type, data: Any = None) -> forms.Form:
         refused = resolved.get("refused")
         if refused:
             field.error_messages = {key: refused for key in (*field.error_messages, "min_value", "max_value")}
+        # What the page starts from: the field's default, or the choice it ``suggests`` (still required in a body).
+        if "suggested" in resolved:
+            field.initial = resolved["suggested"]
+        elif "default" in node:
+            field.initial = node["default"]
         form.fields[name] = field
     return form
 

@@ -369,6 +369,7 @@ def test_the_player_spends_the_gm_judges_and_a_dramatic_spend_comes_back_with_on
     page = client.get(spend_url(talia))
     assert page.status_code == 200
     assert "Talia has <strong>1</strong> luck point" in page.text
+    assert re.search(r'value="double"[^>]* checked', page.text)  # the page starts from doubling, the usual spend
     assert 'name="heroism"' not in page.text  # how heroic it was is the GM's call, not the player's
     response = client.post(spend_url(talia), {"version": "0", "kind": "escape",
                                               "explanation": "Dove into the subway as the tower fell."})  # fmt: skip

@@ -89,3 +89,29 @@ def test_at_360_pixels_the_gms_roll_forms_show_every_choice_whole(
     assert page.evaluate(EMPTY_BOXES) == []
     assert page.evaluate("document.documentElement.scrollWidth") <= 360
     assert problems == []
+
+
+#: Each skill of a sheet whose Roll and Contest links do not sit on one line.
+SPLIT_ACTIONS = """() => [...document.querySelectorAll("main .skill-actions")].flatMap(group => {
+    const tops = [...group.querySelectorAll("a")].map(a => Math.round(a.getBoundingClientRect().top));
+    return new Set(tops).size > 1 ? [group.closest("li").querySelector(".skill-name").textContent] : [];
+  })"""
+
+
+def test_at_360_pixels_a_lucky13_sheets_skill_keeps_its_roll_and_contest_links_together(
+    asgi_server,  # noqa: F811
+    page: Page,
+    problems,
+    campaign,
+    player,
+) -> None:
+    brunella = make_character(campaign, player)
+    sign_in(page.context, player, asgi_server)
+    page.set_viewport_size({"width": 360, "height": 740})
+
+    page.goto(f"{asgi_server.url}/characters/{brunella.pk}/")
+
+    assert page.locator("main .skill-actions").count() > 0
+    assert page.evaluate(SPLIT_ACTIONS) == []
+    assert page.evaluate("document.documentElement.scrollWidth") <= 360
+    assert problems == []

@@ -152,7 +152,9 @@ class Spend(BaseModel):
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    kind: Literal["double", "escape"] = Field(..., title="What it does", json_schema_extra={"labels": dict(LUCK_KINDS)})
+    kind: Literal["double", "escape"] = Field(
+        ..., title="What it does", json_schema_extra={"labels": dict(LUCK_KINDS), "suggested": "double"}
+    )
     explanation: str = Field(
         "", max_length=MAX_EXPLANATION, title="How the character got away (for an escape)",
         json_schema_extra={"lines": True},
