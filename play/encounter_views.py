@@ -661,7 +661,7 @@ def attack(request: HttpRequest, pk: int) -> HttpResponse:
 @require_POST
 @refusals
 def defend(request: HttpRequest, pk: int) -> HttpResponse:
-    """The target's answer to the attack that waits for it (``answer``: a dodge, a parry, or none), by its
+    """The target's answer to the attack that waits for it (``answer``, one of the plan's defences), by its
     player or the GM; then the attack is rolled on the server."""
     campaign = access.campaign_for(request.user, pk)
 

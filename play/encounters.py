@@ -716,8 +716,8 @@ def _not_waiting(encounter: Encounter, *, gm: bool) -> None:
     )
     target = names.get(pending["target"], "the target")
     raise Conflict(
-        f"{names.get(pending['attacker'], 'An attacker')}'s attack waits for {target}'s answer (a dodge, a parry or "
-        f"none): answer it, or withdraw it, first."
+        f"{names.get(pending['attacker'], 'An attacker')}'s attack waits for {target}'s answer: answer it, or withdraw "
+        "it, first."
     )
 
 
@@ -729,7 +729,7 @@ def decides(target: Combatant, user: AbstractBaseUser, *, gm: bool) -> bool:
 @transaction.atomic
 def defend(*, campaign_id: int, encounter_id: int, by: AbstractBaseUser, answer: str, rng: Random) -> AttackResult:
     """The target's answer to the attack that waits for it (:attr:`Encounter.pending`), chosen by its player or
-    the GM: one of the plan's ``defences`` (a dodge, a parry, or none); then the attack is rolled as its
+    the GM: one of the plan's ``defences`` (D6: a dodge, a parry, or none); then the attack is rolled as its
     attacker made it, from the sheets as they are now. 409 when no attack waits, 403 for anyone else, 400 for
     an answer not offered."""
     campaign, encounter, gm = _member_encounter(campaign_id, encounter_id, by)
@@ -744,7 +744,7 @@ def defend(*, campaign_id: int, encounter_id: int, by: AbstractBaseUser, answer:
     waiting = plan_attack(campaign, attacker, target, pending["choices"], others)
     offered = {d.value for d in waiting.defences}
     if answer not in offered:
-        message = "Choose one of the answers offered: a dodge, a parry, or none."
+        message = "Choose one of the answers offered: " + ", ".join(d.label for d in waiting.defences) + "."
         raise Refused(message, errors={"answer": message})
     plan = plan_attack(campaign, attacker, target, {**pending["choices"], waiting.defence_field: answer}, others)
     attacking = get_user_model()._default_manager.get(pk=pending["by"])

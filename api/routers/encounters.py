@@ -118,8 +118,8 @@ class EncounterOut(Schema):
     )
     actions: list[ActionOut] = Field(description="The GM's: the moves of the system's fights. Empty for players.")
     waiting: WaitingOut | None = Field(
-        description="An attack that waits for its target's answer (a dodge, a parry or none: the defender's choice), "
-        "with each answer's exact chance; null when none waits. Nothing else happens in the fight until it is "
+        description="An attack that waits for its target's answer (the defender's choice; D6: a dodge, a parry or "
+        "none), with each answer's exact chance; null when none waits. Nothing else happens in the fight until it is "
         "answered (`POST …/attacks/waiting/answer`) or withdrawn (`POST …/attacks/waiting/withdraw`)."
     )
 
@@ -514,9 +514,9 @@ def _attacked(
     "/campaigns/{id}/encounters/{eid}/attacks/waiting/answer",
     response=responses({201: Attacked}, *ATTACK_RESPONSES),
     summary="Answer the attack that waits for its target",
-    description="The target's answer (one of `waiting.answers`: a dodge, a parry, or none), chosen by its player or "
-    "the GM; then the attack is rolled as its attacker made it, with the sheets as they stand now. No attack waiting "
-    "409; anyone else 403; an answer not offered 400.",
+    description="The target's answer (one of `waiting.answers`; D6: a dodge, a parry, or none), chosen by its player "
+    "or the GM; then the attack is rolled as its attacker made it, with the sheets as they stand now. No attack "
+    "waiting 409; anyone else 403; an answer not offered 400.",
 )
 def answer_attack(request: HttpRequest, id: PathId, eid: PathId, body: AnswerIn) -> Status[dict[str, Any]]:
     campaign = access.campaign_for(request.user, id)
