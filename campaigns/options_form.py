@@ -12,7 +12,11 @@ Each option of the model's JSON Schema becomes, by its shape:
   per row; one it marks ``renames`` keeps each row's ``original`` name, so a renamed item is told from a
   removed one (``renames`` after validation);
 - a choice that ``fills`` a list (a preset): a "Use this list" submit button beside it, which redraws the
-  list with the preset's rows; on saving, the choice is the preset the list is, else ``otherwise``.
+  list with the preset's rows; on saving, the choice is the preset the list is, else ``otherwise``;
+- a choice whose values another option names (``labels_from``: that option's key; Lucky 13's linked ability,
+  named by the campaign's ability names): its values, in order, are said in that option's values, in the same
+  order, as the form stands — as typed in it (posted, or kept for a redraw), else as the options have them
+  (the campaign's, or the defaults). What is saved is the choice's value, never those words.
 
 The schema's ``group`` gathers options under a heading. Without JavaScript every button redraws the page as
 it was typed; with htmx it swaps the options alone. The rules are the system's own (``validate_options``):
@@ -23,9 +27,10 @@ from __future__ import annotations
 
 import copy
 import re
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from functools import cache
-from typing import Any, Final
+from typing import Any, Final, TypeAlias
 
 from django import forms
 from django.forms import formset_factory
@@ -45,6 +50,9 @@ MAX_LIST_ROWS: Final = 100
 MORE: Final = "more_"
 FILL: Final = "fill_"
 
+#: An option's values as the form stands, by the option's key (for a choice that ``labels_from`` it).
+Named: TypeAlias = Callable[[str], list[str]]
+
 
 def sentence(message: str) -> str:
     """The engine's messages continue a label ("must be …"); shown alone they start with a capital."""
@@ -56,16 +64,23 @@ def _schema(model: type) -> dict[str, Any]:
     return model.model_json_schema()  # type: ignore[attr-defined,no-any-return]
 
 
-def _choice(name: str, node: dict[str, Any], nullable: bool, *, radios: bool) -> forms.Field:
-    """A scalar's field, a choice said in its ``labels``' words, a bounded number's bounds said in words."""
+def _choice(
+    name: str, node: dict[str, Any], nullable: bool, *, radios: bool, named: Named | None = None
+) -> forms.Field:
+    """A scalar's field, a choice said in its ``labels``' words (or in the values of the option it ``labels_from``,
+    as ``named`` gives them), a bounded number's bounds said in words."""
     made = scalar_field(name, node, nullable)
     low, high = node.get("minimum"), node.get("maximum")
     if low is not None and high is not None:
         said = f"Must be a whole number from {low} to {high}."
         made.error_messages = {**made.error_messages, "min_value": said, "max_value": said}
-    labels = node.get("labels")
+    labels = dict(node.get("labels") or {})
+    source = node.get("labels_from")
+    if isinstance(source, str) and named is not None:
+        words = zip(node.get("enum", ()), named(source), strict=False)  # a value without a word keeps its label
+        labels.update({str(value): word for value, word in words if word})
     if isinstance(made, SchemaChoice):
-        choices = [(value, str((labels or {}).get(value, said))) for value, said in made.choices]
+        choices = [(value, str(labels.get(value, said))) for value, said in made.choices]
         if nullable:
             choices.insert(0, ("", "None"))
         if "" in made.values:  # the empty value is a choice of its own ("None")
@@ -109,7 +124,9 @@ class ListSpec:
         return Rows(self, prefix, formset)
 
 
-def _list_spec(key: str, node: dict[str, Any], item: dict[str, Any], defs: dict[str, Any], nested: bool) -> ListSpec:
+def _list_spec(
+    key: str, node: dict[str, Any], item: dict[str, Any], defs: dict[str, Any], nested: bool, named: Named | None = None
+) -> ListSpec:
     spec = ListSpec(
         key=key,
         label=title(key, node),
@@ -125,9 +142,9 @@ def _list_spec(key: str, node: dict[str, Any], item: dict[str, Any], defs: dict[
         resolved, nullable = resolve(child, defs)
         if resolved.get("type") == "array" and "items" in resolved:
             inner, _ = resolve(resolved["items"], defs)
-            spec.lists[name] = _list_spec(name, resolved, inner, defs, nested=True)
+            spec.lists[name] = _list_spec(name, resolved, inner, defs, nested=True, named=named)
         else:
-            spec.fields[name] = _choice(name, resolved, nullable, radios=False)
+            spec.fields[name] = _choice(name, resolved, nullable, radios=False, named=named)
     return spec
 
 
@@ -287,6 +304,11 @@ class OptionsForm(forms.Form):
         defs = schema.get("$defs", {})
         typed = typed or {}
         rows_typed: dict[str, list[dict[str, Any]]] = typed.get("rows", {})
+        as_typed: Mapping[str, Any] = data if data is not None else typed.get("fields", {})
+
+        def named(key: str) -> list[str]:
+            return self._values_of(key, as_typed, schema, defs)
+
         self.items: list[Item] = []
         for key, child in schema.get("properties", {}).items():
             node, nullable = resolve(child, defs)
@@ -307,7 +329,7 @@ class OptionsForm(forms.Form):
             elif node.get("type") == "array" and "items" in node:
                 item, _ = resolve(node["items"], defs)
                 if item.get("type") == "object":
-                    spec = _list_spec(key, node, item, defs, nested=False)
+                    spec = _list_spec(key, node, item, defs, nested=False, named=named)
                     initial = rows_typed.get(key) if key in rows_typed else self._rows_of(spec, value or [])
                     rows = spec.rows(data, key, initial, more=more)
                     self.items.append(Item(key, "rows", label, help_text, group, rows=rows))
@@ -319,7 +341,7 @@ class OptionsForm(forms.Form):
                     self.initial[key] = "\n".join(map(str, value or []))
                     self.items.append(Item(key, "field", label, help_text, group, [key]))
             else:
-                made = _choice(key, node, nullable, radios=not node.get("fills"))
+                made = _choice(key, node, nullable, radios=not node.get("fills"), named=named)
                 made.help_text = help_text
                 self.fields[key] = made
                 self.initial[key] = value
@@ -345,6 +367,19 @@ class OptionsForm(forms.Form):
 
     def lists(self) -> dict[str, Rows]:
         return {item.key: item.rows for item in self.items if item.rows is not None}
+
+    def _values_of(self, key: str, typed: Mapping[str, Any], schema: dict[str, Any], defs: dict[str, Any]) -> list[str]:
+        """The values of option ``key`` (a list of a fixed length, or of plain values) as the form stands: each
+        as ``typed`` in the form, else as the options have it (the campaign's, or the defaults)."""
+        node, _ = resolve(schema.get("properties", {}).get(key, {}), defs)
+        saved = self.saved.get(key, node.get("default"))
+        kept = [str(value) for value in saved] if isinstance(saved, list | tuple) else []
+        if "prefixItems" in node:
+            given = [" ".join(str(typed.get(f"{key}-{i}") or "").split()) for i in range(len(node["prefixItems"]))]
+            return [word or (kept[i] if i < len(kept) else "") for i, word in enumerate(given)]
+        if node.get("type") == "array" and key in typed:
+            return _lines(str(typed.get(key) or "")) or kept
+        return kept
 
     def _rows_of(self, spec: ListSpec, items: list[Any]) -> list[dict[str, Any]]:
         """The rows of a list of items (JSON), each keeping its original name where the list ``renames``."""

@@ -198,6 +198,13 @@ def form_data(response: HttpResponse, **changes: Any) -> dict[str, Any]:
     return {**flat, **changes, "save": "1"}
 
 
+def choice_words(response: HttpResponse, name: str) -> dict[str, str]:
+    """The choices the page's select ``name`` offers: each value with the words it is shown in."""
+    found = re.search(rf'<select name="{re.escape(name)}"[^>]*>(.*?)</select>', html(response), re.S)
+    assert found is not None, f"the page has no choice {name}"
+    return dict(re.findall(r'<option value="([^"]*)"[^>]*>([^<]*)</option>', found.group(1)))
+
+
 def rows_post(prefix: str, rows: list[dict[str, Any]]) -> dict[str, Any]:
     """A list of an options form's rows as posted, a row's own lists (a list of dicts) as rows of their own:
     ``rows_post("stats", [{"name": "Might", "skills": [{"name": "Lift", "combat": "melee"}]}])``. A true box is

@@ -8,7 +8,7 @@ from django.urls import reverse
 
 from campaigns.models import Campaign, Membership
 from rules.systems import lucky13
-from tests.campaigns.helpers import assert_login_redirect, html, options_post, text
+from tests.campaigns.helpers import assert_login_redirect, choice_words, form_data, html, options_post, text
 
 pytestmark = pytest.mark.django_db
 
@@ -101,6 +101,35 @@ def test_renamed_abilities_and_the_creation_methods_are_saved(client, gm) -> Non
     assert (options["skill_method"], options["skill_points"], options["starting_specializations"]) == (
         "point_buy", 20, 2,
     )  # fmt: skip
+
+
+def test_the_linked_ability_is_offered_in_the_ability_names_typed_else_the_defaults(client, gm) -> None:
+    client.force_login(gm)
+    defaults = {"": "None", **dict(zip(lucky13.ABILITY_KEYS, lucky13.ABILITIES, strict=True))}
+    typed = {"": "None", "will": "Grit", "charm": "Guile", "pulse": "Brawn", "intellect": "Wits", "reflex": "Reflex"}
+
+    assert choice_words(client.get(URL), "skills-0-ability") == defaults
+    data = options_post(ability_names=["Grit", "Guile", "Brawn", "Wits", " "])  # Reflex's box left empty
+    data.pop("save")
+    data["more_skills"] = "1"
+    redrawn = client.post(URL, data)
+    refused = client.post(
+        URL, options_post(ability_names=["Grit", "Guile", "Brawn", "Wits", ""], hit_points_per_step=0)
+    )
+
+    for row in (0, 4, 5, 9):  # the preset's skills, the blank rows and the three more
+        assert choice_words(redrawn, f"skills-{row}-ability") == typed
+    assert refused.status_code == 400
+    assert choice_words(refused, "skills-0-ability") == typed
+    assert not Campaign.objects.exists()
+
+    response = client.post(URL, form_data(redrawn, **{"ability_names-4": "Speed", "skills-5-name": "Riding",
+                                                      "skills-5-ability": "reflex"}))  # fmt: skip
+
+    assert response.status_code == 302
+    options = Campaign.objects.get().options
+    assert options["ability_names"] == ["Grit", "Guile", "Brawn", "Wits", "Speed"]
+    assert {"name": "Riding", "ability": "reflex", "combat": False} in options["skills"]
 
 
 @pytest.mark.parametrize(

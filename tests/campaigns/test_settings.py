@@ -8,7 +8,16 @@ from django.urls import reverse
 from campaigns.models import Campaign
 from characters.models import Character
 from rules.systems import lucky13
-from tests.campaigns.helpers import assert_login_redirect, html, make_character, options_post, saved_rows, text
+from tests.campaigns.helpers import (
+    assert_login_redirect,
+    choice_words,
+    form_data,
+    html,
+    make_character,
+    options_post,
+    saved_rows,
+    text,
+)
 
 pytestmark = pytest.mark.django_db
 
@@ -54,6 +63,29 @@ def test_the_gm_sees_the_current_settings(client, gm, campaign) -> None:
     assert 'name="skills-0-name" value="Technology"' in page
     assert 'name="system"' not in page  # a campaign keeps its system
     assert "A skill that characters have can be renamed, not removed." in page
+
+
+def test_the_linked_ability_is_offered_in_the_campaigns_own_ability_names_and_saves(client, gm, campaign) -> None:
+    names = ["Will", "Charm", "Pulse", "Intellect", "Agility"]
+    campaign.options = lucky13.validate_options({"ability_names": names})
+    campaign.save()
+    client.force_login(gm)
+    renamed = {"": "None", **dict(zip(lucky13.ABILITY_KEYS, names, strict=True))}
+
+    page = client.get(url(campaign))
+
+    skills = campaign.settings["skills"]
+    for row in range(len(skills) + 2):  # the saved skills and the blank rows
+        assert choice_words(page, f"skills-{row}-ability") == renamed
+    assert skills[0] == {"name": "Spellcasting", "ability": "intellect", "combat": False}
+
+    response = client.post(url(campaign), form_data(page, **{"skills-0-ability": "reflex"}))
+
+    assert response.status_code == 302
+    campaign.refresh_from_db()
+    assert campaign.options["skills"][0] == {"name": "Spellcasting", "ability": "reflex", "combat": False}
+    assert campaign.options["ability_names"] == names
+    assert '<option value="reflex" selected>Agility</option>' in html(client.get(url(campaign)))
 
 
 def test_players_outsiders_and_visitors_cannot_change_settings(client, player, outsider, campaign) -> None:

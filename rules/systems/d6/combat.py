@@ -28,7 +28,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from fractions import Fraction
 from random import Random
-from typing import Annotated, Any, ClassVar, Final, Literal
+from typing import Annotated, Any, ClassVar, Final, Literal, TypeAlias
 
 from pydantic import Field, ValidationError
 
@@ -82,6 +82,10 @@ class StatBlock(Document):
     ranged: bool = False
 
 
+#: A combatant of a D6 fight: its stat block and, for a character, its sheet.
+D6Fighter: TypeAlias = Fighter[StatBlock, Sheet]
+
+
 def _code(values: Mapping[str, str], key: str, what: str, *, required: bool = True) -> str | None:
     text = str(values.get(key, "") or "").strip()
     if not text:
@@ -94,15 +98,16 @@ def _code(values: Mapping[str, str], key: str, what: str, *, required: bool = Tr
         raise SheetInvalid([Problem(field=key, message=f"{what}: {error.message}.")]) from None
 
 
-def _wounds(fighter: Fighter) -> int:
+def _wounds(fighter: D6Fighter) -> int:
     if fighter.sheet is not None:
-        return int(fighter.sheet.wounds)  # type: ignore[attr-defined]
-    return int(fighter.block.wounds or 0)  # type: ignore[attr-defined]
+        return fighter.sheet.wounds
+    return fighter.block.wounds or 0
 
 
-def _stunned(fighter: Fighter) -> bool:
-    source = fighter.sheet if fighter.sheet is not None else fighter.block
-    return bool(source.stunned)  # type: ignore[attr-defined]
+def _stunned(fighter: D6Fighter) -> bool:
+    if fighter.sheet is not None:
+        return fighter.sheet.stunned
+    return fighter.block.stunned
 
 
 def _uses(value: object, field: str, low: int, high: int) -> int:
@@ -113,7 +118,7 @@ def _uses(value: object, field: str, low: int, high: int) -> int:
 
 
 def _at_round(
-    fighter: Fighter, name: str, code: DieCode, uses: int, *, reacting: bool = False
+    fighter: D6Fighter, name: str, code: DieCode, uses: int, *, reacting: bool = False
 ) -> tuple[DieCode, tuple[str, ...]]:
     """A fighter's code for one use this round: ``uses`` declared (a reaction comes on top, as "reaction
     skills" says), wounded and stunned as the fighter is, doubled when a character's luck point doubles its
@@ -128,7 +133,7 @@ ROUND: Final = "round"
 
 
 def _round_use(
-    fighter: Fighter, item: int, options: Mapping[str, Any], *, uses: int = 1, running: bool = False
+    fighter: D6Fighter, item: int, options: Mapping[str, Any], *, uses: int = 1, running: bool = False
 ) -> tuple[DieCode, tuple[str, ...], Kept]:
     """A character's use of its round in the fight (the rules README, "The round is one"): in a declared round,
     the use it is there (:func:`round_state.use_of`: a declared action of that skill still to attempt, a
@@ -136,7 +141,9 @@ def _round_use(
     its skill (``running`` or not), taking the +1d an aim prepared for it when it is the round's one action,
     and a reaction starts a round of no declared action. Gives the code, the words of each change, and the
     sheet the use keeps once the attack has its number in the log."""
-    sheet: Sheet = fighter.sheet  # type: ignore[assignment]
+    sheet = fighter.sheet
+    if sheet is None:
+        raise SpecError("skill", f"{fighter.name} is an NPC: it has no round and no skills of a sheet to use")
     in_round = round_state.use_of(sheet, item, None, options)
     if in_round is None:
         skill = sheet.skill(item)
@@ -245,7 +252,7 @@ class D6Combat:
             ranged=roles.get(weapon.casefold()) == "ranged",
         )
 
-    def vitals(self, fighter: Fighter, options: Mapping[str, Any]) -> Vitals:
+    def vitals(self, fighter: D6Fighter, options: Mapping[str, Any]) -> Vitals:
         wounds = _wounds(fighter)
         level = WOUND_LEVELS[wounds]
         track = Track("wounds", "Wounds", wounds, maximum=MAX_WOUNDS, minimum=0)
@@ -255,13 +262,13 @@ class D6Combat:
         return Vitals((track,), level if wounds else "up", conditions=conditions)
 
     def _rolls(
-        self, groups: Sequence[Sequence[Fighter]], rng: Random
+        self, groups: Sequence[Sequence[D6Fighter]], rng: Random
     ) -> tuple[dict[int, tuple[int, DieCode]], list[Logged]]:
         values: dict[int, tuple[int, DieCode]] = {}
         logged = []
         for group in groups:
             first = group[0]
-            code = DieCode.parse(first.block.initiative)  # type: ignore[attr-defined]
+            code = DieCode.parse(first.block.initiative)
             doubled = isinstance(first.sheet, Sheet) and round_state.doubled_now(first.sheet)
             if doubled:  # a luck point doubles every roll of its round, initiative too (rules README, "Initiative")
                 code = code.doubled()
@@ -276,7 +283,7 @@ class D6Combat:
                                  dice_groups(rolled), rolled.total, outcome, None, "an order"))  # fmt: skip
         return values, logged
 
-    def initiative(self, groups: Sequence[Sequence[Fighter]], options: Mapping[str, Any], rng: Random) -> Initiative:
+    def initiative(self, groups: Sequence[Sequence[D6Fighter]], options: Mapping[str, Any], rng: Random) -> Initiative:
         """Each group rolls its initiative code once; the highest total first, then the higher code."""
         values, logged = self._rolls(groups, rng)
         joined = {fighter.key: i for i, group in enumerate(groups) for fighter in group}
@@ -285,8 +292,8 @@ class D6Combat:
 
     def join(
         self,
-        groups: Sequence[Sequence[Fighter]],
-        standing: Sequence[tuple[Fighter, int]],
+        groups: Sequence[Sequence[D6Fighter]],
+        standing: Sequence[tuple[D6Fighter, int]],
         options: Mapping[str, Any],
         rng: Random,
     ) -> Initiative:
@@ -303,23 +310,23 @@ class D6Combat:
             start = place + 1
         return Initiative(rolled.values, tuple(order), rolled.logged)
 
-    def attack_choices(self, fighters: Sequence[Fighter], options: Mapping[str, Any]) -> Mapping[str, Any]:
+    def attack_choices(self, fighters: Sequence[D6Fighter], options: Mapping[str, Any]) -> Mapping[str, Any]:
         """Each character's attack skills (the campaign's melee, ranged and brawling skills) with their codes
         (``<character id>:<skill id>``), for the attacker's skill; NPCs attack with their attack code."""
         skills = []
         for fighter in fighters:
             if fighter.sheet is None:
                 continue
-            for skill, code in _skills_in(fighter.sheet, options, ATTACKS):  # type: ignore[arg-type]
+            for skill, code in _skills_in(fighter.sheet, options, ATTACKS):
                 skills.append((f"{fighter.sheet_key}:{skill.id}", f"{fighter.name}: {skill.name} {code}"))
         return {"skills": skills, "max_uses": MAX_ACTIONS}
 
     def _attack_code(
-        self, attacker: Fighter, choice: str, options: Mapping[str, Any]
+        self, attacker: D6Fighter, choice: str, options: Mapping[str, Any]
     ) -> tuple[str, DieCode, int | None, bool]:
         """The attacker's skill: its name, its code, its id on the sheet (None for an NPC) and whether it is
         ranged (which no parry answers)."""
-        block: StatBlock = attacker.block  # type: ignore[assignment]
+        block = attacker.block
         sheet = attacker.sheet
         if not isinstance(sheet, Sheet):
             return block.weapon or "Attack", DieCode.parse(block.attack), None, block.ranged
@@ -341,29 +348,32 @@ class D6Combat:
             raise SpecError("skill", f"choose one of {attacker.name}'s attack skills (melee, ranged or brawling)")
         return chosen[0].name, chosen[1], chosen[0].id, roles.get(chosen[0].name.casefold()) == "ranged"
 
-    def _defences(self, target: Fighter, ranged: bool, options: Mapping[str, Any]) -> list[tuple[str, str, int | None]]:
+    def _defences(
+        self, target: D6Fighter, ranged: bool, options: Mapping[str, Any]
+    ) -> list[tuple[str, str, int | None, DieCode]]:
         """How the target may answer the attack (the rules README: "A parry answers only melee or brawling; a
-        dodge answers anything"): each ``(value, words, item)``; none when it cannot act."""
+        dodge answers anything"): each ``(value, words, item, code)``, the code before the round's penalties;
+        none when it cannot act."""
         if _wounds(target) >= 2:
             return []
-        if not isinstance(target.sheet, Sheet):
-            code = target.block.defence  # type: ignore[attr-defined]
-            return [("react", f"Dodge or parry {code}", None)] if code else []
+        if target.sheet is None:
+            reaction = target.block.defence
+            return [("react", f"Dodge or parry {reaction}", None, DieCode.parse(reaction))] if reaction else []
         roles = combat_roles(options) if options.get("stats") else {}
-        found = []
+        found: list[tuple[str, str, int | None, DieCode]] = []
         for skill, code in _skills_in(target.sheet, options, DEFENCES):
             if ranged and roles.get(skill.name.casefold()) == "parry":
                 continue
-            found.append((f"{target.sheet_key}:{skill.id}", f"{skill.name} {code}", skill.id))
+            found.append((f"{target.sheet_key}:{skill.id}", f"{skill.name} {code}", skill.id, code))
         return found
 
     def plan_attack(
         self,
-        attacker: Fighter,
-        target: Fighter,
+        attacker: D6Fighter,
+        target: D6Fighter,
         choices: Mapping[str, str],
         options: Mapping[str, Any],
-        others: Sequence[Fighter] = (),
+        others: Sequence[D6Fighter] = (),
     ) -> AttackPlan:
         """An attack and its exact chance. A character's attack is a use of its round (:func:`_round_use`); so
         is a character target's dodge or parry. ``against`` is the defender's choice (the rules README, "A dodge
@@ -388,7 +398,7 @@ class D6Combat:
         kept_choices = {"skill": str(choices.get("skill", "") or ""), "uses": str(uses), "difficulty": str(difficulty)}
         if running:
             kept_choices["running"] = "on"
-        defences = self._with_codes(target, self._defences(target, ranged, options))
+        defences = self._defences(target, ranged, options)
         against = str(choices.get("against", "") or ("" if defences else "number"))
         target_uses = _uses(choices.get("target_uses"), "target_uses", 0, MAX_USES)
         by_number = p_at_least(code, difficulty)
@@ -426,21 +436,8 @@ class D6Combat:
                           choices=kept_choices, label=label, details=details,
                           dice=("react", code, theirs, attacker.name, target.name, kept))  # fmt: skip
 
-    def _with_codes(
-        self, target: Fighter, defences: Sequence[tuple[str, str, int | None]]
-    ) -> list[tuple[str, str, int | None, DieCode]]:
-        """Each defence with its code before the round's penalties."""
-        found = []
-        for value, words, item in defences:
-            if item is None:
-                base = DieCode.parse(target.block.defence)  # type: ignore[attr-defined]
-            else:
-                base = target.sheet.code_of(item)  # type: ignore[union-attr]
-            found.append((value, words, item, base))
-        return found
-
     def _reacting(
-        self, target: Fighter, base: DieCode, item: int | None, code: DieCode, options: Mapping[str, Any], uses: int
+        self, target: D6Fighter, base: DieCode, item: int | None, code: DieCode, options: Mapping[str, Any], uses: int
     ) -> tuple[Fraction, DieCode, tuple[str, ...], Kept | None]:
         """The attack's exact chance to hit against the target's reaction, the reaction's code and its words, and
         what it keeps on a character's sheet: a use of the target's round (a character), or a reaction on top of
@@ -480,7 +477,7 @@ class D6Combat:
         damage = Logged("damage", f"{target} takes a wound", {"target": target}, plan.target, (), 1)
         return AttackRoll(logged, 1, damage, kept=kept)
 
-    def harm(self, fighter: Fighter, amount: int, options: Mapping[str, Any]) -> Harm:
+    def harm(self, fighter: D6Fighter, amount: int, options: Mapping[str, Any]) -> Harm:
         """``amount`` wound levels healed (positive) or taken (negative); the log counts the levels left
         before dead (3 unhurt … 0 dead), so that damage is a loss as everywhere else."""
         before = _wounds(fighter)
@@ -497,15 +494,17 @@ class D6Combat:
         block = fighter.block.model_copy(update={"wounds": after})
         return Harm(fighter.key, block, None, fighter.state, outcome, words)
 
-    def _aimed(self, fighter: Fighter) -> int | None:
-        """The stat or skill a character aims with: the attack skill it brought to the fight."""
-        sheet: Sheet = fighter.sheet  # type: ignore[assignment]
-        weapon = fighter.block.weapon.casefold()  # type: ignore[attr-defined]
+    def _aimed(self, fighter: D6Fighter) -> int | None:
+        """The stat or skill a character aims with: the attack skill it brought to the fight (an NPC has none)."""
+        sheet = fighter.sheet
+        if sheet is None:
+            return None
+        weapon = fighter.block.weapon.casefold()
         found = [s.id for s in sheet.stats if s.name.casefold() == weapon]
         found += [s.id for s in sheet.skills if s.name.casefold() == weapon]
         return found[0] if found else None
 
-    def why_not(self, action: str, fighter: Fighter, options: Mapping[str, Any]) -> str:
+    def why_not(self, action: str, fighter: D6Fighter, options: Mapping[str, Any]) -> str:
         if action not in ("round-over", "aim"):
             return f"D6 has no move {action!r}."
         if not isinstance(fighter.sheet, Sheet):
@@ -523,15 +522,15 @@ class D6Combat:
             return f"{fighter.name} has no attack skill to aim with."
         return ""
 
-    def act(self, action: str, fighter: Fighter, options: Mapping[str, Any]) -> Harm | None:
+    def act(self, action: str, fighter: D6Fighter, options: Mapping[str, Any]) -> Harm | None:
         """The round is over for a character (rules text, "luck points": "The doubling effect only lasts for
         that combat round"): its kept round ends (:func:`rules.systems.d6.round_state.round_over`). Or the
         character aims (rules text, "game time": "You do nothing at all during one round and in the next, you
         make your skill roll, but get to add 1d"): its round ends now as a round of nothing that prepares its
         attack skill; its next attack, the one action of its next round, takes the +1d once."""
-        if self.why_not(action, fighter, options):
+        sheet = fighter.sheet
+        if sheet is None or self.why_not(action, fighter, options):  # an NPC is in no round (:meth:`why_not`)
             return None
-        sheet: Sheet = fighter.sheet  # type: ignore[assignment]
         level = MAX_WOUNDS - sheet.wounds
         if action == "aim":  # rules text, "game time": a round of nothing, +1d next round
             aimed, words = round_state.end(sheet, self._aimed(fighter), options)

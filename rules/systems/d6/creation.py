@@ -216,9 +216,10 @@ def fill_skills(sheet: Sheet, value: Mapping[str, Any], *, unread_stats: frozens
         wanted = codes[skill.id]
         stat = sheet.stat(skill.stat)
         base = None if stat is None or stat.code is None else code(stat.code)
-        if wanted is not None and base is not None and code(wanted) < base and skill.stat not in unread_stats:
+        if (stat is not None and wanted is not None and base is not None and code(wanted) < base
+                and skill.stat not in unread_stats):  # fmt: skip
             problems.append(Problem(field=f"skills.{skill.id}.code",
-                                    message=f"{skill.name} starts at {stat.name}'s {base}: "  # type: ignore[union-attr]
+                                    message=f"{skill.name} starts at {stat.name}'s {base}: "
                                             "a skill is never below its stat"))  # fmt: skip
             unread.add(skill.id)
             skills.append(skill)

@@ -184,30 +184,30 @@ class Grant(BaseModel):
     granted: StrictBool = Field(True, title="One more point")
 
 
-def _spend(situation: Situation, given: Spend) -> Made:
-    sheet, words = spend_luck(situation.state, given.kind, given.explanation, situation.options)  # type: ignore[arg-type]
+def _spend(situation: Situation[Sheet], given: Spend) -> Made:
+    sheet, words = spend_luck(situation.state, given.kind, given.explanation, situation.options)
     changed = (LUCK, ROUND) if given.kind == "double" else (LUCK, CONDITIONS)
     return Made(sheet, words=words, notice=f": {words}", changed=changed)
 
 
-def _spend_check(situation: Situation, values: Mapping[str, Any]) -> tuple[Problem, ...]:
-    return spend_problems(situation.state, values.get("kind"), values.get("explanation"))  # type: ignore[arg-type]
+def _spend_check(situation: Situation[Sheet], values: Mapping[str, Any]) -> tuple[Problem, ...]:
+    return spend_problems(situation.state, values.get("kind"), values.get("explanation"))
 
 
-def _judge(situation: Situation, given: Judge) -> Made:
-    sheet, words = judge_luck(situation.state, given.spend, given.heroism)  # type: ignore[arg-type]
+def _judge(situation: Situation[Sheet], given: Judge) -> Made:
+    sheet, words = judge_luck(situation.state, given.spend, given.heroism)
     named = dict(LUCK_HEROISM)[given.heroism]
     return Made(sheet, words=words, notice=f": luck point {given.spend}, {named[:1].lower()}{named[1:]}")
 
 
-def _grant(situation: Situation, given: Grant) -> Made:
-    sheet, words = grant_extra(situation.state, given.spend, given.granted)  # type: ignore[arg-type]
+def _grant(situation: Situation[Sheet], given: Grant) -> Made:
+    sheet, words = grant_extra(situation.state, given.spend, given.granted)
     said = "one more luck point at the adventure's end" if given.granted else "the extra point is taken back"
     return Made(sheet, words=words, notice=f": {said}")
 
 
-def _shown(situation: Situation) -> dict[str, Any]:
-    sheet: Any = situation.state
+def _shown(situation: Situation[Sheet]) -> dict[str, Any]:
+    sheet = situation.state
     return {"points": sheet.luck_points, "doubled": round_state.doubled_now(sheet)}
 
 
@@ -250,4 +250,4 @@ GRANT: Final = Move(
 )
 
 #: D6's moves, in the order a sheet offers them.
-MOVES: Final[tuple[Move, ...]] = (SPEND, JUDGE, GRANT)
+MOVES: Final[tuple[Move[Sheet], ...]] = (SPEND, JUDGE, GRANT)

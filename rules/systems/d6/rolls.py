@@ -115,11 +115,17 @@ def parse_check(spec: Mapping[str, Any]) -> Check:
     return Check(code, difficulty, named, _steps(spec.get("steps")))
 
 
+def _band_of(check: Check) -> Band:
+    """The band of a check made without a difficulty number (:func:`parse_check` asks for one or the other)."""
+    if check.band is None:
+        raise SpecError("difficulty", "name a difficulty number or a band")
+    return check.band
+
+
 def check_chance(check: Check) -> CheckChance:
     if check.difficulty is not None:
         return CheckChance(p_at_least(check.code, check.difficulty))
-    assert check.band is not None  # parse_check names one or the other
-    ends = band_chance(check.code, check.band)
+    ends = band_chance(check.code, _band_of(check))
     return CheckChance(None, ends.at_low, ends.at_high)
 
 
@@ -167,18 +173,19 @@ def record_check(rolled: CheckRolled) -> Recorded:
 
 
 def check_chance_json(spec: Mapping[str, Any]) -> dict[str, Any]:
-    chance = check_chance(parse_check(spec))
-    if chance.p_success is not None:
-        return {"p_success": _ratio(chance.p_success)}
-    out = {"p_success_at_low": _ratio(chance.at_low)}  # type: ignore[arg-type]
-    if chance.at_high is not None:
-        out["p_success_at_high"] = _ratio(chance.at_high)
+    check = parse_check(spec)
+    if check.difficulty is not None:
+        return {"p_success": _ratio(p_at_least(check.code, check.difficulty))}
+    ends = band_chance(check.code, _band_of(check))
+    out = {"p_success_at_low": _ratio(ends.at_low)}
+    if ends.at_high is not None:
+        out["p_success_at_high"] = _ratio(ends.at_high)
     return out
 
 
 def describe_check(check: Check) -> str:
     if check.difficulty is None:
-        return f"{check.code} against {check.band.name}"  # type: ignore[union-attr]
+        return f"{check.code} against {_band_of(check).name}"
     named = f" ({check.band.name})" if check.band is not None else ""
     return f"{check.code} against {check.difficulty}{named}"
 

@@ -69,9 +69,9 @@ class End(_In):
     prepare: ItemRef | None = Field(None, description="What a round of nothing prepares.")
 
 
-def _declare(situation: Situation, given: Declare) -> Made:
+def _declare(situation: Situation[Sheet], given: Declare) -> Made:
     actions = [(a.item, a.difficulty) for a in given.actions]
-    sheet = round_state.declare(situation.state, actions, running=given.running,  # type: ignore[arg-type]
+    sheet = round_state.declare(situation.state, actions, running=given.running,
                                 use_preparation=given.use_preparation, given=situation.options)  # fmt: skip
     count = len(actions)
     words = f"The round declared: {count} action{'s' if count != 1 else ''}{', running' if given.running else ''}"
@@ -114,8 +114,8 @@ def round_roll(use: Use, item: int) -> SheetRoll:
     return SheetRoll("check", spec, label, details={"round": True, "item": item, "name": name}, steps=steps)
 
 
-def _roll(situation: Situation, given: RollUse) -> Made:
-    sheet: Sheet = situation.state  # type: ignore[assignment]
+def _roll(situation: Situation[Sheet], given: RollUse) -> Made:
+    sheet = situation.state
     step = _step(sheet, given)
     sheet, use = round_state.take(_named(sheet, step), step, situation.options)
     record = sheet.round
@@ -130,19 +130,19 @@ def _roll(situation: Situation, given: RollUse) -> Made:
                 changed=(ROUND,), sheet_rolls=(made,), then=recorded)  # fmt: skip
 
 
-def _befall(situation: Situation, given: Befall) -> Made:
-    sheet = round_state.befall(situation.state, given.what, situation.options)  # type: ignore[arg-type]
+def _befall(situation: Situation[Sheet], given: Befall) -> Made:
+    sheet = round_state.befall(situation.state, given.what, situation.options)
     return Made(sheet, words=f"{given.what.capitalize()} mid-round", notice=f" is {given.what}: every later use "
                 "takes it", changed=(ROUND, "conditions"))  # fmt: skip
 
 
-def _end(situation: Situation, given: End) -> Made:
-    sheet, words = round_state.end(situation.state, given.prepare, situation.options)  # type: ignore[arg-type]
+def _end(situation: Situation[Sheet], given: End) -> Made:
+    sheet, words = round_state.end(situation.state, given.prepare, situation.options)
     return Made(sheet, words=words, notice=f": {words[:1].lower()}{words[1:]}", changed=(ROUND,))
 
 
-def _shown(situation: Situation) -> Mapping[str, Any]:
-    return {"declared": situation.state.round is not None}  # type: ignore[attr-defined]
+def _shown(situation: Situation[Sheet]) -> Mapping[str, Any]:
+    return {"declared": situation.state.round is not None}
 
 
 DECLARE: Final = Move("declare-round", "Declare the round", Scope.SHEET, Declare, ROUND_SECTIONS, _declare,
@@ -155,4 +155,4 @@ END: Final = Move("end-round", "End the round", Scope.SHEET, End, ROUND_SECTIONS
                   button="End the round")  # fmt: skip
 
 #: The round's moves, in the order a round takes them.
-MOVES: Final[tuple[Move, ...]] = (DECLARE, ROLL, BEFALL, END)
+MOVES: Final[tuple[Move[Sheet], ...]] = (DECLARE, ROLL, BEFALL, END)

@@ -139,10 +139,14 @@ def _plan(sheet: Sheet, record: Round, steps: Sequence[RoundStep], given: Mappin
     )
     for step in steps:
         if step.what == "attempt":
-            plan = plan.attempt(step.action)  # type: ignore[arg-type]  # the sheet checks it is there
+            if step.action is None:
+                raise RoundError("action", "an attempt names the declared action it rolls (from 0)")
+            plan = plan.attempt(step.action)  # the plan checks the round declares it
         elif step.what in ("reaction", "extra"):
-            name = _name(sheet, step.item)  # type: ignore[arg-type]
-            code = _code(sheet, step.item, step.what)  # type: ignore[arg-type]
+            if step.item is None:
+                raise RoundError("item", "a reaction or a use not declared names a stat or a skill of this character")
+            name = _name(sheet, step.item)
+            code = _code(sheet, step.item, step.what)
             plan = plan.react(name, code, label=name, difficulty=step.difficulty, undeclared=step.what == "extra")
         elif step.what == "wounded":
             plan = plan.wound()

@@ -134,6 +134,14 @@ def _named(sheet: Sheet, name: str) -> int | None:
     return found
 
 
+def _skill_name(sheet: Sheet, item: int) -> str:
+    """The name of the sheet's skill ``item``; a purchase of a skill the sheet lacks is refused."""
+    skill = sheet.skill(item)
+    if skill is None:
+        raise SpecError("offer", f"there is no skill {item} on this sheet")
+    return skill.name
+
+
 def round_code(
     base: DieCode,
     name: str,
@@ -446,7 +454,12 @@ class D6(SystemDefaults):
                     chances += ((f"At {check.band.high}, the high end", ends.at_high),)
             details = {"item": asked.item, "name": name} | ({"round": True} if kept and kept.sections else {})
             shown = distribution(rolled)
-            target = asked.difficulty if asked.difficulty is not None else check.band.low  # type: ignore[union-attr]
+            if asked.difficulty is not None:
+                target = asked.difficulty
+            elif check.band is not None:
+                target = check.band.low
+            else:
+                raise SpecError("difficulty", "name a difficulty number or a band")
             totals = Totals(shown.totals, target, shown.open_ended)
             return SheetRoll("check", spec, label, details=details, steps=steps, chances=chances, totals=totals,
                              kept=kept)  # fmt: skip
@@ -632,7 +645,7 @@ class D6(SystemDefaults):
         skill = self._skill_of(sheet, offer)
         current = sheet.code_of(skill)
         if "before" in choice and current is not None and choice["before"] != current.steps:
-            raise SpecError("before", f"{sheet.skill(skill).name} is {current} now")  # type: ignore[union-attr]
+            raise SpecError("before", f"{_skill_name(sheet, skill)} is {current} now")
         found = next((o for o in self.offers(sheet, given, {}) if o.key == offer), None)
         if found is None:
             raise SpecError("skill", "this skill cannot rise any higher")
@@ -644,7 +657,7 @@ class D6(SystemDefaults):
     ) -> tuple[str, dict[str, Any]]:
         skill = self._skill_of(before, offer.key)
         was, now = before.code_of(skill), after.code_of(skill)
-        name = after.skill(skill).name  # type: ignore[union-attr]
+        name = _skill_name(after, skill)
         return f"{name} {was} → {now}", {
             "offer": offer.key, "cost": offer.cost, "skill_id": skill, "name": name, "before": str(was),
             "after": str(now),

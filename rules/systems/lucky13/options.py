@@ -95,8 +95,12 @@ class SkillEntry(Document):
     whether it is the skill that fights (the Combat skill, whatever its name; at most one is)."""
 
     name: Name = Field(title="Skill")
+    #: Said in the campaign's ability names (``labels_from``: the option ``ability_names``, in the order of
+    #: ``ABILITY_KEYS``, which is :data:`AbilityKey`'s), the default names where none is given.
     ability: AbilityKey | None = Field(
-        None, title="Linked ability", json_schema_extra=_said(tuple(zip(ABILITY_KEYS, ABILITIES, strict=True)))
+        None,
+        title="Linked ability",
+        json_schema_extra=_said(tuple(zip(ABILITY_KEYS, ABILITIES, strict=True)), labels_from="ability_names"),
     )
     combat: Annotated[bool, Field(strict=True)] = Field(False, title="Fights")
 
