@@ -13,11 +13,13 @@ The text gives no combat procedure beyond these; our readings (``docs/rules/d6.m
   with one of its attack skills (its best by default) and defends with its best defence skill. A
   character of a campaign that marks no attack skill attacks with its best stat ("Each time you attempt
   to use a Stat or Skill").
-- **An attack** rolls the attacker's skill (a character's, chosen on the form; an NPC's attack code) at
-  the round's penalties for the uses the attacker declared, against the number the GM names, or against
-  the target's reaction skill (dodge, parry), which counts as one more use for the target (the GM gives
-  the target's uses too). The higher total hits; a tie goes to the side that resists (rules README,
-  "Opposed").
+- **An attack** rolls the attacker's skill (a character's, chosen on the form; an NPC's attack code) as a use
+  of the attacker's round (rules README, "The round is one": a character's declared round, or one the attack
+  declares; an NPC's, the uses the GM gives), against the number the GM names, or against the target's
+  reaction (dodge, parry), a use of the target's round (an NPC's: one more than the uses the GM gives). The
+  reaction is the defender's choice, made before the roll with each answer's exact chance shown (rules
+  README, "A dodge or a parry is the defender's choice"): a parry answers no ranged attack. The higher total
+  hits; a tie goes to the side that resists (rules README, "Opposed").
 - **A hit** costs the target one wound level (unhurt → wounded → incapacitated → dead); the GM heals a
   level. Wounded is −1d to every roll ("If you are wounded when you use a skill, your skill code is
   reduced by 1d"); incapacitated and dead cannot act.
