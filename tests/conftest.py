@@ -30,14 +30,20 @@ def _on_postgresql() -> bool:
 
 @pytest.hookimpl(trylast=True)
 def pytest_configure(config: pytest.Config) -> None:
-    """Build the JSON API as a server builds it at start-up, with every system it plays registered:
-    here also the test-only Coin (tests/systems/coin.py), so that the API's schemas describe Coin's
+    """Count each suite's time (``SuiteTimes``) where the reports arrive: in the only process, or in
+    pytest-xdist's controller, never in a worker.
+
+    Build the JSON API as a server builds it at start-up, with every system it plays registered:
+    here also the test-only Coin (tests/systems/coin/system.py), so that the API's schemas describe Coin's
     sheets. The registry is then left as it was: a test that plays Coin registers it itself
     (``coin_campaign``)."""
+    if not hasattr(config, "workerinput"):
+        config.pluginmanager.register(SuiteTimes(), "suite-times")
+
     from django.urls import get_resolver
 
     from rules import systems
-    from tests.systems import coin
+    from tests.systems.coin import system as coin
 
     systems.register(coin.SYSTEM)
     try:
@@ -133,6 +139,37 @@ def pytest_terminal_summary(terminalreporter, exitstatus: int, config: pytest.Co
         )
 
 
+class SuiteTimes:
+    """Where the time of a run goes: each suite's tests and the seconds they took (setup, call and
+    teardown), summed over the workers, in the summary of any run that covered more than one suite.
+
+    A system's suite is its directory, ``tests/systems/<key>/``; a generic test's is its area
+    (``tests/characters/``, …), or ``tests/`` for a module at the top. Under pytest-xdist the
+    controller receives every worker's reports, so it alone keeps the count (``pytest_configure``)."""
+
+    def __init__(self) -> None:
+        self.suites: dict[str, list[float]] = {}
+
+    @staticmethod
+    def suite_of(nodeid: str) -> str:
+        parts = nodeid.split("::", 1)[0].split("/")
+        depth = 3 if parts[:2] == ["tests", "systems"] else 2
+        return "/".join(parts[: min(depth, len(parts) - 1)]) + "/"
+
+    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        tests_and_seconds = self.suites.setdefault(self.suite_of(report.nodeid), [0, 0.0])
+        tests_and_seconds[0] += report.when == "setup"
+        tests_and_seconds[1] += report.duration
+
+    def pytest_terminal_summary(self, terminalreporter) -> None:
+        if len(self.suites) < 2:
+            return
+        terminalreporter.write_sep("=", "time by suite (setup, call and teardown, summed over the workers)")
+        total = sum(seconds for _, seconds in self.suites.values()) or 1.0
+        for suite, (tests, seconds) in sorted(self.suites.items(), key=lambda item: -item[1][1]):
+            terminalreporter.write_line(f"{suite:<26} {tests:>5.0f} tests {seconds:>8.1f} s {seconds / total:>6.1%}")
+
+
 @pytest.fixture(autouse=True)
 def fast_password_hashing(settings) -> None:
     """Tests hash many passwords; the real hasher (PBKDF2) is slow on purpose and not under test."""
@@ -207,13 +244,13 @@ def bare_draft(campaign, player):
 
 @pytest.fixture
 def coin_campaign(gm, player, other_player, settings):
-    """A campaign of the test-only Coin system (tests/systems/coin.py), registered for the test with
-    its templates (tests/systems/templates), with the same members as ``campaign``."""
+    """A campaign of the test-only Coin system (tests/systems/coin/system.py), registered for the test with
+    its templates (tests/systems/coin/templates), with the same members as ``campaign``."""
     from pathlib import Path
 
     from campaigns.models import Campaign, Membership
     from rules import systems
-    from tests.systems import coin
+    from tests.systems.coin import system as coin
 
     templates = Path(coin.__file__).resolve().parent / "templates"
     settings.TEMPLATES = [{**settings.TEMPLATES[0], "DIRS": [*settings.TEMPLATES[0]["DIRS"], templates]}]

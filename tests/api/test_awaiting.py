@@ -13,8 +13,8 @@ from django.utils import timezone
 
 from campaigns.models import Campaign
 from characters.models import Character, SheetChange
-from tests.characters import lucky13_drafts as creation
 from tests.characters.test_awaiting import equipped
+from tests.systems.lucky13 import drafts as creation
 
 pytestmark = pytest.mark.django_db
 

@@ -17,8 +17,8 @@ from play.models import Combatant, Encounter, Roll
 from rules.systems.d6.chance import opposed_chance
 from rules.systems.d6.codes import DieCode
 from tests.characters.conftest import make_character
-from tests.characters.test_d6_pages import made
 from tests.play.npcs import GOBLIN
+from tests.systems.d6.helpers import made
 
 pytestmark = pytest.mark.django_db
 

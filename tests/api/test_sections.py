@@ -9,7 +9,7 @@ import pytest
 
 from characters.models import Character, SheetChange
 from tests.characters.conftest import make_character
-from tests.systems import coin
+from tests.systems.coin import system as coin
 
 pytestmark = pytest.mark.django_db
 

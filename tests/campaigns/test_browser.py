@@ -1,8 +1,8 @@
 """The campaign pages in a real browser (Playwright, the system Chromium): the generated options form's lists
 of rows (a preset, more rows, a row's own rows) swapped in place by htmx and the same form without JavaScript,
 the Enter key, the invitation list, and a phone-width screen. Every test also fails on a console
-error or a Content Security Policy violation (the fixtures of ``tests.pages.test_browser``,
-shared through this directory's ``conftest.py``)."""
+error or a Content Security Policy violation (the fixtures of ``tests.browser``,
+shared through ``tests/conftest.py``)."""
 
 from __future__ import annotations
 

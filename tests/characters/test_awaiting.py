@@ -12,8 +12,8 @@ from characters.models import Character, SheetChange
 from rules.dice import StepDie
 from rules.systems import lucky13
 from tests.campaigns.helpers import text
-from tests.characters import lucky13_drafts as creation
-from tests.characters.lucky13_drafts import ArmorChoice, AssetChoice, WeaponChoice
+from tests.systems.lucky13 import drafts as creation
+from tests.systems.lucky13.drafts import ArmorChoice, AssetChoice, WeaponChoice
 
 pytestmark = pytest.mark.django_db
 

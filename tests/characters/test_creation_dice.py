@@ -12,7 +12,7 @@ from django.urls import reverse
 from campaigns.models import Campaign, Membership
 from characters import creation_dice, drafting
 from characters.models import Character, CreationDice
-from tests.characters import lucky13_drafts as creation
+from tests.systems.lucky13 import drafts as creation
 
 pytestmark = pytest.mark.django_db
 

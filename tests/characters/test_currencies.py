@@ -18,7 +18,7 @@ from characters.models import Balance, Character, LedgerEntry
 from rules.systems import lucky13
 from rules.systems.base import Currency
 from tests.characters.conftest import TELEPORT, make_character
-from tests.systems import coin
+from tests.systems.coin import system as coin
 
 pytestmark = pytest.mark.django_db
 

@@ -9,8 +9,8 @@ from campaigns.errors import Conflict
 from characters import campaign_changes, drafting
 from characters.models import Character, SheetChange
 from rules.dice import StepDie
-from tests.characters import lucky13_drafts as creation
 from tests.characters.conftest import make_character
+from tests.systems.lucky13 import drafts as creation
 
 pytestmark = pytest.mark.django_db
 

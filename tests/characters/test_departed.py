@@ -11,9 +11,9 @@ from characters import campaign_changes
 from characters.models import Character
 from tests.api.conftest import api  # noqa: F401  (fixture)
 from tests.campaigns.helpers import make_character
-from tests.characters import lucky13_drafts as creation
 from tests.characters.conftest import FIGHTING
 from tests.play.test_sheet_live import closed_as_not_a_member, communicator, following, run
+from tests.systems.lucky13 import drafts as creation
 
 pytestmark = pytest.mark.django_db
 

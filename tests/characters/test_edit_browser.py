@@ -1,8 +1,8 @@
 """Editing the sheet in a real browser (Playwright, the system Chromium): htmx swaps a
 section for its form and back, the keyboard follows, a conflict shows in place, a
 phone-width screen, and the same edits without JavaScript. Every test also fails on
-a console error or a Content Security Policy violation (the fixtures of ``tests.pages.test_browser``,
-shared through this directory's ``conftest.py``)."""
+a console error or a Content Security Policy violation (the fixtures of ``tests.browser``,
+shared through ``tests/conftest.py``)."""
 
 from __future__ import annotations
 

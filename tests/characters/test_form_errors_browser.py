@@ -15,9 +15,9 @@ from playwright.sync_api import Page, expect
 from campaigns.models import Campaign, Membership
 from characters.models import Character, LedgerEntry
 from rules.dice import StepDie
-from tests.characters import lucky13_drafts as creation
 from tests.characters.conftest import make_character
 from tests.characters.test_edit_browser import sign_in, unexpected
+from tests.systems.lucky13 import drafts as creation
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 

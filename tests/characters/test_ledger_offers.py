@@ -17,7 +17,7 @@ from rules import systems
 from rules.systems.base import Option, SpecError
 from tests.characters.conftest import FIGHTING, HEALING, SPELLCASTING, TELEPORT, brunella_sheet
 from tests.rules.test_protocol import finished
-from tests.systems import coin
+from tests.systems.coin import system as coin
 
 L13 = systems.get("lucky13")
 OPTIONS = L13.validate_options({})

@@ -11,8 +11,8 @@ from campaigns.errors import Conflict, NotAllowed
 from campaigns.models import Membership
 from characters import campaign_changes, lifecycle, write
 from characters.models import Character, SheetChange
-from tests.characters import lucky13_drafts as creation
 from tests.characters.conftest import make_character
+from tests.systems.lucky13 import drafts as creation
 
 pytestmark = pytest.mark.django_db
 

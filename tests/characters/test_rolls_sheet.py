@@ -404,7 +404,7 @@ def test_a_draft_does_not_roll_and_nothing_of_it_reaches_the_log(client, request
 @pytest.mark.parametrize("page", ["play:sheet-roll", "lucky13:contest"])
 @pytest.mark.parametrize("query", [f"skill={FIGHTING}", "reaction=1&ability=intellect", "ability=pulse"])
 def test_a_sheet_with_no_abilities_yet_is_a_clear_refusal(client, campaign, player, gm, page, query) -> None:
-    from tests.characters import lucky13_drafts as creation
+    from tests.systems.lucky13 import drafts as creation
 
     fresh = creation.start_character(campaign=campaign, owner=player, name="Half-done Hilde")
     client.force_login(gm)

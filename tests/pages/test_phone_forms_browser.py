@@ -14,7 +14,7 @@ from playwright.sync_api import Page
 from tests.campaigns.test_browser import sign_in
 from tests.characters.conftest import FIGHTING, make_character
 from tests.play.test_live_browser import asgi_server  # noqa: F401 (a fixture)
-from tests.test_d6_session_browser import jericho_of
+from tests.systems.d6.helpers import jericho_of
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 

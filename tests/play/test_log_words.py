@@ -13,8 +13,8 @@ from characters.models import Character
 from play import encounters, rolls
 from play.models import Roll
 from play.presenters import roll_summary
-from tests.characters.test_d6_pages import made
-from tests.systems import coin
+from tests.systems.coin import system as coin
+from tests.systems.d6.helpers import made
 
 pytestmark = pytest.mark.django_db
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 from django.urls import reverse
 
-from tests.characters.test_d6_pages import made
+from tests.systems.d6.helpers import made
 
 pytestmark = pytest.mark.django_db
 

@@ -19,7 +19,7 @@ from play.models import Roll, RollProposal, RollRequest
 from rules.systems import lucky13
 from tests.campaigns.helpers import html, text
 from tests.characters.conftest import FIGHTING, HEALING, LONGSWORD_SPEC, SNEAKING, UNCLE_OTTO, make_character
-from tests.systems import coin
+from tests.systems.coin import system as coin
 
 pytestmark = pytest.mark.django_db
 
@@ -573,7 +573,7 @@ def test_the_requests_by_id_migration_goes_back_and_forth(table, gm, player, bru
 def test_a_d6_proposal_carries_the_rounds_uses_to_the_answer(client, d6_campaign, gm, player) -> None:
     """Every system alike: what a D6 player proposes beyond the call (the uses declared this round) is
     the GM's to see at its chance, and where the answer on the generic roll page starts."""
-    from tests.characters.test_d6_pages import made as made_d6
+    from tests.systems.d6.helpers import made as made_d6
 
     client.force_login(player)
     talia = made_d6(client, d6_campaign, player)

@@ -379,7 +379,7 @@ def test_the_call_form_speaks_a_players_words(client, table, gm, brunella) -> No
 
 
 def test_the_d6_call_form_speaks_a_players_words_too(client, d6_campaign, gm, player) -> None:
-    from tests.characters.test_d6_pages import made
+    from tests.systems.d6.helpers import made
 
     client.force_login(player)
     made(client, d6_campaign, player)

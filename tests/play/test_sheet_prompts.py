@@ -1,5 +1,5 @@
 """Decisions after a sheet's dice (play.moves), through the test-only Coin system's dare
-(tests/systems/coin_dare.py): two coins flipped on a character's Luck leave the one who dared a decision —
+(tests/systems/coin/dare.py): two coins flipped on a character's Luck leave the one who dared a decision —
 keep them, or flip one again — with the exact chance of double heads each choice leaves. Who may make it
 (the one it waits for and the GM; a 403 for anyone else), a stale answer (the one 409 body), the moves
 that wait for it, the chain of rolls (append-only, the reroll following the dare), and what every role
@@ -22,7 +22,8 @@ from play.rolls import verify_chain
 from rules.systems.base import Role
 from rules.systems.moves import Situation, Viewer
 from tests.api.conftest import ApiClient
-from tests.systems import coin, coin_dare
+from tests.systems.coin import dare as coin_dare
+from tests.systems.coin import system as coin
 
 pytestmark = pytest.mark.django_db
 

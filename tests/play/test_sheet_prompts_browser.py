@@ -15,7 +15,7 @@ from characters.models import Character
 from play import moves
 from tests.characters.test_sheet_live_browser import open_sheet
 from tests.play.test_live_browser import AsgiServer
-from tests.systems import coin
+from tests.systems.coin import system as coin
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 

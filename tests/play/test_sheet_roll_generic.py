@@ -11,7 +11,7 @@ from django.urls import reverse
 
 from characters.models import Character
 from play.models import Roll
-from tests.systems import coin
+from tests.systems.coin import system as coin
 
 pytestmark = pytest.mark.django_db
 

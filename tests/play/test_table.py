@@ -1,4 +1,4 @@
-"""A campaign's table (play.table) through the test-only Coin system's table (tests/systems/coin_table.py):
+"""A campaign's table (play.table) through the test-only Coin system's table (tests/systems/coin/table.py):
 a pot everyone sees, a bag whose order nobody may read, hands seen by their players and the GM only, and a
 flip that leaves its flipper a decision with the exact chance each choice leaves. Every move through the
 pages and the API, for every role; and a walk of every page, partial, API answer and socket message of
@@ -16,7 +16,7 @@ from django.urls import reverse
 from play import table
 from play.models import Table, TableChange
 from tests.api.conftest import ApiClient
-from tests.systems.coin_table import TOKENS
+from tests.systems.coin.table import TOKENS
 
 pytestmark = pytest.mark.django_db
 

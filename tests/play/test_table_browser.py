@@ -15,7 +15,7 @@ from play.models import Table
 from tests.browser import open_page
 from tests.play.test_live_browser import AsgiServer, signed_in
 from tests.play.test_table import Seeded
-from tests.systems.coin_table import TOKENS
+from tests.systems.coin.table import TOKENS
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from rules.__main__ import EXIT_INVALID, main
-from tests.rules.reference import exploding_check
+from tests.systems.lucky13.reference import exploding_check
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -8,7 +8,7 @@ from hypothesis import strategies as st
 
 from rules.dice import MAX_RUNG, DiceError, DieResult, StepDie
 from rules.systems.lucky13 import Difficulty
-from tests.rules.reference import LADDER, PROPERTY, RUNGS
+from tests.systems.lucky13.reference import LADDER, PROPERTY, RUNGS
 
 
 @pytest.mark.parametrize("label", list(LADDER))

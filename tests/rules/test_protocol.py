@@ -32,8 +32,8 @@ from rules.systems.base import (
     SpecError,
     Vitals,
 )
-from tests.rules.reference import PROPERTY
-from tests.systems import coin
+from tests.systems.coin import system as coin
+from tests.systems.lucky13.reference import PROPERTY
 
 ROOT = Path(__file__).resolve().parents[2]
 
