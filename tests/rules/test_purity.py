@@ -86,6 +86,8 @@ ENGINE_MODULES = (
             "system",
         )
     ),
+    "rules.systems.d13",
+    "rules.systems.d13.chance",
     "rules.__main__",
 )
 

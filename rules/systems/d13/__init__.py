@@ -1,0 +1,1 @@
+"""D13 of When Shadows Rise."""
