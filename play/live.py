@@ -55,6 +55,11 @@ def member_group_name(campaign_id: int, user_id: int) -> str:
     return f"campaign-{campaign_id}-user-{user_id}"
 
 
+def table_group_name(campaign_id: int) -> str:
+    """The open sheet pages of one campaign's characters: told the table's new version (a hand on it)."""
+    return f"campaign-{campaign_id}-table"
+
+
 def sheet_group_name(character_id: int) -> str:
     """The open sheet pages of one character: told its new version whenever it is saved."""
     return f"character-{character_id}"
@@ -254,3 +259,4 @@ def announce_table(sender: Any, campaign_id: int, version: int, **kwargs: Any) -
     """Every member's open pages hear the table's new version, and nothing of what changed: each fetches
     its own view (what one member may see is not what another may)."""
     _send(campaign_id, {"type": "table.changed", "version": version})
+    _send(campaign_id, {"type": "table.changed", "version": version}, table_group_name(campaign_id))

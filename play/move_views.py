@@ -31,7 +31,7 @@ from characters.operations import sections_for
 from characters.views import saved_region
 from characters.write import sentence
 from play import moves
-from rules.systems.moves import Move, Situation
+from rules.systems.moves import Move
 from web.fields import version_number
 
 NO_VERSION = "This form did not say which version of the sheet it was made from, so nothing was changed"
@@ -66,7 +66,7 @@ def _page(
     section = sections_for(character).get(move.parts[0]) if move.parts else None
     region = section.where if section is not None else "move"
     url = reverse("play:move", args=[character.pk, move.key])
-    role = moves.viewer_role(character, request.user)
+    situation = moves.situation_for(character, move, request.user)
     context = {
         "character": character,
         "move": move,
@@ -80,7 +80,7 @@ def _page(
         "conflict": conflict,
         "problem": problem,
         "why_not": moves.allowed(character, move, request.user),
-        "shows": move.shows(Situation(character.document, character.campaign.settings, role)) if role else {},
+        "shows": move.shows(situation) if situation is not None else {},
         "shows_template": _shows_template(character, move),
         "in_place": bool(request.htmx) and section is not None,
         "next": _back(request),
@@ -104,9 +104,8 @@ def _checked(form: forms.Form, character: Character, move: Move, user: Any) -> b
     form.is_valid()
     refused = set(form.errors)
     values = {name: None if name in refused else form.cleaned_data.get(name) for name in form.fields}
-    role = moves.viewer_role(character, user)
-    if role is not None:
-        situation = Situation(character.document, character.campaign.settings, role)
+    situation = moves.situation_for(character, move, user)
+    if situation is not None:
         for problem in move.check(situation, values):
             if problem.field in refused:
                 continue
@@ -141,6 +140,8 @@ def move(request: HttpRequest, pk: int, key: str) -> HttpResponse:
     except Unsupported:  # a move whose input no generic form can show (a round's declared actions)
         raise Http404("This move is made from its own page, not from a form of its own.") from None
     if request.method != "POST":
+        for name in form.fields.keys() & request.GET.keys():  # a link may name what the form starts from
+            form.fields[name].initial = request.GET[name]
         return _page(request, character, chosen, form=form)
     version = version_number(request.POST.get("version", ""))
     if version is None:

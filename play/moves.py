@@ -41,7 +41,7 @@ from typing import Any
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
 from django.utils import timezone
-from pydantic import ValidationError
+from pydantic import BaseModel, ValidationError
 
 from campaigns.errors import Conflict, NotAllowed, NotFound, Refused
 from campaigns.models import Membership
@@ -49,8 +49,8 @@ from characters import write
 from characters.generated import refusal_words
 from characters.models import Character
 from characters.operations import sections_for
-from play import rolls, sheet_rolls
-from play.models import Roll, SheetPrompt
+from play import rolls, sheet_rolls, table_rows
+from play.models import Roll, SheetPrompt, Table
 from rules.document import problems_of
 from rules.systems.base import Role, SheetInvalid, SpecError
 from rules.systems.moves import Made, Move, Prompt, Scope, Situation, Viewer, find
@@ -71,6 +71,7 @@ __all__ = [
     "read_input",
     "record",
     "sheet_shows",
+    "situation_for",
     "viewer_role",
     "waiting",
 ]
@@ -127,10 +128,20 @@ def viewer_role(character: Character, user: AbstractBaseUser) -> Role | None:
 
 def _situation(
     character: Character, role: Role, rng: Random | None = None, *, by: AbstractBaseUser | None = None,
-    gm: int | None = None,
+    gm: int | None = None, table: BaseModel | None = None, called: bool = False,
 ) -> Situation:  # fmt: skip
     who = Viewer(role, by.pk) if by is not None else None
-    return Situation(character.document, character.campaign.settings, role, who, rng, character.owner_id, gm)
+    return Situation(character.document, character.campaign.settings, role, who, rng, character.owner_id, gm,
+                     table=table, character=character.pk, name=character.name, called=called)  # fmt: skip
+
+
+def _table(character: Character, move: Move, *, lock: bool) -> tuple[Table | None, BaseModel | None]:
+    """The campaign's table row and its state, for a sheet move that reads it (``table_parts``); locked
+    for the move that changes it."""
+    if not move.table_parts or character.rules.table is None:
+        return None, None
+    row = table_rows.row(character.campaign, lock=lock)
+    return row, table_rows.read(character.campaign, row)
 
 
 # --- The open decision ------------------------------------------------------------------------------
@@ -240,15 +251,31 @@ def _forbidden(character: Character, move: Move, role: Role | None) -> str | Non
     return None
 
 
+def situation_for(character: Character, move: Move, user: AbstractBaseUser) -> Situation | None:
+    """What ``move`` would be made on by ``user`` now (the sheet, the table it reads, who they are), for a
+    page that shows or checks it before it is made; None for someone with no role on the sheet."""
+    role = viewer_role(character, user)
+    if role is None:
+        return None
+    return _situation(character, role, by=user, gm=_gm_of(character), table=_table(character, move, lock=False)[1])
+
+
 def sheet_shows(character: Character, user: AbstractBaseUser) -> dict[str, Any]:
     """What a sheet page shows beside the sheet: the decision that waits on the character, as ``user``
-    sees it (``decision``: a :class:`Waiting`, or None)."""
-    return {"decision": waiting(character, user, is_gm=getattr(character, "viewer_is_gm", None))}
+    sees it (``decision``: a :class:`Waiting`, or None), and the campaign's table as they may see it
+    (``table``: the character's hand, say; None when its system keeps none) with its version
+    (``table_version``: a sheet page that shows a part of the table is stale when it changes)."""
+    seen = table_rows.seen(character.campaign, user)
+    return {
+        "decision": waiting(character, user, is_gm=getattr(character, "viewer_is_gm", None)),
+        "table": seen[0] if seen else None,
+        "table_version": seen[1] if seen else None,
+    }
 
 
 def _not_now(character: Character, move: Move, role: Role, user: AbstractBaseUser | None = None) -> str | None:
     """Why the rules refuse ``move`` on the character as it stands (a 400), or None."""
-    why = move.why_not(_situation(character, role, by=user))
+    why = move.why_not(_situation(character, role, by=user, table=_table(character, move, lock=False)[1]))
     return write.sentence(why) if why else None
 
 
@@ -335,10 +362,15 @@ def perform(move: Move, situation: Situation, given: Mapping[str, Any]) -> Made:
 
 
 @transaction.atomic
-def make(*, character_id: int, key: str, version: int, given: Mapping[str, Any], by: AbstractBaseUser) -> Done:
+def make(
+    *, character_id: int, key: str, version: int, given: Mapping[str, Any], by: AbstractBaseUser,
+    call: Mapping[str, Any] | None = None, secret: bool = False,
+) -> Done:  # fmt: skip
     """Make the sheet move ``key`` on the character, as ``by``, from the sheet ``version`` they read,
     with ``given`` for the move's input: the character as saved, what the move made and the rolls it logged
-    (a use of a round is rolled by the roll page's own path, :func:`play.sheet_rolls.roll`).
+    (a use of a round is rolled by the roll page's own path, :func:`play.sheet_rolls.roll`). Made as the
+    answer to the GM's call for a roll (:func:`play.sheet_rolls.roll` of a roll a move makes), ``call`` says
+    who called it, for the log, and ``secret`` keeps its rolls secret, as the call asked.
 
     Raises :class:`NotFound` (no such character, or no such move in its campaign), :class:`NotAllowed`
     (why, for them), :class:`StaleMove` (409), or :class:`Refused` (400: the input, or the rules, with
@@ -362,7 +394,9 @@ def make(*, character_id: int, key: str, version: int, given: Mapping[str, Any],
     answered = prompt if _offers(prompt, move) else None
     label = _choice(answered, move, given) if answered is not None else ""
     rng = secrets.SystemRandom()
-    made = perform(move, _situation(character, role, rng, by=by, gm=gm), given)
+    table, table_state = _table(character, move, lock=True)
+    situation = _situation(character, role, rng, by=by, gm=gm, table=table_state, called=call is not None)
+    made = perform(move, situation, given)
     if prompt is not None and answered is None and made.prompt is not None:
         raise Refused(f"Waiting for {prompt.to.get_username()} to decide first: a sheet keeps one decision open.")
     if answered is not None and answered.follows is not None:
@@ -372,7 +406,10 @@ def make(*, character_id: int, key: str, version: int, given: Mapping[str, Any],
             made, rolls=tuple(r if r.follows is not None else replace(r, follows=follows) for r in made.rolls)
         )
     logged = [sheet_rolls.roll(character, rolled, by=by, rng=rng).roll for rolled in made.sheet_rolls]
-    logged += record(made, campaign_id=character.campaign_id, by=by, character_id=character.pk)
+    logged += record(made, campaign_id=character.campaign_id, by=by, character_id=character.pk, call=call,
+                     secret=secret)  # fmt: skip
+    for seq in made.reveals:
+        rolls.reveal_roll(campaign_id=character.campaign_id, seq=seq, by=by)
     state = made.state if made.then is None else made.then(made.state, tuple(r.seq for r in logged))
     # A decision opened or made changes what every part it is about may be made from (a second answer is stale).
     sections = list(dict.fromkeys([*(made.changed or move.parts), *(answered.parts if answered else ()),
@@ -384,6 +421,9 @@ def make(*, character_id: int, key: str, version: int, given: Mapping[str, Any],
         raise write.refusal(error) from None
     if (answered is not None or made.prompt is not None) and character.version == before:
         write.mark_changed(character, *sections)  # the sheet is as it was, but its pages must show the decision
+    if made.table is not None and table is not None:
+        table_rows.save(character.campaign, table, made.table, parts=move.table_parts, move=move.key,
+                        words=made.words, by=by)  # fmt: skip
     if answered is not None:
         answered.answered_at, answered.answered_by, answered.answer = timezone.now(), by, label
         answered.save(update_fields=["answered_at", "answered_by", "answer"])
@@ -427,16 +467,21 @@ class Done:
     decided: bool = False
 
 
-def record(made: Made, *, campaign_id: int, by: AbstractBaseUser, character_id: int | None = None) -> list[Roll]:
+def record(
+    made: Made, *, campaign_id: int, by: AbstractBaseUser, character_id: int | None = None,
+    call: Mapping[str, Any] | None = None, secret: bool = False,
+) -> list[Roll]:  # fmt: skip
     """The dice a move rolled, in the campaign's log, in order; a reroll as a new roll that follows the one it
-    replaces (by the number the move's state kept)."""
+    replaces (by the number the move's state kept). ``call``: who called the roll the move makes (kept in
+    each roll's spec); a roll is secret when the move says (:attr:`Rolled.secret`) or the call asked
+    (``secret``)."""
     return [
         rolls.record_roll(
             campaign_id=campaign_id,
             by=by,
             character_id=character_id,
             kind=rolled.kind,
-            spec=rolled.spec,
+            spec={**rolled.spec, "call": dict(call)} if call is not None else rolled.spec,
             dice=rolled.dice,
             total=rolled.total,
             outcome=rolled.outcome,
@@ -444,6 +489,9 @@ def record(made: Made, *, campaign_id: int, by: AbstractBaseUser, character_id: 
             chance_of=rolled.chance_of,
             label=rolled.label,
             follows=rolled.follows,
+            secret=rolled.secret or secret,
+            # The engine's move says who may keep a roll secret (the GM, or the GM's call).
+            called_secret=rolled.secret or secret,
         )
         for rolled in made.rolls
     ]

@@ -8,9 +8,10 @@ reconnecting. A viewer whose membership changes is looked at again (and closed i
 longer theirs to see); logging out closes that browser's sheets with
 :data:`~play.consumers.LOGGED_OUT`.
 
-The server sends one kind of message, on connecting, after every save of the sheet and when the
-viewer's membership changes:
-``{"type": "sheet", "version": 7}``. It carries no part of the sheet: a page whose regions are
+The server sends the sheet's version on connecting, after every save of the sheet and when the
+viewer's membership changes: ``{"type": "sheet", "version": 7}``; and the campaign's table's version when
+the table changes (what the sheet shows of it, a hand): ``{"type": "table", "version": 3}``. Neither
+carries any part of the sheet or the table: a page whose regions are
 older fetches the sheet page again, through the same access check as any reload, and swaps in
 the regions it is not editing (``static/js/sheet-live.js``). The version sent on connecting is
 read after joining the group, so a reconnecting page learns whether it missed a change, and no
@@ -52,7 +53,8 @@ class SheetConsumer(GroupsConsumer):
         character = await self.look()
         if character is not None:
             user_id = self.scope["user"].pk
-            groups = (live.sheet_group_name(self.character_id), live.member_group_name(character.campaign_id, user_id))
+            groups = (live.sheet_group_name(self.character_id), live.member_group_name(character.campaign_id, user_id),
+                      live.table_group_name(character.campaign_id))  # fmt: skip
             for group in groups:
                 await self.join(group)
             # Now that every later save and membership change will be heard: may they still, and
@@ -70,6 +72,11 @@ class SheetConsumer(GroupsConsumer):
     async def sheet_changed(self, event: dict[str, Any]) -> None:
         if self.joined:
             await self.send_json({"type": "sheet", "version": event["version"]})
+
+    async def table_changed(self, event: dict[str, Any]) -> None:
+        # The campaign's table changed (a hand on it, shown on the sheet): its version only.
+        if self.joined:
+            await self.send_json({"type": "table", "version": event["version"]})
 
     async def membership_changed(self, event: dict[str, Any]) -> None:
         # Removed, left or no longer GM: the sheet may be out of sight now (an owner still sees their own).

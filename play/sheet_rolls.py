@@ -27,7 +27,7 @@ from campaigns.errors import NotAllowed, Refused
 from campaigns.models import Membership
 from characters import access, write
 from characters.models import Character
-from play import requests
+from play import requests, table_rows
 from play.models import Roll, RollAsked, RollProposal
 from play.rolls import record_roll
 from rules.systems.base import Other, SheetInvalid, SheetRoll, SpecError
@@ -117,7 +117,11 @@ def build(
             **called(character, asked),
         }
     others = {helper.pk: Other(helper.name, helper.document) for helper in helpers}
-    return system.sheet_roll(character.document, situation, character.campaign.settings, others.get)
+    table = None
+    if system.table is not None:  # what the table holds for the character (D13's boosts)
+        campaign = character.campaign
+        table = system.table.for_sheet(table_rows.read(campaign, table_rows.row(campaign, lock=False)), character.pk)
+    return system.sheet_roll(character.document, situation, character.campaign.settings, others.get, table=table)
 
 
 def called(character: Character, asked: RollAsked) -> dict[str, Any]:
@@ -205,7 +209,8 @@ def roll(
     :func:`play.rolls.record_roll` refuses, and for a request already answered or closed. A roll that keeps
     something on the sheet (``made.kept``: D6's use of the declared round) locks the character, is refused
     (:class:`~characters.write.StaleSheet`, 409) when the sheet changed since the roll was built from it, and
-    saves the sheet it keeps through the write path, with the roll's number."""
+    saves the sheet it keeps through the write path, with the roll's number. A roll a sheet move makes
+    (``made.move``: its dice leave a decision) is that move, made through the moves' one pipeline."""
     locked = None
     if made.kept is not None:  # what the roll keeps on the sheet is the sheet's as it was built from
         locked = write.lock(character.pk)
@@ -223,6 +228,8 @@ def roll(
         call = {"self": True}
     else:
         raise NotAllowed(GM_CALLS)
+    if made.move is not None:
+        return _by_move(character, made, by=by, call=call, asked=asked, secret=secret)
     kind = character.rules.roll_kinds[made.kind]
     try:
         dice = kind.parse(made.spec)
@@ -257,3 +264,23 @@ def roll(
         except SheetInvalid as error:
             raise write.refusal(error) from None
     return Rolled(logged, result, chance, recorded.dice)
+
+
+def _by_move(
+    character: Character, made: SheetRoll, *, by: AbstractBaseUser, call: Mapping[str, Any],
+    asked: RollAsked | None, secret: bool,
+) -> Rolled:  # fmt: skip
+    """A roll that a sheet move makes (:attr:`SheetRoll.move`), made by that move from the sheet as the roll
+    was built from it (a 409 when it changed since), the call kept in its rolls and the request answered by
+    its first."""
+    from play import moves  # the moves' pipeline makes the rolls of the roll page's path (it imports this one)
+
+    key, given = made.move or ("", {})
+    done = moves.make(character_id=character.pk, key=key, version=character.version, given=given, by=by,
+                      call=call, secret=secret)  # fmt: skip
+    if not done.rolls:
+        raise Refused("Nothing was rolled.")
+    first = done.rolls[0]
+    if asked is not None:
+        requests.answered(asked, first)
+    return Rolled(first, done, chance_of(character, made), first.dice)

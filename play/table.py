@@ -18,19 +18,18 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-import django.dispatch
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
-from pydantic import ValidationError
 
 from campaigns.errors import Conflict, NotAllowed, NotFound, Refused
-from campaigns.models import Campaign, Membership
-from characters.models import Character
+from campaigns.models import Campaign
 from characters.write import sentence
+from play import table_rows
 from play.models import Table, TableChange
 from play.moves import perform, record
-from rules.systems.base import Role, RulesSystem
-from rules.systems.moves import Made, Move, Prompt, Scope, Situation, TableRules, Viewer, find
+from play.table_rows import table_changed, viewer
+from rules.systems.base import Role
+from rules.systems.moves import Made, Move, Prompt, Scope, Situation, Viewer, find
 
 __all__ = [
     "OfferedAtTable",
@@ -42,9 +41,6 @@ __all__ = [
     "view_for",
     "viewer",
 ]
-
-#: Sent after commit with ``campaign_id`` and ``version`` whenever a campaign's table changes: open pages listen.
-table_changed = django.dispatch.Signal()
 
 
 class StaleTable(Conflict):
@@ -62,41 +58,6 @@ class StaleTable(Conflict):
         self.version = version
 
 
-def _rules(campaign: Campaign) -> TableRules:
-    """The campaign's table rules, or :class:`NotFound` when its system keeps no table."""
-    rules: RulesSystem = campaign.rules
-    if rules.table is None:
-        raise NotFound(f"{rules.name} keeps no table of its own.")
-    return rules.table
-
-
-def viewer(campaign: Campaign, user: AbstractBaseUser) -> Viewer | None:
-    """The user as the table sees them (the GM, or a player, with their characters in play), or None for
-    someone outside the campaign."""
-    role = Membership.objects.filter(campaign=campaign, user_id=user.pk).values_list("role", flat=True).first()
-    if role is None:
-        return None
-    characters = Character.objects.active().filter(campaign=campaign, owner_id=user.pk).values_list("pk", flat=True)
-    return Viewer(Role.GM if role == Membership.Role.GM else Role.PLAYER, user.pk, frozenset(characters))
-
-
-def _row(campaign: Campaign, *, lock: bool) -> Table:
-    """The campaign's table row, made (a new table for its options) the first time it is needed."""
-    rows = Table.objects.select_for_update() if lock else Table.objects
-    row = rows.filter(campaign=campaign).first()
-    if row is None:
-        document = _rules(campaign).new(campaign.settings).model_dump(mode="json")
-        row, _ = Table.objects.get_or_create(campaign=campaign, defaults={"system": campaign.system,
-                                                                         "document": document})  # fmt: skip
-        if lock:
-            row = Table.objects.select_for_update().get(pk=row.pk)
-    return row
-
-
-def _state(campaign: Campaign, row: Table) -> Any:
-    return _rules(campaign).read(row.document)
-
-
 @dataclass(frozen=True, slots=True)
 class Seen:
     """A member's view of the table: what the engine lets them see, its version, and the decision that
@@ -112,8 +73,8 @@ def view_for(campaign: Campaign, user: AbstractBaseUser) -> Seen:
     who = viewer(campaign, user)
     if who is None:
         raise NotFound("No such campaign.")
-    rules = _rules(campaign)
-    row = _row(campaign, lock=False)
+    rules = table_rows.rules_of(campaign)
+    row = table_rows.row(campaign, lock=False)
     state = rules.read(row.document)
     waiting = rules.prompt(state, who)
     # A decision is shown only to the one it waits for, whatever a system's prompt returns.
@@ -156,8 +117,8 @@ def offered(campaign: Campaign, user: AbstractBaseUser) -> list[OfferedAtTable]:
     if campaign.rules.table is None:
         return []
     who = viewer(campaign, user)
-    row = _row(campaign, lock=False)
-    state = _state(campaign, row)
+    row = table_rows.row(campaign, lock=False)
+    state = table_rows.read(campaign, row)
     out = []
     for move in _table_moves(campaign):
         why = _forbidden(campaign, move, who)
@@ -189,8 +150,8 @@ def make(*, campaign_id: int, key: str, version: int, given: Mapping[str, Any], 
     forbidden = _forbidden(campaign, move, who)
     if forbidden is not None:
         raise NotAllowed(forbidden)
-    rules = _rules(campaign)
-    row = _row(campaign, lock=True)
+    rules = table_rows.rules_of(campaign)
+    row = table_rows.row(campaign, lock=True)
     state = rules.read(row.document)
     if version > row.version or _made_from(row, move) > version:
         raise StaleTable(move, rules.view(state, who, campaign.settings), row.version)
@@ -201,20 +162,7 @@ def make(*, campaign_id: int, key: str, version: int, given: Mapping[str, Any], 
     made = perform(move, situation, given)
     logged = record(made, campaign_id=campaign.pk, by=by)
     state = made.state if made.then is None else made.then(made.state, tuple(r.seq for r in logged))
-    try:
-        after = rules.model.model_validate(state.model_dump(mode="json"))
-    except ValidationError as error:
-        raise Refused(f"The table cannot be left like this: {error.errors()[0]['msg']}.") from None
-    before, document = row.document, after.model_dump(mode="json")
-    row.version += 1
-    row.document = document
-    row.part_versions = {**row.part_versions, **dict.fromkeys(made.changed or move.parts, row.version)}
-    row.save(update_fields=["version", "document", "part_versions"])
-    TableChange.objects.create(campaign=campaign, version=row.version, by=by, move=move.key, what=made.words[:500],
-                               before=before, after=document)  # fmt: skip
-    transaction.on_commit(
-        lambda: table_changed.send(sender=Table, campaign_id=campaign_id, version=row.version), robust=True
-    )
+    table_rows.save(campaign, row, state, parts=made.changed or move.parts, move=move.key, words=made.words, by=by)
     return made
 
 

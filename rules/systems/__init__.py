@@ -26,7 +26,7 @@ __all__ = [
 ]
 
 #: The systems that ship, in the order a menu offers them.
-KEYS: tuple[str, ...] = ("lucky13", "d6")
+KEYS: tuple[str, ...] = ("lucky13", "d6", "d13")
 
 #: Systems registered at run time (a test's own system), by key.
 _EXTRA: dict[str, RulesSystem] = {}

@@ -88,6 +88,14 @@ class Situation(Generic[StateT]):
     rng: Random | None = None
     owner: int | None = None
     gm: int | None = None
+    #: A sheet move's: the campaign's table as it stands (its system keeps one and the move names
+    #: ``table_parts``), locked for the move; and the character's id (its hand on that table, say).
+    table: BaseModel | None = None
+    character: int | None = None
+    #: The character's name (a sheet move's: a turn order names who takes each turn).
+    name: str = ""
+    #: Made as the answer to the GM's call for a roll (a roll the GM asked to be made in secret, say).
+    called: bool = False
 
     def dice(self) -> Random:
         """The server's dice: a move that rolls is given them."""
@@ -128,12 +136,15 @@ class TableRules:
     one for a campaign's options, ``migrate`` for older documents, and ``view``: what one viewer may
     see of it, JSON-ready, every hidden part (a deck's order, another player's hand, a secret roll)
     removed by the engine before anything leaves it. ``prompt``: the decision, if any, that waits for
-    that viewer."""
+    that viewer. ``for_sheet``: what it holds for one character that the sheet's rolls read."""
 
     model: type[BaseModel]
     new: Callable[[Mapping[str, Any]], BaseModel]
     view: Callable[[BaseModel, Viewer, Mapping[str, Any]], Mapping[str, Any]]
     prompt: Callable[[BaseModel, Viewer], Prompt | None] = field(default=lambda state, viewer: None)
+    #: What the table holds for one character's sheet (its boosts on its skills), given the character's id:
+    #: nothing hidden, for every member's eyes — the sheet's rolls read it (``sheet_roll(..., table=...)``).
+    for_sheet: Callable[[BaseModel, int], Mapping[str, Any]] = field(default=lambda state, character: {})
     migrate: Callable[[dict[str, Any], int], dict[str, Any]] = field(default=lambda document, version: document)
 
     def read(self, document: Mapping[str, Any]) -> BaseModel:
@@ -165,6 +176,9 @@ class Rolled:
     chance: Fraction | None = None
     chance_of: str = ""
     follows: int | None = None
+    #: Kept secret in the log like the GM's secret roll, until a move :attr:`Made.reveals` it: its dice are
+    #: the GM's to see (a die the host rolls in secret).
+    secret: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -187,6 +201,11 @@ class Made:
     #: The state once the move's rolls are in the log, given their numbers in order (the sheet rolls' first,
     #: then ``rolls``): a round records each use's roll, a table the roll a later reroll replaces.
     then: Callable[[BaseModel, tuple[int, ...]], BaseModel] | None = None
+    #: A sheet move's new table, when it changes the campaign's table (a card drawn into a hand): saved with
+    #: the sheet, its ``table_parts`` marked changed.
+    table: BaseModel | None = None
+    #: The numbers in the log of secret rolls the move shows to everyone (the GM's move only).
+    reveals: tuple[int, ...] = ()
 
 
 def always(options: Mapping[str, Any]) -> bool:
@@ -216,7 +235,9 @@ class Move(Generic[StateT]):
     checks that read it keep quiet), so that a form shows them all in one answer. ``answers``: a sheet
     move made only as the answer to an open prompt that offers it, with one of its choices' inputs (the
     pipeline refuses it otherwise); a table's answers say so by their ``why_not``, its prompt being read
-    from its state.
+    from its state. ``table_parts``: the parts of the campaign's table a sheet move also reads and changes
+    (a card drawn into the character's hand): the pipeline locks the table with the sheet, gives it in
+    :attr:`Situation.table` and saves :attr:`Made.table`.
     """
 
     key: str
@@ -234,6 +255,7 @@ class Move(Generic[StateT]):
     check: Callable[[Situation[StateT], Mapping[str, Any]], tuple[Problem, ...]] = _no_problems
     shows: Callable[[Situation[StateT]], Mapping[str, Any]] = field(default=lambda situation: {})
     answers: bool = False
+    table_parts: tuple[str, ...] = ()
 
     @property
     def submit(self) -> str:

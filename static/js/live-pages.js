@@ -44,6 +44,9 @@
     const versions = {
       shown: Number(root.dataset.version) || 0,
       wanted: 0,
+      // The campaign's table, of which the sheet shows a part (a hand): a newer one makes the page stale.
+      table: Number(root.dataset.tableVersion) || 0,
+      stale: false,
       caughtUp(target, fresh) {
         versions.shown = Math.max(versions.shown, target, Number(fresh.dataset.version) || 0);
         root.dataset.version = String(versions.shown);
@@ -52,6 +55,14 @@
     versions.wanted = versions.shown;
     connect(root, {
       heard(message) {
+        if (message.type === "table" && Number.isInteger(message.version) && "tableVersion" in root.dataset) {
+          if (message.version > versions.table) {
+            versions.table = message.version;
+            versions.stale = true;
+            catchUp();
+          }
+          return;
+        }
         if (message.type !== "sheet" || !Number.isInteger(message.version)) return;
         versions.wanted = Math.max(versions.wanted, message.version);
         if (versions.wanted > versions.shown) catchUp();

@@ -35,9 +35,10 @@
   }
 
   const catchUp = live.oneAtATime(async () => {
-    while (versions.wanted > versions.shown || recheck.size) {
+    while (versions.wanted > versions.shown || versions.stale || recheck.size) {
       const target = versions.wanted;
-      const only = versions.wanted > versions.shown ? null : new Set(recheck);
+      const only = versions.wanted > versions.shown || versions.stale ? null : new Set(recheck);
+      versions.stale = false;
       recheck.clear();
       const fresh = await live.fetchCopy(location.pathname, "article.sheet");
       if (!fresh) break;

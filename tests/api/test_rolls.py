@@ -450,12 +450,12 @@ def test_the_schema_documents_every_status_of_the_rolls_endpoints(client) -> Non
     assert set(paths["/api/v1/campaigns/{id}/rolls"]["get"]["responses"]) == {"200", "404", *common}
     assert set(paths["/api/v1/campaigns/{id}/rolls/verify"]["get"]["responses"]) == {"200", "404", *common}
     body = paths["/api/v1/characters/{id}/rolls"]["post"]["requestBody"]["content"]["application/json"]
-    # The situation as each system reads it (Lucky 13, D6, and in the tests Coin), nothing pointing outside.
+    # The situation as each system reads it (Lucky 13, D6, D13, and in the tests Coin), nothing pointing outside.
     schemas = body["schema"]["oneOf"]
-    assert len(schemas) == 3
+    assert len(schemas) == 4
     d6_situation = next(schema for schema in schemas if "item" in schema["properties"])
     assert d6_situation["required"] == ["item"]
-    lucky13_situation = next(schema for schema in schemas if "skill" in schema["properties"])
+    lucky13_situation = next(schema for schema in schemas if {"skill", "difficulty"} <= set(schema["properties"]))
     assert lucky13_situation["required"] == ["skill"]
     assert lucky13_situation["properties"]["difficulty"]["enum"] == [d.value for d in Difficulty]
     assert "$ref" not in json.dumps(body)

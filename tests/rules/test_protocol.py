@@ -68,6 +68,13 @@ def finished(system: RulesSystem) -> tuple[Any, dict[str, Any], dict[str, Any]]:
         draft = system.fill_step(draft, "review", {"concept": "Scavenger"}, options)
         sheet = system.finish(draft, options)
         return sheet, options, {"item": document["skills"][0]["id"], "difficulty": 15}
+    elif system.key == "d13":  # 12 ability points, 3 each; 10 skill points
+        draft = system.fill_step(draft, "abilities", {"brawn": 3, "grace": 3, "wits": 3, "will": 3}, options)
+        rated = [{"id": skill["id"], "rating": 2} for skill in document["skills"][:5]]
+        draft = system.fill_step(draft, "skills", {"skills": rated}, options)
+        sheet = system.finish(draft, options)
+        options["experience"] = True  # experience is a campaign's option: this one plays with it
+        return sheet, options, {"level": "average", "ability": "wits", "skill": document["skills"][0]["id"]}
     else:
         document["step"] = ""
         situation = {"need": 1}

@@ -87,7 +87,13 @@ ENGINE_MODULES = (
         )
     ),
     "rules.systems.d13",
+    "rules.systems.d13.cards",
     "rules.systems.d13.chance",
+    "rules.systems.d13.moves",
+    "rules.systems.d13.options",
+    "rules.systems.d13.sheet",
+    "rules.systems.d13.system",
+    "rules.systems.d13.table",
     "rules.__main__",
 )
 

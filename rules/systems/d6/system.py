@@ -423,7 +423,12 @@ class D6(SystemDefaults):
         return thing.name, found
 
     def sheet_roll(
-        self, sheet: Sheet, situation: Mapping[str, Any], given: Mapping[str, Any], others: Others = nobody
+        self,
+        sheet: Sheet,
+        situation: Mapping[str, Any],
+        given: Mapping[str, Any],
+        others: Others = nobody,
+        table: Mapping[str, Any] | None = None,
     ) -> SheetRoll:
         try:
             asked = Situation.model_validate(situation)

@@ -682,7 +682,12 @@ class Lucky13(SystemDefaults):
         )
 
     def sheet_roll(
-        self, sheet: Sheet, situation: Mapping[str, Any], options: Mapping[str, Any], others: Others[Sheet] = nobody
+        self,
+        sheet: Sheet,
+        situation: Mapping[str, Any],
+        options: Mapping[str, Any],
+        others: Others[Sheet] = nobody,
+        table: Mapping[str, Any] | None = None,
     ) -> SheetRoll:
         """A check or a reaction check from the sheet, as a player makes one: the skill (by id, and a
         specialization and an asset of it by id), the ability (default: the skill's link, else the

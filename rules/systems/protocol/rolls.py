@@ -126,6 +126,10 @@ class SheetRoll:
     totals: Totals | None = None
     #: What rolling it changes on the sheet it was built from (None: nothing).
     kept: Kept | None = None
+    #: The sheet move that makes this roll, with its input (None: the roll kind rolls once): a roll whose
+    #: dice leave a decision (keep or reroll?) is made by that move wherever it is asked for — the roll page,
+    #: an answer to the GM's call, the API — so every path is the move's one path.
+    move: tuple[str, Mapping[str, Any]] | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -191,10 +195,17 @@ class Rolls(Protocol):
         ...
 
     def sheet_roll(
-        self, sheet: BaseModel, situation: Mapping[str, Any], options: Mapping[str, Any], others: Others = nobody
+        self,
+        sheet: BaseModel,
+        situation: Mapping[str, Any],
+        options: Mapping[str, Any],
+        others: Others = nobody,
+        table: Mapping[str, Any] | None = None,
     ) -> SheetRoll:
         """The roll a sheet makes in a situation (what, against what, with which modifiers; another
-        character in play by its id through ``others``); :class:`SpecError` names a bad part."""
+        character in play by its id through ``others``; what the campaign's table holds for the character,
+        :attr:`TableRules.for_sheet`, for a system that keeps one: D13's boosts); :class:`SpecError` names a
+        bad part."""
         ...
 
 

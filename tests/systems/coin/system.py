@@ -315,7 +315,12 @@ class Coin(SystemDefaults):
         return Situation.model_validate({"need": situation.get("need", 1)})
 
     def sheet_roll(
-        self, sheet: Sheet, situation: Mapping[str, Any], options: Mapping[str, Any], others: Others = nobody
+        self,
+        sheet: Sheet,
+        situation: Mapping[str, Any],
+        options: Mapping[str, Any],
+        others: Others = nobody,
+        table: Mapping[str, Any] | None = None,
     ) -> SheetRoll:
         if sheet.nerve is None:
             raise SpecError("nerve", "the character has no Nerve yet")

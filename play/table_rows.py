@@ -1,0 +1,100 @@
+"""A campaign's table row: read (made the first time it is needed) and saved, for the table's own moves
+(:mod:`play.table`) and for a sheet move that also changes the table (:mod:`play.moves`: a card drawn
+into a hand on a roll's doubles). Saving validates the new document by its model, counts the version,
+marks the parts it changed, appends the change to the table's history and, after commit, tells every
+open page the table changed (each fetches its own view: nothing hidden travels in the announcement).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+import django.dispatch
+from django.contrib.auth.models import AbstractBaseUser
+from django.db import transaction
+from pydantic import BaseModel, ValidationError
+
+from campaigns.errors import NotFound, Refused
+from campaigns.models import Campaign, Membership
+from characters.models import Character
+from play.models import Table, TableChange
+from rules.systems.base import Role, RulesSystem
+from rules.systems.moves import TableRules, Viewer
+
+__all__ = ["read", "row", "rules_of", "save", "seen", "table_changed", "viewer"]
+
+#: Sent after commit with ``campaign_id`` and ``version`` whenever a campaign's table changes: open pages listen.
+table_changed = django.dispatch.Signal()
+
+
+def viewer(campaign: Campaign, user: AbstractBaseUser) -> Viewer | None:
+    """The user as the table sees them (the GM, or a player, with their characters in play), or None for
+    someone outside the campaign."""
+    role = Membership.objects.filter(campaign=campaign, user_id=user.pk).values_list("role", flat=True).first()
+    if role is None:
+        return None
+    characters = Character.objects.active().filter(campaign=campaign, owner_id=user.pk).values_list("pk", flat=True)
+    return Viewer(Role.GM if role == Membership.Role.GM else Role.PLAYER, user.pk, frozenset(characters))
+
+
+def rules_of(campaign: Campaign) -> TableRules:
+    """The campaign's table rules, or :class:`NotFound` when its system keeps no table."""
+    rules: RulesSystem = campaign.rules
+    if rules.table is None:
+        raise NotFound(f"{rules.name} keeps no table of its own.")
+    return rules.table
+
+
+def row(campaign: Campaign, *, lock: bool) -> Table:
+    """The campaign's table row, made (a new table for its options) the first time it is needed."""
+    rows = Table.objects.select_for_update() if lock else Table.objects
+    found = rows.filter(campaign=campaign).first()
+    if found is None:
+        document = rules_of(campaign).new(campaign.settings).model_dump(mode="json")
+        found, _ = Table.objects.get_or_create(campaign=campaign, defaults={"system": campaign.system,
+                                                                           "document": document})  # fmt: skip
+        if lock:
+            found = Table.objects.select_for_update().get(pk=found.pk)
+    return found
+
+
+def read(campaign: Campaign, table: Table) -> Any:
+    """The row's document read through the system's table model."""
+    return rules_of(campaign).read(table.document)
+
+
+def save(
+    campaign: Campaign, table: Table, state: BaseModel, *, parts: Iterable[str], move: str, words: str,
+    by: AbstractBaseUser,
+) -> None:  # fmt: skip
+    """Save ``state`` as the campaign's table (the row locked by the caller): validated by its model (a
+    :class:`Refused` when it cannot be left so), its version counted, ``parts`` marked changed at it, the
+    change in the table's history, and open pages told after commit."""
+    try:
+        after = rules_of(campaign).model.model_validate(state.model_dump(mode="json"))
+    except ValidationError as error:
+        raise Refused(f"The table cannot be left like this: {error.errors()[0]['msg']}.") from None
+    before, document = table.document, after.model_dump(mode="json")
+    table.version += 1
+    table.document = document
+    table.part_versions = {**table.part_versions, **dict.fromkeys(parts, table.version)}
+    table.save(update_fields=["version", "document", "part_versions"])
+    TableChange.objects.create(campaign=campaign, version=table.version, by=by, move=move, what=words[:500],
+                               before=before, after=document)  # fmt: skip
+    campaign_id, version = campaign.pk, table.version
+    transaction.on_commit(
+        lambda: table_changed.send(sender=Table, campaign_id=campaign_id, version=version), robust=True
+    )
+
+
+def seen(campaign: Campaign, user: AbstractBaseUser) -> tuple[Mapping[str, Any], int] | None:
+    """What ``user`` may see of the campaign's table (a sheet page shows the character's hand from it) and
+    the table's version, or None when its system keeps no table or the user is not a member."""
+    if campaign.rules.table is None:
+        return None
+    who = viewer(campaign, user)
+    if who is None:
+        return None
+    table = row(campaign, lock=False)
+    return rules_of(campaign).view(read(campaign, table), who, campaign.settings), table.version

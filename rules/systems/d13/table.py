@@ -1,0 +1,259 @@
+"""A D13 campaign's table: a real deck of cards (draw pile, discard pile, reshuffle), each character's hand,
+the face-card boosts of the scene, the scene's turn order, and the d4s the host rolled in secret.
+
+Who sees what (:func:`view`): the draw pile's order is nobody's — not even the host's; a view gives its count.
+The discard pile lies face up. A hand is seen by its character's player and the host; everyone else sees how
+many cards it holds. A secret d4 is the host's until revealed. Boosts and the turn order are everyone's.
+
+"Doubles: … the player draws a card to his/her hand from the top of the poker deck": a draw takes the top
+card; an empty draw pile is made again from the discard pile, shuffled on the server (the reshuffle, said in
+the history), and with no card left anywhere nothing is drawn. The host may also shuffle every card not in a
+hand into a new draw pile, and ends the scene: the face-card boosts end with it ("This boost lasts to the end
+of the current scene") and the turn order is cleared.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from random import Random
+from typing import Annotated, Any, Final, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+from rules.document import Document, ItemId, Name
+from rules.systems.d13 import cards
+from rules.systems.d13.options import MAX_RATING
+from rules.systems.moves import Made, Move, NoInput, Scope, Situation, TableRules, Viewer
+from rules.systems.protocol.editing import Role
+
+#: The most characters with a hand, boosts or a turn at one table (a bound on the document).
+MAX_AT_TABLE: Final = 200
+MAX_TURNS: Final = 100
+#: The most boosts one scene holds (every face card and joker of a tarot deck, with room to spare).
+MAX_BOOSTS: Final = 100
+
+CharacterId = Annotated[int, Field(ge=1, le=2**53, strict=True)]
+Codes = tuple[cards.Code, ...]
+
+
+class Hand(Document):
+    """A character's hand of cards."""
+
+    character: CharacterId
+    cards: Codes = Field(default=(), max_length=cards.MAX_CARDS)
+
+
+class Boost(Document):
+    """A face card played on a skill: it adds ``size`` to the skill until the scene ends."""
+
+    character: CharacterId
+    skill: ItemId
+    size: Annotated[int, Field(ge=1, le=MAX_RATING, strict=True)]
+    card: cards.Code
+
+
+class Turn(Document):
+    """One place in the scene's turn order: a character (by id) or someone the host names, and the turn
+    number (a roll's total, or a card's value)."""
+
+    id: ItemId
+    name: Name
+    character: CharacterId | None = None
+    number: Annotated[int, Field(ge=0, le=99, strict=True)]
+
+
+class Secret(Document):
+    """A d4 the host rolled in secret for a character's unclear task, until the host reveals it."""
+
+    character: CharacterId
+    d4: Annotated[int, Field(ge=1, le=4, strict=True)]
+
+
+class Table(Document):
+    schema_version: Literal[1] = 1
+    deck: cards.Deck = "poker"
+    draw: Codes = Field(default=(), max_length=cards.MAX_CARDS)
+    discard: Codes = Field(default=(), max_length=cards.MAX_CARDS)
+    hands: tuple[Hand, ...] = Field(default=(), max_length=MAX_AT_TABLE)
+    scene: Annotated[int, Field(ge=1, strict=True)] = 1
+    boosts: tuple[Boost, ...] = Field(default=(), max_length=MAX_BOOSTS)
+    turns: tuple[Turn, ...] = Field(default=(), max_length=MAX_TURNS)
+    secrets: tuple[Secret, ...] = Field(default=(), max_length=MAX_AT_TABLE)
+    next_id: Annotated[int, Field(ge=1, strict=True)] = 1
+
+    @model_validator(mode="after")
+    def _one_deck(self) -> Table:
+        """Every card is in one place at most: the draw pile, the discard pile, a hand or a boost."""
+        held = [*self.draw, *self.discard, *(c for hand in self.hands for c in hand.cards),
+                *(boost.card for boost in self.boosts)]  # fmt: skip
+        full = set(cards.deck(self.deck))
+        strange = sorted(set(held) - full)
+        if strange:
+            raise ValueError(f"{strange[0]} is no card of a {self.deck} deck")
+        if len(held) != len(set(held)):
+            raise ValueError("a card is in two places at once")
+        return self
+
+    def hand(self, character: int) -> tuple[str, ...]:
+        return next((hand.cards for hand in self.hands if hand.character == character), ())
+
+    def boost(self, character: int, skill: int | None) -> int:
+        """What the scene's face cards add to a character's skill."""
+        return sum(b.size for b in self.boosts if b.character == character and b.skill == skill and skill is not None)
+
+    def secret(self, character: int) -> int | None:
+        return next((s.d4 for s in self.secrets if s.character == character), None)
+
+
+def new_table(options: Mapping[str, Any]) -> Table:
+    """A campaign's first table: its deck, every card in the draw pile in the deck's order until the host
+    shuffles (a draw shuffles an unshuffled deck first: :func:`draw`)."""
+    return Table(deck=options.get("deck", "poker"))
+
+
+def _with_hand(table: Table, character: int, held: tuple[str, ...]) -> tuple[Hand, ...]:
+    others = [hand for hand in table.hands if hand.character != character]
+    mine = [Hand(character=character, cards=held)] if held else []
+    return tuple(sorted([*others, *mine], key=lambda hand: hand.character))
+
+
+def in_play(table: Table) -> set[str]:
+    """Every card in a hand or on a boost: what a shuffle leaves where it is."""
+    return {c for hand in table.hands for c in hand.cards} | {boost.card for boost in table.boosts}
+
+
+def shuffled(table: Table, rng: Random) -> Table:
+    """Every card not in play shuffled into a new draw pile; the discard pile is empty."""
+    pile = [code for code in cards.deck(table.deck) if code not in in_play(table)]
+    rng.shuffle(pile)
+    return table.model_copy(update={"draw": tuple(pile), "discard": ()})
+
+
+def draw(table: Table, character: int, rng: Random) -> tuple[Table, str | None, str]:
+    """The top card drawn into the character's hand: the table after, the card (None: there is none left),
+    and what happened to the deck first, in words ("" when nothing did). A table never shuffled is shuffled
+    first; an empty draw pile is the discard pile shuffled."""
+    said = ""
+    if not table.draw:
+        never = not table.discard and not in_play(table)
+        if not table.discard and not never:
+            return table, None, "no card is left in the deck or the discard pile"
+        table = shuffled(table, rng)
+        said = "the deck was shuffled" if never else "the discard pile was shuffled into a new deck"
+        if not table.draw:
+            return table, None, "no card is left in the deck or the discard pile"
+    top, rest = table.draw[0], table.draw[1:]
+    hands = _with_hand(table, character, (*table.hand(character), top))
+    after = table.model_copy(update={"draw": rest, "hands": hands})
+    return after, top, said
+
+
+def discard(table: Table, character: int, code: str) -> Table:
+    """The card ``code`` from the character's hand onto the discard pile (face up)."""
+    held = list(table.hand(character))
+    held.remove(code)
+    return table.model_copy(update={"hands": _with_hand(table, character, tuple(held)),
+                                    "discard": (*table.discard, code)})  # fmt: skip
+
+
+def view(state: BaseModel, viewer: Viewer, options: Mapping[str, Any]) -> dict[str, Any]:
+    """What one viewer may see: the draw pile as a count; the discard pile; each hand as a count, with its
+    cards for the host and for the character's own player; the boosts and the turn order (low or high first,
+    as the campaign plays it); the secret d4s for the host alone."""
+    table = Table.model_validate(state.model_dump()) if not isinstance(state, Table) else state
+    host = viewer.role is Role.GM
+    hands = []
+    for hand in table.hands:
+        seen = host or hand.character in viewer.characters
+        shown = [_card_view(code) for code in hand.cards] if seen else None
+        hands.append({"character": hand.character, "count": len(hand.cards), "cards": shown})
+    high = options.get("turn_order", "low") == "high"
+    turns = sorted(table.turns, key=lambda t: (-t.number if high else t.number, t.id))
+    out: dict[str, Any] = {
+        "deck": table.deck,
+        "draw": len(table.draw),
+        "discard": [_card_view(code) for code in table.discard[-10:]],
+        "discarded": len(table.discard),
+        "hands": hands,
+        "scene": table.scene,
+        "boosts": [{"character": b.character, "skill": b.skill, "size": b.size, "card": _card_view(b.card)}
+                   for b in table.boosts],
+        "turns": [{"id": t.id, "name": t.name, "character": t.character, "number": t.number} for t in turns],
+        "turn_order": "high" if high else "low",
+    }  # fmt: skip
+    if host:
+        out["secrets"] = [{"character": s.character, "d4": s.d4} for s in table.secrets]
+    return out
+
+
+def _card_view(code: str) -> dict[str, Any]:
+    card = cards.card(code)
+    return {"code": card.code, "name": card.name, "short": card.short, "kind": card.kind, "value": card.value,
+            "suit": card.suit}  # fmt: skip
+
+
+TABLE: Final = TableRules(model=Table, new=new_table, view=view)
+
+
+# --- The host's moves at the table --------------------------------------------------------------------
+
+HOST: Final = frozenset({Role.GM})
+
+
+def _shuffle(situation: Situation[Table], given: NoInput) -> Made:
+    table = shuffled(situation.state, situation.dice())
+    words = f"Shuffled {len(table.draw)} cards into a new deck"
+    return Made(table, words=words, notice=words[:1].lower() + words[1:], result={"draw": len(table.draw)},
+                changed=("deck",))  # fmt: skip
+
+
+def _end_scene(situation: Situation[Table], given: NoInput) -> Made:
+    table = situation.state
+    spent = tuple(boost.card for boost in table.boosts)
+    after = table.model_copy(update={"scene": table.scene + 1, "boosts": (), "turns": (),
+                                     "discard": (*table.discard, *spent)})  # fmt: skip
+    ended = len(table.boosts)
+    words = f"Ended scene {table.scene}" + (f": {ended} boost{'s' * (ended != 1)} ended with it" if ended else "")
+    return Made(after, words=words, notice=words[:1].lower() + words[1:], result={"scene": after.scene},
+                changed=("scene", "boosts", "turns", "deck"))  # fmt: skip
+
+
+class AddTurn(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+    name: Annotated[Name, Field(min_length=1)] = Field(..., title="Who", description="Someone the host plays.")
+    number: Annotated[int, Field(ge=0, le=99, strict=True)] = Field(..., title="Turn number")
+
+
+def _add_turn(situation: Situation[Table], given: AddTurn) -> Made:
+    table = situation.state
+    turn = Turn(id=table.next_id, name=given.name, number=given.number)
+    after = table.model_copy(update={"turns": (*table.turns, turn), "next_id": table.next_id + 1})
+    words = f"{given.name} takes turn number {given.number}"
+    return Made(after, words=words, notice=f"put {given.name} in the turn order at {given.number}")
+
+
+def _full(situation: Situation[Table]) -> str | None:
+    return f"the turn order holds {MAX_TURNS} at most" if len(situation.state.turns) >= MAX_TURNS else None
+
+
+def _no_turns(situation: Situation[Table]) -> str | None:
+    return None if situation.state.turns else "the turn order is empty"
+
+
+def _clear_turns(situation: Situation[Table], given: NoInput) -> Made:
+    return Made(situation.state.model_copy(update={"turns": ()}), words="Cleared the turn order",
+                notice="cleared the turn order")  # fmt: skip
+
+
+MOVES: Final[tuple[Move[Any], ...]] = (
+    Move("shuffle", "Shuffle the deck", Scope.TABLE, NoInput, ("deck",), _shuffle, who=HOST,
+         note="only the host shuffles the deck", button="Shuffle",
+         help="Every card not in a hand or on a boost goes into a new deck, shuffled on the server."),
+    Move("end-scene", "End the scene", Scope.TABLE, NoInput, ("scene",), _end_scene, who=HOST,
+         note="only the host ends a scene", button="End the scene",
+         help="The face-card boosts end with the scene, and the turn order is cleared."),
+    Move("add-turn", "Add to the turn order", Scope.TABLE, AddTurn, ("turns",), _add_turn, who=HOST,
+         note="only the host adds someone to the turn order", why_not=_full, button="Add"),
+    Move("clear-turns", "Clear the turn order", Scope.TABLE, NoInput, ("turns",), _clear_turns, who=HOST,
+         note="only the host clears the turn order", why_not=_no_turns, button="Clear"),
+)  # fmt: skip
