@@ -36,22 +36,28 @@ def _schema(model: type) -> dict[str, Any]:
 
 
 def _object_fields(name: str, node: dict[str, Any], defs: dict[str, Any]) -> dict[str, forms.Field]:
+    """The scalar fields of an object; one its schema marks ``fixed`` is shown and kept, never changed here."""
     out = {}
     for key, child in node.get("properties", {}).items():
         resolved, nullable = _resolve(child, defs)
-        out[f"{name}.{key}" if name else key] = scalar_field(key, resolved, nullable)
+        made = scalar_field(key, resolved, nullable)
+        if resolved.get("fixed") or child.get("fixed"):
+            made.disabled = True
+        out[f"{name}.{key}" if name else key] = made
     return out
 
 
 class _Row(RemovableRowForm):
     """An item of a list: its id hidden, its fields from the item's schema."""
 
-    def __init__(self, *args: Any, fields: dict[str, forms.Field], noun: str, **kwargs: Any) -> None:
+    def __init__(
+        self, *args: Any, fields: dict[str, forms.Field], noun: str, removable: bool = True, **kwargs: Any
+    ) -> None:
         super().__init__(*args, **kwargs)
         remove = self.fields.pop("remove", None)
         for key, field in fields.items():
             self.fields[key] = copy.deepcopy(field)
-        if remove is not None:
+        if remove is not None and removable:
             self.fields["remove"] = remove
         named = self.initial.get("name") or f"{noun.capitalize()} {self.initial.get('id')}"
         self.title = f"New {noun}" if self.is_new else str(named)
@@ -78,10 +84,13 @@ class GeneratedEdit(SectionEdit):
                     raise Unsupported(f"{name}: a list of {item.get('type')}")
                 fields = {k: f for k, f in _object_fields("", item, defs).items() if k != "id"}
                 title = _title(name, node)
+                # A list whose schema says its rows are ``fixed`` (the campaign keeps them) is edited in place:
+                # no row is added or removed here.
+                fixed = bool(node.get("fixed_rows") or schema["properties"][name].get("fixed_rows"))
                 rows = formset(
-                    _Row, name, self.data, [dict(row) for row in current.get(name) or ()], extra=NEW_ROWS,
-                    max_rows=int(node.get("maxItems", MAX_LIST_ROWS)) + NEW_ROWS, fields=fields,
-                    noun=title.lower().removesuffix("s"),
+                    _Row, name, self.data, [dict(row) for row in current.get(name) or ()],
+                    extra=0 if fixed else NEW_ROWS, max_rows=int(node.get("maxItems", MAX_LIST_ROWS)) + NEW_ROWS,
+                    fields=fields, noun=title.lower().removesuffix("s"), removable=not fixed,
                 )  # fmt: skip
                 self.lists[name] = rows
                 # A list is named when the form has more than it, unless the form bears its name already.

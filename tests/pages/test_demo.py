@@ -27,8 +27,8 @@ def test_demo_twice_creates_everything_once_and_prints_the_password() -> None:
 
     users = get_user_model().objects.filter(username__in=["gm", "alice", "bob"])
     assert sorted(users.values_list("username", flat=True)) == ["alice", "bob", "gm"]
-    assert get_user_model().objects.count() == 5  # and carol and dave, the D6 campaign's players
-    assert sorted(Campaign.objects.values_list("system", flat=True)) == ["d6", "lucky13"]  # one of each
+    assert get_user_model().objects.count() == 7  # and carol and dave (D6), erin and frank (D13)
+    assert sorted(Campaign.objects.values_list("system", flat=True)) == ["d13", "d6", "lucky13"]  # one of each
     [campaign] = Campaign.objects.filter(system="lucky13")
     assert campaign.name == "The Sunken Crown"
     assert sorted(Character.objects.filter(campaign=campaign).values_list("owner__username", "name")) == [

@@ -112,7 +112,7 @@ def _rolled(task: Task, sheet: Sheet, roll: Roll, label: str, *, p: Fraction, se
 
 
 def _ratio(p: Fraction) -> str:
-    return f"{p * 100:.0f}%" if p not in (0, 1) else ("certain" if p == 1 else "none")
+    return f"{float(p * 100):.0f}%" if p not in (0, 1) else ("certain" if p == 1 else "none")
 
 
 # --- Settling a roll ---------------------------------------------------------------------------------

@@ -34,8 +34,8 @@ class Skill(Document):
     """A skill of the campaign's list, with its rating on this sheet (0: untrained)."""
 
     id: ItemId
-    name: Name
-    kind: Kind = "physical"
+    name: Name = Field(..., json_schema_extra={"fixed": True})
+    kind: Kind = Field("physical", json_schema_extra={"fixed": True})
     rating: Rating = 0
 
 
@@ -86,7 +86,8 @@ class Sheet(Document):
     grace: Rating | None = None
     wits: Rating | None = None
     will: Rating | None = None
-    skills: tuple[Skill, ...] = Field(default=(), max_length=MAX_SKILLS)
+    #: The campaign keeps the list (its options): a sheet rates each skill, never renames or drops one.
+    skills: tuple[Skill, ...] = Field(default=(), max_length=MAX_SKILLS, json_schema_extra={"fixed_rows": True})
     condition: Annotated[int, Field(ge=0, le=MAX_CONDITION, strict=True)] = 0
     notes: Annotated[LongText, Field(max_length=MAX_NOTES)] = ""
     step: Literal["", "abilities", "skills"] = "abilities"

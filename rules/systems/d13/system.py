@@ -60,10 +60,10 @@ class Situation(Document):
     """A roll from the sheet: the difficulty, the ability, the skill by its id (none: the ability alone), and
     whether the host rolls the d4 in secret (the host's part of a situation)."""
 
-    level: Level = Field(Level.AVERAGE, description="The difficulty the host names.")
-    ability: Ability = Field("brawn", description="The ability the host names.")
-    skill: ItemId | None = Field(None, description="The skill, by its id on the sheet.")
-    unclear: bool = Field(False, description="An unclear task: the host rolls the d4 in secret.")
+    level: Level = Field(Level.AVERAGE, title="Difficulty", description="The difficulty the host names.")
+    ability: Ability = Field("brawn", title="Ability", description="The ability the host names.")
+    skill: ItemId | None = Field(None, title="Skill", description="The skill, by its id on the sheet.")
+    unclear: bool = Field(False, title="Unclear task", description="The host rolls the d4 in secret.")
 
 
 class Call(Document):

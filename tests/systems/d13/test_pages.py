@@ -1,0 +1,265 @@
+"""D13 through its pages, for every role: a task the host calls, rolled from the sheet's roll page and decided
+on the sheet; doubles drawing a card that only its player and the host see; the host's decision on a
+Monstrous success; an unclear task whose d4 stays the host's until revealed; a card played from the hand."""
+
+from __future__ import annotations
+
+import random
+import re
+from typing import Any
+
+import pytest
+from django.urls import reverse
+
+from play import requests
+from play.models import Roll, SheetPrompt, Table, TableChange
+from tests.systems.d13.helpers import campaign_of, fresh, made, move_url, skill
+
+pytestmark = pytest.mark.django_db
+
+
+class Dice(random.Random):
+    """The server's dice, scripted: ``randint`` gives the faces listed, in order (a shuffle keeps its seed)."""
+
+    def __init__(self, *faces: int) -> None:
+        super().__init__(13)
+        self.faces = list(faces)
+
+    def randint(self, a: int, b: int) -> int:
+        face = self.faces.pop(0)
+        assert a <= face <= b
+        return face
+
+
+@pytest.fixture
+def dice(monkeypatch):
+    """Script the next faces the server rolls: ``dice(2, 2)`` is a d4 of 2 and a d9 of 2."""
+
+    def script(*faces: int) -> Dice:
+        scripted = Dice(*faces)
+        monkeypatch.setattr("play.moves.secrets.SystemRandom", lambda: scripted)
+        return scripted
+
+    return script
+
+
+@pytest.fixture
+def parish(gm, player, other_player):
+    return campaign_of(gm, player, other_player)
+
+
+@pytest.fixture
+def maud(parish, player):
+    return made(parish, player)
+
+
+@pytest.fixture
+def elias(parish, other_player):
+    return made(parish, other_player, name="Elias", skills={"Athletics": 3, "Brawling": 3})
+
+
+def text(response) -> str:
+    return re.sub(r"\s+", " ", response.content.decode())
+
+
+def roll_page(client, character, **situation: Any) -> Any:
+    return client.post(reverse("play:sheet-roll", args=[character.pk]) + "?" + "&".join(
+        f"{k}={v}" for k, v in situation.items()), situation)  # fmt: skip
+
+
+def call(gm, character, **called: Any):
+    made_call = requests.call_for_roll(campaign_id=character.campaign_id, by=gm, call=called,
+                                       characters=[character.pk], secret=called.pop("secret", False))  # fmt: skip
+    return made_call.asked.get()
+
+
+def answer(client, character, asked) -> Any:
+    return client.post(reverse("play:request-answer", args=[character.pk, asked.pk]))
+
+
+def decide(client, character, key: str, **given: Any) -> Any:
+    now = fresh(character)
+    prompt = SheetPrompt.objects.open().get(character=now)
+    version = now.section_versions.get("roll", now.version)
+    return client.post(move_url(now, key), {"version": max(version, prompt.version), **given})
+
+
+def test_a_called_average_task_waits_for_its_players_reroll_and_the_reroll_stands(
+    client, gm, player, other_player, maud, dice
+) -> None:
+    asked = call(gm, maud, level="average", ability="wits", skill="Occult")  # 4 + 4: 8
+    client.force_login(player)
+    dice(4, 9)  # 13: fails, and no reroll after a 13
+    assert answer(client, maud, asked).status_code == 302
+    assert not SheetPrompt.objects.open().exists()
+    assert fresh(maud).document.last.success is False
+
+    asked = call(gm, maud, level="average", ability="wits", skill="Occult")
+    dice(3, 7)  # 10 > 8: a failure the player may reroll
+    assert answer(client, maud, asked).status_code == 302
+    page = text(client.get(reverse("characters:sheet", args=[maud.pk])))
+    assert "Your decision" in page
+    assert "Reroll the d9" in page
+    assert "Reroll the d4" in page
+    # The other player sees whom it waits for, not the choices.
+    client.force_login(other_player)
+    page = text(client.get(reverse("characters:sheet", args=[maud.pk])))
+    assert "Waiting for" in page
+    assert "Reroll the d9" not in page
+    assert decide(client, maud, "d13-reroll", die="d9").status_code == 403
+
+    client.force_login(player)
+    dice(2)  # the d9 again: 3 + 2 = 5, a success
+    assert decide(client, maud, "d13-reroll", die="d9").status_code == 302
+    last = fresh(maud).document.last
+    assert (last.total, last.success) == (5, True)
+    first, reroll = Roll.objects.filter(character=maud).order_by("-seq")[:2][::-1]
+    assert reroll.follows == first.seq
+    assert first.spec["call"]["request"] == asked.request_id
+    assert not SheetPrompt.objects.open().exists()
+
+
+def test_doubles_draw_a_card_that_only_its_player_and_the_host_see(
+    client, gm, player, other_player, maud, elias, dice
+) -> None:
+    client.force_login(gm)
+    dice(3, 3)  # doubles: a success and a card
+    assert roll_page(client, maud, level="difficult", ability="brawn", skill=skill(maud, "Stealth")).status_code == 302
+    hand = Table.objects.get(campaign=maud.campaign).document["hands"]
+    assert [h["character"] for h in hand] == [maud.pk]
+    assert len(hand[0]["cards"]) == 1
+    from rules.systems.d13 import cards
+
+    name = cards.card(hand[0]["cards"][0]).name
+    draw = Table.objects.get(campaign=maud.campaign).document["draw"]
+    for user, sees in ((player, True), (gm, True), (other_player, False)):
+        client.force_login(user)
+        page = text(client.get(reverse("characters:sheet", args=[maud.pk])))
+        assert (name in page) is sees
+        assert "1 card in the hand" in page or sees
+        table = text(client.get(reverse("play:table", args=[maud.campaign_id])))
+        assert (name in table) is sees
+        # The deck's order is never sent: no card of the draw pile is named on any page.
+        for code in draw[:5]:
+            assert cards.card(code).name not in table.replace(name, "")
+    assert TableChange.objects.filter(campaign=maud.campaign, move="d13-roll").exists()
+
+
+def test_a_monstrous_success_is_the_hosts_to_let_stand_or_force(client, gm, player, maud, dice) -> None:
+    client.force_login(player)
+    maud.campaign.players_call_rolls = True
+    maud.campaign.save()
+    dice(1, 2)  # 3 ≤ 4 + 4: a success the host may force again
+    assert roll_page(client, maud, level="monstrous", ability="wits", skill=skill(maud, "Occult")).status_code == 302
+    prompt = SheetPrompt.objects.open().get(character=maud)
+    assert prompt.to == gm
+    page = text(client.get(reverse("characters:sheet", args=[maud.pk])))
+    assert "Waiting for" in page
+    assert "Force a reroll" not in page
+    assert decide(client, maud, "d13-stand").status_code == 403
+    client.force_login(gm)
+    page = text(client.get(reverse("characters:sheet", args=[maud.pk])))
+    assert "Force a reroll of the d4" in page
+    assert "Let it stand" in page
+    dice(4)  # the d9 forced: 1 + 4 = 5, still a success
+    assert decide(client, maud, "d13-force", die="d9").status_code == 302
+    assert fresh(maud).document.last.total == 5
+
+
+def test_an_unclear_task_keeps_its_d4_the_hosts_until_revealed(client, api, gm, player, maud, dice) -> None:
+    asked = call(gm, maud, level="difficult", ability="wits", skill="Investigation", unclear=True)
+    client.force_login(player)
+    dice(3, 1)  # d4 3 (secret) + d9 1 = 4 ≤ 7
+    assert answer(client, maud, asked).status_code == 302
+    rolled = Roll.objects.get(character=maud)
+    assert rolled.secret
+    sheet = fresh(maud).document
+    assert sheet.pending.d4 is None
+    assert sheet.pending.d9 == 1
+    page = text(client.get(reverse("characters:sheet", args=[maud.pk])))
+    assert "d4 <strong>?</strong>" in page
+    assert "with this d9 the chance of success is" in page
+    log = api(player).get(f"/campaigns/{maud.campaign_id}/rolls").json()
+    assert [row["hidden"] for row in log["rolls"]] == [True], log
+    table_url = f"/campaigns/{maud.campaign_id}/table"
+    assert "secrets" not in api(player).get(table_url).json()["view"]
+    pending = api(player).get(f"/characters/{maud.pk}").json()["sheet"]["pending"]
+    assert (pending["d4"], pending["d9"]) == (None, 1)
+    assert api(gm).get(table_url).json()["view"]["secrets"][0]["d4"] == 3
+    client.force_login(gm)
+    assert decide(client, maud, "d13-reveal").status_code == 302
+    rolled.refresh_from_db()
+    assert rolled.revealed_at is not None
+    assert fresh(maud).document.last.total == 4
+    assert Table.objects.get(campaign=maud.campaign).document["secrets"] == []
+
+
+def test_a_number_card_replaces_the_roll_and_another_suit_asks_for_a_rationale(client, gm, player, maud, dice) -> None:
+    client.force_login(gm)
+    dice(2, 2)  # doubles: a card into Maud's hand
+    roll_page(client, maud, level="difficult", ability="wits", skill=skill(maud, "Occult"))
+    document = Table.objects.get(campaign=maud.campaign).document
+    # Put a known number card in the hand for the test: the 3 of hearts (Will's suit, not Wits's spades).
+    held = document["hands"][0]["cards"][0]
+    document["draw"] = [c for c in document["draw"] if c != "3H"] + [held]
+    document["hands"][0]["cards"] = ["3H"]
+    Table.objects.filter(campaign=maud.campaign).update(document=document)
+    client.force_login(player)
+    page = client.get(move_url(maud, "d13-card") + "?card=3H")
+    assert page.status_code == 200
+    assert 'value="3H"' in page.content.decode()
+    version = fresh(maud).version
+    refused = client.post(move_url(maud, "d13-card"), {"version": version, "card": "3H", "use": "roll"})
+    assert refused.status_code == 400
+    assert "say how it fits the story" in text(refused)
+    assert Table.objects.get(campaign=maud.campaign).document["hands"][0]["cards"] == ["3H"]  # nothing changed
+    played = client.post(move_url(maud, "d13-card"), {"version": version, "card": "3H", "use": "roll",
+                                                      "rationale": "Her heart, not her head"})  # fmt: skip
+    assert played.status_code == 302
+    last = fresh(maud).document.last
+    assert (last.total, last.success, last.doubles, last.replaced_by) == (3, True, False, "3H")
+    table = Table.objects.get(campaign=maud.campaign).document
+    assert table["hands"] == []
+    assert table["discard"][-1] == "3H"
+    assert "Her heart, not her head" in TableChange.objects.filter(move="d13-card").get().what
+
+
+def test_a_player_makes_a_character_through_the_creation_pages_every_error_at_once(client, parish, player) -> None:
+    client.force_login(player)
+    started = client.post(reverse("characters:create", args=[parish.pk]), {"name": "Maud"})
+    assert started.status_code == 302
+    from characters.models import Character
+
+    maud = Character.objects.get(campaign=parish, name="Maud")
+    step = reverse("characters:create-step", args=[maud.pk, "abilities"])
+    refused = client.post(step, {"version": maud.version, "brawn": 6, "grace": 5, "wits": 5, "will": 0,
+                                 "action": "next"})  # fmt: skip
+    assert refused.status_code == 400
+    page = text(refused)
+    assert "an ability is 1 to 5 at creation" in page.lower()
+    assert "share 12 points, not 16" in page
+    assert 'name="brawn" value="6"' in page.replace('inputmode="numeric" min="0" max="12" ', "") or 'value="6"' in page
+    maud.refresh_from_db()
+    assert maud.document.brawn is None  # nothing saved
+    saved = client.post(step, {"version": maud.version, "brawn": 2, "grace": 3, "wits": 4, "will": 3,
+                               "action": "next"})  # fmt: skip
+    assert saved.status_code == 302
+    assert saved.url.endswith("/create/skills/")
+    maud.refresh_from_db()
+    data = {"version": maud.version, "notes": "", "skills-TOTAL_FORMS": len(maud.document.skills),
+            "skills-INITIAL_FORMS": len(maud.document.skills), "action": "next"}  # fmt: skip
+    for n, skill_row in enumerate(maud.document.skills):
+        data |= {
+            f"skills-{n}-id": skill_row.id,
+            f"skills-{n}-rating": 4 if skill_row.name == "Occult" else 0,
+            f"skills-{n}-name": "Renamed",
+            f"skills-{n}-kind": "mental",
+        }  # fixed: a posted name is ignored
+    finished = client.post(reverse("characters:create-step", args=[maud.pk, "skills"]), data)  # the last step
+    assert finished.status_code == 302, text(finished)[:2000]
+    maud.refresh_from_db()
+    occult = next(s for s in maud.document.skills if s.name == "Occult")
+    assert occult.rating == 4
+    assert {s.name for s in maud.document.skills} >= {"Occult", "Athletics"}
+    assert "Renamed" not in {s.name for s in maud.document.skills}
+    assert maud.status == "active"
