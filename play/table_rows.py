@@ -47,15 +47,17 @@ def rules_of(campaign: Campaign) -> TableRules:
 
 
 def row(campaign: Campaign, *, lock: bool) -> Table:
-    """The campaign's table row, made (a new table for its options) the first time it is needed."""
+    """The campaign's table row. Read before anything was done at the table, it is a new table for the
+    campaign's options, not saved (a page that only looks writes nothing); locked for a move, it is made."""
     rows = Table.objects.select_for_update() if lock else Table.objects
     found = rows.filter(campaign=campaign).first()
     if found is None:
         document = rules_of(campaign).new(campaign.settings).model_dump(mode="json")
+        if not lock:
+            return Table(campaign=campaign, system=campaign.system, document=document)
         found, _ = Table.objects.get_or_create(campaign=campaign, defaults={"system": campaign.system,
                                                                            "document": document})  # fmt: skip
-        if lock:
-            found = Table.objects.select_for_update().get(pk=found.pk)
+        found = Table.objects.select_for_update().get(pk=found.pk)
     return found
 
 

@@ -4,7 +4,6 @@ Monstrous success; an unclear task whose d4 stays the host's until revealed; a c
 
 from __future__ import annotations
 
-import random
 import re
 from typing import Any
 
@@ -16,31 +15,6 @@ from play.models import Roll, SheetPrompt, Table, TableChange
 from tests.systems.d13.helpers import campaign_of, fresh, made, move_url, skill
 
 pytestmark = pytest.mark.django_db
-
-
-class Dice(random.Random):
-    """The server's dice, scripted: ``randint`` gives the faces listed, in order (a shuffle keeps its seed)."""
-
-    def __init__(self, *faces: int) -> None:
-        super().__init__(13)
-        self.faces = list(faces)
-
-    def randint(self, a: int, b: int) -> int:
-        face = self.faces.pop(0)
-        assert a <= face <= b
-        return face
-
-
-@pytest.fixture
-def dice(monkeypatch):
-    """Script the next faces the server rolls: ``dice(2, 2)`` is a d4 of 2 and a d9 of 2."""
-
-    def script(*faces: int) -> Dice:
-        scripted = Dice(*faces)
-        monkeypatch.setattr("play.moves.secrets.SystemRandom", lambda: scripted)
-        return scripted
-
-    return script
 
 
 @pytest.fixture
