@@ -14,13 +14,15 @@ difficulty's (rules README, "D13"):
 - **Unclear**: the host rolls the d4 in secret (the roll is secret in the log; the d4 waits on the table, the
   host's alone). The player sees the d9 and the chance given it; at Average they may ask a reroll before the
   reveal (a hidden 13 stands: the request changes nothing); the host reveals (``d13-reveal``), and a card for
-  doubles is drawn then. At Monstrous the host's decision is also the reveal.
+  doubles is drawn then. At Monstrous the host's decision is also the reveal: every unclear Monstrous roll
+  waits for it, a failure too (its one choice: it stands), so that the sheet says nothing of the hidden d4.
 
 Doubles and the 13 are judged on the roll that stands; doubles that stand draw the top card of the deck into
 the character's hand. The last roll settled stays on the sheet for what a card may still do with it
 (``d13-card``): a number card replaces the roll (its value is the total; no doubles), sets the effect, or the
-turn number; a face card boosts a skill until the host ends the scene; a joker is any of them; a card whose
-suit is not the tested ability's asks for the player's rationale, which the history keeps.
+turn number; a face card boosts a skill until the host ends the scene (the last roll too, judged again, when
+it tested that skill); a joker is any of them; a card whose suit is not the tested ability's asks for the
+player's rationale, which the history keeps.
 """
 
 from __future__ import annotations
@@ -112,7 +114,11 @@ def _rolled(task: Task, sheet: Sheet, roll: Roll, label: str, *, p: Fraction, se
 
 
 def _ratio(p: Fraction) -> str:
-    return f"{float(p * 100):.0f}%" if p not in (0, 1) else ("certain" if p == 1 else "none")
+    """A chance in a choice's words: "certain", "none", or a whole percent, rounded from the exact fraction
+    (``Fraction`` takes no format spec before Python 3.12) and kept off 0% and 100%, which only those two are."""
+    if p in (0, 1):
+        return "certain" if p == 1 else "none"
+    return f"{min(max(round(p * 100), 1), 99)}%"
 
 
 # --- Settling a roll ---------------------------------------------------------------------------------
@@ -127,8 +133,10 @@ def _settle(situation: Situation[Sheet], table: Table | None, task: Task, roll: 
     words = f"{task_words(sheet, task)}: {_said(roll, task.target, task.level)}"
     if roll.doubles and table is not None and situation.character is not None:
         table, code, deck_said = d13_table.draw(table, situation.character, situation.dice())
-        drew = "drew a card" if code is not None else "no card was left to draw"
-        words += f"; {deck_said + ', ' if deck_said else ''}{drew}"
+        if code is None:  # the deck says so: "no card is left in the deck or the discard pile"
+            words += f"; {deck_said or 'no card was left to draw'}"
+        else:
+            words += f"; {deck_said + ', ' if deck_said else ''}drew a card"
     return sheet.model_copy(update={"last": last, "pending": None}), table, words
 
 
@@ -181,6 +189,8 @@ def _host_prompt(situation: Situation[Sheet], pending: Pending, roll: Roll, opti
     choices = tuple(Choice(given[o.key][0], _choice_label(o.key, o, host=True), o.success, given[o.key][1])
                     for o in options)  # fmt: skip
     secretly = " (the d4 is secret: your decision reveals it)" if pending.secret else ""
+    if len(choices) == 1:  # an unclear roll that fails: it stands, and letting it stand reveals it
+        return Prompt(to, f"{_dice(roll.d4, roll.d9)} fails{secretly}: it stands.", choices)
     return Prompt(to, f"{_dice(roll.d4, roll.d9)} succeeds{secretly}: let it stand, or force a reroll?", choices)
 
 
@@ -198,7 +208,8 @@ def _after_dice(
     rerolled: Rerolled = "", seq: int | None = None,
 ) -> tuple[Sheet, Table | None, str, Prompt | None]:  # fmt: skip
     """Where a roll goes once its dice fall (first or rerolled): the decision its difficulty leaves, or the
-    roll settled. A secret d4 waits on the table for the host's reveal."""
+    roll settled. A secret d4 waits on the table for the host's reveal (on a Monstrous task, the host's
+    decision, success or failure)."""
     sheet = situation.state
     character = situation.character or 0
     won = chance.succeeds(roll, task.target, task.level)
@@ -211,7 +222,10 @@ def _after_dice(
         if task.level is Level.AVERAGE and not rerolled:
             pending = pending.model_copy(update={"stage": "player"})
             prompt = _player_prompt(situation, pending, chance.unclear_choices(roll.d9, task.target, task.level))
-        elif task.level is Level.MONSTROUS and won and rerolled == "":
+        elif task.level is Level.MONSTROUS and rerolled == "":
+            # The host decides on every unclear Monstrous roll, a failure too (the one choice: it stands), so
+            # that the sheet, which the player reads, shows nothing of the secret d4 (rules text, "Unclear
+            # Tasks": the player judges "likely success by the d9 result alone").
             pending = pending.model_copy(update={"stage": "host"})
             prompt = _host_prompt(situation, pending, roll, chance.host_choices(roll, task.target))
         else:
@@ -289,6 +303,19 @@ def _waiting(stage: str) -> Any:
         return None if pending is not None and pending.stage == stage else "no roll waits for this decision"
 
     return why_not
+
+
+def _cannot_force(situation: Situation[Sheet]) -> str | None:
+    """The host forces a reroll of a Monstrous success only (an unclear roll that fails waits for the host
+    too, to be let stand: :func:`_after_dice`)."""
+    why = _waiting("host")(situation)
+    pending, table = situation.state.pending, _table(situation)
+    if why is not None or pending is None:
+        return why
+    d4 = pending.d4 if pending.d4 is not None else (table.secret(situation.character or 0) if table else None)
+    if d4 is not None and not chance.succeeds(Roll(d4, pending.d9), pending.task.target, pending.task.level):
+        return "the roll fails and stands: the host forces a reroll of a success only"
+    return None
 
 
 def _dice_of(situation: Situation[Sheet], pending: Pending) -> Roll:
@@ -475,8 +502,13 @@ def _play_card(situation: Situation[Sheet], given: PlayCard) -> Made:
         boost = d13_table.Boost(character=character, skill=skill.id, size=size, card=given.card)
         table = table.model_copy(update={"discard": tuple(held), "boosts": (*table.boosts, boost)})
         words = f"Played the {played.name}: {skill.name} +{size} until the scene ends{why}"
-        return Made(sheet, words=words, notice=f"played the {played.name}: {skill.name} +{size}", table=table,
-                    result={"boost": size, "skill": skill.id})  # fmt: skip
+        after, judged = _boosted(sheet, skill.id, size)
+        result: dict[str, Any] = {"boost": size, "skill": skill.id}
+        if judged is not None:
+            words += f"; the last roll {'now succeeds' if judged else 'still fails'}"
+            result["success"] = judged
+        return Made(after, words=words, notice=f"played the {played.name}: {skill.name} +{size}", table=table,
+                    result=result)  # fmt: skip
     assert value is not None
     if given.use == "turn":
         turns = [t for t in table.turns if t.character != character]
@@ -499,6 +531,19 @@ def _play_card(situation: Situation[Sheet], given: PlayCard) -> Made:
     words = f"Played the {played.name} on the roll: {value}, {outcome}{why}"
     return Made(sheet.model_copy(update={"last": replaced}), words=words, notice=f"played the {played.name}: "
                 f"{value}, {outcome}", table=table, result={"total": value, "success": won})  # fmt: skip
+
+
+def _boosted(sheet: Sheet, skill: int, size: int) -> tuple[Sheet, bool | None]:
+    """A face card played on the skill the last roll tested boosts that test: the last roll is judged again
+    against the raised target (a 13 still fails, doubles still succeed; rules README, "D13": "a face card
+    adds +2 to the tested skill"), as the sheet shows before it is played (:meth:`D13.sheet_view`). The
+    sheet after, and the last roll's success (None: the card boosts another skill, or there is no roll)."""
+    last = sheet.last
+    if last is None or last.task.skill != skill:
+        return sheet, None
+    task = last.task.model_copy(update={"target": last.task.target + size})
+    won = last.total != chance.ALWAYS_FAILS and (last.doubles or card_succeeds(last.total, task))
+    return sheet.model_copy(update={"last": last.model_copy(update={"task": task, "success": won})}), won
 
 
 def card_succeeds(value: int, task: Task) -> bool:
@@ -541,7 +586,7 @@ MOVES: Final[tuple[Move[Any], ...]] = (
          note="only the host decides on a Monstrous roll", why_not=_waiting("host"), answers=True,
          table_parts=TABLE_PARTS, button="Let it stand"),
     Move("d13-force", "Force a reroll", Scope.SHEET, Die, PARTS, lambda s, g: _reroll(s, g, host=True), who=HOST,
-         note="only the host forces a reroll", why_not=_waiting("host"), answers=True, table_parts=TABLE_PARTS,
+         note="only the host forces a reroll", why_not=_cannot_force, answers=True, table_parts=TABLE_PARTS,
          button="Force it"),
     Move("d13-reveal", "Reveal the d4", Scope.SHEET, NoInput, PARTS, _reveal, who=HOST,
          note="only the host reveals a secret d4", why_not=_waiting("reveal"), answers=True,

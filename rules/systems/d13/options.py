@@ -11,7 +11,7 @@ the host ends the scene (a campaign option)", "the sheet keeps a condition track
 Our defaults where the readings leave a number open (written down in ``docs/rules/d13.md``): abilities 1 to
 5 with 12 points among the four (3 each on average), skills 0 to 4 at creation with 10 points among them, a
 skill at most 6 in play; experience off, a skill's next rating costing twice that rating. With a middling
-ability and skill (3 + 2 = 5) a Difficult task succeeds 17 times in 40: a d13 game is meant to be hard.
+ability and skill (3 + 2 = 5) a Difficult task succeeds 16 times in 40: a d13 game is meant to be hard.
 
 One model (:class:`Options`) says it all: its defaults, bounds, words and rules are what the options form,
 the summary, the API's schema and :func:`validate_options` read."""

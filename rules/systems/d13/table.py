@@ -106,9 +106,16 @@ class Table(Document):
 
 
 def new_table(options: Mapping[str, Any]) -> Table:
-    """A campaign's first table: its deck, every card in the draw pile in the deck's order until the host
-    shuffles (a draw shuffles an unshuffled deck first: :func:`draw`)."""
+    """A campaign's first table: its deck, no card laid out yet. The first shuffle (the host's, or the first
+    draw's: :func:`draw`) makes the draw pile, so no order of it is ever known; until then a view counts the
+    whole deck as the cards to draw (:func:`unshuffled`)."""
     return Table(deck=options.get("deck", "poker"))
+
+
+def unshuffled(table: Table) -> bool:
+    """Whether the table was never shuffled: no card in any place yet (after the first shuffle every card
+    is in the draw pile, the discard pile, a hand or a boost)."""
+    return not table.draw and not table.discard and not in_play(table)
 
 
 def _with_hand(table: Table, character: int, held: tuple[str, ...]) -> tuple[Hand, ...]:
@@ -135,7 +142,7 @@ def draw(table: Table, character: int, rng: Random) -> tuple[Table, str | None, 
     first; an empty draw pile is the discard pile shuffled."""
     said = ""
     if not table.draw:
-        never = not table.discard and not in_play(table)
+        never = unshuffled(table)
         if not table.discard and not never:
             return table, None, "no card is left in the deck or the discard pile"
         table = shuffled(table, rng)
@@ -157,10 +164,11 @@ def discard(table: Table, character: int, code: str) -> Table:
 
 
 def view(state: BaseModel, viewer: Viewer, options: Mapping[str, Any]) -> dict[str, Any]:
-    """What one viewer may see: the draw pile as a count; the discard pile; each hand as a count, with its
-    cards for the host and for the character's own player; the boosts and the turn order (low or high first,
-    as the campaign plays it); the secret d4s for the host alone."""
-    table = Table.model_validate(state.model_dump()) if not isinstance(state, Table) else state
+    """What one viewer may see: the draw pile as a count (the whole deck before the first shuffle); the
+    discard pile; each hand as a count, with its cards for the host and for the character's own player; the
+    boosts and the turn order (low or high first, as the campaign plays it); the secret d4s for the host
+    alone."""
+    table = _read(state)
     host = viewer.role is Role.GM
     hands = []
     for hand in table.hands:
@@ -171,7 +179,7 @@ def view(state: BaseModel, viewer: Viewer, options: Mapping[str, Any]) -> dict[s
     turns = sorted(table.turns, key=lambda t: (-t.number if high else t.number, t.id))
     out: dict[str, Any] = {
         "deck": table.deck,
-        "draw": len(table.draw),
+        "draw": len(cards.deck(table.deck)) if unshuffled(table) else len(table.draw),
         "discard": [_card_view(code) for code in table.discard[-10:]],
         "discarded": len(table.discard),
         "hands": hands,
@@ -186,13 +194,28 @@ def view(state: BaseModel, viewer: Viewer, options: Mapping[str, Any]) -> dict[s
     return out
 
 
+def _read(state: BaseModel) -> Table:
+    return state if isinstance(state, Table) else Table.model_validate(state.model_dump())
+
+
+def for_sheet(state: BaseModel, character: int) -> dict[str, Any]:
+    """What the table holds for one character's sheet rolls (:meth:`D13.sheet_roll` reads it): the scene's
+    boosts on each of its skills, ``{"boosts": {skill id: the sizes of its face cards added up}}`` ("boosts
+    from several face cards add up", rules README, "D13"). Boosts are everyone's to see."""
+    boosts: dict[int, int] = {}
+    for boost in _read(state).boosts:
+        if boost.character == character:
+            boosts[boost.skill] = boosts.get(boost.skill, 0) + boost.size
+    return {"boosts": boosts}
+
+
 def _card_view(code: str) -> dict[str, Any]:
     card = cards.card(code)
     return {"code": card.code, "name": card.name, "short": card.short, "kind": card.kind, "value": card.value,
             "suit": card.suit}  # fmt: skip
 
 
-TABLE: Final = TableRules(model=Table, new=new_table, view=view)
+TABLE: Final = TableRules(model=Table, new=new_table, view=view, for_sheet=for_sheet)
 
 
 # --- The host's moves at the table --------------------------------------------------------------------

@@ -2,22 +2,9 @@
 
 from __future__ import annotations
 
-import random
-
 import pytest
 
-
-class Dice(random.Random):
-    """The server's dice, scripted: ``randint`` gives the faces listed, in order (a shuffle keeps its seed)."""
-
-    def __init__(self, *faces: int) -> None:
-        super().__init__(13)
-        self.faces = list(faces)
-
-    def randint(self, a: int, b: int) -> int:
-        face = self.faces.pop(0)
-        assert a <= face <= b
-        return face
+from tests.systems.d13.engine import Dice
 
 
 @pytest.fixture

@@ -16,8 +16,6 @@ horizontal scrolling; and every page state the axe-core check of the browser fix
 
 from __future__ import annotations
 
-import random
-
 import pytest
 from playwright.sync_api import expect
 
@@ -27,22 +25,12 @@ from play.models import Table
 from rules.systems.d13 import cards, chance
 from rules.systems.d13.chance import Level, Roll
 from tests.play.test_live_browser import asgi_server  # noqa: F401 (a fixture)
+from tests.systems.d13.engine import Dice
 from tests.systems.d13.helpers import campaign_of, made
 from tests.walk import Walk, check_page, open_dashboard, open_sheet, patient_expect, settled  # noqa: F401
 from web.templatetags.dice import percent
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
-
-
-class Dice(random.Random):
-    """The server's dice, scripted: ``randint`` gives the faces listed, in order (a shuffle keeps its seed)."""
-
-    def __init__(self, faces: list[int]) -> None:
-        super().__init__(13)
-        self.faces = faces
-
-    def randint(self, a: int, b: int) -> int:
-        return self.faces.pop(0)
 
 
 def test_a_host_and_two_players_play_a_short_d13_session(
@@ -55,8 +43,9 @@ def test_a_host_and_two_players_play_a_short_d13_session(
     player,
     other_player,
 ) -> None:
-    faces: list[int] = []
-    monkeypatch.setattr("play.moves.secrets.SystemRandom", lambda: Dice(faces))
+    scripted = Dice()
+    faces = scripted.faces
+    monkeypatch.setattr("play.moves.secrets.SystemRandom", lambda: scripted)
     parish = campaign_of(gm, other_player)
     Membership.objects.create(campaign=parish, user=player, role=Membership.Role.PLAYER)
     elias = made(parish, other_player, name="Elias", skills={"Athletics": 3, "Brawling": 3})
