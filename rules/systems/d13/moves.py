@@ -30,6 +30,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import replace
 from fractions import Fraction
+from random import Random
 from typing import Annotated, Any, Final, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -132,7 +133,7 @@ def _settle(situation: Situation[Sheet], table: Table | None, task: Task, roll: 
     last = Last(task=task, total=roll.total, success=won, doubles=roll.doubles, effect=roll.total, roll=seq)
     words = f"{task_words(sheet, task)}: {_said(roll, task.target, task.level)}"
     if roll.doubles and table is not None and situation.character is not None:
-        table, code, deck_said = d13_table.draw(table, situation.character, situation.dice())
+        table, code, deck_said = d13_table.draw(table, situation.character, situation.dice(), situation.name)
         if code is None:  # the deck says so: "no card is left in the deck or the discard pile"
             words += f"; {deck_said or 'no card was left to draw'}"
         else:
@@ -350,17 +351,19 @@ def _reroll(situation: Situation[Sheet], given: Die, *, host: bool) -> Made:
     task = pending.task
     rng = situation.dice()
     who = "The host forced a reroll of" if host else "Rerolled"
-    if pending.secret and before.total == chance.ALWAYS_FAILS and not host:
-        # A hidden 13 cannot be rerolled (rules README: after any result but a 13): the request changes nothing.
+    if pending.secret and not host:
+        # Asked before the reveal, the reroll is rolled at the reveal (rules README: "an Average reroll may be asked
+        # before the reveal"): nothing of the secret d4 shows until then, not even whether it made a 13, which
+        # cannot be rerolled and so stands.
         waiting = pending.model_copy(update={"stage": "reveal", "rerolled": given.die})
-        return Made(sheet.model_copy(update={"pending": waiting}), words=f"{task_words(sheet, task)}: asked to "
-                    f"reroll the {given.die} before the reveal", notice=f"asked to reroll the {given.die}",
+        words = f"{task_words(sheet, task)}: asked to reroll the {given.die}, rolled when the host reveals the d4"
+        return Made(sheet.model_copy(update={"pending": waiting}), words=words,
+                    notice=f"asked to reroll the {given.die}: it is rolled at the reveal",
                     prompt=_reveal_prompt(situation, waiting))  # fmt: skip
-    roll = Roll(rng.randint(1, 4), before.d9) if given.die == "d4" else Roll(before.d4, rng.randint(0, 9))
-    options = (chance.unclear_choices(pending.d9, task.target, task.level) if pending.secret and not host
-               else (chance.host_choices if host else chance.player_choices)(before, task.target))  # fmt: skip
+    roll = _rerolled(before, given.die, rng)
+    options = (chance.host_choices if host else chance.player_choices)(before, task.target)
     p = next(o.success for o in options if o.key == given.die)
-    secret_d4 = pending.secret and not host
+    secret_d4 = False
     label = f"{task_words(sheet, task)}: the {given.die} rerolled{' (the host forced it)' if host else ''}"
     rolled = _rolled(task, sheet, roll, label, p=p, secret=secret_d4, rerolled=given.die)
     reveals: tuple[int, ...] = ()
@@ -383,6 +386,11 @@ def _reroll(situation: Situation[Sheet], given: Die, *, host: bool) -> Made:
                 result={"d9": roll.d9, **({} if secret_d4 else {"d4": roll.d4, "total": roll.total})})  # fmt: skip
 
 
+def _rerolled(before: Roll, die: str, rng: Random) -> Roll:
+    """The roll with ``die`` rolled again."""
+    return Roll(rng.randint(1, 4), before.d9) if die == "d4" else Roll(before.d4, rng.randint(0, 9))
+
+
 def _without_secret(table: Table | None, character: int) -> Table | None:
     if table is None:
         return None
@@ -403,16 +411,26 @@ def _stand(situation: Situation[Sheet], given: NoInput) -> Made:
 
 
 def _reveal(situation: Situation[Sheet], given: NoInput) -> Made:
-    """The host reveals the secret d4: the roll stands as it fell (a card for doubles drawn now)."""
-    pending = situation.state.pending
+    """The host reveals the secret d4. A reroll the player asked for before the reveal is rolled now (unless the
+    d4 made a 13, which stands) and the new roll stands; a card for doubles is drawn now."""
+    sheet, pending = situation.state, situation.state.pending
     assert pending is not None
     roll = _dice_of(situation, pending)
     table = _without_secret(_table(situation), situation.character or 0)
-    after, table, words = _settle(situation, table, pending.task, roll, pending.roll)
-    said = _said(roll, pending.task.target, pending.task.level)
-    return Made(after, words=f"The host revealed the d4 ({roll.d4}): {words}", notice=f"'s d4 is revealed: "
-                f"{roll.d4}, so {said}", table=table, reveals=pending.secret_rolls,
-                result={"d4": roll.d4, "total": roll.total})  # fmt: skip
+    task, said = pending.task, f"The host revealed the d4 ({roll.d4})"
+    rolls: tuple[Rolled, ...] = ()
+    if pending.rerolled in ("d4", "d9") and roll.total != chance.ALWAYS_FAILS:
+        p = next(o.success for o in chance.player_choices(roll, task.target) if o.key == pending.rerolled)
+        first, roll = roll, _rerolled(roll, pending.rerolled, situation.dice())
+        label = f"{task_words(sheet, task)}: the {pending.rerolled} rerolled, as asked before the reveal"
+        rolls = (_rolled(task, sheet, roll, label, p=p, rerolled=pending.rerolled),)
+        said += f"; {_dice(first.d4, first.d9)} = {first.total}, and the {pending.rerolled} rerolled as asked"
+    elif pending.rerolled in ("d4", "d9"):
+        said += "; a 13 cannot be rerolled, so the roll asked for was not made"
+    after, table, words = _settle(situation, table, task, roll, None if rolls else pending.roll)
+    return Made(after, words=f"{said}: {words}", notice=f"'s d4 is revealed: {roll.d4}, so "
+                f"{_said(roll, task.target, task.level)}", table=table, reveals=pending.secret_rolls, rolls=rolls,
+                then=_then_last if rolls else None, result={"d4": roll.d4, "total": roll.total})  # fmt: skip
 
 
 # --- Cards and turn numbers -------------------------------------------------------------------------------
@@ -499,7 +517,8 @@ def _play_card(situation: Situation[Sheet], given: PlayCard) -> Made:
         size = int(situation.options.get("boost", 2))
         held = list(table.discard)
         held.remove(given.card)  # a boost's card lies on the boost until the scene ends
-        boost = d13_table.Boost(character=character, skill=skill.id, size=size, card=given.card)
+        boost = d13_table.Boost(character=character, skill=skill.id, size=size, card=given.card,
+                                name=situation.name, skill_name=skill.name)  # fmt: skip
         table = table.model_copy(update={"discard": tuple(held), "boosts": (*table.boosts, boost)})
         words = f"Played the {played.name}: {skill.name} +{size} until the scene ends{why}"
         after, judged = _boosted(sheet, skill.id, size)

@@ -20,7 +20,7 @@ from typing import Annotated, Any, Final, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from rules.document import Document, ItemId, Name
+from rules.document import Document, ItemId, Name, ShortText
 from rules.systems.d13 import cards
 from rules.systems.d13.options import MAX_RATING
 from rules.systems.moves import Made, Move, NoInput, Scope, Situation, TableRules, Viewer
@@ -37,9 +37,10 @@ Codes = tuple[cards.Code, ...]
 
 
 class Hand(Document):
-    """A character's hand of cards."""
+    """A character's hand of cards, and its name when it last drew (for the table's page)."""
 
     character: CharacterId
+    name: ShortText = ""
     cards: Codes = Field(default=(), max_length=cards.MAX_CARDS)
 
 
@@ -50,6 +51,9 @@ class Boost(Document):
     skill: ItemId
     size: Annotated[int, Field(ge=1, le=MAX_RATING, strict=True)]
     card: cards.Code
+    #: The character's and the skill's names when it was played (for the table's page).
+    name: ShortText = ""
+    skill_name: ShortText = ""
 
 
 class Turn(Document):
@@ -118,9 +122,10 @@ def unshuffled(table: Table) -> bool:
     return not table.draw and not table.discard and not in_play(table)
 
 
-def _with_hand(table: Table, character: int, held: tuple[str, ...]) -> tuple[Hand, ...]:
+def _with_hand(table: Table, character: int, held: tuple[str, ...], name: str = "") -> tuple[Hand, ...]:
     others = [hand for hand in table.hands if hand.character != character]
-    mine = [Hand(character=character, cards=held)] if held else []
+    named = name or next((hand.name for hand in table.hands if hand.character == character), "")
+    mine = [Hand(character=character, name=named, cards=held)] if held else []
     return tuple(sorted([*others, *mine], key=lambda hand: hand.character))
 
 
@@ -136,7 +141,7 @@ def shuffled(table: Table, rng: Random) -> Table:
     return table.model_copy(update={"draw": tuple(pile), "discard": ()})
 
 
-def draw(table: Table, character: int, rng: Random) -> tuple[Table, str | None, str]:
+def draw(table: Table, character: int, rng: Random, name: str = "") -> tuple[Table, str | None, str]:
     """The top card drawn into the character's hand: the table after, the card (None: there is none left),
     and what happened to the deck first, in words ("" when nothing did). A table never shuffled is shuffled
     first; an empty draw pile is the discard pile shuffled."""
@@ -150,7 +155,7 @@ def draw(table: Table, character: int, rng: Random) -> tuple[Table, str | None, 
         if not table.draw:
             return table, None, "no card is left in the deck or the discard pile"
     top, rest = table.draw[0], table.draw[1:]
-    hands = _with_hand(table, character, (*table.hand(character), top))
+    hands = _with_hand(table, character, (*table.hand(character), top), name)
     after = table.model_copy(update={"draw": rest, "hands": hands})
     return after, top, said
 
@@ -174,7 +179,7 @@ def view(state: BaseModel, viewer: Viewer, options: Mapping[str, Any]) -> dict[s
     for hand in table.hands:
         seen = host or hand.character in viewer.characters
         shown = [_card_view(code) for code in hand.cards] if seen else None
-        hands.append({"character": hand.character, "count": len(hand.cards), "cards": shown})
+        hands.append({"character": hand.character, "name": hand.name, "count": len(hand.cards), "cards": shown})
     high = options.get("turn_order", "low") == "high"
     turns = sorted(table.turns, key=lambda t: (-t.number if high else t.number, t.id))
     out: dict[str, Any] = {
@@ -184,8 +189,8 @@ def view(state: BaseModel, viewer: Viewer, options: Mapping[str, Any]) -> dict[s
         "discarded": len(table.discard),
         "hands": hands,
         "scene": table.scene,
-        "boosts": [{"character": b.character, "skill": b.skill, "size": b.size, "card": _card_view(b.card)}
-                   for b in table.boosts],
+        "boosts": [{"character": b.character, "name": b.name, "skill": b.skill, "skill_name": b.skill_name,
+                    "size": b.size, "card": _card_view(b.card)} for b in table.boosts],
         "turns": [{"id": t.id, "name": t.name, "character": t.character, "number": t.number} for t in turns],
         "turn_order": "high" if high else "low",
     }  # fmt: skip

@@ -425,37 +425,44 @@ def test_doubles_of_an_unclear_roll_draw_at_the_reveal() -> None:
     assert play.hand == (top,)
 
 
-def test_an_unclear_reroll_before_the_reveal_is_secret_too() -> None:
+def test_an_unclear_reroll_asked_before_the_reveal_is_rolled_at_the_reveal() -> None:
     play = Play(mara())
     play.roll("average", 2, 6, unclear=True, role=Role.GM)
-    made = play.make("d13-reroll", {"die": "d4"}, rng=Dice(1))
-    (rolled,) = made.rolls
-    assert rolled.secret
-    assert rolled.dice == {"d4": 1, "d9": 6}
-    assert rolled.chance == next(o.success for o in unclear_choices(6, 5, Level.AVERAGE) if o.key == "d4")
-    assert play.table.secrets == (Secret(character=CHARACTER, d4=1),)
+    made = play.make("d13-reroll", {"die": "d4"}, rng=Dice())  # nothing is rolled yet
+    assert made.rolls == ()
+    assert made.words == "Average Wits + Occult (5): asked to reroll the d4, rolled when the host reveals the d4"
+    assert play.table.secrets == (Secret(character=CHARACTER, d4=2),)
     pending = play.sheet.pending
     assert pending is not None
-    assert (pending.d4, pending.d9, pending.stage, pending.secret_rolls, pending.roll) == (None, 6, "reveal", (1, 2), 2)
-    assert made.result == {"d9": 6}
+    assert (pending.d4, pending.d9, pending.stage, pending.rerolled, pending.secret_rolls) == (
+        None,
+        6,
+        "reveal",
+        "d4",
+        (1,),
+    )
     assert made.prompt is not None
     assert chances(made.prompt) == [("d13-reveal", {}, None)]
-    made = play.make("d13-reveal", role=Role.GM)
-    assert made.reveals == (1, 2)
+    made = play.make("d13-reveal", role=Role.GM, rng=Dice(1))  # the d4 again: 1 + 6 = 7, over 5
+    (rolled,) = made.rolls
+    assert not rolled.secret
+    assert rolled.dice == {"d4": 1, "d9": 6}
+    assert rolled.chance == next(o.success for o in player_choices(Roll(2, 6), 5) if o.key == "d4")
+    assert made.reveals == (1,)
     assert play.sheet.last is not None
-    assert (play.sheet.last.total, play.sheet.last.roll) == (7, 2)
+    assert (play.sheet.last.total, play.sheet.last.success, play.sheet.last.roll) == (7, False, 2)
+    assert play.table.secrets == ()
 
 
-def test_an_unclear_d9_rerolled_is_seen_the_d4_still_secret() -> None:
+def test_an_unclear_d9_asked_for_is_rolled_at_the_reveal() -> None:
     play = Play(mara())
     play.roll("average", 2, 6, unclear=True, role=Role.GM)
-    made = play.make("d13-reroll", {"die": "d9"}, rng=Dice(3))
+    play.make("d13-reroll", {"die": "d9"}, rng=Dice())
     pending = play.sheet.pending
     assert pending is not None
-    assert (pending.d4, pending.d9) == (None, 3)
-    assert made.result == {"d9": 3}
-    assert made.rolls[0].secret
-    play.make("d13-reveal", role=Role.GM)
+    assert (pending.d4, pending.d9) == (None, 6)  # the d9 seen stays until the reveal
+    made = play.make("d13-reveal", role=Role.GM, rng=Dice(3))
+    assert made.rolls[0].dice == {"d4": 2, "d9": 3}
     assert play.sheet.last is not None
     assert (play.sheet.last.total, play.sheet.last.success) == (5, True)
 
@@ -469,7 +476,8 @@ def test_a_hidden_13_rerolled_changes_nothing() -> None:
     assert pending is not None
     assert (pending.d9, pending.stage, pending.rerolled) == (9, "reveal", "d9")
     assert play.table.secret(CHARACTER) == 4
-    made = play.make("d13-reveal", role=Role.GM)
+    made = play.make("d13-reveal", role=Role.GM, rng=Dice())  # a 13 stands: nothing is rolled
+    assert made.rolls == ()
     assert made.reveals == (1,)
     assert play.sheet.last is not None
     assert (play.sheet.last.total, play.sheet.last.success) == (13, False)
@@ -742,7 +750,9 @@ def test_a_number_card_sets_the_turn_number() -> None:
 def test_a_face_card_boosts_the_tested_skill_until_the_scene_ends() -> None:
     play = carded()
     made = play.make("d13-card", {"card": "QS", "use": "boost"})
-    assert play.table.boosts == (Boost(character=CHARACTER, skill=OCCULT, size=2, card="QS"),)
+    assert play.table.boosts == (
+        Boost(character=CHARACTER, skill=OCCULT, size=2, card="QS", name="Mara", skill_name="Occult"),
+    )
     # The card lies on the boost: neither in the hand nor on the discard pile.
     assert "QS" not in play.hand
     assert "QS" not in play.table.discard
@@ -779,7 +789,9 @@ def test_a_face_card_on_another_skill_leaves_the_last_roll() -> None:
     before = play.sheet.last
     made = play.make("d13-card", {"card": "QS", "use": "boost", "skill": ATHLETICS})
     assert play.sheet.last == before
-    assert play.table.boosts == (Boost(character=CHARACTER, skill=ATHLETICS, size=2, card="QS"),)
+    assert play.table.boosts == (
+        Boost(character=CHARACTER, skill=ATHLETICS, size=2, card="QS", name="Mara", skill_name="Athletics"),
+    )
     assert made.result == {"boost": 2, "skill": ATHLETICS}
 
 
