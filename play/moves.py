@@ -135,6 +135,12 @@ def _situation(
                      table=table, character=character.pk, name=character.name, called=called)  # fmt: skip
 
 
+def _gms_call(call: Mapping[str, Any] | None) -> bool:
+    """Whether the roll a move makes was the GM's call (``call`` as :func:`play.sheet_rolls.roll` says who
+    called it): the GM's own roll or the GM's request it answers, not a player's own roll."""
+    return call is not None and not call.get("self")
+
+
 def _table(character: Character, move: Move, *, lock: bool) -> tuple[Table | None, BaseModel | None]:
     """The campaign's table row and its state, for a sheet move that reads it (``table_parts``); locked
     for the move that changes it."""
@@ -254,10 +260,11 @@ def _forbidden(character: Character, move: Move, role: Role | None) -> str | Non
 def situation_for(character: Character, move: Move, user: AbstractBaseUser) -> Situation | None:
     """What ``move`` would be made on by ``user`` now (the sheet, the table it reads, who they are), for a
     page that shows or checks it before it is made; None for someone with no role on the sheet."""
-    role = viewer_role(character, user)
+    gm = _gm_of(character)
+    role = _role(character, user, gm)
     if role is None:
         return None
-    return _situation(character, role, by=user, gm=_gm_of(character), table=_table(character, move, lock=False)[1])
+    return _situation(character, role, by=user, gm=gm, table=_table(character, move, lock=False)[1])
 
 
 def sheet_shows(character: Character, user: AbstractBaseUser) -> dict[str, Any]:
@@ -273,9 +280,15 @@ def sheet_shows(character: Character, user: AbstractBaseUser) -> dict[str, Any]:
     }
 
 
-def _not_now(character: Character, move: Move, role: Role, user: AbstractBaseUser | None = None) -> str | None:
-    """Why the rules refuse ``move`` on the character as it stands (a 400), or None."""
-    why = move.why_not(_situation(character, role, by=user, table=_table(character, move, lock=False)[1]))
+def _not_now(
+    character: Character, move: Move, role: Role, user: AbstractBaseUser | None = None, *,
+    table: BaseModel | None = None,
+) -> str | None:  # fmt: skip
+    """Why the rules refuse ``move`` on the character as it stands (a 400), or None; ``table``: the table the
+    move is made on, locked (read here, unlocked, when not given)."""
+    if table is None:
+        table = _table(character, move, lock=False)[1]
+    why = move.why_not(_situation(character, role, by=user, table=table))
     return write.sentence(why) if why else None
 
 
@@ -388,15 +401,18 @@ def make(
     waits = _waits(prompt, move, by)
     if waits is not None:
         raise Refused(write.sentence(waits))
-    not_now = _not_now(character, move, role, by)
+    # The table the move reads is locked before the rules look at it: what they allow is what it is applied to.
+    table, table_state = _table(character, move, lock=True)
+    not_now = _not_now(character, move, role, by, table=table_state)
     if not_now is not None:
         raise Refused(not_now)
     answered = prompt if _offers(prompt, move) else None
     label = _choice(answered, move, given) if answered is not None else ""
     rng = secrets.SystemRandom()
-    table, table_state = _table(character, move, lock=True)
-    situation = _situation(character, role, rng, by=by, gm=gm, table=table_state, called=call is not None)
+    situation = _situation(character, role, rng, by=by, gm=gm, table=table_state, called=_gms_call(call))
     made = perform(move, situation, given)
+    if made.table is not None and table is None:
+        raise ValueError(f"the move {move.key!r} changed a table it does not read: name its table_parts")
     if prompt is not None and answered is None and made.prompt is not None:
         raise Refused(f"Waiting for {prompt.to.get_username()} to decide first: a sheet keeps one decision open.")
     if answered is not None and answered.follows is not None:
@@ -474,7 +490,8 @@ def record(
     """The dice a move rolled, in the campaign's log, in order; a reroll as a new roll that follows the one it
     replaces (by the number the move's state kept). ``call``: who called the roll the move makes (kept in
     each roll's spec); a roll is secret when the move says (:attr:`Rolled.secret`) or the call asked
-    (``secret``)."""
+    (``secret``: the GM's own roll, or the GM's secret request a player answers; from a player's own call,
+    :class:`NotAllowed`)."""
     return [
         rolls.record_roll(
             campaign_id=campaign_id,
@@ -490,8 +507,9 @@ def record(
             label=rolled.label,
             follows=rolled.follows,
             secret=rolled.secret or secret,
-            # The engine's move says who may keep a roll secret (the GM, or the GM's call).
-            called_secret=rolled.secret or secret,
+            # The engine's move may keep its roll secret (its rules say who may make it); otherwise only the
+            # GM rolls in secret, or a player answering the GM's secret request (``call`` names it).
+            called_secret=rolled.secret or (secret and _gms_call(call)),
         )
         for rolled in made.rolls
     ]

@@ -13,9 +13,9 @@ viewer's membership changes: ``{"type": "sheet", "version": 7}``; and the campai
 the table changes (what the sheet shows of it, a hand): ``{"type": "table", "version": 3}``. Neither
 carries any part of the sheet or the table: a page whose regions are
 older fetches the sheet page again, through the same access check as any reload, and swaps in
-the regions it is not editing (``static/js/sheet-live.js``). The version sent on connecting is
-read after joining the group, so a reconnecting page learns whether it missed a change, and no
-change after that is missed.
+the regions it is not editing (``static/js/sheet-live.js``). The versions sent on connecting (the
+table's too, for a system that keeps one) are read after joining the groups, so a reconnecting page
+learns whether it missed a change, and no change after that is missed.
 """
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ from django.http import Http404
 
 from characters import access
 from characters.models import Character
-from play import live
+from play import live, table_rows
 from play.consumers import LOGGED_OUT, NOT_A_MEMBER, GroupsConsumer
 
 
@@ -40,6 +40,11 @@ def visible(user: AbstractBaseUser | AnonymousUser | None, character_id: int) ->
         return access.character_for(user, character_id)
     except Http404:
         return None
+
+
+def table_version(character: Character) -> int | None:
+    """The version of the table of the character's campaign, or None when its system keeps none."""
+    return table_rows.version_of(character.campaign_id) if character.rules.table is not None else None
 
 
 class SheetConsumer(GroupsConsumer):
@@ -65,6 +70,9 @@ class SheetConsumer(GroupsConsumer):
             await self.leave(code=NOT_A_MEMBER)
             return
         await self.send_json({"type": "sheet", "version": character.version})
+        table = await database_sync_to_async(table_version)(character)
+        if table is not None:
+            await self.send_json({"type": "table", "version": table})
 
     async def receive_json(self, content: Any, **kwargs: Any) -> None:
         pass  # the page only listens

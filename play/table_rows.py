@@ -22,7 +22,7 @@ from play.models import Table, TableChange
 from rules.systems.base import Role, RulesSystem
 from rules.systems.moves import TableRules, Viewer
 
-__all__ = ["read", "row", "rules_of", "save", "seen", "table_changed", "viewer"]
+__all__ = ["read", "row", "rules_of", "save", "seen", "table_changed", "version_of", "viewer"]
 
 #: Sent after commit with ``campaign_id`` and ``version`` whenever a campaign's table changes: open pages listen.
 table_changed = django.dispatch.Signal()
@@ -59,6 +59,11 @@ def row(campaign: Campaign, *, lock: bool) -> Table:
                                                                            "document": document})  # fmt: skip
         found = Table.objects.select_for_update().get(pk=found.pk)
     return found
+
+
+def version_of(campaign_id: int) -> int:
+    """The version of the campaign's table (0 before its row is first needed), without making the row."""
+    return Table.objects.filter(campaign_id=campaign_id).values_list("version", flat=True).first() or 0
 
 
 def read(campaign: Campaign, table: Table) -> Any:

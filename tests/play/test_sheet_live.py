@@ -16,6 +16,7 @@ from campaigns.models import Membership
 from characters import campaign_changes, ledger, write
 from characters.models import Character
 from config.asgi import application
+from play import table_rows
 from play.consumers import LOGGED_OUT, NOT_A_MEMBER
 from tests.campaigns.helpers import make_character
 from tests.play.test_live import WebsocketCommunicator, cookie_for, run, wound
@@ -37,11 +38,14 @@ async def communicator(character: Character | int, user: Any = None, *, cookie: 
 
 
 async def following(character: Character, user: Any) -> WebsocketCommunicator:
-    """A socket of ``user`` on the character's sheet, past the version it is told on connecting."""
+    """A socket of ``user`` on the character's sheet, past the versions it is told on connecting."""
     socket = await communicator(character, user)
     connected, _ = await socket.connect()
     assert connected
     assert await socket.receive_json_from() == {"type": "sheet", "version": character.version}
+    if character.rules.table is not None:  # and the version of the campaign's table, for a system that keeps one
+        table = await database_sync_to_async(table_rows.version_of)(character.campaign_id)
+        assert await socket.receive_json_from() == {"type": "table", "version": table}
     return socket
 
 

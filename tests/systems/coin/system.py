@@ -43,6 +43,7 @@ from rules.systems.base import (
 )
 from rules.systems.defaults import SystemDefaults
 from tests.systems.coin import dare as coin_dare
+from tests.systems.coin import pocket as coin_pocket
 from tests.systems.coin import table as coin_table
 from tests.systems.coin.combat import COMBAT
 
@@ -64,6 +65,8 @@ class Sheet(Document):
     next_id: Annotated[int, Field(ge=1, strict=True)] = 1
     #: A dare's coins that wait for a decision (``coin_dare``).
     dare: coin_dare.Dare | None = None
+    #: The number in the log of a coin tossed in secret that waits for the GM to show it (``coin_pocket``).
+    tossed: Annotated[int, Field(ge=1, strict=True)] | None = None
 
     @model_validator(mode="after")
     def _unique(self) -> Sheet:
@@ -72,9 +75,12 @@ class Sheet(Document):
 
 
 class Situation(Document):
-    """A flip from the sheet: how many heads it needs."""
+    """A flip from the sheet: how many heads it needs; or a dare (two coins on Luck, made by the dare move,
+    whose coins leave a decision), left out of the document when it is not one."""
 
     need: Annotated[int, Field(ge=0, le=MAX_NERVE, strict=True)] = 1
+    dare: bool = Field(False, title="Dare fate", description="Two coins on Luck instead: double heads wins a point.",
+                       exclude_if=lambda dare: not dare)  # fmt: skip
 
 
 class Options(Document):
@@ -182,8 +188,8 @@ class Coin(SystemDefaults):
     license_name: Final = ""
     license_file: Final = ""
     options_model: ClassVar = Options
-    moves: Final = coin_table.MOVES + coin_dare.MOVES
-    log_kinds: Final = {"check": "Flip", "flip": "Flip at the table", "dare": "Dare"}
+    moves: Final = coin_table.MOVES + coin_dare.MOVES + coin_pocket.MOVES
+    log_kinds: Final = {"check": "Flip", "flip": "Flip at the table", "dare": "Dare", "toss": "A coin in secret"}
     table: Final = coin_table.TABLE
     sheet_model: ClassVar = Sheet
     sheet_version: Final = 2
@@ -298,7 +304,7 @@ class Coin(SystemDefaults):
         return {}
 
     call_model: ClassVar = Situation
-    called_situation: Final = frozenset({"need"})
+    called_situation: Final = frozenset({"need", "dare"})
 
     def call_choices(self, options: Mapping[str, Any]) -> Mapping[str, Sequence[tuple[str, str]]]:
         return {}
@@ -306,13 +312,13 @@ class Coin(SystemDefaults):
     def call_situation(self, sheet: Sheet, call: Situation, options: Mapping[str, Any]) -> dict[str, Any]:  # type: ignore[override]
         if sheet.nerve is None:
             raise SpecError("nerve", "the character has no Nerve yet")
-        return {"need": call.need}
+        return {"need": call.need, **({"dare": True} if call.dare else {})}
 
     def call_words(self, call: Situation, options: Mapping[str, Any]) -> str:  # type: ignore[override]
-        return f"A flip needing {call.need} heads"
+        return "A dare: two coins on Luck" if call.dare else f"A flip needing {call.need} heads"
 
     def situation_call(self, sheet: Sheet, situation: Mapping[str, Any], options: Mapping[str, Any]) -> Situation:  # type: ignore[override]
-        return Situation.model_validate({"need": situation.get("need", 1)})
+        return Situation.model_validate({"need": situation.get("need", 1), "dare": bool(situation.get("dare"))})
 
     def sheet_roll(
         self,
@@ -322,15 +328,25 @@ class Coin(SystemDefaults):
         others: Others = nobody,
         table: Mapping[str, Any] | None = None,
     ) -> SheetRoll:
+        """A flip of the sheet's Nerve needing the situation's heads; made while coins lie in the pot (what the
+        table holds for the sheet), it is made for the pot. A dare is two coins needing double heads, made by
+        the dare move (its coins leave a decision)."""
         if sheet.nerve is None:
             raise SpecError("nerve", "the character has no Nerve yet")
+        if situation.get("dare"):
+            spec = {"system": self.key, "roll": "flip", "coins": 2, "need": 2}
+            return SheetRoll("flip", spec, "A dare: two coins on Luck, double heads wins", move=("dare", {}))
         flip = parse_flip({"coins": sheet.nerve, "need": situation.get("need", 1)})
         spec = {"system": self.key, "roll": "flip", "coins": flip.coins, "need": flip.need}
         heads = tuple((h, Fraction(comb(flip.coins, h), 2**flip.coins)) for h in range(flip.coins + 1))
         totals = Totals(heads, flip.need, succeeds=frozenset(range(flip.need, flip.coins + 1)), value="Heads",
                         caption=f"Chance of each number of heads; the highlighted bars have the {flip.need} needed.",
                         expectation=Fraction(flip.coins, 2))  # fmt: skip
-        return SheetRoll("flip", spec, f"Nerve ({flip.coins} coins) needing {flip.need} heads", totals=totals)
+        label = f"Nerve ({flip.coins} coins) needing {flip.need} heads"
+        pot = (table or {}).get("pot", 0)
+        if pot:
+            return SheetRoll("flip", spec, f"{label}, for a pot of {pot}", details={"pot": pot}, totals=totals)
+        return SheetRoll("flip", spec, label, totals=totals)
 
     def offers(self, sheet: Sheet, options: Mapping[str, Any], situation: Mapping[str, Any]) -> tuple[Offer, ...]:
         """A new trick (1 token), and one more coin of Nerve (twice the Nerve) while it is below 6,

@@ -50,8 +50,16 @@ def new_table(options: Mapping[str, Any]) -> Table:
     return Table()
 
 
-def _hand(table: Table, user: int) -> tuple[str, ...]:
+def hand_of(table: Table, user: int) -> tuple[str, ...]:
+    """The tokens in ``user``'s hand."""
     return next((h.tokens for h in table.hands if h.user == user), ())
+
+
+def with_hand(table: Table, user: int, tokens: tuple[str, ...], bag: tuple[str, ...]) -> Table:
+    """The table with ``user``'s hand holding ``tokens`` and the bag holding ``bag`` (the hands in order of
+    their players)."""
+    hands = [h for h in table.hands if h.user != user] + [Hand(user=user, tokens=tokens)]
+    return table.model_copy(update={"bag": bag, "hands": tuple(sorted(hands, key=lambda h: h.user))})
 
 
 def view(state: BaseModel, viewer: Viewer, options: Mapping[str, Any]) -> dict[str, Any]:
@@ -91,7 +99,14 @@ def prompt(state: BaseModel, viewer: Viewer) -> Prompt | None:
     return waiting if waiting is not None and waiting.to == viewer.user else None
 
 
-TABLE: Final = TableRules(model=Table, new=new_table, view=view, prompt=prompt)
+def for_sheet(state: BaseModel, character: int) -> dict[str, Any]:
+    """What a sheet's flips read of the table: the pot, which everyone sees (a flip made while coins lie
+    in it is made for the pot)."""
+    table: Table = state  # type: ignore[assignment]
+    return {"pot": table.pot}
+
+
+TABLE: Final = TableRules(model=Table, new=new_table, view=view, prompt=prompt, for_sheet=for_sheet)
 
 
 # --- The moves ------------------------------------------------------------------------------------
@@ -134,8 +149,7 @@ def _draw(situation: Situation, given: NoInput) -> Made:
     table: Table = situation.state  # type: ignore[assignment]
     assert situation.by is not None
     user, token = situation.by.user, table.bag[0]
-    hands = [h for h in table.hands if h.user != user] + [Hand(user=user, tokens=(*_hand(table, user), token))]
-    after = table.model_copy(update={"bag": table.bag[1:], "hands": tuple(sorted(hands, key=lambda h: h.user))})
+    after = with_hand(table, user, (*hand_of(table, user), token), table.bag[1:])
     return Made(after, words="Drew a token from the bag", notice=f"drew {token}", changed=("bag", "hands"))
 
 
