@@ -126,6 +126,9 @@ def call_for_roll(
             raise Refused(message, errors={error.field or "characters": message}) from None
         own = {k: v for k, v in (added or {}).get(pk, {}).items() if k not in system.called_situation}
         situations[pk] = {**own, **fixed}
+        if secret and _made_by_a_move(campaign, character, situations[pk]):
+            message = DECIDED_IN_SIGHT.format(name=character.name)
+            raise Refused(message, errors={"secret": message})
     request = RollRequest.objects.create(
         campaign=campaign,
         by=by,
@@ -138,6 +141,22 @@ def call_for_roll(
     )
     transaction.on_commit(lambda: requests_changed.send(sender=RollRequest, campaign_id=campaign.pk))
     return request
+
+
+#: Why a roll whose dice leave a decision is never called in secret: the decision waits on the sheet, in sight.
+DECIDED_IN_SIGHT: Final = (
+    "{name}'s roll leaves a decision after its dice, which waits on the sheet for everyone at the table to see, "
+    "so it cannot be called in secret."
+)
+
+
+def _made_by_a_move(campaign: Campaign, character: Character, situation: Mapping[str, Any]) -> bool:
+    """Whether the roll the situation makes from the character's sheet is made by a move (its dice leave a
+    decision: :attr:`rules.systems.base.SheetRoll.move`)."""
+    try:
+        return campaign.rules.sheet_roll(character.document, situation, campaign.settings).move is not None
+    except SpecError:
+        return False
 
 
 @transaction.atomic

@@ -275,6 +275,9 @@ def _by_move(
     its first."""
     from play import moves  # the moves' pipeline makes the rolls of the roll page's path (it imports this one)
 
+    if secret:
+        message = requests.DECIDED_IN_SIGHT.format(name=character.name)
+        raise Refused(message, errors={"secret": message})
     key, given = made.move or ("", {})
     done = moves.make(character_id=character.pk, key=key, version=character.version, given=given, by=by,
                       call=call, secret=secret)  # fmt: skip

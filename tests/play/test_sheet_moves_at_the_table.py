@@ -17,7 +17,7 @@ from typing import Any, ClassVar
 import pytest
 from django.urls import reverse
 
-from campaigns.errors import NotAllowed
+from campaigns.errors import NotAllowed, Refused
 from characters.models import Character, SheetChange
 from play import moves, requests, sheet_rolls, table, table_rows
 from play.models import Roll, RollAsked, RollRequest, SheetPrompt, Table, TableChange
@@ -274,22 +274,24 @@ def test_a_players_move_cannot_reveal_a_secret_roll(api, flip, player, dice, mon
     assert Roll.objects.get(pk=roll.pk).revealed_at is None
 
 
-def test_a_player_rolls_in_secret_only_as_the_engine_or_the_gms_call_says(flip, gm, player, dice) -> None:
-    """A roll a move makes is secret when the engine's move says so (the toss, which a player may make), or
-    when the GM called it in secret; a player's own call for a secret roll is refused, nothing written."""
+def test_a_roll_a_move_makes_is_secret_only_as_the_engine_says(flip, gm, player, dice) -> None:
+    """A roll a move makes is secret when the engine's move says so (the toss, which a player may make); its
+    decision waits on the sheet in everyone's sight, so neither a player nor the GM rolls it in secret, and the
+    GM does not call it in secret; nothing is written."""
     dare = sheet_rolls.build(flip, [], {"dare": True}, gm=False)
     version = now(flip).version
-    with pytest.raises(NotAllowed, match="Only the GM can roll in secret"):
+    with pytest.raises(Refused, match="cannot be called in secret"):
         sheet_rolls.roll(flip, dare, by=player, rng=Dice(), secret=True)
     with pytest.raises(NotAllowed, match="Only the GM can roll in secret"):
         make(flip, "dare", player, call={"self": True}, secret=True)
+    with pytest.raises(Refused, match="cannot be called in secret"):
+        sheet_rolls.roll(flip, dare, by=gm, rng=Dice(), secret=True)
+    with pytest.raises(Refused, match="cannot be called in secret") as refused:
+        requests.call_for_roll(campaign_id=flip.campaign_id, by=gm, call={"need": 2, "dare": True},
+                               characters=[flip.pk], secret=True)  # fmt: skip
+    assert "secret" in refused.value.errors
     assert (now(flip).version, Roll.objects.count(), SheetPrompt.objects.count()) == (version, 0, 0)
-    request = requests.call_for_roll(campaign_id=flip.campaign_id, by=gm, call={"need": 2, "dare": True},
-                                     characters=[flip.pk], secret=True)  # fmt: skip
-    asked = RollAsked.objects.get(request=request)
-    answer = sheet_rolls.roll(flip, dare, by=player, rng=Dice(), asked=asked)
-    assert (answer.roll.kind, answer.roll.secret, answer.roll.spec["call"]["request"]) == ("dare", True, request.pk)
-    assert RollAsked.objects.get(pk=asked.pk).roll == answer.roll
+    assert not RollAsked.objects.exists()
 
 
 # --- 3. A sheet roll made by a move, wherever it is asked for -----------------------------------------
