@@ -552,6 +552,44 @@ def _play_card(situation: Situation[Sheet], given: PlayCard) -> Made:
                 f"{value}, {outcome}", table=table, result={"total": value, "success": won})  # fmt: skip
 
 
+def _logged_play(situation: Situation[Sheet], given: PlayCard) -> Made:
+    """A card played, in the campaign's log as well as the table's history: its name, what it was played on,
+    and the rationale of a card of another suit, for the whole table to read."""
+    made = _play_card(situation, given)
+    played = cards.card(given.card)
+    value = played.value if played.value is not None else given.value
+    spec = {"system": "d13", "roll": "card", "card": given.card, "use": given.use,
+            **({"value": value} if played.kind == "joker" and given.use != "boost" else {}),
+            **({"rationale": given.rationale.strip()} if given.rationale.strip() else {})}  # fmt: skip
+    outcome = {"success": made.result["success"]} if "success" in made.result else {}
+    logged = Rolled("card", made.words, spec, [given.card], value if given.use != "boost" else None, outcome)
+    return replace(made, rolls=(*made.rolls, logged))
+
+
+def _drawing(apply: Any) -> Any:
+    """``apply``, with each card its roll drew in the campaign's log after its dice: that a card was drawn, not
+    which (the hand is its player's and the host's)."""
+
+    def drawn(situation: Situation[Sheet], given: Any) -> Made:
+        made = apply(situation, given)
+        before, after = _table(situation), made.table
+        character = situation.character or 0
+        grew = 0
+        if before is not None and isinstance(after, Table):
+            grew = len(after.hand(character)) - len(before.hand(character))
+        if grew <= 0:
+            return made
+        spec = {"system": "d13", "roll": "draw"}
+        draws = tuple(Rolled("draw", f"{situation.name or 'A character'} drew a card", spec, [], None, {})
+                      for _ in range(grew))  # fmt: skip
+        counted, then = len(made.rolls), made.then
+        # The state's roll numbers are its own rolls', not the draws' after them.
+        kept = (lambda state, seqs: then(state, seqs[:counted])) if then is not None else None
+        return replace(made, rolls=(*made.rolls, *draws), then=kept)
+
+    return drawn
+
+
 def _boosted(sheet: Sheet, skill: int, size: int) -> tuple[Sheet, bool | None]:
     """A face card played on the skill the last roll tested boosts that test: the last roll is judged again
     against the raised target (a 13 still fails, doubles still succeed; rules README, "D13": "a face card
@@ -592,28 +630,66 @@ def _take_turn(situation: Situation[Sheet], given: NoInput) -> Made:
                 result={"turn": number})  # fmt: skip
 
 
+class Automatic(BaseModel):
+    """A task the host declares automatic: its ability and skill, for the history."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+    ability: Ability = Field(..., title="Ability", json_schema_extra={"labels": dict[str, Any](ABILITY_NAMES)})
+    skill: ItemId | None = Field(None, title="Skill", description="The skill, by its id on the sheet.")
+
+
+def _check_automatic(situation: Situation[Sheet], values: Mapping[str, Any]) -> tuple[Problem, ...]:
+    skill = values.get("skill")
+    if skill is not None and situation.state.skill(skill) is None:
+        return (Problem(field="skill", message="there is no such skill on this sheet"),)
+    return ()
+
+
+def _automatic(situation: Situation[Sheet], given: Automatic) -> Made:
+    """The host declares the task automatic: it succeeds, with no roll and no card (rules text: "Sometimes
+    success may be automatic"); the last roll settled is left as it was."""
+    sheet = situation.state
+    skill = sheet.skill(given.skill)
+    named = f"{ABILITY_NAMES[given.ability]}{f' + {skill.name}' if skill is not None else ''}"
+    words = f"The host declared {named} automatic: a success, with no roll and no card"
+    spec = {"system": "d13", "roll": "automatic", "ability": given.ability, "skill": skill.name if skill else None}
+    return Made(
+        sheet,
+        words=words,
+        notice=f" succeeds at {named}: the host declared it automatic",
+        rolls=(Rolled("automatic", words, spec, [], None, {"success": True}),),
+        result={"success": True},
+    )
+
+
 MOVES: Final[tuple[Move[Any], ...]] = (
-    Move("d13-roll", "Roll d4 + d9", Scope.SHEET, RollInput, PARTS, _roll, why_not=_cannot_roll, check=_check_roll,
+    Move("d13-roll", "Roll d4 + d9", Scope.SHEET, RollInput, PARTS, _drawing(_roll), why_not=_cannot_roll,
+         check=_check_roll,
          table_parts=TABLE_PARTS, button="Roll",
          help="d4 + d9 against ability + skill: at or under succeeds, doubles always succeed and draw a card, a 13 "
               "always fails."),
-    Move("d13-keep", "Keep the roll", Scope.SHEET, NoInput, PARTS, _keep, why_not=_waiting("player"), answers=True,
-         table_parts=TABLE_PARTS, button="Keep it"),
-    Move("d13-reroll", "Reroll a die", Scope.SHEET, Die, PARTS, lambda s, g: _reroll(s, g, host=False),
+    Move("d13-keep", "Keep the roll", Scope.SHEET, NoInput, PARTS, _drawing(_keep), why_not=_waiting("player"),
+         answers=True, table_parts=TABLE_PARTS, button="Keep it"),
+    Move("d13-reroll", "Reroll a die", Scope.SHEET, Die, PARTS, _drawing(lambda s, g: _reroll(s, g, host=False)),
          why_not=_waiting("player"), answers=True, table_parts=TABLE_PARTS, button="Reroll"),
-    Move("d13-stand", "Let the roll stand", Scope.SHEET, NoInput, PARTS, _stand, who=HOST,
+    Move("d13-stand", "Let the roll stand", Scope.SHEET, NoInput, PARTS, _drawing(_stand), who=HOST,
          note="only the host decides on a Monstrous roll", why_not=_waiting("host"), answers=True,
          table_parts=TABLE_PARTS, button="Let it stand"),
-    Move("d13-force", "Force a reroll", Scope.SHEET, Die, PARTS, lambda s, g: _reroll(s, g, host=True), who=HOST,
+    Move("d13-force", "Force a reroll", Scope.SHEET, Die, PARTS, _drawing(lambda s, g: _reroll(s, g, host=True)),
+         who=HOST,
          note="only the host forces a reroll", why_not=_cannot_force, answers=True, table_parts=TABLE_PARTS,
          button="Force it"),
-    Move("d13-reveal", "Reveal the d4", Scope.SHEET, NoInput, PARTS, _reveal, who=HOST,
+    Move("d13-reveal", "Reveal the d4", Scope.SHEET, NoInput, PARTS, _drawing(_reveal), who=HOST,
          note="only the host reveals a secret d4", why_not=_waiting("reveal"), answers=True,
          table_parts=TABLE_PARTS, button="Reveal"),
-    Move("d13-card", "Play a card", Scope.SHEET, PlayCard, PARTS, _play_card, why_not=_no_cards, check=_check_card,
+    Move("d13-card", "Play a card", Scope.SHEET, PlayCard, PARTS, _logged_play, why_not=_no_cards,
+         check=_check_card,
          table_parts=TABLE_PARTS, button="Play it",
          help="A number card replaces the roll (its value is the total), or sets the effect or the turn number; a "
               "face card boosts a skill until the scene ends; a joker is any of them."),
+    Move("d13-automatic", "Declare a task automatic", Scope.SHEET, Automatic, PARTS, _automatic, who=HOST,
+         note="only the host declares a task automatic", why_not=_cannot_roll, check=_check_automatic,
+         button="It succeeds", help="No roll, no card: the task simply succeeds."),
     Move("d13-turn", "Take the turn number", Scope.SHEET, NoInput, PARTS, _take_turn, why_not=_no_last,
          table_parts=("turns",), button="Take it",
          help="The last roll's total is the character's place in the scene's turn order."),

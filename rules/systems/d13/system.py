@@ -124,7 +124,8 @@ class D13(SystemDefaults):
     license_file: Final = ""
     options_model: ClassVar = options.Options
     moves = (*moves.MOVES, *d13_table.MOVES)
-    log_kinds = {"check": "Task roll"}
+    log_kinds = {"check": "Task roll", "draw": "A card drawn", "card": "A card played",
+                 "automatic": "An automatic task"}  # fmt: skip
     table = d13_table.TABLE
     sheet_model: ClassVar = Sheet
     sheet_version = SCHEMA_VERSION

@@ -36,7 +36,17 @@ from tests.systems.d13.engine import (
 )
 
 OCCULT, ATHLETICS = 7, 1  # Mara's skills by id: Wits 3 + Occult 2 is a target of 5
-ROLL_MOVES = ("d13-roll", "d13-keep", "d13-reroll", "d13-stand", "d13-force", "d13-reveal", "d13-card", "d13-turn")
+ROLL_MOVES = (
+    "d13-roll",
+    "d13-keep",
+    "d13-reroll",
+    "d13-stand",
+    "d13-force",
+    "d13-reveal",
+    "d13-card",
+    "d13-automatic",
+    "d13-turn",
+)
 
 
 def chances(prompt: Prompt | None) -> list[tuple[str, dict[str, Any], Fraction | None]]:
@@ -50,13 +60,15 @@ def test_the_sheet_moves_and_who_makes_them() -> None:
     both, host = frozenset({Role.OWNER, Role.GM}), frozenset({Role.GM})
     assert {k: m.who for k, m in sheet_moves.items()} == {"d13-roll": both, "d13-keep": both, "d13-reroll": both,
                                                           "d13-stand": host, "d13-force": host, "d13-reveal": host,
-                                                          "d13-card": both, "d13-turn": both}  # fmt: skip
+                                                          "d13-card": both, "d13-automatic": host,
+                                                          "d13-turn": both}  # fmt: skip
     assert {k for k, m in sheet_moves.items() if m.answers} == {"d13-keep", "d13-reroll", "d13-stand", "d13-force",
                                                                 "d13-reveal"}  # fmt: skip
     # Every roll move is made from the roll waiting and the last settled, and may change the table.
     assert all(m.parts == ("roll",) for m in sheet_moves.values())
-    assert all(m.table_parts == TABLE_PARTS for k, m in sheet_moves.items() if k != "d13-turn")
+    assert all(m.table_parts == TABLE_PARTS for k, m in sheet_moves.items() if k not in ("d13-turn", "d13-automatic"))
     assert sheet_moves["d13-turn"].table_parts == ("turns",)
+    assert sheet_moves["d13-automatic"].table_parts == ()
 
 
 # --- The roll at each difficulty ------------------------------------------------------------------------
@@ -214,7 +226,8 @@ def test_the_player_rerolls_one_die_once_and_the_new_roll_stands(die: str, face:
     last = play.sheet.last
     assert last is not None
     assert (last.total, last.success, last.effect, last.roll) == (total, success, total, 2)
-    (rolled,) = made.rolls
+    rolled, *drawn = made.rolls
+    assert [r.kind for r in drawn] == (["draw"] if Roll(2, face).doubles else [])  # doubles draw a card
     option = next(o for o in player_choices(Roll(2, 6), 5) if o.key == die)
     assert (rolled.chance, rolled.total, rolled.spec["rerolled"], rolled.secret) == (option.success, total, die, False)
     assert rolled.label == f"Average Wits + Occult (5): the {die} rerolled"
@@ -585,14 +598,14 @@ def test_the_state_keeps_the_number_of_its_roll_in_the_log() -> None:
 
 def test_an_answers_roll_number_follows_the_first() -> None:
     play = Play(mara())
-    play.roll("difficult", 1, 1)
+    play.roll("difficult", 1, 1)  # doubles: the roll, then the card drawn, in the log
     play.roll("average", 2, 6)
     assert play.sheet.pending is not None
-    assert play.sheet.pending.roll == 2
+    assert play.sheet.pending.roll == 3
     play.make("d13-reroll", {"die": "d4"}, rng=Dice(3))
     assert play.sheet.last is not None
-    assert play.sheet.last.roll == 3
-    assert [n for n, _ in play.log] == [1, 2, 3]
+    assert play.sheet.last.roll == 4
+    assert [(n, rolled.kind) for n, rolled in play.log] == [(1, "check"), (2, "draw"), (3, "check"), (4, "check")]
 
 
 # --- Cards --------------------------------------------------------------------------------------------------
@@ -695,7 +708,9 @@ def test_a_number_card_replaces_the_roll(code: str, total: int, success: bool) -
     assert made.result == {"total": total, "success": success}
     outcome = "a success" if success else "a failure"
     assert made.words == f"Played the {code[0]} of spades on the roll: {total}, {outcome}"
-    assert made.rolls == ()
+    (logged,) = made.rolls  # the play, in the campaign's log
+    assert (logged.kind, logged.dice, logged.total, logged.outcome) == ("card", [code], total, {"success": success})
+    assert logged.spec == {"system": "d13", "roll": "card", "card": code, "use": "roll"}
 
 
 def test_a_number_card_makes_no_doubles() -> None:
@@ -866,3 +881,26 @@ def test_the_skill_is_found_by_id_whatever_its_name() -> None:
     play = Play(renamed)
     made = play.make("d13-roll", {"level": "difficult", "ability": "will", "skill": OCCULT}, rng=Dice(1, 2))
     assert made.words == "Difficult Will + Arcana (6): 3, a success"
+
+
+# --- Automatic tasks --------------------------------------------------------------------------------------------
+
+
+def test_the_host_declares_a_task_automatic_no_roll_and_no_card() -> None:
+    play = Play(mara())
+    before_sheet, before_table = play.sheet, play.table
+    made = play.make("d13-automatic", {"ability": "wits", "skill": OCCULT}, role=Role.GM)
+    assert made.words == "The host declared Wits + Occult automatic: a success, with no roll and no card"
+    (logged,) = made.rolls
+    assert (logged.kind, logged.dice, logged.total, logged.chance, logged.outcome) == (
+        "automatic",
+        [],
+        None,
+        None,
+        {"success": True},
+    )
+    assert (play.sheet, play.table) == (before_sheet, before_table)  # nothing rolled, nothing drawn
+    assert move("d13-automatic").who == frozenset({Role.GM})
+    assert play.problems("d13-automatic", {"ability": "wits", "skill": 999}, role=Role.GM) == {
+        "skill": "there is no such skill on this sheet"
+    }

@@ -237,3 +237,28 @@ def test_a_player_makes_a_character_through_the_creation_pages_every_error_at_on
     assert {s.name for s in maud.document.skills} >= {"Occult", "Athletics"}
     assert "Renamed" not in {s.name for s in maud.document.skills}
     assert maud.status == "active"
+
+
+def test_the_host_declares_a_task_automatic_and_the_log_keeps_draws_and_plays(
+    client, gm, player, other_player, maud, dice
+) -> None:
+    client.force_login(player)
+    refused = client.post(move_url(maud, "d13-automatic"), {"version": fresh(maud).version, "ability": "wits"})
+    assert refused.status_code == 403
+    client.force_login(gm)
+    made_move = client.post(move_url(maud, "d13-automatic"), {"version": fresh(maud).version, "ability": "wits",
+                                                                "skill": skill(maud, "Occult")})  # fmt: skip
+    assert made_move.status_code == 302
+    dice(4, 4)  # doubles: a success and a card
+    roll_page(client, maud, level="difficult", ability="wits", skill=skill(maud, "Occult"))
+    kinds = list(Roll.objects.filter(campaign=maud.campaign).order_by("seq").values_list("kind", "label"))
+    assert kinds[0] == ("automatic", "The host declared Wits + Occult automatic: a success, with no roll and no card")
+    assert [kind for kind, _ in kinds[1:]] == ["check", "draw"]
+    assert kinds[2][1] == "Maud drew a card"
+    drawn = Table.objects.get(campaign=maud.campaign).document["hands"][0]["cards"][0]
+    from rules.systems.d13 import cards
+
+    client.force_login(other_player)
+    log = text(client.get(reverse("play:rolls", args=[maud.campaign_id])))
+    assert "Maud drew a card" in log
+    assert cards.card(drawn).name not in log
