@@ -662,6 +662,35 @@ def _automatic(situation: Situation[Sheet], given: Automatic) -> Made:
     )
 
 
+class Marks(BaseModel):
+    """Marks the host puts on (or takes off) a character's condition track."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+    marks: Annotated[int, Field(ge=-30, le=30, strict=True)] = Field(
+        ..., title="Marks", description="Damage marks on the track (a recovery takes them off: a negative number)."
+    )
+
+
+def _check_marks(situation: Situation[Sheet], values: Mapping[str, Any]) -> tuple[Problem, ...]:
+    if values.get("marks") == 0:
+        return (Problem(field="marks", message="mark at least one, or take at least one off"),)
+    return ()
+
+
+def _mark(situation: Situation[Sheet], given: Marks) -> Made:
+    """The host marks the condition track (the text's damage chapter is missing: the host says how much a blow
+    or an effect costs), never past its ends."""
+    sheet, options = situation.state, situation.options
+    track, most = str(options.get("condition", "Wounds")), int(options.get("condition_max", 6))
+    helpless = int(options.get("helpless_at", most))
+    now = min(max(sheet.condition + given.marks, 0), most)
+    state = " (helpless)" if now >= helpless else ""
+    words = f"{'Marked' if given.marks > 0 else 'Took off'} {abs(given.marks)} on the {track} track: {now} of {most}" \
+            f"{state}"  # fmt: skip
+    return Made(sheet.model_copy(update={"condition": now}), words=words, notice=f": {words[0].lower()}{words[1:]}",
+                result={"condition": now, "helpless": now >= helpless})  # fmt: skip
+
+
 MOVES: Final[tuple[Move[Any], ...]] = (
     Move("d13-roll", "Roll d4 + d9", Scope.SHEET, RollInput, PARTS, _drawing(_roll), why_not=_cannot_roll,
          check=_check_roll,
@@ -690,6 +719,9 @@ MOVES: Final[tuple[Move[Any], ...]] = (
     Move("d13-automatic", "Declare a task automatic", Scope.SHEET, Automatic, PARTS, _automatic, who=HOST,
          note="only the host declares a task automatic", why_not=_cannot_roll, check=_check_automatic,
          button="It succeeds", help="No roll, no card: the task simply succeeds."),
+    Move("d13-mark", "Mark the condition track", Scope.SHEET, Marks, ("condition",), _mark, who=HOST,
+         note="only the host marks the condition track", check=_check_marks, button="Mark it",
+         help="Damage or a recovery, in marks: the host says what a blow or an effect costs."),
     Move("d13-turn", "Take the turn number", Scope.SHEET, NoInput, PARTS, _take_turn, why_not=_no_last,
          table_parts=("turns",), button="Take it",
          help="The last roll's total is the character's place in the scene's turn order."),

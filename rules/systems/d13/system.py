@@ -164,12 +164,16 @@ class D13(SystemDefaults):
         self, before: Mapping[str, Any], after: Mapping[str, Any], renames: Mapping[str, str],
         characters: Sequence[tuple[str, Sheet]],
     ) -> OptionsChange:  # fmt: skip
-        """A skill renamed in the list is renamed on every sheet, and a new skill is added to every sheet at 0;
-        a skill taken off the list stays on the sheets that have it (what was bought is kept)."""
+        """A skill renamed in the list is renamed on every sheet (and takes the list's kind), and a new skill is added
+        to every sheet at 0; a skill taken off the list stays on the sheets that have it (what was bought is kept)."""
         listed = [(s["name"], s.get("kind", "physical")) for s in after.get("skills", ())]
+        kinds = {name.casefold(): kind for name, kind in listed}
         sheets: list[Sheet | None] = []
         for _, sheet in characters:
-            skills = [s.model_copy(update={"name": renames.get(s.name, s.name)}) for s in sheet.skills]
+            skills = []
+            for skill in sheet.skills:
+                name = renames.get(skill.name, skill.name)
+                skills.append(skill.model_copy(update={"name": name, "kind": kinds.get(name.casefold(), skill.kind)}))
             held = {s.name.casefold() for s in skills}
             next_id = sheet.next_id
             for name, kind in listed:

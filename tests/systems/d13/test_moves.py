@@ -45,6 +45,7 @@ ROLL_MOVES = (
     "d13-reveal",
     "d13-card",
     "d13-automatic",
+    "d13-mark",
     "d13-turn",
 )
 
@@ -61,12 +62,14 @@ def test_the_sheet_moves_and_who_makes_them() -> None:
     assert {k: m.who for k, m in sheet_moves.items()} == {"d13-roll": both, "d13-keep": both, "d13-reroll": both,
                                                           "d13-stand": host, "d13-force": host, "d13-reveal": host,
                                                           "d13-card": both, "d13-automatic": host,
-                                                          "d13-turn": both}  # fmt: skip
+                                                          "d13-mark": host, "d13-turn": both}  # fmt: skip
     assert {k for k, m in sheet_moves.items() if m.answers} == {"d13-keep", "d13-reroll", "d13-stand", "d13-force",
                                                                 "d13-reveal"}  # fmt: skip
     # Every roll move is made from the roll waiting and the last settled, and may change the table.
-    assert all(m.parts == ("roll",) for m in sheet_moves.values())
-    assert all(m.table_parts == TABLE_PARTS for k, m in sheet_moves.items() if k not in ("d13-turn", "d13-automatic"))
+    assert all(m.parts == ("roll",) for k, m in sheet_moves.items() if k != "d13-mark")
+    assert sheet_moves["d13-mark"].parts == ("condition",)
+    assert all(m.table_parts == TABLE_PARTS for k, m in sheet_moves.items()
+               if k not in ("d13-turn", "d13-automatic", "d13-mark"))  # fmt: skip
     assert sheet_moves["d13-turn"].table_parts == ("turns",)
     assert sheet_moves["d13-automatic"].table_parts == ()
 
@@ -903,4 +906,22 @@ def test_the_host_declares_a_task_automatic_no_roll_and_no_card() -> None:
     assert move("d13-automatic").who == frozenset({Role.GM})
     assert play.problems("d13-automatic", {"ability": "wits", "skill": 999}, role=Role.GM) == {
         "skill": "there is no such skill on this sheet"
+    }
+
+
+# --- The condition track -----------------------------------------------------------------------------------------
+
+
+def test_the_host_marks_the_condition_track_never_past_its_ends() -> None:
+    play = Play(mara())
+    made = play.make("d13-mark", {"marks": 4}, role=Role.GM)
+    assert (play.sheet.condition, made.words) == (4, "Marked 4 on the Wounds track: 4 of 6")
+    made = play.make("d13-mark", {"marks": 5}, role=Role.GM)
+    assert (play.sheet.condition, made.words) == (6, "Marked 5 on the Wounds track: 6 of 6 (helpless)")
+    assert made.result == {"condition": 6, "helpless": True}
+    assert play.why_not("d13-roll") is not None  # helpless: no more tasks
+    made = play.make("d13-mark", {"marks": -9}, role=Role.GM)
+    assert (play.sheet.condition, made.words) == (0, "Took off 9 on the Wounds track: 0 of 6")
+    assert play.problems("d13-mark", {"marks": 0}, role=Role.GM) == {
+        "marks": "mark at least one, or take at least one off"
     }

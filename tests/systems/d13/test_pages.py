@@ -262,3 +262,44 @@ def test_the_host_declares_a_task_automatic_and_the_log_keeps_draws_and_plays(
     log = text(client.get(reverse("play:rolls", args=[maud.campaign_id])))
     assert "Maud drew a card" in log
     assert cards.card(drawn).name not in log
+
+
+def test_a_player_proposes_a_task_the_host_calls_it_and_its_answer_is_the_move(client, gm, player, maud, dice) -> None:
+    from play import proposals
+
+    occult = skill(maud, "Occult")
+    proposal = proposals.propose(character_id=maud.pk, by=player, note="I know this script",
+                                 situation={"level": "average", "ability": "wits", "skill": occult})  # fmt: skip
+    assert proposal.call == {"level": "average", "ability": "wits", "skill": "Occult", "unclear": False}
+    request = proposals.call_proposal(campaign_id=maud.campaign_id, proposal_id=proposal.pk, by=gm)
+    asked = request.asked.get()
+    client.force_login(player)
+    dice(1, 2)  # 3: a success; Average still offers the reroll, for a better effect
+    assert answer(client, maud, asked).status_code == 302
+    assert SheetPrompt.objects.open().get(character=maud).to == player
+    assert Roll.objects.get(character=maud).spec["call"]["request"] == request.pk
+
+
+def test_experience_buys_a_skills_next_rating_with_its_chances_before_and_after(client, gm, player) -> None:
+    from characters import ledger
+    from tests.systems.d13.helpers import campaign_of as parish_of
+
+    campaign = parish_of(gm, player, experience=True)
+    maud = made(campaign, player)
+    ledger.award(campaign_id=campaign.pk, awards=[ledger.Award(maud.pk, 10)], reason="A session played", by=gm)
+    client.force_login(player)
+    page = text(client.get(reverse("characters:advance", args=[maud.pk]), {"level": "difficult", "ability": "wits"}))
+    from rules.systems.d13.chance import Level, check
+    from web.templatetags.dice import percent
+
+    assert "Investigation 3 → 4" in page
+    assert "8 XP" in page
+    assert percent(check(7, Level.DIFFICULT).success) in page
+    assert percent(check(8, Level.DIFFICULT).success) in page
+    investigation = skill(maud, "Investigation")
+    bought = client.post(reverse("characters:buy", args=[maud.pk]), {"offer": f"skill-{investigation}", "before": "3"})
+    assert bought.status_code == 302
+    assert next(s.rating for s in fresh(maud).document.skills if s.name == "Investigation") == 4
+    refused = client.post(reverse("characters:buy", args=[maud.pk]), {"offer": f"skill-{investigation}", "before": "4"})
+    assert refused.status_code == 409  # 2 XP left, and the next rating costs 10
+    assert next(s.rating for s in fresh(maud).document.skills if s.name == "Investigation") == 4  # 2 XP left: no

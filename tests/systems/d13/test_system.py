@@ -442,3 +442,11 @@ def test_a_skill_renamed_or_added_in_the_list_is_renamed_or_added_on_every_sheet
 def test_a_change_that_leaves_a_sheet_as_it_was_changes_nothing() -> None:
     change = SYSTEM.change_options(OPTIONS, options(boost=3), {}, [("Mara", mara())])
     assert change.sheets == (None,)
+
+
+def test_a_skills_kind_changed_in_the_list_changes_on_every_sheet() -> None:
+    skills = [{**s, "kind": "mental"} if s["name"] == "Stealth" else dict(s) for s in OPTIONS["skills"]]
+    change = SYSTEM.change_options(OPTIONS, options(skills=skills), {}, [("Mara", mara())])
+    (changed,) = change.sheets
+    assert isinstance(changed, Sheet)
+    assert next(s.kind for s in changed.skills if s.name == "Stealth") == "mental"
