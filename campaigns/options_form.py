@@ -145,7 +145,7 @@ def _list_spec(
             spec.lists[name] = _list_spec(name, resolved, inner, defs, nested=True, named=named)
         else:
             made = spec.fields[name] = _choice(name, resolved, nullable, radios=False, named=named)
-            if isinstance(made, forms.ChoiceField) and not nullable and "default" not in child:
+            if isinstance(made, SchemaChoice) and not nullable and "default" not in child:
                 # A choice a row must make, with no default: a blank row chooses nothing (and stays blank).
                 made.choices = [("", "Choose…"), *made.choices]
     return spec

@@ -41,7 +41,7 @@ from rules.systems.d13 import table as d13_table
 from rules.systems.d13.chance import Level, Roll
 from rules.systems.d13.options import ABILITY_NAMES, SUIT_WORDS, suit_of
 from rules.systems.d13.sheet import Ability, Last, Pending, Sheet, Task
-from rules.systems.d13.table import Table, Turn
+from rules.systems.d13.table import Table
 from rules.systems.moves import Choice, Made, Move, NoInput, Prompt, Rolled, Scope, Situation
 from rules.systems.protocol.editing import Role
 
@@ -530,9 +530,7 @@ def _play_card(situation: Situation[Sheet], given: PlayCard) -> Made:
                     result=result)  # fmt: skip
     assert value is not None
     if given.use == "turn":
-        turns = [t for t in table.turns if t.character != character]
-        turn = Turn(id=table.next_id, name=_name(situation), character=character, number=value)
-        table = table.model_copy(update={"turns": (*turns, turn), "next_id": table.next_id + 1})
+        table = d13_table.with_turn(table, character, _name(situation), value)
         words = f"Played the {played.name}: turn number {value}{why}"
         return Made(sheet, words=words, notice=f"played the {played.name}: turn number {value}", table=table,
                     result={"turn": value})  # fmt: skip
@@ -623,9 +621,7 @@ def _take_turn(situation: Situation[Sheet], given: NoInput) -> Made:
     assert sheet.last is not None
     assert table is not None
     character, number = situation.character or 0, sheet.last.total
-    turns = [t for t in table.turns if t.character != character]
-    turn = Turn(id=table.next_id, name=_name(situation), character=character, number=number)
-    after = table.model_copy(update={"turns": (*turns, turn), "next_id": table.next_id + 1})
+    after = d13_table.with_turn(table, character, _name(situation), number)
     return Made(sheet, words=f"Took turn number {number}", notice=f"takes turn number {number}", table=after,
                 result={"turn": number})  # fmt: skip
 

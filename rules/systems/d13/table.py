@@ -20,7 +20,7 @@ from typing import Annotated, Any, Final, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from rules.document import Document, ItemId, Name, ShortText
+from rules.document import Document, ItemId, Name, Problem, ShortText
 from rules.systems.d13 import cards
 from rules.systems.d13.options import MAX_RATING
 from rules.systems.moves import Made, Move, NoInput, Scope, Situation, TableRules, Viewer
@@ -29,6 +29,8 @@ from rules.systems.protocol.editing import Role
 #: The most characters with a hand, boosts or a turn at one table (a bound on the document).
 MAX_AT_TABLE: Final = 200
 MAX_TURNS: Final = 100
+#: The longest condition track (a campaign's options bound it further).
+MAX_MARKS: Final = 30
 #: The most boosts one scene holds (every face card and joker of a tarot deck, with room to spare).
 MAX_BOOSTS: Final = 100
 
@@ -64,6 +66,8 @@ class Turn(Document):
     name: Name
     character: CharacterId | None = None
     number: Annotated[int, Field(ge=0, le=99, strict=True)]
+    #: Someone the host plays keeps their condition here, in marks (a character's is on its sheet).
+    marks: Annotated[int, Field(ge=0, le=MAX_MARKS, strict=True)] = 0
 
 
 class Secret(Document):
@@ -84,6 +88,9 @@ class Table(Document):
     turns: tuple[Turn, ...] = Field(default=(), max_length=MAX_TURNS)
     secrets: tuple[Secret, ...] = Field(default=(), max_length=MAX_AT_TABLE)
     next_id: Annotated[int, Field(ge=1, strict=True)] = 1
+    #: Whose turn it is (a turn's id; none before the host starts the order) and the round of the scene.
+    current: ItemId | None = None
+    round: Annotated[int, Field(ge=1, strict=True)] = 1
 
     @model_validator(mode="after")
     def _one_deck(self) -> Table:
@@ -168,6 +175,23 @@ def discard(table: Table, character: int, code: str) -> Table:
                                     "discard": (*table.discard, code)})  # fmt: skip
 
 
+def ordered(table: Table, options: Mapping[str, Any]) -> list[Turn]:
+    """The scene's turn order: lowest turn number first, or highest where the campaign plays it so; equal numbers
+    in the order they were taken."""
+    high = options.get("turn_order", "low") == "high"
+    return sorted(table.turns, key=lambda t: (-t.number if high else t.number, t.id))
+
+
+def with_turn(table: Table, character: int, name: str, number: int) -> Table:
+    """The character's place in the turn order at ``number`` (a new one, or its old one moved); if it was the
+    character's turn, it still is."""
+    old = next((t for t in table.turns if t.character == character), None)
+    turn = Turn(id=table.next_id, name=name, character=character, number=number)
+    turns = (*(t for t in table.turns if t.character != character), turn)
+    current = turn.id if old is not None and table.current == old.id else table.current
+    return table.model_copy(update={"turns": turns, "next_id": table.next_id + 1, "current": current})
+
+
 def view(state: BaseModel, viewer: Viewer, options: Mapping[str, Any]) -> dict[str, Any]:
     """What one viewer may see: the draw pile as a count (the whole deck before the first shuffle); the
     discard pile; each hand as a count, with its cards for the host and for the character's own player; the
@@ -181,7 +205,7 @@ def view(state: BaseModel, viewer: Viewer, options: Mapping[str, Any]) -> dict[s
         shown = [_card_view(code) for code in hand.cards] if seen else None
         hands.append({"character": hand.character, "name": hand.name, "count": len(hand.cards), "cards": shown})
     high = options.get("turn_order", "low") == "high"
-    turns = sorted(table.turns, key=lambda t: (-t.number if high else t.number, t.id))
+    turns = ordered(table, options)
     out: dict[str, Any] = {
         "deck": table.deck,
         "draw": len(cards.deck(table.deck)) if unshuffled(table) else len(table.draw),
@@ -191,7 +215,11 @@ def view(state: BaseModel, viewer: Viewer, options: Mapping[str, Any]) -> dict[s
         "scene": table.scene,
         "boosts": [{"character": b.character, "name": b.name, "skill": b.skill, "skill_name": b.skill_name,
                     "size": b.size, "card": _card_view(b.card)} for b in table.boosts],
-        "turns": [{"id": t.id, "name": t.name, "character": t.character, "number": t.number} for t in turns],
+        "turns": [{"id": t.id, "name": t.name, "character": t.character, "number": t.number, "marks": t.marks,
+                   "current": t.id == table.current} for t in turns],
+        "round": table.round,
+        "track": {"name": options.get("condition", "Wounds"), "max": options.get("condition_max", 6),
+                  "helpless_at": options.get("helpless_at", 6)},
         "turn_order": "high" if high else "low",
     }  # fmt: skip
     if host:
@@ -238,8 +266,8 @@ def _shuffle(situation: Situation[Table], given: NoInput) -> Made:
 def _end_scene(situation: Situation[Table], given: NoInput) -> Made:
     table = situation.state
     spent = tuple(boost.card for boost in table.boosts)
-    after = table.model_copy(update={"scene": table.scene + 1, "boosts": (), "turns": (),
-                                     "discard": (*table.discard, *spent)})  # fmt: skip
+    after = table.model_copy(update={"scene": table.scene + 1, "boosts": (), "turns": (), "current": None,
+                                     "round": 1, "discard": (*table.discard, *spent)})  # fmt: skip
     ended = len(table.boosts)
     words = f"Ended scene {table.scene}" + (f": {ended} boost{'s' * (ended != 1)} ended with it" if ended else "")
     return Made(after, words=words, notice=words[:1].lower() + words[1:], result={"scene": after.scene},
@@ -269,8 +297,57 @@ def _no_turns(situation: Situation[Table]) -> str | None:
 
 
 def _clear_turns(situation: Situation[Table], given: NoInput) -> Made:
-    return Made(situation.state.model_copy(update={"turns": ()}), words="Cleared the turn order",
+    return Made(situation.state.model_copy(update={"turns": (), "current": None, "round": 1}),
+                words="Cleared the turn order",
                 notice="cleared the turn order")  # fmt: skip
+
+
+def _next_turn(situation: Situation[Table], given: NoInput) -> Made:
+    """The turn passes to the next in the order; after the last, a new round begins with the first."""
+    table = situation.state
+    order = ordered(table, situation.options)
+    ids = [turn.id for turn in order]
+    at = ids.index(table.current) if table.current in ids else -1
+    round_ = table.round + 1 if at == len(ids) - 1 else table.round
+    turn = order[(at + 1) % len(ids)]
+    after = table.model_copy(update={"current": turn.id, "round": round_})
+    words = f"Round {round_}: {turn.name}'s turn ({turn.number})"
+    return Made(after, words=words, notice=f"passed the turn: {words[0].lower()}{words[1:]}",
+                result={"current": turn.id, "round": round_})  # fmt: skip
+
+
+class MarkNpc(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+    turn: ItemId = Field(..., title="Who", description="Someone the host plays, by their place in the turn order.")
+    marks: Annotated[int, Field(ge=-MAX_MARKS, le=MAX_MARKS, strict=True)] = Field(
+        ..., title="Marks", description="Damage marks on their track (a recovery takes them off: a negative number)."
+    )
+
+
+def _check_mark_npc(situation: Situation[Table], values: Mapping[str, Any]) -> tuple[Problem, ...]:
+    problems = []
+    turn = next((t for t in situation.state.turns if t.id == values.get("turn")), None)
+    if values.get("turn") is not None and (turn is None or turn.character is not None):
+        problems.append(Problem(field="turn", message="name someone the host plays in the turn order (a character's "
+                                                      "track is on its sheet)"))  # fmt: skip
+    if values.get("marks") == 0:
+        problems.append(Problem(field="marks", message="mark at least one, or take at least one off"))
+    return tuple(problems)
+
+
+def _mark_npc(situation: Situation[Table], given: MarkNpc) -> Made:
+    """The host marks the condition track of someone they play, as a character's is marked, never past its ends."""
+    table, options = situation.state, situation.options
+    track, most = str(options.get("condition", "Wounds")), int(options.get("condition_max", 6))
+    helpless = int(options.get("helpless_at", most))
+    turn = next(t for t in table.turns if t.id == given.turn)
+    now = min(max(turn.marks + given.marks, 0), min(most, MAX_MARKS))
+    turns = tuple(t.model_copy(update={"marks": now}) if t.id == turn.id else t for t in table.turns)
+    state = " (helpless)" if now >= helpless else ""
+    words = f"{'Marked' if given.marks > 0 else 'Took off'} {abs(given.marks)} on {turn.name}'s {track}: {now} of " \
+            f"{most}{state}"  # fmt: skip
+    return Made(table.model_copy(update={"turns": turns}), words=words, notice=f"{words[0].lower()}{words[1:]}",
+                result={"marks": now, "helpless": now >= helpless})  # fmt: skip
 
 
 MOVES: Final[tuple[Move[Any], ...]] = (
@@ -282,6 +359,12 @@ MOVES: Final[tuple[Move[Any], ...]] = (
          help="The face-card boosts end with the scene, and the turn order is cleared."),
     Move("add-turn", "Add to the turn order", Scope.TABLE, AddTurn, ("turns",), _add_turn, who=HOST,
          note="only the host adds someone to the turn order", why_not=_full, button="Add"),
+    Move("next-turn", "Next turn", Scope.TABLE, NoInput, ("turns",), _next_turn, who=HOST,
+         note="only the host passes the turn", why_not=_no_turns, button="Next turn",
+         help="The turn passes to the next in the order; after the last, a new round begins."),
+    Move("mark-npc", "Mark someone you play", Scope.TABLE, MarkNpc, ("turns",), _mark_npc, who=HOST,
+         note="only the host marks the condition of those they play", why_not=_no_turns, check=_check_mark_npc,
+         button="Mark it", help="Damage or a recovery, in marks, for someone in the turn order the host plays."),
     Move("clear-turns", "Clear the turn order", Scope.TABLE, NoInput, ("turns",), _clear_turns, who=HOST,
          note="only the host clears the turn order", why_not=_no_turns, button="Clear"),
 )  # fmt: skip

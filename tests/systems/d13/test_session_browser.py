@@ -8,7 +8,8 @@ sheet offers the reroll with the exact chance of each die; she rerolls the d9, a
 follows Maud's sheet, sees the decision wait and then the roll settle without a reload. The host rolls a
 Difficult task for Elias from his sheet: doubles, so a card goes to his hand, which his player and the host see
 on the sheet and nobody else
-does. He plays it as his turn number; the host sees the turn order at the table and ends the scene.
+does. He plays it (as his turn number, a number card); the host runs the fight from the table — someone the
+host plays joins the turn order, the turn passes, a mark on their track — and ends the scene.
 
 Every page the walk visits passes :func:`check_page`: no console error, no response of 500 or more, no
 horizontal scrolling; and every page state the axe-core check of the browser fixtures sees.
@@ -164,6 +165,25 @@ def test_a_host_and_two_players_play_a_short_d13_session(
         expect(desk.locator("#table-boosts")).to_contain_text(drawn.name)
     else:
         expect(desk.locator("#table-turns")).to_contain_text("Elias")
+    # The host runs the fight from the table: a ghoul joins the order at 3, the turn passes, the ghoul is marked.
+    add = desk.locator("form", has_text="Add to the turn order")
+    add.get_by_label("Who", exact=True).fill("The ghoul")
+    add.get_by_label("Turn number", exact=True).fill("3")
+    add.get_by_role("button", name="Add").click()
+    expect(desk.locator("#table-turns")).to_contain_text("The ghoul: 3")
+    settled(desk)
+    desk.get_by_role("button", name="Next turn").click()
+    expect(desk.locator("#table-turns [aria-current=step]")).to_contain_text("The ghoul")
+    check_page(desk, problems)
+    ghoul = next(t for t in Table.objects.get(campaign=parish).document["turns"] if t["name"] == "The ghoul")
+    settled(desk)
+    mark = desk.locator("form", has_text="Mark someone you play")
+    mark.get_by_label("Who", exact=True).fill(str(ghoul["id"]))
+    mark.get_by_label("Marks", exact=True).fill("2")
+    mark.get_by_role("button", name="Mark it").click()
+    expect(desk.locator("#table-turns")).to_contain_text("Wounds 2 of 6")
+    check_page(desk, problems)
+    settled(desk)
     desk.locator("form", has_text="End the scene").get_by_role("button", name="End the scene").click()
     expect(desk.locator("#table-turns")).to_contain_text("Nobody has a turn number this scene")
     check_page(desk, problems)

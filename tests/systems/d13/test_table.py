@@ -24,8 +24,10 @@ from rules.systems.d13.table import (
     draw,
     for_sheet,
     new_table,
+    ordered,
     shuffled,
     view,
+    with_turn,
 )
 from rules.systems.moves import NoInput, Scope, Situation, Viewer, find
 from rules.systems.protocol.editing import Role
@@ -221,7 +223,8 @@ def test_the_host_shuffles_every_card_not_in_play() -> None:
 
 
 def test_only_the_host_makes_the_table_moves() -> None:
-    assert {move.key for move in MOVES} == {"shuffle", "end-scene", "add-turn", "clear-turns"}
+    assert {move.key for move in MOVES} == {"shuffle", "end-scene", "add-turn", "next-turn", "mark-npc",
+                                            "clear-turns"}  # fmt: skip
     assert all(move.who == frozenset({Role.GM}) and move.note for move in MOVES)
     assert set(MOVES) <= set(SYSTEM.moves)
 
@@ -279,7 +282,8 @@ def test_a_turn_needs_a_name_and_a_number_from_0_to_99(values: dict[str, Any]) -
 
 
 def test_the_table_moves_that_ask_nothing_take_no_input() -> None:
-    assert {move.key for move in MOVES if move.input is NoInput} == {"shuffle", "end-scene", "clear-turns"}
+    assert {move.key for move in MOVES if move.input is NoInput} == {"shuffle", "end-scene", "next-turn",
+                                                                     "clear-turns"}  # fmt: skip
 
 
 # --- What each viewer sees --------------------------------------------------------------------------------
@@ -375,7 +379,7 @@ def test_the_turn_order_runs_from_the_lowest_number_by_default() -> None:
     # Equal numbers keep the order they were taken in.
     assert [(t["name"], t["number"]) for t in seen["turns"]] == [("The ghoul", 3), ("Mara", 9), ("Ivo", 9),
                                                                  ("Boss", 12)]  # fmt: skip
-    assert seen["turns"][1] == {"id": 1, "name": "Mara", "character": 7, "number": 9}
+    assert seen["turns"][1] == {"id": 1, "name": "Mara", "character": 7, "number": 9, "marks": 0, "current": False}
 
 
 def test_the_turn_order_runs_from_the_highest_number_where_the_campaign_says() -> None:
@@ -400,3 +404,62 @@ def test_a_view_is_json_and_goes_by_the_table_rules() -> None:
     # The document read back from JSON is the same table, and gives the same view.
     assert TABLE.read(table.model_dump(mode="json")) == table
     assert TABLE.view(TABLE.read(table.model_dump(mode="json")), ANNA, OPTIONS) == view(table, ANNA, OPTIONS)
+
+
+# --- The turn-order tracker ---------------------------------------------------------------------------------
+
+
+def tracked() -> Table:
+    return Table(turns=(Turn(id=1, name="Maud", character=7, number=5), Turn(id=2, name="The ghoul", number=3),
+                        Turn(id=3, name="Elias", character=8, number=9)), next_id=4)  # fmt: skip
+
+
+def test_the_turn_passes_lowest_first_and_a_new_round_follows_the_last() -> None:
+    table = tracked()
+    seen = []
+    for _ in range(4):
+        made = host("next-turn", table)
+        table = made.state
+        assert isinstance(table, Table)
+        seen.append((table.current, table.round))
+    assert seen == [(2, 1), (1, 1), (3, 1), (2, 2)]  # 3, 5, 9, then the ghoul again in round 2
+    assert made.words == "Round 2: The ghoul's turn (3)"
+    view_of = view(table, Viewer(Role.PLAYER, 5, frozenset()), OPTIONS)
+    assert [(t["name"], t["current"]) for t in view_of["turns"]] == [("The ghoul", True), ("Maud", False),
+                                                                     ("Elias", False)]  # fmt: skip
+    assert view_of["round"] == 2
+    high = host("next-turn", tracked(), given=options(turn_order="high")).state
+    assert isinstance(high, Table)
+    assert high.current == 3  # Elias's 9 first
+
+
+def test_a_characters_new_turn_number_keeps_its_turn() -> None:
+    table = tracked().model_copy(update={"current": 1})
+    moved = with_turn(table, 7, "Maud", 2)
+    assert moved.current == moved.turns[-1].id == 4
+    assert [(t.name, t.number) for t in ordered(moved, OPTIONS)] == [("Maud", 2), ("The ghoul", 3), ("Elias", 9)]
+    assert with_turn(table.model_copy(update={"current": 2}), 7, "Maud", 2).current == 2
+
+
+def test_the_host_marks_someone_they_play_never_past_the_track() -> None:
+    made = host("mark-npc", tracked(), {"turn": 2, "marks": 4})
+    table = made.state
+    assert isinstance(table, Table)
+    assert [t.marks for t in table.turns] == [0, 4, 0]
+    assert made.words == "Marked 4 on The ghoul's Wounds: 4 of 6"
+    table = host("mark-npc", table, {"turn": 2, "marks": 9}).state
+    assert isinstance(table, Table)
+    assert table.turns[1].marks == 6
+    move = find(MOVES, "mark-npc")
+    assert move is not None
+    situation = Situation(tracked(), OPTIONS, Role.GM, GM)
+    problems = move.check(situation, {"turn": 1, "marks": 0})
+    assert [p.field for p in problems] == ["turn", "marks"]  # a character's track is on its sheet
+
+
+def test_ending_the_scene_or_clearing_the_order_stops_the_tracker() -> None:
+    table = tracked().model_copy(update={"current": 3, "round": 4})
+    for key in ("end-scene", "clear-turns"):
+        after = host(key, table).state
+        assert isinstance(after, Table)
+        assert (after.current, after.round, after.turns) == (None, 1, ())
