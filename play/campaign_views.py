@@ -113,6 +113,7 @@ def campaign_detail(request: HttpRequest, pk: int) -> HttpResponse:
             "campaign": campaign,
             "is_gm": is_gm,
             "has_table": campaign.rules.table is not None,
+            "has_encounters": campaign.rules.combat is not None,
             "members": list(campaign.memberships.all()),
             "summary": options_summary(campaign.system, options),
             # From each sheet document, read on the row: no query per character.

@@ -457,8 +457,11 @@ def _page(
 def encounter(request: HttpRequest, pk: int) -> HttpResponse:
     """The campaign's running encounter: the initiative order, whose turn it is, everyone's vitals;
     for the GM, the controls and (with ``?attacker=&target=``) the chance to hit before rolling. A
-    refused preview is the page at the refusal's status, the refusal beside the attack form."""
+    refused preview is the page at the refusal's status, the refusal beside the attack form. A system without
+    fights (its fights are played at its table) has no encounter page."""
     campaign = access.campaign_for(request.user, pk)
+    if campaign.rules.combat is None:
+        raise Http404(f"{campaign.rules.name} has no encounters: its fights are played at the table.")
     return _page(request, campaign, request.GET)
 
 
@@ -821,6 +824,8 @@ def encounter_list(request: HttpRequest, pk: int) -> HttpResponse:
     Five queries: the session, the user, the campaign and its members, and the page of encounters
     with how many took part."""
     campaign = access.campaign_for(request.user, pk)
+    if campaign.rules.combat is None:
+        raise Http404(f"{campaign.rules.name} has no encounters: its fights are played at the table.")
     before = request.GET.get("before", "")
     start = _whole(request.GET, "before", 1, 10**12, "encounter to list from") if before else None
     page, older = ended_page(campaign, start)

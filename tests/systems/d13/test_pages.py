@@ -303,3 +303,13 @@ def test_experience_buys_a_skills_next_rating_with_its_chances_before_and_after(
     refused = client.post(reverse("characters:buy", args=[maud.pk]), {"offer": f"skill-{investigation}", "before": "4"})
     assert refused.status_code == 409  # 2 XP left, and the next rating costs 10
     assert next(s.rating for s in fresh(maud).document.skills if s.name == "Investigation") == 4  # 2 XP left: no
+
+
+def test_a_d13_campaign_fights_at_its_table_not_in_an_encounter(client, gm, maud) -> None:
+    client.force_login(gm)
+    page = client.get(reverse("campaigns:detail", args=[maud.campaign_id])).content.decode()
+    assert reverse("play:table", args=[maud.campaign_id]) in page
+    assert reverse("play:encounter", args=[maud.campaign_id]) not in page
+    assert client.get(reverse("play:encounter", args=[maud.campaign_id])).status_code == 404
+    assert client.get(reverse("play:encounters", args=[maud.campaign_id])).status_code == 404
+    assert client.post(reverse("play:encounter-start", args=[maud.campaign_id])).status_code == 409
