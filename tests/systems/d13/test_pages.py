@@ -313,3 +313,39 @@ def test_a_d13_campaign_fights_at_its_table_not_in_an_encounter(client, gm, maud
     assert client.get(reverse("play:encounter", args=[maud.campaign_id])).status_code == 404
     assert client.get(reverse("play:encounters", args=[maud.campaign_id])).status_code == 404
     assert client.post(reverse("play:encounter-start", args=[maud.campaign_id])).status_code == 409
+
+
+def test_the_sheet_is_edited_in_place_and_a_stale_save_is_refused(client, gm, player, maud) -> None:
+    url = reverse("characters:edit-section", args=[maud.pk, "notes"])
+    client.force_login(player)
+    version = fresh(maud).version
+    assert client.post(url, {"version": version, "notes": "Reads Latin."}).status_code in (200, 302)
+    assert fresh(maud).document.notes == "Reads Latin."
+    stale = client.post(url, {"version": version - 1, "notes": "Typed on an older page."})
+    assert stale.status_code == 409
+    assert "Typed on an older page." in stale.content.decode()  # what was typed is kept beside what stands
+    assert fresh(maud).document.notes == "Reads Latin."
+    # The condition track is the host's: the player may not edit it.
+    assert client.get(reverse("characters:edit-section", args=[maud.pk, "condition"])).status_code == 403
+    client.force_login(gm)
+    track = reverse("characters:edit-section", args=[maud.pk, "condition"])
+    assert client.post(track, {"version": fresh(maud).version, "condition": 9}).status_code == 400  # 0 to 6
+    assert client.post(track, {"version": fresh(maud).version, "condition": 2}).status_code in (200, 302)
+    assert fresh(maud).document.condition == 2
+
+
+def test_the_hand_says_what_each_card_would_make_of_the_last_roll(client, player, maud, dice) -> None:
+    maud.campaign.players_call_rolls = True
+    maud.campaign.save()
+    client.force_login(player)
+    dice(3, 7)  # Difficult Wits + Occult: 10 over 8, a failure
+    roll_page(client, maud, level="difficult", ability="wits", skill=skill(maud, "Occult"))
+    document = Table.objects.get(campaign=maud.campaign).document
+    document |= {"draw": [c for c in document["draw"] if c not in ("4S", "9S", "QS")],
+                 "hands": [{"character": maud.pk, "name": "Maud", "cards": ["4S", "9S", "QS"]}]}  # fmt: skip
+    Table.objects.filter(campaign=maud.campaign).update(document=document)
+    hand = text(client.get(reverse("characters:sheet", args=[maud.pk])))
+    assert "4 of spades — on the roll: 4, a success" in hand
+    assert "9 of spades — on the roll: 9, a failure" in hand
+    # Occult + 2 makes the target 10: the roll's 10 would succeed.
+    assert "Queen of spades — +2 to a skill until the scene ends: the last roll would succeed" in hand
