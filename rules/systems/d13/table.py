@@ -318,18 +318,31 @@ def _next_turn(situation: Situation[Table], given: NoInput) -> Made:
 
 class MarkNpc(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
-    turn: ItemId = Field(..., title="Who", description="Someone the host plays, by their place in the turn order.")
+    name: Annotated[Name, Field(min_length=1)] = Field(
+        ..., title="Who", description="Someone the host plays, by their name in the turn order."
+    )
     marks: Annotated[int, Field(ge=-MAX_MARKS, le=MAX_MARKS, strict=True)] = Field(
         ..., title="Marks", description="Damage marks on their track (a recovery takes them off: a negative number)."
     )
 
 
+def _played(table: Table, name: str) -> list[Turn]:
+    """The turns of those the host plays named ``name`` (case and spaces aside)."""
+    wanted = " ".join(name.split()).casefold()
+    return [t for t in table.turns if t.character is None and " ".join(t.name.split()).casefold() == wanted]
+
+
 def _check_mark_npc(situation: Situation[Table], values: Mapping[str, Any]) -> tuple[Problem, ...]:
     problems = []
-    turn = next((t for t in situation.state.turns if t.id == values.get("turn")), None)
-    if values.get("turn") is not None and (turn is None or turn.character is not None):
-        problems.append(Problem(field="turn", message="name someone the host plays in the turn order (a character's "
-                                                      "track is on its sheet)"))  # fmt: skip
+    name = values.get("name")
+    if name is not None:
+        found = _played(situation.state, str(name))
+        if not found:
+            problems.append(Problem(field="name", message=f"nobody the host plays is named {name!r} in the turn "
+                                                          "order (a character's track is on its sheet)"))  # fmt: skip
+        elif len(found) > 1:
+            problems.append(Problem(field="name", message=f"{len(found)} in the turn order are named {name!r}: "
+                                                          "give each a name of its own"))  # fmt: skip
     if values.get("marks") == 0:
         problems.append(Problem(field="marks", message="mark at least one, or take at least one off"))
     return tuple(problems)
@@ -340,7 +353,7 @@ def _mark_npc(situation: Situation[Table], given: MarkNpc) -> Made:
     table, options = situation.state, situation.options
     track, most = str(options.get("condition", "Wounds")), int(options.get("condition_max", 6))
     helpless = int(options.get("helpless_at", most))
-    turn = next(t for t in table.turns if t.id == given.turn)
+    [turn] = _played(table, given.name)
     now = min(max(turn.marks + given.marks, 0), min(most, MAX_MARKS))
     turns = tuple(t.model_copy(update={"marks": now}) if t.id == turn.id else t for t in table.turns)
     state = " (helpless)" if now >= helpless else ""

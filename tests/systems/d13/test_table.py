@@ -442,19 +442,22 @@ def test_a_characters_new_turn_number_keeps_its_turn() -> None:
 
 
 def test_the_host_marks_someone_they_play_never_past_the_track() -> None:
-    made = host("mark-npc", tracked(), {"turn": 2, "marks": 4})
+    made = host("mark-npc", tracked(), {"name": "the  Ghoul", "marks": 4})
     table = made.state
     assert isinstance(table, Table)
     assert [t.marks for t in table.turns] == [0, 4, 0]
     assert made.words == "Marked 4 on The ghoul's Wounds: 4 of 6"
-    table = host("mark-npc", table, {"turn": 2, "marks": 9}).state
+    table = host("mark-npc", table, {"name": "The ghoul", "marks": 9}).state
     assert isinstance(table, Table)
     assert table.turns[1].marks == 6
     move = find(MOVES, "mark-npc")
     assert move is not None
     situation = Situation(tracked(), OPTIONS, Role.GM, GM)
-    problems = move.check(situation, {"turn": 1, "marks": 0})
-    assert [p.field for p in problems] == ["turn", "marks"]  # a character's track is on its sheet
+    problems = move.check(situation, {"name": "Maud", "marks": 0})
+    assert [p.field for p in problems] == ["name", "marks"]  # a character's track is on its sheet
+    twins = tracked().model_copy(update={"turns": (*tracked().turns, Turn(id=4, name="The Ghoul", number=7))})
+    [twice] = move.check(Situation(twins, OPTIONS, Role.GM, GM), {"name": "the ghoul", "marks": 1})
+    assert twice.message == "2 in the turn order are named 'the ghoul': give each a name of its own"
 
 
 def test_ending_the_scene_or_clearing_the_order_stops_the_tracker() -> None:
