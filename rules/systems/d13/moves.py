@@ -158,11 +158,12 @@ def _then_last(state: BaseModel, seqs: tuple[int, ...]) -> BaseModel:
 
 
 def _choice_label(key: str, option: chance.Option, host: bool) -> str:
-    card = f", a card {_ratio(option.card)}" if option.card else ""
+    """A choice in words, with the chance of a card it leaves (the page shows its exact chance of success)."""
+    card = f" (a card: {_ratio(option.card)})" if option.card else ""
     if key == "keep":
-        return f"{'Let it stand' if host else 'Keep it'} (success {_ratio(option.success)}{card})"
+        return f"{'Let it stand' if host else 'Keep it'}{card}"
     verb = "Force a reroll of" if host else "Reroll"
-    return f"{verb} the {key} (success {_ratio(option.success)}{card})"
+    return f"{verb} the {key}{card}"
 
 
 def _decider(*users: int | None) -> int:

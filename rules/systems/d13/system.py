@@ -211,8 +211,10 @@ class D13(SystemDefaults):
         host keeps the d4 secret), and what each number card (and a face card's boost) would make of the last
         roll."""
         suits = {key: options.SUIT_WORDS[options.suit_of(given, key)] for key in ABILITIES}
-        out: dict[str, Any] = {"abilities": [(key, ABILITY_NAMES[key], getattr(sheet, key), suits[key])
-                                             for key in ABILITIES]}  # fmt: skip
+        out: dict[str, Any] = {
+            "abilities": [(key, ABILITY_NAMES[key], getattr(sheet, key), suits[key]) for key in ABILITIES],
+            "skill_kinds": (("physical", "Physical skills"), ("mental", "Mental skills")),
+        }
         pending = sheet.pending
         if pending is not None:
             out["pending_words"] = moves.task_words(sheet, pending.task)

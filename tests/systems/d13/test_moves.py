@@ -141,8 +141,8 @@ def test_an_average_roll_leaves_the_player_the_choice_with_its_exact_chances() -
     offered = player_choices(Roll(2, 6), 5)
     assert chances(made.prompt) == [("d13-keep", {}, offered[0].success), ("d13-reroll", {"die": "d4"},
                                     offered[1].success), ("d13-reroll", {"die": "d9"}, offered[2].success)]  # fmt: skip
-    assert [c.label for c in made.prompt.choices] == ["Keep it (success none)", "Reroll the d4 (success none)",
-                                                      "Reroll the d9 (success 40%, a card 10%)"]  # fmt: skip
+    assert [c.label for c in made.prompt.choices] == ["Keep it", "Reroll the d4",
+                                                      "Reroll the d9 (a card: 10%)"]  # fmt: skip
     pending = play.sheet.pending
     assert pending is not None
     assert (pending.d4, pending.d9, pending.stage, pending.secret, pending.roll) == (2, 6, "player", False, 1)
@@ -560,7 +560,7 @@ def test_an_unclear_monstrous_failure_waits_for_the_host_to_let_it_stand() -> No
     made = play.roll("monstrous", 4, 3, unclear=True, role=Role.GM)
     assert made.prompt is not None
     assert made.prompt.to == GM
-    assert made.prompt.choices == (Choice("d13-stand", "Let it stand (success none)", Fraction(0)),)
+    assert made.prompt.choices == (Choice("d13-stand", "Let it stand", Fraction(0)),)
     assert made.prompt.question == "d4 4 + d9 3 fails (the d4 is secret: your decision reveals it): it stands."
     assert play.why_not("d13-force", Role.GM) == "the roll fails and stands: the host forces a reroll of a success only"
     made = play.make("d13-stand", role=Role.GM)
