@@ -13,16 +13,19 @@ difficulty's (rules README, "D13"):
   the d4 or the d9, each with the chance it leaves (``d13-stand``, ``d13-force``).
 - **Unclear**: the host rolls the d4 in secret (the roll is secret in the log; the d4 waits on the table, the
   host's alone). The player sees the d9 and the chance given it; at Average they may ask a reroll before the
-  reveal (a hidden 13 stands: the request changes nothing); the host reveals (``d13-reveal``), and a card for
-  doubles is drawn then. At Monstrous the host's decision is also the reveal: every unclear Monstrous roll
-  waits for it, a failure too (its one choice: it stands), so that the sheet says nothing of the hidden d4.
+  reveal, which is rolled at the reveal (a hidden 13 stands, and nothing shows before whether it was one); the
+  host reveals (``d13-reveal``), and a card for doubles is drawn then. At Monstrous the host's decision is also
+  the reveal: every unclear Monstrous roll waits for it, a failure too (its one choice: it stands), so that the
+  sheet says nothing of the hidden d4.
 
 Doubles and the 13 are judged on the roll that stands; doubles that stand draw the top card of the deck into
 the character's hand. The last roll settled stays on the sheet for what a card may still do with it
 (``d13-card``): a number card replaces the roll (its value is the total; no doubles), sets the effect, or the
 turn number; a face card boosts a skill until the host ends the scene (the last roll too, judged again, when
 it tested that skill); a joker is any of them; a card whose suit is not the tested ability's asks for the
-player's rationale, which the history keeps.
+player's rationale, which the campaign's log keeps with the play (a card drawn is logged too, without saying
+which). The host also declares a task automatic (``d13-automatic``: no roll, no card) and marks the condition
+track (``d13-mark``).
 """
 
 from __future__ import annotations

@@ -10,6 +10,10 @@ card; an empty draw pile is made again from the discard pile, shuffled on the se
 the history), and with no card left anywhere nothing is drawn. The host may also shuffle every card not in a
 hand into a new draw pile, and ends the scene: the face-card boosts end with it ("This boost lasts to the end
 of the current scene") and the turn order is cleared.
+
+A fight is played here (the text's combat chapter is missing, and in D13 only the players roll): the scene's
+turn order is its tracker — the host passes the turn, a new round after the last — and the host marks the
+condition of those they play on their place in it (a character's track is on its sheet).
 """
 
 from __future__ import annotations
