@@ -437,7 +437,8 @@ def make(
         raise write.refusal(error) from None
     if (answered is not None or made.prompt is not None) and character.version == before:
         write.mark_changed(character, *sections)  # the sheet is as it was, but its pages must show the decision
-    if made.table is not None and table is not None:
+    if made.table is not None and table is not None and made.table != table_state:
+        # Only a table the move changed is saved (a version, a change in its history, open pages told).
         table_rows.save(character.campaign, table, made.table, parts=move.table_parts, move=move.key,
                         words=made.words, by=by)  # fmt: skip
     if answered is not None:

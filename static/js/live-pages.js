@@ -150,7 +150,8 @@
   // region stale and fetches it again (as htmx would get it), swapping it in; unless the region is
   // busy, or not ``ready`` to be refreshed (a step shown in its place), or ``inProgress`` (a box typed in
   // and not sent, by default): then a note of the class ``noticeName`` says ``noticeWords`` and offers
-  // to show it. Whatever changes while the member's own request runs is fetched once it has settled.
+  // to show it. Whatever changes while the member's own request runs is fetched once it has settled; a copy
+  // of the version the region already shows (its ``data-version``) is not swapped in.
   function followRegion(id, { noticeName, noticeWords, inProgress = typed, ready = () => true }) {
     let stale = false;
     const body = () => document.getElementById(id);
@@ -167,6 +168,8 @@
         if (!fresh) break; // not the page any more (signed out meanwhile): left as it is
         const now = body();
         if (now !== region || busy(now) || inProgress(now)) { stale = true; continue; }
+        // The member's own request may have shown this version already: leave it (and the focus) in place.
+        if (now.dataset.version && fresh.dataset.version === now.dataset.version) continue;
         swapIn(now, fresh);
       }
     }, () => { stale = true; });

@@ -349,3 +349,15 @@ def test_the_hand_says_what_each_card_would_make_of_the_last_roll(client, player
     assert "9 of spades — on the roll: 9, a failure" in hand
     # Occult + 2 makes the target 10: the roll's 10 would succeed.
     assert "Queen of spades — +2 to a skill until the scene ends: the last roll would succeed" in hand
+
+
+def test_a_roll_that_leaves_the_table_as_it_was_does_not_touch_it(client, gm, maud, dice) -> None:
+    client.force_login(gm)
+    dice(1, 5)  # no doubles: no card, nothing at the table changes
+    roll_page(client, maud, level="difficult", ability="wits", skill=skill(maud, "Occult"))
+    assert Table.objects.get(campaign=maud.campaign).version == 0  # locked for the move, left as it was
+    assert not TableChange.objects.exists()
+    dice(2, 2)  # doubles: a card, and only then the table changes
+    roll_page(client, maud, level="difficult", ability="wits", skill=skill(maud, "Occult"))
+    assert Table.objects.get(campaign=maud.campaign).version == 1
+    assert list(TableChange.objects.values_list("move", flat=True)) == ["d13-roll"]
