@@ -36,7 +36,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from fractions import Fraction
 from random import Random
-from typing import Any
+from typing import Any, Final
 
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
@@ -299,9 +299,18 @@ def forbidden(character: Character, move: Move, user: AbstractBaseUser) -> str |
     return _forbidden(character, move, role) or (_not_theirs(open_prompt(character), move, user, role))
 
 
+#: Why a move that is a roll (:attr:`Move.rolled`) is not made as a move of its own.
+ROLLED_ELSEWHERE: Final = (
+    "This is a roll: make it from the sheet's roll page or as the answer to the GM's call (the API's "
+    "POST /characters/{id}/rolls), where the campaign's rules for rolls hold."
+)
+
+
 def _allowed(
     character: Character, move: Move, user: AbstractBaseUser, role: Role | None, prompt: SheetPrompt | None
 ) -> str | None:
+    if move.rolled:
+        return ROLLED_ELSEWHERE
     forbidden = _forbidden(character, move, role) or _not_theirs(prompt, move, user, role)
     if forbidden is not None or role is None:
         return forbidden
@@ -390,6 +399,8 @@ def make(
     the reason by its field); nothing is written then."""
     character = write.lock(character_id)
     move = move_of(character, key)
+    if move.rolled and call is None:
+        raise Refused(ROLLED_ELSEWHERE)
     gm = _gm_of(character)
     role = _role(character, by, gm)
     prompt = open_prompt(character)

@@ -256,6 +256,10 @@ class Move(Generic[StateT]):
     shows: Callable[[Situation[StateT]], Mapping[str, Any]] = field(default=lambda situation: {})
     answers: bool = False
     table_parts: tuple[str, ...] = ()
+    #: A sheet move that is a roll (its dice leave a decision): made only where a roll is made — the roll page,
+    #: the answer to the GM's call, the API's roll — so that the roll's rules hold (who calls the rolls), never
+    #: as a move of its own.
+    rolled: bool = False
 
     @property
     def submit(self) -> str:

@@ -693,8 +693,7 @@ def _mark(situation: Situation[Sheet], given: Marks) -> Made:
 
 MOVES: Final[tuple[Move[Any], ...]] = (
     Move("d13-roll", "Roll d4 + d9", Scope.SHEET, RollInput, PARTS, _drawing(_roll), why_not=_cannot_roll,
-         check=_check_roll,
-         table_parts=TABLE_PARTS, button="Roll",
+         check=_check_roll, table_parts=TABLE_PARTS, button="Roll", rolled=True,
          help="d4 + d9 against ability + skill: at or under succeeds, doubles always succeed and draw a card, a 13 "
               "always fails."),
     Move("d13-keep", "Keep the roll", Scope.SHEET, NoInput, PARTS, _drawing(_keep), why_not=_waiting("player"),

@@ -4,6 +4,7 @@ Brawn 2, Grace 3, Wits 4, Will 3; Occult 4, Investigation 3, Stealth 2, Athletic
 
 from __future__ import annotations
 
+import random
 from typing import Any
 
 from django.urls import reverse
@@ -11,7 +12,7 @@ from django.urls import reverse
 from campaigns.models import Campaign, Membership
 from characters import drafting
 from characters.models import Character
-from play import moves
+from play import moves, sheet_rolls
 from rules.systems import d13
 
 ABILITIES = {"brawn": 2, "grace": 3, "wits": 4, "will": 3}
@@ -51,6 +52,13 @@ def skill(character: Character, name: str) -> int:
 
 def move_url(character: Character, key: str) -> str:
     return reverse("play:move", args=[character.pk, key])
+
+
+def roll(character: Character, situation: dict[str, Any], by: Any) -> None:
+    """A task rolled as the roll page rolls it: built from the sheet, made by its move (``d13-roll``)."""
+    now = fresh(character)
+    gm = Membership.objects.filter(campaign=now.campaign, user=by, role=Membership.Role.GM).exists()
+    sheet_rolls.roll(now, sheet_rolls.build(now, [], situation, gm=gm), by=by, rng=random.SystemRandom())
 
 
 def make(character: Character, key: str, given: dict[str, Any], by: Any) -> moves.Done:

@@ -13,7 +13,7 @@ from django.urls import reverse
 from play import live
 from play.models import Table
 from rules.systems.d13 import cards
-from tests.systems.d13.helpers import campaign_of, made, make, skill
+from tests.systems.d13.helpers import campaign_of, made, make, roll, skill
 
 pytestmark = pytest.mark.django_db
 
@@ -25,9 +25,9 @@ def scene(gm, player, other_player, dice):
     parish = campaign_of(gm, player, other_player)
     maud, elias = made(parish, player), made(parish, other_player, name="Elias")
     dice(2, 2)
-    make(maud, "d13-roll", {"level": "difficult", "ability": "wits", "skill": skill(maud, "Occult")}, gm)
+    roll(maud, {"level": "difficult", "ability": "wits", "skill": skill(maud, "Occult")}, gm)
     dice(3, 6)
-    make(elias, "d13-roll", {"level": "difficult", "ability": "will", "unclear": True}, gm)
+    roll(elias, {"level": "difficult", "ability": "will", "unclear": True}, gm)
     document = Table.objects.get(campaign=parish).document
     [hand] = document["hands"]
     return parish, maud, elias, hand["cards"][0], document["draw"]

@@ -361,3 +361,23 @@ def test_a_roll_that_leaves_the_table_as_it_was_does_not_touch_it(client, gm, ma
     roll_page(client, maud, level="difficult", ability="wits", skill=skill(maud, "Occult"))
     assert Table.objects.get(campaign=maud.campaign).version == 1
     assert list(TableChange.objects.values_list("move", flat=True)) == ["d13-roll"]
+
+
+def test_a_task_is_rolled_where_rolls_are_made_never_as_a_move_of_its_own(client, api, player, maud) -> None:
+    """Where the host calls the rolls, a player rolls a task only as the answer to a call: the move that makes the
+    roll is not a way around that."""
+    client.force_login(player)
+    version = fresh(maud).version
+    given = {"version": version, "level": "easy", "ability": "wits"}
+    refused = client.post(move_url(maud, "d13-roll"), given)
+    assert refused.status_code == 400
+    assert "make it from the sheet" in text(refused)
+    answer_api = api(player).post(f"/characters/{maud.pk}/moves/d13-roll",
+                                  {"version": version, "input": {"level": "easy", "ability": "wits"}})  # fmt: skip
+    assert answer_api.status_code == 400
+    assert "make it from the sheet" in answer_api.json()["message"]
+    rolled = api(player).post(f"/characters/{maud.pk}/rolls", {"level": "easy", "ability": "wits"})
+    assert rolled.status_code == 403  # the GM calls the rolls here
+    assert not Roll.objects.exists()
+    listed = {m["key"]: m for m in api(player).get(f"/characters/{maud.pk}/moves").json()["moves"]}
+    assert "make it from the sheet" in listed["d13-roll"]["why_not"]
