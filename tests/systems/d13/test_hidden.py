@@ -113,3 +113,17 @@ def test_the_sockets_carry_the_tables_version_and_nothing_of_it(scene, django_ca
     }
     assert all(set(message) == {"type", "version"} for message in tables)
     assert not any(cards.card(held).name in json.dumps(message) or held in json.dumps(message) for _, message in sent)
+
+
+@pytest.mark.parametrize("key", ["shuffle", "end-scene", "next-turn", "clear-turns"])
+def test_no_player_shuffles_or_runs_the_table(client, api, player, scene, key) -> None:
+    """The deck is the server's to shuffle, at the host's word: a player can neither stack it nor run the scene."""
+    parish, *_ = scene
+    before = Table.objects.get(campaign=parish)
+    client.force_login(player)
+    refused = client.post(reverse("play:table-move", args=[parish.pk, key]), {"version": before.version})
+    assert refused.status_code == 403
+    through_api = api(player).post(f"/campaigns/{parish.pk}/moves/{key}", {"version": before.version, "input": {}})
+    assert through_api.status_code == 403
+    after = Table.objects.get(campaign=parish)
+    assert (after.version, after.document) == (before.version, before.document)
