@@ -52,23 +52,6 @@ def dice(monkeypatch) -> Iterator[type[Dice]]:
 
 
 @pytest.fixture
-def api(db):
-    from api import tokens
-
-    def make(user) -> ApiClient:
-        return ApiClient(tokens.create_token(user=user, name="tests")[1])
-
-    return make
-
-
-@pytest.fixture
-def flip(coin_campaign, player) -> Character:
-    """An active Coin character of ``player``: Nerve 3, Luck 5."""
-    sheet = coin.Sheet(step="", nerve=3, luck=5).model_dump(mode="json")
-    return Character.objects.create(campaign=coin_campaign, owner=player, name="Flip", status="active", sheet=sheet)
-
-
-@pytest.fixture
 def bag(coin_campaign, gm, dice) -> tuple[str, ...]:
     """The bag the GM filled (the table's first change), in its order, which nobody sees."""
     table.make(campaign_id=coin_campaign.pk, key="fill", version=0, given={}, by=gm)

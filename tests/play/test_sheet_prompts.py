@@ -88,23 +88,6 @@ def dice(monkeypatch) -> Iterator[type[Dice]]:
     Dice.faces = []
 
 
-@pytest.fixture
-def api(db):
-    from api import tokens
-
-    def make(user) -> ApiClient:
-        return ApiClient(tokens.create_token(user=user, name="tests")[1])
-
-    return make
-
-
-@pytest.fixture
-def flip(coin_campaign, player) -> Character:
-    """An active Coin character of ``player``: Nerve 3, Luck 5."""
-    sheet = coin.Sheet(step="", nerve=3, luck=5).model_dump(mode="json")
-    return Character.objects.create(campaign=coin_campaign, owner=player, name="Flip", status="active", sheet=sheet)
-
-
 def now(character: Character) -> Character:
     return Character.objects.get(pk=character.pk)
 

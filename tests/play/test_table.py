@@ -15,7 +15,6 @@ from django.urls import reverse
 
 from play import table
 from play.models import Table, TableChange
-from tests.api.conftest import ApiClient
 from tests.systems.coin.table import TOKENS
 
 pytestmark = pytest.mark.django_db
@@ -27,17 +26,6 @@ class Seeded(random.Random):
 
     def __init__(self, *args: object) -> None:
         super().__init__(7)
-
-
-@pytest.fixture
-def api(db):
-    """``api(user)``: a JSON client with a fresh token of ``user`` (as ``tests/api``'s fixture)."""
-    from api import tokens
-
-    def make(user) -> ApiClient:
-        return ApiClient(tokens.create_token(user=user, name="tests")[1])
-
-    return make
 
 
 @pytest.fixture
