@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import os
+import tempfile
+from pathlib import Path
 
 import pytest
 
@@ -168,6 +170,26 @@ class SuiteTimes:
         total = sum(seconds for _, seconds in self.suites.values()) or 1.0
         for suite, (tests, seconds) in sorted(self.suites.items(), key=lambda item: -item[1][1]):
             terminalreporter.write_line(f"{suite:<26} {tests:>5.0f} tests {seconds:>8.1f} s {seconds / total:>6.1%}")
+
+
+@pytest.fixture(scope="session")
+def django_db_modify_db_settings(django_db_modify_db_settings_parallel_suffix: None) -> None:
+    """On SQLite the tests use a database file, as the embedded default does, not Django's shared in-memory one.
+
+    Connections to a shared in-memory database lock whole tables and fail at once ("database table
+    is locked") where a file waits its timeout: a page the browser tests load while the in-process
+    server saves a table would be a 500 no user could ever see. Each worker has its own file, in
+    memory where the machine offers it.
+    """
+    from django.conf import settings
+
+    database = settings.DATABASES["default"]
+    if not database["ENGINE"].endswith("sqlite3"):
+        return
+    shm = Path("/dev/shm")
+    folder = shm if shm.is_dir() and os.access(shm, os.W_OK) else Path(tempfile.gettempdir())
+    worker = os.environ.get("PYTEST_XDIST_WORKER", "main")
+    database.setdefault("TEST", {})["NAME"] = str(folder / f"dicehall-test-{os.getpid()}-{worker}.sqlite3")
 
 
 @pytest.fixture(autouse=True)
