@@ -1,12 +1,14 @@
-"""The sign-up and account forms; every other auth form is Django's own."""
+"""The sign-up, account and password-reset forms; every other auth form is Django's own."""
 
 from __future__ import annotations
 
 from typing import Any
 
 from django import forms
-from django.contrib.auth.forms import UserCreationForm
+from django.contrib.auth.forms import PasswordResetForm, UserCreationForm
 from django.contrib.auth.models import User
+
+from web.site import site_domain, site_is_https
 
 EMAIL_HELP = "Used only to send you a link when you forget your password."
 
@@ -40,3 +42,15 @@ class AccountForm(forms.ModelForm):
         labels = {"email": "Email address"}
         help_texts = {"email": EMAIL_HELP}
         widgets = {"email": forms.EmailInput(attrs={"autocomplete": "email"})}
+
+
+class SiteLinkPasswordResetForm(PasswordResetForm):
+    """Django's reset form, its link always on ``SITE_URL``.
+
+    Django builds the link on the request's Host (``RequestSite``) and its scheme: whoever can get a
+    request with another Host through would receive the reset token at their own site.
+    """
+
+    def save(self, **kwargs: Any) -> None:
+        kwargs.update(domain_override=site_domain(), use_https=site_is_https())
+        super().save(**kwargs)

@@ -36,6 +36,7 @@ from campaigns.models import Campaign, Invitation, Membership
 from campaigns.operations import Refused
 from campaigns.presenters import ago, refusals
 from rules import systems
+from web.site import absolute_url
 
 # --- My campaigns --------------------------------------------------------------------------------
 
@@ -205,7 +206,7 @@ def _invitations_page(
         {
             "invitation": i,
             "state": i.state(),
-            "url": request.build_absolute_uri(reverse("campaigns:join", args=[i.token])),
+            "url": absolute_url(reverse("campaigns:join", args=[i.token])),
         }
         for i in campaign.invitations.all()
     ]

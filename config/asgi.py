@@ -1,7 +1,7 @@
 """ASGI entry point: ``uvicorn config.asgi:application``.
 
-HTTP goes to Django; WebSockets (the live dashboard) to Channels, which checks the
-Origin against ``ALLOWED_HOSTS`` and loads the user from the session cookie.
+HTTP goes to Django; WebSockets (the live dashboard) to Channels, which checks that the
+Origin is the socket's own, whole (``web.origins``), and loads the user from the session cookie.
 """
 
 import os
@@ -15,13 +15,13 @@ django_application = get_asgi_application()
 
 from channels.auth import AuthMiddlewareStack  # noqa: E402
 from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
-from channels.security.websocket import AllowedHostsOriginValidator  # noqa: E402
 
 from play.routing import websocket_urlpatterns  # noqa: E402
+from web.origins import SameOriginValidator  # noqa: E402
 
 application = ProtocolTypeRouter(
     {
         "http": django_application,
-        "websocket": AuthMiddlewareStack(AllowedHostsOriginValidator(URLRouter(websocket_urlpatterns))),
+        "websocket": AuthMiddlewareStack(SameOriginValidator(URLRouter(websocket_urlpatterns))),
     }
 )

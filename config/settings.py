@@ -1,13 +1,14 @@
 """Dicehall settings, read from the environment with safe development defaults.
 
-``DJANGO_ENV=production`` demands a real ``SECRET_KEY`` and ``ALLOWED_HOSTS``
-and turns on secure cookies, HSTS and HTTPS redirects; see ``.env.example``.
+``DJANGO_ENV=production`` demands a real ``SECRET_KEY``, named ``ALLOWED_HOSTS`` and an HTTPS
+``SITE_URL``, and turns on secure cookies, HSTS and HTTPS redirects; see ``.env.example``.
 """
 
 from __future__ import annotations
 
 import os
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import dj_database_url
 from csp.constants import NONE, SELF
@@ -40,18 +41,60 @@ if DJANGO_ENV not in ("development", "production"):
     raise ImproperlyConfigured(f"DJANGO_ENV must be 'development' or 'production', not {DJANGO_ENV!r}")
 PRODUCTION = DJANGO_ENV == "production"
 
-if PRODUCTION:
-    SECRET_KEY = os.environ.get("SECRET_KEY", "")
-    if not SECRET_KEY:
+#: Django's own measure of a key too weak to sign sessions and reset links (its check security.W009).
+SECRET_KEY_MIN_LENGTH = 50
+SECRET_KEY_MIN_UNIQUE_CHARACTERS = 5
+
+
+def production_secret_key(value: str) -> str:
+    """The production ``SECRET_KEY``, refused when missing, short, repetitive or Django's placeholder."""
+    if not value:
         raise ImproperlyConfigured("SECRET_KEY must be set when DJANGO_ENV=production")
-    ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", [])
-    if not ALLOWED_HOSTS:
+    if (
+        len(value) < SECRET_KEY_MIN_LENGTH
+        or len(set(value)) < SECRET_KEY_MIN_UNIQUE_CHARACTERS
+        or value.startswith("django-insecure-")
+    ):
+        raise ImproperlyConfigured(
+            f"SECRET_KEY must be at least {SECRET_KEY_MIN_LENGTH} random characters when DJANGO_ENV=production "
+            "(for example: python -c 'import secrets; print(secrets.token_urlsafe(64))')"
+        )
+    return value
+
+
+def production_allowed_hosts(hosts: list[str]) -> list[str]:
+    """The production ``ALLOWED_HOSTS``: named hosts, never a wildcard that lets any Host header in."""
+    if not hosts:
         raise ImproperlyConfigured("ALLOWED_HOSTS must be set when DJANGO_ENV=production (comma-separated)")
+    if "*" in hosts:
+        raise ImproperlyConfigured("ALLOWED_HOSTS must name the site's hosts when DJANGO_ENV=production, not '*'")
+    return hosts
+
+
+def site_url(value: str, *, production: bool) -> str:
+    """``SITE_URL``, the address every link in a mail is built on (never the request's Host header):
+    a scheme and a host, no path; HTTPS in production."""
+    parsed = urlsplit(value)
+    if not value or parsed.scheme not in ("http", "https") or not parsed.hostname or parsed.path not in ("", "/"):
+        raise ImproperlyConfigured(
+            f"SITE_URL must be a scheme and a host such as https://dicehall.example.com, not {value!r}"
+        )
+    if production and parsed.scheme != "https":
+        raise ImproperlyConfigured("SITE_URL must start with https:// when DJANGO_ENV=production")
+    return f"{parsed.scheme}://{parsed.netloc}"
+
+
+if PRODUCTION:
+    SECRET_KEY = production_secret_key(os.environ.get("SECRET_KEY", ""))
+    ALLOWED_HOSTS = production_allowed_hosts(env_list("ALLOWED_HOSTS", []))
     DEBUG = env_bool("DEBUG", False)
+    SITE_URL = site_url(os.environ.get("SITE_URL", ""), production=True)
 else:
     SECRET_KEY = os.environ.get("SECRET_KEY", "django-insecure-development-only-never-use-this-key-in-production")
     ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", ["127.0.0.1", "localhost", "[::1]", "testserver"])
     DEBUG = env_bool("DEBUG", True)
+    DEVELOPMENT_SITE_URL = f"http://127.0.0.1:{os.environ.get('PORT', '8000')}"  # where `make run` serves
+    SITE_URL = site_url(os.environ.get("SITE_URL", DEVELOPMENT_SITE_URL), production=False)
 
 CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS", [])
 
@@ -164,10 +207,16 @@ EMAIL_BACKEND = os.environ.get(
     "django.core.mail.backends.smtp.EmailBackend" if PRODUCTION else "django.core.mail.backends.console.EmailBackend",
 )
 EMAIL_HOST = os.environ.get("EMAIL_HOST", "localhost")
-EMAIL_PORT = int(os.environ.get("EMAIL_PORT", "25"))
 EMAIL_HOST_USER = os.environ.get("EMAIL_HOST_USER", "")
 EMAIL_HOST_PASSWORD = os.environ.get("EMAIL_HOST_PASSWORD", "")
-EMAIL_USE_TLS = env_bool("EMAIL_USE_TLS", False)
+# Mail travels encrypted by default: STARTTLS on the submission port, or implicit TLS with
+# EMAIL_USE_SSL=true (port 465). Django verifies the server's certificate either way. A relay that
+# speaks neither must be turned off explicitly (EMAIL_USE_TLS=false).
+EMAIL_USE_SSL = env_bool("EMAIL_USE_SSL", False)
+EMAIL_USE_TLS = env_bool("EMAIL_USE_TLS", not EMAIL_USE_SSL)
+if EMAIL_USE_SSL and EMAIL_USE_TLS:
+    raise ImproperlyConfigured("EMAIL_USE_TLS (STARTTLS) and EMAIL_USE_SSL (implicit TLS) exclude each other")
+EMAIL_PORT = int(os.environ.get("EMAIL_PORT", "465" if EMAIL_USE_SSL else "587" if EMAIL_USE_TLS else "25"))
 DEFAULT_FROM_EMAIL = os.environ.get("DEFAULT_FROM_EMAIL", "Dicehall <dicehall@localhost>")
 
 # Only our own origin, everywhere; no inline scripts or styles (htmx's own indicator
@@ -197,8 +246,15 @@ if PRODUCTION:
     SECURE_SSL_REDIRECT = env_bool("SECURE_SSL_REDIRECT", True)
     SECURE_REDIRECT_EXEMPT = [r"^healthz$"]  # the container's own health check speaks plain HTTP
     SECURE_HSTS_SECONDS = int(os.environ.get("SECURE_HSTS_SECONDS", str(365 * 24 * 3600)))
-    SECURE_HSTS_INCLUDE_SUBDOMAINS = env_bool("SECURE_HSTS_INCLUDE_SUBDOMAINS", True)
-    SECURE_HSTS_PRELOAD = env_bool("SECURE_HSTS_PRELOAD", True)
+    # Subdomains and preloading bind every other site under the domain, and browsers' preload lists
+    # outlive any change of mind: the operator opts in to each, and Django's deploy check, which
+    # recommends both, is told so.
+    SECURE_HSTS_INCLUDE_SUBDOMAINS = env_bool("SECURE_HSTS_INCLUDE_SUBDOMAINS", False)
+    SECURE_HSTS_PRELOAD = env_bool("SECURE_HSTS_PRELOAD", False)
+    SILENCED_SYSTEM_CHECKS = [
+        *([] if SECURE_HSTS_INCLUDE_SUBDOMAINS else ["security.W005"]),
+        *([] if SECURE_HSTS_PRELOAD else ["security.W021"]),
+    ]
     if env_bool("BEHIND_TLS_PROXY", False):
         SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
 

@@ -2,17 +2,30 @@
 
 from __future__ import annotations
 
+import ipaddress
 import os
 import secrets
 import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+import yaml
+
 ROOT = Path(__file__).resolve().parent.parent
+KEY = secrets.token_urlsafe(64)
+
+
+#: What production needs beside DJANGO_ENV, each test leaving out or spoiling one.
+SITE = "https://dicehall.example.com"
+PRODUCTION = {"DJANGO_ENV": "production", "ALLOWED_HOSTS": "dicehall.example.com", "SITE_URL": SITE}
+OURS = {"SECRET_KEY", "ALLOWED_HOSTS", "DJANGO_ENV", "SITE_URL"} | {
+    k for k in os.environ if k.startswith(("EMAIL_", "SECURE_HSTS"))
+}
 
 
 def manage(*args: str, **env: str) -> subprocess.CompletedProcess[str]:
-    environment = {k: v for k, v in os.environ.items() if k not in ("SECRET_KEY", "ALLOWED_HOSTS", "DJANGO_ENV")}
+    environment = {k: v for k, v in os.environ.items() if k not in OURS}
     environment.update(env)
     return subprocess.run(
         [sys.executable, "manage.py", *args], cwd=ROOT, env=environment, capture_output=True, text=True, check=False
@@ -20,13 +33,13 @@ def manage(*args: str, **env: str) -> subprocess.CompletedProcess[str]:
 
 
 def test_production_refuses_to_start_without_a_secret_key() -> None:
-    result = manage("check", DJANGO_ENV="production", ALLOWED_HOSTS="dicehall.example.com")
+    result = manage("check", **PRODUCTION)
     assert result.returncode != 0
     assert "SECRET_KEY must be set" in result.stderr
 
 
 def test_production_refuses_to_start_without_allowed_hosts() -> None:
-    result = manage("check", DJANGO_ENV="production", SECRET_KEY=secrets.token_urlsafe(64))
+    result = manage("check", DJANGO_ENV="production", SECRET_KEY=secrets.token_urlsafe(64), SITE_URL=SITE)
     assert result.returncode != 0
     assert "ALLOWED_HOSTS must be set" in result.stderr
 
@@ -43,9 +56,97 @@ def test_production_passes_the_deploy_check() -> None:
         "--deploy",
         "--fail-level",
         "WARNING",
-        DJANGO_ENV="production",
+        **PRODUCTION,
         SECRET_KEY=secrets.token_urlsafe(64),
-        ALLOWED_HOSTS="dicehall.example.com",
     )
     assert result.returncode == 0, result.stdout + result.stderr
     assert "no issues" in result.stdout
+
+
+@pytest.mark.parametrize(
+    "key",
+    [
+        "x",  # short
+        "a" * 80,  # long, but one character over and over
+        "django-insecure-" + secrets.token_urlsafe(64),  # Django's own placeholder, however long
+    ],
+)
+def test_production_refuses_a_weak_secret_key(key: str) -> None:
+    result = manage("check", **PRODUCTION, SECRET_KEY=key)
+    assert result.returncode != 0
+    assert "SECRET_KEY must be at least 50 random characters" in result.stderr
+
+
+def test_production_refuses_a_wildcard_host() -> None:
+    result = manage("check", **{**PRODUCTION, "ALLOWED_HOSTS": "dicehall.example.com,*"}, SECRET_KEY=KEY)
+    assert result.returncode != 0
+    assert "not '*'" in result.stderr
+
+
+@pytest.mark.parametrize(
+    ("site_url", "message"),
+    [
+        ("", "SITE_URL must be a scheme and a host"),
+        ("dicehall.example.com", "SITE_URL must be a scheme and a host"),
+        ("https://dicehall.example.com/app/", "SITE_URL must be a scheme and a host"),
+        ("http://dicehall.example.com", "SITE_URL must start with https://"),
+    ],
+)
+def test_production_needs_an_https_site_url_for_its_links(site_url: str, message: str) -> None:
+    result = manage("check", **{**PRODUCTION, "SITE_URL": site_url}, SECRET_KEY=KEY)
+    assert result.returncode != 0
+    assert message in result.stderr
+
+
+def production_setting(expression: str, **env: str) -> str:
+    result = manage(
+        "shell",
+        "--no-imports",
+        "-c",
+        f"from django.conf import settings; print({expression})",
+        **PRODUCTION,
+        SECRET_KEY=KEY,
+        **env,
+    )
+    assert result.returncode == 0, result.stderr
+    return result.stdout.strip()
+
+
+def test_hsts_covers_subdomains_and_asks_for_preloading_only_when_the_operator_opts_in() -> None:
+    assert production_setting("(settings.SECURE_HSTS_INCLUDE_SUBDOMAINS, settings.SECURE_HSTS_PRELOAD)") == (
+        "(False, False)"
+    )
+    opted_in = production_setting(
+        "(settings.SECURE_HSTS_INCLUDE_SUBDOMAINS, settings.SECURE_HSTS_PRELOAD, settings.SILENCED_SYSTEM_CHECKS)",
+        SECURE_HSTS_INCLUDE_SUBDOMAINS="true",
+        SECURE_HSTS_PRELOAD="true",
+    )
+    assert opted_in == "(True, True, [])"
+
+
+def test_mail_uses_tls_by_default() -> None:
+    assert production_setting("(settings.EMAIL_USE_TLS, settings.EMAIL_USE_SSL, settings.EMAIL_PORT)") == (
+        "(True, False, 587)"
+    )
+    implicit = production_setting("(settings.EMAIL_USE_TLS, settings.EMAIL_PORT)", EMAIL_USE_SSL="true")
+    assert implicit == "(False, 465)"
+    both = manage("check", **PRODUCTION, SECRET_KEY=KEY, EMAIL_USE_SSL="true", EMAIL_USE_TLS="true")
+    assert both.returncode != 0
+    assert "exclude each other" in both.stderr
+
+
+def test_the_compose_file_publishes_only_the_proxy_and_the_app_trusts_only_the_proxy() -> None:
+    compose = yaml.safe_load((ROOT / "docker-compose.yml").read_text())
+    services = compose["services"]
+    published = {name for name, service in services.items() if service.get("ports")}
+    assert published == {"proxy"}
+    app = services["app"]["environment"]
+    proxy_address = services["proxy"]["networks"]["default"]["ipv4_address"]
+    assert app["BEHIND_TLS_PROXY"] == "true"
+    assert app["FORWARDED_ALLOW_IPS"] == proxy_address  # uvicorn believes the proxy's headers, no one else's
+    subnet = compose["networks"]["default"]["ipam"]["config"][0]["subnet"]
+    assert ipaddress.ip_address(proxy_address) in ipaddress.ip_network(subnet)
+    assert app["SITE_URL"].startswith("https://")
+    caddyfile = (ROOT / "deploy" / "Caddyfile").read_text()
+    assert "reverse_proxy" in caddyfile
+    assert "dynamic a app 8000" in caddyfile

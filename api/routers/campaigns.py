@@ -22,6 +22,7 @@ from campaigns.operations import MAX_INVITATION_DAYS, Refused
 from characters import campaign_changes
 from rules import systems
 from rules.systems.base import OptionsError
+from web.site import absolute_url
 
 router = Router(tags=["Campaigns"])
 
@@ -182,11 +183,11 @@ def _detail(campaign: Campaign) -> dict[str, Any]:
     }
 
 
-def _invitation(request: HttpRequest, invitation: Invitation) -> dict[str, Any]:
+def _invitation(invitation: Invitation) -> dict[str, Any]:
     return {
         "id": invitation.pk,
         "token": invitation.token,
-        "url": request.build_absolute_uri(reverse("campaigns:join", args=[invitation.token])),
+        "url": absolute_url(reverse("campaigns:join", args=[invitation.token])),
         "expires": invitation.expires_at,
         "max_uses": invitation.max_uses,
     }
@@ -273,7 +274,7 @@ def create_invitation(request: HttpRequest, id: PathId, invitation: InvitationIn
     created = operations.create_invitation(
         campaign_id=campaign.pk, by=request.user, days=invitation.days, max_uses=invitation.max_uses
     )
-    return Status(201, _invitation(request, created))
+    return Status(201, _invitation(created))
 
 
 @router.post(

@@ -5,9 +5,10 @@ from __future__ import annotations
 import re
 
 import pytest
+from django.conf import settings
 from django.contrib.auth.models import User
 from django.core import mail
-from django.test import Client
+from django.test import Client, override_settings
 from django.urls import reverse
 from pytest_django.asserts import assertContains
 
@@ -63,7 +64,7 @@ def test_changing_a_password_needs_a_login(client: Client) -> None:
 
 
 def reset_link(message: mail.EmailMessage) -> str:
-    match = re.search(r"http://testserver(/accounts/reset/[^/\s]+/[^/\s]+/)", message.body)
+    match = re.search(re.escape(settings.SITE_URL) + r"(/accounts/reset/[^/\s]+/[^/\s]+/)", message.body)
     assert match, message.body
     return match.group(1)
 
@@ -125,3 +126,17 @@ def test_the_reset_pages_are_public(client: Client) -> None:
         assert client.get(reverse(name)).status_code == 200, name
     bad = client.get(reverse("password_reset_confirm", kwargs={"uidb64": "MQ", "token": "bad-token"}))
     assertContains(bad, "<h1>This link does not work</h1>")
+
+
+@override_settings(ALLOWED_HOSTS=["testserver", "evil.example"], SITE_URL="https://dicehall.example.com")
+def test_a_reset_link_is_on_the_site_s_own_address_whatever_host_the_request_named(
+    client: Client, player: User
+) -> None:
+    player.email = "player@example.com"
+    player.save()
+
+    client.post(reverse("password_reset"), {"email": "player@example.com"}, HTTP_HOST="evil.example")
+
+    body = mail.outbox[0].body
+    assert "https://dicehall.example.com/accounts/reset/" in body
+    assert "evil.example" not in body

@@ -7,6 +7,7 @@ from __future__ import annotations
 from datetime import timedelta
 
 import pytest
+from django.conf import settings
 from django.utils import timezone
 
 from api.routers.campaigns import MAX_RENAMES
@@ -293,7 +294,7 @@ def test_the_gm_creates_invitation_links(as_, campaign, who, status) -> None:
     invitation = Invitation.objects.get()
     body = response.json()
     assert body["token"] == invitation.token
-    assert body["url"] == f"http://testserver/invite/{invitation.token}/"
+    assert body["url"] == f"{settings.SITE_URL}/invite/{invitation.token}/"
     assert body["max_uses"] is None
     expires = invitation.expires_at - timezone.now()
     assert timedelta(days=29, hours=23) < expires <= timedelta(days=30)

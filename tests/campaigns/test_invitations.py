@@ -6,6 +6,7 @@ from __future__ import annotations
 from datetime import timedelta
 
 import pytest
+from django.conf import settings
 from django.urls import NoReverseMatch, reverse
 from django.utils import timezone
 
@@ -66,7 +67,7 @@ def test_the_gm_creates_a_single_use_link(client, gm, campaign) -> None:
     assert timedelta(days=7) - timedelta(minutes=1) < invitation.expires_at - timezone.now() <= timedelta(days=7)
     page = html(response)
     assert "A new invitation link is ready" in page
-    assert f'readonly value="http://testserver/invite/{invitation.token}/"' in page
+    assert f'readonly value="{settings.SITE_URL}/invite/{invitation.token}/"' in page
     campaign.refresh_from_db()
     assert campaign.last_activity_at > before
 
