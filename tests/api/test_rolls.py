@@ -430,13 +430,28 @@ def test_verify_reports_the_count_and_the_first_broken_link(api, campaign, playe
         with connection.cursor() as cursor:
             cursor.execute("ALTER TABLE play_roll DISABLE TRIGGER play_roll_append_only")
     client = api(player)
-    assert client.get(f"/campaigns/{campaign.pk}/rolls/verify").json() == {"count": 0, "broken": None, "ok": True}
+    assert client.get(f"/campaigns/{campaign.pk}/rolls/verify").json() == {
+        "count": 0,
+        "broken": None,
+        "ok": True,
+        "reason": "",
+    }
     for _ in range(4):
         record(campaign, player)
-    assert client.get(f"/campaigns/{campaign.pk}/rolls/verify").json() == {"count": 4, "broken": None, "ok": True}
+    assert client.get(f"/campaigns/{campaign.pk}/rolls/verify").json() == {
+        "count": 4,
+        "broken": None,
+        "ok": True,
+        "reason": "",
+    }
     with connection.cursor() as cursor:
         cursor.execute("UPDATE play_roll SET total = 12 WHERE campaign_id = %s AND seq = 3", [campaign.pk])
-    assert client.get(f"/campaigns/{campaign.pk}/rolls/verify").json() == {"count": 3, "broken": 3, "ok": False}
+    assert client.get(f"/campaigns/{campaign.pk}/rolls/verify").json() == {
+        "count": 3,
+        "broken": 3,
+        "ok": False,
+        "reason": "Roll #3 does not match its signature: it was changed.",
+    }
 
 
 # --- The schema -----------------------------------------------------------------------------------
