@@ -4,8 +4,10 @@ from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
 from html import unescape
+from io import StringIO
 
 import pytest
+from django.core.management import CommandError, call_command
 from django.db import connection
 from django.urls import reverse
 
@@ -219,3 +221,28 @@ def test_a_recent_roll_changed_after_a_verify_is_still_found(tamperable, campaig
     assert rolls.check_chain(campaign).broken is None
     raw("UPDATE play_roll SET total = 12 WHERE campaign_id = %s AND seq = 3", campaign.pk)
     assert rolls.check_chain(campaign) == rolls.ChainReport(count=3, broken=3)
+
+
+# --- The full check, from the command line --------------------------------------------------------
+
+
+def test_the_command_hashes_every_roll_again_and_names_a_broken_log(tamperable, campaign, player, monkeypatch) -> None:
+    monkeypatch.setattr(chain, "CHECKPOINT_EVERY", 2)
+    for _ in range(4):
+        record(campaign, player)
+    out = StringIO()
+    call_command("verify_rolls", stdout=out)
+    assert f"Campaign {campaign.pk}: all 4 rolls verified." in out.getvalue()
+    first = Roll.objects.get(campaign=campaign, seq=1)
+    raw("UPDATE play_roll SET total = 12 WHERE id = %s", first.pk)
+    # Roll 1 is behind the checkpoint at #4 that the page's Verify goes on from: only a full check hashes it again.
+    assert rolls.check_chain(campaign).hashed == 0
+    out = StringIO()
+    with pytest.raises(CommandError, match=r"1 roll log\(s\) broken"):
+        call_command("verify_rolls", str(campaign.pk), stdout=out)
+    assert f"Campaign {campaign.pk}: broken at roll #1. Roll #1 does not match its signature" in out.getvalue()
+
+
+def test_the_command_refuses_a_campaign_that_is_not_there(campaign) -> None:
+    with pytest.raises(CommandError, match=r"No campaign 999999\."):
+        call_command("verify_rolls", str(campaign.pk), "999999", stdout=StringIO())
