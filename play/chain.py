@@ -11,24 +11,27 @@ server no longer has cannot be checked: Verify says so, at that roll.
 
 Rolls written before the log was signed keep their plain SHA-256 (``key_id`` :data:`UNKEYED`): anybody can
 compute one, so the marker alone would let a forger write unkeyed rows anywhere. Migration play.0013 therefore
-signed, per campaign, the head of the log as it stood (an ``unkeyed`` :class:`~play.models.ChainCheckpoint`):
-an unkeyed roll is accepted only at or before that ``seq``, and the roll at that ``seq`` must still have the
+signed, per campaign, where its unkeyed rolls end (an ``unkeyed`` :class:`~play.models.ChainCheckpoint`): an
+unkeyed roll is accepted only at or before that ``seq``, and the roll at that ``seq`` must still have the
 ``hash`` recorded then, so that rewriting any of the old rolls (and recomputing the plain chain after it) is
 found at that ``seq``. The old rows were not re-signed: re-signing would have meant switching off the
 append-only trigger and would have blessed whatever the rows held, tampered or not; the checkpoint freezes them
 as they were, and every roll after them is signed.
 
-Each successful Verify signs the head it reached (a ``verified`` checkpoint) and the next Verify hashes only
-the rolls after it, read as plain values a chunk at a time: the cost follows the new rolls, not the log. A log
-cut short below that checkpoint, or rewritten (every ``hash`` recomputed, with the key) up to it, no longer
+Each successful Verify signs the head it reached (a ``head`` checkpoint: the log must still reach it,
+unchanged) and the last roll it passed at a multiple of :data:`CHECKPOINT_EVERY` (a ``verified`` checkpoint).
+The next Verify checks that roll's hash and hashes only the rolls after it, read as plain values a chunk at a
+time: the cost follows the new rolls (and at most :data:`CHECKPOINT_EVERY` recent ones), not the log. A log cut
+short below the head, or rewritten (every ``hash`` recomputed, with the key) up to a checkpoint, no longer
 matches it and Verify says where.
 
 What this finds and what it cannot (see ``docs/roll-log.md``): without the key, no change, insertion,
-removal or reordering of rolls goes unseen; nor a cut tail below the last checkpoint, nor a forged or
+removal or reordering of rolls goes unseen; nor a cut tail below the last head, nor a forged or
 altered checkpoint. Someone holding both the database and a signing key can rewrite the log and its
 checkpoints alike: the key is what is trusted. Removing the checkpoints as well as the rolls after them is
 not seen (nothing in the database can prove what the database no longer holds); nor is a change to a roll
-already verified, until a full check (``check_chain(full=True)``, ``manage.py verify_rolls``) hashes it again.
+already verified and behind the ``verified`` checkpoint, until a full check (``check_chain(full=True)``,
+``manage.py verify_rolls``) hashes it again.
 """
 
 from __future__ import annotations
