@@ -5,7 +5,7 @@ The first rows of each history go through the app's own operations (``ledger.awa
 ``play.encounters``), so they are exactly what the app writes; the thousands after them are
 appended with ``bulk_create``, each the way the model keeps it: a ledger entry carries the running
 balance (and the character's ``Balance`` is set to the last), a sheet change its version (and the
-character's ``version`` follows), and a roll its ``seq`` and hash chain (checked whole with
+character's ``version`` follows), and a roll its ``seq`` and signed hash chain (checked whole with
 :func:`play.rolls.verify_chain`). Append-only rows are only ever appended.
 
 The characters are Lucky 13's, asked of the registry (``rules.systems.get``), never imported by name.
@@ -26,7 +26,7 @@ from django.urls import reverse
 from campaigns.models import Campaign, Membership
 from characters import ledger, write
 from characters.models import Balance, Character, LedgerEntry, ReputationChange, SheetChange
-from play import encounters, rolls, sheet_rolls
+from play import chain, encounters, rolls, sheet_rolls
 from play.models import Roll
 from rules import systems
 from rules.systems.base import RulesSystem
@@ -335,7 +335,8 @@ def roll_log(where: Campaign, people: Cast, heroes: Sequence[Character], n: int)
                 seq=seq,
                 prev_hash=prev_hash,
             )
-            roll.hash = prev_hash = rolls.content_hash(roll)
+            chain.seal(roll)  # signed as record_roll signs
+            prev_hash = roll.hash
             appended.append(roll)
         Roll.objects.bulk_create(appended, batch_size=BATCH)
     if Roll.objects.filter(campaign=where).count() != n or rolls.verify_chain(where) is not None:

@@ -1,12 +1,15 @@
 """Dicehall settings, read from the environment with safe development defaults.
 
-``DJANGO_ENV=production`` demands a real ``SECRET_KEY``, named ``ALLOWED_HOSTS`` and an HTTPS
-``SITE_URL``, and turns on secure cookies, HSTS and HTTPS redirects; see ``.env.example``.
+``DJANGO_ENV=production`` demands a real ``SECRET_KEY``, named ``ALLOWED_HOSTS``, an HTTPS
+``SITE_URL`` and ``ROLL_CHAIN_KEYS``, and turns on secure cookies, HSTS and HTTPS redirects; see ``.env.example``.
 """
 
 from __future__ import annotations
 
+import hashlib
+import hmac
 import os
+import re
 from pathlib import Path
 from urllib.parse import urlsplit
 
@@ -97,6 +100,39 @@ else:
     SITE_URL = site_url(os.environ.get("SITE_URL", DEVELOPMENT_SITE_URL), production=False)
 
 CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS", [])
+
+#: The keys the roll log is signed with (HMAC-SHA256, :mod:`play.chain`): kept here, never in the
+#: database, so that someone who can write the database still cannot forge a roll. ``id:secret``
+#: pairs, comma-separated; the first signs new rolls, the others only verify the rolls and checkpoints
+#: they signed (keep every key that ever signed, or those campaigns no longer verify).
+ROLL_CHAIN_KEY_ID = re.compile(r"[A-Za-z0-9_.-]{1,16}")
+#: A secret shorter than this is refused: HMAC-SHA256 wants at least 256 bits of it.
+ROLL_CHAIN_SECRET_MIN = 32
+
+
+def roll_chain_keys(value: str) -> list[tuple[str, str]]:
+    """``ROLL_CHAIN_KEYS`` read: (id, secret) pairs in order, each id once and well formed, each secret long enough."""
+    keys: list[tuple[str, str]] = []
+    for pair in filter(None, (item.strip() for item in value.split(","))):
+        key_id, _, secret = pair.partition(":")
+        if not ROLL_CHAIN_KEY_ID.fullmatch(key_id):
+            raise ImproperlyConfigured(f"ROLL_CHAIN_KEYS: a key id is 1 to 16 of A-Z a-z 0-9 _ . -, not {key_id!r}")
+        if len(secret) < ROLL_CHAIN_SECRET_MIN:
+            raise ImproperlyConfigured(
+                f"ROLL_CHAIN_KEYS: the secret of key {key_id!r} is shorter than {ROLL_CHAIN_SECRET_MIN} characters"
+            )
+        if key_id in dict(keys):
+            raise ImproperlyConfigured(f"ROLL_CHAIN_KEYS: key {key_id!r} is listed twice")
+        keys.append((key_id, secret))
+    return keys
+
+
+ROLL_CHAIN_KEYS = roll_chain_keys(os.environ.get("ROLL_CHAIN_KEYS", ""))
+if PRODUCTION and not ROLL_CHAIN_KEYS:
+    raise ImproperlyConfigured("ROLL_CHAIN_KEYS must be set when DJANGO_ENV=production (id:secret, comma-separated)")
+if not ROLL_CHAIN_KEYS:
+    # Development and tests: one key derived from SECRET_KEY, so that nothing needs setting up.
+    ROLL_CHAIN_KEYS = [("dev", hmac.new(SECRET_KEY.encode(), b"dicehall roll chain", hashlib.sha256).hexdigest())]
 
 INSTALLED_APPS = [
     "django.contrib.admin",

@@ -59,9 +59,10 @@ class Roll(AppendOnlyModel):
     """One roll made in a campaign, written once by :func:`play.rolls.record_roll`.
 
     Each row carries ``seq`` (1, 2, 3 … within its campaign), ``prev_hash`` (the
-    hash of roll ``seq - 1``, or 64 zeros for the first) and ``hash``, the SHA-256
-    of its canonical content (:func:`play.rolls.canonical`), so that a changed,
-    removed or inserted row breaks the chain from there on.
+    hash of roll ``seq - 1``, or 64 zeros for the first) and ``hash``, the HMAC-SHA256
+    of its canonical content (:func:`play.chain.canonical`) with the server's key named by ``key_id``,
+    so that a changed, removed or inserted row breaks the chain from there on, and one rewritten
+    by someone without the key cannot be made to match again (:mod:`play.chain`).
     """
 
     Kind = RollKind
@@ -97,6 +98,9 @@ class Roll(AppendOnlyModel):
     follows = models.PositiveIntegerField(null=True, blank=True)
     prev_hash = models.CharField(max_length=64)
     hash = models.CharField(max_length=64)
+    #: The key (an id in ``settings.ROLL_CHAIN_KEYS``) whose HMAC ``hash`` is; "" only on rows written
+    #: before the log was signed, whose ``hash`` is a plain SHA-256 (:data:`play.chain.UNKEYED`).
+    key_id = models.CharField(max_length=16, blank=True, default="")
 
     objects = RollQuerySet.as_manager()
 
@@ -129,6 +133,41 @@ class Roll(AppendOnlyModel):
 
     def visible_to_all(self) -> bool:
         return not self.secret or self.revealed_at is not None
+
+
+class ChainCheckpoint(models.Model):
+    """Where a campaign's roll log stood, kept apart from the rolls and signed with the server's key
+    (:mod:`play.chain`), so that a log cut short or rewritten from some roll on no longer matches it.
+
+    One of each kind per campaign at most. ``unkeyed``: the last roll written before the log was signed
+    (migration play.0013), the only rolls that may have a plain SHA-256; ``head``: the last roll the last
+    Verify found whole, which the log must still reach unchanged; ``verified``: the last roll at a multiple
+    of :data:`play.chain.CHECKPOINT_EVERY` that Verify found whole, from where the next Verify goes on.
+    """
+
+    class Kind(models.TextChoices):
+        UNKEYED = "unkeyed", "head of the log before it was signed"
+        HEAD = "head", "head of the log when last verified"
+        VERIFIED = "verified", "point Verify goes on from"
+
+    campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="chain_checkpoints")
+    kind = models.CharField(max_length=10, choices=Kind.choices)
+    seq = models.PositiveIntegerField()
+    #: The ``hash`` of roll ``seq``.
+    hash = models.CharField(max_length=64)
+    key_id = models.CharField(max_length=16)
+    #: HMAC-SHA256 with key ``key_id`` of the fields above and ``created_at`` (:func:`play.chain.checkpoint_mac`).
+    mac = models.CharField(max_length=64)
+    created_at = models.DateTimeField()
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["campaign", "kind"], name="play_chaincheckpoint_one_of_each_kind"),
+            models.CheckConstraint(condition=Q(seq__gte=1), name="play_chaincheckpoint_seq_positive"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.get_kind_display()} of campaign {self.campaign_id}: #{self.seq}"
 
 
 class RollReveal(AppendOnlyModel):

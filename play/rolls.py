@@ -1,4 +1,4 @@
-"""The roll log: recording a roll, revealing a secret one, and verifying the hash chain.
+"""The roll log: recording a roll and revealing a secret one.
 
 Every roll made in a campaign (from a sheet, an encounter, the free dice box)
 goes through :func:`record_roll`, and nothing else writes :class:`~play.models.Roll`
@@ -23,16 +23,15 @@ After the transaction commits, :data:`roll_recorded` is sent with the roll, for 
 revealing a secret roll sends :data:`roll_revealed` the same way.
 
 JSON content may hold only objects, arrays, strings, integers, booleans and null: no
-floats, so that the canonical form (below) is the same on every database and machine.
+floats, so that the canonical form (:func:`play.chain.canonical`) is the same on every database and
+machine. The chain itself (signing each roll, verifying the log) is :mod:`play.chain`; its names are
+also read from here, where they were first.
 """
 
 from __future__ import annotations
 
-import hashlib
 import json
-from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass
-from datetime import UTC, datetime
+from collections.abc import Mapping, Sequence
 from fractions import Fraction
 from typing import Any, Final
 
@@ -44,14 +43,18 @@ from django.utils import timezone
 from campaigns.models import Campaign, Membership
 from campaigns.operations import ARCHIVED, Conflict, NotAllowed, NotFound, Refused
 from characters.models import Character
+from play import chain
+from play.chain import GENESIS as GENESIS
+from play.chain import ChainReport as ChainReport
+from play.chain import canonical as canonical
+from play.chain import check_chain as check_chain
+from play.chain import content_hash as content_hash
+from play.chain import verify_chain as verify_chain
 from play.models import Roll, RollKind, RollReveal
 from rules import expressions, systems
 from rules.dice import die_view
 from rules.expressions import Constant, ExpressionError, ExpressionRoll
 from rules.systems.base import SpecError, Worded
-
-#: The ``prev_hash`` of a campaign's first roll.
-GENESIS: Final = "0" * 64
 
 #: The longest label a roll keeps (the column's length); longer words are cut with an ellipsis.
 LABEL_LENGTH: Final = Roll._meta.get_field("label").max_length
@@ -61,10 +64,6 @@ roll_recorded = django.dispatch.Signal()
 
 #: Sent after commit with ``roll`` when the GM reveals it: the players' dashboards get it at last.
 roll_revealed = django.dispatch.Signal()
-
-
-def _timestamp(moment: datetime) -> str:
-    return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
 
 
 def _check_json(value: Any, where: str) -> None:
@@ -81,51 +80,6 @@ def _check_json(value: Any, where: str) -> None:
             _check_json(item, where)
         return
     raise TypeError(f"{where}: {type(value).__name__} is not allowed in a roll (integers, strings, booleans only)")
-
-
-def canonical(roll: Roll) -> bytes:
-    """The bytes a roll's hash is taken over.
-
-    A JSON object with exactly these keys: ``campaign`` (id), ``seq``, ``by`` (user
-    id), ``character`` (id or null), ``kind``, ``spec``, ``dice``, ``total`` (integer
-    or null), ``outcome``, ``chance`` ("p/q" or null), ``chance_of``, ``secret``,
-    ``created_at`` and ``prev_hash``; ``follows`` (a reroll: the number of the roll it replaces) when
-    set; and ``system`` and ``label`` when they are not empty
-    (rows written before they were stored have them empty, and their hashes were taken
-    without them, so those chains verify unchanged; a new row always has both, so its hash
-    covers them and blanking either breaks it as changing it does). ``created_at`` is ISO 8601 in UTC with
-    microseconds and a ``Z``: ``2026-11-22T01:55:00.123456Z``. Serialised with keys
-    sorted at every level, no whitespace (``","`` and ``":"`` separators), non-ASCII
-    characters as themselves, encoded as UTF-8; numbers are integers only.
-    ``hash`` is the lowercase hex SHA-256 of these bytes.
-    """
-    content = {
-        "campaign": roll.campaign_id,
-        "seq": roll.seq,
-        "by": roll.by_id,
-        "character": roll.character_id,
-        "kind": roll.kind,
-        "spec": roll.spec,
-        "dice": roll.dice,
-        "total": roll.total,
-        "outcome": roll.outcome,
-        "chance": roll.chance,
-        "chance_of": roll.chance_of,
-        "secret": roll.secret,
-        "created_at": _timestamp(roll.created_at),
-        "prev_hash": roll.prev_hash,
-    }
-    for name in ("system", "label"):
-        # getattr with a default: a migration's historical model from before these fields hashes as it did.
-        if value := getattr(roll, name, ""):
-            content[name] = value
-    if (follows := getattr(roll, "follows", None)) is not None:  # a reroll: which roll it replaces
-        content["follows"] = follows
-    return json.dumps(content, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False).encode()
-
-
-def content_hash(roll: Roll) -> str:
-    return hashlib.sha256(canonical(roll)).hexdigest()
 
 
 def _ratio(chance: Fraction | str | None) -> str | None:
@@ -227,7 +181,7 @@ def record_roll(
         prev_hash=prev_hash,
         follows=follows,
     )
-    roll.hash = content_hash(roll)
+    chain.seal(roll)
     roll.save()
     Campaign.objects.filter(pk=campaign.pk).update(last_activity_at=now)
     transaction.on_commit(lambda: roll_recorded.send(sender=Roll, roll=roll))
@@ -358,44 +312,6 @@ def system_of(roll: Roll) -> str:
     """The roll's rules system; for a row written before it was stored, its campaign's (which never
     changes). Load the campaign with the rolls (or set ``roll.campaign``) to spare a query."""
     return roll.system or roll.campaign.system
-
-
-# --- Verifying the chain ---------------------------------------------------------------------------
-
-
-@dataclass(frozen=True, slots=True)
-class ChainReport:
-    count: int
-    #: The first roll that does not match (or the first missing number); None when all do.
-    broken: int | None
-
-
-def _rolls_in_order(campaign: Campaign, chunk: int = 2000) -> Iterator[Roll]:
-    """Every roll of the campaign by ``seq``, read a chunk at a time by keyset: never all in memory."""
-    after = 0
-    while True:
-        page = list(Roll.objects.filter(campaign=campaign, seq__gt=after).order_by("seq")[:chunk])
-        yield from page
-        if len(page) < chunk:
-            return
-        after = page[-1].seq
-
-
-def check_chain(campaign: Campaign) -> ChainReport:
-    """Recompute every hash in order; a roll matches when its ``seq`` follows the previous one,
-    its ``prev_hash`` is the previous roll's hash, and its ``hash`` is the hash of its content."""
-    expected_seq, prev_hash, count = 1, GENESIS, 0
-    for roll in _rolls_in_order(campaign):
-        count += 1
-        if roll.seq != expected_seq or roll.prev_hash != prev_hash or roll.hash != content_hash(roll):
-            return ChainReport(count=count, broken=expected_seq)
-        expected_seq, prev_hash = roll.seq + 1, roll.hash
-    return ChainReport(count=count, broken=None)
-
-
-def verify_chain(campaign: Campaign) -> int | None:
-    """The ``seq`` of the first broken link of the campaign's log, or None when the chain holds."""
-    return check_chain(campaign).broken
 
 
 # --- The free dice box -----------------------------------------------------------------------------

@@ -18,8 +18,14 @@ KEY = secrets.token_urlsafe(64)
 
 #: What production needs beside DJANGO_ENV, each test leaving out or spoiling one.
 SITE = "https://dicehall.example.com"
-PRODUCTION = {"DJANGO_ENV": "production", "ALLOWED_HOSTS": "dicehall.example.com", "SITE_URL": SITE}
-OURS = {"SECRET_KEY", "ALLOWED_HOSTS", "DJANGO_ENV", "SITE_URL"} | {
+CHAIN = f"2026:{secrets.token_urlsafe(48)}"
+PRODUCTION = {
+    "DJANGO_ENV": "production",
+    "ALLOWED_HOSTS": "dicehall.example.com",
+    "SITE_URL": SITE,
+    "ROLL_CHAIN_KEYS": CHAIN,
+}
+OURS = {"SECRET_KEY", "ALLOWED_HOSTS", "DJANGO_ENV", "SITE_URL", "ROLL_CHAIN_KEYS"} | {
     k for k in os.environ if k.startswith(("EMAIL_", "SECURE_HSTS"))
 }
 
@@ -42,6 +48,36 @@ def test_production_refuses_to_start_without_allowed_hosts() -> None:
     result = manage("check", DJANGO_ENV="production", SECRET_KEY=secrets.token_urlsafe(64), SITE_URL=SITE)
     assert result.returncode != 0
     assert "ALLOWED_HOSTS must be set" in result.stderr
+
+
+def test_production_refuses_to_start_without_roll_chain_keys() -> None:
+    without = {k: v for k, v in PRODUCTION.items() if k != "ROLL_CHAIN_KEYS"}
+    result = manage("check", **without, SECRET_KEY=secrets.token_urlsafe(64))
+    assert result.returncode != 0
+    assert "ROLL_CHAIN_KEYS must be set when DJANGO_ENV=production" in result.stderr
+
+
+@pytest.mark.parametrize(
+    ("keys", "message"),
+    [
+        ("2026:short", "the secret of key '2026' is shorter than 32 characters"),
+        (f"bad id:{'x' * 40}", "a key id is 1 to 16 of A-Z a-z 0-9 _ . -, not 'bad id'"),
+        (f":{'x' * 40}", "a key id is 1 to 16 of A-Z a-z 0-9 _ . -, not ''"),
+        (f"a:{'x' * 40},a:{'y' * 40}", "key 'a' is listed twice"),
+    ],
+)
+def test_malformed_roll_chain_keys_are_refused(keys: str, message: str) -> None:
+    result = manage("check", ROLL_CHAIN_KEYS=keys)
+    assert result.returncode != 0
+    assert f"ROLL_CHAIN_KEYS: {message}" in result.stderr
+
+
+def test_roll_chain_keys_are_read_in_order_the_first_signing() -> None:
+    result = manage(
+        "shell", "-c", "from django.conf import settings; print([k for k, _ in settings.ROLL_CHAIN_KEYS])",
+        ROLL_CHAIN_KEYS=f"2026b:{'x' * 40}, 2026a:{'y' * 40}",
+    )  # fmt: skip
+    assert result.stdout.strip().splitlines()[-1] == "['2026b', '2026a']", result.stderr
 
 
 def test_an_unknown_environment_is_refused() -> None:

@@ -137,6 +137,11 @@ class ChainOut(Schema):
     count: int = Field(..., description="Rolls checked, up to and including the first broken link.")
     broken: int | None = Field(..., description="The seq of the first roll that does not match; null if none.")
     ok: bool
+    reason: str = Field(
+        "",
+        description="What is wrong at `broken`, in words (a roll changed or missing, a cut tail, a key the server no "
+        "longer holds); empty when the chain holds.",
+    )
 
 
 def _typed(value: Any, kind: type) -> Any:
@@ -260,13 +265,15 @@ def roll_log(
     "/campaigns/{id}/rolls/verify",
     response=responses({200: ChainOut}, 404),
     summary="Verify the roll log's hash chain",
-    description="Recomputes every roll's hash in order, as the log page's Verify does: `broken` is the first roll "
-    "that was changed, removed or inserted, or null when the chain holds. Members only (others 404).",
+    description="Checks every roll's signature (HMAC-SHA256 with the server's key) in order, as the log page's Verify "
+    "does, from where the last Verify found the log whole: `broken` is the first roll that was changed, removed or "
+    "inserted (or the first missing one, when the log is shorter than it was), or null when the chain holds. "
+    "Members only (others 404).",
 )
 def verify_log(request: HttpRequest, id: PathId) -> dict[str, Any]:
     campaign = campaign_access.campaign_for(request.user, id)
     report = check_chain(campaign)
-    return {"count": report.count, "broken": report.broken, "ok": report.broken is None}
+    return {"count": report.count, "broken": report.broken, "ok": report.broken is None, "reason": report.reason}
 
 
 # --- Roll requests: the GM's calls -----------------------------------------------------------------

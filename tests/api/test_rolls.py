@@ -430,13 +430,49 @@ def test_verify_reports_the_count_and_the_first_broken_link(api, campaign, playe
         with connection.cursor() as cursor:
             cursor.execute("ALTER TABLE play_roll DISABLE TRIGGER play_roll_append_only")
     client = api(player)
-    assert client.get(f"/campaigns/{campaign.pk}/rolls/verify").json() == {"count": 0, "broken": None, "ok": True}
+    assert client.get(f"/campaigns/{campaign.pk}/rolls/verify").json() == {
+        "count": 0,
+        "broken": None,
+        "ok": True,
+        "reason": "",
+    }
     for _ in range(4):
         record(campaign, player)
-    assert client.get(f"/campaigns/{campaign.pk}/rolls/verify").json() == {"count": 4, "broken": None, "ok": True}
+    assert client.get(f"/campaigns/{campaign.pk}/rolls/verify").json() == {
+        "count": 4,
+        "broken": None,
+        "ok": True,
+        "reason": "",
+    }
     with connection.cursor() as cursor:
         cursor.execute("UPDATE play_roll SET total = 12 WHERE campaign_id = %s AND seq = 3", [campaign.pk])
-    assert client.get(f"/campaigns/{campaign.pk}/rolls/verify").json() == {"count": 3, "broken": 3, "ok": False}
+    assert client.get(f"/campaigns/{campaign.pk}/rolls/verify").json() == {
+        "count": 3,
+        "broken": 3,
+        "ok": False,
+        "reason": "Roll #3 does not match its signature: it was changed.",
+    }
+
+
+def test_verify_reports_a_cut_tail_and_a_missing_key_in_words(api, campaign, player, settings) -> None:
+    if connection.vendor == "postgresql":
+        with connection.cursor() as cursor:
+            cursor.execute("ALTER TABLE play_roll DISABLE TRIGGER play_roll_append_only")
+    client = api(player)
+    settings.ROLL_CHAIN_KEYS = [("old", "o" * 40)]
+    for _ in range(3):
+        record(campaign, player)
+    assert client.get(f"/campaigns/{campaign.pk}/rolls/verify").json()["ok"] is True
+    with connection.cursor() as cursor:
+        cursor.execute("DELETE FROM play_roll WHERE campaign_id = %s AND seq = 3", [campaign.pk])
+    cut = client.get(f"/campaigns/{campaign.pk}/rolls/verify").json()
+    assert (cut["count"], cut["broken"], cut["ok"]) == (2, 3, False)
+    assert cut["reason"].startswith("The log ends at #2, but it held #3 on ")
+    settings.ROLL_CHAIN_KEYS = [("new", "n" * 40)]  # the key that signed them, dropped
+    response = client.get(f"/campaigns/{campaign.pk}/rolls/verify")
+    assert response.status_code == 200
+    assert response.json()["broken"] == 1
+    assert response.json()["reason"].startswith("Roll #1 is signed with key 'old', which this server no longer holds")
 
 
 # --- The schema -----------------------------------------------------------------------------------

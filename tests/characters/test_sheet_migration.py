@@ -24,8 +24,8 @@ DICE = ("d4", "d6", "d8", "d10", "d12")
 ABILITIES = ("will", "charm", "pulse", "intellect", "reflex")
 OLD_TABLES = ("character", "skill", "specialization", "trait", "asset", "asset_skills", "weapon", "armor")
 #: Columns that later migrations add to the kept tables (characters.0007: each entry's currency; play.0010: a
-#: reroll's roll it follows).
-LATER_COLUMNS = ("currency", "follows")
+#: reroll's roll it follows; play.0013: the key a roll was signed with, found again on the way back).
+LATER_COLUMNS = ("currency", "follows", "key_id")
 KEPT_TABLES = ("characters_ledgerentry", "characters_reputationchange", "play_roll")
 
 

@@ -3,18 +3,20 @@
 from __future__ import annotations
 
 import hashlib
+import hmac
 import json
 import threading
 from datetime import UTC, datetime
 from fractions import Fraction
 
 import pytest
+from django.conf import settings
 from django.db import DatabaseError, connection, transaction
 
 from campaigns.models import AppendOnly
 from campaigns.operations import Conflict, NotAllowed, NotFound
 from characters.models import Character
-from play import rolls
+from play import chain, rolls
 from play.models import Roll, RollKind, RollReveal
 from tests.campaigns.helpers import make_character
 
@@ -54,12 +56,14 @@ def test_the_canonical_form_is_exactly_as_documented(campaign, player, character
     expected = (
         f'{{"by":{player.pk},"campaign":{campaign.pk},"chance":"7/12","chance_of":"total ≥ 8",'
         f'"character":{character.pk},"created_at":"{roll_time}",'
-        '"dice":[{"dice":[{"faces":[3,4],"sides":6}],"label":"2d6","total":7}],"kind":"free","label":"2d6+1",'
-        f'"outcome":{{}},"prev_hash":"{rolls.GENESIS}","secret":false,"seq":1,"spec":{{"a":[1,true,null],"b":"é"}},'
-        '"system":"lucky13","total":8}'
+        '"dice":[{"dice":[{"faces":[3,4],"sides":6}],"label":"2d6","total":7}],"key":"dev","kind":"free",'
+        f'"label":"2d6+1","outcome":{{}},"prev_hash":"{rolls.GENESIS}","secret":false,"seq":1,'
+        '"spec":{"a":[1,true,null],"b":"é"},"system":"lucky13","total":8}'
     )
     assert rolls.canonical(roll) == expected.encode()
-    assert roll.hash == hashlib.sha256(expected.encode()).hexdigest()
+    assert roll.key_id == "dev"  # the key development derives from SECRET_KEY
+    secret = dict(settings.ROLL_CHAIN_KEYS)["dev"].encode()
+    assert roll.hash == hmac.new(secret, expected.encode(), hashlib.sha256).hexdigest()
 
 
 def test_the_timestamp_is_utc_with_microseconds(campaign, player) -> None:
@@ -174,12 +178,13 @@ def test_a_tampered_row_breaks_the_chain_at_that_row(tamperable, campaign, playe
     assert rolls.check_chain(campaign) == rolls.ChainReport(count=3, broken=3)
 
 
-def test_a_rehashed_row_still_breaks_the_next_link(tamperable, campaign, player) -> None:
+def test_a_row_signed_again_with_the_key_still_breaks_the_next_link(tamperable, campaign, player) -> None:
     for _ in range(4):
         record(campaign, player)
     forged = Roll.objects.get(campaign=campaign, seq=2)
     forged.total = 99
-    raw("UPDATE play_roll SET total = 99, hash = %s WHERE id = %s", rolls.content_hash(forged), forged.pk)
+    chain.seal(forged)  # as only someone holding the key could
+    raw("UPDATE play_roll SET total = 99, hash = %s WHERE id = %s", forged.hash, forged.pk)
     assert rolls.verify_chain(campaign) == 3
 
 
@@ -193,11 +198,11 @@ def test_a_removed_row_breaks_the_chain_where_it_was(tamperable, campaign, playe
 def test_the_chain_is_read_in_chunks(campaign, player, django_assert_num_queries, monkeypatch) -> None:
     for _ in range(5):
         record(campaign, player)
-    real = rolls._rolls_in_order
-    monkeypatch.setattr(rolls, "_rolls_in_order", lambda c: real(c, chunk=2))
-    # Three pages of at most two rolls: 2, 2, 1.
-    with django_assert_num_queries(3):
-        assert rolls.check_chain(campaign) == rolls.ChainReport(count=5, broken=None)
+    monkeypatch.setattr(chain, "CHUNK", 2)
+    # The checkpoints; three pages of at most two rolls: 2, 2, 1; then the head is signed, in a savepoint
+    # (read it locked, then insert it in a savepoint of its own).
+    with django_assert_num_queries(1 + 3 + 6):
+        assert rolls.check_chain(campaign, full=True) == rolls.ChainReport(count=5, broken=None)
 
 
 def test_each_campaign_has_its_own_chain(campaign, player, gm) -> None:
