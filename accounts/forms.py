@@ -1,12 +1,13 @@
-"""The sign-up and account forms; every other auth form is Django's own."""
+"""The sign-up, log-in, account and token forms; every other auth form is Django's own."""
 
 from __future__ import annotations
 
 from typing import Any, Final
 
 from django import forms
-from django.contrib.auth.forms import UserCreationForm
+from django.contrib.auth.forms import AuthenticationForm, UserCreationForm
 from django.contrib.auth.models import User
+from django.core.validators import MaxLengthValidator
 
 from accounts.models import CanonicalName
 from accounts.names import skeleton
@@ -44,6 +45,16 @@ class SignupForm(UserCreationForm):
                 "That name is taken, or looks just like one that is: choose another.", code="unique"
             )
         return username
+
+
+class LoginForm(AuthenticationForm):
+    """Django's log-in form, refusing a name longer than any username before a password is checked (its
+    own form sets the length on the input only), so that no such name reaches the failure counts."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        username = self.fields["username"]
+        username.validators.append(MaxLengthValidator(username.max_length))
 
 
 class AccountForm(forms.Form):

@@ -57,6 +57,8 @@ LONGEST_DELAY: Final = timedelta(minutes=15)
 MAX_DOUBLINGS: Final = math.ceil(math.log2(LONGEST_DELAY / FIRST_DELAY))
 #: How long an address stays known after its last successful log-in.
 KNOWN_FOR: Final = timedelta(days=90)
+#: The longest username (Django's column): a longer name is no try at any account.
+USERNAME_LENGTH: Final = 150
 #: The form field axes reads the username from.
 USERNAME_FIELD: Final = "username"
 
@@ -148,7 +150,8 @@ def pace(request: HttpRequest) -> Slowed | None:
     """
     username = str(request.POST.get(USERNAME_FIELD, ""))
     address = client_address(request)
-    if address is None or not username or known_at(username, address):
+    # A name longer than any username is refused by the form before any password is checked.
+    if address is None or not username or len(username) > USERNAME_LENGTH or known_at(username, address):
         return None
     now = timezone.now()
     account = _wait(AccessAttempt.objects.filter(username=skeleton(username)), ACCOUNT_FREE_FAILURES, now)

@@ -18,7 +18,8 @@ class CanonicalName(models.Model):
     user = models.OneToOneField(
         settings.AUTH_USER_MODEL, on_delete=models.CASCADE, primary_key=True, related_name="canonical_name"
     )
-    skeleton = models.CharField(max_length=600)  # NFKC and case folding can make a 150-character name longer
+    #: Text, not a bounded column: case folding can make a 150-character name up to three times longer.
+    skeleton = models.TextField()
 
     class Meta:
         constraints = [models.UniqueConstraint(fields=["skeleton"], name="accounts_canonicalname_skeleton_unique")]

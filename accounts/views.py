@@ -21,7 +21,7 @@ from django.views.decorators.debug import sensitive_post_parameters
 from django.views.decorators.http import require_http_methods
 
 from accounts import lockout, operations
-from accounts.forms import AccountForm, SignupForm, TokenForm
+from accounts.forms import AccountForm, LoginForm, SignupForm, TokenForm
 from api import tokens
 from api.models import ApiToken
 from campaigns.operations import Refused
@@ -61,6 +61,8 @@ def landing() -> str:
 
 class LoginView(auth_views.LoginView):
     """Django's log-in, landing on my campaigns unless ``next`` is a safe page of this site to go on to."""
+
+    authentication_form = LoginForm
 
     def get_redirect_url(self) -> str:
         return onward(super().get_redirect_url())

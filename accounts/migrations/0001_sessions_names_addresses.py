@@ -19,7 +19,7 @@ class Migration(migrations.Migration):
             name='CanonicalName',
             fields=[
                 ('user', models.OneToOneField(on_delete=django.db.models.deletion.CASCADE, primary_key=True, related_name='canonical_name', serialize=False, to=settings.AUTH_USER_MODEL)),
-                ('skeleton', models.CharField(max_length=600)),
+                ('skeleton', models.TextField()),
             ],
             options={
                 'constraints': [models.UniqueConstraint(fields=('skeleton',), name='accounts_canonicalname_skeleton_unique')],

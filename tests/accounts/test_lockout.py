@@ -296,5 +296,28 @@ def test_behind_trusted_proxies_the_right_most_untrusted_hop_is_the_client(setti
     assert address("10.9.0.1", "6.6.6.6, not-an-address") == "10.9.0.1"
 
 
+def test_behind_a_trusted_proxy_each_client_is_counted_apart(
+    client: Client, settings: Settings, outsider: User, password: str
+) -> None:
+    """Everyone arrives from the proxy's address: one client's guesses must not slow the others."""
+    settings.TRUSTED_PROXIES = ["10.9.0.1"]
+    for n in range(lockout.ADDRESS_FREE_FAILURES):
+        log_in(client, f"someone{n}", "a wrong guess", ip="10.9.0.1", HTTP_X_FORWARDED_FOR="203.0.113.5")
+
+    guesser = log_in(client, "outsider", password, ip="10.9.0.1", HTTP_X_FORWARDED_FOR="203.0.113.5")
+    other = log_in(client, "outsider", password, ip="10.9.0.1", HTTP_X_FORWARDED_FOR="203.0.113.6")
+
+    assert guesser.status_code == 429
+    assert other.status_code == 302
+    assert set(AccessAttempt.objects.values_list("ip_address", flat=True)) == {"203.0.113.5"}
+
+
+def test_a_name_longer_than_any_is_the_forms_error_not_a_crash(client: Client) -> None:
+    response = log_in(client, "x" * 10_000, "a guess")
+
+    assertContains(response, "Ensure this value has at most 150 characters")
+    assert not AccessAttempt.objects.exists()
+
+
 def test_the_counts_start_from_none() -> None:
     assert not AccessAttempt.objects.exists()
