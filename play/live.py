@@ -255,7 +255,10 @@ def close_sessions(user_id: int, session_keys: Iterable[str]) -> None:
     """Closes the user's open dashboards and sheets of these sessions (ended by logging out, or by a new
     password): each of the user's sockets hears which session ended and compares it with its own."""
     keys = list(session_keys)
-    for campaign_id in Membership.objects.filter(user_id=user_id).values_list("campaign_id", flat=True):
+    # The campaigns they are in, and those of their characters: an owner who left still follows their sheets.
+    member_of = Membership.objects.filter(user_id=user_id).values_list("campaign_id", flat=True)
+    owner_in = Character.objects.filter(owner_id=user_id).values_list("campaign_id", flat=True)
+    for campaign_id in set(member_of) | set(owner_in):
         for key in keys:
             _send(campaign_id, {"type": "session.ended", "session_key": key}, member_group_name(campaign_id, user_id))
 

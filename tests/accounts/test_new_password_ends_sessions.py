@@ -16,10 +16,11 @@ from pytest_django.asserts import assertContains
 
 from accounts.models import UserSession
 from api import tokens
-from campaigns.models import Campaign
+from campaigns.models import Campaign, Membership
 from config.asgi import application
 from play.consumers import LOGGED_OUT
 from tests.accounts.helpers import signed_in
+from tests.campaigns.helpers import make_character
 from tests.play.test_live import WebsocketCommunicator, free_roll, run
 
 NEW_PASSWORD = "a fresh and longer passphrase"
@@ -148,5 +149,31 @@ def test_a_changed_password_closes_the_other_sessions_open_dashboards(
         assert await left_open.receive_nothing(timeout=0.3)
         assert (await mine.receive_json_from(timeout=2))["seq"] == 1
         await mine.disconnect()
+
+    run(scenario)
+
+
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.parametrize("left", [False, True], ids=["member", "owner-who-left"])
+def test_a_changed_password_closes_the_other_sessions_open_sheets(
+    campaign: Campaign, player: User, password: str, left: bool
+) -> None:
+    """Whether they still play in the campaign or left it (an owner still follows their own sheet)."""
+    brunella = make_character(campaign, player, "Brunella")
+    here, elsewhere = logged_in(player, password), logged_in(player, password)
+    if left:
+        Membership.objects.filter(user=player).delete()
+
+    async def scenario() -> None:
+        cookie = f"sessionid={elsewhere.cookies['sessionid'].value}".encode()
+        headers = [(b"origin", b"http://testserver"), (b"host", b"testserver"), (b"cookie", cookie)]
+        left_open = WebsocketCommunicator(application, f"/ws/characters/{brunella.pk}/", headers=headers)
+        connected, _ = await left_open.connect()
+        assert connected
+        assert (await left_open.receive_json_from())["type"] == "sheet"
+
+        await database_sync_to_async(change)(here, password)
+
+        assert await left_open.receive_output(timeout=2) == {"type": "websocket.close", "code": LOGGED_OUT}
 
     run(scenario)
