@@ -38,6 +38,8 @@ class Ended:
 
     sessions: int
     tokens: int
+    #: Whether the owner was mailed (an account may have no address).
+    mailed: bool
 
 
 def end_other_sessions(*, user: AbstractBaseUser, keep: set[str]) -> int:
@@ -62,9 +64,16 @@ def _mail(subject: str, template: str, to: str, context: dict[str, Any]) -> None
 
 
 def password_changed(*, user: AbstractBaseUser, keep: set[str]) -> Ended:
-    """Secures the account after a new password: other sessions ended, tokens revoked, the owner mailed."""
-    ended = Ended(sessions=end_other_sessions(user=user, keep=keep), tokens=tokens.revoke_all(user=user))
+    """Secures the account after a new password: other sessions ended, tokens revoked, the owner mailed.
+
+    ``keep`` is this browser's session, before and after Django gave it a new key: the new key is noted
+    as the account's, so that the next new password, made elsewhere, ends it too.
+    """
+    sessions = end_other_sessions(user=user, keep=keep)
+    for key in keep:
+        UserSession.objects.update_or_create(session_key=key, defaults={"user_id": user.pk})
     email = getattr(user, "email", "")
+    ended = Ended(sessions=sessions, tokens=tokens.revoke_all(user=user), mailed=bool(email))
     if email:
         _mail("Your Dicehall password was changed", "accounts/password_changed_email.txt", email,
               {"user": user, "ended": ended})  # fmt: skip

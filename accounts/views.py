@@ -14,6 +14,7 @@ from django.contrib.auth import views as auth_views
 from django.contrib.auth.decorators import login_not_required
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
+from django.template.defaultfilters import pluralize
 from django.urls import NoReverseMatch, Resolver404, resolve, reverse
 from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.cache import never_cache
@@ -84,10 +85,13 @@ def login(request: HttpRequest) -> HttpResponse:
     return _login_view(request)
 
 
-def _ended_words(ended: operations.Ended) -> str:
-    sessions = f"{ended.sessions} other session{'s' if ended.sessions != 1 else ''}"
-    revoked = f"{ended.tokens} API token{'s' if ended.tokens != 1 else ''}"
-    return f"{sessions} of yours logged out, {revoked} revoked; a mail tells you so too."
+def _ended_words(ended: operations.Ended, *, kept_this_one: bool) -> str:
+    """What a new password ended, in words: "2 other sessions of yours logged out, 1 API token revoked"."""
+    other = "other " if kept_this_one else ""
+    sessions = f"{ended.sessions} {other}session{pluralize(ended.sessions)}"
+    revoked = f"{ended.tokens} API token{pluralize(ended.tokens)}"
+    told = "; a mail tells you so too" if ended.mailed else ""
+    return f"{sessions} of yours logged out, {revoked} revoked{told}."
 
 
 class PasswordChangeView(auth_views.PasswordChangeView):
@@ -98,7 +102,7 @@ class PasswordChangeView(auth_views.PasswordChangeView):
         response = super().form_valid(form)  # update_session_auth_hash gives this browser a new session key
         keep = {key for key in (before, self.request.session.session_key) if key}
         ended = operations.password_changed(user=form.user, keep=keep)
-        messages.success(self.request, f"Your password is changed: {_ended_words(ended)}")
+        messages.success(self.request, f"Your password is changed: {_ended_words(ended, kept_this_one=True)}")
         return response
 
 
@@ -110,7 +114,7 @@ class PasswordResetConfirmView(auth_views.PasswordResetConfirmView):
         response = super().form_valid(form)
         ended = operations.password_changed(user=form.user, keep=set())
         lockout.forget_account_failures(form.user)
-        messages.success(self.request, f"Your password is set: {_ended_words(ended).replace('other ', '')}")
+        messages.success(self.request, f"Your password is set: {_ended_words(ended, kept_this_one=False)}")
         return response
 
 

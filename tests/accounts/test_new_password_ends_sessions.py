@@ -63,6 +63,29 @@ def test_a_changed_password_ends_my_other_sessions_and_keeps_this_one(player: Us
 
 
 @pytest.mark.django_db
+def test_the_browser_that_changed_it_is_ended_by_the_next_change_elsewhere(player: User, password: str) -> None:
+    here = logged_in(player, password)
+    change(here, password)  # this browser's session now has a new key
+    laptop = logged_in(player, NEW_PASSWORD)
+
+    data = {"old_password": NEW_PASSWORD, "new_password1": "yet another long passphrase"}
+    laptop.post(reverse("password_change"), {**data, "new_password2": data["new_password1"]})
+
+    assert signed_in(laptop)
+    assert not Session.objects.filter(session_key=here.session.session_key).exists()
+
+
+@pytest.mark.django_db
+def test_without_an_email_address_the_page_promises_no_mail(player: User, password: str) -> None:
+    here = logged_in(player, password)
+
+    done = here.get(change(here, password).url)
+
+    assertContains(done, "Your password is changed: 0 other sessions of yours logged out, 0 API tokens revoked.")
+    assert mail.outbox == []
+
+
+@pytest.mark.django_db
 def test_a_changed_password_revokes_my_api_tokens(player: User, password: str) -> None:
     here = logged_in(player, password)
     _, raw = tokens.create_token(user=player, name="dice bot")
