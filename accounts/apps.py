@@ -7,4 +7,4 @@ class AccountsConfig(AppConfig):
     name = "accounts"
 
     def ready(self) -> None:
-        from accounts import lockout  # noqa: F401  (connects the reset-on-success receiver)
+        from accounts import lockout, signals  # noqa: F401  (connect their receivers)

@@ -1,22 +1,29 @@
-"""The sign-up, account and password-reset forms; every other auth form is Django's own."""
+"""The sign-up, log-in, account, token and password-reset forms; every other auth form is Django's own."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Final
 
 from django import forms
-from django.contrib.auth.forms import PasswordResetForm, UserCreationForm
+from django.contrib.auth.forms import AuthenticationForm, PasswordResetForm, UserCreationForm
 from django.contrib.auth.models import User
+from django.core.validators import MaxLengthValidator
 
+from accounts.models import CanonicalName
+from accounts.names import skeleton
+from web.fields import TextField
 from web.site import site_domain, site_is_https
 
 EMAIL_HELP = "Used only to send you a link when you forget your password."
+#: The longest token name: the column's length.
+TOKEN_NAME_LENGTH: Final = 60
 
 
 class SignupForm(UserCreationForm):
     """Username, an optional email address, and a password checked by every AUTH_PASSWORD_VALIDATOR.
 
-    UserCreationForm already refuses a username that differs from a taken one only in case.
+    A username that reads like a taken one (another case, a look-alike letter from another script,
+    :mod:`accounts.names`) is refused: nobody can pass for someone else at the table.
     """
 
     class Meta(UserCreationForm.Meta):
@@ -32,16 +39,53 @@ class SignupForm(UserCreationForm):
         email.help_text = EMAIL_HELP
         email.widget.attrs["autocomplete"] = "email"
 
+    def clean_username(self) -> str:
+        username = super().clean_username()
+        if username and CanonicalName.objects.filter(skeleton=skeleton(username)).exists():
+            raise forms.ValidationError(
+                "That name is taken, or looks just like one that is: choose another.", code="unique"
+            )
+        return username
 
-class AccountForm(forms.ModelForm):
-    """What a player may change on the account page: the address reset links go to."""
 
-    class Meta:
-        model = User
-        fields = ("email",)
-        labels = {"email": "Email address"}
-        help_texts = {"email": EMAIL_HELP}
-        widgets = {"email": forms.EmailInput(attrs={"autocomplete": "email"})}
+class LoginForm(AuthenticationForm):
+    """Django's log-in form, refusing a name longer than any username before a password is checked (its
+    own form sets the length on the input only), so that no such name reaches the failure counts."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        username = self.fields["username"]
+        username.validators.append(MaxLengthValidator(username.max_length))
+
+
+class AccountForm(forms.Form):
+    """A new email address, for which the current password is asked: whoever finds the account signed
+    in somewhere must not be able to point its reset links at themselves."""
+
+    email = forms.EmailField(label="Email address", help_text=EMAIL_HELP, required=False, max_length=254,
+                             widget=forms.EmailInput(attrs={"autocomplete": "email"}))  # fmt: skip
+    current_password = forms.CharField(
+        label="Your current password",
+        strip=False,
+        widget=forms.PasswordInput(attrs={"autocomplete": "current-password"}),
+    )
+
+    def __init__(self, *args: Any, user: User, **kwargs: Any) -> None:
+        kwargs.setdefault("initial", {"email": user.email})
+        super().__init__(*args, **kwargs)
+        self.user = user
+
+    def clean_current_password(self) -> str:
+        password = self.cleaned_data["current_password"]
+        if not self.user.check_password(password):
+            raise forms.ValidationError("That is not your current password.", code="password_incorrect")
+        return password
+
+
+class TokenForm(forms.Form):
+    """A name for a new API token: one line without control characters, as the API's text is."""
+
+    name = TextField(label="Name", max_length=TOKEN_NAME_LENGTH, help_text="What the token is for, e.g. “dice bot”.")
 
 
 class SiteLinkPasswordResetForm(PasswordResetForm):

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import math
+import re
 import secrets
 import time
 from dataclasses import dataclass
@@ -17,11 +18,14 @@ from django.utils import timezone
 
 from api.models import ApiToken
 from campaigns.operations import NotFound, Refused
+from web.fields import ONE_LINE
 
 PREFIX: Final = "dh_"
 MAX_TOKENS: Final = 20
 #: last_used_at is written at most this often per token, to keep reads cheap.
 TOUCH_EVERY: Final = 60
+#: A control character, which no token name holds (the API's and the pages' text alike: web.fields).
+CONTROL: Final = re.compile(ONE_LINE.replace("^[^", "[").replace("]*$", "]"))
 
 
 def digest(raw: str) -> str:
@@ -34,6 +38,11 @@ def create_token(*, user: AbstractBaseUser, name: str) -> tuple[ApiToken, str]:
     name = " ".join(str(name or "").split())
     if not name:
         raise Refused("Give the token a name, so you can tell it apart later.", errors={"name": "Give it a name."})
+    if re.search(CONTROL, name):
+        raise Refused(
+            "Keep the name on one line, without control characters.",
+            errors={"name": "Keep it on one line, without control characters."},
+        )
     if len(name) > 60:
         raise Refused("Keep the name under 60 characters.", errors={"name": "Keep it under 60 characters."})
     if ApiToken.objects.live().filter(user=user).count() >= MAX_TOKENS:
@@ -87,3 +96,9 @@ def check_rate(token: ApiToken) -> Limited | None:
     if count > limit:
         return Limited(retry_after=max(1, math.ceil((window + 1) * 60 - now)))
     return None
+
+
+def revoke_all(*, user: AbstractBaseUser) -> int:
+    """Revokes every live token of ``user`` (their password changed: whoever held one may have had it);
+    how many there were."""
+    return ApiToken.objects.live().filter(user=user).update(revoked_at=timezone.now())

@@ -19,7 +19,6 @@ _patterns, _app, _namespace = api.urls  # not `app_name`: include() would read t
 
 urlpatterns = [
     path("api/v1/docs/", views.docs, name="api-docs"),
-    path("accounts/tokens/new/", views.create_token, name="api-token-create"),
     path("accounts/tokens/<int:pk>/revoke/", views.revoke_token, name="api-token-revoke"),
     path("api/v1/", include((_public(_patterns), _app), namespace=_namespace)),
 ]

@@ -6,19 +6,16 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from django import forms
 from django.contrib import messages
 from django.contrib.auth.decorators import login_not_required
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
-from django.views.decorators.cache import never_cache
-from django.views.decorators.http import require_http_methods, require_POST, require_safe
+from django.views.decorators.http import require_http_methods, require_safe
 
 from api import tokens
 from api.api import api
 from api.models import ApiToken
-from campaigns.operations import Refused
 
 METHODS = ("get", "post", "put", "patch", "delete")
 
@@ -83,26 +80,6 @@ def docs(request: HttpRequest) -> HttpResponse:
 
 
 # --- Personal tokens on the account page ----------------------------------------------------------
-
-
-class TokenForm(forms.Form):
-    name = forms.CharField(label="Name", max_length=60, help_text="What the token is for, e.g. “dice bot”.")
-
-
-@never_cache
-@require_POST
-def create_token(request: HttpRequest) -> HttpResponse:
-    """Makes a token and shows it once; only its hash is kept."""
-    form = TokenForm(request.POST)
-    if form.is_valid():
-        try:
-            token, raw = tokens.create_token(user=request.user, name=form.cleaned_data["name"])
-        except Refused as refused:
-            form.add_error("name", refused.message)
-        else:
-            return render(request, "api/token_created.html", {"token": token, "raw": raw})
-    messages.error(request, " ".join(form.errors.get("name", ["The token was not made."])))
-    return redirect(f"{reverse('account')}#api-tokens")
 
 
 @require_http_methods(["GET", "HEAD", "POST"])

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import hashlib
 import hmac
+import ipaddress
 import os
 import re
 from pathlib import Path
@@ -310,17 +311,24 @@ LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "/campaigns/"
 LOGOUT_REDIRECT_URL = "/"
 
-# django-axes checks every log-in against the failures so far; ModelBackend does the rest.
+# django-axes checks every log-in against the failures so far; ModelBackend does the rest, and a name
+# typed in another form of the same name (case, look-alike letters) is tried by accounts.backends.
 AUTHENTICATION_BACKENDS = [
     "axes.backends.AxesStandaloneBackend",
     "django.contrib.auth.backends.ModelBackend",
+    "accounts.backends.CanonicalNameBackend",
 ]
-AXES_FAILURE_LIMIT = 5
+# accounts.lockout explains the three rules; these are axes' part of them.
+AXES_FAILURE_LIMIT = 5  # accounts.lockout.FAILURE_LIMIT
 AXES_COOLOFF_TIME = 0.25  # hours (axes reads a float as hours): 15 minutes
-# A try while locked out starts the 15 minutes over, so the wait the lockout page names is never too short.
-AXES_RESET_COOL_OFF_ON_FAILURE_DURING_LOCKOUT = True
-# Five failures for one username (from anywhere) or from one address (for any username) lock that out.
-AXES_LOCKOUT_PARAMETERS = ["username", "ip_address"]
+# The wait runs from the last counted failure: a try while locked is refused and not counted, so
+# nobody can keep an account locked by trying on.
+AXES_RESET_COOL_OFF_ON_FAILURE_DURING_LOCKOUT = False
+# Only one account from one address is locked: guesses from elsewhere slow an account's tries from
+# unknown addresses, and guesses from an address slow its tries at accounts unknown there (accounts.lockout.pace).
+AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
+AXES_USERNAME_CALLABLE = "accounts.lockout.axes_username"
+AXES_CLIENT_IP_CALLABLE = "accounts.lockout.client_address"
 # axes' own reset on success would also wipe every failure from the same address, so anyone with an
 # account could clear their guesses at someone else's; accounts.lockout resets just this account
 # from this address instead.
@@ -328,9 +336,15 @@ AXES_RESET_ON_SUCCESS = False
 AXES_LOCKOUT_CALLABLE = "accounts.lockout.locked_out"
 # No record of every successful log-in (who, from where, forever); failures expire with the cool-off.
 AXES_DISABLE_ACCESS_LOG = True
-# The client address is REMOTE_ADDR (axes needs no django-ipware): behind a proxy, uvicorn's
-# --proxy-headers sets it from X-Forwarded-For. --forwarded-allow-ips must name only the proxy itself,
-# or a client could pick its own address, and so a fresh counter, with a forged header.
+# The proxies in front of this server (addresses or networks, comma-separated): only when a request
+# comes from one is X-Forwarded-For read, from the right, for the client's address. None by default:
+# the client is REMOTE_ADDR, and a forged header changes nothing.
+TRUSTED_PROXIES = env_list("TRUSTED_PROXIES", [])
+for _proxy in TRUSTED_PROXIES:
+    try:
+        ipaddress.ip_network(_proxy, strict=False)
+    except ValueError:
+        raise ImproperlyConfigured(f"TRUSTED_PROXIES: {_proxy!r} is no address or network") from None
 AXES_VERBOSE = False  # no start-up banner on every manage.py command
 
 # --- Live updates

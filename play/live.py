@@ -15,6 +15,7 @@ catches up on reload (or on reconnecting).
 from __future__ import annotations
 
 import logging
+from collections.abc import Iterable
 from typing import Any, Final
 
 from asgiref.sync import async_to_sync
@@ -243,15 +244,23 @@ def announce_membership(sender: Any, campaign_id: int, user_id: int, **kwargs: A
 
 @receiver(user_logged_out, dispatch_uid="play.live.announce_logout")
 def announce_logout(sender: Any, request: Any, user: Any, **kwargs: Any) -> None:
-    """Logging out closes that browser's dashboards at once (not the user's other browsers): each
-    of the user's sockets hears which session ended and compares it with its own."""
+    """Logging out closes that browser's dashboards at once (not the user's other browsers)."""
     session_key = getattr(getattr(request, "session", None), "session_key", None)
     if user is None or not session_key:
         return
-    for campaign_id in Membership.objects.filter(user=user).values_list("campaign_id", flat=True):
-        _send(
-            campaign_id, {"type": "session.ended", "session_key": session_key}, member_group_name(campaign_id, user.pk)
-        )
+    close_sessions(user.pk, [session_key])
+
+
+def close_sessions(user_id: int, session_keys: Iterable[str]) -> None:
+    """Closes the user's open dashboards and sheets of these sessions (ended by logging out, or by a new
+    password): each of the user's sockets hears which session ended and compares it with its own."""
+    keys = list(session_keys)
+    # The campaigns they are in, and those of their characters: an owner who left still follows their sheets.
+    member_of = Membership.objects.filter(user_id=user_id).values_list("campaign_id", flat=True)
+    owner_in = Character.objects.filter(owner_id=user_id).values_list("campaign_id", flat=True)
+    for campaign_id in set(member_of) | set(owner_in):
+        for key in keys:
+            _send(campaign_id, {"type": "session.ended", "session_key": key}, member_group_name(campaign_id, user_id))
 
 
 @receiver(table_changed, dispatch_uid="play.live.announce_table")
