@@ -1,0 +1,66 @@
+"""With Redis (the channel layer) unreachable, a live page's socket is accepted and closed with
+"try again later" (1013), with nothing in the server's log but a warning, and the page connects
+again by itself; once Redis answers again the socket opens and catches up, as after any drop.
+The layer is the production one (play.layers.RedisChannelLayer), pointed at a port where nothing
+listens, then at the Redis at ``REDIS_URL``."""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import uuid
+from collections.abc import Iterator
+
+import pytest
+from django.test import override_settings
+
+from play.consumers import TRY_AGAIN_LATER
+from tests.campaigns.helpers import make_character
+from tests.conftest import needs_redis
+from tests.play.sockets import Server, closed_with, open_socket, serving
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+REDIS_URL = os.environ.get("REDIS_URL", "redis://127.0.0.1:6379/15")
+
+
+def closed_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]  # free once the socket is closed: nothing listens there
+
+
+def redis_layer(url: str) -> dict:
+    """The channel layer as config/settings.py makes it with REDIS_URL set, at ``url``."""
+    host = {"address": url, "socket_timeout": None, "max_connections": 50, "timeout": 20}
+    config = {"hosts": [host], "prefix": f"dicehall-test-{uuid.uuid4().hex}"}
+    return {"default": {"BACKEND": "play.layers.RedisChannelLayer", "CONFIG": config}}
+
+
+@pytest.fixture
+def server(caplog: pytest.LogCaptureFixture) -> Iterator[Server]:
+    yield from serving(caplog)
+
+
+@pytest.fixture
+def redis_away() -> Iterator[None]:
+    with override_settings(CHANNEL_LAYERS=redis_layer(f"redis://127.0.0.1:{closed_port()}/0")):
+        yield
+
+
+def test_with_redis_away_the_sockets_close_with_try_again_later_and_open_once_it_is_back(
+    server, campaign, gm, player, redis_away
+) -> None:
+    needs_redis(REDIS_URL, "the channel layer's return")
+    brunella = make_character(campaign, player, "Brunella")
+    for path, user in ((f"/ws/campaigns/{campaign.pk}/", gm), (f"/ws/characters/{brunella.pk}/", player)):
+        with open_socket(server, path, user) as ws:
+            assert closed_with(ws) == TRY_AGAIN_LATER
+
+    with (
+        override_settings(CHANNEL_LAYERS=redis_layer(REDIS_URL)),
+        open_socket(server, f"/ws/campaigns/{campaign.pk}/", gm) as ws,
+    ):
+        ws.send(json.dumps({"since": 0}))
+        assert json.loads(ws.recv(timeout=10))["id"] == f"party-{brunella.pk}"
