@@ -13,6 +13,7 @@ from ninja import NinjaAPI, Schema
 from ninja.errors import AuthenticationError, HttpError, ValidationError
 
 from campaigns.operations import Conflict, Gone, NotAllowed, NotFound, Refused
+from web import outage
 from web.bounded_json import TooDeep
 
 
@@ -130,6 +131,11 @@ def install(api: NinjaAPI) -> None:
     @api.exception_handler(RequestDataTooBig)
     def too_big(request: HttpRequest, exc: RequestDataTooBig) -> HttpResponse:
         return _error(api, request, 413, "too_large", "The request body is too large.")
+
+    # django-ninja answers any other error itself (a plain-text traceback under DEBUG): the database
+    # out of reach is the same 503 as everywhere.
+    for kind in outage.OUTAGE:
+        api.add_exception_handler(kind, lambda request, exc: outage.DatabaseOutageMiddleware.outage(request, exc))
 
     @api.exception_handler(TooDeep)
     def too_deep(request: HttpRequest, exc: TooDeep) -> HttpResponse:
