@@ -4,9 +4,11 @@ test process), with uvicorn's log in the test's log (``caplog``), and a browser'
 from __future__ import annotations
 
 import logging
+import os
 import socket
 import threading
 import time
+import uuid
 from collections.abc import Iterator
 
 import pytest
@@ -16,6 +18,21 @@ from websockets.exceptions import ConnectionClosed
 from websockets.sync.client import ClientConnection, connect
 
 from config.asgi import application
+
+REDIS_URL = os.environ.get("REDIS_URL", "redis://127.0.0.1:6379/15")
+
+
+def closed_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]  # free once the socket is closed: nothing listens there
+
+
+def redis_layer(url: str) -> dict:
+    """The channel layer as config/settings.py makes it with REDIS_URL set, at ``url``."""
+    host = {"address": url, "socket_timeout": None, "max_connections": 50, "timeout": 20}
+    config = {"hosts": [host], "prefix": f"dicehall-test-{uuid.uuid4().hex}"}
+    return {"default": {"BACKEND": "play.layers.RedisChannelLayer", "CONFIG": config}}
 
 
 class Server:

@@ -7,9 +7,6 @@ listens, then at the Redis at ``REDIS_URL``."""
 from __future__ import annotations
 
 import json
-import os
-import socket
-import uuid
 from collections.abc import Iterator
 
 import pytest
@@ -18,24 +15,9 @@ from django.test import override_settings
 from play.consumers import TRY_AGAIN_LATER
 from tests.campaigns.helpers import make_character
 from tests.conftest import needs_redis
-from tests.play.sockets import Server, closed_with, open_socket, serving
+from tests.play.sockets import REDIS_URL, Server, closed_port, closed_with, open_socket, redis_layer, serving
 
 pytestmark = pytest.mark.django_db(transaction=True)
-
-REDIS_URL = os.environ.get("REDIS_URL", "redis://127.0.0.1:6379/15")
-
-
-def closed_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]  # free once the socket is closed: nothing listens there
-
-
-def redis_layer(url: str) -> dict:
-    """The channel layer as config/settings.py makes it with REDIS_URL set, at ``url``."""
-    host = {"address": url, "socket_timeout": None, "max_connections": 50, "timeout": 20}
-    config = {"hosts": [host], "prefix": f"dicehall-test-{uuid.uuid4().hex}"}
-    return {"default": {"BACKEND": "play.layers.RedisChannelLayer", "CONFIG": config}}
 
 
 @pytest.fixture
