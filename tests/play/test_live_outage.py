@@ -10,7 +10,9 @@ import json
 from collections.abc import Iterator
 
 import pytest
+from channels.layers import InMemoryChannelLayer
 from django.test import override_settings
+from redis.exceptions import TimeoutError as RedisTimeoutError
 
 from play.consumers import TRY_AGAIN_LATER
 from tests.campaigns.helpers import make_character
@@ -44,5 +46,29 @@ def test_with_redis_away_the_sockets_close_with_try_again_later_and_open_once_it
         override_settings(CHANNEL_LAYERS=redis_layer(REDIS_URL)),
         open_socket(server, f"/ws/campaigns/{campaign.pk}/", gm) as ws,
     ):
+        ws.send(json.dumps({"since": 0}))
+        assert json.loads(ws.recv(timeout=10))["id"] == f"party-{brunella.pk}"
+
+
+class TimingOutLayer(InMemoryChannelLayer):
+    """A channel layer whose Redis stops answering while a socket closes: leaving a group times out,
+    as channels-redis does when its read of Redis's answer times out."""
+
+    async def group_discard(self, group: str, channel: str) -> None:
+        raise RedisTimeoutError("Timeout reading from 127.0.0.1:6379")
+
+
+TIMING_OUT = {"default": {"BACKEND": f"{__name__}.TimingOutLayer"}}
+
+
+@override_settings(CHANNEL_LAYERS=TIMING_OUT)
+def test_a_socket_closing_while_redis_times_out_closes_cleanly(server, campaign, gm, player) -> None:
+    brunella = make_character(campaign, player, "Brunella")
+    for path, user in ((f"/ws/campaigns/{campaign.pk}/", gm), (f"/ws/characters/{brunella.pk}/", player)):
+        with open_socket(server, path, user) as ws:
+            ws.send(json.dumps({"since": 0}))
+            assert json.loads(ws.recv(timeout=10))["type"] in ("fragment", "sheet")
+    # The server's log (the ``server`` fixture) has no "Exception in ASGI application", and it still serves.
+    with open_socket(server, f"/ws/campaigns/{campaign.pk}/", gm) as ws:
         ws.send(json.dumps({"since": 0}))
         assert json.loads(ws.recv(timeout=10))["id"] == f"party-{brunella.pk}"
