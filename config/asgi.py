@@ -18,10 +18,14 @@ from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
 from channels.security.websocket import AllowedHostsOriginValidator  # noqa: E402
 
 from play.routing import websocket_urlpatterns  # noqa: E402
+from play.socket_outage import PausedWhenUnreachable  # noqa: E402
 
 application = ProtocolTypeRouter(
     {
         "http": django_application,
-        "websocket": AuthMiddlewareStack(AllowedHostsOriginValidator(URLRouter(websocket_urlpatterns))),
+        # Redis or the database out of reach, even while the session is read: closed with 1013, never an error.
+        "websocket": PausedWhenUnreachable(
+            AuthMiddlewareStack(AllowedHostsOriginValidator(URLRouter(websocket_urlpatterns)))
+        ),
     }
 )

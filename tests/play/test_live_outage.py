@@ -11,13 +11,25 @@ from collections.abc import Iterator
 
 import pytest
 from channels.layers import InMemoryChannelLayer
+from django.db import OperationalError
+from django.db.backends.base.base import BaseDatabaseWrapper
 from django.test import override_settings
 from redis.exceptions import TimeoutError as RedisTimeoutError
+from websockets.sync.client import connect
 
 from play.consumers import TRY_AGAIN_LATER
 from tests.campaigns.helpers import make_character
 from tests.conftest import needs_redis
-from tests.play.sockets import REDIS_URL, Server, closed_port, closed_with, open_socket, redis_layer, serving
+from tests.play.sockets import (
+    REDIS_URL,
+    Server,
+    closed_port,
+    closed_with,
+    open_socket,
+    redis_layer,
+    serving,
+    session_of,
+)
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -72,3 +84,20 @@ def test_a_socket_closing_while_redis_times_out_closes_cleanly(server, campaign,
     with open_socket(server, f"/ws/campaigns/{campaign.pk}/", gm) as ws:
         ws.send(json.dumps({"since": 0}))
         assert json.loads(ws.recv(timeout=10))["id"] == f"party-{brunella.pk}"
+
+
+def refuse(self) -> None:
+    raise OperationalError('connection to server at "127.0.0.1", port 5432 failed: Connection refused')
+
+
+def test_with_the_database_away_a_socket_closes_with_try_again_later(server, campaign, gm, monkeypatch) -> None:
+    url = server.url.replace("http://", "ws://") + f"/ws/campaigns/{campaign.pk}/"
+    cookie = {"Cookie": f"sessionid={session_of(gm)}"}
+    with monkeypatch.context() as patch:
+        # Every connection of every thread (the session is read in one, the consumer's queries in others).
+        patch.setattr(BaseDatabaseWrapper, "ensure_connection", refuse)
+        with connect(url, origin=server.url, additional_headers=cookie) as ws:
+            assert closed_with(ws) == TRY_AGAIN_LATER
+    with open_socket(server, f"/ws/campaigns/{campaign.pk}/", gm) as ws:
+        ws.send(json.dumps({"since": 0}))
+        assert json.loads(ws.recv(timeout=10))["type"] == "fragment"
