@@ -13,6 +13,8 @@ from ninja import NinjaAPI, Schema
 from ninja.errors import AuthenticationError, HttpError, ValidationError
 
 from campaigns.operations import Conflict, Gone, NotAllowed, NotFound, Refused
+from web import outage
+from web.bounded_json import TooDeep
 
 
 class Error(Schema):
@@ -130,6 +132,18 @@ def install(api: NinjaAPI) -> None:
     def too_big(request: HttpRequest, exc: RequestDataTooBig) -> HttpResponse:
         return _error(api, request, 413, "too_large", "The request body is too large.")
 
+    # django-ninja answers any other error itself (a plain-text traceback under DEBUG): the database
+    # out of reach is the same 503 as everywhere.
+    for kind in outage.OUTAGE:
+        api.add_exception_handler(kind, lambda request, exc: outage.DatabaseOutageMiddleware.outage(request, exc))
+
+    @api.exception_handler(TooDeep)
+    def too_deep(request: HttpRequest, exc: TooDeep) -> HttpResponse:
+        return _error(api, request, 400, "too_deep", str(exc))
+
     @api.exception_handler(HttpError)
     def http_error(request: HttpRequest, exc: HttpError) -> HttpResponse:
+        # A schema's body that could not be read: django-ninja says only that, so say why when it is known.
+        if isinstance(exc.__cause__, TooDeep):
+            return too_deep(request, exc.__cause__)
         return _error(api, request, exc.status_code, "bad_request", str(exc))

@@ -66,6 +66,7 @@ from rules.reading import Reader as _Reader
 from rules.reading import field_at as _key
 from rules.reading import shown as _shown
 from rules.systems.base import RulesSystem, SheetInvalid
+from web import bounded_json
 
 FORMAT: Final = "dicehall-character"
 FORMAT_VERSION: Final = 2
@@ -261,15 +262,15 @@ def load_document(raw: bytes | str) -> Any:
     if not text.strip():
         raise _refuse("document", "the document is empty")
     try:
-        return json.loads(text, object_pairs_hook=_no_duplicates, parse_constant=_no_constant)
+        return bounded_json.loads(text, object_pairs_hook=_no_duplicates, parse_constant=_no_constant)
     except DocumentError:
         raise
+    except bounded_json.TooDeep:
+        raise _refuse("document", "not a character document: it is nested far too deeply") from None
     except json.JSONDecodeError as problem:
         raise _refuse(
             "document", f"not valid JSON: {problem.msg} (line {problem.lineno}, column {problem.colno})"
         ) from None
-    except RecursionError:
-        raise _refuse("document", "not a character document: it is nested far too deeply") from None
     except ValueError as problem:  # e.g. a number with thousands of digits
         raise _refuse("document", f"not valid JSON: {problem}") from None
 

@@ -17,11 +17,13 @@ from channels.auth import AuthMiddlewareStack  # noqa: E402
 from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
 
 from play.routing import websocket_urlpatterns  # noqa: E402
+from play.socket_outage import PausedWhenUnreachable  # noqa: E402
 from web.origins import SameOriginValidator  # noqa: E402
 
 application = ProtocolTypeRouter(
     {
         "http": django_application,
-        "websocket": AuthMiddlewareStack(SameOriginValidator(URLRouter(websocket_urlpatterns))),
+        # Redis or the database out of reach, even while the session is read: closed with 1013, never an error.
+        "websocket": PausedWhenUnreachable(AuthMiddlewareStack(SameOriginValidator(URLRouter(websocket_urlpatterns)))),
     }
 )

@@ -23,6 +23,8 @@ as they are now.
 
 from __future__ import annotations
 
+import contextlib
+import logging
 from typing import Any, Final
 
 from channels.db import database_sync_to_async
@@ -31,12 +33,28 @@ from channels.generic.websocket import AsyncJsonWebsocketConsumer
 from campaigns.models import Campaign, Membership
 from campaigns.presenters import BadPageKey, NameKey
 from play import live
+from play.layers import UNREACHABLE
+from web import bounded_json
 from web.fields import MAX_KEY
+
+logger = logging.getLogger(__name__)
 
 #: The close code for an outsider or a logged-out visitor (4000–4999 are the application's own).
 NOT_A_MEMBER: Final = 4403
 #: The close code for a socket whose browser logged out while it was open.
 LOGGED_OUT: Final = 4401
+#: The close code for a frame that is not text (RFC 6455's "unsupported data"): the page sends JSON text only.
+UNSUPPORTED_DATA: Final = 1003
+#: The close code for a text frame that is not JSON, or JSON nested too deeply (RFC 6455's "invalid payload").
+INVALID_PAYLOAD: Final = 1007
+#: The close code for a frame longer than :data:`MAX_FRAME` (RFC 6455's "message too big").
+MESSAGE_TOO_BIG: Final = 1009
+#: The close code when the channel layer (Redis) or the database cannot be reached (RFC 6455's "try
+#: again later"): the page says its live updates are paused and connects again, later and later.
+TRY_AGAIN_LATER: Final = 1013
+#: The longest frame a page may send, in characters (64 KiB): what it sends (a roll's number and a
+#: party page's key) is a tiny fraction of it; uvicorn's own bound is 16 MiB.
+MAX_FRAME: Final = 65_536
 
 
 def _catch_up(
@@ -61,17 +79,70 @@ class GroupsConsumer(AsyncJsonWebsocketConsumer):
     """A socket in channel-layer groups of its own choosing (not channels' ``groups``, which are
     fixed per class), which it leaves however it ends: closed by either side, by the server's
     shutdown, or by an error in a handler. A channel left in a group is sent every event of the
-    group until the group expires, a day later (with Redis, by every server process)."""
+    group until the group expires, a day later (with Redis, by every server process).
+
+    What the page sends is read here, for every live socket alike: a frame that is not JSON text of at
+    most :data:`MAX_FRAME` characters, nested at most :data:`~web.bounded_json.MAX_DEPTH` deep, closes
+    the socket with the code that says why (:data:`UNSUPPORTED_DATA`, :data:`MESSAGE_TOO_BIG`,
+    :data:`INVALID_PAYLOAD`). When the channel layer or the database cannot be reached, on connecting
+    or later, the socket is closed with :data:`TRY_AGAIN_LATER` rather than dropped by an error.
+    """
 
     #: The groups joined; empty until the socket joins any, and again once it has left them.
     joined: list[str]
+    #: Whether the socket was accepted, and whether it was closed (nothing is sent after that).
+    accepted: bool
+    closed: bool
 
     async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
-        self.joined = []
+        self.joined, self.accepted, self.closed = [], False, False
         try:
             await super().__call__(scope, receive, send)
+        except UNREACHABLE as error:
+            await self.pause(error)
         finally:
             await self.discard()
+
+    async def websocket_connect(self, message: dict[str, Any]) -> None:
+        try:
+            await super().websocket_connect(message)
+        except UNREACHABLE as error:
+            await self.pause(error)
+
+    async def accept(self, subprotocol: str | None = None, headers: Any = None) -> None:
+        await super().accept(subprotocol, headers)
+        self.accepted = True
+
+    async def close(self, code: int | bool | None = None, reason: str | None = None) -> None:
+        # Once: a second close (a frame that arrived while the first was on its way) is an error of the server.
+        if not self.closed:
+            self.closed = True
+            await super().close(code, reason)
+
+    async def pause(self, error: Exception) -> None:
+        """Closed with :data:`TRY_AGAIN_LATER` (accepted first: a socket refused during its handshake
+        tells the page nothing but that it failed)."""
+        logger.warning("A live socket paused: %s", error)
+        if self.closed:
+            return
+        if not self.accepted:
+            await self.accept()
+        await self.leave(TRY_AGAIN_LATER, "Live updates are paused; try again later.")
+
+    async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None, **kwargs: Any) -> None:
+        if self.closed:
+            return  # sent before the page heard the close
+        if text_data is None:
+            await self.leave(UNSUPPORTED_DATA, "Send JSON text.")
+        elif len(text_data) > MAX_FRAME:
+            await self.leave(MESSAGE_TOO_BIG, f"A message is at most {MAX_FRAME} characters.")
+        else:
+            try:
+                content = bounded_json.loads(text_data)
+            except ValueError:
+                await self.leave(INVALID_PAYLOAD, f"Send JSON, nested at most {bounded_json.MAX_DEPTH} deep.")
+                return
+            await self.receive_json(content, **kwargs)
 
     async def join(self, group: str) -> None:
         await self.channel_layer.group_add(group, self.channel_name)
@@ -80,13 +151,15 @@ class GroupsConsumer(AsyncJsonWebsocketConsumer):
     async def discard(self) -> None:
         groups, self.joined = self.joined, []
         for group in groups:
-            await self.channel_layer.group_discard(group, self.channel_name)
+            # With Redis away, the group forgets the channel when it expires, as it would any lost one.
+            with contextlib.suppress(*UNREACHABLE):
+                await self.channel_layer.group_discard(group, self.channel_name)
 
-    async def leave(self, code: int) -> None:
+    async def leave(self, code: int, reason: str | None = None) -> None:
         """Out of every group, then closed: not one more message reaches the page (the handlers
         send nothing once ``joined`` is empty, should one be on its way already)."""
         await self.discard()
-        await self.close(code=code)
+        await self.close(code=code, reason=reason)
 
     async def disconnect(self, code: int) -> None:
         await self.discard()

@@ -15,10 +15,17 @@ at once, as when a restarting server's pages all reconnect elsewhere, needs more
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Final
 
 from channels_redis.core import RedisChannelLayer as BaseRedisChannelLayer
+from django.db import InterfaceError, OperationalError
 from redis.asyncio import BlockingConnectionPool
+from redis.exceptions import ConnectionError as RedisConnectionError
+from redis.exceptions import TimeoutError as RedisTimeoutError
+
+#: What a live socket meets when Redis (the channel layer) or the database cannot be reached: it is
+#: closed with "try again later", and the page connects again by itself (play.consumers.GroupsConsumer).
+UNREACHABLE: Final = (RedisConnectionError, RedisTimeoutError, OperationalError, InterfaceError)
 
 
 class RedisChannelLayer(BaseRedisChannelLayer):

@@ -9,7 +9,6 @@ with ``secrets.SystemRandom``.
 
 from __future__ import annotations
 
-import json
 import secrets
 from datetime import datetime
 from typing import Annotated, Any, Final, Literal
@@ -32,6 +31,7 @@ from play.models import Roll, RollProposal, RollRequest
 from play.rolls import check_chain, label_of, system_of
 from rules import systems
 from rules.systems.base import SpecError
+from web import bounded_json
 
 router = Router(tags=["Rolls"])
 
@@ -77,7 +77,9 @@ def _situation(character: Any, body: bytes) -> dict[str, Any]:
     """The body read as the character's system's situation: not JSON, or a field of the wrong shape,
     is a 422 naming the field (as every schema of the API answers); the sheet's rules come after."""
     try:
-        data = json.loads(body or b"{}")
+        data = bounded_json.loads(body or b"{}")
+    except bounded_json.TooDeep:
+        raise  # the API's 400 too_deep, as for every body
     except (ValueError, UnicodeDecodeError):
         raise ValidationError([{"loc": ("body",), "msg": "The body is not JSON."}]) from None
     return situation_of(character, data, ("body", "roll"))
@@ -212,7 +214,7 @@ def roll_from_sheet(
     situation = _situation(character, request.body)
     answering = requests.asked_of(request.user, asked, character) if asked is not None else None
     if answering is not None:  # a called proposal's additions, unless the body names its own
-        sent = json.loads(request.body or b"{}")
+        sent = bounded_json.loads(request.body or b"{}")
         given = {key: value for key, value in situation.items() if key in sent}
         situation = {**sheet_rolls.added_of(character, answering), **given}
     if secret and not character.viewer_is_gm:

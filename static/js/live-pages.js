@@ -5,12 +5,16 @@
 (() => {
   "use strict";
   if (!("WebSocket" in window) || !("fetch" in window)) return;
+  // The server's close code when it cannot reach the channel layer or the database (RFC 6455).
+  const TRY_AGAIN_LATER = 1013;
 
   // The page's socket (the root's data-live-url), open for as long as the page is: after a drop it
   // tries again after half a second, then twice as long each time, up to ten seconds. The root's
-  // data-live says "up", "down" or "off" (not, or no longer, allowed, or logged out: the page stays
-  // as it is, no longer live). ``opened(socket, again)``: again is true on reconnecting, when the page
-  // may have missed something; ``heard(message)``; ``closed(code)``.
+  // data-live says "up", "down", "paused" (the server closed it with 1013, "try again later": it cannot
+  // reach what carries the table's news just now, and the page tries again the same way) or "off" (not,
+  // or no longer, allowed, or logged out: the page stays as it is, no longer live). ``opened(socket,
+  // again)``: again is true on reconnecting, when the page may have missed something; ``heard(message)``;
+  // ``closed(code)``.
   function connect(root, { opened, heard, closed }) {
     let delay = 500;
     let again = false;
@@ -26,7 +30,7 @@
       socket.addEventListener("message", (event) => heard(JSON.parse(event.data)));
       socket.addEventListener("close", (event) => {
         const refused = event.code === 4403 || event.code === 4401;
-        root.dataset.live = refused ? "off" : "down";
+        root.dataset.live = refused ? "off" : event.code === TRY_AGAIN_LATER ? "paused" : "down";
         if (closed) closed(event.code);
         if (refused) return;
         setTimeout(open, delay);

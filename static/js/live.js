@@ -1,5 +1,6 @@
 // The live dashboard: one WebSocket per page; the server sends HTML fragments, each swapped in by its id.
-// On a drop the page says so, reconnects with backoff and asks for the rolls after the last one it shows.
+// On a drop the page says so, reconnects with backoff and asks for the rolls after the last one it shows;
+// when the server cannot pass live updates on (1013), it says they are paused, and tries again the same way.
 // What every live page does the same way comes from live-pages.js.
 (() => {
   "use strict";
@@ -11,6 +12,8 @@
   const feedEmpty = document.getElementById("roll-feed-empty");
   const feedSize = Number(root.dataset.feedSize) || 20;
   let lastSeq = Number(root.dataset.lastSeq) || 0;
+  // The server's close code when it cannot reach the channel layer or the database: the page keeps trying.
+  const TRY_AGAIN_LATER = 1013;
 
   const parse = (html) => {
     const template = document.createElement("template");
@@ -39,10 +42,10 @@
     enhance(element);
   }
 
-  function say(text) {
+  function say(text, state = text ? "down" : "up") {
     status.textContent = text;
     status.hidden = !text;
-    root.dataset.live = text ? "down" : "up";
+    root.dataset.live = state;
   }
 
   live.connect(root, {
@@ -59,6 +62,10 @@
     closed(code) {
       if (code === 4403) return say("Live updates are off: you are no longer a member here. Reload the page.");
       if (code === 4401) return say("Live updates are off: you logged out. Log in again to follow the table.");
+      if (code === TRY_AGAIN_LATER) {
+        return say("Live updates are paused: the server cannot pass them on just now. "
+          + "They resume by themselves, with anything missed.", "paused");
+      }
       say("Connection lost — reconnecting…");
     },
   });

@@ -1,0 +1,79 @@
+"""The database out of reach is a 503 with ``Retry-After``, never a 500: JSON for the API, a small
+page otherwise. Nothing was changed (a request that cannot reach the database cannot write to it),
+and the application recovers by itself once the database answers again: each request opens its own
+connection (``conn_max_age=0``), so the first request after the outage gets a fresh one.
+
+:class:`DatabaseOutageMiddleware` (placed before the session and authentication middleware) catches
+it where it is met: reading the visitor from the session before any view (the session and
+authentication middleware read it lazily, and LoginRequiredMiddleware's asking would otherwise be a
+500 before the view), in the view, and, for the API, in its own handler (api.errors), which would
+otherwise answer it itself. A page that needs no database (an anonymous visitor's calculator) is
+served as ever.
+
+The page needs nothing that needs the database: no session, no user, no CSRF token, and it is drawn
+without the request's context processors.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Final
+
+from django.db import InterfaceError, OperationalError
+from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.template.loader import render_to_string
+from django.utils.deprecation import MiddlewareMixin
+
+logger = logging.getLogger(__name__)
+
+#: What the database's driver raises when it cannot be reached or lost the connection.
+OUTAGE: Final = (OperationalError, InterfaceError)
+#: Seconds a client is asked to wait before trying again (the application recovers within one).
+RETRY_AFTER: Final = 5
+#: Where the JSON API is served: its answer is JSON, as every error of the API.
+API_PREFIX: Final = "/api/"
+MESSAGE: Final = (
+    f"Dicehall cannot reach its database just now, and nothing was changed. Please try again in {RETRY_AFTER} seconds."
+)
+#: The page has no script, no style sheet and no image: nothing at all may load.
+POLICY: Final = "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'"
+
+
+def unavailable(request: HttpRequest) -> HttpResponse:
+    """The 503 for ``request``: ``{"code": "unavailable", "message": …}`` under :data:`API_PREFIX`,
+    the small page ``503.html`` elsewhere; either with ``Retry-After`` and never cached."""
+    response: HttpResponse
+    if request.path.startswith(API_PREFIX):
+        response = JsonResponse({"code": "unavailable", "message": MESSAGE}, status=503)
+    else:
+        page = render_to_string("503.html", {"message": MESSAGE, "retry_after": RETRY_AFTER})
+        response = HttpResponse(page, status=503)
+        response["Content-Security-Policy"] = POLICY
+    response["Retry-After"] = str(RETRY_AFTER)
+    response["Cache-Control"] = "no-store"
+    return response
+
+
+class DatabaseOutageMiddleware(MiddlewareMixin):
+    """Answers :func:`unavailable` when reading the visitor, or the view, meets the database out of reach."""
+
+    def process_view(self, request: HttpRequest, *args: object) -> HttpResponse | None:
+        # The visitor read now, from the session: a failure of that read in the session or authentication
+        # middleware (or in LoginRequiredMiddleware, which asks) would be a 500 before any view runs.
+        # The API knows its caller by token, not session, and reads it in its own handlers.
+        user = getattr(request, "user", None)
+        if user is None or request.path.startswith(API_PREFIX):
+            return None
+        try:
+            user.is_authenticated  # noqa: B018 (loads the lazy user)
+        except OUTAGE as error:
+            return self.outage(request, error)
+        return None
+
+    def process_exception(self, request: HttpRequest, exception: Exception) -> HttpResponse | None:
+        return self.outage(request, exception) if isinstance(exception, OUTAGE) else None
+
+    @staticmethod
+    def outage(request: HttpRequest, error: Exception) -> HttpResponse:
+        logger.warning("The database is out of reach (%s): 503 for %s", error, request.path)
+        return unavailable(request)
