@@ -49,6 +49,7 @@ from rules import expressions, systems
 from rules.dice import die_view
 from rules.expressions import Constant, ExpressionError, ExpressionRoll
 from rules.systems.base import SpecError, Worded
+from web import heavy
 
 #: The ``prev_hash`` of a campaign's first roll.
 GENESIS: Final = "0" * 64
@@ -453,7 +454,8 @@ def roll_free(*, campaign_id: int, by: AbstractBaseUser, text: str, explode: boo
     except ExpressionError as error:
         raise Refused(f"Cannot roll {text.strip()[:40]!r}: {error}.") from error
     rolled = expressions.roll(expression, rng)
-    chance = expressions.chance_at_least(expression, rolled.total)
+    # Off the server's own process, cached by the parsed expression and the total (web/heavy.py).
+    chance = heavy.compute(expressions.chance_at_least, expression, rolled.total)
     return record_roll(
         campaign_id=campaign_id,
         by=by,
