@@ -326,6 +326,10 @@ def run(*, clients: int, requests: int, quick: bool, out: TextIO | None = None) 
                 address = urlsplit(running.url)
                 site = Site(address.hostname or "", address.port or 80, plain, sheet, dice_box, session, token)
                 rows, heavy = measure(site, clients=clients, requests=requests)
+                log = running.log.read_text(errors="replace").splitlines()
+                # A heavy request that failed (its status is in the table): what the server said, for the reader.
+                for line in [n for n, text in enumerate(log) if "Traceback" in text][:3]:
+                    print("\n".join(log[line : line + 40]), file=sys.stderr)
     except BenchError as error:
         print(f"error: {error}", file=sys.stderr)
         return EXIT_BROKEN

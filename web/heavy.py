@@ -35,8 +35,9 @@ __all__ = ["CACHE_SIZE", "Busy", "compute", "shut_down"]
 
 T = TypeVar("T")
 
-#: Results kept for specs asked again (each at most a few kilobytes: a chance and a chart's bars).
-CACHE_SIZE: Final = 2048
+#: Results kept for specs asked again. The largest is an opposed roll's damage chart, a few hundred
+#: fractions (about 100 KB): 256 of them stay within a few tens of megabytes.
+CACHE_SIZE: Final = 256
 
 #: What a refused request is told to wait, in seconds, before it asks again.
 RETRY_AFTER: Final = 2
