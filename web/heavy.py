@@ -21,8 +21,11 @@ reuses.
 
 from __future__ import annotations
 
+import atexit
 import multiprocessing
+import os
 import threading
+import time
 from collections import OrderedDict
 from collections.abc import Callable, Hashable
 from concurrent.futures import ProcessPoolExecutor
@@ -31,7 +34,7 @@ from typing import Any, Final, TypeVar
 
 from django.conf import settings
 
-__all__ = ["CACHE_SIZE", "Busy", "compute", "shut_down"]
+__all__ = ["CACHE_SIZE", "Busy", "compute", "shut_down", "warm_up"]
 
 T = TypeVar("T")
 
@@ -91,6 +94,22 @@ _slots: threading.BoundedSemaphore | None = None
 _slot_count = 0
 
 
+#: How often, in seconds, a worker looks whether the server that started it is still there.
+PARENT_CHECK: Final = 1.0
+
+
+def _watch_parent(parent: int) -> None:
+    """In each worker: exit as soon as the server process is gone, however it went (a kill leaves no
+    one to stop the workers), rather than linger as an orphan."""
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(PARENT_CHECK)
+        os._exit(0)
+
+    threading.Thread(target=watch, name="watch-server", daemon=True).start()
+
+
 def _executor() -> ProcessPoolExecutor:
     """The worker processes, started on first use. "spawn": a fresh interpreter that imports the
     engine alone, never a copy of a server process in the middle of its threads' work."""
@@ -98,8 +117,25 @@ def _executor() -> ProcessPoolExecutor:
     with _lock:
         if _pool is None:
             context = multiprocessing.get_context("spawn")
-            _pool = ProcessPoolExecutor(max_workers=settings.CHANCE_WORKERS, mp_context=context)
+            _pool = ProcessPoolExecutor(
+                max_workers=settings.CHANCE_WORKERS,
+                mp_context=context,
+                initializer=_watch_parent,
+                initargs=(os.getpid(),),
+            )
+            atexit.register(shut_down)
         return _pool
+
+
+def _ready() -> bool:
+    return True
+
+
+def warm_up() -> None:
+    """Start the worker processes now, in the background, so the first request does not wait for an
+    interpreter to start (the server calls this as it starts; nothing waits for it)."""
+    if settings.CHANCE_WORKERS:
+        _executor().submit(_ready)
 
 
 def _semaphore() -> threading.BoundedSemaphore:

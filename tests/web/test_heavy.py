@@ -3,9 +3,14 @@ processes beside the server's (web/heavy.py), and a 503 with Retry-After when ev
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 import threading
+import time
 from collections.abc import Iterator
 from fractions import Fraction
+from pathlib import Path
 
 import pytest
 from django.test import Client
@@ -17,6 +22,7 @@ from rules.__main__ import chance
 from rules.systems import SpecError
 from web import heavy
 
+ROOT = Path(__file__).resolve().parents[2]
 CHECK = {"system": "lucky13", "roll": "check", "ability": "d8", "skill": "d6", "difficulty": "moderate"}
 calls: list[int] = []
 
@@ -119,3 +125,33 @@ def test_the_dice_box_rolls_nothing_when_busy(client, campaign, player, one_slot
     assert response.status_code == 503
     assert response["Retry-After"] == str(heavy.RETRY_AFTER)
     assert not Roll.objects.exists()
+
+
+#: A server in miniature: it starts the worker process, says the worker's id, and waits to be killed.
+SERVER = """
+import os, sys, time
+import django
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
+django.setup()
+from django.conf import settings
+settings.CHANCE_WORKERS = 1
+from web import heavy
+print(heavy.compute(os.getpid), flush=True)
+time.sleep(60)
+"""
+
+
+def test_a_worker_process_leaves_when_its_server_is_killed() -> None:
+    """A killed server stops nothing itself: its worker sees it gone and exits, rather than linger."""
+    server = subprocess.Popen([sys.executable, "-c", SERVER], cwd=ROOT, stdout=subprocess.PIPE, text=True)
+    try:
+        worker = int(server.stdout.readline())  # type: ignore[union-attr]
+        assert worker != server.pid
+        os.kill(worker, 0)  # there
+    finally:
+        server.kill()
+        server.wait()
+    deadline = time.monotonic() + 10 * heavy.PARENT_CHECK
+    while time.monotonic() < deadline and Path(f"/proc/{worker}").exists():
+        time.sleep(0.1)
+    assert not Path(f"/proc/{worker}").exists() or "Z" in Path(f"/proc/{worker}/stat").read_text().split()[2]
