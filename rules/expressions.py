@@ -63,6 +63,7 @@ __all__ = [
     "distribution",
     "parse",
     "roll",
+    "total_weights",
 ]
 
 MAX_LENGTH: Final = 100
@@ -412,7 +413,7 @@ def _within_budget(expression: Expression) -> bool:
 
 
 @lru_cache(maxsize=CHANCE_CACHE_SIZE)
-def _weights(expression: Expression) -> tuple[int, tuple[int, ...], int] | None:
+def total_weights(expression: Expression) -> tuple[int, tuple[int, ...], int] | None:
     """(lowest total, the weight of each total from it, their denominator), or None beyond the budget."""
     if not _within_budget(expression):
         return None
@@ -439,7 +440,7 @@ def distribution(expression: Expression) -> dict[int, Fraction] | None:
     than :data:`MAX_KEEP_WORK` steps, or when the whole is estimated to cost more
     than :data:`MAX_CHANCE_WORK` (:func:`chance_work`).
     """
-    found = _weights(expression)
+    found = total_weights(expression)
     if found is None:
         return None
     offset, weights, den = found
@@ -484,7 +485,7 @@ def chance_at_least(expression: Expression, total: int) -> Fraction | None:
         if group.sign > 0:  # the dice total at least ``need``
             return Fraction(den - _at_most(group.count, group.sides, need - 1), den)
         return Fraction(_at_most(group.count, group.sides, -need), den)  # the dice total at most ``-need``
-    found = _weights(expression)
+    found = total_weights(expression)
     if found is None:
         return None
     offset, weights, den = found

@@ -34,7 +34,7 @@ from typing import Any, Final, TypeVar
 
 from django.conf import settings
 
-__all__ = ["CACHE_SIZE", "Busy", "compute", "shut_down", "warm_up"]
+__all__ = ["CACHE_SIZE", "RESULTS", "Busy", "Results", "compute", "shut_down", "slots", "warm_up"]
 
 T = TypeVar("T")
 
@@ -55,7 +55,7 @@ class Busy(Exception):
         self.retry_after = retry_after
 
 
-class _Results:
+class Results:
     """A bounded least-recently-used map, safe to share between the server's threads."""
 
     def __init__(self, size: int) -> None:
@@ -86,7 +86,7 @@ class _Results:
             self.hits = self.misses = 0
 
 
-RESULTS: Final = _Results(CACHE_SIZE)
+RESULTS: Final = Results(CACHE_SIZE)
 
 _lock = threading.Lock()
 _pool: ProcessPoolExecutor | None = None
@@ -138,7 +138,8 @@ def warm_up() -> None:
         _executor().submit(_ready)
 
 
-def _semaphore() -> threading.BoundedSemaphore:
+def slots() -> threading.BoundedSemaphore:
+    """The slots for computations under way or queued, :data:`settings.CHANCE_SLOTS` of them."""
     global _slots, _slot_count
     with _lock:
         if _slots is None or _slot_count != settings.CHANCE_SLOTS:
@@ -167,13 +168,13 @@ def compute(function: Callable[..., T], *args: Hashable, key: Hashable = None) -
     found, value = RESULTS.get(cache_key)
     if found:
         return value  # type: ignore[no-any-return]
-    slots = _semaphore()
-    if not slots.acquire(timeout=settings.CHANCE_WAIT):
+    free = slots()
+    if not free.acquire(timeout=settings.CHANCE_WAIT):
         raise Busy()
     try:
         value = _run(function, args)
     finally:
-        slots.release()
+        free.release()
     RESULTS.put(cache_key, value)
     return value
 

@@ -58,7 +58,7 @@ def test_the_same_arguments_are_computed_once() -> None:
 
 
 def test_the_cache_is_bounded_and_forgets_the_least_recently_used(monkeypatch) -> None:
-    monkeypatch.setattr(heavy, "RESULTS", heavy._Results(2))
+    monkeypatch.setattr(heavy, "RESULTS", heavy.Results(2))
     calls.clear()
     for value in (1, 2, 1, 3, 1, 2):  # 3 pushes out 2, the least recently used; 1 stays
         heavy.compute(counted, value)
@@ -81,7 +81,7 @@ def test_when_every_slot_is_taken_the_request_is_refused_after_a_short_wait(one_
 def test_a_cached_answer_needs_no_slot(settings) -> None:
     heavy.compute(counted, 7)
     settings.CHANCE_SLOTS, settings.CHANCE_WAIT = 1, 0.05
-    slots = heavy._semaphore()
+    slots = heavy.slots()
     slots.acquire()
     try:
         assert heavy.compute(counted, 7) == 14
