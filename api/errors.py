@@ -13,7 +13,7 @@ from ninja import NinjaAPI, Schema
 from ninja.errors import AuthenticationError, HttpError, ValidationError
 
 from campaigns.operations import Conflict, Gone, NotAllowed, NotFound, Refused
-from web import outage
+from web import heavy, outage
 from web.bounded_json import TooDeep
 
 
@@ -116,6 +116,12 @@ def install(api: NinjaAPI) -> None:
         response = _error(
             api, request, 429, "rate_limited", f"Too many requests with this token; try again in {exc.retry_after} s."
         )
+        response["Retry-After"] = str(exc.retry_after)
+        return response
+
+    @api.exception_handler(heavy.Busy)
+    def busy(request: HttpRequest, exc: heavy.Busy) -> HttpResponse:
+        response = _error(api, request, 503, "busy", exc.message)
         response["Retry-After"] = str(exc.retry_after)
         return response
 

@@ -1,14 +1,16 @@
 """``python -m bench`` (``make bench``): each rules system's engine benchmarks (``bench/<key>/engine.py``;
 Lucky 13's: the whole table, our engine against icepool, :mod:`bench.lucky13.engine`), then the pages
 against the history behind them (:mod:`bench.pages`), then the live dashboard's sockets on two server
-processes sharing Redis (:mod:`bench.sockets`, in a Python process of its own).
+processes sharing Redis (:mod:`bench.sockets`, in a Python process of its own), last a light page's
+time while heavy clients ask for the most expensive exact chances allowed (:mod:`bench.load`, in a
+Python process of its own).
 
 Machines are shared and noisy, so each part measures both sides of a comparison in the same run,
 interleaved, and judges the ratio of their medians. Exit status: 0 when every target is met, 1
 when one is missed, 2 when a part is broken (two engines disagree, a process fails, a page did not
 answer or its data could not be built, a server did not start or a socket did not open, Redis is not
 there); the run's status is the worst of its parts. ``--engine-only``, ``--pages-only`` and
-``--sockets-only`` run one part; ``--quick`` makes every part a smoke run.
+``--sockets-only``, ``--load-only`` run one part; ``--quick`` makes every part a smoke run.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ import sys
 from importlib import import_module
 from importlib.util import find_spec
 
+from bench.load import load_main
 from bench.pages import REPS as PAGE_REPS
 from bench.pages import pages_main
 from bench.sockets import sockets_main
@@ -51,12 +54,13 @@ def main(argv: list[str] | None = None) -> int:
     only.add_argument("--engine-only", action="store_true", help="the engines' benchmarks alone")
     only.add_argument("--pages-only", action="store_true", help="the pages alone")
     only.add_argument("--sockets-only", action="store_true", help="the live dashboard's sockets alone")
+    only.add_argument("--load-only", action="store_true", help="light pages under heavy exact-chance requests alone")
     args = parser.parse_args(argv)
     for name in ("reps", "icepool_reps", "page_reps"):
         if getattr(args, name) is not None and getattr(args, name) < 1:
             parser.error(f"--{name.replace('_', '-')} must be at least 1")
 
-    chosen = args.engine_only or args.pages_only or args.sockets_only
+    chosen = args.engine_only or args.pages_only or args.sockets_only or args.load_only
     statuses = []
     if args.engine_only or not chosen:
         for key in engine_parts():
@@ -66,6 +70,8 @@ def main(argv: list[str] | None = None) -> int:
         statuses.append(pages_main(quick=args.quick, reps=args.page_reps))
     if args.sockets_only or not chosen:
         statuses.append(sockets_main(quick=args.quick))
+    if args.load_only or not chosen:
+        statuses.append(load_main(quick=args.quick))
     return max(statuses, default=0)  # 2 (broken) over 1 (missed) over 0
 
 

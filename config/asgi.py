@@ -18,7 +18,11 @@ from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
 
 from play.routing import websocket_urlpatterns  # noqa: E402
 from play.socket_outage import PausedWhenUnreachable  # noqa: E402
+from web import heavy  # noqa: E402
 from web.origins import SameOriginValidator  # noqa: E402
+
+# The worker processes for exact chances start with the server, not on its first request (web/heavy.py).
+heavy.warm_up()
 
 application = ProtocolTypeRouter(
     {

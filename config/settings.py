@@ -170,6 +170,8 @@ MIDDLEWARE = [
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
     "csp.middleware.CSPMiddleware",
+    # A page whose exact chance found every worker busy is a 503 with Retry-After (web/heavy.py).
+    "web.middleware.BusyMiddleware",
     # Last, as axes asks: it turns a lockout into the 429 page on the way out.
     "axes.middleware.AxesMiddleware",
 ]
@@ -359,6 +361,16 @@ CACHES = {
         else {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}
     )
 }
+# --- Exact chances of what users send (web/heavy.py)
+# Worked out in worker processes beside the server's, so a large one never slows anyone else's page:
+# this many of them (0: in the request's own thread, as the tests do). At most CHANCE_SLOTS are under
+# way or queued at once; a request waits up to CHANCE_WAIT seconds for a slot, then gets a 503.
+CHANCE_WORKERS = int(os.environ.get("CHANCE_WORKERS", "1"))
+CHANCE_SLOTS = int(os.environ.get("CHANCE_SLOTS", "2"))
+CHANCE_WAIT = float(os.environ.get("CHANCE_WAIT", "2"))
+if CHANCE_WORKERS < 0 or CHANCE_SLOTS < 1 or CHANCE_WAIT < 0:
+    raise ImproperlyConfigured("CHANCE_WORKERS ≥ 0, CHANCE_SLOTS ≥ 1 and CHANCE_WAIT ≥ 0, please")
+
 #: Requests a minute each personal API token may make (429 with Retry-After past it).
 API_RATE_LIMIT = int(os.environ.get("API_RATE_LIMIT", "600"))
 

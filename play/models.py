@@ -6,6 +6,7 @@ Rolls are append-only (:class:`~campaigns.models.AppendOnlyModel`, and a trigger
 from __future__ import annotations
 
 from datetime import datetime
+from typing import Final
 
 from django.conf import settings
 from django.db import models
@@ -55,6 +56,12 @@ class RollKind(models.TextChoices):
     FREE = "free", "Free roll"
 
 
+#: The longest exact chance a roll keeps, "p/q". The free dice box's longest is 303 characters (a
+#: chance of 50d1000, over 1000**50), a D6 check against difficulty 1000 about 240; a longer one
+#: would be kept rounded (:func:`play.rolls.record_roll`), never refused.
+CHANCE_LENGTH: Final = 1000
+
+
 class Roll(AppendOnlyModel):
     """One roll made in a campaign, written once by :func:`play.rolls.record_roll`.
 
@@ -88,8 +95,10 @@ class Roll(AppendOnlyModel):
     #: success/hit/margin/dilemma as the kind has them; {} for a free roll.
     outcome = models.JSONField(default=dict, blank=True)
     #: The exact chance computed before the roll, "p/q", and what it is the chance of. NULL, not "",
-    #: when there is no exact chance: "no value" is a different fact from an empty string.
-    chance = models.CharField(max_length=200, null=True, blank=True)  # noqa: DJ001
+    #: when there is no exact chance: "no value" is a different fact from an empty string. As long
+    #: as the exact fractions the bounded inputs make (50d1000 has a denominator of 151 digits), so
+    #: the log keeps the odds the player was shown, to the last digit (:data:`CHANCE_LENGTH`).
+    chance = models.CharField(max_length=CHANCE_LENGTH, null=True, blank=True)  # noqa: DJ001
     chance_of = models.CharField(max_length=200, blank=True)
     secret = models.BooleanField(default=False)
     created_at = models.DateTimeField()

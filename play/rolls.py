@@ -50,14 +50,18 @@ from play.chain import canonical as canonical
 from play.chain import check_chain as check_chain
 from play.chain import content_hash as content_hash
 from play.chain import verify_chain as verify_chain
-from play.models import Roll, RollKind, RollReveal
+from play.models import CHANCE_LENGTH, Roll, RollKind, RollReveal
 from rules import expressions, systems
 from rules.dice import die_view
 from rules.expressions import Constant, ExpressionError, ExpressionRoll
 from rules.systems.base import SpecError, Worded
+from web import heavy
 
 #: The longest label a roll keeps (the column's length); longer words are cut with an ellipsis.
 LABEL_LENGTH: Final = Roll._meta.get_field("label").max_length
+
+#: The longest words a chance is said to be the chance of (the column's length).
+CHANCE_OF_LENGTH: Final = Roll._meta.get_field("chance_of").max_length
 
 #: Sent after commit with ``roll``: the live dashboard listens.
 roll_recorded = django.dispatch.Signal()
@@ -82,13 +86,31 @@ def _check_json(value: Any, where: str) -> None:
     raise TypeError(f"{where}: {type(value).__name__} is not allowed in a roll (integers, strings, booleans only)")
 
 
-def _ratio(chance: Fraction | str | None) -> str | None:
+#: The denominator a chance is rounded to when its exact "p/q" would not fit the column: 60 digits,
+#: far past what any page shows (a percentage with two decimals).
+ROUNDED_DENOMINATOR: Final = 10**60
+
+#: Added to what a chance is the chance of when it was kept rounded, so the log never claims exactness.
+ROUNDED: Final = " (rounded)"
+
+
+def _ratio(chance: Fraction | str | None) -> tuple[str | None, bool]:
+    """The chance as the log keeps it, "p/q", and whether it had to be rounded to fit its column.
+
+    Every bounded input gives a fraction that fits (:data:`play.models.CHANCE_LENGTH`); one that
+    did not would be kept as the nearest fraction over at most :data:`ROUNDED_DENOMINATOR` and said
+    to be rounded, rather than refuse the roll.
+    """
     if chance is None:
-        return None
+        return None, False
     p = Fraction(chance)
     if not 0 <= p <= 1:
         raise ValueError(f"a chance is between 0 and 1, not {p}")
-    return f"{p.numerator}/{p.denominator}"
+    text = f"{p.numerator}/{p.denominator}"
+    if len(text) <= CHANCE_LENGTH:
+        return text, False
+    near = p.limit_denominator(ROUNDED_DENOMINATOR)
+    return f"{near.numerator}/{near.denominator}", True
 
 
 #: Why a character that is not in play cannot roll, by its status.
@@ -146,9 +168,11 @@ def record_roll(
             # Nothing of a draft reaches the table's log (its creation rolls stay on its sheet), and
             # an archived character has left play.
             raise Conflict(NOT_IN_PLAY[status])
-    ratio = _ratio(chance)
+    ratio, rounded = _ratio(chance)
     if ratio is not None and not chance_of:
         raise ValueError("say what the chance is the chance of")
+    if rounded:
+        chance_of = chance_of[: CHANCE_OF_LENGTH - len(ROUNDED)] + ROUNDED
     for name, value in (("spec", spec), ("dice", dice), ("outcome", outcome)):
         _check_json(value, name)
     if total is not None and (isinstance(total, bool) or not isinstance(total, int)):
@@ -337,15 +361,17 @@ def free_roll_dice(rolled: ExpressionRoll) -> list[dict[str, Any]]:
 def roll_free(*, campaign_id: int, by: AbstractBaseUser, text: str, explode: bool, secret: bool, rng: Any) -> Roll:
     """Parse, roll and record a free dice expression. A bad expression is refused (400) before anything is written.
 
-    The chance stored is P(total ≥ the rolled total), exact, when the distribution is finite and
-    cheap (:func:`rules.expressions.distribution`); with exploding dice there is none ("unbounded").
+    The chance stored is P(total ≥ the rolled total), exact, when it is finite and within the
+    engine's budget (:func:`rules.expressions.chance_at_least`); with exploding dice there is none
+    ("unbounded").
     """
     try:
         expression = expressions.parse(text, explode=explode)
     except ExpressionError as error:
         raise Refused(f"Cannot roll {text.strip()[:40]!r}: {error}.") from error
     rolled = expressions.roll(expression, rng)
-    chance = expressions.chance_at_least(expression, rolled.total)
+    # Off the server's own process, cached by the parsed expression and the total (web/heavy.py).
+    chance = heavy.compute(expressions.chance_at_least, expression, rolled.total)
     return record_roll(
         campaign_id=campaign_id,
         by=by,
@@ -361,7 +387,7 @@ def roll_free(*, campaign_id: int, by: AbstractBaseUser, text: str, explode: boo
             if chance is not None
             else "unbounded"
             if expression.explodes
-            else "too many possible totals to compute exactly"
+            else "too costly to compute exactly"
         ),
         secret=secret,
     )

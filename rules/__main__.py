@@ -12,11 +12,19 @@ import argparse
 import json
 import sys
 from collections.abc import Mapping
-from typing import Any, BinaryIO, TextIO
+from typing import Any, BinaryIO, Final, TextIO
 
 from rules.systems import SpecError, default_key, describe_all, get
 
 EXIT_INVALID = 2
+
+#: The most specs one ``--batch`` may hold: every one is computed before anything is written, so a
+#: bound keeps a batch's memory and time finite. Lucky 13's whole table of checks (6,534 specs, the
+#: engine's benchmark) fits with room to spare.
+MAX_BATCH: Final = 10_000
+
+#: The longest line of a batch, in bytes: far past any spec, short of what would make reading it slow.
+MAX_SPEC_BYTES: Final = 10_000
 
 
 def chance(spec: Any) -> dict[str, Any]:
@@ -46,11 +54,16 @@ def _load(text: str | bytes) -> Any:
 
 
 def _batch(stream: BinaryIO, out: TextIO) -> None:
-    """Every spec is checked before any result is written: a bad line leaves no partial output."""
-    results = []
+    """Every spec is checked before any result is written: a bad line leaves no partial output, nor
+    does a batch of more than :data:`MAX_BATCH` specs or a line longer than :data:`MAX_SPEC_BYTES`."""
+    results: list[str] = []
     for number, line in enumerate(stream, 1):
         if not line.strip():
             continue
+        if len(line) > MAX_SPEC_BYTES:
+            raise SpecError(f"line {number}: spec", f"is at most {MAX_SPEC_BYTES} bytes long")
+        if len(results) == MAX_BATCH:
+            raise SpecError("--batch", f"a batch holds at most {MAX_BATCH} specs; split it into smaller files")
         try:
             results.append(json.dumps(chance(_load(line))))
         except SpecError as error:

@@ -13,11 +13,16 @@ each refusal naming the term or the position at fault: at most
 in all, sides from 2 to :data:`MAX_SIDES`, constants up to
 :data:`MAX_MODIFIER` each and in sum.
 
-Exact distributions (:func:`distribution`) are computed for expressions
-without explosions whose totals span at most :data:`MAX_OUTCOMES` values and
-whose keep terms are cheap (:data:`MAX_KEEP_WORK`); beyond that, or with
-explosions (the total has no upper bound), there is none and the product says
-so rather than simulate.
+Exact chances have a budget too, counted before any work is done. One group
+of dice kept whole (``50d1000+7``, the usual roll) has a closed form, exact
+and cheap at every size (:func:`chance_at_least`). Any other expression needs
+its whole distribution (:func:`distribution`): it is computed when its totals
+span at most :data:`MAX_OUTCOMES` values, its keep terms are cheap
+(:data:`MAX_KEEP_WORK`) and the whole computation is estimated below
+:data:`MAX_CHANCE_WORK` (:func:`chance_work`); beyond that, or with explosions
+(the total has no upper bound), there is none and the product says so rather
+than simulate. Distributions are cached (:data:`CHANCE_CACHE_SIZE`), so the
+same expression asked again costs a look-up.
 
 Pure Python: no Django, no I/O; randomness injected.
 """
@@ -28,14 +33,17 @@ import re
 from collections import defaultdict
 from dataclasses import dataclass
 from fractions import Fraction
-from math import comb
+from functools import lru_cache
+from math import comb, log2
 from random import Random
 from typing import Final, Literal
 
 from rules.dice import DiceError, DieResult
-from rules.probability import convolve
+from rules.probability import PACK_FROM, convolve
 
 __all__ = [
+    "CHANCE_CACHE_SIZE",
+    "MAX_CHANCE_WORK",
     "MAX_DICE",
     "MAX_EXPLOSIONS",
     "MAX_KEEP_WORK",
@@ -51,9 +59,11 @@ __all__ = [
     "ExpressionRoll",
     "TermRoll",
     "chance_at_least",
+    "chance_work",
     "distribution",
     "parse",
     "roll",
+    "total_weights",
 ]
 
 MAX_LENGTH: Final = 100
@@ -68,8 +78,14 @@ MAX_EXPLOSIONS: Final = 100
 #: The widest spread of totals whose exact distribution we compute (10d1000 spans 9,991).
 MAX_OUTCOMES: Final = 10_000
 #: Steps of the keep-highest/lowest computation allowed for one term (4d6kh3 takes about 3,000;
-#: 10d20kh3 about 150,000); past it there is no exact distribution.
-MAX_KEEP_WORK: Final = 2_000_000
+#: 10d20kh3 about 150,000; each step is about 80 ns): past it there is no exact distribution.
+MAX_KEEP_WORK: Final = 500_000
+#: The estimated cost of a whole distribution, in nanoseconds of one core of a small server
+#: (:func:`chance_work`), beyond which there is none: every exact chance a request asks for takes
+#: at most about 50 ms, so no one's expression can keep the server from everyone else's pages.
+MAX_CHANCE_WORK: Final = 40_000_000
+#: Distributions kept for expressions asked again (each at most ``MAX_OUTCOMES`` whole numbers).
+CHANCE_CACHE_SIZE: Final = 64
 
 Keep = Literal["all", "high", "low"]
 
@@ -328,6 +344,48 @@ def _keep_work(term: DiceTerm) -> int:
     return term.sides * (term.count + 1) ** 2 * (term.kept * term.sides + 1)
 
 
+#: The cost model of :func:`chance_work`, measured on one core: a step of a short convolution
+#: (a plain double loop) or of the keep-highest/lowest count, in nanoseconds; a long convolution is
+#: one product of two big integers (Karatsuba: the longer's bits times the shorter's to the 0.585),
+#: plus a pass over the weights to pack and unpack them.
+_LOOP_STEP_NS: Final = 85
+_KEEP_STEP_NS: Final = 85
+_KARATSUBA_NS: Final = 0.025
+_KARATSUBA_POWER: Final = 0.585
+_PACK_NS: Final = 300
+
+
+def _convolution_work(x_len: int, x_bits: float, y_len: int, y_bits: float) -> float:
+    """Nanoseconds :func:`rules.probability.convolve` takes, about, for weights of these lengths and sizes."""
+    if min(x_len, y_len) < PACK_FROM:
+        return _LOOP_STEP_NS * x_len * y_len
+    width = x_bits + y_bits + min(x_len, y_len).bit_length() + 8
+    longer, shorter = max(x_len, y_len) * width, min(x_len, y_len) * width
+    return _KARATSUBA_NS * longer * shorter**_KARATSUBA_POWER + _PACK_NS * (x_len + y_len)
+
+
+def chance_work(expression: Expression) -> float:
+    """The estimated cost of :func:`distribution`, in nanoseconds, from the sizes alone: the same
+    convolutions and keep counts, each priced by :func:`_convolution_work`, none of them done."""
+    total_len, total_bits, work = 1, 0.0, 0.0
+    for term in expression.terms:
+        if not isinstance(term, DiceTerm):
+            continue
+        side_bits = log2(term.sides)
+        if term.keep != "all" and term.keep_count < term.count:
+            work += _KEEP_STEP_NS * _keep_work(term)
+            term_len = term.kept * (term.sides - 1) + 1
+        else:
+            term_len = 1
+            for done in range(term.count):
+                work += _convolution_work(term_len, done * side_bits, term.sides, 0)
+                term_len += term.sides - 1
+        term_bits = term.count * side_bits
+        work += _convolution_work(total_len, total_bits, term_len, term_bits)
+        total_len, total_bits = total_len + term_len - 1, total_bits + term_bits
+    return work
+
+
 def span(expression: Expression) -> tuple[int, int] | None:
     """The lowest and highest total, or None when dice explode (no highest)."""
     if expression.explodes:
@@ -344,35 +402,91 @@ def span(expression: Expression) -> tuple[int, int] | None:
     return low, high
 
 
-def distribution(expression: Expression) -> dict[int, Fraction] | None:
-    """P(total = v) for every reachable total, exactly; None when there is no finite, cheap answer.
-
-    None when any die explodes (the total has no upper bound), when the totals
-    span more than :data:`MAX_OUTCOMES` values, or when a keep term needs more
-    than :data:`MAX_KEEP_WORK` steps.
-    """
+def _within_budget(expression: Expression) -> bool:
     bounds = span(expression)
     if bounds is None or bounds[1] - bounds[0] + 1 > MAX_OUTCOMES:
-        return None
+        return False
     dice = [t for t in expression.terms if isinstance(t, DiceTerm)]
     if any(t.keep != "all" and _keep_work(t) > MAX_KEEP_WORK for t in dice):
+        return False
+    return chance_work(expression) <= MAX_CHANCE_WORK
+
+
+@lru_cache(maxsize=CHANCE_CACHE_SIZE)
+def total_weights(expression: Expression) -> tuple[int, tuple[int, ...], int] | None:
+    """(lowest total, the weight of each total from it, their denominator), or None beyond the budget."""
+    if not _within_budget(expression):
         return None
     offset = expression.modifier
     weights = [1]
     den = 1
-    for term in dice:
+    for term in expression.terms:
+        if not isinstance(term, DiceTerm):
+            continue
         low, term_weights = _term_weights(term)
         if term.sign < 0:
             low, term_weights = -(low + len(term_weights) - 1), term_weights[::-1]
         offset += low
         weights = convolve(weights, term_weights)
         den *= term.sides**term.count
+    return offset, tuple(weights), den
+
+
+def distribution(expression: Expression) -> dict[int, Fraction] | None:
+    """P(total = v) for every reachable total, exactly; None when there is no finite, cheap answer.
+
+    None when any die explodes (the total has no upper bound), when the totals
+    span more than :data:`MAX_OUTCOMES` values, when a keep term needs more
+    than :data:`MAX_KEEP_WORK` steps, or when the whole is estimated to cost more
+    than :data:`MAX_CHANCE_WORK` (:func:`chance_work`).
+    """
+    found = total_weights(expression)
+    if found is None:
+        return None
+    offset, weights, den = found
     return {offset + i: Fraction(w, den) for i, w in enumerate(weights) if w}
 
 
-def chance_at_least(expression: Expression, total: int) -> Fraction | None:
-    """P(the expression's total ≥ ``total``), exactly, or None where :func:`distribution` is None."""
-    dist = distribution(expression)
-    if dist is None:
+def _at_most(count: int, sides: int, total: int) -> int:
+    """How many of the ``sides**count`` rolls of ``count`` dice total at most ``total``.
+
+    Inclusion–exclusion over the dice that show more than their faces allow: with ``j`` dice
+    shifted down by ``sides``, the rolls are the ways to share what is left among ``count``
+    dice of at least 1, ``C(total − j·sides, count)``.
+    """
+    if total < count:
+        return 0
+    if total >= count * sides:
+        return sides**count
+    return sum(
+        (-1) ** j * comb(count, j) * comb(total - j * sides, count)
+        for j in range(min(count, (total - count) // sides) + 1)
+    )
+
+
+def _single_group(expression: Expression) -> DiceTerm | None:
+    """The expression's one group of dice when it is its only dice and all of them count; else None."""
+    dice = [t for t in expression.terms if isinstance(t, DiceTerm)]
+    if len(dice) != 1 or dice[0].explode or (dice[0].keep != "all" and dice[0].keep_count < dice[0].count):
         return None
-    return sum((p for v, p in dist.items() if v >= total), Fraction(0))
+    return dice[0]
+
+
+def chance_at_least(expression: Expression, total: int) -> Fraction | None:
+    """P(the expression's total ≥ ``total``), exactly, or None where :func:`distribution` is None.
+
+    One group of dice that all count, with constants, needs no distribution: its chance is a
+    closed form (:func:`_at_most`), a few dozen terms at most, whatever the size of the dice.
+    """
+    group = _single_group(expression)
+    if group is not None:
+        need = total - expression.modifier
+        den = group.sides**group.count
+        if group.sign > 0:  # the dice total at least ``need``
+            return Fraction(den - _at_most(group.count, group.sides, need - 1), den)
+        return Fraction(_at_most(group.count, group.sides, -need), den)  # the dice total at most ``-need``
+    found = total_weights(expression)
+    if found is None:
+        return None
+    offset, weights, den = found
+    return Fraction(sum(weights[max(total - offset, 0) :]), den)

@@ -28,6 +28,7 @@ from functools import lru_cache
 from rules.dice import UNLIMITED
 
 __all__ = [
+    "PACK_FROM",
     "Capped",
     "add",
     "add_all",
@@ -103,7 +104,7 @@ def die(sides: int, explosions: int, cap: int) -> Capped:
 
 
 #: Below this many terms a plain double loop is quicker than packing into one integer.
-_PACK_FROM = 48
+PACK_FROM = 48
 
 
 def convolve(x: Sequence[int], y: Sequence[int]) -> list[int]:
@@ -115,7 +116,7 @@ def convolve(x: Sequence[int], y: Sequence[int]) -> list[int]:
     """
     if not x or not y:
         return []
-    if min(len(x), len(y)) < _PACK_FROM:
+    if min(len(x), len(y)) < PACK_FROM:
         out = [0] * (len(x) + len(y) - 1)
         y_support = [(j, w) for j, w in enumerate(y) if w]
         for i, v in enumerate(x):

@@ -42,6 +42,12 @@ def pytest_configure(config: pytest.Config) -> None:
     if not hasattr(config, "workerinput"):
         config.pluginmanager.register(SuiteTimes(), "suite-times")
 
+    from django.conf import settings
+
+    # Exact chances in the test's own thread, where a test's stand-ins for the engine reach them; the
+    # worker processes have tests of their own (tests/web/test_heavy.py), which turn them on.
+    settings.CHANCE_WORKERS = 0
+
     from django.urls import get_resolver
 
     from rules import systems
@@ -52,6 +58,15 @@ def pytest_configure(config: pytest.Config) -> None:
         get_resolver().url_patterns  # noqa: B018 (imports every URLconf, the API's routers with it)
     finally:
         systems.unregister(coin.SYSTEM.key)
+
+
+@pytest.fixture(autouse=True)
+def fresh_chance_cache() -> None:
+    """Each test starts with no chance remembered from another's (web/heavy.py): a test that stands in
+    for part of the engine sees its own results."""
+    from web import heavy
+
+    heavy.RESULTS.clear()
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:

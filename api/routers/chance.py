@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from django.http import HttpRequest
@@ -12,6 +13,7 @@ from api.errors import responses
 from campaigns.operations import Refused
 from rules.__main__ import chance as chance_of
 from rules.systems import SpecError
+from web import heavy
 
 router = Router(tags=["Chance"])
 
@@ -25,14 +27,19 @@ class InvalidSpec(Refused):
 
 @router.post(
     "/chance",
-    response=responses({200: dict[str, Any]}, 400, 413),
+    response=responses({200: dict[str, Any]}, 400, 413, 503),
     summary="Exact chance of a roll",
     description="The body is one spec of the chance interface, e.g. "
     '`{"system": "lucky13", "roll": "check", "ability": "d8", "skill": "d6", "difficulty": "moderate"}`; '
-    'probabilities come back as exact fractions, `"p/q"`. A bad spec is a 400 naming the field.',
+    'probabilities come back as exact fractions, `"p/q"`. A bad spec is a 400 naming the field. The work is '
+    "bounded (every spec's dice and sizes have limits) and done beside the server; when too many chances are "
+    "being worked out at once the answer is a 503 `busy` with `Retry-After`.",
 )
 def chance(request: HttpRequest, spec: dict[str, Any] = SPEC) -> dict[str, Any]:
+    # Off the server's own process, and from the cache for a spec asked before: the same spec is
+    # the same JSON once its keys are sorted (web/heavy.py).
+    canonical = json.dumps(spec, sort_keys=True, separators=(",", ":"))
     try:
-        return chance_of(spec)
+        return heavy.compute(chance_of, spec, key=canonical)
     except SpecError as error:
         raise InvalidSpec(f"{error.field}: {error.message}", errors={error.field: error.message}) from None

@@ -30,22 +30,23 @@ from play.models import RollKind
 from play.rolls import record_roll
 from rules.systems import lucky13
 from rules.systems.lucky13 import Check, Opposed
-from web import presenters
+from web import heavy, presenters
 from web.fields import TextField, TypedChoiceField
 
 ROLL_SESSION_KEY = "calculator-roll"
 
 
 def _check_context(check: Check) -> dict[str, Any]:
+    """The chance and the chart of totals, worked out off the server's own process (:mod:`web.heavy`)."""
     return {
-        "chance": lucky13.check_chance(check),
-        "chart": _totals_chart(lucky13.check_distribution(check)),
+        "chance": heavy.compute(lucky13.check_chance, check),
+        "chart": _totals_chart(heavy.compute(lucky13.check_distribution, check)),
         "dice_label": f"{check.ability} + {check.skill} + {check.difficulty}",
     }
 
 
 def _opposed_context(opposed: Opposed) -> dict[str, Any]:
-    chance = lucky13.opposed_chance(opposed)
+    chance = heavy.compute(lucky13.opposed_chance, opposed)
     return {
         "chance": chance,
         "chart": presenters.damage_chart(chance.damage_given_hit) if chance.damage_given_hit else None,

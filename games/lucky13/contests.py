@@ -27,6 +27,7 @@ from play.models import Encounter
 from rules.systems import lucky13
 from rules.systems.base import SheetRoll, SpecError
 from rules.systems.lucky13 import encounter as encounter_rules
+from web import heavy
 
 #: The parts of a contest passed on to the engine as they are given, each side's (README, "Contests
 #: outside combat"): the skill, the background or impairment and the other side are read apart.
@@ -123,7 +124,7 @@ def make(
 
 def chance(made: SheetRoll) -> lucky13.OpposedChance:
     """The exact chance of each outcome and of each side's dilemma, before anyone rolls."""
-    return lucky13.opposed_chance(lucky13.parse_opposed(made.spec))
+    return heavy.compute(lucky13.opposed_chance, lucky13.parse_opposed(made.spec))
 
 
 def roll(

@@ -1,5 +1,5 @@
 """``python -m bench``: which parts a run makes, and its exit status, the worst of theirs. The parts
-themselves are stood in for here; each has a test of its own (the pages and the sockets beside this)."""
+themselves are stood in for here; each has a test of its own (the pages, the sockets and the load beside this)."""
 
 from __future__ import annotations
 
@@ -39,16 +39,18 @@ def ran(monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, bool]]:
     monkeypatch.setattr(command, "import_module", lambda module: SimpleNamespace(engine=part(module, 0)))
     monkeypatch.setattr(command, "pages_main", part("pages", 1))
     monkeypatch.setattr(command, "sockets_main", part("sockets", 0))
+    monkeypatch.setattr(command, "load_main", part("load", 0))
     return made
 
 
 @pytest.mark.parametrize(
     ("argv", "parts", "status"),
     [
-        ([], ["bench.one.engine", "bench.two.engine", "pages", "sockets"], 1),
+        ([], ["bench.one.engine", "bench.two.engine", "pages", "sockets", "load"], 1),
         (["--engine-only"], ["bench.one.engine", "bench.two.engine"], 0),
         (["--pages-only"], ["pages"], 1),
         (["--sockets-only"], ["sockets"], 0),
+        (["--load-only"], ["load"], 0),
     ],
 )
 def test_a_run_makes_the_parts_asked_for_and_exits_with_the_worst_status(

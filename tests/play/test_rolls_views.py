@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from fractions import Fraction
+
 import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
@@ -11,6 +13,7 @@ from django.utils import timezone
 from campaigns.models import Campaign
 from play import rolls
 from play.models import Roll, RollKind
+from rules import expressions
 from tests.campaigns.helpers import assert_login_redirect, html, make_character, text
 from tests.play.test_rolls import record
 
@@ -233,6 +236,57 @@ def test_exploding_free_rolls_have_no_exact_chance(client, campaign, player) -> 
     assert roll.spec["expression"] == "2d6!"
     assert roll.chance is None
     assert roll.chance_of == "unbounded"
+
+
+#: The free dice box's largest roll: as many dice as allowed, of the most sides, their exact chance the
+#: longest the log keeps (a denominator of 1000**50); and an expression as long as allowed.
+LARGEST = f"{expressions.MAX_DICE}d{expressions.MAX_SIDES}+{expressions.MAX_MODIFIER}"
+LONGEST = "d1000+" * 16 + "1000"
+
+
+@pytest.mark.parametrize(
+    "expression", [LARGEST, LONGEST, "48d200", "40d250"], ids=["largest", "longest", "48d200", "40d250"]
+)
+def test_the_largest_free_rolls_keep_their_exact_chance(client, campaign, player, expression) -> None:
+    """Their "p/q" is longer than the 200 characters the column once held: PostgreSQL refused it (a 500)."""
+    assert len(expression) <= expressions.MAX_LENGTH
+    client.force_login(player)
+    response = client.post(free_url(campaign), {"expression": expression}, **HTMX)
+    assert response.status_code == 200
+    roll = Roll.objects.get()
+    exact = expressions.chance_at_least(expressions.parse(expression), roll.total)
+    if exact is not None:
+        assert roll.chance == f"{exact.numerator}/{exact.denominator}"
+        assert roll.chance_of == f"total ≥ {roll.total}"
+    else:
+        assert roll.chance is None
+        assert roll.chance_of == "too costly to compute exactly"
+    assert rolls.verify_chain(campaign) is None
+
+
+@pytest.mark.postgres
+@pytest.mark.parametrize("expression", [LARGEST, LONGEST, "50d200"], ids=["largest", "longest", "50d200"])
+def test_postgresql_keeps_the_longest_exact_chance(client, campaign, player, expression) -> None:
+    client.force_login(player)
+    for _ in range(3):  # three rolls, three totals: each its own long fraction
+        assert client.post(free_url(campaign), {"expression": expression}, **HTMX).status_code == 200
+    assert Roll.objects.count() == 3
+    if expression != LONGEST:
+        assert max(len(chance) for chance in Roll.objects.values_list("chance", flat=True)) > 200
+    assert rolls.verify_chain(campaign) is None
+
+
+def test_a_chance_too_long_for_its_column_is_kept_rounded_and_said_so(campaign, player, monkeypatch) -> None:
+    """No bounded input makes one, but should one come, the roll is kept, never refused."""
+    monkeypatch.setattr(rolls, "CHANCE_LENGTH", 20)
+    exact = Fraction(1, 3**60)
+    roll = rolls.record_roll(
+        campaign_id=campaign.pk, by=player, kind=RollKind.FREE, spec={"expression": "d6"}, dice=[],
+        total=1, outcome={}, chance=exact, chance_of="total ≥ 1", label="d6",
+    )  # fmt: skip
+    assert Fraction(roll.chance) == exact.limit_denominator(rolls.ROUNDED_DENOMINATOR)
+    assert roll.chance_of == "total ≥ 1 (rounded)"
+    assert rolls.verify_chain(campaign) is None
 
 
 def test_without_javascript_the_result_shows_once_on_the_campaign_page(client, campaign, player) -> None:

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from rules.__main__ import EXIT_INVALID, main
+from rules.__main__ import EXIT_INVALID, MAX_BATCH, MAX_SPEC_BYTES, main
 from tests.systems.lucky13.reference import exploding_check
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -129,6 +129,34 @@ def test_batch_from_stdin() -> None:
     assert second["p_attacker_wins"] == "119/216"
 
 
+def test_a_batch_of_the_most_specs_allowed_is_computed(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    batch = tmp_path / "specs.jsonl"
+    batch.write_text((json.dumps(CHECK) + "\n") * MAX_BATCH, encoding="utf-8")
+    assert main(["chance", "--batch", str(batch)]) == 0
+    assert len(capsys.readouterr().out.splitlines()) == MAX_BATCH
+
+
+def test_a_batch_too_large_is_refused_before_anything_is_written(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    batch = tmp_path / "specs.jsonl"
+    batch.write_text((json.dumps(CHECK) + "\n") * (MAX_BATCH + 1), encoding="utf-8")
+    assert main(["chance", "--batch", str(batch)]) == EXIT_INVALID
+    out, err = capsys.readouterr()
+    assert out == ""
+    assert err == f"error: --batch: a batch holds at most {MAX_BATCH} specs; split it into smaller files\n"
+
+
+def test_a_line_too_long_is_refused(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    batch = tmp_path / "specs.jsonl"
+    padded = json.dumps(CHECK)[:-1] + "," + " " * MAX_SPEC_BYTES + '"x": 1}'
+    batch.write_text(json.dumps(CHECK) + "\n" + padded + "\n", encoding="utf-8")
+    assert main(["chance", "--batch", str(batch)]) == EXIT_INVALID
+    out, err = capsys.readouterr()
+    assert out == ""
+    assert err == f"error: line 2: spec: is at most {MAX_SPEC_BYTES} bytes long\n"
+
+
 def test_an_empty_batch_prints_nothing(tmp_path: Path) -> None:
     batch = tmp_path / "empty.jsonl"
     batch.write_text("", encoding="utf-8")
@@ -244,7 +272,7 @@ def test_a_batch_file_that_is_not_utf8_exits_2(tmp_path: Path) -> None:
 
 def test_json_nested_too_deeply_exits_2(tmp_path: Path) -> None:
     batch = tmp_path / "specs.jsonl"
-    batch.write_text("[" * 100_000 + "]" * 100_000 + "\n", encoding="utf-8")
+    batch.write_text("[" * 4_000 + "]" * 4_000 + "\n", encoding="utf-8")
 
     result = run("chance", "--batch", str(batch))
 

@@ -11,13 +11,17 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from rules import expressions
 from rules.dice import DieResult
 from rules.expressions import (
+    MAX_CHANCE_WORK,
     MAX_EXPLOSIONS,
+    MAX_KEEP_WORK,
     Constant,
     DiceTerm,
     ExpressionError,
     chance_at_least,
+    chance_work,
     distribution,
     parse,
     roll,
@@ -183,9 +187,68 @@ def test_no_distribution_when_unbounded_or_too_large() -> None:
     assert distribution(parse("d6!")) is None
     assert chance_at_least(parse("2d6!+1"), 7) is None
     assert distribution(parse("11d1000")) is None  # 10,991 totals
-    assert distribution(parse("10d1000")) is not None  # 9,991 totals: computed
+    assert distribution(parse("5d1000+d6")) is not None  # 5,000 totals, cheap: computed
     assert distribution(parse("50d100kh25")) is None  # too much work for the keep term
     assert sum(distribution(parse("50d6")).values()) == 1
+
+
+@pytest.mark.parametrize("text", ["10d1000", "25d200+25d200", "20d500+d4", "12d100kh1", "20d20kh3+d6"])
+def test_an_expression_beyond_the_work_budget_has_no_distribution(text: str) -> None:
+    """Each of these took from 0.1 to 1 s of CPU: the budget refuses them before any work."""
+    expression = parse(text)
+    assert chance_work(expression) > MAX_CHANCE_WORK or any(
+        isinstance(t, DiceTerm)
+        and t.keep != "all"
+        and t.sides * (t.count + 1) ** 2 * (t.kept * t.sides + 1) > MAX_KEEP_WORK
+        for t in expression.terms
+    )
+    assert distribution(expression) is None
+
+
+def test_the_work_budget_is_counted_before_any_work(monkeypatch: pytest.MonkeyPatch) -> None:
+    def no_work(*args: object) -> list[int]:
+        raise AssertionError("the budget must refuse before convolving")
+
+    monkeypatch.setattr(expressions, "convolve", no_work)
+    assert distribution(parse("25d200+25d200")) is None
+    assert chance_at_least(parse("25d200+25d200"), 2000) is None
+
+
+@pytest.mark.parametrize("text", ["3d6", "2d6+1", "d20-3", "-3d4+10", "4d5kh4", "7-2d6"])
+def test_one_group_of_dice_has_its_chance_in_closed_form(text: str) -> None:
+    exact = brute_force(text)
+    expression = parse(text)
+    for total in range(min(exact) - 1, max(exact) + 2):
+        assert chance_at_least(expression, total) == sum((p for v, p in exact.items() if v >= total), Fraction(0))
+
+
+def test_the_largest_groups_of_dice_have_an_exact_chance_at_once() -> None:
+    """50d1000 spans 49,951 totals and has no distribution, yet its chance is exact: P(total ≥ 50,000)
+    is one roll of 1000**50, and P(total ≥ 49,999) adds the 50 rolls with one 999."""
+    expression = parse("50d1000+7")
+    assert distribution(expression) is None
+    assert chance_at_least(expression, 50_007) == Fraction(1, 1000**50)
+    assert chance_at_least(expression, 50_006) == Fraction(51, 1000**50)
+    assert chance_at_least(expression, 57) == 1
+    assert chance_at_least(parse("48d200"), 48 * 200 // 2) == 1 - chance_at_least(
+        parse("-48d200"), -(48 * 200 // 2) + 1
+    )
+
+
+def test_an_expression_asked_again_is_a_cache_hit() -> None:
+    expression = parse("3d20+2d12")
+    chance_at_least(expression, 30)
+    before = expressions.total_weights.cache_info().hits
+    assert chance_at_least(parse(" 3D20 + 2d12 "), 31) == sum(
+        (p for v, p in brute_force_sum([20, 20, 20, 12, 12]).items() if v >= 31), Fraction(0)
+    )
+    assert expressions.total_weights.cache_info().hits == before + 1
+
+
+def brute_force_sum(sides: list[int]) -> dict[int, Fraction]:
+    counts: Counter[int] = Counter(sum(faces) for faces in itertools.product(*(range(1, s + 1) for s in sides)))
+    whole = sum(counts.values())
+    return {total: Fraction(n, whole) for total, n in counts.items()}
 
 
 @settings(max_examples=60, deadline=None)

@@ -20,6 +20,10 @@ class SpecError(ValueError):
         self.field = field
         self.message = message
 
+    def __reduce__(self) -> tuple[type[SpecError], tuple[str, str]]:
+        """Pickled as its two parts: a spec computed in a worker process raises it in the server's."""
+        return (type(self), (self.field, self.message))
+
 
 class SheetInvalid(ValueError):
     """A sheet document (or a draft, or an edit's result) that breaks its system's rules:
