@@ -23,6 +23,7 @@ from django.views.decorators.http import require_http_methods
 from accounts.forms import AccountForm, SignupForm
 from api.models import ApiToken
 from api.views import TokenForm
+from web import limits
 
 #: Pages that are no place to land after signing in: the front page (where "Log in" is usually
 #: clicked) and the sign-in pages themselves. A ``next`` naming one goes to my campaigns instead.
@@ -82,6 +83,7 @@ def login(request: HttpRequest) -> HttpResponse:
 @sensitive_post_parameters("password1", "password2")
 @never_cache
 @require_http_methods(["GET", "HEAD", "POST"])
+@limits.limited(limits.SIGNUP, methods=("POST",))
 def signup(request: HttpRequest) -> HttpResponse:
     if request.user.is_authenticated:
         return redirect(safe_next(request) or landing())

@@ -6,6 +6,7 @@ and turns on secure cookies, HSTS and HTTPS redirects; see ``.env.example``.
 
 from __future__ import annotations
 
+import ipaddress
 import os
 from pathlib import Path
 
@@ -33,6 +34,17 @@ def env_list(name: str, default: list[str]) -> list[str]:
     if value is None:
         return default
     return [item.strip() for item in value.split(",") if item.strip()]
+
+
+def env_networks(name: str) -> list[str]:
+    """A comma-separated list of addresses or networks (``10.0.0.0/8``), each checked at start-up."""
+    listed = env_list(name, [])
+    for entry in listed:
+        try:
+            ipaddress.ip_network(entry, strict=False)
+        except ValueError:
+            raise ImproperlyConfigured(f"{name}: {entry!r} is not an address or a network") from None
+    return listed
 
 
 DJANGO_ENV = os.environ.get("DJANGO_ENV", "development")
@@ -241,19 +253,32 @@ AXES_DISABLE_ACCESS_LOG = True
 # or a client could pick its own address, and so a fresh counter, with a forged header.
 AXES_VERBOSE = False  # no start-up banner on every manage.py command
 
-# --- Live updates
-# Campaign events (rolls, hit points, awards) reach open dashboards through a channel layer.
-# The cache holds short-lived counters (the API's rate limit): shared by every process with Redis.
+# --- Rate limits
+# The cache holds short-lived counters (the rate limits, web/limits.py): shared by every process with
+# Redis. A Redis that does not answer within a second is taken as down, and the limits are skipped
+# (with a warning) rather than every request waiting on it or failing.
+CACHE_TIMEOUT_SECONDS = 1
 CACHES = {
     "default": (
-        {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": os.environ["REDIS_URL"]}
+        {
+            "BACKEND": "django.core.cache.backends.redis.RedisCache",
+            "LOCATION": os.environ["REDIS_URL"],
+            "OPTIONS": {"socket_connect_timeout": CACHE_TIMEOUT_SECONDS, "socket_timeout": CACHE_TIMEOUT_SECONDS},
+        }
         if os.environ.get("REDIS_URL")
         else {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}
     )
 }
-#: Requests a minute each personal API token may make (429 with Retry-After past it).
+#: Requests a minute each person may make to the API, with all their tokens together (429 with Retry-After past it).
 API_RATE_LIMIT = int(os.environ.get("API_RATE_LIMIT", "600"))
+#: The rate limits of web/limits.py by name, overridden: {"rolls": (per person, per address)}.
+RATE_LIMITS: dict[str, tuple[int, int]] = {}
+#: The reverse proxies whose X-Forwarded-For is believed (addresses or networks, comma-separated), so
+#: that limits count the client's address, not the proxy's (web/client.py). Empty: REMOTE_ADDR only.
+TRUSTED_PROXIES = env_networks("TRUSTED_PROXIES")
 
+# --- Live updates
+# Campaign events (rolls, hit points, awards) reach open dashboards through a channel layer.
 # One process needs nothing more than memory; with REDIS_URL every server process shares events.
 # A socket waits for its next event in a blocking pop that Redis itself ends every 5 s: its
 # connections need no read timeout (redis-py's default of 5 s cut every quiet wait short, and the

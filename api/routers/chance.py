@@ -12,6 +12,7 @@ from api.errors import responses
 from campaigns.operations import Refused
 from rules.__main__ import chance as chance_of
 from rules.systems import SpecError
+from web import limits
 
 router = Router(tags=["Chance"])
 
@@ -32,6 +33,7 @@ class InvalidSpec(Refused):
     'probabilities come back as exact fractions, `"p/q"`. A bad spec is a 400 naming the field.',
 )
 def chance(request: HttpRequest, spec: dict[str, Any] = SPEC) -> dict[str, Any]:
+    limits.check(request, limits.CHANCE)
     try:
         return chance_of(spec)
     except SpecError as error:
