@@ -6,6 +6,7 @@ and the calculator leaves no session behind for a visitor."""
 from __future__ import annotations
 
 import logging
+import re
 from collections.abc import Callable
 from typing import Any
 
@@ -341,3 +342,19 @@ def test_a_visitor_rolling_on_the_calculator_creates_no_session(page, roll) -> N
     assert '<span class="outcome' in response.content.decode()  # the roll is shown after the redirect
     assert Session.objects.count() == 0
     assert "sessionid" not in client.cookies or not client.cookies["sessionid"].value
+
+
+# --- The README says the limits as they are -------------------------------------------------------------
+
+
+def test_the_readme_lists_every_limit_as_the_code_has_it(settings) -> None:
+    from play.consumers import CATCH_UP_REFUSALS, CATCH_UPS_PER_MINUTE, RATE_LIMITED
+
+    text = (settings.BASE_DIR / "README.md").read_text(encoding="utf-8")
+    windows = {limits.MINUTE: "1 minute", limits.HOUR: "1 hour"}
+    for limit in limits.ALL:
+        row = re.search(rf"^\| `{limit.name}` \|.*\| (\S+) \| (\S+) \| ([^|]+) \|$", text, re.MULTILINE)
+        assert row, limit.name
+        assert row.groups() == (str(limit.per_user or "—"), str(limit.per_address), windows[limit.window])
+    assert f"catch up {CATCH_UPS_PER_MINUTE} times a minute" in text
+    assert f"after {CATCH_UP_REFUSALS} of those the socket is closed\nwith code {RATE_LIMITED}" in text
