@@ -245,6 +245,14 @@ def test_a_visitor_is_limited_per_address_and_a_signed_in_person_has_their_own_b
     assert client_of(player).get(url).status_code == 200
 
 
+@pytest.mark.parametrize(
+    ("seconds", "words"),
+    [(1, "1 second"), (45, "45 seconds"), (119, "119 seconds"), (120, "2 minutes"), (3599, "60 minutes")],
+)
+def test_a_wait_is_said_in_seconds_then_minutes(seconds, words) -> None:
+    assert limits.wait_words(seconds) == words
+
+
 def test_an_ipv6_client_is_counted_by_its_network() -> None:
     assert address_key("2001:db8:1:2:aaaa::1") == address_key("2001:db8:1:2:bbbb::2") == "2001:db8:1:2::/64"
     assert address_key("2001:db8:1:3::1") != address_key("2001:db8:1:2::1")

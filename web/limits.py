@@ -85,8 +85,8 @@ ROLLS: Final = Limit("rolls", per_user=60, per_address=120, window=MINUTE, what=
 DICE_BOX: Final = Limit("dice-box", per_user=30, per_address=60, window=MINUTE, what="dice box rolls")
 #: Verify, which reads and hashes a campaign's whole roll log, on its page and in the API.
 VERIFY: Final = Limit("verify", per_user=6, per_address=12, window=MINUTE, what="checks of the roll log")
-#: New accounts from one address (sign-up is open to anyone).
-SIGNUP: Final = Limit("signup", per_user=0, per_address=10, window=HOUR, what="sign-ups")
+#: Tries at a new account from one address (sign-up is open to anyone); showing the form is not counted.
+SIGNUP: Final = Limit("signup", per_user=0, per_address=10, window=HOUR, what="sign-up attempts")
 
 ALL: Final = (CALCULATOR, CALCULATOR_ANONYMOUS, CHANCE, API, ROLLS, DICE_BOX, VERIFY, SIGNUP)
 
@@ -98,11 +98,15 @@ class RateLimited(Exception):
         whose = "from your network address" if by_address else "from your account"
         self.limit = limit
         self.retry_after = retry_after
-        self.message = (
-            f"Too many {limit.what} {whose} just now: please wait {retry_after} second{'s' * (retry_after != 1)} "
-            "and try again."
-        )
+        self.message = f"Too many {limit.what} {whose} just now: please wait {wait_words(retry_after)} and try again."
         super().__init__(self.message)
+
+
+def wait_words(seconds: int) -> str:
+    """A wait in words: seconds up to two minutes, whole minutes (rounded up) beyond."""
+    if seconds < 2 * MINUTE:
+        return f"{seconds} second{'s' * (seconds != 1)}"
+    return f"{math.ceil(seconds / MINUTE)} minutes"
 
 
 def address_key(address: str) -> str:
