@@ -24,6 +24,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import wraps
+from time import time as wall_clock
 from typing import Any, Final
 
 from django.conf import settings
@@ -160,7 +161,7 @@ def _who(request: HttpRequest, limit: Limit) -> list[tuple[str, int, bool]]:
 def check(request: HttpRequest, *limits: Limit) -> None:
     """Count ``request`` against each of ``limits``, for its person and its address; raise
     :class:`RateLimited` (with the longest wait) if it went past any of them."""
-    now = time.time()
+    now = wall_clock()
     refused: RateLimited | None = None
     for limit in limits:
         window = int(now // limit.window)
