@@ -334,6 +334,28 @@ def test_with_redis_down_the_api_and_the_pages_answer_unlimited(api, settings, p
     assert warnings[0].getMessage().startswith("Rate limits are off while the cache fails: ")
 
 
+def test_a_failed_cache_is_left_alone_for_a_while_then_tried_again(settings, player, monkeypatch) -> None:
+    tried = []
+
+    class Down:
+        def add(self, *args: Any, **kwargs: Any) -> bool:
+            tried.append(1)
+            raise ConnectionError("Redis is down")
+
+    clock = [1000.0]
+    monkeypatch.setattr(limits, "cache", Down())
+    monkeypatch.setattr(limits, "monotonic", lambda: clock[0])
+    request = RequestFactory().get("/", REMOTE_ADDR="192.0.2.1")
+    request.user = player
+
+    for _ in range(3):
+        limits.check(request, limits.ROLLS, limits.DICE_BOX)  # four counters each time, none refused
+    assert len(tried) == 1
+    clock[0] += limits.CACHE_PAUSE
+    limits.check(request, limits.ROLLS)
+    assert len(tried) == 2
+
+
 # --- The calculator leaves no session behind -------------------------------------------------------------
 
 

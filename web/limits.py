@@ -20,10 +20,10 @@ from __future__ import annotations
 import ipaddress
 import logging
 import math
-import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import wraps
+from time import monotonic
 from time import time as wall_clock
 from typing import Any, Final
 
@@ -40,6 +40,9 @@ MINUTE: Final = 60
 HOUR: Final = 3600
 #: A cache that fails is reported at most this often (seconds) by each process, not on every request.
 WARN_EVERY: Final = 60
+#: After the cache fails, each process leaves it alone this long (seconds) before trying it again, so that
+#: a Redis that does not answer costs one request its timeout now and then, not every request.
+CACHE_PAUSE: Final = 5
 #: The prefix length an IPv6 client is counted by: a /64 is one network's, its addresses the owner's to pick.
 IPV6_PREFIX: Final = 64
 
@@ -120,19 +123,36 @@ def address_key(address: str) -> str:
     return str(ipaddress.ip_network(f"{parsed}/{IPV6_PREFIX}", strict=False))
 
 
-_last_warning = 0.0
+@dataclass(slots=True)
+class CacheWatch:
+    """What this process knows of the cache's failures: when it last said so, and until when it leaves
+    the cache alone."""
+
+    warned_at: float = -math.inf
+    down_until: float = -math.inf
+
+    def failed(self, error: Exception) -> None:
+        now = monotonic()
+        self.down_until = now + CACHE_PAUSE
+        if now - self.warned_at >= WARN_EVERY:
+            self.warned_at = now
+            logger.warning("Rate limits are off while the cache fails: %s: %s", type(error).__name__, error)
+
+    def paused(self) -> bool:
+        return monotonic() < self.down_until
+
+    def reset(self) -> None:
+        self.warned_at = self.down_until = -math.inf
 
 
-def _warn(error: Exception) -> None:
-    global _last_warning
-    now = time.monotonic()
-    if now - _last_warning >= WARN_EVERY:
-        _last_warning = now
-        logger.warning("Rate limits are off while the cache fails: %s: %s", type(error).__name__, error)
+cache_watch: Final = CacheWatch()
 
 
 def _count(key: str, window: int) -> int | None:
-    """This request counted under ``key`` for the window: the count so far, or None when the cache fails."""
+    """This request counted under ``key`` for the window: the count so far, or None when the cache fails
+    (or failed less than :data:`CACHE_PAUSE` seconds ago)."""
+    if cache_watch.paused():
+        return None
     try:
         if cache.add(key, 1, timeout=window + 1):
             return 1
@@ -142,7 +162,7 @@ def _count(key: str, window: int) -> int | None:
             cache.set(key, 1, timeout=window + 1)
             return 1
     except Exception as error:  # any failure of the cache (Redis down) lets the request through
-        _warn(error)
+        cache_watch.failed(error)
         return None
 
 
