@@ -20,7 +20,6 @@ write anything into the header, but only the part to the right of its own addres
 
 from __future__ import annotations
 
-import ipaddress
 import math
 from dataclasses import dataclass
 from datetime import datetime, timedelta
@@ -30,7 +29,6 @@ from axes.conf import settings
 from axes.helpers import get_client_ip_address, get_cool_off
 from axes.models import AccessAttempt
 from axes.utils import reset
-from django.conf import settings as django_settings
 from django.contrib.auth.base_user import AbstractBaseUser
 from django.contrib.auth.signals import user_logged_in
 from django.db.models import Max, QuerySet, Sum
@@ -42,6 +40,7 @@ from django.utils.crypto import salted_hmac
 
 from accounts.models import KnownAddress
 from accounts.names import skeleton
+from web import client
 
 #: Failures for one account from one address that lock that pair (axes' AXES_FAILURE_LIMIT).
 FAILURE_LIMIT: Final = 5
@@ -63,39 +62,12 @@ USERNAME_LENGTH: Final = 150
 USERNAME_FIELD: Final = "username"
 
 
-def _networks() -> list[ipaddress.IPv4Network | ipaddress.IPv6Network]:
-    return [ipaddress.ip_network(entry, strict=False) for entry in django_settings.TRUSTED_PROXIES]
-
-
-def _trusted(address: str, networks: list[ipaddress.IPv4Network | ipaddress.IPv6Network]) -> bool:
-    try:
-        ip = ipaddress.ip_address(address)
-    except ValueError:
-        return False
-    return any(ip in network for network in networks)
-
-
 def client_address(request: HttpRequest) -> str | None:
-    """The address the request came from (axes' AXES_CLIENT_IP_CALLABLE), as our own proxies saw it.
-
-    With no ``TRUSTED_PROXIES`` (the default), REMOTE_ADDR and nothing else. Behind trusted proxies,
-    X-Forwarded-For is read from the right: each trusted proxy appended the address it heard from, so
-    the first address that is not a trusted proxy is the client; anything further left is the client's
-    own say. A hop that is no address at all (only a misconfigured proxy writes one) gives REMOTE_ADDR.
-    """
-    remote = request.META.get("REMOTE_ADDR") or None
-    networks = _networks()
-    if remote is None or not networks or not _trusted(remote, networks):
-        return remote
-    hops = [hop.strip() for hop in request.META.get("HTTP_X_FORWARDED_FOR", "").split(",") if hop.strip()]
-    for hop in reversed(hops):
-        try:
-            ipaddress.ip_address(hop)
-        except ValueError:
-            return remote
-        if not _trusted(hop, networks):
-            return hop
-    return hops[0] if hops else remote
+    """The address the request came from (axes' AXES_CLIENT_IP_CALLABLE), as every limit reads it
+    (:func:`web.client.client_address`: REMOTE_ADDR, or behind ``TRUSTED_PROXIES`` the nearest hop
+    of X-Forwarded-For that is not one of ours); None when there is none, as axes expects."""
+    address = client.client_address(request)
+    return None if address == client.UNKNOWN else address
 
 
 def axes_username(request: HttpRequest, credentials: dict[str, Any] | None = None) -> str:

@@ -26,6 +26,7 @@ from accounts.forms import AccountForm, LoginForm, SignupForm, TokenForm
 from api import tokens
 from api.models import ApiToken
 from campaigns.operations import Refused
+from web import limits
 from web.site import absolute_url
 
 #: Pages that are no place to land after signing in: the front page (where "Log in" is usually
@@ -127,6 +128,7 @@ password_reset_confirm = login_not_required(PasswordResetConfirmView.as_view())
 @sensitive_post_parameters("password1", "password2")
 @never_cache
 @require_http_methods(["GET", "HEAD", "POST"])
+@limits.limited(limits.SIGNUP, methods=("POST",))
 def signup(request: HttpRequest) -> HttpResponse:
     if request.user.is_authenticated:
         return redirect(safe_next(request) or landing())

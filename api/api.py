@@ -4,7 +4,7 @@ from the code at ``/api/v1/openapi.json``.
 It adds no game or permission logic of its own: each endpoint parses its body with a schema,
 loads objects through the apps' ``access`` modules and changes them through their operations,
 exactly as the pages do. Authentication is a personal token (``Authorization: Bearer …``),
-rate-limited per token.
+rate-limited per person (all their tokens together) and per address (:mod:`web.limits`).
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from ninja.parser import Parser
 from ninja.security import HttpBearer
 
 from api import errors, tokens
-from web import bounded_json
+from web import bounded_json, limits
 
 
 class TokenAuth(HttpBearer):
@@ -27,12 +27,12 @@ class TokenAuth(HttpBearer):
 
     def authenticate(self, request: HttpRequest, token: str) -> Any:
         found = tokens.authenticate(token)
-        if found is None:
+        if found is None:  # guesses at tokens count against their address
+            limits.check(request, limits.API)
             return None
-        limited = tokens.check_rate(found)
-        if limited is not None:
-            raise errors.RateLimited(limited.retry_after)
         request.user = found.user
+        # Per person (whichever of their tokens) and per address; RateLimited is answered as a 429.
+        limits.check(request, limits.API)
         return found
 
 

@@ -15,18 +15,13 @@ from ninja.errors import AuthenticationError, HttpError, ValidationError
 from campaigns.operations import Conflict, Gone, NotAllowed, NotFound, Refused
 from web import heavy, outage
 from web.bounded_json import TooDeep
+from web.limits import RateLimited
 
 
 class Error(Schema):
     code: str
     message: str
     errors: dict[str, str] | None = None
-
-
-class RateLimited(Exception):
-    def __init__(self, retry_after: int) -> None:
-        super().__init__(f"retry after {retry_after} s")
-        self.retry_after = retry_after
 
 
 class InvalidDocument(Refused):
@@ -113,9 +108,7 @@ def install(api: NinjaAPI) -> None:
 
     @api.exception_handler(RateLimited)
     def rate_limited(request: HttpRequest, exc: RateLimited) -> HttpResponse:
-        response = _error(
-            api, request, 429, "rate_limited", f"Too many requests with this token; try again in {exc.retry_after} s."
-        )
+        response = _error(api, request, 429, "rate_limited", exc.message)
         response["Retry-After"] = str(exc.retry_after)
         return response
 

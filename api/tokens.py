@@ -1,18 +1,13 @@
-"""Creating, revoking and checking personal API tokens, and the per-token rate limit."""
+"""Creating, revoking and checking personal API tokens (their rate limit is per person: :mod:`web.limits`)."""
 
 from __future__ import annotations
 
 import hashlib
-import math
 import re
 import secrets
-import time
-from dataclasses import dataclass
 from typing import Final
 
-from django.conf import settings
 from django.contrib.auth.models import AbstractBaseUser
-from django.core.cache import cache
 from django.db import transaction
 from django.utils import timezone
 
@@ -72,30 +67,6 @@ def authenticate(raw: str) -> ApiToken | None:
     if token.last_used_at is None or (now - token.last_used_at).total_seconds() > TOUCH_EVERY:
         ApiToken.objects.filter(pk=token.pk).update(last_used_at=now)
     return token
-
-
-@dataclass(frozen=True, slots=True)
-class Limited:
-    retry_after: int
-
-
-def check_rate(token: ApiToken) -> Limited | None:
-    """Counts this request against the token's budget (``API_RATE_LIMIT`` a minute, in fixed
-    one-minute windows kept in the cache, shared by every process when Redis is configured);
-    returns how long to wait when the budget is spent."""
-    limit = settings.API_RATE_LIMIT
-    now = time.time()
-    window = int(now // 60)
-    key = f"api-rate:{token.pk}:{window}"
-    cache.add(key, 0, timeout=120)
-    try:
-        count = cache.incr(key)
-    except ValueError:  # expired between add and incr
-        cache.set(key, 1, timeout=120)
-        count = 1
-    if count > limit:
-        return Limited(retry_after=max(1, math.ceil((window + 1) * 60 - now)))
-    return None
 
 
 def revoke_all(*, user: AbstractBaseUser) -> int:

@@ -40,6 +40,17 @@ def env_list(name: str, default: list[str]) -> list[str]:
     return [item.strip() for item in value.split(",") if item.strip()]
 
 
+def env_networks(name: str) -> list[str]:
+    """A comma-separated list of addresses or networks (``10.0.0.0/8``), each checked at start-up."""
+    listed = env_list(name, [])
+    for entry in listed:
+        try:
+            ipaddress.ip_network(entry, strict=False)
+        except ValueError:
+            raise ImproperlyConfigured(f"{name}: {entry!r} is not an address or a network") from None
+    return listed
+
+
 DJANGO_ENV = os.environ.get("DJANGO_ENV", "development")
 if DJANGO_ENV not in ("development", "production"):
     raise ImproperlyConfigured(f"DJANGO_ENV must be 'development' or 'production', not {DJANGO_ENV!r}")
@@ -340,23 +351,20 @@ AXES_RESET_ON_SUCCESS = False
 AXES_LOCKOUT_CALLABLE = "accounts.lockout.locked_out"
 # No record of every successful log-in (who, from where, forever); failures expire with the cool-off.
 AXES_DISABLE_ACCESS_LOG = True
-# The proxies in front of this server (addresses or networks, comma-separated): only when a request
-# comes from one is X-Forwarded-For read, from the right, for the client's address. None by default:
-# the client is REMOTE_ADDR, and a forged header changes nothing.
-TRUSTED_PROXIES = env_list("TRUSTED_PROXIES", [])
-for _proxy in TRUSTED_PROXIES:
-    try:
-        ipaddress.ip_network(_proxy, strict=False)
-    except ValueError:
-        raise ImproperlyConfigured(f"TRUSTED_PROXIES: {_proxy!r} is no address or network") from None
 AXES_VERBOSE = False  # no start-up banner on every manage.py command
 
-# --- Live updates
-# Campaign events (rolls, hit points, awards) reach open dashboards through a channel layer.
-# The cache holds short-lived counters (the API's rate limit): shared by every process with Redis.
+# --- Rate limits
+# The cache holds short-lived counters (the rate limits, web/limits.py): shared by every process with
+# Redis. A Redis that does not answer within a second is taken as down, and the limits are skipped
+# (with a warning) rather than every request waiting on it or failing.
+CACHE_TIMEOUT_SECONDS = 1
 CACHES = {
     "default": (
-        {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": os.environ["REDIS_URL"]}
+        {
+            "BACKEND": "django.core.cache.backends.redis.RedisCache",
+            "LOCATION": os.environ["REDIS_URL"],
+            "OPTIONS": {"socket_connect_timeout": CACHE_TIMEOUT_SECONDS, "socket_timeout": CACHE_TIMEOUT_SECONDS},
+        }
         if os.environ.get("REDIS_URL")
         else {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}
     )
@@ -371,9 +379,17 @@ CHANCE_WAIT = float(os.environ.get("CHANCE_WAIT", "2"))
 if CHANCE_WORKERS < 0 or CHANCE_SLOTS < 1 or CHANCE_WAIT < 0:
     raise ImproperlyConfigured("CHANCE_WORKERS ≥ 0, CHANCE_SLOTS ≥ 1 and CHANCE_WAIT ≥ 0, please")
 
-#: Requests a minute each personal API token may make (429 with Retry-After past it).
+# --- Rate limits (web/limits.py)
+#: Requests a minute each person may make to the API, with all their tokens together (429 with Retry-After past it).
 API_RATE_LIMIT = int(os.environ.get("API_RATE_LIMIT", "600"))
+#: The rate limits of web/limits.py by name, overridden: {"rolls": (per person, per address)}.
+RATE_LIMITS: dict[str, tuple[int, int]] = {}
+#: The reverse proxies whose X-Forwarded-For is believed (addresses or networks, comma-separated), so
+#: that limits count the client's address, not the proxy's (web/client.py). Empty: REMOTE_ADDR only.
+TRUSTED_PROXIES = env_networks("TRUSTED_PROXIES")
 
+# --- Live updates
+# Campaign events (rolls, hit points, awards) reach open dashboards through a channel layer.
 # One process needs nothing more than memory; with REDIS_URL every server process shares events.
 # A socket waits for its next event in a blocking pop that Redis itself ends every 5 s: its
 # connections need no read timeout (redis-py's default of 5 s cut every quiet wait short, and the

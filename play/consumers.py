@@ -18,13 +18,19 @@ server sends JSON, each message one fragment to swap in by its id:
 The page sends ``{"since": <last roll seq it shows>, "after": <its party page's key, if any>}`` on
 (re)connecting and gets the rolls it missed, oldest first (with every revealed secret roll of the
 feed, in case it missed the reveal), the rows of the party page it shows and the initiative order
-as they are now.
+as they are now. A page asks once each time it connects, so a socket may ask
+:data:`CATCH_UPS_PER_MINUTE` times a minute: past that each ask is answered with
+``{"type": "error", "code": "rate_limited", "message": …, "retry_after": <seconds>}`` and nothing else,
+and after :data:`CATCH_UP_REFUSALS` of those the socket is closed with :data:`RATE_LIMITED`.
 """
 
 from __future__ import annotations
 
 import contextlib
 import logging
+import math
+from collections import deque
+from time import monotonic
 from typing import Any, Final
 
 from channels.db import database_sync_to_async
@@ -55,6 +61,14 @@ TRY_AGAIN_LATER: Final = 1013
 #: The longest frame a page may send, in characters (64 KiB): what it sends (a roll's number and a
 #: party page's key) is a tiny fraction of it; uvicorn's own bound is 16 MiB.
 MAX_FRAME: Final = 65_536
+#: The close code for a socket that kept asking to catch up past its limit (429, as HTTP says it).
+RATE_LIMITED: Final = 4429
+#: Catch-ups one socket may ask for in a minute: each reads the feed, the party page, the requests and
+#: the initiative, and a page asks once a connection.
+CATCH_UPS_PER_MINUTE: Final = 6
+CATCH_UP_WINDOW: Final = 60.0
+#: Catch-ups refused to one socket before it is closed: a page never gets one, a script asking in a loop does.
+CATCH_UP_REFUSALS: Final = 10
 
 
 def _catch_up(
@@ -168,12 +182,16 @@ class GroupsConsumer(AsyncJsonWebsocketConsumer):
 class CampaignConsumer(GroupsConsumer):
     # joined: the campaign's group and the member's own, once a member connects.
     gm: bool = False
+    #: When this socket's catch-ups of the last minute were asked (monotonic clock), and how many were refused.
+    catch_ups: deque[float]
+    refused: int = 0
 
     async def role(self) -> str | None:
         return await database_sync_to_async(live.role_of)(self.scope.get("user"), self.campaign_id)
 
     async def connect(self) -> None:
         self.campaign_id = int(self.scope["url_route"]["kwargs"]["pk"])
+        self.catch_ups = deque()
         role = await self.role()
         if role is not None:
             user_id = self.scope["user"].pk
@@ -193,6 +211,10 @@ class CampaignConsumer(GroupsConsumer):
         since = content.get("since") if isinstance(content, dict) else None
         if not self.joined or not isinstance(since, int) or isinstance(since, bool) or not 0 <= since <= MAX_KEY:
             return
+        wait = self.wait_to_catch_up()
+        if wait:
+            await self.refuse_catch_up(wait)
+            return
         raw = content.get("after")
         try:
             after = NameKey.parse(raw, "the party") if isinstance(raw, str) and raw else None
@@ -202,6 +224,24 @@ class CampaignConsumer(GroupsConsumer):
         user = self.scope.get("user")
         for message in await catch_up(self.campaign_id, gm=self.gm, since=since, after=after, user=user):
             await self.send_json(message)
+
+    def wait_to_catch_up(self) -> int:
+        """0 when this socket may catch up now (and it is counted), else the whole seconds until it may."""
+        now = monotonic()
+        while self.catch_ups and now - self.catch_ups[0] >= CATCH_UP_WINDOW:
+            self.catch_ups.popleft()
+        if len(self.catch_ups) < CATCH_UPS_PER_MINUTE:
+            self.catch_ups.append(now)
+            return 0
+        return max(1, math.ceil(CATCH_UP_WINDOW - (now - self.catch_ups[0])))
+
+    async def refuse_catch_up(self, wait: int) -> None:
+        self.refused += 1
+        if self.refused > CATCH_UP_REFUSALS:
+            await self.leave(code=RATE_LIMITED)
+            return
+        message = f"Too many catch-ups on this connection: wait {wait} seconds, or reload the page."
+        await self.send_json({"type": "error", "code": "rate_limited", "message": message, "retry_after": wait})
 
     async def roll_recorded(self, event: dict[str, Any]) -> None:
         html = event["gm_html"] if self.gm else event["player_html"]

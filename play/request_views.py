@@ -33,6 +33,7 @@ from characters.models import Character
 from play import proposals, requests, sheet_rolls
 from play.models import RollAsked, RollProposal
 from rules.systems.base import SpecError
+from web import limits
 from web.fields import ChoiceField, TypedMultipleChoiceField
 
 FORM_TEMPLATE: Final = "play/dashboard_call.html"
@@ -192,6 +193,7 @@ def cancel(request: HttpRequest, pk: int, request_pk: int) -> HttpResponse:
 
 
 @require_POST
+@limits.limited(limits.ROLLS)
 @refusals
 def answer(request: HttpRequest, pk: int, asked_pk: int) -> HttpResponse:
     """A player (or the GM for them) rolls what the GM called for, as called, from the dashboard."""

@@ -28,6 +28,7 @@ from characters.models import Character
 from play import rolls
 from play.models import Roll
 from play.presenters import roll_summary
+from web import limits
 from web.fields import name_start, whole_key
 
 #: Rolls on a page of the log.
@@ -213,6 +214,7 @@ def roll_log(request: HttpRequest, pk: int) -> HttpResponse:
 
 @require_safe
 @vary_on_headers("HX-Request")
+@limits.limited(limits.VERIFY)
 @refusals
 def verify_log(request: HttpRequest, pk: int) -> HttpResponse:
     campaign = access.campaign_for(request.user, pk)
@@ -245,6 +247,7 @@ def _summary(roll: Roll) -> str:
 
 
 @require_POST
+@limits.limited(limits.ROLLS, limits.DICE_BOX)
 @refusals
 def free_roll(request: HttpRequest, pk: int) -> HttpResponse:
     """Roll a free expression; with htmx the result replaces the dice box's result region."""

@@ -31,7 +31,7 @@ from play import proposal_views, requests, sheet_rolls
 from play.models import Roll, RollAsked
 from play.roll_views import roll_entry
 from rules.systems.base import SheetRoll, SpecError
-from web import presenters
+from web import limits, presenters
 from web.fields import TypedChoiceField, whole_key
 
 RollPage = Callable[[HttpRequest, Character], HttpResponse]
@@ -46,6 +46,7 @@ def register(system: str, page: RollPage) -> None:
 
 @require_http_methods(["GET", "HEAD", "POST"])
 @vary_on_headers("HX-Request")
+@limits.limited(limits.ROLLS, methods=("POST",))
 def roll(request: HttpRequest, pk: int) -> HttpResponse:
     character = access.character_for(request.user, pk, write=request.method == "POST", at_table=True)
     page = _OWN_PAGES.get(character.system)

@@ -215,11 +215,16 @@ def fast_password_hashing(settings) -> None:
 
 @pytest.fixture(autouse=True)
 def fresh_cache() -> None:
-    """Each test starts with an empty in-memory cache: the API's rate counters are keyed by token id,
+    """Each test starts with an empty in-memory cache: the rate limits' counters are keyed by user id,
     and ids are reused once a test's transaction rolls back, so one test's requests must not count
-    against the next one's token. (A shared Redis cache is left alone: other workers use it.)"""
+    against the next one's user; and with the limits' memory of a failed cache forgotten, so that a test
+    of Redis down leaves the next one limited. (A shared Redis cache is left alone: other workers use it.)"""
     from django.core.cache import caches
     from django.core.cache.backends.locmem import LocMemCache
+
+    from web.limits import cache_watch
+
+    cache_watch.reset()
 
     default = caches["default"]
     if isinstance(default, LocMemCache):

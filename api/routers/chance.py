@@ -13,7 +13,7 @@ from api.errors import responses
 from campaigns.operations import Refused
 from rules.__main__ import chance as chance_of
 from rules.systems import SpecError
-from web import heavy
+from web import heavy, limits
 
 router = Router(tags=["Chance"])
 
@@ -36,6 +36,7 @@ class InvalidSpec(Refused):
     "being worked out at once the answer is a 503 `busy` with `Retry-After`.",
 )
 def chance(request: HttpRequest, spec: dict[str, Any] = SPEC) -> dict[str, Any]:
+    limits.check(request, limits.CHANCE)
     # Off the server's own process, and from the cache for a spec asked before: the same spec is
     # the same JSON once its keys are sorted (web/heavy.py).
     canonical = json.dumps(spec, sort_keys=True, separators=(",", ":"))

@@ -31,7 +31,7 @@ from play.models import Roll, RollProposal, RollRequest
 from play.rolls import check_chain, label_of, system_of
 from rules import systems
 from rules.systems.base import SpecError
-from web import bounded_json
+from web import bounded_json, limits
 
 router = Router(tags=["Rolls"])
 
@@ -210,6 +210,7 @@ def roll_from_sheet(
     asked: int | None = Query(None, ge=1, le=MAX_ID, description="The roll request this roll answers."),
     secret: bool = Query(False, description="GM only: roll in secret."),
 ) -> Status[dict[str, Any]]:
+    limits.check(request, limits.ROLLS)
     character = access.character_for(request.user, id, write=True)
     situation = _situation(character, request.body)
     answering = requests.asked_of(request.user, asked, character) if asked is not None else None
@@ -273,6 +274,7 @@ def roll_log(
     "Members only (others 404).",
 )
 def verify_log(request: HttpRequest, id: PathId) -> dict[str, Any]:
+    limits.check(request, limits.VERIFY)
     campaign = campaign_access.campaign_for(request.user, id)
     report = check_chain(campaign)
     return {"count": report.count, "broken": report.broken, "ok": report.broken is None, "reason": report.reason}

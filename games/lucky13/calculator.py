@@ -1,9 +1,11 @@
 """The Lucky 13 dice calculator (skill checks and opposed rolls), public: anyone may work out the odds.
 
 The calculator works without JavaScript: the form is a plain GET that shows the
-chance, and Roll is a POST that redirects back with the result kept in the
-session for one page view. With htmx, every change swaps the chance in place
-and Roll swaps in its result. Roll rolls the dice whose odds are on the page.
+chance, and Roll is a POST that redirects back with the result kept for one page
+view in a signed cookie of that page, never in the session: a visitor who is not
+signed in leaves no session row behind, however often they roll. With htmx, every
+change swaps the chance in place and Roll swaps in its result. Roll rolls the dice
+whose odds are on the page. Both are rate-limited (:mod:`web.limits`).
 """
 
 from __future__ import annotations
@@ -15,8 +17,10 @@ from typing import Any
 from urllib.parse import urlencode
 
 from django import forms
+from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth.decorators import login_not_required
+from django.core import signing
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
@@ -30,10 +34,17 @@ from play.models import RollKind
 from play.rolls import record_roll
 from rules.systems import lucky13
 from rules.systems.lucky13 import Check, Opposed
-from web import heavy, presenters
+from web import heavy, limits, presenters
 from web.fields import TextField, TypedChoiceField
 
-ROLL_SESSION_KEY = "calculator-roll"
+#: The cookie that carries a roll to the page the Roll button redirects to (one per tab: ``-check``,
+#: ``-opposed``), and its salt.
+ROLL_COOKIE = "calculator-roll"
+#: How long a roll waits for its page (seconds): the redirect follows at once.
+ROLL_COOKIE_AGE = 60
+#: The longest roll a cookie carries (browsers keep 4 kB a cookie); a roll of the largest dice of
+#: the calculator, exploding, compresses to well under 1 kB, so a longer one is only ever forged.
+MAX_ROLL_COOKIE = 3500
 
 
 def _check_context(check: Check) -> dict[str, Any]:
@@ -86,16 +97,42 @@ def _calculator(request: HttpRequest, calculator: Calculator) -> HttpResponse:
             context["npc_form"] = NpcForm(campaigns=campaigns) if campaigns else None
     else:
         status = 400
+    cookie = f"{ROLL_COOKIE}-{calculator.roll_kind}"
     if not request.htmx:
-        context["roll"] = request.session.pop(ROLL_SESSION_KEY, None)
+        context["roll"] = _kept_roll(request, cookie)
     partial = request.htmx and not request.htmx.history_restore_request
     template = calculator.template + ("#calculation" if partial else "")
-    return render(request, template, context, status=status)
+    response = render(request, template, context, status=status)
+    if not request.htmx and cookie in request.COOKIES:  # shown once
+        response.delete_cookie(cookie, path=reverse(calculator.url_name), samesite="Lax")
+    return response
+
+
+def _kept_roll(request: HttpRequest, cookie: str) -> dict[str, Any] | None:
+    """The roll the Roll button just made on this page, from its signed cookie, or None."""
+    value = request.COOKIES.get(cookie, "")
+    if not value or len(value) > MAX_ROLL_COOKIE:
+        return None
+    try:
+        roll = signing.loads(value, salt=ROLL_COOKIE, max_age=ROLL_COOKIE_AGE)
+    except signing.BadSignature:
+        return None
+    return roll if isinstance(roll, dict) else None
+
+
+def _keep_roll(response: HttpResponse, roll: dict[str, Any], calculator: Calculator) -> None:
+    """Carry ``roll`` to ``calculator``'s page in a signed cookie of that page only."""
+    value = signing.dumps(roll, salt=ROLL_COOKIE, compress=True)
+    if len(value) <= MAX_ROLL_COOKIE:
+        response.set_cookie(f"{ROLL_COOKIE}-{calculator.roll_kind}", value, max_age=ROLL_COOKIE_AGE,
+                            path=reverse(calculator.url_name), secure=settings.SESSION_COOKIE_SECURE, httponly=True,
+                            samesite="Lax")  # fmt: skip
 
 
 @login_not_required
 @require_safe
 @vary_on_headers("HX-Request")
+@limits.limited(limits.CALCULATOR, anonymous=limits.CALCULATOR_ANONYMOUS)
 def calculator(request: HttpRequest) -> HttpResponse:
     return _calculator(request, CHECK)
 
@@ -103,6 +140,7 @@ def calculator(request: HttpRequest) -> HttpResponse:
 @login_not_required
 @require_safe
 @vary_on_headers("HX-Request")
+@limits.limited(limits.CALCULATOR, anonymous=limits.CALCULATOR_ANONYMOUS)
 def opposed(request: HttpRequest) -> HttpResponse:
     return _calculator(request, OPPOSED)
 
@@ -117,18 +155,21 @@ def _roll(request: HttpRequest, calculator: Calculator) -> HttpResponse:
     roll = calculator.present_roll(kind.roll(form.dice, secrets.SystemRandom()))
     if request.htmx:
         return render(request, "pages/_roll_result.html", {"roll": roll})
-    request.session[ROLL_SESSION_KEY] = roll
-    return redirect(f"{reverse(calculator.url_name)}?{urlencode(form.query())}#roll-result")
+    response = redirect(f"{reverse(calculator.url_name)}?{urlencode(form.query())}#roll-result")
+    _keep_roll(response, roll, calculator)
+    return response
 
 
 @login_not_required
 @require_POST
+@limits.limited(limits.CALCULATOR, anonymous=limits.CALCULATOR_ANONYMOUS)
 def roll_check(request: HttpRequest) -> HttpResponse:
     return _roll(request, CHECK)
 
 
 @login_not_required
 @require_POST
+@limits.limited(limits.CALCULATOR, anonymous=limits.CALCULATOR_ANONYMOUS)
 def roll_opposed(request: HttpRequest) -> HttpResponse:
     return _roll(request, OPPOSED)
 
@@ -167,6 +208,7 @@ class NpcForm(forms.Form):
 
 
 @require_POST
+@limits.limited(limits.ROLLS)
 def roll_for_npc(request: HttpRequest) -> HttpResponse:
     """The GM rolls the calculator's check for an NPC: recorded in the campaign's log with its exact
     chance (in secret if the GM likes), by the GM, with the NPC's name in its words."""

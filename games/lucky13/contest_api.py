@@ -29,6 +29,7 @@ from rules.systems.base import SpecError
 from rules.systems.lucky13.checks import AbilityRoll
 from rules.systems.lucky13.situation import CharacterRef, ItemRef, Steps
 from rules.systems.lucky13.vocabulary import ABILITY_KEYS
+from web import limits
 
 #: The longest name of the other side a contest may give, as the contest page takes it.
 OPPONENT_NAME: Final = 60
@@ -158,6 +159,7 @@ def contest(request: HttpRequest, id: PathId, body: ContestIn) -> Status[dict[st
     their own rolls) and the GM roll it, in secret if the GM says so; anyone else in the campaign gets a 403,
     anyone outside it a 404. A choice the sheets do not offer, or no other side, is a 400 naming the field;
     the GM's parts from anyone else a 403; a draft or an archived character, or an archived campaign, a 409."""
+    limits.check(request, limits.ROLLS)
     character = access.character_for(request.user, id, write=True, at_table=True)
     if not contests.offered(character):
         raise Http404("No contests here")

@@ -30,6 +30,7 @@ from play.models import Roll
 from play.roll_views import roll_entry
 from rules.systems import lucky13
 from rules.systems.base import SheetRoll, SpecError
+from web import limits
 from web.fields import ChoiceField, TextField, TypedChoiceField, steps_field, whole_key
 
 HELP_WITH: Final = [("skill", "the skill"), ("ability", "the ability")]
@@ -176,6 +177,7 @@ def sentence(message: str) -> str:
 
 
 @require_http_methods(["GET", "HEAD", "POST"])
+@limits.limited(limits.ROLLS, methods=("POST",))
 def contest(request: HttpRequest, pk: int) -> HttpResponse:
     character = access.character_for(request.user, pk, write=request.method == "POST", at_table=True)
     if not contests.offered(character):

@@ -36,8 +36,18 @@ function requestProblem(source, text) {
   }
   notice.textContent = text;
 }
+// Past a rate limit (429) the server says what was refused and for how long (Retry-After).
+function rateLimitWords(xhr) {
+  const template = document.createElement("template");
+  template.innerHTML = xhr.responseText || "";
+  const said = template.content.querySelector("#rate-limited p");
+  if (said) return said.textContent;
+  const wait = Number(xhr.getResponseHeader("Retry-After")) || 1;
+  return `Too many requests just now: please wait ${wait} seconds and try again.`;
+}
 document.addEventListener("htmx:responseError", (event) => {
   const xhr = event.detail.xhr;
+  if (xhr.status === 429) return requestProblem(event.detail.elt, rateLimitWords(xhr));
   const answer = `${xhr.status}${xhr.statusText ? ` ${xhr.statusText}` : ""}`;
   requestProblem(event.detail.elt, `That did not work (the server answered ${answer}). Try again, or reload the page.`);
 });

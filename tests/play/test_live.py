@@ -19,8 +19,8 @@ from campaigns.models import Campaign, Membership
 from campaigns.operations import Conflict, NotAllowed
 from characters import campaign_changes, write
 from config.asgi import application
-from play import encounters, live, rolls
-from play.consumers import NOT_A_MEMBER
+from play import consumers, encounters, live, rolls
+from play.consumers import CATCH_UP_REFUSALS, CATCH_UPS_PER_MINUTE, NOT_A_MEMBER, RATE_LIMITED
 from play.models import Combatant
 from rules.systems.base import Role
 from tests.campaigns.helpers import make_character
@@ -775,5 +775,80 @@ def test_a_socket_ended_by_an_error_leaves_its_groups(campaign, gm, player, monk
         assert (await staying.receive_json_from(timeout=2))["seq"] == 1
         await staying.disconnect()
         assert not layer.groups.get(live.group_name(campaign.pk))
+
+    run(scenario)
+
+
+# --- Catch-ups are bounded per socket ----------------------------------------------------------------
+
+
+class Clock:
+    """The consumers' monotonic clock, moved by the test."""
+
+    def __init__(self) -> None:
+        self.now = 1000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def test_a_socket_catches_up_a_few_times_a_minute_then_is_refused_then_closed(campaign, player, monkeypatch) -> None:
+    free_roll(campaign, player)
+    clock = Clock()
+    monkeypatch.setattr(consumers, "monotonic", clock)
+    read = []
+    feed_rolls = live.feed_rolls
+    monkeypatch.setattr(live, "feed_rolls", lambda *args, **kwargs: read.append(1) or feed_rolls(*args, **kwargs))
+
+    async def scenario() -> None:
+        socket = await joined(campaign, player)
+        for _ in range(CATCH_UPS_PER_MINUTE):
+            await socket.send_json_to({"since": 0})
+            assert (await caught_up(socket))[0]["seq"] == 1
+        clock.now += 15
+        await socket.send_json_to({"since": 0})
+        refused = await socket.receive_json_from(timeout=CATCH_UP_TIMEOUT)
+        assert refused == {
+            "type": "error",
+            "code": "rate_limited",
+            "message": "Too many catch-ups on this connection: wait 45 seconds, or reload the page.",
+            "retry_after": 45,
+        }
+        assert await socket.receive_nothing(timeout=0.1)
+        assert len(read) == CATCH_UPS_PER_MINUTE  # the refused one read nothing
+
+        clock.now += 45  # a minute after the first six: six more may catch up
+        for _ in range(CATCH_UPS_PER_MINUTE):
+            await socket.send_json_to({"since": 0})
+            assert (await caught_up(socket))[0]["seq"] == 1
+        for _ in range(CATCH_UP_REFUSALS - 1):  # one was refused already
+            await socket.send_json_to({"since": 0})
+            assert (await socket.receive_json_from(timeout=CATCH_UP_TIMEOUT))["code"] == "rate_limited"
+        await socket.send_json_to({"since": 0})  # one too many refused: closed
+        assert await socket.receive_output(timeout=CATCH_UP_TIMEOUT) == {
+            "type": "websocket.close",
+            "code": RATE_LIMITED,
+        }
+        assert len(read) == 2 * CATCH_UPS_PER_MINUTE
+
+    run(scenario)
+
+
+def test_each_socket_has_its_own_catch_ups(campaign, player, monkeypatch) -> None:
+    # A page that reconnects gets a new socket, and catches up on it however often the last one did.
+    monkeypatch.setattr(consumers, "monotonic", Clock())
+
+    async def scenario() -> None:
+        first = await joined(campaign, player)
+        for _ in range(CATCH_UPS_PER_MINUTE):
+            await first.send_json_to({"since": 0})
+            await caught_up(first)
+        await first.send_json_to({"since": 0})
+        assert (await first.receive_json_from(timeout=CATCH_UP_TIMEOUT))["code"] == "rate_limited"
+        await first.disconnect()
+        second = await joined(campaign, player)
+        await second.send_json_to({"since": 0})
+        assert (await caught_up(second))[-1]["id"] == "initiative"
+        await second.disconnect()
 
     run(scenario)

@@ -51,6 +51,25 @@ def settle(page: Page) -> None:
 # --- htmx -----------------------------------------------------------------------------------
 
 
+def test_past_the_rate_limit_the_form_says_how_long_to_wait(
+    live_server, page: Page, problems: list[str], settings, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr("web.limits.wall_clock", lambda: 1_800_000_030.0)  # one window, 30 s from its end
+    settings.RATE_LIMITS = {"calculator-anonymous": (0, 1)}
+    page.goto(f"{live_server.url}/calculator/")
+    expect(chance(page)).to_have_text(shown("d8"))
+
+    page.get_by_label("Ability", exact=True).select_option("d12")
+
+    expect(page.locator("form .request-problem")).to_have_text(
+        "Too many calculations from your network address just now: please wait 30 seconds and try again."
+    )
+    expect(chance(page)).to_have_text(shown("d8"))  # nothing swapped in
+    # Chromium's and htmx's console notes of the 429 itself, and nothing else:
+    expected = ("the server responded with a status of 429", "Response Status Error Code 429")
+    assert [p for p in problems if not any(note in p for note in expected)] == []
+
+
 def test_changing_a_die_swaps_the_chance_in_place_and_roll_shows_the_dice(
     live_server, page: Page, problems: list[str]
 ) -> None:

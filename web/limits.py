@@ -1,0 +1,226 @@
+"""Rate limits: how often one person, and one network address, may do each costly thing.
+
+Each :class:`Limit` names an action (the calculator, a roll, Verify, the chance API, sign-up…) and
+how many requests a window of it allows to one signed-in person, from anywhere and through any
+of their API tokens, and to one client address (:func:`web.client.client_address`), whoever is
+signed in there; a request must pass both. An IPv6 client is counted by its /64 network, which
+one household or one server is given whole. Past either, the request is refused before it does
+anything: a page answers 429 with ``Retry-After`` (:func:`limited`), the API its JSON error
+(an endpoint calls :func:`check`, whose :class:`RateLimited` the API's error handler answers).
+
+Counters live in Django's cache, in fixed windows (``rate:<name>:<who>:<window>``), shared by
+every server process when the cache is Redis. Should the cache fail (Redis down), the limit is
+not applied and a warning is logged: the product keeps working, unlimited, rather than refuse
+everyone. ``settings.RATE_LIMITS`` overrides a limit by name, ``{"rolls": (per_user,
+per_address)}``; ``settings.API_RATE_LIMIT`` is the API's budget per person.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import logging
+import math
+from collections.abc import Callable
+from dataclasses import dataclass
+from functools import wraps
+from time import monotonic
+from time import time as wall_clock
+from typing import Any, Final
+
+from django.conf import settings
+from django.core.cache import cache
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import render
+
+from web.client import client_address, parse
+
+logger = logging.getLogger(__name__)
+
+MINUTE: Final = 60
+HOUR: Final = 3600
+#: A cache that fails is reported at most this often (seconds) by each process, not on every request.
+WARN_EVERY: Final = 60
+#: After the cache fails, each process leaves it alone this long (seconds) before trying it again, so that
+#: a Redis that does not answer costs one request its timeout now and then, not every request.
+CACHE_PAUSE: Final = 5
+#: The prefix length an IPv6 client is counted by: a /64 is one network's, its addresses the owner's to pick.
+IPV6_PREFIX: Final = 64
+
+
+@dataclass(frozen=True, slots=True)
+class Limit:
+    """At most ``per_user`` requests a ``window`` (seconds) for one signed-in person, and
+    ``per_address`` from one client address; 0 counts nothing that way."""
+
+    name: str
+    per_user: int
+    per_address: int
+    window: int
+    #: What is counted, in the refusal's words: "Too many <what> …".
+    what: str
+    #: The setting that gives ``per_user`` instead, where one does (the API's budget).
+    per_user_setting: str = ""
+
+    def budget(self) -> tuple[int, int]:
+        """(per person, per address), as ``settings.RATE_LIMITS`` may override them."""
+        override = getattr(settings, "RATE_LIMITS", {}).get(self.name)
+        if override is not None:
+            return int(override[0]), int(override[1])
+        per_user = getattr(settings, self.per_user_setting) if self.per_user_setting else self.per_user
+        return int(per_user), self.per_address
+
+
+#: The Lucky 13 calculator's pages and rolls (every change of the form asks for the odds again), signed in.
+CALCULATOR: Final = Limit("calculator", per_user=120, per_address=240, window=MINUTE, what="calculations")
+#: The same for visitors who are not signed in: counted by address only, a lower budget shared by everyone there.
+CALCULATOR_ANONYMOUS: Final = Limit(
+    "calculator-anonymous", per_user=0, per_address=60, window=MINUTE, what="calculations"
+)
+#: ``POST /api/v1/chance``: exact chances on demand, on top of the API's own budget.
+CHANCE: Final = Limit("chance", per_user=60, per_address=120, window=MINUTE, what="chance requests")
+#: Every API request (per person: ``settings.API_RATE_LIMIT``, whichever of their tokens they use).
+API: Final = Limit(
+    "api", per_user=600, per_address=1200, window=MINUTE, what="API requests", per_user_setting="API_RATE_LIMIT"
+)
+#: Rolls recorded in a campaign's log: the sheet's roll page, an answer to a roll request, the dice
+#: box, a GM's roll for an NPC, a contest, the API's rolls.
+ROLLS: Final = Limit("rolls", per_user=60, per_address=120, window=MINUTE, what="rolls")
+#: The dice box's free expressions, on top of :data:`ROLLS`.
+DICE_BOX: Final = Limit("dice-box", per_user=30, per_address=60, window=MINUTE, what="dice box rolls")
+#: Verify, which reads and hashes a campaign's whole roll log, on its page and in the API.
+VERIFY: Final = Limit("verify", per_user=6, per_address=12, window=MINUTE, what="checks of the roll log")
+#: Tries at a new account from one address (sign-up is open to anyone); showing the form is not counted.
+SIGNUP: Final = Limit("signup", per_user=0, per_address=10, window=HOUR, what="sign-up attempts")
+
+ALL: Final = (CALCULATOR, CALCULATOR_ANONYMOUS, CHANCE, API, ROLLS, DICE_BOX, VERIFY, SIGNUP)
+
+
+class RateLimited(Exception):
+    """A request past a limit: ``message`` for people, ``retry_after`` whole seconds to wait."""
+
+    def __init__(self, limit: Limit, retry_after: int, by_address: bool) -> None:
+        whose = "from your network address" if by_address else "from your account"
+        self.limit = limit
+        self.retry_after = retry_after
+        self.message = f"Too many {limit.what} {whose} just now: please wait {wait_words(retry_after)} and try again."
+        super().__init__(self.message)
+
+
+def wait_words(seconds: int) -> str:
+    """A wait in words: seconds up to two minutes, whole minutes (rounded up) beyond."""
+    if seconds < 2 * MINUTE:
+        return f"{seconds} second{'s' * (seconds != 1)}"
+    return f"{math.ceil(seconds / MINUTE)} minutes"
+
+
+def address_key(address: str) -> str:
+    """How an address is counted: an IPv4 address as itself, an IPv6 one by its /64 network."""
+    parsed = parse(address)
+    if parsed is None or parsed.version == 4:
+        return address
+    if parsed.ipv4_mapped is not None:
+        return str(parsed.ipv4_mapped)
+    return str(ipaddress.ip_network(f"{parsed}/{IPV6_PREFIX}", strict=False))
+
+
+@dataclass(slots=True)
+class CacheWatch:
+    """What this process knows of the cache's failures: when it last said so, and until when it leaves
+    the cache alone."""
+
+    warned_at: float = -math.inf
+    down_until: float = -math.inf
+
+    def failed(self, error: Exception) -> None:
+        now = monotonic()
+        self.down_until = now + CACHE_PAUSE
+        if now - self.warned_at >= WARN_EVERY:
+            self.warned_at = now
+            logger.warning("Rate limits are off while the cache fails: %s: %s", type(error).__name__, error)
+
+    def paused(self) -> bool:
+        return monotonic() < self.down_until
+
+    def reset(self) -> None:
+        self.warned_at = self.down_until = -math.inf
+
+
+cache_watch: Final = CacheWatch()
+
+
+def _count(key: str, window: int) -> int | None:
+    """This request counted under ``key`` for the window: the count so far, or None when the cache fails
+    (or failed less than :data:`CACHE_PAUSE` seconds ago)."""
+    if cache_watch.paused():
+        return None
+    try:
+        if cache.add(key, 1, timeout=window + 1):
+            return 1
+        try:
+            return int(cache.incr(key))
+        except ValueError:  # expired between add and incr
+            cache.set(key, 1, timeout=window + 1)
+            return 1
+    except Exception as error:  # any failure of the cache (Redis down) lets the request through
+        cache_watch.failed(error)
+        return None
+
+
+def _who(request: HttpRequest, limit: Limit) -> list[tuple[str, int, bool]]:
+    """The counters ``request`` goes against under ``limit``: (who, allowed, by address)."""
+    per_user, per_address = limit.budget()
+    user = getattr(request, "user", None)
+    counted = []
+    if per_user and user is not None and user.is_authenticated:
+        counted.append((f"u{user.pk}", per_user, False))
+    if per_address:
+        counted.append((f"a{address_key(client_address(request))}", per_address, True))
+    return counted
+
+
+def check(request: HttpRequest, *limits: Limit) -> None:
+    """Count ``request`` against each of ``limits``, for its person and its address; raise
+    :class:`RateLimited` (with the longest wait) if it went past any of them."""
+    now = wall_clock()
+    refused: RateLimited | None = None
+    for limit in limits:
+        window = int(now // limit.window)
+        retry_after = max(1, math.ceil((window + 1) * limit.window - now))
+        for who, allowed, by_address in _who(request, limit):
+            count = _count(f"rate:{limit.name}:{who}:{window}", limit.window)
+            if count is not None and count > allowed and (refused is None or retry_after > refused.retry_after):
+                refused = RateLimited(limit, retry_after, by_address)
+    if refused is not None:
+        raise refused
+
+
+def too_many(request: HttpRequest, refused: RateLimited) -> HttpResponse:
+    """The 429 page (its fragment for htmx), saying what was refused and how long to wait."""
+    partial = bool(getattr(request, "htmx", False))
+    context = {"message": refused.message, "retry_after": refused.retry_after}
+    response = render(request, "429.html" + ("#rate-limited" if partial else ""), context, status=429)
+    response["Retry-After"] = str(refused.retry_after)
+    return response
+
+
+View = Callable[..., HttpResponse]
+
+
+def limited(*limits: Limit, anonymous: Limit | None = None, methods: tuple[str, ...] = ()) -> Callable[[View], View]:
+    """A page view counted against ``limits`` (against ``anonymous`` instead for a visitor who is
+    not signed in, where given), only for requests of ``methods`` when given; past a limit, the 429 page."""
+
+    def decorate(view: View) -> View:
+        @wraps(view)
+        def wrapped(request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
+            if not methods or request.method in methods:
+                chosen = limits if anonymous is None or request.user.is_authenticated else (anonymous,)
+                try:
+                    check(request, *chosen)
+                except RateLimited as refused:
+                    return too_many(request, refused)
+            return view(request, *args, **kwargs)
+
+        return wrapped
+
+    return decorate
