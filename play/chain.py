@@ -67,6 +67,11 @@ KEY_GONE: Final = "which this server no longer holds: it cannot be checked until
 #: latest rolls besides the new ones, so that a recent roll changed after it was verified is still found.
 CHECKPOINT_EVERY: Final = 1000
 
+#: The most rolls one Verify from a page or the API hashes (a multiple of :data:`CHECKPOINT_EVERY`): a log
+#: with a longer stretch not yet verified is checked over several Verifies, each going on from the checkpoint
+#: the one before it signed, so that no request costs more than this whatever the log's length.
+VERIFY_BUDGET: Final = 20 * CHECKPOINT_EVERY
+
 #: The columns a roll is verified from, read as plain values (no model instances).
 COLUMNS: Final = (
     "seq", "campaign_id", "by_id", "character_id", "kind", "system", "label", "spec", "dice", "total",
@@ -251,6 +256,9 @@ class ChainReport:
     reason: str = field(default="", compare=False)
     #: How many rolls this check hashed (the others were verified before, up to the last checkpoint).
     hashed: int = field(default=0, compare=False)
+    #: False when the check stopped at its budget with rolls still to check: ``count`` rolls are whole so far,
+    #: and the next check goes on from there.
+    complete: bool = field(default=True, compare=False)
 
 
 def rows_from(campaign: Campaign, after: int) -> Iterator[Any]:
@@ -280,6 +288,8 @@ class _Walk:
     seen: dict[int, str] = field(default_factory=dict)
     #: The last roll passed with a ``seq`` a multiple of :data:`CHECKPOINT_EVERY`: where the next Verify goes on from.
     resume: tuple[int, str] | None = None
+    #: Whether the pass stopped at its budget with rolls still after it.
+    stopped: bool = False
 
     @property
     def count(self) -> int:
@@ -309,9 +319,15 @@ def _link_problem(row: Any, walk: _Walk, keyring: dict[str, bytes], unkeyed: Cha
 
 
 def _walk(
-    campaign: Campaign, walk: _Walk, keyring: dict[str, bytes], unkeyed: ChainCheckpoint | None, marks: set[int]
+    campaign: Campaign,
+    walk: _Walk,
+    keyring: dict[str, bytes],
+    unkeyed: ChainCheckpoint | None,
+    marks: set[int],
+    budget: int | None = None,
 ) -> ChainReport | None:
-    """Follow the chain from ``walk.expected`` to the end; the report of the first broken link, or None."""
+    """Follow the chain from ``walk.expected`` to the end, or to the first checkpoint's place past ``budget``
+    rolls hashed (``walk.stopped``); the report of the first broken link, or None."""
     for row in rows_from(campaign, walk.count):
         if problem := _link_problem(row, walk, keyring, unkeyed):
             return ChainReport(count=walk.expected, broken=walk.expected, reason=problem, hashed=walk.hashed)
@@ -320,13 +336,20 @@ def _walk(
         if row.seq % CHECKPOINT_EVERY == 0:
             walk.resume = (row.seq, row.hash)
         walk.expected, walk.prev_hash = row.seq + 1, row.hash
+        if budget is not None and walk.hashed >= budget and walk.resume == (row.seq, row.hash):
+            walk.stopped = Roll.objects.filter(campaign=campaign, seq__gt=row.seq).exists()
+            if walk.stopped:
+                return None
     return None
 
 
 def _against_marks(walk: _Walk, marks: list[ChainCheckpoint]) -> ChainReport | None:
-    """A whole chain that still falls short of a checkpoint (a cut tail) or differs from it (rewritten)."""
+    """A whole chain that still falls short of a checkpoint (a cut tail) or differs from it (rewritten); a pass
+    stopped at its budget is held to the checkpoints it went past."""
     for mark in sorted(marks, key=lambda m: m.seq):
         when = _timestamp(mark.created_at)[:10]
+        if walk.stopped and mark.seq > walk.count:
+            break
         if walk.count < mark.seq:
             reason = f"The log ends at #{walk.count}, but it held #{mark.seq} on {when}: rolls were removed."
             return ChainReport(count=walk.count, broken=walk.count + 1, reason=reason, hashed=walk.hashed)
@@ -346,13 +369,18 @@ def _by_kind(marks: list[ChainCheckpoint], kind: str) -> ChainCheckpoint | None:
     return next((m for m in marks if m.kind == kind), None)
 
 
-def check_chain(campaign: Campaign, *, full: bool = False) -> ChainReport:
+def check_chain(campaign: Campaign, *, full: bool = False, budget: int | None = None) -> ChainReport:
     """Check the campaign's log: every roll follows the one before it and matches its signature, the unkeyed rolls
     end where the log was signed, and the log still reaches, unchanged, the head the last Verify found.
 
     From the last ``verified`` checkpoint on, unless ``full`` (or that checkpoint's roll is gone or changed): only
     the rolls after it are hashed, a query a :data:`CHUNK`. A whole log is checkpointed for the next time. A
-    checkpoint that is not as it was signed is reported after the rolls (at the first broken one, if any)."""
+    checkpoint that is not as it was signed is reported after the rolls (at the first broken one, if any).
+
+    With a ``budget`` (pages and the API: :data:`VERIFY_BUDGET`) at most about that many rolls are hashed: a longer
+    stretch ends at a checkpoint's place, signed as ``verified``, and the report says it is not ``complete``. A
+    broken log keeps the progress made before the break too, so asking again never hashes the same rolls twice.
+    """
     keyring = keys()
     found = list(ChainCheckpoint.objects.filter(campaign=campaign))
     problems = {m.pk: problem for m in found if (problem := checkpoint_problem(m, keyring))}
@@ -363,18 +391,18 @@ def check_chain(campaign: Campaign, *, full: bool = False) -> ChainReport:
     walk = walk or _Walk(expected=1, prev_hash=GENESIS)
     # The checkpoints the rolls still to hash must match: every one on a whole pass, the later ones when going on.
     marks = [m for m in good if m.seq > walk.count or m.kind == ChainCheckpoint.Kind.UNKEYED]
-    report = _walk(campaign, walk, keyring, unkeyed, {m.seq for m in marks}) or _against_marks(walk, marks)
-    report = report or ChainReport(count=walk.count, broken=None, hashed=walk.hashed)
+    report = _walk(campaign, walk, keyring, unkeyed, {m.seq for m in marks}, budget) or _against_marks(walk, marks)
+    report = report or ChainReport(count=walk.count, broken=None, hashed=walk.hashed, complete=not walk.stopped)
     if report.broken is None and problems:
         bad = next(m for m in found if m.pk in problems)
         where = max(1, min(bad.seq, report.count + 1))
         return ChainReport(count=report.count, broken=where, reason=problems[bad.pk], hashed=report.hashed)
-    if report.broken is None and walk.count:
+    if not problems and walk.resume is not None and (report.broken is None or walk.resume[0] < report.broken):
+        _advance(campaign, ChainCheckpoint.Kind.VERIFIED, walk.resume, verified)
+    if report.broken is None and report.complete and walk.count:
         _advance(
             campaign, ChainCheckpoint.Kind.HEAD, (walk.count, walk.prev_hash), _by_kind(good, ChainCheckpoint.Kind.HEAD)
         )
-        if walk.resume is not None:
-            _advance(campaign, ChainCheckpoint.Kind.VERIFIED, walk.resume, verified)
     return report
 
 

@@ -25,7 +25,7 @@ from campaigns.operations import Refused
 from campaigns.presenters import refusals
 from characters import access as character_access
 from characters.models import Character
-from play import rolls
+from play import chain, rolls
 from play.models import Roll
 from play.presenters import roll_summary
 from web import limits
@@ -218,7 +218,7 @@ def roll_log(request: HttpRequest, pk: int) -> HttpResponse:
 @refusals
 def verify_log(request: HttpRequest, pk: int) -> HttpResponse:
     campaign = access.campaign_for(request.user, pk)
-    report = rolls.check_chain(campaign)
+    report = rolls.check_chain(campaign, budget=chain.VERIFY_BUDGET)
     template = "play/_roll_verify.html" if request.htmx else "play/rolls_verify.html"
     return render(request, template, {"campaign": campaign, "report": report})
 

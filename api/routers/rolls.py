@@ -26,7 +26,7 @@ from campaigns.errors import NotAllowed, NotFound, Refused
 from campaigns.models import Membership
 from characters import access
 from characters.write import sentence
-from play import proposals, requests, sheet_rolls
+from play import chain, proposals, requests, sheet_rolls
 from play.models import Roll, RollProposal, RollRequest
 from play.rolls import check_chain, label_of, system_of
 from rules import systems
@@ -143,6 +143,10 @@ class ChainOut(Schema):
         "",
         description="What is wrong at `broken`, in words (a roll changed or missing, a cut tail, a key the server no "
         "longer holds); empty when the chain holds.",
+    )
+    complete: bool = Field(
+        True,
+        description="False when this Verify stopped at its budget with rolls still to check: ask again to go on.",
     )
 
 
@@ -271,13 +275,21 @@ def roll_log(
     description="Checks every roll's signature (HMAC-SHA256 with the server's key) in order, as the log page's Verify "
     "does, from where the last Verify found the log whole: `broken` is the first roll that was changed, removed or "
     "inserted (or the first missing one, when the log is shorter than it was), or null when the chain holds. "
+    f"One Verify hashes at most {chain.VERIFY_BUDGET:,} rolls: on a longer stretch not yet verified it answers "
+    "`complete: false` with `count` the rolls found whole so far, and the next Verify goes on from there. "
     "Members only (others 404).",
 )
 def verify_log(request: HttpRequest, id: PathId) -> dict[str, Any]:
     limits.check(request, limits.VERIFY)
     campaign = campaign_access.campaign_for(request.user, id)
-    report = check_chain(campaign)
-    return {"count": report.count, "broken": report.broken, "ok": report.broken is None, "reason": report.reason}
+    report = check_chain(campaign, budget=chain.VERIFY_BUDGET)
+    return {
+        "count": report.count,
+        "broken": report.broken,
+        "ok": report.broken is None,
+        "reason": report.reason,
+        "complete": report.complete,
+    }
 
 
 # --- Roll requests: the GM's calls -----------------------------------------------------------------

@@ -435,6 +435,7 @@ def test_verify_reports_the_count_and_the_first_broken_link(api, campaign, playe
         "broken": None,
         "ok": True,
         "reason": "",
+        "complete": True,
     }
     for _ in range(4):
         record(campaign, player)
@@ -443,6 +444,7 @@ def test_verify_reports_the_count_and_the_first_broken_link(api, campaign, playe
         "broken": None,
         "ok": True,
         "reason": "",
+        "complete": True,
     }
     with connection.cursor() as cursor:
         cursor.execute("UPDATE play_roll SET total = 12 WHERE campaign_id = %s AND seq = 3", [campaign.pk])
@@ -451,6 +453,7 @@ def test_verify_reports_the_count_and_the_first_broken_link(api, campaign, playe
         "broken": 3,
         "ok": False,
         "reason": "Roll #3 does not match its signature: it was changed.",
+        "complete": True,
     }
 
 

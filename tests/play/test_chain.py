@@ -215,6 +215,59 @@ def test_a_second_verify_hashes_only_the_rolls_after_the_checkpoint(
     assert rolls.check_chain(campaign, full=True).hashed == 13
 
 
+def test_a_long_stretch_is_verified_over_several_checks_each_within_its_budget(campaign, player, monkeypatch) -> None:
+    monkeypatch.setattr(chain, "CHECKPOINT_EVERY", 5)
+    for _ in range(23):
+        record(campaign, player)
+    first = rolls.check_chain(campaign, budget=10)
+    assert (first.count, first.broken, first.hashed, first.complete) == (10, None, 10, False)
+    assert ChainCheckpoint.objects.get(kind="verified").seq == 10
+    assert not ChainCheckpoint.objects.filter(kind="head").exists()  # the head is signed once the whole log is
+    second = rolls.check_chain(campaign, budget=10)
+    assert (second.count, second.hashed, second.complete) == (20, 10, False)
+    last = rolls.check_chain(campaign, budget=10)
+    assert (last.count, last.broken, last.hashed, last.complete) == (23, None, 3, True)
+    assert ChainCheckpoint.objects.get(kind="head").seq == 23
+
+
+def test_a_check_that_spends_its_budget_on_the_last_roll_is_complete(campaign, player, monkeypatch) -> None:
+    monkeypatch.setattr(chain, "CHECKPOINT_EVERY", 5)
+    for _ in range(10):
+        record(campaign, player)
+    report = rolls.check_chain(campaign, budget=10)
+    assert (report.count, report.hashed, report.complete) == (10, 10, True)
+    assert ChainCheckpoint.objects.get(kind="head").seq == 10
+
+
+def test_a_broken_log_keeps_the_progress_made_before_the_break(tamperable, campaign, player, monkeypatch) -> None:
+    monkeypatch.setattr(chain, "CHECKPOINT_EVERY", 5)
+    for _ in range(18):
+        record(campaign, player)
+    raw("UPDATE play_roll SET total = 12 WHERE campaign_id = %s AND seq = 17", campaign.pk)
+    first = rolls.check_chain(campaign)
+    assert (first.broken, first.hashed) == (17, 17)
+    again = rolls.check_chain(campaign)  # from roll 15, checkpointed on the way: the rolls before it are not hashed
+    assert (again.broken, again.hashed) == (17, 2)
+
+
+def test_the_page_and_the_api_go_on_verifying_a_long_log_where_they_stopped(
+    client, api, campaign, gm, player, monkeypatch
+) -> None:
+    monkeypatch.setattr(chain, "CHECKPOINT_EVERY", 2)
+    monkeypatch.setattr(chain, "VERIFY_BUDGET", 2)
+    for _ in range(5):
+        record(campaign, player)
+    client.force_login(gm)
+    url = reverse("play:verify-rolls", args=[campaign.pk])
+    page = text(client.get(url, **HTMX))
+    assert "Rolls 1 to 2 verified; checking the rest" in page
+    fragment = client.get(url, **HTMX).content.decode()
+    assert f'hx-get="{url}" hx-trigger="load"' in fragment  # the page asks for the rest by itself
+    answer = api(gm).get(f"/campaigns/{campaign.pk}/rolls/verify").json()
+    assert (answer["count"], answer["ok"], answer["complete"]) == (5, True, True)
+    assert "All 5 rolls verified." in text(client.get(url, **HTMX))
+
+
 def test_a_recent_roll_changed_after_a_verify_is_still_found(tamperable, campaign, player) -> None:
     for _ in range(4):
         record(campaign, player)
