@@ -43,6 +43,7 @@ from play import encounters
 from play.models import Combatant, Encounter, Roll, RollKind
 from play.roll_views import roll_entry
 from rules.systems.base import AttackPlan
+from web import limits
 from web.fields import name_start, whole_key
 
 
@@ -620,6 +621,7 @@ def join_encounter(request: HttpRequest, pk: int) -> HttpResponse:
 
 
 @require_POST
+@limits.limited(limits.ROLLS)
 @refusals
 def roll_initiative(request: HttpRequest, pk: int) -> HttpResponse:
     campaign = access.campaign_for(request.user, pk, gm=True)
@@ -641,6 +643,7 @@ def next_turn(request: HttpRequest, pk: int) -> HttpResponse:
 
 
 @require_POST
+@limits.limited(limits.ROLLS)
 @refusals
 def attack(request: HttpRequest, pk: int) -> HttpResponse:
     """An attack, rolled on the server: by the GM with anyone, by a player with their own character on
@@ -662,6 +665,7 @@ def attack(request: HttpRequest, pk: int) -> HttpResponse:
 
 
 @require_POST
+@limits.limited(limits.ROLLS)
 @refusals
 def defend(request: HttpRequest, pk: int) -> HttpResponse:
     """The target's answer to the attack that waits for it (``answer``, one of the plan's defences), by its
@@ -706,6 +710,7 @@ def adjust(request: HttpRequest, pk: int) -> HttpResponse:
 
 
 @require_POST
+@limits.limited(limits.ROLLS)
 @refusals
 def act(request: HttpRequest, pk: int) -> HttpResponse:
     """One of the system's own moves (``action``), on one combatant (``combatant``) or on everyone."""

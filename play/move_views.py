@@ -32,6 +32,7 @@ from characters.views import saved_region
 from characters.write import sentence
 from play import moves
 from rules.systems.moves import Move
+from web import limits
 from web.fields import version_number
 
 NO_VERSION = "This form did not say which version of the sheet it was made from, so nothing was changed"
@@ -125,6 +126,7 @@ def _refused(request: HttpRequest, character: Character, message: str) -> HttpRe
 
 @require_http_methods(["GET", "HEAD", "POST"])
 @vary_on_headers("HX-Request")
+@limits.limited(limits.ROLLS, methods=("POST",))
 def move(request: HttpRequest, pk: int, key: str) -> HttpResponse:
     """A sheet move: its form (GET), and the move it asks for (POST), made from the version it was read at."""
     character = access.character_for(request.user, pk, write=True)

@@ -24,6 +24,7 @@ from campaigns.errors import NotAllowed, NotFound, Refused
 from campaigns.models import Campaign
 from characters.generated import Unsupported, input_form
 from play import table
+from web import limits
 from web.fields import version_number, whole_key
 
 #: The changes the history page shows at once.
@@ -89,6 +90,7 @@ def table_page(request: HttpRequest, pk: int) -> HttpResponse:
 
 @require_POST
 @vary_on_headers("HX-Request")
+@limits.limited(limits.ROLLS)
 def table_move(request: HttpRequest, pk: int, key: str) -> HttpResponse:
     """A table move, made from the version of the table its form was made from."""
     campaign = _campaign(request, pk)

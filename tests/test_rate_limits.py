@@ -80,6 +80,13 @@ PAGES: list[Page] = [
     ("rolls", "player", "post", lambda c: reverse("play:free-roll", args=[c.campaign_id]), {"expression": "d6"}),
     ("dice-box", "player", "post", lambda c: reverse("play:free-roll", args=[c.campaign_id]), {"expression": "d6"}),
     ("verify", "player", "get", lambda c: reverse("play:verify-rolls", args=[c.campaign_id]), {}),
+    # Moves and fights roll too, each through the pipeline the roll pages use.
+    ("rolls", "player", "post", lambda c: reverse("play:move", args=[c.pk, "no-such-move"]), {}),
+    ("rolls", "gm", "post", lambda c: reverse("play:table-move", args=[c.campaign_id, "no-such-move"]), {}),
+    ("rolls", "gm", "post", lambda c: reverse("play:encounter-initiative", args=[c.campaign_id]), {}),
+    ("rolls", "player", "post", lambda c: reverse("play:encounter-attack", args=[c.campaign_id]), {}),
+    ("rolls", "player", "post", lambda c: reverse("play:encounter-defend", args=[c.campaign_id]), {}),
+    ("rolls", "gm", "post", lambda c: reverse("play:encounter-act", args=[c.campaign_id]), {}),
     ("signup", "", "post", lambda c: reverse("signup"), {"username": "newcomer"}),
 ]
 
@@ -163,6 +170,11 @@ ENDPOINTS: list[Endpoint] = [
     ("rolls", "post", lambda c: f"/characters/{c.pk}/rolls", {}),
     ("rolls", "post", lambda c: f"/characters/{c.pk}/lucky13/contest", {"skill": 1, "opponent_dice": ["d6"]}),
     ("verify", "get", lambda c: f"/campaigns/{c.campaign_id}/rolls/verify", None),
+    ("rolls", "post", lambda c: f"/characters/{c.pk}/moves/no-such-move", {"version": 1}),
+    ("rolls", "post", lambda c: f"/campaigns/{c.campaign_id}/moves/no-such-move", {"version": 1}),
+    ("rolls", "post", lambda c: f"/campaigns/{c.campaign_id}/encounters/1/initiative", {}),
+    ("rolls", "post", lambda c: f"/campaigns/{c.campaign_id}/encounters/1/attacks/waiting/answer", {"answer": "x"}),
+    ("rolls", "post", lambda c: f"/campaigns/{c.campaign_id}/encounters/1/actions", {"action": "x"}),
 ]
 
 

@@ -29,6 +29,7 @@ from campaigns.models import Campaign, Membership
 from play import encounter_views, encounters
 from play.models import Combatant, Encounter
 from rules.systems.base import Vitals
+from web import limits
 
 router = Router(tags=["Encounters"])
 
@@ -356,6 +357,7 @@ class InitiativeIn(Schema):
     "roll goes in the roll log. A second time, or with nobody in the fight, a 409.",
 )
 def roll_initiative(request: HttpRequest, id: PathId, eid: PathId, body: InitiativeIn) -> dict[str, Any]:
+    limits.check(request, limits.ROLLS)
     campaign = access.campaign_for(request.user, id, gm=True)
     encounters.roll_initiative(
         campaign_id=campaign.pk,
@@ -479,6 +481,7 @@ def attack_chance(request: HttpRequest, id: PathId, eid: PathId, body: AttackIn)
     "none), nothing is rolled yet: 202, and the attack waits in the encounter's `waiting` for its answer.",
 )
 def attack(request: HttpRequest, id: PathId, eid: PathId, body: RollAttackIn) -> Status[dict[str, Any]]:
+    limits.check(request, limits.ROLLS)
     campaign = access.campaign_for(request.user, id)
     gm = campaign.viewer.role == Membership.Role.GM  # type: ignore[attr-defined]
     result = encounters.attack(
@@ -519,6 +522,7 @@ def _attacked(
     "waiting 409; anyone else 403; an answer not offered 400.",
 )
 def answer_attack(request: HttpRequest, id: PathId, eid: PathId, body: AnswerIn) -> Status[dict[str, Any]]:
+    limits.check(request, limits.ROLLS)
     campaign = access.campaign_for(request.user, id)
     gm = campaign.viewer.role == Membership.Role.GM  # type: ignore[attr-defined]
     result = encounters.defend(campaign_id=campaign.pk, encounter_id=eid, by=request.user, answer=body.answer,
@@ -597,6 +601,7 @@ class Acted(Schema):
     "missing, is a 400 naming the field; a move that does not apply to that combatant now a 409.",
 )
 def act(request: HttpRequest, id: PathId, eid: PathId, body: ActIn) -> dict[str, Any]:
+    limits.check(request, limits.ROLLS)
     campaign = access.campaign_for(request.user, id, gm=True)
     changed = encounters.act(
         campaign_id=campaign.pk, encounter_id=eid, by=request.user, action=body.action, combatant_id=body.combatant

@@ -28,6 +28,7 @@ from characters import access
 from characters.models import Character
 from play import moves, table
 from play.models import Roll
+from web import limits
 
 router = Router(tags=["Moves"])
 
@@ -151,6 +152,7 @@ def make_move(request: HttpRequest, id: PathId, key: Annotated[str, Path(max_len
     says why you may not (a decision that is not yours to make), a 404 means no such character or move in
     its campaign, and a 409 gives the character as it is now when something the move depends on changed
     since `version`."""
+    limits.check(request, limits.ROLLS)
     character = access.character_for(request.user, id, write=True)
     try:
         done = moves.make(character_id=character.pk, key=key, version=body.version, given=body.input,
@@ -239,6 +241,7 @@ def list_table_moves(request: HttpRequest, id: PathId) -> dict[str, Any]:
 def make_table_move(request: HttpRequest, id: PathId, key: Annotated[str, Path(max_length=40)], body: MoveIn) -> Any:
     """Make the table move `key` from `version` with its `input`, through the same pipeline as the table's
     page; a 409 gives the table as you may see it now."""
+    limits.check(request, limits.ROLLS)
     campaign = _campaign(request, id)
     try:
         made = table.make(campaign_id=campaign.pk, key=key, version=body.version, given=body.input, by=request.user)
