@@ -39,6 +39,7 @@ from __future__ import annotations
 import hashlib
 import hmac
 import json
+import threading
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -50,6 +51,7 @@ from django.utils import timezone
 
 from campaigns.models import Campaign
 from play.models import ChainCheckpoint, Roll
+from web.heavy import Busy
 
 #: The ``prev_hash`` of a campaign's first roll.
 GENESIS: Final = "0" * 64
@@ -71,6 +73,11 @@ CHECKPOINT_EVERY: Final = 1000
 #: with a longer stretch not yet verified is checked over several Verifies, each going on from the checkpoint
 #: the one before it signed, so that no request costs more than this whatever the log's length.
 VERIFY_BUDGET: Final = 20 * CHECKPOINT_EVERY
+
+#: Verifies from pages and the API under way at once in one server process. Hashing holds the interpreter, which
+#: every other request of the process shares: one Verify at a time leaves the light pages their turn.
+VERIFY_AT_ONCE: Final = 1
+_verifying = threading.BoundedSemaphore(VERIFY_AT_ONCE)
 
 #: The columns a roll is verified from, read as plain values (no model instances).
 COLUMNS: Final = (
@@ -409,3 +416,15 @@ def check_chain(campaign: Campaign, *, full: bool = False, budget: int | None = 
 def verify_chain(campaign: Campaign) -> int | None:
     """The ``seq`` of the first broken link of the campaign's log, or None when the chain holds."""
     return check_chain(campaign).broken
+
+
+def verify(campaign: Campaign) -> ChainReport:
+    """The Verify of the log page and the API: :func:`check_chain` within :data:`VERIFY_BUDGET`, at most
+    :data:`VERIFY_AT_ONCE` in this process. One that finds another under way waits ``settings.CHANCE_WAIT``
+    seconds for it, then is refused as :class:`~web.heavy.Busy` (a 503 with ``Retry-After``)."""
+    if not _verifying.acquire(timeout=settings.CHANCE_WAIT):
+        raise Busy(doing="checking another roll log")
+    try:
+        return check_chain(campaign, budget=VERIFY_BUDGET)
+    finally:
+        _verifying.release()

@@ -218,7 +218,7 @@ def roll_log(request: HttpRequest, pk: int) -> HttpResponse:
 @refusals
 def verify_log(request: HttpRequest, pk: int) -> HttpResponse:
     campaign = access.campaign_for(request.user, pk)
-    report = rolls.check_chain(campaign, budget=chain.VERIFY_BUDGET)
+    report = chain.verify(campaign)
     template = "play/_roll_verify.html" if request.htmx else "play/rolls_verify.html"
     return render(request, template, {"campaign": campaign, "report": report})
 

@@ -49,8 +49,8 @@ RETRY_AFTER: Final = 2
 class Busy(Exception):
     """Every slot for exact-chance work is taken: the request may try again after ``retry_after`` s."""
 
-    def __init__(self, retry_after: int = RETRY_AFTER) -> None:
-        super().__init__(f"The server is busy working out other odds; try again in {retry_after} s.")
+    def __init__(self, retry_after: int = RETRY_AFTER, *, doing: str = "working out other odds") -> None:
+        super().__init__(f"The server is busy {doing}; try again in {retry_after} s.")
         self.message = str(self)
         self.retry_after = retry_after
 

@@ -28,7 +28,7 @@ from characters import access
 from characters.write import sentence
 from play import chain, proposals, requests, sheet_rolls
 from play.models import Roll, RollProposal, RollRequest
-from play.rolls import check_chain, label_of, system_of
+from play.rolls import label_of, system_of
 from rules import systems
 from rules.systems.base import SpecError
 from web import bounded_json, limits
@@ -270,19 +270,20 @@ def roll_log(
 
 @router.get(
     "/campaigns/{id}/rolls/verify",
-    response=responses({200: ChainOut}, 404),
+    response=responses({200: ChainOut}, 404, 503),
     summary="Verify the roll log's hash chain",
     description="Checks every roll's signature (HMAC-SHA256 with the server's key) in order, as the log page's Verify "
     "does, from where the last Verify found the log whole: `broken` is the first roll that was changed, removed or "
     "inserted (or the first missing one, when the log is shorter than it was), or null when the chain holds. "
     f"One Verify hashes at most {chain.VERIFY_BUDGET:,} rolls: on a longer stretch not yet verified it answers "
     "`complete: false` with `count` the rolls found whole so far, and the next Verify goes on from there. "
+    "One Verify runs at a time: another waits briefly, then is a 503 `busy` with `Retry-After`. "
     "Members only (others 404).",
 )
 def verify_log(request: HttpRequest, id: PathId) -> dict[str, Any]:
     limits.check(request, limits.VERIFY)
     campaign = campaign_access.campaign_for(request.user, id)
-    report = check_chain(campaign, budget=chain.VERIFY_BUDGET)
+    report = chain.verify(campaign)
     return {
         "count": report.count,
         "broken": report.broken,
