@@ -299,3 +299,21 @@ def test_the_command_hashes_every_roll_again_and_names_a_broken_log(tamperable, 
 def test_the_command_refuses_a_campaign_that_is_not_there(campaign) -> None:
     with pytest.raises(CommandError, match=r"No campaign 999999\."):
         call_command("verify_rolls", str(campaign.pk), "999999", stdout=StringIO())
+
+
+def test_a_verify_that_finds_another_under_way_is_refused_busy_with_retry_after(
+    client, api, campaign, gm, settings
+) -> None:
+    settings.CHANCE_WAIT = 0
+    client.force_login(gm)
+    url = reverse("play:verify-rolls", args=[campaign.pk])
+    assert chain._verifying.acquire(timeout=1)  # another Verify, holding the only slot
+    try:
+        page = client.get(url)
+        answer = api(gm).get(f"/campaigns/{campaign.pk}/rolls/verify")
+    finally:
+        chain._verifying.release()
+    assert (page.status_code, page["Retry-After"]) == (503, "2")
+    assert "busy checking another roll log" in text(page)
+    assert (answer.status_code, answer["Retry-After"], answer.json()["code"]) == (503, "2", "busy")
+    assert client.get(url).status_code == 200  # free again
