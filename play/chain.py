@@ -77,7 +77,8 @@ VERIFY_BUDGET: Final = 20 * CHECKPOINT_EVERY
 #: Verifies from pages and the API under way at once in one server process. Hashing holds the interpreter, which
 #: every other request of the process shares: one Verify at a time leaves the light pages their turn.
 VERIFY_AT_ONCE: Final = 1
-_verifying = threading.BoundedSemaphore(VERIFY_AT_ONCE)
+#: The slots of Verifies under way (:func:`verify`).
+VERIFYING: Final = threading.BoundedSemaphore(VERIFY_AT_ONCE)
 
 #: The columns a roll is verified from, read as plain values (no model instances).
 COLUMNS: Final = (
@@ -422,9 +423,9 @@ def verify(campaign: Campaign) -> ChainReport:
     """The Verify of the log page and the API: :func:`check_chain` within :data:`VERIFY_BUDGET`, at most
     :data:`VERIFY_AT_ONCE` in this process. One that finds another under way waits ``settings.CHANCE_WAIT``
     seconds for it, then is refused as :class:`~web.heavy.Busy` (a 503 with ``Retry-After``)."""
-    if not _verifying.acquire(timeout=settings.CHANCE_WAIT):
+    if not VERIFYING.acquire(timeout=settings.CHANCE_WAIT):
         raise Busy(doing="checking another roll log")
     try:
         return check_chain(campaign, budget=VERIFY_BUDGET)
     finally:
-        _verifying.release()
+        VERIFYING.release()

@@ -250,7 +250,7 @@ def test_a_broken_log_keeps_the_progress_made_before_the_break(tamperable, campa
     assert (again.broken, again.hashed) == (17, 2)
 
 
-def test_the_page_and_the_api_go_on_verifying_a_long_log_where_they_stopped(
+def test_the_page_and_the_api_go_onVERIFYING_a_long_log_where_they_stopped(
     client, api, campaign, gm, player, monkeypatch
 ) -> None:
     monkeypatch.setattr(chain, "CHECKPOINT_EVERY", 2)
@@ -307,12 +307,12 @@ def test_a_verify_that_finds_another_under_way_is_refused_busy_with_retry_after(
     settings.CHANCE_WAIT = 0
     client.force_login(gm)
     url = reverse("play:verify-rolls", args=[campaign.pk])
-    assert chain._verifying.acquire(timeout=1)  # another Verify, holding the only slot
+    assert chain.VERIFYING.acquire(timeout=1)  # another Verify, holding the only slot
     try:
         page = client.get(url)
         answer = api(gm).get(f"/campaigns/{campaign.pk}/rolls/verify")
     finally:
-        chain._verifying.release()
+        chain.VERIFYING.release()
     assert (page.status_code, page["Retry-After"]) == (503, "2")
     assert "busy checking another roll log" in text(page)
     assert (answer.status_code, answer["Retry-After"], answer.json()["code"]) == (503, "2", "busy")
