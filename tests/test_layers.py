@@ -24,12 +24,7 @@ SKIPPED_DIRS = frozenset({"migrations", "__pycache__", "node_modules", "staticfi
 
 #: Private helpers used across modules: (importer, the private it uses). A line that no longer
 #: matches fails the test, so this set only shrinks.
-KNOWN_EXCEPTIONS = frozenset(
-    {
-        # The chain check's chunk size has no public knob: the test makes the chunks small.
-        ("tests/play/test_rolls.py", "play.rolls._rolls_in_order"),
-    }
-)
+KNOWN_EXCEPTIONS: frozenset[tuple[str, str]] = frozenset()
 
 
 def test_import_contracts() -> None:
