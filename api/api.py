@@ -16,6 +16,7 @@ from ninja import NinjaAPI
 from ninja.security import HttpBearer
 
 from api import errors, tokens
+from api.parsing import WholeNumbersParser
 
 
 class TokenAuth(HttpBearer):
@@ -43,6 +44,7 @@ api = NinjaAPI(
     auth=TokenAuth(),
     docs_url=None,  # the docs page is ours (api.views.docs): no scripts from elsewhere
     openapi_url="/openapi.json",
+    parser=WholeNumbersParser(),
 )
 errors.install(api)
 
