@@ -13,11 +13,11 @@ from typing import Any
 
 from django.http import HttpRequest
 from ninja import NinjaAPI
-from ninja.parser import Parser
 from ninja.security import HttpBearer
 
 from api import errors, tokens
-from web import bounded_json, limits
+from api.parsing import BoundedWholeNumbersParser
+from web import limits
 
 
 class TokenAuth(HttpBearer):
@@ -36,14 +36,6 @@ class TokenAuth(HttpBearer):
         return found
 
 
-class BoundedParser(Parser):
-    """Every schema's body read with its nesting bounded (:mod:`web.bounded_json`): too deep is a 400
-    ``too_deep`` before the parser recurses, never a ``RecursionError``."""
-
-    def parse_body(self, request: HttpRequest) -> Any:
-        return bounded_json.loads(request.body)
-
-
 api = NinjaAPI(
     title="Dicehall API",
     version="1",
@@ -53,7 +45,7 @@ api = NinjaAPI(
     auth=TokenAuth(),
     docs_url=None,  # the docs page is ours (api.views.docs): no scripts from elsewhere
     openapi_url="/openapi.json",
-    parser=BoundedParser(),
+    parser=BoundedWholeNumbersParser(),
 )
 errors.install(api)
 

@@ -65,8 +65,20 @@ def _one_line(value: str) -> str:
 
 #: A stable item id: positive, unique in its list, never reused within a sheet.
 ItemId = Annotated[int, Field(ge=1, le=MAX_ITEM_ID, strict=True)]
+#: What a name's JSON Schema says of it, as the validators check it: no control character (the tab and
+#: the line breaks among them), and at least one character that is not a space.
+_NAME_PATTERN: Final = (
+    r"^[^\u0000-\u001f\u007f-\u009f]*"
+    r"[^\u0000-\u0020\u007f-\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]"
+    r"[^\u0000-\u001f\u007f-\u009f]*$"
+)
 #: The name of an item: one line, no control characters, not blank, trimmed.
-Name = Annotated[str, AfterValidator(_no_control), AfterValidator(_one_line), Field(max_length=MAX_NAME)]
+Name = Annotated[
+    str,
+    AfterValidator(_no_control),
+    AfterValidator(_one_line),
+    Field(max_length=MAX_NAME, json_schema_extra={"pattern": _NAME_PATTERN}),
+]
 #: A short phrase such as a concept (one line, may be empty).
 ShortText = Annotated[
     str, AfterValidator(_no_control), AfterValidator(lambda v: " ".join(v.split())), Field(max_length=MAX_SHORT_TEXT)

@@ -208,6 +208,13 @@ def django_db_modify_db_settings(django_db_modify_db_settings_parallel_suffix: N
 
 
 @pytest.fixture(autouse=True)
+def site_url_of_the_live_server(request: pytest.FixtureRequest, settings) -> None:
+    """A browser test's links in mails and invitations lead to the server it drives, as SITE_URL does in use."""
+    if "live_server" in request.fixturenames:
+        settings.SITE_URL = request.getfixturevalue("live_server").url
+
+
+@pytest.fixture(autouse=True)
 def fast_password_hashing(settings) -> None:
     """Tests hash many passwords; the real hasher (PBKDF2) is slow on purpose and not under test."""
     settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]

@@ -609,7 +609,7 @@ def act(request: HttpRequest, id: PathId, eid: PathId, body: ActIn) -> dict[str,
     return {"changed": [combatant.pk for combatant in changed], "encounter": _now(request, campaign, eid)}
 
 
-class MoveIn(Schema):
+class OrderMoveIn(Schema):
     model_config = ConfigDict(extra="forbid")
     combatant: Key
     direction: Literal["up", "down"] = Field(..., description="Up is earlier in the order.")
@@ -622,7 +622,7 @@ class MoveIn(Schema):
     description="The combatant swaps places with the next one up or down (a tie settled, or the GM's ruling), in the "
     "roll log; the turn stays with the place. Before initiative, or past either end, a 409.",
 )
-def move_in_order(request: HttpRequest, id: PathId, eid: PathId, body: MoveIn) -> dict[str, Any]:
+def move_in_order(request: HttpRequest, id: PathId, eid: PathId, body: OrderMoveIn) -> dict[str, Any]:
     campaign = access.campaign_for(request.user, id, gm=True)
     encounters.move_in_order(
         campaign_id=campaign.pk, encounter_id=eid, by=request.user, combatant_id=body.combatant,

@@ -19,6 +19,7 @@ from ninja.errors import ValidationError
 from pydantic import StringConstraints
 from pydantic import ValidationError as PydanticError
 
+from api import parsing
 from api.errors import responses
 from api.params import MAX_ID, ONE_LINE, PathId
 from campaigns import access as campaign_access
@@ -58,10 +59,15 @@ def _inlined(schema: dict[str, Any]) -> dict[str, Any]:
     return resolve(schema)
 
 
+def _situation_schemas() -> list[dict[str, Any]]:
+    """The situation of a sheet roll as each registered system reads one: a schema per system."""
+    return [_inlined(system.situation_model.model_json_schema()) for system in systems.all_systems()]
+
+
 def _situation_body() -> dict[str, Any]:
     """The request body as the OpenAPI document describes it: the situation of a sheet roll, as the
     character's system reads one (one schema per registered system)."""
-    schemas = [_inlined(system.situation_model.model_json_schema()) for system in systems.all_systems()]
+    schemas = _situation_schemas()
     examples = [example for schema in schemas for example in schema.get("examples", ())]
     content = {"schema": {"oneOf": schemas} if len(schemas) > 1 else schemas[0]}
     if examples:
@@ -77,7 +83,7 @@ def _situation(character: Any, body: bytes) -> dict[str, Any]:
     """The body read as the character's system's situation: not JSON, or a field of the wrong shape,
     is a 422 naming the field (as every schema of the API answers); the sheet's rules come after."""
     try:
-        data = bounded_json.loads(body or b"{}")
+        data = parsing.loads(body or b"{}")
     except bounded_json.TooDeep:
         raise  # the API's 400 too_deep, as for every body
     except (ValueError, UnicodeDecodeError):
@@ -85,12 +91,31 @@ def _situation(character: Any, body: bytes) -> dict[str, Any]:
     return situation_of(character, data, ("body", "roll"))
 
 
+def _fits_a_system(data: Any) -> bool:
+    """Whether ``data`` is the situation of some system the server plays: what the schema, one situation
+    per system, calls valid."""
+    for system in systems.all_systems():
+        try:
+            system.situation_model.model_validate(data)
+        except PydanticError:
+            continue
+        return True
+    return False
+
+
 def situation_of(character: Any, data: Any, loc: tuple[str, ...]) -> dict[str, Any]:
     """``data`` read as the character's system's situation; a field of the wrong shape is a 422 naming it
-    (under ``loc``)."""
+    (under ``loc``). A situation the schema allows, another system's, is a 400 of the rules instead: the
+    request is well formed, but this character's system rolls no such thing."""
     try:
         situation = character.rules.situation_model.model_validate(data)
     except PydanticError as error:
+        if _fits_a_system(data):
+            where = {".".join(str(part) for part in p["loc"]) or "body": p["msg"] for p in error.errors()}
+            raise InvalidRoll(
+                f"Not a roll of {character.rules.name}: {next(iter(where))}: {next(iter(where.values()))}",
+                errors=where,
+            ) from None
         raise ValidationError(
             [{"loc": (*loc, *problem["loc"]), "msg": problem["msg"]} for problem in error.errors()]
         ) from None
@@ -219,7 +244,7 @@ def roll_from_sheet(
     situation = _situation(character, request.body)
     answering = requests.asked_of(request.user, asked, character) if asked is not None else None
     if answering is not None:  # a called proposal's additions, unless the body names its own
-        sent = bounded_json.loads(request.body or b"{}")
+        sent = parsing.loads(request.body or b"{}")
         given = {key: value for key, value in situation.items() if key in sent}
         situation = {**sheet_rolls.added_of(character, answering), **given}
     if secret and not character.viewer_is_gm:
@@ -382,6 +407,7 @@ class ProposalIn(Schema):
     character: int = Field(..., ge=1, le=MAX_ID, description="The player's character in play, by id.")
     situation: dict[str, Any] = Field(
         ...,
+        json_schema_extra=lambda schema: schema.update(anyOf=_situation_schemas()),
         description="The roll, as `POST /characters/{id}/rolls` takes it (Lucky 13: `skill` by its id on the sheet, "
         "`kind`, `ability`, `difficulty`, `ability_roll`, `specialization`, `asset`, `helper`…). What a call can say "
         "becomes `call`; what only the sheet adds (the specialization, asset and helper) goes beside it, in `added`, "

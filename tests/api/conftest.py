@@ -10,6 +10,7 @@ import pytest
 from django.test import Client
 
 from api import tokens
+from tests.fuzz.tables import coin_registered  # noqa: F401 (a fixture)
 
 
 class ApiClient:

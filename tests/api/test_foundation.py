@@ -15,6 +15,7 @@ from openapi_spec_validator import validate
 
 from api import tokens
 from api.models import ApiToken
+from tests.characters.conftest import make_character
 
 pytestmark = pytest.mark.django_db
 
@@ -176,6 +177,33 @@ def test_the_served_schema_is_valid_openapi_3(client) -> None:
     chance = schema["paths"]["/api/v1/chance"]["post"]
     assert {"200", "400", "401", "413", "422", "429"} <= set(chance["responses"])
     assert schema["components"]["securitySchemes"]
+
+
+def _body_schema(schema: dict, path: str) -> dict:
+    body = schema["paths"][f"/api/v1{path}"]["post"]["requestBody"]["content"]["application/json"]["schema"]
+    ref = body.get("$ref", "")
+    return schema["components"]["schemas"][ref.rsplit("/", 1)[-1]] if ref else body
+
+
+def test_each_body_is_described_by_its_own_schema(client) -> None:
+    """Two bodies of one name would share one entry of the schema's components, the last written: making a
+    move would be described as moving a combatant in the encounter's order."""
+    schema = client.get("/api/v1/openapi.json").json()
+    assert _body_schema(schema, "/characters/{id}/moves/{key}")["required"] == ["version"]
+    assert set(_body_schema(schema, "/campaigns/{id}/encounters/{eid}/order")["required"]) == {"combatant", "direction"}
+
+
+@pytest.mark.parametrize("written", ["{}.0", "{}e0", "{}.000"])
+def test_a_whole_number_may_be_written_with_a_fraction(api, campaign, player, written) -> None:
+    """To JSON Schema, whose ``integer`` the API's schema names, 3.0 and 3e0 are the integer 3; 3.5 is none."""
+    brunella = make_character(campaign, player)
+    path = f"/characters/{brunella.pk}/archive"
+    half = api(player).post(path, data=f'{{"version": {brunella.version}.5}}', content_type="application/json")
+    assert half.status_code == 422
+    body = f'{{"version": {written.format(brunella.version)}}}'
+    archived = api(player).post(path, data=body, content_type="application/json")
+    assert archived.status_code == 200, archived.json()
+    assert archived.json()["status"] == "archived"
 
 
 def test_the_docs_page_lists_every_endpoint_without_outside_scripts(client) -> None:

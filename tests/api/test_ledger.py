@@ -200,7 +200,6 @@ def test_an_archived_campaign_takes_no_awards(api, brunella, gm) -> None:
         ({"amount": -1001, "reason": "x"}, 422),
         ({"amount": 10**30, "reason": "x"}, 422),
         ({"amount": 12.5, "reason": "x"}, 422),
-        ({"amount": 12.0, "reason": "x"}, 422),
         ({"amount": "12", "reason": "x"}, 422),
         ({"amount": True, "reason": "x"}, 422),
         ({"amount": None, "reason": "x"}, 422),

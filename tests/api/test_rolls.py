@@ -259,14 +259,12 @@ def test_the_campaigns_explosion_mode_is_used(api, brunella, gm) -> None:
         {"skill": "Fight\x00ing"},
         {"skill": 0},
         {"skill": 2**53 + 1},  # past any item id
-        {"skill": None},
-        {},
         {"skill": FIGHTING, "difficulty": "impossible"},
         {"skill": FIGHTING, "ability": "luck"},
         {"skill": FIGHTING, "ability_roll": "twice"},
         {"skill": FIGHTING, "ability_steps": 11},
         {"skill": FIGHTING, "skill_steps": "2"},
-        {"skill": FIGHTING, "skill_steps": 1.0},
+        {"skill": FIGHTING, "skill_steps": 1.5},
         {"skill": FIGHTING, "help_with": "neither"},
         {"skill": FIGHTING, "specialization": [LONGSWORD_SPEC]},
         {"skill": FIGHTING, "helper": 2**63},
@@ -279,6 +277,24 @@ def test_a_malformed_body_is_a_422_and_nothing_is_rolled(api, brunella, gm, bad)
     assert response.status_code == 422
     assert response.json()["code"] == "invalid_request"
     assert not Roll.objects.exists()
+
+
+@pytest.mark.parametrize("body", [{}, {"skill": None}])
+def test_another_systems_roll_is_a_400_and_nothing_is_rolled(api, brunella, gm, body) -> None:
+    """A roll the schema allows (another system's situation: its defaults, its skill left out), but not
+    one of Lucky 13: the rules refuse it, by the field it lacks."""
+    response = api(gm).post(f"/characters/{brunella.pk}/rolls", body)
+    assert response.status_code == 400
+    assert response.json()["code"] == "invalid_roll"
+    assert "skill" in response.json()["errors"]
+    assert not Roll.objects.exists()
+
+
+def test_a_whole_number_written_with_a_fraction_is_that_number(api, brunella, gm) -> None:
+    """JSON Schema's integer is a number: 1.0 is 1."""
+    response = api(gm).post(f"/characters/{brunella.pk}/rolls", {"skill": FIGHTING, "skill_steps": 1.0})
+    assert response.status_code == 201, response.json()
+    assert Roll.objects.count() == 1
 
 
 @pytest.mark.parametrize(
@@ -487,7 +503,8 @@ def test_the_schema_documents_every_status_of_the_rolls_endpoints(client) -> Non
     errors = {"400", "403", "404", "409", "413"}
     assert set(paths["/api/v1/characters/{id}/rolls"]["post"]["responses"]) == {"201", *errors, *common}
     assert set(paths["/api/v1/campaigns/{id}/rolls"]["get"]["responses"]) == {"200", "404", *common}
-    assert set(paths["/api/v1/campaigns/{id}/rolls/verify"]["get"]["responses"]) == {"200", "404", *common}
+    # One Verify at a time: another is a 503 busy.
+    assert set(paths["/api/v1/campaigns/{id}/rolls/verify"]["get"]["responses"]) == {"200", "404", "503", *common}
     body = paths["/api/v1/characters/{id}/rolls"]["post"]["requestBody"]["content"]["application/json"]
     # The situation as each system reads it (Lucky 13, D6, D13, and in the tests Coin), nothing pointing outside.
     schemas = body["schema"]["oneOf"]

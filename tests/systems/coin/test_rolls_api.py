@@ -36,7 +36,8 @@ def test_a_coin_roll_from_the_sheet(api, player, flipper) -> None:
     [
         ({"need": "two"}, 422, "need"),
         ({"need": 7}, 422, "need"),
-        ({"skill": 1}, 422, "skill"),  # Lucky 13's words mean nothing to Coin
+        ({"skill": 1}, 400, "skill"),  # Lucky 13's roll, which the schema allows, is none of Coin's
+        ({"skill": "one"}, 422, "skill"),  # no system's roll
         ({"need": 4}, 400, "need"),  # more heads than the sheet's three coins
     ],
 )
