@@ -44,6 +44,7 @@ from urllib.parse import urlencode, urlsplit
 
 from bench.pages import EXIT_BROKEN, EXIT_MISSED, progress, throwaway_database
 from bench.sockets import ROOT, BenchError, Server, database_url, free_port, wait_until_up
+from web import limits
 
 #: Heavy clients, and light requests per page and phase; and those of ``--quick``.
 CLIENTS: Final = 8
@@ -52,6 +53,8 @@ QUICK_CLIENTS: Final = 2
 QUICK_REQUESTS: Final = 3
 #: The 95th percentile of a light page under load, at most this many times its idle one.
 RATIO_BOUND: Final = 3.0
+#: Every rate limit, lifted for the run: the bench measures the work, not the limits.
+UNLIMITED: Final = 10**9
 #: Seconds the heavy clients run before the light pages are measured: the pool is full by then.
 RAMP: Final = 1.0
 #: Seconds a request may take before the run is broken.
@@ -321,7 +324,13 @@ def run(*, clients: int, requests: int, quick: bool, out: TextIO | None = None) 
             plain, sheet, dice_box, session, token = build()
             # The limits are lifted for the run: it measures the work, not the limits (a big number, not
             # a switch, so a limit added later is lifted the same way where it reads its own setting).
-            environment = {**os.environ, "DATABASE_URL": database_url(), "API_RATE_LIMIT": "1000000000"}
+            lifted = ",".join(f"{limit.name}={UNLIMITED}/{UNLIMITED}" for limit in limits.ALL)
+            environment = {
+                **os.environ,
+                "DATABASE_URL": database_url(),
+                "API_RATE_LIMIT": str(UNLIMITED),
+                "RATE_LIMITS": lifted,
+            }
             with server(environment, Path(logs) / "server.log") as running:
                 address = urlsplit(running.url)
                 site = Site(address.hostname or "", address.port or 80, plain, sheet, dice_box, session, token)

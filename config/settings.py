@@ -382,8 +382,22 @@ if CHANCE_WORKERS < 0 or CHANCE_SLOTS < 1 or CHANCE_WAIT < 0:
 # --- Rate limits (web/limits.py)
 #: Requests a minute each person may make to the API, with all their tokens together (429 with Retry-After past it).
 API_RATE_LIMIT = int(os.environ.get("API_RATE_LIMIT", "600"))
+
+
+def env_rate_limits(name: str) -> dict[str, tuple[int, int]]:
+    """Limits of web/limits.py overridden by name, ``rolls=60/120,verify=6/12`` (per person / per address)."""
+    limits: dict[str, tuple[int, int]] = {}
+    for entry in env_list(name, []):
+        limit, _, counts = entry.partition("=")
+        per_user, _, per_address = counts.partition("/")
+        if not re.fullmatch(r"[a-z0-9-]+", limit) or not per_user.isdigit() or not per_address.isdigit():
+            raise ImproperlyConfigured(f"{name}: write each limit as name=per-person/per-address, not {entry!r}")
+        limits[limit] = (int(per_user), int(per_address))
+    return limits
+
+
 #: The rate limits of web/limits.py by name, overridden: {"rolls": (per person, per address)}.
-RATE_LIMITS: dict[str, tuple[int, int]] = {}
+RATE_LIMITS: dict[str, tuple[int, int]] = env_rate_limits("RATE_LIMITS")
 #: The reverse proxies whose X-Forwarded-For is believed (addresses or networks, comma-separated), so
 #: that limits count the client's address, not the proxy's (web/client.py). Empty: REMOTE_ADDR only.
 TRUSTED_PROXIES = env_networks("TRUSTED_PROXIES")

@@ -186,3 +186,14 @@ def test_the_compose_file_publishes_only_the_proxy_and_the_app_trusts_only_the_p
     caddyfile = (ROOT / "deploy" / "Caddyfile").read_text()
     assert "reverse_proxy" in caddyfile
     assert "dynamic a app 8000" in caddyfile
+
+
+def test_rate_limits_may_be_set_by_name_from_the_environment() -> None:
+    result = manage(
+        "shell", "--no-imports", "-c", "from django.conf import settings; print(settings.RATE_LIMITS)",
+        RATE_LIMITS="rolls=30/90, verify=2/4",
+    )  # fmt: skip
+    assert result.stdout.strip().splitlines()[-1] == "{'rolls': (30, 90), 'verify': (2, 4)}", result.stderr
+    refused = manage("check", RATE_LIMITS="rolls=lots")
+    assert refused.returncode != 0
+    assert "RATE_LIMITS: write each limit as name=per-person/per-address, not 'rolls=lots'" in refused.stderr
