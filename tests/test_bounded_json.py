@@ -58,3 +58,15 @@ def test_the_measure_agrees_with_the_documents_depth() -> None:
         depth, text = naive_depth(document), json.dumps(document)
         for limit in {max(depth - 1, 0), depth, depth + 1}:
             assert depth_exceeds(text, limit) is (depth > limit), (text, limit)
+
+
+def test_a_string_left_open_hides_no_bracket_before_it_and_is_read_in_one_pass() -> None:
+    # Brackets before an open string still count; what follows it is the string's (and no parser reads past it).
+    assert depth_exceeds("[" * (MAX_DEPTH + 1) + '"' + "]" * 10)
+    assert not depth_exceeds("[" * MAX_DEPTH + '"' + "[" * 100)
+    # A frame of escaped quotes never closed: one match to its end (it once restarted at every quote).
+    opened = '"' + '\\"' * 32_768
+    assert not depth_exceeds(opened)
+    with pytest.raises(ValueError) as refused:
+        loads(opened)
+    assert not isinstance(refused.value, TooDeep)

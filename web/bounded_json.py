@@ -17,8 +17,10 @@ from typing import Any, Final
 #: The deepest nesting of objects and arrays any JSON the application reads may have.
 MAX_DEPTH: Final = 64
 
-#: A JSON string, escapes included: brackets inside one do not nest anything.
-_STRING: Final = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"', re.DOTALL)
+#: A JSON string, escapes included: brackets inside one do not nest anything. Its closing quote is optional: a
+#: string left open runs to the end of the text in one match, where a required quote would have the search try
+#: again from every quote after it, each to the end (quadratic: seconds for a 64 KiB frame of quotes).
+_STRING: Final = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"?', re.DOTALL)
 _NOT_A_BRACKET: Final = re.compile(r"[^\[\]{}]+")
 #: Objects nest as arrays do: one kind of bracket to count.
 _SQUARE: Final = str.maketrans("{}", "[]")

@@ -332,3 +332,17 @@ def test_the_first_page_asks_the_start_fields_and_a_step_offers_only_its_own_rol
     for step in system.creation_steps:
         with pytest.raises((SpecError, SheetInvalid)):
             system.roll_at(draft, step.key, "no-such-roll", {}, options, Random(1))
+
+
+def test_a_spec_error_of_any_kind_crosses_to_another_process_as_itself() -> None:
+    """A spec worked out in a worker process (web.heavy) raises its error in the server's: pickled and rebuilt
+    whatever its kind's constructor takes (UnknownSystem takes the key alone)."""
+    import pickle
+
+    from rules.systems import UnknownSystem
+    from rules.systems.protocol.errors import SpecError
+
+    for error in (SpecError("dice", "at most 50 dice"), UnknownSystem("no-such")):
+        rebuilt = pickle.loads(pickle.dumps(error))
+        assert type(rebuilt) is type(error)
+        assert (rebuilt.field, rebuilt.message, str(rebuilt)) == (error.field, error.message, str(error))

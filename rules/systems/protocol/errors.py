@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 from rules.document import Problem
 
@@ -20,9 +21,17 @@ class SpecError(ValueError):
         self.field = field
         self.message = message
 
-    def __reduce__(self) -> tuple[type[SpecError], tuple[str, str]]:
-        """Pickled as its two parts: a spec computed in a worker process raises it in the server's."""
-        return (type(self), (self.field, self.message))
+    def __reduce__(self) -> tuple[Any, tuple[type[SpecError], str, str]]:
+        """Pickled as its kind and its two parts, whatever its kind's own constructor takes: a spec computed in a
+        worker process raises it in the server's (a kind that could not be rebuilt would break the worker pool)."""
+        return (_rebuilt, (type(self), self.field, self.message))
+
+
+def _rebuilt(kind: type[SpecError], field: str, message: str) -> SpecError:
+    """A :class:`SpecError` of ``kind`` with these parts, its kind's constructor not called (it may take others)."""
+    error = kind.__new__(kind)
+    SpecError.__init__(error, field, message)
+    return error
 
 
 class SheetInvalid(ValueError):
