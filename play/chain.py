@@ -171,6 +171,12 @@ def signing_key_id() -> str:
     return str(settings.ROLL_CHAIN_KEYS[0][0])
 
 
+def _same(stored: str, expected: str) -> bool:
+    """A stored signature is the one expected, compared in constant time. As bytes: ``compare_digest`` refuses
+    text with other than ASCII in it, and a row written straight into the database may hold anything."""
+    return hmac.compare_digest(stored.encode(), expected.encode())
+
+
 def _mac(key: bytes, message: bytes) -> str:
     return hmac.new(key, message, hashlib.sha256).hexdigest()
 
@@ -219,7 +225,7 @@ def checkpoint_problem(mark: ChainCheckpoint, keyring: dict[str, bytes]) -> str:
     key = keyring.get(mark.key_id)
     if key is None:
         return f"The {mark.get_kind_display()} (#{mark.seq}) is signed with key {mark.key_id!r}, {KEY_GONE}"
-    if not hmac.compare_digest(mark.mac, checkpoint_mac(mark, key)):
+    if not _same(mark.mac, checkpoint_mac(mark, key)):
         return f"The {mark.get_kind_display()} (#{mark.seq}) was altered: it does not match its signature."
     return ""
 
@@ -316,7 +322,7 @@ def _link_problem(row: Any, walk: _Walk, keyring: dict[str, bytes], unkeyed: Cha
     wanted = expected_hash(row, keyring)
     if wanted is None:
         return f"Roll #{row.seq} is signed with key {row.key_id!r}, {KEY_GONE}"
-    if not hmac.compare_digest(row.hash, wanted):
+    if not _same(row.hash, wanted):
         return f"Roll #{row.seq} does not match its signature: it was changed."
     if unkeyed is not None and row.seq == unkeyed.seq and row.hash != unkeyed.hash:
         return (

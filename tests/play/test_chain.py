@@ -160,6 +160,19 @@ def test_an_altered_checkpoint_is_reported(tamperable, campaign, player) -> None
     assert report.reason == "The head of the log when last verified (#2) was altered: it does not match its signature."
 
 
+def test_a_signature_rewritten_with_other_than_ascii_is_reported_changed_not_an_error(
+    tamperable, campaign, player
+) -> None:
+    for _ in range(3):
+        record(campaign, player)
+    rolls.check_chain(campaign)
+    raw("UPDATE play_roll SET hash = %s WHERE campaign_id = %s AND seq = 3", "é" * 64, campaign.pk)
+    ChainCheckpoint.objects.filter(campaign=campaign, kind="head").update(mac="ü" * 64)
+    report = rolls.check_chain(campaign)
+    assert report.broken is not None
+    assert "does not match its signature" in report.reason
+
+
 # --- Rotating the key -----------------------------------------------------------------------------
 
 
