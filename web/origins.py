@@ -34,8 +34,22 @@ def socket_origin_allowed(scope: dict[str, Any]) -> bool:
     domain, _port = split_domain_port(host)
     if not domain or not validate_host(domain, settings.ALLOWED_HOSTS):
         return False
-    scheme = "https" if scope.get("scheme") in SECURE_SCHEMES else "http"
+    scheme = "https" if _secure(scope) else "http"
     return origin == f"{scheme}://{host}" or origin in settings.CSRF_TRUSTED_ORIGINS
+
+
+def _secure(scope: dict[str, Any]) -> bool:
+    """Whether the socket came over TLS: as the ASGI server says, or as the TLS proxy's header says where
+    ``SECURE_PROXY_SSL_HEADER`` names one (as Django reads it for a request's ``is_secure``)."""
+    if scope.get("scheme") in SECURE_SCHEMES:
+        return True
+    proxy_header = getattr(settings, "SECURE_PROXY_SSL_HEADER", None)
+    if not proxy_header:
+        return False
+    meta_name, secure_value = proxy_header
+    header = meta_name.removeprefix("HTTP_").lower().replace("_", "-").encode()
+    sent = _header(scope, header)
+    return sent is not None and sent.split(",", 1)[0].strip() == secure_value
 
 
 class SameOriginValidator:

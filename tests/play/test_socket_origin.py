@@ -57,3 +57,14 @@ def test_a_socket_from_another_port_of_our_host_is_refused_by_the_server(campaig
         await accepted.disconnect()
 
     run(scenario)
+
+
+@override_settings(SECURE_PROXY_SSL_HEADER=("HTTP_X_FORWARDED_PROTO", "https"))
+def test_behind_a_tls_proxy_the_page_s_https_origin_opens_a_socket_as_its_pages_are_secure() -> None:
+    proxied = scope("https://testserver")
+    proxied["headers"].append((b"x-forwarded-proto", b"https"))
+    assert socket_origin_allowed(proxied)
+    assert not socket_origin_allowed(scope("https://testserver"))  # no header: a plain socket
+    plain = scope("http://testserver")
+    plain["headers"].append((b"x-forwarded-proto", b"https"))
+    assert not socket_origin_allowed(plain)  # the proxy says TLS: an http page is another origin
