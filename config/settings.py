@@ -268,7 +268,7 @@ EMAIL_USE_SSL = env_bool("EMAIL_USE_SSL", False)
 EMAIL_USE_TLS = env_bool("EMAIL_USE_TLS", not EMAIL_USE_SSL)
 if EMAIL_USE_SSL and EMAIL_USE_TLS:
     raise ImproperlyConfigured("EMAIL_USE_TLS (STARTTLS) and EMAIL_USE_SSL (implicit TLS) exclude each other")
-EMAIL_PORT = int(os.environ.get("EMAIL_PORT", "465" if EMAIL_USE_SSL else "587" if EMAIL_USE_TLS else "25"))
+EMAIL_PORT = int(os.environ.get("EMAIL_PORT") or ("465" if EMAIL_USE_SSL else "587" if EMAIL_USE_TLS else "25"))
 DEFAULT_FROM_EMAIL = os.environ.get("DEFAULT_FROM_EMAIL", "Dicehall <dicehall@localhost>")
 
 # Only our own origin, everywhere; no inline scripts or styles (htmx's own indicator

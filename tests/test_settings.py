@@ -164,6 +164,9 @@ def test_mail_uses_tls_by_default() -> None:
     assert production_setting("(settings.EMAIL_USE_TLS, settings.EMAIL_USE_SSL, settings.EMAIL_PORT)") == (
         "(True, False, 587)"
     )
+    # The compose file passes every EMAIL_* on, empty when not set: empty is the default.
+    empty = production_setting("(settings.EMAIL_USE_TLS, settings.EMAIL_PORT)", EMAIL_PORT="", EMAIL_USE_TLS="")
+    assert empty == "(True, 587)"
     implicit = production_setting("(settings.EMAIL_USE_TLS, settings.EMAIL_PORT)", EMAIL_USE_SSL="true")
     assert implicit == "(False, 465)"
     both = manage("check", **PRODUCTION, SECRET_KEY=KEY, EMAIL_USE_SSL="true", EMAIL_USE_TLS="true")
@@ -180,8 +183,11 @@ def test_the_compose_file_publishes_only_the_proxy_and_the_app_trusts_only_the_p
     proxy_address = services["proxy"]["networks"]["default"]["ipv4_address"]
     assert app["BEHIND_TLS_PROXY"] == "true"
     assert app["FORWARDED_ALLOW_IPS"] == proxy_address  # uvicorn believes the proxy's headers, no one else's
-    subnet = compose["networks"]["default"]["ipam"]["config"][0]["subnet"]
-    assert ipaddress.ip_address(proxy_address) in ipaddress.ip_network(subnet)
+    network = compose["networks"]["default"]["ipam"]["config"][0]
+    assert ipaddress.ip_address(proxy_address) in ipaddress.ip_network(network["subnet"])
+    # ... and outside the range the other containers' addresses come from, so no one takes it first.
+    assert ipaddress.ip_address(proxy_address) not in ipaddress.ip_network(network["ip_range"])
+    assert {"EMAIL_PORT", "EMAIL_USE_TLS", "EMAIL_USE_SSL"} <= app.keys()
     assert app["SITE_URL"].startswith("https://")
     caddyfile = (ROOT / "deploy" / "Caddyfile").read_text()
     assert "reverse_proxy" in caddyfile

@@ -321,3 +321,12 @@ def test_a_name_longer_than_any_is_the_forms_error_not_a_crash(client: Client) -
 
 def test_the_counts_start_from_none() -> None:
     assert not AccessAttempt.objects.exists()
+
+
+def test_the_admin_has_no_log_in_of_its_own_to_guess_past_the_limits(client: Client, player: User) -> None:
+    shown = client.get("/admin/login/?next=/admin/")
+    assert (shown.status_code, shown["Location"]) == (302, "/accounts/login/?next=/admin/")
+    guessed = client.post("/admin/login/", {"username": "player", "password": "a wrong guess"}, REMOTE_ADDR=HOME)
+    assert guessed.status_code == 302  # sent to the one log-in page: no password was tried
+    assert not AccessAttempt.objects.exists()
+    assert not signed_in(client)
