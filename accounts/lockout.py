@@ -40,7 +40,7 @@ from django.utils.crypto import salted_hmac
 
 from accounts.models import KnownAddress
 from accounts.names import skeleton
-from web import client
+from web import client, limits
 
 #: Failures for one account from one address that lock that pair (axes' AXES_FAILURE_LIMIT).
 FAILURE_LIMIT: Final = 5
@@ -65,9 +65,14 @@ USERNAME_FIELD: Final = "username"
 def client_address(request: HttpRequest) -> str | None:
     """The address the request came from (axes' AXES_CLIENT_IP_CALLABLE), as every limit reads it
     (:func:`web.client.client_address`: REMOTE_ADDR, or behind ``TRUSTED_PROXIES`` the nearest hop
-    of X-Forwarded-For that is not one of ours); None when there is none, as axes expects."""
+    of X-Forwarded-For that is not one of ours); None when there is none, as axes expects.
+
+    An IPv6 client is counted by its /64 network, as the rate limits count it (one subscriber holds a whole
+    /64, and would otherwise have an address per guess), written as the network's first address."""
     address = client.client_address(request)
-    return None if address == client.UNKNOWN else address
+    if address == client.UNKNOWN:
+        return None
+    return limits.address_key(address).split("/", 1)[0]
 
 
 def axes_username(request: HttpRequest, credentials: dict[str, Any] | None = None) -> str:

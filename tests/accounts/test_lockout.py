@@ -330,3 +330,10 @@ def test_the_admin_has_no_log_in_of_its_own_to_guess_past_the_limits(client: Cli
     assert guessed.status_code == 302  # sent to the one log-in page: no password was tried
     assert not AccessAttempt.objects.exists()
     assert not signed_in(client)
+
+
+def test_an_ipv6_client_is_one_address_across_its_network(client: Client, player: User) -> None:
+    for host in range(1, LIMIT + 1):  # a new address of one /64 for each guess
+        response = log_in(client, "player", "a wrong guess", f"2001:db8:1:2::{host:x}")
+    assert response.status_code == 429  # the fifth failure locks the pair, as from one address
+    assert set(AccessAttempt.objects.values_list("ip_address", flat=True)) == {"2001:db8:1:2::"}
