@@ -151,6 +151,7 @@ def _account_page(request: HttpRequest, *, form: AccountForm, token_form: TokenF
 
 
 @require_http_methods(["GET", "HEAD", "POST"])
+@limits.limited(limits.ACCOUNT, methods=("POST",))
 def account(request: HttpRequest) -> HttpResponse:
     """The signed-in player's username and email address, with the way to a new password.
 

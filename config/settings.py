@@ -353,7 +353,7 @@ AXES_LOCKOUT_CALLABLE = "accounts.lockout.locked_out"
 AXES_DISABLE_ACCESS_LOG = True
 AXES_VERBOSE = False  # no start-up banner on every manage.py command
 
-# --- Rate limits
+# --- The cache
 # The cache holds short-lived counters (the rate limits, web/limits.py): shared by every process with
 # Redis. A Redis that does not answer within a second is taken as down, and the limits are skipped
 # (with a warning) rather than every request waiting on it or failing.

@@ -88,6 +88,7 @@ PAGES: list[Page] = [
     ("rolls", "player", "post", lambda c: reverse("play:encounter-defend", args=[c.campaign_id]), {}),
     ("rolls", "gm", "post", lambda c: reverse("play:encounter-act", args=[c.campaign_id]), {}),
     ("signup", "", "post", lambda c: reverse("signup"), {"username": "newcomer"}),
+    ("account", "player", "post", lambda c: reverse("account"), {"email": "new@example.com"}),
 ]
 
 

@@ -83,7 +83,7 @@ API: Final = Limit(
     "api", per_user=600, per_address=1200, window=MINUTE, what="API requests", per_user_setting="API_RATE_LIMIT"
 )
 #: Rolls recorded in a campaign's log: the sheet's roll page, an answer to a roll request, the dice
-#: box, a GM's roll for an NPC, a contest, the API's rolls.
+#: box, a GM's roll for an NPC, a contest, moves and table moves, a fight's rolls; the API's too.
 ROLLS: Final = Limit("rolls", per_user=60, per_address=120, window=MINUTE, what="rolls")
 #: The dice box's free expressions, on top of :data:`ROLLS`.
 DICE_BOX: Final = Limit("dice-box", per_user=30, per_address=60, window=MINUTE, what="dice box rolls")
@@ -92,7 +92,11 @@ VERIFY: Final = Limit("verify", per_user=6, per_address=12, window=MINUTE, what=
 #: Tries at a new account from one address (sign-up is open to anyone); showing the form is not counted.
 SIGNUP: Final = Limit("signup", per_user=0, per_address=10, window=HOUR, what="sign-up attempts")
 
-ALL: Final = (CALCULATOR, CALCULATOR_ANONYMOUS, CHANCE, API, ROLLS, DICE_BOX, VERIFY, SIGNUP)
+#: Changes asked on the account page (a new email address, which mails a link to it, checked with the current
+#: password): neither a way to mail anyone at will nor to guess a password from a session found open.
+ACCOUNT: Final = Limit("account", per_user=10, per_address=30, window=HOUR, what="account changes")
+
+ALL: Final = (CALCULATOR, CALCULATOR_ANONYMOUS, CHANCE, API, ROLLS, DICE_BOX, VERIFY, SIGNUP, ACCOUNT)
 
 
 class RateLimited(Exception):
