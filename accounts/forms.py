@@ -19,6 +19,18 @@ EMAIL_HELP = "Used only to send you a link when you forget your password."
 TOKEN_NAME_LENGTH: Final = 60
 
 
+def refuse_look_alike(username: str | None, *, user_id: int | None = None) -> str | None:
+    """``username``, unless it reads like another account's (:mod:`accounts.names`): then a form's error.
+    None (a name Django's own check already refused, with its error) passes through."""
+    if not username:
+        return username
+    if CanonicalName.objects.filter(skeleton=skeleton(username)).exclude(user_id=user_id).exists():
+        raise forms.ValidationError(
+            "That name is taken, or looks just like one that is: choose another.", code="unique"
+        )
+    return username
+
+
 class SignupForm(UserCreationForm):
     """Username, an optional email address, and a password checked by every AUTH_PASSWORD_VALIDATOR.
 
@@ -39,13 +51,8 @@ class SignupForm(UserCreationForm):
         email.help_text = EMAIL_HELP
         email.widget.attrs["autocomplete"] = "email"
 
-    def clean_username(self) -> str:
-        username = super().clean_username()
-        if username and CanonicalName.objects.filter(skeleton=skeleton(username)).exists():
-            raise forms.ValidationError(
-                "That name is taken, or looks just like one that is: choose another.", code="unique"
-            )
-        return username
+    def clean_username(self) -> str | None:
+        return refuse_look_alike(super().clean_username())
 
 
 class LoginForm(AuthenticationForm):

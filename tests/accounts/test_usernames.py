@@ -154,3 +154,29 @@ def test_existing_users_get_their_skeletons_and_look_alikes_keep_their_names(cap
         assert not CanonicalName.objects.exists()
     finally:
         migrate(latest())
+
+
+def test_the_admin_refuses_a_look_alike_name_next_to_the_field(client: Client, player: User) -> None:
+    admin = User.objects.create_superuser("boss", "boss@example.com", "a long admin passphrase")
+    client.force_login(admin)
+    other = User.objects.create_user("otto", password="another long passphrase")
+    url = reverse("admin:auth_user_change", args=[other.pk])
+    page = client.get(url)
+    assert page.status_code == 200
+    form = page.context["adminform"].form
+    data = {name: value for name, value in form.initial.items() if value is not None and name != "password"}
+    data.update(username="рlayer", date_joined_0="2026-11-29", date_joined_1="12:00:00")  # Cyrillic р
+    data.pop("groups", None)
+    data.pop("user_permissions", None)
+    data.pop("last_login", None)
+    response = client.post(url, data)
+    assert response.status_code == 200
+    assert "looks just like one that is" in response.content.decode()
+    assert User.objects.get(pk=other.pk).username == "otto"
+    added = client.post(
+        reverse("admin:auth_user_add"),
+        {"username": "PLAYER", "password1": "a long new passphrase", "password2": "a long new passphrase",
+         "usable_password": "true"},
+    )  # fmt: skip
+    assert added.status_code == 200
+    assert not User.objects.filter(username="PLAYER").exists()
