@@ -201,3 +201,21 @@ def test_a_changed_password_closes_the_other_sessions_open_sheets(
         assert await left_open.receive_output(timeout=2) == {"type": "websocket.close", "code": LOGGED_OUT}
 
     run(scenario)
+
+
+@pytest.mark.django_db
+def test_a_password_the_admin_sets_ends_the_account_s_sessions_and_tokens(player: User, password: str) -> None:
+    laptop = logged_in(player, password)
+    _, raw = tokens.create_token(user=player, name="dice bot")
+    admin = Client()
+    admin.force_login(User.objects.create_superuser("boss", "boss@example.com", "a long admin passphrase"))
+
+    response = admin.post(
+        reverse("admin:auth_user_password_change", args=[player.pk]),
+        {"password1": NEW_PASSWORD, "password2": NEW_PASSWORD, "usable_password": "true"},
+    )
+
+    assert response.status_code == 302
+    assert not signed_in(laptop)
+    assert api_status(raw) == 401
+    assert signed_in(admin)  # the admin's own session is not the account's
