@@ -4,13 +4,11 @@ look-alike, the database refuses it too, and any form of a name logs in to its o
 from __future__ import annotations
 
 import logging
-from typing import Any
 
 import pytest
 from axes.models import AccessAttempt
 from django.contrib.auth.models import User
-from django.db import IntegrityError, connection, transaction
-from django.db.migrations.executor import MigrationExecutor
+from django.db import IntegrityError, transaction
 from django.test import Client
 from django.urls import reverse
 from pytest_django.asserts import assertContains
@@ -18,6 +16,7 @@ from pytest_django.asserts import assertContains
 from accounts.models import CanonicalName
 from accounts.names import LOOKALIKES, skeleton
 from tests.accounts.helpers import signed_in
+from tests.migrations import latest, migrate
 
 SIGNUP = "/accounts/signup/"
 PASSWORD = "a long and unguessable phrase"
@@ -120,18 +119,6 @@ def test_a_wrong_password_under_another_form_is_a_failure_of_the_one_account(
 
 
 # --- The migration that gives existing users their skeletons ---------------------------------------
-
-
-def migrate(targets: list[tuple[str, str]]) -> Any:
-    executor = MigrationExecutor(connection)
-    executor.loader.build_graph()
-    executor.migrate(targets)
-    executor.loader.build_graph()
-    return executor.loader.project_state(targets).apps
-
-
-def latest() -> list[tuple[str, str]]:
-    return MigrationExecutor(connection).loader.graph.leaf_nodes()
 
 
 @pytest.mark.django_db(transaction=True)

@@ -11,7 +11,6 @@ from typing import Any
 import pytest
 from django.db import connection
 from django.db.migrations.exceptions import IrreversibleError
-from django.db.migrations.executor import MigrationExecutor
 
 from characters import ledger
 from characters.ledger import Award, Order
@@ -20,21 +19,10 @@ from games.lucky13 import demo as lucky13_demo  # its data: these migrations kne
 from rules.systems import lucky13
 from rules.systems.base import Currency
 from tests.campaigns.helpers import make_character
+from tests.migrations import latest, migrate
 
 BEFORE = [("characters", "0006_drop_sheet_columns")]
 ENTRIES = "characters_ledgerentry"
-
-
-def migrate(targets: list[tuple[str, str | None]]) -> Any:
-    executor = MigrationExecutor(connection)
-    executor.loader.build_graph()
-    executor.migrate(targets)
-    executor.loader.build_graph()
-    return executor.loader.project_state(targets).apps
-
-
-def latest() -> list[tuple[str, str]]:
-    return MigrationExecutor(connection).loader.graph.leaf_nodes()
 
 
 def table(name: str, *, without: tuple[str, ...] = ()) -> list[tuple[Any, ...]]:

@@ -10,7 +10,6 @@ from typing import Any
 
 import pytest
 from django.db import DatabaseError, connection, transaction
-from django.db.migrations.executor import MigrationExecutor
 
 from campaigns.models import Campaign
 from characters import ledger
@@ -18,6 +17,7 @@ from characters.models import Character
 from games.lucky13 import demo as lucky13_demo  # its data: these migrations knew Lucky 13 only
 from play import rolls
 from play.models import Roll
+from tests.migrations import latest, migrate
 
 BEFORE = [("characters", "0004_ledger_append_only_trigger")]
 DICE = ("d4", "d6", "d8", "d10", "d12")
@@ -27,18 +27,6 @@ OLD_TABLES = ("character", "skill", "specialization", "trait", "asset", "asset_s
 #: reroll's roll it follows; play.0013: the key a roll was signed with, found again on the way back).
 LATER_COLUMNS = ("currency", "follows", "key_id")
 KEPT_TABLES = ("characters_ledgerentry", "characters_reputationchange", "play_roll")
-
-
-def migrate(targets: list[tuple[str, str | None]]) -> Any:
-    executor = MigrationExecutor(connection)
-    executor.loader.build_graph()
-    executor.migrate(targets)
-    executor.loader.build_graph()
-    return executor.loader.project_state(targets).apps
-
-
-def latest() -> list[tuple[str, str]]:
-    return MigrationExecutor(connection).loader.graph.leaf_nodes()
 
 
 def table(name: str) -> list[tuple[Any, ...]]:

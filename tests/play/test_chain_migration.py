@@ -11,7 +11,7 @@ from django.db import DatabaseError, connection, transaction
 
 from play import chain, rolls
 from play.models import ChainCheckpoint, Roll
-from tests.play.test_migration import latest, migrate
+from tests.migrations import latest, migrate
 from tests.play.test_rolls import record
 
 BEFORE = [("play", "0012_encounter_pending")]

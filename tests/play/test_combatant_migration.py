@@ -12,7 +12,7 @@ from django.db import connection
 from play import encounters
 from play.models import Combatant, Encounter
 from tests.characters.conftest import make_character
-from tests.play.test_migration import latest, migrate
+from tests.migrations import latest, migrate
 
 BEFORE = [("play", "0002_roll_system_label")]
 COLUMNS = ("id", "name", "reflex", "combat", "accuracy", "damage", "weapon", "armor", "pulse", "hit_points",

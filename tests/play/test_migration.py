@@ -13,24 +13,12 @@ from django.db.migrations.executor import MigrationExecutor
 
 from play import rolls
 from play.models import Encounter, Roll
+from tests.migrations import latest, migrate
 
 BEFORE = [("campaigns", "0007_encounter_log_range")]
 #: The table as it stood right after the move (before the combatants' stat blocks, play.0003).
 MOVED = [("play", "0002_roll_system_label")]
 MODELS = ["Roll", "RollReveal", "Encounter", "Combatant"]
-
-
-def migrate(targets: list[tuple[str, str | None]]) -> Any:
-    """Migrate the test database to ``targets``; the project state there, for its models."""
-    executor = MigrationExecutor(connection)
-    executor.loader.build_graph()
-    executor.migrate(targets)
-    executor.loader.build_graph()
-    return executor.loader.project_state(targets).apps
-
-
-def latest() -> list[tuple[str, str]]:
-    return MigrationExecutor(connection).loader.graph.leaf_nodes()
 
 
 #: Columns added after the move (play.0002): not in the old tables, so not compared across the move.

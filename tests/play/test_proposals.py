@@ -455,7 +455,7 @@ def test_the_generic_roll_page_proposes_too(client, gm, player, flipper) -> None
 def test_the_migration_goes_back_and_forth(table, gm, player, brunella) -> None:
     from django.db import connection
 
-    from tests.play.test_migration import latest, migrate
+    from tests.migrations import latest, migrate
 
     requests.call_for_roll(campaign_id=table.pk, by=gm, call=SNEAK_CALL, characters=[brunella.pk], secret=False)
     before = migrate([("play", "0005_roll_requests")])
@@ -557,7 +557,7 @@ def test_a_skill_linked_to_no_ability_is_proposed_with_the_one_chosen(table, pla
 
 @pytest.mark.django_db(transaction=True)
 def test_the_requests_by_id_migration_goes_back_and_forth(table, gm, player, brunella) -> None:
-    from tests.play.test_migration import latest, migrate
+    from tests.migrations import latest, migrate
 
     requests.call_for_roll(campaign_id=table.pk, by=gm, call=SNEAK_CALL, characters=[brunella.pk], secret=False)
     propose(brunella, player, {**SNEAK, "specialization": None})
