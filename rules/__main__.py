@@ -14,7 +14,7 @@ import sys
 from collections.abc import Mapping
 from typing import Any, BinaryIO, Final, TextIO
 
-from rules.systems import SpecError, default_key, describe_all, get
+from rules.systems import SpecError, default_key, describe_all, get, roll_kinds
 
 EXIT_INVALID = 2
 
@@ -28,15 +28,17 @@ MAX_SPEC_BYTES: Final = 10_000
 
 
 def chance(spec: Any) -> dict[str, Any]:
-    """The chance of one spec, dispatched by its ``system`` and ``roll`` fields."""
+    """The chance of one spec, dispatched by its ``system`` and ``roll`` fields. Only the system the spec
+    names is loaded, and of it only its roll kinds (:func:`rules.systems.roll_kinds`)."""
     if not isinstance(spec, Mapping):
         raise SpecError("spec", "must be a JSON object")
-    system = get(spec.get("system", default_key()))
+    key = spec.get("system", default_key())
+    kinds = roll_kinds(key)
     roll = spec.get("roll", "check")
-    kind = system.roll_kinds.get(roll) if isinstance(roll, str) else None
+    kind = kinds.get(roll) if isinstance(roll, str) else None
     if kind is None:
-        known = ", ".join(system.roll_kinds)
-        raise SpecError("roll", f"unknown roll {roll!r} for {system.name} (known: {known})")
+        # Refused: the whole system is loaded only now, for the name this message gives.
+        raise SpecError("roll", f"unknown roll {roll!r} for {get(key).name} (known: {', '.join(kinds)})")
     return kind.chance_json(spec)
 
 

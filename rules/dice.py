@@ -8,8 +8,11 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from random import Random
-from typing import Any, Final
+from functools import lru_cache
+from typing import TYPE_CHECKING, Any, Final
+
+if TYPE_CHECKING:  # rolling takes a source of randomness; the chance of a roll needs none
+    from random import Random
 
 __all__ = [
     "BASE_SIZES",
@@ -82,30 +85,7 @@ class StepDie:
         """
         if not isinstance(label, str):
             raise DiceError("a die label must be text such as 'd8' or 'd12+d4'")
-        text = label.strip().lower().replace(" ", "")
-        if text == "none":
-            return cls.none()
-        parts = text.split("+")
-        if len(parts) > MAX_RUNG // 5 + 1:
-            raise DiceError(f"{_quoted(label)} has more dice than the largest die, {cls._largest()}")
-        sides: list[int] = []
-        for part in parts:
-            match = _LABEL.fullmatch(part)
-            if match is None:
-                raise DiceError(
-                    f"{_quoted(label)} is not a die label (write d4 … d12, d12+d4 for a stepped die, or none)"
-                )
-            sides.append(int(match.group(1)))
-        *twelves, last = sides
-        if any(s != 12 for s in twelves) or last not in BASE_SIZES:
-            raise DiceError(
-                f"{_quoted(label)} is not a die on the step ladder: a stepped die is d12s then one of d4 … d12, "
-                "such as d12+d4 or d12+d12+d6"
-            )
-        rung = 5 * len(twelves) + BASE_SIZES.index(last) + 1
-        if rung > MAX_RUNG:
-            raise DiceError(f"{_quoted(label)} is larger than the largest die, {cls._largest()}")
-        return cls(rung)
+        return _known_label(label) if len(label) <= MAX_KEPT_LABEL else _parse_label(label)
 
     @property
     def sides(self) -> tuple[int, ...]:
@@ -130,10 +110,48 @@ class StepDie:
         Steps from several sources are added first and the die is stepped once
         by the net amount (rules README, "The ladder").
         """
-        return StepDie(max(self.rung + steps, 0))
+        return StepDie(max(self.rung + steps, 0)) if steps else self
 
     def __str__(self) -> str:
         return self.label
+
+
+def _parse_label(label: str) -> StepDie:
+    """:meth:`StepDie.parse` of a text label."""
+    text = label.strip().lower().replace(" ", "")
+    if text == "none":
+        return StepDie.none()
+    parts = text.split("+")
+    if len(parts) > MAX_RUNG // 5 + 1:
+        raise DiceError(f"{_quoted(label)} has more dice than the largest die, {StepDie._largest()}")
+    sides: list[int] = []
+    for part in parts:
+        match = _LABEL.fullmatch(part)
+        if match is None:
+            raise DiceError(f"{_quoted(label)} is not a die label (write d4 … d12, d12+d4 for a stepped die, or none)")
+        sides.append(int(match.group(1)))
+    *twelves, last = sides
+    if any(s != 12 for s in twelves) or last not in BASE_SIZES:
+        raise DiceError(
+            f"{_quoted(label)} is not a die on the step ladder: a stepped die is d12s then one of d4 … d12, "
+            "such as d12+d4 or d12+d12+d6"
+        )
+    rung = 5 * len(twelves) + BASE_SIZES.index(last) + 1
+    if rung > MAX_RUNG:
+        raise DiceError(f"{_quoted(label)} is larger than the largest die, {StepDie._largest()}")
+    return StepDie(rung)
+
+
+#: The longest label :meth:`StepDie.parse` keeps its die for (the largest die, ``d12+d12+d12+d12+d12``, is
+#: 19 characters): a long label, spaces and all, is read again each time, so none can fill the cache.
+MAX_KEPT_LABEL: Final = 32
+
+
+@lru_cache(maxsize=256)
+def _known_label(label: str) -> StepDie:
+    """A label read before, with its die: a batch of chance specs names the same few dice thousands of times,
+    and a die is a frozen value. A refused label raises, and is not kept."""
+    return _parse_label(label)
 
 
 @dataclass(frozen=True, slots=True)

@@ -21,9 +21,10 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from fractions import Fraction
 from functools import lru_cache
+from operator import mul
 
 from rules.dice import UNLIMITED
 
@@ -45,12 +46,22 @@ __all__ = [
 
 @dataclass(frozen=True, slots=True)
 class Capped:
-    """P(min(total, cap) = v and dilemma) = ``flagged[v] / den``; ``plain`` without a dilemma."""
+    """P(min(total, cap) = v and dilemma) = ``flagged[v] / den``; ``plain`` without a dilemma.
+
+    ``at_least[v]`` and ``at_least_plain[v]`` are the weights of a total of ``v`` or more (without a dilemma,
+    for the second), with a final 0: every check against a target reads them (:func:`success_split`), and a
+    distribution is built once and read by many checks, so they are summed once, when it is built."""
 
     cap: int
     plain: tuple[int, ...]
     flagged: tuple[int, ...]
     den: int
+    at_least: tuple[int, ...] = field(init=False, repr=False, compare=False)
+    at_least_plain: tuple[int, ...] = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "at_least", tuple(suffix_sums(self.merged())))
+        object.__setattr__(self, "at_least_plain", tuple(suffix_sums(self.plain)))
 
     def probability(self, value: int) -> Fraction:
         return Fraction(self.plain[value] + self.flagged[value], self.den)
@@ -327,22 +338,16 @@ def _polynomial(roots: dict[Fraction, int]) -> list[Fraction]:
 def success_split(a: Capped, b: Capped) -> tuple[Fraction, Fraction, Fraction]:
     """For the total of two rolls capped at the target: P(success), P(dilemma), P(both).
 
-    One pass over ``a`` against the suffix sums of ``b``: the last step of every
-    check, so it avoids building the full sum.
+    One pass over ``a`` against the suffix sums of ``b`` (kept with it): the last step
+    of every check, so it avoids building the full sum.
     """
-    cap = a.cap
-    tail_all = suffix_sums(b.merged())
-    tail_plain = suffix_sums(b.plain)
-    success = 0
-    success_plain = 0
-    for i in range(cap + 1):
-        ap, af = a.plain[i], a.flagged[i]
-        if ap or af:
-            need = cap - i
-            success += (ap + af) * tail_all[need]
-            success_plain += ap * tail_plain[need]
+    # a at i meets b at cap - i or more: b's suffix sums from the cap down, against a from 0 up.
+    b_all = b.at_least[a.cap :: -1]
+    b_plain = b.at_least_plain[a.cap :: -1]
+    success_plain = sum(map(mul, a.plain, b_plain))
+    success = sum(map(mul, a.plain, b_all)) + sum(map(mul, a.flagged, b_all))
     den = a.den * b.den
-    no_dilemma = sum(a.plain) * sum(b.plain)
+    no_dilemma = a.at_least_plain[0] * b.at_least_plain[0]
     return (
         Fraction(success, den),
         Fraction(den - no_dilemma, den),

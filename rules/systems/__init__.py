@@ -3,14 +3,25 @@
 Adding a system is one new package here plus its templates: ``rules/systems/<key>/`` exports
 ``SYSTEM``, an object following :class:`rules.systems.protocol.RulesSystem`. Nothing outside the
 system's own package names it; everything else asks this registry.
+
+The registry knows the systems by key and imports none of them until one is asked for: ``get(key)``
+imports ``rules.systems.<key>`` then, and only that one. Its own imports are light on purpose (the
+protocol's names load on first use, :mod:`rules.lazy`), so ``python -m rules chance`` over one
+system's specs loads that system's dice and odds (:func:`roll_kinds`) and nothing of another system,
+of the sheet models or of pydantic; ``tests/rules/test_chance_imports.py`` holds it to that.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from importlib import import_module
-from typing import Any, cast
+from typing import TYPE_CHECKING, Any, cast
 
-from rules.systems.base import RulesSystem, SpecError
+from rules.systems.protocol.errors import SpecError
+
+if TYPE_CHECKING:
+    from rules.systems.protocol.kinds import RollKind
+    from rules.systems.protocol.system import RulesSystem
 
 __all__ = [
     "KEYS",
@@ -22,6 +33,7 @@ __all__ = [
     "get",
     "register",
     "registered_keys",
+    "roll_kinds",
     "unregister",
 ]
 
@@ -30,6 +42,10 @@ KEYS: tuple[str, ...] = ("lucky13", "d6", "d13")
 
 #: Systems registered at run time (a test's own system), by key.
 _EXTRA: dict[str, RulesSystem] = {}
+
+#: The roll kinds of the shipped systems loaded so far, by key: a batch of chance specs asks for them once
+#: a spec, and looking a module up again each time is a measurable part of a spec's cost.
+_ROLL_KINDS: dict[str, Mapping[str, RollKind[Any, Any, Any]]] = {}
 
 
 class UnknownSystem(SpecError):
@@ -54,7 +70,30 @@ def get(key: object) -> RulesSystem:
         return _EXTRA[key]
     if not isinstance(key, str) or key not in KEYS:
         raise UnknownSystem(key)
-    return cast(RulesSystem, import_module(f"rules.systems.{key}").SYSTEM)
+    return cast("RulesSystem", import_module(f"rules.systems.{key}").SYSTEM)
+
+
+def roll_kinds(key: object) -> Mapping[str, RollKind[Any, Any, Any]]:
+    """The roll kinds of the system ``key`` (its ``roll_kinds``), loading no more of it than they need.
+
+    A system's package may give them as ``ROLL_KINDS``, from modules that load no sheet model (the
+    chance interface's part of the protocol, :mod:`rules.systems.protocol.kinds`): the chance of a
+    spec then loads the dice and the odds alone, not the whole system. A package that does not gives
+    its full system's. :class:`UnknownSystem` if there is no such system.
+    """
+    if isinstance(key, str):
+        if key in _ROLL_KINDS:
+            return _ROLL_KINDS[key]
+        if key in _EXTRA:
+            return _EXTRA[key].roll_kinds
+    if not isinstance(key, str) or key not in KEYS:
+        raise UnknownSystem(key)
+    package = import_module(f"rules.systems.{key}")
+    kinds = getattr(package, "ROLL_KINDS", None)
+    if kinds is None:
+        kinds = package.SYSTEM.roll_kinds
+    _ROLL_KINDS[key] = kinds
+    return cast("Mapping[str, RollKind[Any, Any, Any]]", kinds)
 
 
 def all_systems() -> list[RulesSystem]:

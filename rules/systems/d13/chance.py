@@ -48,6 +48,7 @@ __all__ = [
     "D4_FACES",
     "D9_FACES",
     "LEVELS",
+    "LEVEL_WORDS",
     "MAX_TARGET",
     "MIN_TARGET",
     "ROLLS",
@@ -90,6 +91,11 @@ class Level(StrEnum):
     AVERAGE = "average"
     DIFFICULT = "difficult"
     MONSTROUS = "monstrous"
+
+
+#: Each level in the rules text's words.
+LEVEL_WORDS: Final = {Level.EASY: "Easy", Level.AVERAGE: "Average", Level.DIFFICULT: "Difficult",
+                      Level.MONSTROUS: "Monstrous"}  # fmt: skip
 
 
 LEVELS: Final = tuple(Level)

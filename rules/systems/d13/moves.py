@@ -41,7 +41,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from rules.document import ItemId, LongText, Problem
 from rules.systems.d13 import cards, chance
 from rules.systems.d13 import table as d13_table
-from rules.systems.d13.chance import Level, Roll
+from rules.systems.d13.chance import LEVEL_WORDS, Level, Roll
 from rules.systems.d13.options import ABILITY_NAMES, SUIT_WORDS, suit_of
 from rules.systems.d13.sheet import Ability, Last, Pending, Sheet, Task
 from rules.systems.d13.table import Table
@@ -53,8 +53,6 @@ PARTS: Final = ("roll",)
 #: The parts of the table a roll or a card changes: the deck (a draw, a discard), the hands, the secret d4s,
 #: the boosts and the turn order.
 TABLE_PARTS: Final = ("deck", "hands", "secrets", "boosts", "turns")
-LEVEL_WORDS: Final = {Level.EASY: "Easy", Level.AVERAGE: "Average", Level.DIFFICULT: "Difficult",
-                      Level.MONSTROUS: "Monstrous"}  # fmt: skip
 HOST: Final = frozenset({Role.GM})
 LEVEL_LABELS: Final[dict[str, Any]] = {level.value: words for level, words in LEVEL_WORDS.items()}
 

@@ -11,7 +11,6 @@ dice. The deck, the hands, the boosts and the turn order are the table's (:mod:`
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from fractions import Fraction
 from random import Random
 from typing import Annotated, Any, ClassVar, Final, cast
@@ -29,9 +28,7 @@ from rules.systems.base import (
     Option,
     OptionsChange,
     Others,
-    Recorded,
     Role,
-    RollKind,
     SheetInvalid,
     SheetRoll,
     SpecError,
@@ -44,15 +41,17 @@ from rules.systems.base import (
 )
 from rules.systems.d13 import chance, moves, options
 from rules.systems.d13 import table as d13_table
-from rules.systems.d13.chance import Level, Roll
+from rules.systems.d13.chance import Level
 from rules.systems.d13.options import ABILITIES, ABILITY_NAMES
+from rules.systems.d13.rolls import CHECK as CHECK  # the task roll; its tests and the chart read it here
+from rules.systems.d13.rolls import ROLL_KINDS
 from rules.systems.d13.sheet import SCHEMA_VERSION, Ability, Sheet, Skill, Task
 from rules.systems.defaults import SystemDefaults
 
 KEY: Final = "d13"
 NAME: Final = "D13 (When Shadows Rise)"
 EXPERIENCE: Final = Currency("xp", "Experience", "XP", reasons=("A session played", "A scene well told"))
-LEVEL_CHOICES: Final = tuple((level.value, words) for level, words in moves.LEVEL_WORDS.items())
+LEVEL_CHOICES: Final = tuple((level.value, words) for level, words in chance.LEVEL_WORDS.items())
 ABILITY_CHOICES: Final = tuple((key, ABILITY_NAMES[key]) for key in ABILITIES)
 
 
@@ -74,41 +73,6 @@ class Call(Document):
     ability: Ability = Field("brawn", title="Ability")
     skill: Annotated[Name, Field(max_length=60)] | None = Field(None, title="Skill")
     unclear: bool = Field(False, title="Unclear task: roll the d4 in secret")
-
-
-@dataclass(frozen=True, slots=True)
-class Checked:
-    """A task roll made once (the table's roll of a spec, with no decision after it): the check and the dice."""
-
-    check: chance.Check
-    roll: Roll
-
-    @property
-    def success(self) -> bool:
-        return chance.succeeds(self.roll, self.check.target, self.check.level)
-
-
-def _roll_once(check: chance.Check, rng: Random) -> Checked:
-    return Checked(check, Roll(rng.randint(1, 4), rng.randint(0, 9)))
-
-
-def _record(result: Checked) -> Recorded:
-    roll = result.roll
-    return Recorded({"d4": roll.d4, "d9": roll.d9}, roll.total, {"success": result.success, "doubles": roll.doubles})
-
-
-CHECK: Final = RollKind(
-    key="check",
-    label="Task roll",
-    fields=frozenset(chance.CHECK_FIELDS),
-    parse=chance.parse,
-    roll=_roll_once,
-    chance=chance.chance,
-    record=_record,
-    success=lambda odds: odds.success,
-    chance_json=chance.chance_json,
-    describe=lambda check: f"{moves.LEVEL_WORDS[check.level]} task, d4 + d9 at or under {check.target}",
-)
 
 
 def _ratings(sheet: Sheet) -> dict[str, int | None]:
@@ -142,7 +106,7 @@ class D13(SystemDefaults):
                     note="abilities and skills are set at creation and skills raised with experience; only the "
                          "host corrects them"),
     )  # fmt: skip
-    roll_kinds: Final = {"check": CHECK}
+    roll_kinds: Final = ROLL_KINDS
     currencies: Final = (EXPERIENCE,)
     standing: Final = None
     offer_situation: Final = (
@@ -410,7 +374,7 @@ class D13(SystemDefaults):
     def call_words(self, call: Call, given: Mapping[str, Any]) -> str:
         skill = f" + {call.skill}" if call.skill else ""
         unclear = ", the d4 in secret" if call.unclear else ""
-        return f"{moves.LEVEL_WORDS[call.level]} {ABILITY_NAMES[call.ability]}{skill}{unclear}"
+        return f"{chance.LEVEL_WORDS[call.level]} {ABILITY_NAMES[call.ability]}{skill}{unclear}"
 
     def situation_call(self, sheet: Sheet, situation: Mapping[str, Any], given: Mapping[str, Any]) -> Call:
         asked = self._situation(situation)
@@ -442,7 +406,7 @@ class D13(SystemDefaults):
                 continue
             before = chance.check(base + skill.rating, level).success
             after = chance.check(base + skill.rating + 1, level).success
-            effect = Effect(f"{moves.LEVEL_WORDS[level]} {ABILITY_NAMES[ability]} + {skill.name}", before, after)
+            effect = Effect(f"{chance.LEVEL_WORDS[level]} {ABILITY_NAMES[ability]} + {skill.name}", before, after)
             label = f"{skill.name} {skill.rating} → {skill.rating + 1}"
             out.append(Offer(f"skill-{skill.id}", label, EXPERIENCE.key, (skill.rating + 1) * per, (effect,)))
         return tuple(out)

@@ -13,6 +13,23 @@
 - :mod:`rules.systems.d6.system`: all of it behind the system protocol (``SYSTEM``).
 """
 
-from rules.systems.d6.system import D6, KEY, NAME, SYSTEM
+from __future__ import annotations
 
-__all__ = ["D6", "KEY", "NAME", "SYSTEM"]
+from typing import TYPE_CHECKING, Final
+
+from rules.lazy import exports
+
+if TYPE_CHECKING:
+    from rules.systems.d6.rolls import ROLL_KINDS
+    from rules.systems.d6.system import D6, KEY, NAME, SYSTEM
+
+__all__ = ["D6", "KEY", "NAME", "ROLL_KINDS", "SYSTEM"]
+
+#: Where each name lives, imported on first use (:mod:`rules.lazy`): the chance of a spec needs only the roll
+#: kinds (``ROLL_KINDS``, :func:`rules.systems.roll_kinds`), which load the odds and not the sheet models.
+_PARTS: Final = {
+    "rules.systems.d6.system": ("D6", "KEY", "NAME", "SYSTEM"),
+    "rules.systems.d6.rolls": ("ROLL_KINDS",),
+}
+
+__getattr__, __dir__ = exports(__name__, _PARTS)

@@ -27,8 +27,8 @@ from typing import Final
 
 from rules.dice import UNLIMITED
 from rules.probability import add_all, die, suffix_sums
-from rules.systems.base import SpecError
 from rules.systems.d6.codes import DieCode
+from rules.systems.protocol.errors import SpecError
 
 __all__ = [
     "DIFFICULTY_BANDS",

@@ -16,7 +16,7 @@ import re
 from dataclasses import dataclass
 from typing import Final
 
-from rules.systems.base import SpecError
+from rules.systems.protocol.errors import SpecError
 
 __all__ = ["MAX_DICE", "PIPS_PER_DIE", "DieCode", "DieCodeError"]
 

@@ -16,7 +16,6 @@ from fractions import Fraction
 from random import Random
 from typing import Any, Final
 
-from rules.systems.base import Recorded, RollKind, SpecError
 from rules.systems.d6.chance import (
     MAX_DIFFICULTY,
     Band,
@@ -28,6 +27,8 @@ from rules.systems.d6.chance import (
 )
 from rules.systems.d6.codes import DieCode
 from rules.systems.d6.rolling import D6Roll, roll
+from rules.systems.protocol.errors import SpecError
+from rules.systems.protocol.kinds import Recorded, RollKind
 
 #: The penalties and bonuses a roll may carry in its spec, for the log ("3 actions: −2d").
 MAX_STEPS: Final = 12

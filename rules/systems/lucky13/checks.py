@@ -9,8 +9,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 from fractions import Fraction
 from functools import lru_cache
-from random import Random
-from typing import Any, Final, TypeVar
+from typing import TYPE_CHECKING, Any, Final, TypeVar
 
 from rules.dice import UNLIMITED, DiceError, DieResult, StepDie, roll_die
 from rules.probability import (
@@ -25,7 +24,10 @@ from rules.probability import (
     success_split,
     suffix_sums,
 )
-from rules.systems.base import SpecError
+from rules.systems.protocol.errors import SpecError
+
+if TYPE_CHECKING:  # rolling takes a source of randomness; the chance of a roll needs none
+    from random import Random
 
 E = TypeVar("E", bound=StrEnum)
 
@@ -59,12 +61,16 @@ class Explosion(StrEnum):
 
     @property
     def ability_explosions(self) -> int:
-        return {"none": 0, "cinematic": UNLIMITED, "gritty": 1}[self.value]
+        return _ABILITY_EXPLOSIONS[self.value]
 
     @property
     def other_explosions(self) -> int:
         """Skill, Difficulty, weapon and defensive dice: only Cinematic explodes them."""
         return UNLIMITED if self is Explosion.CINEMATIC else 0
+
+
+#: How many times an Ability die explodes, by the explosion rule's value.
+_ABILITY_EXPLOSIONS: Final = {"none": 0, "cinematic": UNLIMITED, "gritty": 1}
 
 
 class AbilityRoll(StrEnum):
@@ -106,6 +112,9 @@ _DIFFICULTY_DICE: Final = {
     Difficulty.EXTRAORDINARY: StepDie.of(4),
     Difficulty.HEROIC: StepDie.none(),
 }
+
+#: Each difficulty's die by its name, as a spec gives it.
+_DIFFICULTY_BY_NAME: Final = {difficulty.value: die for difficulty, die in _DIFFICULTY_DICE.items()}
 
 
 @dataclass(frozen=True, slots=True)
@@ -502,8 +511,8 @@ def parse_difficulty(spec: Mapping[str, Any], field: str = "difficulty") -> Step
     if value is None:
         names = ", ".join(d.value for d in Difficulty)
         raise SpecError(field, f"is required (a die such as 'd8', or a difficulty: {names})")
-    if isinstance(value, str) and value.strip().lower() in Difficulty.__members__.values():
-        return Difficulty(value.strip().lower()).die
+    if isinstance(value, str) and (named := _DIFFICULTY_BY_NAME.get(value.strip().lower())) is not None:
+        return named
     try:
         return parse_die(spec, field)
     except SpecError:

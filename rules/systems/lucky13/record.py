@@ -6,7 +6,6 @@ from collections.abc import Mapping, Sequence
 from typing import Any, Final
 
 from rules.dice import DieResult, die_view
-from rules.systems.base import Recorded, RollKind
 from rules.systems.lucky13.checks import (
     CHECK_FIELDS,
     OPPOSED_FIELDS,
@@ -25,6 +24,7 @@ from rules.systems.lucky13.checks import (
     roll_check,
     roll_opposed,
 )
+from rules.systems.protocol.kinds import Recorded, RollKind
 
 
 def _dice_view(label: str, dice: Sequence[DieResult]) -> dict[str, Any]:

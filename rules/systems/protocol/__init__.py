@@ -24,42 +24,46 @@ values it speaks in:
 
 from __future__ import annotations
 
-from rules.document import Problem
-from rules.systems.protocol.advancement import Advancement, Currency, Effect, Offer, Standing
-from rules.systems.protocol.combat import (
-    AttackPlan,
-    AttackRoll,
-    Combat,
-    CombatAction,
-    CombatRefused,
-    Defence,
-    Fighter,
-    Fights,
-    Harm,
-    Initiative,
-    Logged,
-)
-from rules.systems.protocol.creation import Creation, CreationStep, StartField
-from rules.systems.protocol.editing import Awaiting, Editing, EditRefused, EditSection, Role
-from rules.systems.protocol.errors import SheetInvalid, SpecError
-from rules.systems.protocol.exchange import Arrival, Exchange, LegacyRead
-from rules.systems.protocol.options import CampaignOptions, Option, OptionsChange, OptionsError
-from rules.systems.protocol.rolls import (
-    Calls,
-    Kept,
-    Other,
-    Others,
-    Recorded,
-    RollKind,
-    Rolls,
-    SheetRoll,
-    Totals,
-    Worded,
-    nobody,
-)
-from rules.systems.protocol.sheets import SheetDocuments, Summary, Track, Vitals
-from rules.systems.protocol.system import Identity, RulesSystem
-from rules.systems.protocol.table import TableMoves
+from typing import TYPE_CHECKING, Final
+
+from rules.lazy import exports
+
+if TYPE_CHECKING:
+    from rules.document import Problem
+    from rules.systems.protocol.advancement import Advancement, Currency, Effect, Offer, Standing
+    from rules.systems.protocol.combat import (
+        AttackPlan,
+        AttackRoll,
+        Combat,
+        CombatAction,
+        CombatRefused,
+        Defence,
+        Fighter,
+        Fights,
+        Harm,
+        Initiative,
+        Logged,
+    )
+    from rules.systems.protocol.creation import Creation, CreationStep, StartField
+    from rules.systems.protocol.editing import Awaiting, Editing, EditRefused, EditSection, Role
+    from rules.systems.protocol.errors import SheetInvalid, SpecError
+    from rules.systems.protocol.exchange import Arrival, Exchange, LegacyRead
+    from rules.systems.protocol.kinds import Recorded, RollKind
+    from rules.systems.protocol.options import CampaignOptions, Option, OptionsChange, OptionsError
+    from rules.systems.protocol.rolls import (
+        Calls,
+        Kept,
+        Other,
+        Others,
+        Rolls,
+        SheetRoll,
+        Totals,
+        Worded,
+        nobody,
+    )
+    from rules.systems.protocol.sheets import SheetDocuments, Summary, Track, Vitals
+    from rules.systems.protocol.system import Identity, RulesSystem
+    from rules.systems.protocol.table import TableMoves
 
 __all__ = [
     "Advancement",
@@ -115,3 +119,45 @@ __all__ = [
     "Worded",
     "nobody",
 ]
+
+#: Where each name lives: a part is imported when one of its names is first used (:mod:`rules.lazy`), so the
+#: chance interface, which needs only :mod:`.errors` and :mod:`.kinds`, loads no sheet model.
+_PARTS: Final = {
+    "rules.document": ("Problem",),
+    "rules.systems.protocol.advancement": ("Advancement", "Currency", "Effect", "Offer", "Standing"),
+    "rules.systems.protocol.combat": (
+        "AttackPlan",
+        "AttackRoll",
+        "Combat",
+        "CombatAction",
+        "CombatRefused",
+        "Defence",
+        "Fighter",
+        "Fights",
+        "Harm",
+        "Initiative",
+        "Logged",
+    ),
+    "rules.systems.protocol.creation": ("Creation", "CreationStep", "StartField"),
+    "rules.systems.protocol.editing": ("Awaiting", "Editing", "EditRefused", "EditSection", "Role"),
+    "rules.systems.protocol.errors": ("SheetInvalid", "SpecError"),
+    "rules.systems.protocol.exchange": ("Arrival", "Exchange", "LegacyRead"),
+    "rules.systems.protocol.kinds": ("Recorded", "RollKind"),
+    "rules.systems.protocol.options": ("CampaignOptions", "Option", "OptionsChange", "OptionsError"),
+    "rules.systems.protocol.rolls": (
+        "Calls",
+        "Kept",
+        "Other",
+        "Others",
+        "Rolls",
+        "SheetRoll",
+        "Totals",
+        "Worded",
+        "nobody",
+    ),
+    "rules.systems.protocol.sheets": ("SheetDocuments", "Summary", "Track", "Vitals"),
+    "rules.systems.protocol.system": ("Identity", "RulesSystem"),
+    "rules.systems.protocol.table": ("TableMoves",),
+}
+
+__getattr__, __dir__ = exports(__name__, _PARTS)

@@ -6,11 +6,11 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
-from random import Random
-from typing import Any, ClassVar, Generic, Protocol, TypeVar
+from typing import Any, ClassVar, Generic, Protocol
 
 from pydantic import BaseModel
 
+from rules.systems.protocol.kinds import Recorded, RollKind
 from rules.systems.protocol.sheets import SheetT
 
 __all__ = [
@@ -28,21 +28,6 @@ __all__ = [
 ]
 
 
-Spec = TypeVar("Spec")
-Result = TypeVar("Result")
-Chance = TypeVar("Chance")
-
-
-@dataclass(frozen=True, slots=True)
-class Recorded:
-    """What the roll log keeps of a roll: every die as rolled (JSON), the total and the outcome
-    (``success``, ``margin``… as the system has them)."""
-
-    dice: Any
-    total: int | None
-    outcome: Mapping[str, Any]
-
-
 @dataclass(frozen=True, slots=True)
 class Worded:
     """A roll's outcome in its system's words, for the log: the words ("Success", "Wins", "3 successes of 2
@@ -52,29 +37,6 @@ class Worded:
     words: str
     tone: str = ""
     more: tuple[str, ...] = ()
-
-
-@dataclass(frozen=True, slots=True)
-class RollKind(Generic[Spec, Result, Chance]):
-    """One kind of roll: build its dice from a spec, roll them, or compute the exact chance.
-
-    ``parse`` turns a plain mapping (a CLI spec, an API body, a form) into the dice to roll,
-    raising :class:`SpecError`; ``record`` says what the roll log keeps of a result (every die,
-    the total, the outcome); ``success`` reads the chance of success from the chance (None for
-    a roll that has no success); ``chance_json`` gives the chance as the JSON object of the
-    chance interface (rules README); ``describe`` says in words what a spec rolls.
-    """
-
-    key: str
-    label: str
-    fields: frozenset[str]
-    parse: Callable[[Mapping[str, Any]], Spec]
-    roll: Callable[[Spec, Random], Result]
-    chance: Callable[[Spec], Chance]
-    record: Callable[[Result], Recorded]
-    success: Callable[[Chance], Fraction | None]
-    chance_json: Callable[[Mapping[str, Any]], dict[str, Any]] = field(repr=False)
-    describe: Callable[[Spec], str] = field(repr=False, default=lambda spec: "")
 
 
 @dataclass(frozen=True, slots=True)
