@@ -337,6 +337,10 @@ def report(table_size: int, measures: Sequence[Measure], peak: int, *, judged: b
             f"icepool {runs(len(m.icepool.seconds))} ({m.icepool.spread()})"
         )
     print(f"memory peak, our engine over the table from cold caches (tracemalloc): {mebibytes(peak)}")
+    if judged and sys.flags.dont_write_bytecode:
+        # Start-up then includes compiling every module of the project a process imports, on both sides, as in
+        # the production image (Dockerfile): the more the chance path imports, the more it pays.
+        print("whole process: PYTHONDONTWRITEBYTECODE is set, so each run compiles the project's modules it imports")
     if not judged:
         print("--quick: a slice of the table, in process only; no verdict.")
     return met or not judged

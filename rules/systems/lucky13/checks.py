@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 from fractions import Fraction
 from functools import lru_cache
-from typing import TYPE_CHECKING, Any, Final, TypeVar
+from typing import TYPE_CHECKING, Any, Final, TypeVar, cast
 
 from rules.dice import UNLIMITED, DiceError, DieResult, StepDie, roll_die
 from rules.probability import (
@@ -529,21 +529,29 @@ def parse_steps(spec: Mapping[str, Any], field: str) -> int:
     return value
 
 
+#: Each kind of choice's members by their values, for :func:`parse_choice`: a dictionary's look-up, where
+#: calling the enum takes several times as long, once for every choice of every spec of a batch.
+_MEMBERS: dict[type[StrEnum], dict[str, StrEnum]] = {}
+
+
 def parse_choice(spec: Mapping[str, Any], field: str, kind: type[E], default: E) -> E:
-    value = spec.get(field, default.value)
-    try:
-        return kind(value)
-    except ValueError:
+    if field not in spec:
+        return default
+    value = spec[field]
+    members = _MEMBERS.get(kind) or _MEMBERS.setdefault(kind, {member.value: member for member in kind})
+    member = members.get(value) if isinstance(value, str) else None
+    if member is None:
         allowed = ", ".join(repr(k.value) for k in kind)
-        raise SpecError(field, f"must be one of {allowed}, not {value!r}") from None
+        raise SpecError(field, f"must be one of {allowed}, not {value!r}")
+    return cast(E, member)
 
 
 def _check_fields(spec: Mapping[str, Any], allowed: frozenset[str]) -> None:
     if not isinstance(spec, Mapping):
         raise SpecError("spec", "must be a JSON object")
-    for field in spec:
-        if field not in allowed:
-            raise SpecError(str(field), "is not a field of this roll")
+    if not allowed.issuperset(spec):
+        field = next(field for field in spec if field not in allowed)
+        raise SpecError(str(field), "is not a field of this roll")
 
 
 CHECK_FIELDS: Final = frozenset(
@@ -569,6 +577,8 @@ OPPOSED_FIELDS: Final = frozenset(
 
 
 def _stepped(step_die: StepDie, spec: Mapping[str, Any], field: str) -> StepDie:
+    if field not in spec:  # most specs step nothing
+        return step_die
     try:
         return step_die.step(parse_steps(spec, field))
     except DiceError as error:
