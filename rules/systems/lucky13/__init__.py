@@ -3,7 +3,9 @@
 Rule text: ``shared/rules/lucky13.md``; where it reads two ways, the rules README fixes the
 reading. Section names in the docstrings are the rule text's own headings. The apps reach the
 system through the registry (``rules.systems.get("lucky13")`` gives :data:`SYSTEM`); the names
-re-exported below are the engine's public functions, for the modules not yet moved onto it.
+re-exported below are the engine's public functions, for the modules not yet moved onto it. Each
+loads its module on first use, so importing one module of the package (the checks, for the chance
+of a spec) loads that module alone, not the system.
 """
 
 from __future__ import annotations
