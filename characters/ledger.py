@@ -205,7 +205,8 @@ def _tally(entry: LedgerEntry) -> None:
     earned, spent = (entry.amount, 0) if as_award else (0, -entry.amount)
     same = {"character_id": entry.character_id, "currency": entry.currency, "adventure": entry.adventure}
     if not AdventureTally.objects.filter(**same).update(earned=F("earned") + earned, spent=F("spent") + spent):
-        AdventureTally.objects.create(**same, began=entry.pk, earned=earned, spent=spent)
+        campaign_id = entry.character.campaign_id
+        AdventureTally.objects.create(**same, campaign_id=campaign_id, began=entry.pk, earned=earned, spent=spent)
 
 
 @transaction.atomic
@@ -219,7 +220,7 @@ def recount_adventures(character_ids: Iterable[int]) -> None:
     counted = (
         LedgerEntry.objects.filter(character_id__in=ids)
         .order_by()
-        .values("character_id", "currency", "adventure")
+        .values("character_id", "currency", "adventure", campaign_id=F("character__campaign_id"))
         .annotate(
             began=Min("pk"),
             earned=Sum(Case(When(as_award, then=F("amount")), default=Value(0))),

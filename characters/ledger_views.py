@@ -41,11 +41,13 @@ MAX_GROUP_WIDTH: Final = 64
 
 
 def _adventures(campaign_id: int) -> list[str]:
-    """The adventures the campaign's ledger already names, latest first, for the form's suggestions."""
+    """The adventures the campaign's ledger already names, the latest to begin first, for the form's
+    suggestions: the campaign's latest tallies, by their index, never by walking the ledger back
+    from its newest entry past every other campaign's."""
     seen = (
-        LedgerEntry.objects.filter(character__campaign_id=campaign_id)
+        AdventureTally.objects.filter(campaign_id=campaign_id)
         .exclude(adventure="")
-        .order_by("-pk")
+        .order_by("-began")
         .values_list("adventure", flat=True)[:200]
     )
     return list(dict.fromkeys(seen))[:20]

@@ -367,6 +367,9 @@ class AdventureTally(models.Model):
     earned, refunding a purchase lowers what was spent."""
 
     character = models.ForeignKey(Character, on_delete=models.PROTECT, related_name="+", db_index=False)
+    #: The character's campaign, kept here so that the adventures a campaign has named (the award
+    #: form's suggestions) are read by an index of their own, not through every character's.
+    campaign = models.ForeignKey(Campaign, on_delete=models.PROTECT, related_name="+", db_index=False)
     currency = models.CharField(max_length=MAX_CURRENCY)
     adventure = models.CharField(max_length=120, blank=True)
     #: The id of the adventure's first entry: the chart's order, the order the adventures began.
@@ -375,8 +378,12 @@ class AdventureTally(models.Model):
     spent = models.IntegerField(default=0)
 
     class Meta:
-        #: The chart reads a character's latest adventures in one currency in this index's order.
-        indexes = [models.Index(fields=["character", "currency", "-began"], name="characters_tally_latest")]
+        #: The chart reads a character's latest adventures in one currency in the first index's order; the
+        #: award form the adventures its campaign named last in the second's.
+        indexes = [
+            models.Index(fields=["character", "currency", "-began"], name="characters_tally_latest"),
+            models.Index(fields=["campaign", "-began"], name="characters_tally_campaign"),
+        ]
         constraints = [
             models.UniqueConstraint(
                 fields=["character", "currency", "adventure"], name="characters_adventuretally_one_per_adventure"

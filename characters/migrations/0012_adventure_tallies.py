@@ -19,18 +19,20 @@ from django.db import migrations, models
 #: What each adventure's bars show, from the entries: a correction counts as the entry it reverses.
 #: Plain SQL that SQLite and PostgreSQL both run (``characters.ledger.RECOUNT`` is the same count).
 COUNT = """
-INSERT INTO characters_adventuretally (character_id, currency, adventure, began, earned, spent)
-SELECT e.character_id, e.currency, e.adventure, MIN(e.id),
+INSERT INTO characters_adventuretally (character_id, campaign_id, currency, adventure, began, earned, spent)
+SELECT e.character_id, c.campaign_id, e.currency, e.adventure, MIN(e.id),
        SUM(CASE WHEN COALESCE(r.kind, e.kind) = 'award' THEN e.amount ELSE 0 END),
        SUM(CASE WHEN COALESCE(r.kind, e.kind) = 'award' THEN 0 ELSE -e.amount END)
-FROM characters_ledgerentry e LEFT JOIN characters_ledgerentry r ON r.id = e.reverses_id
-GROUP BY e.character_id, e.currency, e.adventure
+FROM characters_ledgerentry e
+JOIN characters_character c ON c.id = e.character_id
+LEFT JOIN characters_ledgerentry r ON r.id = e.reverses_id
+GROUP BY e.character_id, c.campaign_id, e.currency, e.adventure
 """
 
 
 class Migration(migrations.Migration):
 
-    dependencies = [('characters', '0011_arrival')]
+    dependencies = [('campaigns', '0001_initial'), ('characters', '0011_arrival')]
 
     operations = [
         migrations.AlterField(
@@ -53,9 +55,13 @@ class Migration(migrations.Migration):
                 ('earned', models.IntegerField(default=0)),
                 ('spent', models.IntegerField(default=0)),
                 ('character', models.ForeignKey(db_index=False, on_delete=django.db.models.deletion.PROTECT, related_name='+', to='characters.character')),
+                ('campaign', models.ForeignKey(db_index=False, on_delete=django.db.models.deletion.PROTECT, related_name='+', to='campaigns.campaign')),
             ],
             options={
-                'indexes': [models.Index(fields=['character', 'currency', '-began'], name='characters_tally_latest')],
+                'indexes': [
+                    models.Index(fields=['character', 'currency', '-began'], name='characters_tally_latest'),
+                    models.Index(fields=['campaign', '-began'], name='characters_tally_campaign'),
+                ],
                 'constraints': [models.UniqueConstraint(fields=('character', 'currency', 'adventure'), name='characters_adventuretally_one_per_adventure')],
             },
         ),

@@ -105,12 +105,12 @@ def crowd(gm) -> Campaign:
 
 
 def everyone_else(cursor, gm, others: list[int], *, versions_from: int) -> None:
-    """20,000 ledger entries, 10,000 sheet changes (versions from ``versions_from`` on) and 5,000
-    reputation changes, spread over ``others``."""
+    """20,000 ledger entries (a hundred adventures to each of ``others``), 10,000 sheet changes (versions
+    from ``versions_from`` on) and 5,000 reputation changes, spread over ``others``."""
     cursor.execute(
         """INSERT INTO characters_ledgerentry (kind, amount, balance, reason, adventure, purchase, created_at,
                by_id, character_id, currency)
-           SELECT 'award', 1, g, 'Bounty ' || g, 'Adventure ' || g %% 50, '{}', now(), %s,
+           SELECT 'award', 1, g, 'Bounty ' || g, 'Adventure ' || g / 4, '{}', now(), %s,
                   (%s::bigint[])[1 + g %% %s], 'ap'
            FROM generate_series(1, 20000) g""",
         [gm.pk, others, len(others)],
@@ -170,6 +170,8 @@ def test_a_characters_pages_read_by_its_indexes_whatever_the_rest_holds(client, 
     history = reverse("characters:history", args=[hero.pk])
     assert_bounded(client, history, "characters_sheetchange_recent")
     assert_bounded(client, f"{history}?before={changes[len(changes) // 2]}", "characters_sheetchange_recent")
+    client.force_login(gm)  # the award form suggests the adventures the campaign named last
+    assert_bounded(client, reverse("characters:award", args=[campaign.pk]), "characters_tally_campaign")
 
 
 def test_the_roll_log_reads_by_the_campaigns_indexes_whatever_the_rest_holds(
