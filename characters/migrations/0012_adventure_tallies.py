@@ -1,16 +1,13 @@
 """Each character's points per adventure kept as they are written (:class:`AdventureTally`), so that
-the ledger's chart reads its latest adventures by an index instead of grouping every entry; and no
-index of their own for the character of a ledger entry or a sheet change, whose composite indexes
-lead with it.
+the ledger's chart reads its latest adventures by an index instead of grouping every entry.
 
 The tallies are counted once here from the entries, in one INSERT … SELECT (a few seconds for
 millions of entries; the ledger's writers keep them from then on). Run it with the writers of the
 ledger stopped, as every migration here is run: an entry written by the old code after the count
 would be missing from its adventure's bars (``characters.ledger.recount_adventures`` counts again).
 
-Nothing here builds an index on a table that holds rows: the new table's index is made with the
-table, empty. Dropping the two single-column indexes is ``DROP INDEX``, which takes the table's
-exclusive lock only to unlink the index, a moment; no reader of the table needs either of them.
+Nothing here builds an index on a table that holds rows: the new table's indexes are made with the
+table, empty; the count only reads the ledger (no lock that holds off its readers or writers).
 """
 
 import django.db.models.deletion
@@ -35,16 +32,6 @@ class Migration(migrations.Migration):
     dependencies = [('campaigns', '0001_initial'), ('characters', '0011_arrival')]
 
     operations = [
-        migrations.AlterField(
-            model_name='ledgerentry',
-            name='character',
-            field=models.ForeignKey(db_index=False, on_delete=django.db.models.deletion.PROTECT, related_name='ledger_entries', to='characters.character'),
-        ),
-        migrations.AlterField(
-            model_name='sheetchange',
-            name='character',
-            field=models.ForeignKey(db_index=False, on_delete=django.db.models.deletion.PROTECT, related_name='sheet_changes', to='characters.character'),
-        ),
         migrations.CreateModel(
             name='AdventureTally',
             fields=[
