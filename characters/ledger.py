@@ -24,18 +24,27 @@ a correction's undoing.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Final
 
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
+from django.db.models import Case, F, Min, Q, Sum, Value, When
 
 from campaigns.errors import Conflict, NotAllowed, NotFound, Refused
 from campaigns.models import Campaign, Membership
 from campaigns.operations import ARCHIVED
 from characters import write
-from characters.models import MAX_CURRENCY, MAX_ENTRY, Balance, Character, LedgerEntry, ReputationChange
+from characters.models import (
+    MAX_CURRENCY,
+    MAX_ENTRY,
+    AdventureTally,
+    Balance,
+    Character,
+    LedgerEntry,
+    ReputationChange,
+)
 from characters.write import mark_changed, sentence
 from rules.systems.base import Currency, RulesSystem, SheetInvalid, SpecError
 
@@ -184,7 +193,41 @@ def _append(
         held.save()
     else:
         held.save(update_fields=["amount"])
+    _tally(entry)
     return entry
+
+
+def _tally(entry: LedgerEntry) -> None:
+    """Add ``entry`` to its adventure's :class:`AdventureTally` (begun by it, if it is the adventure's
+    first): one UPDATE, and an INSERT for an adventure's first entry. The caller holds the
+    character's row lock, so no other writer can begin the same adventure between the two."""
+    as_award = (entry.reverses.kind if entry.reverses is not None else entry.kind) == LedgerEntry.Kind.AWARD
+    earned, spent = (entry.amount, 0) if as_award else (0, -entry.amount)
+    same = {"character_id": entry.character_id, "currency": entry.currency, "adventure": entry.adventure}
+    if not AdventureTally.objects.filter(**same).update(earned=F("earned") + earned, spent=F("spent") + spent):
+        campaign_id = entry.character.campaign_id
+        AdventureTally.objects.create(**same, campaign_id=campaign_id, began=entry.pk, earned=earned, spent=spent)
+
+
+@transaction.atomic
+def recount_adventures(character_ids: Iterable[int]) -> None:
+    """Count these characters' :class:`AdventureTally` rows again from their entries: for entries
+    appended some other way than this module's writers (a bulk load, a restore). The ledger's
+    writers keep them otherwise; this never changes an entry."""
+    ids = list(character_ids)
+    AdventureTally.objects.filter(character_id__in=ids).delete()
+    as_award = Q(reverses__kind=LedgerEntry.Kind.AWARD) | Q(reverses__isnull=True, kind=LedgerEntry.Kind.AWARD)
+    counted = (
+        LedgerEntry.objects.filter(character_id__in=ids)
+        .order_by()
+        .values("character_id", "currency", "adventure", campaign_id=F("character__campaign_id"))
+        .annotate(
+            began=Min("pk"),
+            earned=Sum(Case(When(as_award, then=F("amount")), default=Value(0))),
+            spent=Sum(Case(When(as_award, then=Value(0)), default=-F("amount"))),
+        )
+    )
+    AdventureTally.objects.bulk_create(AdventureTally(**row) for row in counted)
 
 
 def _save(character: Character, sheet: Any, *, by: AbstractBaseUser, what: str, sections: Sequence[str]) -> None:

@@ -19,7 +19,6 @@ from typing import Any, Final
 
 from django import forms
 from django.contrib import messages
-from django.db.models import Case, F, Min, Q, Sum, Value, When
 from django.http import HttpRequest, HttpResponse, QueryDict
 from django.shortcuts import redirect, render
 from django.urls import reverse
@@ -30,7 +29,7 @@ from django.views.decorators.vary import vary_on_headers
 from campaigns import access as campaign_access
 from campaigns.errors import Refused
 from characters import access, ledger
-from characters.models import MAX_CURRENCY, MAX_ENTRY, Character, LedgerEntry, ReputationChange
+from characters.models import MAX_CURRENCY, MAX_ENTRY, AdventureTally, Character, LedgerEntry, ReputationChange
 from rules.document import MAX_NAME
 from rules.systems.base import Currency, Option, RulesSystem, Standing
 from web.fields import ChoiceField, TextField, WholeNumberField, name_start, whole_key
@@ -42,11 +41,13 @@ MAX_GROUP_WIDTH: Final = 64
 
 
 def _adventures(campaign_id: int) -> list[str]:
-    """The adventures the campaign's ledger already names, latest first, for the form's suggestions."""
+    """The adventures the campaign's ledger already names, the latest to begin first, for the form's
+    suggestions: the campaign's latest tallies, by their index, never by walking the ledger back
+    from its newest entry past every other campaign's."""
     seen = (
-        LedgerEntry.objects.filter(character__campaign_id=campaign_id)
+        AdventureTally.objects.filter(campaign_id=campaign_id)
         .exclude(adventure="")
-        .order_by("-pk")
+        .order_by("-began")
         .values_list("adventure", flat=True)[:200]
     )
     return list(dict.fromkeys(seen))[:20]
@@ -74,24 +75,13 @@ class AdventureTotal:
 
 
 def adventure_totals(character: Character, *, limit: int, currency: str | None = None) -> list[AdventureTotal]:
-    """Each adventure's points in ``currency`` (the system's first by default), summed in the
-    database, for the ``limit`` latest adventures to begin, in the order they began (an adventure
-    begins with its first entry)."""
-    award = LedgerEntry.Kind.AWARD
-    # A correction counts as what it reverses: taking back an award lowers what was earned,
-    # refunding a purchase lowers what was spent.
-    counts_as_award = Q(reverses__kind=award) | Q(reverses__isnull=True, kind=award)
-    rows = (
-        LedgerEntry.objects.filter(character=character, currency=ledger.currency_of(character.rules, currency).key)
-        .values("adventure")
-        .annotate(
-            began=Min("pk"),
-            earned=Sum(Case(When(counts_as_award, then=F("amount")), default=Value(0))),
-            spent=Sum(Case(When(counts_as_award, then=Value(0)), default=-F("amount"))),
-        )
-        .order_by("-began")[:limit]
-    )
-    return [AdventureTotal(r["adventure"] or NO_ADVENTURE, r["earned"], r["spent"]) for r in reversed(rows)]
+    """Each adventure's points in ``currency`` (the system's first by default), for the ``limit``
+    latest adventures to begin, in the order they began (an adventure begins with its first entry):
+    ``limit`` rows of the tallies the ledger keeps as it writes (:class:`AdventureTally`), read by
+    their index, however many entries and adventures the character has."""
+    key = ledger.currency_of(character.rules, currency).key
+    rows = AdventureTally.objects.filter(character=character, currency=key).order_by("-began")[:limit]
+    return [AdventureTotal(r.adventure or NO_ADVENTURE, r.earned, r.spent) for r in reversed(rows)]
 
 
 def ledger_chart(totals: list[AdventureTotal], *, more: bool = False) -> dict[str, Any]:
@@ -175,9 +165,7 @@ def ledger_page(request: HttpRequest, pk: int) -> HttpResponse:
         reputation_before = _page_key(request, "reputation_before", "reputation changes")
     except Refused as refused:
         return _refusal(request, character, refused.message, refused.status)
-    entries = LedgerEntry.objects.for_character(character)
-    if before is not None:
-        entries = entries.filter(pk__lt=before)
+    entries = LedgerEntry.objects.newest_of(character.pk, before=before).select_related("by", "reverses", "reversed_by")
     entries = list(entries[: PAGE_SIZE + 1])
     older = entries[PAGE_SIZE - 1].pk if len(entries) > PAGE_SIZE else None
     entries = entries[:PAGE_SIZE]
@@ -189,9 +177,7 @@ def ledger_page(request: HttpRequest, pk: int) -> HttpResponse:
         if entry.reverses_id is not None:
             page = "" if entry.reverses_id in shown else f"?{urlencode({'before': entry.reverses_id + 1})}"
             entry.reverses_url = f"{page}#entry-{entry.reverses_id}"
-    changes = ReputationChange.objects.filter(character=character).select_related("by")
-    if reputation_before is not None:
-        changes = changes.filter(pk__lt=reputation_before)
+    changes = ReputationChange.objects.newest_of(character.pk, before=reputation_before).select_related("by")
     reputation = list(changes[: PAGE_SIZE + 1])
     older_reputation = reputation[PAGE_SIZE - 1].pk if len(reputation) > PAGE_SIZE else None
     totals = adventure_totals(character, limit=CHART_ADVENTURES + 1)

@@ -171,6 +171,15 @@ class Character(models.Model):
 
 
 class SheetChangeQuerySet(AppendOnlyQuerySet):
+    def newest_of(self, character_id: int, *, before: int | None = None) -> SheetChangeQuerySet:
+        """The character's changes, newest first (older than change ``before`` when given), in the
+        order of ``characters_sheetchange_recent``: a range on the character, for the reason
+        :meth:`LedgerEntryQuerySet.newest_of` gives."""
+        rows = self.filter(character_id__gte=character_id, character_id__lte=character_id)
+        if before is not None:
+            rows = rows.filter(pk__lt=before)
+        return rows.order_by("character_id", "-id")
+
     def discard_draft(self, character: Character) -> None:
         """A deleted draft takes its history with it (the only rows of this table ever removed)."""
         with connection.cursor() as cursor:
@@ -181,7 +190,8 @@ class SheetChange(AppendOnlyModel):
     """One change of a character's sheet: who, when, what (in words), the sheet before and after.
     Written once by the write path; never changed (code and a PostgreSQL trigger refuse)."""
 
-    character = models.ForeignKey(Character, on_delete=models.PROTECT, related_name="sheet_changes")
+    #: No index of its own: ``characters_sheetchange_recent`` and the one-per-version constraint lead with it.
+    character = models.ForeignKey(Character, on_delete=models.PROTECT, related_name="sheet_changes", db_index=False)
     #: The character's version this change made.
     version = models.PositiveIntegerField()
     what = models.CharField(max_length=200)
@@ -265,6 +275,21 @@ class LedgerEntryQuerySet(AppendOnlyQuerySet):
     def for_character(self, character: Character) -> LedgerEntryQuerySet:
         return self.filter(character=character).select_related("by", "reverses", "reversed_by")
 
+    def newest_of(self, character_id: int, *, before: int | None = None) -> LedgerEntryQuerySet:
+        """The character's entries, newest first (older than entry ``before`` when given): a page is
+        read in the order of the per-character index and stops at its end, however large the table.
+
+        Written as a range on the character (``>= id AND <= id``) ordered by (character, −id), the
+        index's own order: an equality would let PostgreSQL drop the character from the ordering
+        and walk the primary key backwards instead, filtering out every newer entry of every other
+        character (a character with a long ledger looks, to the planner, as if its entries were
+        spread evenly along the table). Nothing but ``characters_ledger_by_character`` gives this
+        order, so the plan is that index, then Limit."""
+        rows = self.filter(character_id__gte=character_id, character_id__lte=character_id)
+        if before is not None:
+            rows = rows.filter(pk__lt=before)
+        return rows.order_by("character_id", "-id")
+
 
 class LedgerEntry(AppendOnlyModel):
     """One movement of a character's balance in one currency of its system (Lucky 13: Adventure
@@ -281,7 +306,9 @@ class LedgerEntry(AppendOnlyModel):
         SPEND = "spend", "Spend"
         CORRECTION = "correction", "Correction"
 
-    character = models.ForeignKey(Character, on_delete=models.PROTECT, related_name="ledger_entries")
+    #: No index of its own: ``characters_ledger_by_character`` leads with it (a second one only
+    #: tempted the planner into reading a character's whole ledger and sorting it).
+    character = models.ForeignKey(Character, on_delete=models.PROTECT, related_name="ledger_entries", db_index=False)
     kind = models.CharField(max_length=10, choices=Kind.choices)
     #: The key of one of the system's currencies (``RulesSystem.currencies``).
     currency = models.CharField(max_length=MAX_CURRENCY)
@@ -330,10 +357,61 @@ class LedgerEntry(AppendOnlyModel):
         return f"{self.amount:+d} {self.currency} for {self.character_id}: {self.reason}"
 
 
+class AdventureTally(models.Model):
+    """A character's points in one currency in one adventure (``""``: no adventure named): what was
+    earned and what was spent, and the entry that began it (the adventure's first). The sum of its
+    ledger entries, kept by ``characters.ledger`` in the transaction that writes each entry, under
+    the character's row lock, as :class:`Balance` is; so the ledger's chart reads the latest
+    adventures a few rows at a time, by an index, instead of grouping every entry the character
+    ever had. A correction counts as what it reverses: taking back an award lowers what was
+    earned, refunding a purchase lowers what was spent."""
+
+    character = models.ForeignKey(Character, on_delete=models.PROTECT, related_name="+", db_index=False)
+    #: The character's campaign, kept here so that the adventures a campaign has named (the award
+    #: form's suggestions) are read by an index of their own, not through every character's.
+    campaign = models.ForeignKey(Campaign, on_delete=models.PROTECT, related_name="+", db_index=False)
+    currency = models.CharField(max_length=MAX_CURRENCY)
+    adventure = models.CharField(max_length=120, blank=True)
+    #: The id of the adventure's first entry: the chart's order, the order the adventures began.
+    began = models.BigIntegerField()
+    earned = models.IntegerField(default=0)
+    spent = models.IntegerField(default=0)
+
+    class Meta:
+        #: The chart reads a character's latest adventures in one currency in the first index's order; the
+        #: award form the adventures its campaign named last in the second's.
+        indexes = [
+            models.Index(fields=["character", "currency", "-began"], name="characters_tally_latest"),
+            models.Index(fields=["campaign", "-began"], name="characters_tally_campaign"),
+        ]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["character", "currency", "adventure"], name="characters_adventuretally_one_per_adventure"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.character_id} {self.currency} {self.adventure!r}: +{self.earned} −{self.spent}"
+
+
+class ReputationChangeQuerySet(AppendOnlyQuerySet):
+    def newest_of(self, character_id: int, *, before: int | None = None) -> ReputationChangeQuerySet:
+        """The character's changes, newest first (older than change ``before`` when given), in the
+        order of ``characters_reputation_recent``: a range on the character, for the reason
+        :meth:`LedgerEntryQuerySet.newest_of` gives."""
+        rows = self.filter(character_id__gte=character_id, character_id__lte=character_id)
+        if before is not None:
+            rows = rows.filter(pk__lt=before)
+        return rows.order_by("character_id", "-id")
+
+
 class ReputationChange(AppendOnlyModel):
     """One change of a character's reputation (−5 … +5), with why: written once, never changed."""
 
-    character = models.ForeignKey(Character, on_delete=models.PROTECT, related_name="reputation_changes")
+    #: No index of its own: ``characters_reputation_recent`` leads with it.
+    character = models.ForeignKey(
+        Character, on_delete=models.PROTECT, related_name="reputation_changes", db_index=False
+    )
     change = models.SmallIntegerField()
     reputation = models.SmallIntegerField()  # after the change
     reason = models.CharField(max_length=200)
@@ -341,10 +419,12 @@ class ReputationChange(AppendOnlyModel):
     by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
     created_at = models.DateTimeField(default=timezone.now)
 
-    objects = AppendOnlyQuerySet.as_manager()
+    objects = ReputationChangeQuerySet.as_manager()
 
     class Meta:
         ordering = ["-pk"]
+        #: A character's changes, newest first, a page at a time (``ReputationChangeQuerySet.newest_of``).
+        indexes = [models.Index(fields=["character", "-id"], name="characters_reputation_recent")]
         constraints = [
             models.CheckConstraint(
                 condition=Q(change__gte=-10, change__lte=10) & ~Q(change=0), name="characters_reputationchange_change"

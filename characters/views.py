@@ -72,7 +72,7 @@ def _sheet_context(request: HttpRequest, character: Character, *, focus: str = "
     """What the sheet shows of ``character`` (loaded through ``access``, with its campaign and owner):
     the document is on the row, so this costs no query but the latest ledger entries, and those
     only if the standing region is shown."""
-    latest = LedgerEntry.objects.filter(character=character)[:LATEST_ENTRIES]
+    latest = LedgerEntry.objects.newest_of(character.pk)[:LATEST_ENTRIES]
     context = {**sheets.sheet(character), "edit_links": _edit_links(character, request, focus), "ledger_latest": latest}
     return context
 

@@ -180,7 +180,4 @@ def change(
 
 def history(character: Character, *, before: int | None = None, limit: int = 25) -> list[SheetChange]:
     """The character's sheet changes, newest first, ``limit`` at a time from ``before`` (a change id)."""
-    changes = SheetChange.objects.filter(character=character).select_related("by")
-    if before is not None:
-        changes = changes.filter(pk__lt=before)
-    return list(changes.order_by("-pk")[:limit])
+    return list(SheetChange.objects.newest_of(character.pk, before=before).select_related("by")[:limit])

@@ -188,7 +188,8 @@ def ledger_of(
 ) -> dict[str, Any]:
     character = access.character_for(request.user, id)
     # One query by the (character, -id) index, one more than asked to know whether there is a next page.
-    page = list(LedgerEntry.objects.for_character(character).filter(pk__lt=before).order_by("-pk")[: limit + 1])
+    entries = LedgerEntry.objects.newest_of(character.pk, before=before).select_related("by", "reverses", "reversed_by")
+    page = list(entries[: limit + 1])
     more = len(page) > limit
     page = page[:limit]
     holdings = character.holdings

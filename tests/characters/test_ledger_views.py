@@ -94,6 +94,22 @@ def test_the_chart_counts_a_refund_against_what_was_spent(funded, gm, player) ->
     assert totals == [AdventureTotal("The Drowned Bell", 12, 0), AdventureTotal("No adventure named", 0, 4)]
 
 
+def test_the_tallies_the_writers_keep_are_what_the_entries_count(funded, gm, player) -> None:
+    """The chart's tallies, kept entry by entry by the ledger's writers, are the sums of the entries:
+    counted again from the entries alone, they come out the same."""
+    spend = ledger.buy(
+        character_id=funded.pk, order=ledger.Order(f"specialization:{FIGHTING}", "Trick"), by=player,
+        adventure="Ashfall",
+    )  # fmt: skip
+    ledger.award(campaign_id=funded.campaign_id, awards=[Award(funded.pk, 7)], reason="Heroic", adventure="Ashfall",
+                 by=gm)  # fmt: skip
+    ledger.correct(character_id=funded.pk, entry_id=spend.pk, reason="Bought by mistake", by=gm)
+    kept = adventure_totals(funded, limit=10)
+    assert kept == [AdventureTotal("The Drowned Bell", 12, 0), AdventureTotal("Ashfall", 7, 0)]
+    ledger.recount_adventures([funded.pk])
+    assert adventure_totals(funded, limit=10) == kept
+
+
 def test_the_chart_draws_the_latest_adventures_in_the_order_they_began(client, gm, player, funded) -> None:
     bulk_entries(funded, gm, CHART_ADVENTURES + 2, adventure=lambda i: f"Chapter {i}")
     client.force_login(player)
@@ -133,6 +149,7 @@ def bulk_entries(character: Character, by, n: int, *, adventure=lambda i: "") ->
         for i in range(n)
     ]
     LedgerEntry.objects.bulk_create(rows)
+    ledger.recount_adventures([character.pk])  # appended past the ledger's writers: its chart counts them again
     return list(LedgerEntry.objects.filter(character=character))  # newest first
 
 
