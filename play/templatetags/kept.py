@@ -12,7 +12,8 @@ what the form is made from (:attr:`play.request_views.CallForm.made_from`: the s
 options, the characters offered, the values it starts with) while nobody has sent it: their widgets are
 drawn once for each, and a form sent back with errors is drawn every time.
 
-Each kind keeps at most :data:`KEPT` fragments, the least recently shown dropped first."""
+Each kind keeps a bounded number of fragments (:data:`KEPT_ROWS`, :data:`KEPT_CALL_FORMS`), the least
+recently shown dropped first."""
 
 from __future__ import annotations
 
@@ -30,14 +31,17 @@ register = template.Library()
 
 ROW_TEMPLATE: Final = "play/_roll.html"
 CALL_FIELDS_TEMPLATE: Final = "play/dashboard_call.html#call-fields"
-#: Fragments kept per kind and process: some 2 KB a row of the log, some 10 KB a call form.
-KEPT: Final = 4096
+#: Rows of the log kept per process (some 2 KB each: a few MB), and call forms (some 10 KB each: one a
+#: campaign whose GM has its dashboard open).
+KEPT_ROWS: Final = 4096
+KEPT_CALL_FORMS: Final = 256
 
 
 class Kept:
-    """Fragments by key, the least recently shown dropped first beyond :data:`KEPT`."""
+    """Fragments by key, the least recently shown dropped first beyond ``limit`` of them."""
 
-    def __init__(self) -> None:
+    def __init__(self, limit: int) -> None:
+        self.limit = limit
         self._drawn: OrderedDict[Hashable, SafeString] = OrderedDict()
         self._lock = threading.Lock()
 
@@ -53,7 +57,7 @@ class Kept:
         drawn = draw()
         with self._lock:
             self._drawn[key] = drawn
-            while len(self._drawn) > KEPT:
+            while len(self._drawn) > self.limit:
                 self._drawn.popitem(last=False)
         return drawn
 
@@ -65,8 +69,8 @@ class Kept:
         return len(self._drawn)
 
 
-rows = Kept()
-call_forms = Kept()
+rows = Kept(KEPT_ROWS)
+call_forms = Kept(KEPT_CALL_FORMS)
 
 
 def _how_shown() -> tuple[str, str | None]:

@@ -13,6 +13,7 @@ import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
+from django.utils.safestring import SafeString
 
 from campaigns.models import Campaign
 from characters.models import Character
@@ -160,3 +161,13 @@ def test_a_call_sent_back_with_errors_keeps_what_was_typed(client, campaign, gm,
     response = client.post(reverse("play:request-call", args=[campaign.pk]), {"difficulty": "moderate"})
     assert response.status_code == 400
     assert "Choose who rolls." in response.text
+
+
+def test_the_kept_fragments_are_bounded() -> None:
+    few = kept.Kept(2)
+    for key in "abc":
+        few.get(key, lambda key=key: SafeString(key))
+    assert len(few) == 2
+    assert few.get("a", lambda: SafeString("drawn again")) == "drawn again"  # the oldest was dropped
+    assert few.get(None, lambda: SafeString("never kept")) == "never kept"
+    assert len(few) == 2
