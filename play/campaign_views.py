@@ -126,7 +126,10 @@ def campaign_detail(request: HttpRequest, pk: int) -> HttpResponse:
             "others_drafts": listed("others_drafts_after", drafts.exclude(owner=request.user.pk), _draft_row)
             if is_gm
             else hidden,
-            "archived_characters": listed("archived_after", characters.filter(status=Character.Status.ARCHIVED))
+            # Their names only: an archived character's sheet is not shown here.
+            "archived_characters": listed(
+                "archived_after", characters.filter(status=Character.Status.ARCHIVED).defer("sheet")
+            )
             if is_gm
             else hidden,
             # For the GM: the characters with gear (or anything of the sheet) waiting for approval.

@@ -12,6 +12,7 @@ work without JavaScript; htmx swaps them in place, and the live socket tells eve
 
 from __future__ import annotations
 
+import json
 import secrets
 from fractions import Fraction
 from typing import Any, Final
@@ -52,6 +53,14 @@ class CallForm(forms.Form):
         initial: dict[str, Any] | None = None,
     ) -> None:
         super().__init__(data, initial=initial)
+        #: Everything its fields are drawn from, while nobody has sent it: the fragment is kept by it
+        #: (``play/templatetags/kept.py``) as the dashboard draws the form on every load.
+        self.made_from = (
+            campaign.system,
+            json.dumps(campaign.settings, sort_keys=True, default=str),
+            tuple((c.pk, c.name) for c in characters),
+            repr(sorted((initial or {}).items())),
+        )
         rules = campaign.rules
         fields = fields_of(rules.call_model)
         for key, choices in rules.call_choices(campaign.settings).items():
@@ -85,7 +94,8 @@ class CallForm(forms.Form):
 def _callable(campaign: Campaign, also: int | None = None) -> list[Character]:
     """The characters the form offers: the first of those in play by name, and the one ``also``
     names (a proposal's) wherever it is in the order."""
-    in_play = Character.objects.filter(campaign=campaign).active()
+    # Their names only: the form shows nothing else of them, and a sheet is the bulk of a row.
+    in_play = Character.objects.filter(campaign=campaign).active().only("pk", "name", "campaign_id")
     offered = list(in_play.order_by("name", "pk")[: requests.MAX_ASKED])
     if also is not None and all(c.pk != also for c in offered):
         offered.extend(in_play.filter(pk=also)[:1])

@@ -1,9 +1,11 @@
 from __future__ import annotations
 
 from fractions import Fraction
+from typing import Any
 
 from django import template
-from django.utils.html import escape
+from django.utils.formats import localize
+from django.utils.html import conditional_escape, escape
 from django.utils.safestring import mark_safe
 
 register = template.Library()
@@ -65,3 +67,61 @@ def inline_code(text: object) -> str:
     if len(parts) % 2 == 0:  # an odd number of backticks: the last one has no pair
         parts[-2:] = ["`".join(parts[-2:])]
     return mark_safe("".join(f"<code>{part}</code>" if i % 2 else part for i, part in enumerate(parts)))  # noqa: S308
+
+
+def _lookup(thing: Any, name: str) -> Any:
+    """``thing.name`` as a template variable reads it: a key of a mapping first, then an attribute; ""
+    (the templates' value for what is missing) when it has neither."""
+    try:
+        return thing[name]
+    except (TypeError, KeyError, IndexError, AttributeError):
+        return getattr(thing, name, "")
+
+
+def _shown(value: Any) -> str:
+    """A value as ``{{ value }}`` shows it: escaped, and localized (a whole number is its digits, as no
+    thousands separator is used)."""
+    if type(value) is int:
+        return str(value)
+    return str(conditional_escape(localize(value)))
+
+
+#: What ``_dice.html`` drew with a loop in the template for every die and every face: the same markup.
+_BOOM = '<span class="boom" aria-label="explodes, then">+</span>'
+
+
+@register.simple_tag
+def dice_list(group: Any, damage: Any = False) -> str:
+    """A group's dice (``group.label``; ``group.dice``, each with its ``sides``, ``faces``, ``value``,
+    ``imploded``, ``exploded``), as a list of dice, each face shown and each explosion marked; an
+    implosion marked unless the dice are ``damage`` (damage dice do not implode). Drawn here rather
+    than by a template loop: a page of the roll log or the dashboard's feed draws hundreds of dice, and
+    a loop in a template costs a render of every node for every die and face."""
+    parts = [f'<ul class="dice" aria-label="{_shown(_lookup(group, "label"))}">']
+    dice = _lookup(group, "dice") or ()
+    for die in dice:
+        imploded = bool(_lookup(die, "imploded")) and not damage
+        exploded = bool(_lookup(die, "exploded"))
+        classes = "die" + (" imploded" if imploded else "") + (" exploded" if exploded else "")
+        faces = _BOOM.join(f'<span class="face">{_shown(face)}</span>' for face in _lookup(die, "faces") or ())
+        parts.append(
+            f'\n  <li class="{classes}">\n    <span class="die-name">d{_shown(_lookup(die, "sides"))}</span>\n'
+            f'    <span class="faces">{faces}</span>\n    '
+            + (f'<span class="note">exploded: {_shown(_lookup(die, "value"))}</span>' if exploded else "")
+            + "\n    "
+            + ('<span class="note">imploded</span>' if imploded else "")
+            + "\n  </li>"
+        )
+    if not dice:
+        parts.append('<li class="die none">no die (0)</li>')
+    parts.append("\n</ul>\n")
+    return mark_safe("".join(parts))  # noqa: S308 - every value in it is escaped above
+
+
+@register.filter
+def slots(full: Any, size: Any) -> str:
+    """A track's ``size`` slots, the first ``full`` of them filled, drawn in one go (a template loop
+    renders each slot's nodes: a party of long tracks is hundreds of slots)."""
+    size = int(size)
+    filled = max(0, min(int(full), size))
+    return mark_safe('<span class="slot full"></span>' * filled + '<span class="slot"></span>' * (size - filled))  # noqa: S308

@@ -1,0 +1,122 @@
+"""Fragments of the table's pages drawn once and kept: ``{% roll_row entry %}`` and ``{% call_fields form %}``.
+
+A roll is append-only: what its row of the log (``play/_roll.html``) shows never changes but for its
+reveal, the name its roller goes by and the name of its character. So a row is drawn once per process for
+each of those (and for each way of seeing it: a player's placeholder of a secret roll, or its dice) and
+kept; the dashboard's feed, the roll log and an encounter's history show the kept row thereafter, the
+same bytes a fresh render makes. A row with the GM's Reveal button is drawn every time: its form carries
+the page's CSRF token and depends on the campaign's state.
+
+The fields of the GM's call for a roll (``play/dashboard_call.html#call-fields``) are a pure function of
+what the form is made from (:attr:`play.request_views.CallForm.made_from`: the system, the campaign's
+options, the characters offered, the values it starts with) while nobody has sent it: their widgets are
+drawn once for each, and a form sent back with errors is drawn every time.
+
+Each kind keeps a bounded number of fragments (:data:`KEPT_ROWS`, :data:`KEPT_CALL_FORMS`), the least
+recently shown dropped first."""
+
+from __future__ import annotations
+
+import threading
+from collections import OrderedDict
+from collections.abc import Callable, Hashable
+from typing import Any, Final
+
+from django import forms, template
+from django.template.loader import get_template
+from django.utils import timezone, translation
+from django.utils.safestring import SafeString
+
+register = template.Library()
+
+ROW_TEMPLATE: Final = "play/_roll.html"
+CALL_FIELDS_TEMPLATE: Final = "play/dashboard_call.html#call-fields"
+#: Rows of the log kept per process (some 2 KB each: a few MB), and call forms (some 10 KB each: one a
+#: campaign whose GM has its dashboard open).
+KEPT_ROWS: Final = 4096
+KEPT_CALL_FORMS: Final = 256
+
+
+class Kept:
+    """Fragments by key, the least recently shown dropped first beyond ``limit`` of them."""
+
+    def __init__(self, limit: int) -> None:
+        self.limit = limit
+        self._drawn: OrderedDict[Hashable, SafeString] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def get(self, key: Hashable | None, draw: Callable[[], SafeString]) -> SafeString:
+        """The fragment kept for ``key``, or ``draw()`` kept under it; ``key`` None: drawn and not kept."""
+        if key is None:
+            return draw()
+        with self._lock:
+            kept = self._drawn.get(key)
+            if kept is not None:
+                self._drawn.move_to_end(key)
+                return kept
+        drawn = draw()
+        with self._lock:
+            self._drawn[key] = drawn
+            while len(self._drawn) > self.limit:
+                self._drawn.popitem(last=False)
+        return drawn
+
+    def clear(self) -> None:
+        with self._lock:
+            self._drawn.clear()
+
+    def __len__(self) -> int:
+        return len(self._drawn)
+
+
+rows = Kept(KEPT_ROWS)
+call_forms = Kept(KEPT_CALL_FORMS)
+
+
+def _how_shown() -> tuple[str, str | None]:
+    """What every fragment depends on beyond its data: the time zone and language the page is in."""
+    return timezone.get_current_timezone_name(), translation.get_language()
+
+
+def row_key(entry: dict[str, Any]) -> tuple[Any, ...] | None:
+    """What a row's bytes depend on beyond its template, or None for a row that is drawn every time
+    (one with the Reveal button, or a roll not saved). The hash covers every recorded field of the roll
+    (``play.chain``); the rest is what a roll points at, and how the page is shown."""
+    roll = entry["roll"]
+    if entry.get("can_reveal") or not roll.pk or not roll.hash:
+        return None
+    return (
+        roll.pk,
+        roll.hash,
+        bool(entry.get("hidden")),
+        roll.revealed_at,
+        roll.by.get_username(),
+        roll.character.name if roll.character_id is not None else None,
+        *_how_shown(),
+    )
+
+
+def _drawn(context: template.Context, name: str, **values: Any) -> Callable[[], SafeString]:
+    """Drawing the template (or partial) ``name`` in ``context`` with ``values``, as an include does."""
+
+    def draw() -> SafeString:
+        with context.push(**values):
+            drawn: SafeString = get_template(name).template.render(context)  # type: ignore[attr-defined]
+        return drawn
+
+    return draw
+
+
+@register.simple_tag(takes_context=True)
+def roll_row(context: template.Context, entry: dict[str, Any]) -> SafeString:
+    """The log's row of ``entry`` (``play.roll_views.roll_entry``), as ``{% include "play/_roll.html" %}``
+    would draw it in this context."""
+    return rows.get(row_key(entry), _drawn(context, ROW_TEMPLATE, entry=entry))
+
+
+@register.simple_tag(takes_context=True)
+def call_fields(context: template.Context, form: forms.Form) -> SafeString:
+    """The fields of the GM's call for a roll, kept while the form is unsent (``form.made_from``)."""
+    made_from = getattr(form, "made_from", None)
+    key = None if form.is_bound or made_from is None else (made_from, *_how_shown())
+    return call_forms.get(key, _drawn(context, CALL_FIELDS_TEMPLATE, call_form=form))

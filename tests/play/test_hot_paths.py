@@ -1,0 +1,173 @@
+"""The table's hot paths at any size: a roll from the sheet, a move, the dashboard and the roll log
+cost the same queries whatever the party and the log hold; and the fragments the pages keep
+(``play/templatetags/kept.py``) are the bytes a fresh render makes, drawn again whenever what they show
+changes."""
+
+from __future__ import annotations
+
+import random
+import re
+from collections.abc import Callable
+
+import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+from django.urls import reverse
+from django.utils.safestring import SafeString
+
+from campaigns.models import Campaign
+from characters.models import Character
+from play import rolls
+from play.models import Roll
+from play.templatetags import kept
+from tests.campaigns.helpers import make_character
+
+pytestmark = pytest.mark.django_db
+
+
+def grow(campaign: Campaign, owners: list, party: int, log: int) -> None:
+    """``party`` more characters in play, each with a long sheet of notes, and ``log`` more free rolls."""
+    for i in range(party):
+        make_character(campaign, owners[i % len(owners)], f"Hero {i:02}", notes="A long story. " * 500)
+    for i in range(log):
+        rolls.roll_free(campaign_id=campaign.pk, by=owners[0], text="2d6", explode=False, secret=False,
+                        rng=random.Random(i))  # fmt: skip
+
+
+def queries(request: Callable[[], int]) -> int:
+    """The queries of one request, which must succeed (a 200, or a 302 after a POST)."""
+    with CaptureQueriesContext(connection) as captured:
+        status = request()
+    assert status in (200, 302), status
+    return len(captured)
+
+
+def same_at_two_sizes(campaign: Campaign, owners: list, request: Callable[[], int]) -> None:
+    """``request`` costs the same queries with a party of two and a short log as with a party of 25
+    (a page of the dashboard's party and more), long sheets, and a log longer than a page."""
+    grow(campaign, owners, 1, 3)
+    small = queries(request)
+    grow(campaign, owners, 24, 40)
+    assert queries(request) == small
+
+
+def test_a_roll_from_the_sheet_costs_the_same_queries_at_any_size(client, campaign, player, other_player) -> None:
+    hero = make_character(campaign, player, "Brunella")
+    client.force_login(player)
+    url = reverse("play:sheet-roll", args=[hero.pk])
+    situation = {"skill": hero.document.skills[0].id, "difficulty": "moderate"}
+    same_at_two_sizes(campaign, [player, other_player], lambda: client.post(url, situation).status_code)
+    assert Roll.objects.filter(campaign=campaign, character=hero).count() == 2
+
+
+def test_a_move_costs_the_same_queries_at_any_size(client, campaign, gm, player, other_player) -> None:
+    campaign.options = {**campaign.options, "resting": "quarter_hours"}
+    campaign.save()
+    hero = make_character(campaign, player, "Brunella", hit_points=10)
+    client.force_login(player)
+    url = reverse("play:move", args=[hero.pk, "rest"])
+
+    def rest() -> int:
+        version = Character.objects.get(pk=hero.pk).version
+        return client.post(url, {"version": str(version), "minutes": "15"}).status_code
+
+    same_at_two_sizes(campaign, [player, other_player], rest)
+    assert Character.objects.get(pk=hero.pk).document.hit_points == 12
+
+
+@pytest.mark.parametrize("viewer", ["gm", "player"])
+@pytest.mark.parametrize("name", ["play:dashboard", "play:rolls", "campaigns:detail"])
+def test_the_table_pages_cost_the_same_queries_at_any_size(client, campaign, request, viewer, name) -> None:
+    player, other_player = request.getfixturevalue("player"), request.getfixturevalue("other_player")
+    client.force_login(request.getfixturevalue(viewer))
+    url = reverse(name, args=[campaign.pk])
+    same_at_two_sizes(campaign, [player, other_player], lambda: client.get(url).status_code)
+
+
+# --- Kept fragments ----------------------------------------------------------------------------------
+
+
+def feed(client, campaign: Campaign) -> str:
+    return client.get(reverse("play:dashboard", args=[campaign.pk])).text
+
+
+def log_of(page: str) -> str:
+    """The page's list of rolls, but for the CSRF token of a Reveal button (a new one each time)."""
+    found = re.search(r'<ol[^>]*class="roll-log".*?</ol>', page, re.DOTALL)
+    assert found is not None
+    return re.sub(r'name="csrfmiddlewaretoken" value="[^"]*"', "csrf", found.group())
+
+
+def test_a_kept_row_is_what_a_fresh_render_draws(client, campaign, gm, player) -> None:
+    hero = make_character(campaign, player, "Brunella")
+    client.force_login(player)
+    client.post(reverse("play:sheet-roll", args=[hero.pk]), {"skill": hero.document.skills[0].id})
+    for i in range(3):
+        rolls.roll_free(campaign_id=campaign.pk, by=gm, text="3d6", explode=True, secret=i == 1,
+                        rng=random.Random(i))  # fmt: skip
+    for viewer in (gm, player):
+        client.force_login(viewer)
+        for url in (reverse("play:dashboard", args=[campaign.pk]), reverse("play:rolls", args=[campaign.pk])):
+            kept.rows.clear()
+            fresh = log_of(client.get(url).text)
+            assert len(kept.rows) > 0
+            assert log_of(client.get(url).text) == fresh
+
+
+def test_a_renamed_character_and_a_renamed_player_show_in_the_feed_at_once(client, campaign, gm, player) -> None:
+    hero = make_character(campaign, player, "Brunella")
+    client.force_login(player)
+    client.post(reverse("play:sheet-roll", args=[hero.pk]), {"skill": hero.document.skills[0].id})
+    assert "for Brunella" in feed(client, campaign)
+    Character.objects.filter(pk=hero.pk).update(name="Brunhilde")
+    player.username = "bruni"
+    player.save()
+    page = feed(client, campaign)
+    assert "for Brunhilde" in page
+    assert "for Brunella" not in page
+    assert "<strong>bruni</strong> for Brunhilde" in page
+
+
+def test_a_revealed_roll_shows_revealed_in_every_feed(client, campaign, gm, player) -> None:
+    secret = rolls.roll_free(campaign_id=campaign.pk, by=gm, text="d20", explode=False, secret=True,
+                             rng=random.Random(3))  # fmt: skip
+    client.force_login(gm)
+    assert "Secret, revealed" not in feed(client, campaign)
+    client.force_login(player)
+    assert f'id="roll-{secret.seq}"' not in feed(client, campaign)
+    rolls.reveal_roll(campaign_id=campaign.pk, seq=secret.seq, by=gm)
+    assert "Secret, revealed" in feed(client, campaign)
+    client.force_login(gm)
+    assert "Secret, revealed" in feed(client, campaign)
+
+
+def test_the_call_form_is_drawn_again_when_the_party_or_the_options_change(client, campaign, gm, player) -> None:
+    make_character(campaign, player, "Brunella")
+    client.force_login(gm)
+    assert "Brunella" in feed(client, campaign)
+    assert len(kept.call_forms) > 0
+    make_character(campaign, player, "Casimir")
+    assert feed(client, campaign).count("Casimir") >= 2  # the party, and the form's box to tick
+    skills = [{**skill, "name": "Swimming" if i == 0 else skill["name"]}
+              for i, skill in enumerate(campaign.settings["skills"])]  # fmt: skip
+    Campaign.objects.filter(pk=campaign.pk).update(options={**campaign.options, "skills": skills})
+    assert ">Swimming</option>" in feed(client, campaign)
+
+
+def test_a_call_sent_back_with_errors_keeps_what_was_typed(client, campaign, gm, player) -> None:
+    make_character(campaign, player, "Brunella")
+    client.force_login(gm)
+    feed(client, campaign)  # the unsent form, kept
+    response = client.post(reverse("play:request-call", args=[campaign.pk]), {"difficulty": "moderate"})
+    assert response.status_code == 400
+    assert "Choose who rolls." in response.text
+
+
+def test_the_kept_fragments_are_bounded() -> None:
+    few = kept.Kept(2)
+    for key in "abc":
+        few.get(key, lambda key=key: SafeString(key))
+    assert len(few) == 2
+    assert few.get("a", lambda: SafeString("drawn again")) == "drawn again"  # the oldest was dropped
+    assert few.get(None, lambda: SafeString("never kept")) == "never kept"
+    assert len(few) == 2
