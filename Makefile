@@ -32,11 +32,15 @@ $(VENV)/.installed-dev: $(VENV)/.installed-base requirements/dev.txt
 
 install: $(VENV)/.installed-dev
 
+# Static files collected under hashed names and compressed as the server starts, so browsers keep them
+# (web/staticfiles.py); uvicorn with its fast HTTP parser and event loop, as in production.
+run: export STATIC_HASHED = true
 run: $(VENV)/.installed-base
 	$(PY) manage.py migrate --noinput
 	$(PY) manage.py demo
+	$(PY) manage.py collectstatic --noinput --verbosity 0
 	@echo "Dicehall is at http://127.0.0.1:$(PORT)/"
-	$(PY) -m uvicorn config.asgi:application --host 127.0.0.1 --port $(PORT)
+	$(PY) -m uvicorn config.asgi:application --host 127.0.0.1 --port $(PORT) --http httptools --loop uvloop
 
 test: $(VENV)/.installed-dev
 	$(PY) -m pytest -n $(WORKERS)
