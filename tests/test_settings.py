@@ -246,6 +246,8 @@ def test_sessions_are_read_from_redis_only_when_every_process_shares_it() -> Non
     assert setting("settings.SESSION_ENGINE", REDIS_URL="") == "django.contrib.sessions.backends.db"
     shared = setting("settings.SESSION_ENGINE", REDIS_URL="redis://127.0.0.1:6379/15")
     assert shared == "django.contrib.sessions.backends.cached_db"
+    pool = setting("settings.CACHES['default']['OPTIONS']['pool_class']", REDIS_URL="redis://127.0.0.1:6379/15")
+    assert pool == "web.cache.SharedConnectionPool"  # one pool a process, not one a request (web/cache.py)
 
 
 FAST_SERVER = "--http httptools --loop uvloop"
