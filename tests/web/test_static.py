@@ -32,6 +32,7 @@ def test_make_run_collects_static_files_and_serves_them_hashed_for_good_and_in_b
     makefile = (ROOT / "Makefile").read_text()
     assert re.search(r"^run: export STATIC_HASHED = true$", makefile, re.MULTILINE)
     assert "$(PY) manage.py collectstatic --noinput" in makefile
+    assert re.search(r"^run: \$\(VENV\)/\.installed-base \$\(STATIC_MANIFEST\)$", makefile, re.MULTILINE)
     env = {k: v for k, v in os.environ.items() if k not in ("DJANGO_ENV", "DEBUG", "DATABASE_URL", "STATIC_ROOT")}
     env.update(STATIC_HASHED="true", STATIC_ROOT=str(tmp_path / "static"), DICEHALL_VAR_DIR=str(tmp_path))
 
