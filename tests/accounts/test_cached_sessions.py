@@ -42,6 +42,7 @@ def queries_of(client: Client, path: str) -> list[str]:
 @pytest.mark.django_db
 def test_a_signed_in_page_reads_no_session_from_the_database(player: User, password: str, settings) -> None:
     page = reverse("account")
+    settings.SESSION_ENGINE = "django.contrib.sessions.backends.db"
     in_database = queries_of(logged_in(player, password), page)
     settings.SESSION_ENGINE = CACHED
     cached = queries_of(logged_in(player, password), page)
