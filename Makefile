@@ -32,11 +32,25 @@ $(VENV)/.installed-dev: $(VENV)/.installed-base requirements/dev.txt
 
 install: $(VENV)/.installed-dev
 
-run: $(VENV)/.installed-base
+# Static files under hashed names, compressed, so browsers keep them (web/staticfiles.py): collected
+# again when a file of static/ or an installed package changed since the last time; uvicorn with its
+# fast HTTP parser and event loop, as in production.
+DICEHALL_VAR_DIR ?= var
+STATIC_ROOT ?= $(DICEHALL_VAR_DIR)/static
+STATIC_MANIFEST := $(STATIC_ROOT)/staticfiles.json
+
+$(STATIC_MANIFEST): export STATIC_HASHED = true
+$(STATIC_MANIFEST): export STATIC_ROOT := $(STATIC_ROOT)
+$(STATIC_MANIFEST): $(VENV)/.installed-base $(shell find static -type f)
+	$(PY) manage.py collectstatic --noinput --verbosity 0
+
+run: export STATIC_HASHED = true
+run: export STATIC_ROOT := $(STATIC_ROOT)
+run: $(VENV)/.installed-base $(STATIC_MANIFEST)
 	$(PY) manage.py migrate --noinput
 	$(PY) manage.py demo
 	@echo "Dicehall is at http://127.0.0.1:$(PORT)/"
-	$(PY) -m uvicorn config.asgi:application --host 127.0.0.1 --port $(PORT)
+	$(PY) -m uvicorn config.asgi:application --host 127.0.0.1 --port $(PORT) --http httptools --loop uvloop
 
 test: $(VENV)/.installed-dev
 	$(PY) -m pytest -n $(WORKERS)

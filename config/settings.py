@@ -170,6 +170,9 @@ INSTALLED_APPS = [
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
+    # Pages and JSON compressed on the way out, after every other middleware has written to them;
+    # static files, answered above by WhiteNoise, were compressed when collected.
+    "web.compression.CompressionMiddleware",
     # Before anything that reads the database (the session, the user): out of reach, it is a 503.
     "web.outage.DatabaseOutageMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
@@ -209,10 +212,33 @@ TEMPLATES = [
 ]
 
 # The embedded default is SQLite in var/; DATABASE_URL=postgres://… switches to PostgreSQL.
+#
+# Connections under ASGI: each request's sync code runs in a thread of its own (asgiref gives every
+# request a new thread-sensitive context), and Django's connections are per thread, so persistent
+# connections (CONN_MAX_AGE) are never reused there and leak until their thread is collected.
+# PostgreSQL, whose connection costs a process fork and authentication on the server, keeps its
+# connections in psycopg's pool instead, shared by the process's threads: a request takes one and
+# gives it back when it ends (CONN_MAX_AGE stays 0, which is "give it back" under a pool). The pool
+# checks a connection before handing it out (CONN_HEALTH_CHECKS), so one the server dropped is
+# replaced, not failed on. SQLite has no server: its connection is a file opened in the request's
+# thread, which costs little and is the only kind SQLite lets a thread use safely, so it opens one a request.
 DATABASE_URL = os.environ.get("DATABASE_URL", "")
+#: Connections each server process keeps open (DB_POOL_MIN) and may open at most (DB_POOL_MAX), and
+#: seconds a request waits for one before failing as the database out of reach (a 503, web/outage.py).
+#: Every process has its own pool: processes × DB_POOL_MAX must stay under PostgreSQL's max_connections.
+DB_POOL_MIN = int(os.environ.get("DB_POOL_MIN", "2"))
+DB_POOL_MAX = int(os.environ.get("DB_POOL_MAX", "10"))
+DB_POOL_TIMEOUT = float(os.environ.get("DB_POOL_TIMEOUT", "5"))
+if not 0 <= DB_POOL_MIN <= DB_POOL_MAX or DB_POOL_MAX < 1 or DB_POOL_TIMEOUT <= 0:
+    raise ImproperlyConfigured("0 ≤ DB_POOL_MIN ≤ DB_POOL_MAX, DB_POOL_MAX ≥ 1 and DB_POOL_TIMEOUT > 0, please")
 if DATABASE_URL:
-    # No persistent connections: under ASGI each request may run on a new thread (Django's database docs).
-    DATABASES = {"default": dj_database_url.parse(DATABASE_URL, conn_max_age=0)}
+    DATABASES = {"default": dj_database_url.parse(DATABASE_URL, conn_max_age=0, conn_health_checks=True)}
+    if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
+        DATABASES["default"].setdefault("OPTIONS", {})["pool"] = {
+            "min_size": DB_POOL_MIN,
+            "max_size": DB_POOL_MAX,
+            "timeout": DB_POOL_TIMEOUT,
+        }
 else:
     VAR_DIR.mkdir(parents=True, exist_ok=True)
     DATABASES = {
@@ -239,18 +265,25 @@ USE_TZ = True
 STATIC_URL = "static/"
 STATIC_ROOT = Path(os.environ.get("STATIC_ROOT", VAR_DIR / "static"))
 STATICFILES_DIRS = [BASE_DIR / "static"]
+#: Static files collected under hashed names, compressed ahead of time (Brotli and gzip) and cached by
+#: browsers for good: always in production, and under `make run`, which collects them as it starts
+#: (web/staticfiles.py). Otherwise (tests, a bare runserver) served straight from the apps, no collectstatic needed.
+STATIC_HASHED = env_bool("STATIC_HASHED", PRODUCTION)
 STORAGES = {
     "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
     "staticfiles": {
         "BACKEND": (
             "whitenoise.storage.CompressedManifestStaticFilesStorage"
             if PRODUCTION
+            else "web.staticfiles.HashedStaticFilesStorage"
+            if STATIC_HASHED
             else "django.contrib.staticfiles.storage.StaticFilesStorage"
         )
     },
 }
-# In development the ASGI server serves static files straight from the apps, no collectstatic needed.
-WHITENOISE_USE_FINDERS = not PRODUCTION
+WHITENOISE_USE_FINDERS = not STATIC_HASHED
+# Collected files are read once, at start-up; only files found in the apps are looked up on each request.
+WHITENOISE_AUTOREFRESH = DEBUG and not STATIC_HASHED
 if not PRODUCTION:
     STATIC_ROOT.mkdir(parents=True, exist_ok=True)  # WhiteNoise warns about a missing one
 
@@ -289,6 +322,11 @@ CONTENT_SECURITY_POLICY = {
 }
 
 SESSION_COOKIE_HTTPONLY = True
+# With Redis, every process shares one cache: a signed-in request reads its session there rather than
+# from the database (written to both, deleted from both, so a password change or a log-out ends it
+# everywhere; accounts.operations). The processes' own memory is not shared, so without Redis the
+# sessions stay in the database alone: a session ended in one process would live on in another's cache.
+SESSION_ENGINE = "django.contrib.sessions.backends." + ("cached_db" if os.environ.get("REDIS_URL") else "db")
 X_FRAME_OPTIONS = "DENY"
 SECURE_CONTENT_TYPE_NOSNIFF = True
 SECURE_REFERRER_POLICY = "same-origin"
@@ -363,7 +401,12 @@ CACHES = {
         {
             "BACKEND": "django.core.cache.backends.redis.RedisCache",
             "LOCATION": os.environ["REDIS_URL"],
-            "OPTIONS": {"socket_connect_timeout": CACHE_TIMEOUT_SECONDS, "socket_timeout": CACHE_TIMEOUT_SECONDS},
+            "OPTIONS": {
+                "socket_connect_timeout": CACHE_TIMEOUT_SECONDS,
+                "socket_timeout": CACHE_TIMEOUT_SECONDS,
+                # One pool per process, not one per request's thread (web/cache.py).
+                "pool_class": "web.cache.SharedConnectionPool",
+            },
         }
         if os.environ.get("REDIS_URL")
         else {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}

@@ -203,3 +203,66 @@ def test_rate_limits_may_be_set_by_name_from_the_environment() -> None:
     refused = manage("check", RATE_LIMITS="rolls=lots")
     assert refused.returncode != 0
     assert "RATE_LIMITS: write each limit as name=per-person/per-address, not 'rolls=lots'" in refused.stderr
+
+
+def setting(expression: str, **env: str) -> str:
+    """A development setting as the server reads it from ``env``."""
+    result = manage("shell", "--no-imports", "-c", f"from django.conf import settings; print({expression})", **env)
+    assert result.returncode == 0, result.stderr
+    return result.stdout.strip().splitlines()[-1]
+
+
+def test_postgresql_connections_come_from_a_pool_sized_by_the_environment() -> None:
+    """No persistent connections (they leak under ASGI, one thread a request): a pool per process,
+    whose connections are checked before each use."""
+    url = "postgres://dicehall:secret@db.example.com:5432/dicehall"
+    default = setting("settings.DATABASES['default']['OPTIONS']['pool']", DATABASE_URL=url)
+    assert default == "{'min_size': 2, 'max_size': 10, 'timeout': 5.0}"
+    sized = setting(
+        "(settings.DATABASES['default']['OPTIONS']['pool'], settings.DATABASES['default']['CONN_MAX_AGE'], "
+        "settings.DATABASES['default']['CONN_HEALTH_CHECKS'])",
+        DATABASE_URL=url, DB_POOL_MIN="4", DB_POOL_MAX="20", DB_POOL_TIMEOUT="2.5",
+    )  # fmt: skip
+    assert sized == "({'min_size': 4, 'max_size': 20, 'timeout': 2.5}, 0, True)"
+
+
+def test_sqlite_opens_a_connection_a_request_and_keeps_none() -> None:
+    database = "settings.DATABASES['default']"
+    kept = setting(f"({database}.get('CONN_MAX_AGE', 0), 'pool' in {database}['OPTIONS'])", DATABASE_URL="")
+    assert kept == "(0, False)"
+
+
+@pytest.mark.parametrize(
+    "env",
+    [{"DB_POOL_MIN": "5", "DB_POOL_MAX": "4"}, {"DB_POOL_MAX": "0"}, {"DB_POOL_TIMEOUT": "0"}, {"DB_POOL_MIN": "-1"}],
+)
+def test_pool_sizes_that_cannot_work_are_refused(env: dict[str, str]) -> None:
+    result = manage("check", **env)
+    assert result.returncode != 0
+    assert "DB_POOL_MIN ≤ DB_POOL_MAX" in result.stderr
+
+
+def test_sessions_are_read_from_redis_only_when_every_process_shares_it() -> None:
+    assert setting("settings.SESSION_ENGINE", REDIS_URL="") == "django.contrib.sessions.backends.db"
+    shared = setting("settings.SESSION_ENGINE", REDIS_URL="redis://127.0.0.1:6379/15")
+    assert shared == "django.contrib.sessions.backends.cached_db"
+    pool = setting("settings.CACHES['default']['OPTIONS']['pool_class']", REDIS_URL="redis://127.0.0.1:6379/15")
+    assert pool == "web.cache.SharedConnectionPool"  # one pool a process, not one a request (web/cache.py)
+
+
+FAST_SERVER = "--http httptools --loop uvloop"
+
+
+def test_every_way_to_start_the_server_uses_uvicorns_fast_parser_and_loop() -> None:
+    """`make run`, the image, and the compose file (which runs the image's command)."""
+    makefile = (ROOT / "Makefile").read_text()
+    (run,) = [line for line in makefile.splitlines() if "-m uvicorn" in line]
+    assert FAST_SERVER in run
+    (command,) = [line for line in (ROOT / "Dockerfile").read_text().splitlines() if line.startswith("CMD")]
+    assert "exec uvicorn" in command
+    assert FAST_SERVER in command
+    app = yaml.safe_load((ROOT / "docker-compose.yml").read_text())["services"]["app"]
+    assert app["build"] == "."
+    assert "command" not in app or FAST_SERVER in str(app["command"])
+    import httptools  # noqa: F401  (installed from requirements/base.txt, as the flags need)
+    import uvloop  # noqa: F401

@@ -1,7 +1,8 @@
 """The database out of reach is a 503 with ``Retry-After``, never a 500: JSON for the API, a small
 page otherwise. Nothing was changed (a request that cannot reach the database cannot write to it),
-and the application recovers by itself once the database answers again: each request opens its own
-connection (``conn_max_age=0``), so the first request after the outage gets a fresh one.
+and the application recovers by itself once the database answers again: each request takes a connection
+that works (PostgreSQL's pool checks each before handing it out and opens a new one for any the outage
+broke; SQLite opens one per request), so the first request after the outage is served.
 
 :class:`DatabaseOutageMiddleware` (placed before the session and authentication middleware) catches
 it where it is met: reading the visitor from the session before any view (the session and
