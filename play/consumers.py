@@ -256,9 +256,9 @@ class CampaignConsumer(GroupsConsumer):
         await self.send_json({"type": "error", "code": "rate_limited", "message": message, "retry_after": wait})
 
     async def roll_recorded(self, event: dict[str, Any]) -> None:
-        html = event["gm_html"] if self.gm else event["player_html"]
-        if html and self.joined:
-            await self.send_json({"type": "roll", "seq": event["seq"], "html": html})
+        frame = event["gm_frame"] if self.gm else event["player_frame"]  # None: a secret roll, to a player
+        if frame and self.joined:
+            await self.send(text_data=frame)
 
     async def roll_revealed(self, event: dict[str, Any]) -> None:
         # The same message as a new roll: the page puts it in its place by number, or swaps the row it has.
