@@ -14,6 +14,7 @@ catches up on reload (or on reconnecting).
 
 from __future__ import annotations
 
+import json
 import logging
 from collections.abc import Iterable
 from typing import Any, Final
@@ -147,6 +148,11 @@ def roll_html(roll: Roll, *, gm: bool) -> str:
     return render_to_string("play/_roll.html", {"entry": feed_entry(roll, gm=gm), "campaign": roll.campaign})
 
 
+def roll_frame(seq: int, html: str) -> str:
+    """The socket's message for a roll of the feed, as JSON text (play.consumers says what it holds)."""
+    return json.dumps({"type": "roll", "seq": seq, "html": html})
+
+
 def _send(campaign_id: int, event: dict[str, Any], group: str | None = None) -> None:
     layer = get_channel_layer()
     if layer is None:
@@ -160,11 +166,13 @@ def _send(campaign_id: int, event: dict[str, Any], group: str | None = None) -> 
 def _announce_roll(event_type: str, roll: Roll) -> None:
     roll = Roll.objects.select_related("campaign", "by", "character", "reveal").get(pk=roll.pk)
     hidden = roll.secret and roll.revealed_at is None
+    # The frames each socket sends, encoded here once: a process holding 250 of the campaign's sockets
+    # would otherwise encode the same row 250 times (consumers.CampaignConsumer.roll_recorded).
     event = {
         "type": event_type,
         "seq": roll.seq,
-        "gm_html": roll_html(roll, gm=True),
-        "player_html": None if hidden else roll_html(roll, gm=False),
+        "gm_frame": roll_frame(roll.seq, roll_html(roll, gm=True)),
+        "player_frame": None if hidden else roll_frame(roll.seq, roll_html(roll, gm=False)),
     }
     _send(roll.campaign_id, event)
 

@@ -1,7 +1,10 @@
 """The socket benchmark (``bench.sockets``) at a tiny size, as ``python -m bench`` runs it: two server
-processes sharing Redis, four sockets (two on each) quiet for longer than the 5 s wait that once
-dropped them, two rolls, SIGTERM. Every target is met and the table says so; timing belongs to the
-benchmark, never to a test: nothing here looks at a time.
+processes sharing Redis, four sockets (two on each) and the GM's one dashboard of another campaign,
+quiet for longer than the 5 s wait that once dropped them, two rolls for the four, each after three for
+the one, SIGTERM.
+Every target but the ratio of delivery times is met and the table says so; timing belongs to the
+benchmark, never to a test: nothing here judges a time (the ratio's row is shown and judged, whichever
+way it goes at this size).
 
 Needs Redis at ``REDIS_URL`` (default ``redis://127.0.0.1:6379/15``): without it this test skips
 locally, and under ``CI`` it fails.
@@ -34,15 +37,29 @@ def test_a_tiny_socket_bench_delivers_every_roll_on_both_servers_and_stops_them_
 
     captured = capfd.readouterr()
     table = captured.out
-    assert status == 0, table + captured.err
-    assert "4 dashboards of one campaign (a GM and 1 player) on 2 server processes sharing Redis; 2 rolls." in table
-    assert row(table, "sockets open and caught up")[0].startswith("4 (2 + 2) in ")
+    # Every target but the ratio of delivery times is met whatever the timing; the ratio, a time, is the
+    # bench's to judge (its row is checked below), and the status follows it.
+    ratio_failed = row(table, "95th percentile, 4 against one")[-1] == "FAIL"
+    assert status == (sockets.EXIT_MISSED if ratio_failed else 0), table + captured.err
+    assert table.count("FAIL") == int(ratio_failed), table
+    assert (
+        "4 dashboards of one campaign (a GM and 1 player) on 2 server processes sharing Redis, "
+        "and the GM's one dashboard of another; 2 rolls for the many, each after 3 for the one." in table
+    )
+    assert row(table, "sockets open and caught up")[0].startswith("4 (2 + 2) + 1 in ")
     assert row(table, f"dropped while quiet for {QUIET:g} s") == ["0", "0", "PASS"]
     assert row(table, "dropped during the rolls") == ["0", "0", "PASS"]
-    assert row(table, "deliveries missed") == ["0 of 8", "0", "PASS"]
-    for name in ("delivery, commit to receipt: median", "95th percentile", "slowest"):
-        assert re.fullmatch(r"[0-9.]+ ms", row(table, name)[0]), name
+    assert row(table, "deliveries missed") == ["0 of 14", "0", "PASS"]  # 2 rolls × 4 sockets, 6 × 1
+    figures = ("one dashboard, commit to receipt: median", "one dashboard: 95th percentile", "4 dashboards: median")
+    figures += ("4 dashboards: 95th percentile", "4 dashboards: slowest")
+    figures += ("the bench's own reading of 4: processor time a roll, median",)
+    for name in figures:
+        assert re.fullmatch(r"[0-9.e+]+ ms", row(table, name)[0]), name
+    # The ratio is judged (its figure and target are shown); whether it passes at this size is the bench's.
+    ratio = row(table, "95th percentile, 4 against one")
+    assert re.fullmatch(r"[0-9.]+×", ratio[0]), ratio
+    assert ratio[1:] in (["≤ 3×", "PASS"], ["≤ 3×", "FAIL"]), ratio
     assert row(table, "stopped on SIGTERM in")[-2:] == ["< 10 s", "PASS"]
     assert row(table, "lines of exceptions in the logs") == ["0", "0", "PASS"]
-    assert row(table, "closed with 1012 (service restart)") == ["4 of 4"]
+    assert row(table, "closed with 1012 (service restart)") == ["5 of 5"]
     assert row(table, "channels left in the campaign's group") == ["0"]

@@ -1,7 +1,11 @@
-"""Two server processes share events through Redis: a roll posted to one reaches a WebSocket
-client of the other; quiet sockets stay open, closed ones leave their groups, and each server
-stops promptly on SIGTERM. Both run ``uvicorn config.asgi:application`` as ``make run`` does, on
-one temporary SQLite file, with ``REDIS_URL`` set and a channel prefix of their own.
+"""Two server processes share events through Redis and sessions through the database, as the app
+replicas behind the proxy do (docker-compose.yml, ``--scale app=N``): a roll posted to one reaches a
+WebSocket client of the other; a session logged in on one is good on the other, and logging out on
+one ends it on both; quiet sockets stay open, closed ones leave their groups, and each server stops
+promptly on SIGTERM. Both run ``uvicorn config.asgi:application`` as ``make run`` does, with
+``REDIS_URL`` set and a channel prefix of their own, on one database: a fresh PostgreSQL database
+when ``DATABASE_URL`` names a PostgreSQL server (as in CI's PostgreSQL pass), else one temporary
+SQLite file.
 
 Needs Redis at ``REDIS_URL`` (default ``redis://127.0.0.1:6379/15``). Without it these tests
 skip locally, and under ``CI`` they fail: CI must prove this.
@@ -21,17 +25,21 @@ import socket
 import subprocess
 import sys
 import time
+import urllib.error
 import urllib.request
 import uuid
 from collections.abc import Iterator
 from dataclasses import dataclass
 from http.cookies import SimpleCookie
 from pathlib import Path
+from urllib.parse import urlsplit
 
+import psycopg
 import pytest
 import redis
 from channels_redis.core import RedisChannelLayer
 from django.utils.module_loading import import_string
+from psycopg import sql
 from websockets.exceptions import ConnectionClosed
 from websockets.sync.client import ClientConnection, connect
 
@@ -43,6 +51,7 @@ REDIS_URL = os.environ.get("REDIS_URL", "redis://127.0.0.1:6379/15")
 SETUP = """
 import json
 from django.contrib.auth import get_user_model
+from django.db import connection
 from django.test import Client
 from campaigns.models import Campaign, Membership
 from characters.models import Character
@@ -62,7 +71,7 @@ for user in (gm, player):
     client = Client()
     client.force_login(user)
     sessions[user.username] = client.cookies["sessionid"].value
-print(json.dumps({"campaign": campaign.pk, "sessions": sessions}))
+print(json.dumps({"campaign": campaign.pk, "sessions": sessions, "vendor": connection.vendor}))
 """
 
 
@@ -77,12 +86,31 @@ def free_port() -> int:
 
 
 @pytest.fixture
-def environment(tmp_path: Path) -> dict[str, str]:
+def database_url(tmp_path: Path) -> Iterator[str]:
+    """The servers' one database: a new one on the PostgreSQL server of ``DATABASE_URL`` (dropped at the
+    end, whoever is still connected), or a SQLite file without one."""
+    given = os.environ.get("DATABASE_URL", "")
+    if not given.startswith(("postgres://", "postgresql://")):
+        yield f"sqlite:///{tmp_path / 'live.sqlite3'}"
+        return
+    name = f"dicehall_live_{uuid.uuid4().hex[:12]}"
+    maintenance = urlsplit(given)._replace(path="/postgres").geturl()  # where Django creates its test databases
+    with psycopg.connect(maintenance, autocommit=True) as admin:
+        admin.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(name)))
+    try:
+        yield urlsplit(given)._replace(path=f"/{name}").geturl()
+    finally:
+        with psycopg.connect(maintenance, autocommit=True) as admin:
+            admin.execute(sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(name)))
+
+
+@pytest.fixture
+def environment(database_url: str) -> dict[str, str]:
     redis_or_skip()
     env = {k: v for k, v in os.environ.items() if k not in ("DJANGO_ENV", "DATABASE_URL")}
     env.update(
         DJANGO_SETTINGS_MODULE="config.settings",
-        DATABASE_URL=f"sqlite:///{tmp_path / 'live.sqlite3'}",
+        DATABASE_URL=database_url,
         REDIS_URL=REDIS_URL,
         CHANNEL_PREFIX=f"dicehall-test-{uuid.uuid4().hex}",
         DJANGO_ALLOW_ASYNC_UNSAFE="",
@@ -170,6 +198,8 @@ def post_free_roll(url: str, campaign: int, session: str, expression: str) -> No
 
 def set_up_campaign(environment: dict[str, str]) -> tuple[int, dict[str, str]]:
     made = json.loads(manage(environment, "shell", "-c", SETUP).strip().splitlines()[-1])
+    # The database the servers share is the one asked for: PostgreSQL under CI's PostgreSQL pass.
+    assert made["vendor"] == ("postgresql" if environment["DATABASE_URL"].startswith("postgres") else "sqlite")
     return made["campaign"], made["sessions"]
 
 
@@ -198,6 +228,66 @@ def test_a_roll_posted_to_one_process_reaches_a_socket_on_the_other(servers, env
         assert message["seq"] == 1
         assert "<code>3d6+2</code>" in message["html"]
         assert "player" in message["html"]
+
+
+class NoRedirects(urllib.request.HTTPRedirectHandler):
+    """A 302 is the answer itself (a log-in's, a log-out's), not a page to follow."""
+
+    def redirect_request(self, *args: object, **kwargs: object) -> None:
+        return None
+
+
+def browse(url: str, cookies: dict[str, str], data: dict[str, str] | None = None) -> tuple[int, str]:
+    """GET (or POST ``data`` with the page's CSRF token, as a form does) with ``cookies``, which take the
+    response's cookies in: the status, and the body."""
+    headers = {"Cookie": "; ".join(f"{k}={v}" for k, v in cookies.items())}
+    body = None
+    if data is not None:
+        headers.update(Origin=f"{urlsplit(url).scheme}://{urlsplit(url).netloc}")
+        headers["Content-Type"] = "application/x-www-form-urlencoded"
+        body = urllib.parse.urlencode(data).encode()
+    request = urllib.request.Request(url, data=body, headers=headers)
+    try:
+        response = urllib.request.build_opener(NoRedirects).open(request, timeout=10)
+    except urllib.error.HTTPError as error:  # a 302, not followed
+        response = error
+    with response:
+        for header in response.headers.get_all("Set-Cookie") or []:
+            cookie = SimpleCookie()
+            cookie.load(header)
+            cookies.update({key: morsel.value for key, morsel in cookie.items()})
+        return response.status, response.read().decode()
+
+
+def form_token(page: str) -> str:
+    return re.search(r'name="csrfmiddlewaretoken" value="([^"]+)"', page).group(1)
+
+
+def test_a_session_logged_in_on_one_process_is_good_on_the_other_until_logged_out(servers, environment) -> None:
+    first, second = servers
+    campaign, _ = set_up_campaign(environment)
+    dashboard_path = f"/campaigns/{campaign}/"
+
+    cookies: dict[str, str] = {}
+    _, page = browse(f"{first.url}/accounts/login/", cookies)
+    login = {"username": "player", "password": "x", "csrfmiddlewaretoken": form_token(page)}
+    status, _ = browse(f"{first.url}/accounts/login/", cookies, login)
+    assert status == 302
+    assert "sessionid" in cookies
+
+    # The other process knows the session: the page, and the live socket, as the player's.
+    status, page = browse(f"{second.url}{dashboard_path}", cookies)
+    assert status == 200
+    assert "Two Towers" in page
+    with dashboard(second, campaign, cookies["sessionid"]) as ws:
+        ws.send(json.dumps({"since": 0}))
+        assert json.loads(ws.recv(timeout=10))["type"] == "fragment"  # a member's catch-up, not a 4403
+
+    # Logging out on the second ends the session on the first too.
+    status, _ = browse(f"{second.url}/accounts/logout/", cookies, {"csrfmiddlewaretoken": form_token(page)})
+    assert status == 302
+    status, _ = browse(f"{first.url}{dashboard_path}", cookies)
+    assert status == 302  # to the log-in page
 
 
 #: Longer than both waits that once cut a quiet socket off: channels-redis's blocking pop for the next
