@@ -239,6 +239,9 @@ if DATABASE_URL:
             "max_size": DB_POOL_MAX,
             "timeout": DB_POOL_TIMEOUT,
         }
+    # Behind pgbouncer in transaction mode a server-side cursor (Django's .iterator() in a transaction)
+    # would outlive the transaction pgbouncer hands back (docs/deploy.md).
+    DATABASES["default"]["DISABLE_SERVER_SIDE_CURSORS"] = env_bool("DB_BEHIND_PGBOUNCER", False)
 else:
     VAR_DIR.mkdir(parents=True, exist_ok=True)
     DATABASES = {

@@ -225,6 +225,15 @@ def test_postgresql_connections_come_from_a_pool_sized_by_the_environment() -> N
     assert sized == "({'min_size': 4, 'max_size': 20, 'timeout': 2.5}, 0, True)"
 
 
+def test_behind_pgbouncer_the_database_uses_no_server_side_cursors() -> None:
+    """pgbouncer in transaction mode hands a connection back at each commit: a server-side cursor
+    would outlive it (docs/deploy.md)."""
+    url = "postgres://dicehall:secret@pgbouncer.example.com:6432/dicehall"
+    cursors = "settings.DATABASES['default']['DISABLE_SERVER_SIDE_CURSORS']"
+    assert setting(cursors, DATABASE_URL=url) == "False"
+    assert setting(cursors, DATABASE_URL=url, DB_BEHIND_PGBOUNCER="true") == "True"
+
+
 def test_sqlite_opens_a_connection_a_request_and_keeps_none() -> None:
     database = "settings.DATABASES['default']"
     kept = setting(f"({database}.get('CONN_MAX_AGE', 0), 'pool' in {database}['OPTIONS'])", DATABASE_URL="")
