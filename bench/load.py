@@ -35,7 +35,7 @@ import threading
 import time
 import traceback
 from collections import Counter
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -131,10 +131,15 @@ def build() -> tuple[str, str, str, str, str]:
 
 
 @contextmanager
-def server(environment: dict[str, str], log: Path) -> Iterator[Server]:
-    """One uvicorn process on a free port, as ``make run`` starts it; killed at the end if still running."""
+def server(
+    environment: dict[str, str], log: Path, command_for: Callable[[int], list[str]] | None = None
+) -> Iterator[Server]:
+    """One uvicorn process on a free port, as ``make run`` starts it (``command_for(port)``: another command
+    line); killed at the end if still running."""
     port = free_port()
     command = [sys.executable, "-m", "uvicorn", "config.asgi:application", "--host", "127.0.0.1", "--port", str(port)]
+    if command_for is not None:
+        command = command_for(port)
     with log.open("w") as out:
         process = subprocess.Popen(command, cwd=ROOT, env=environment, stdout=out, stderr=subprocess.STDOUT)
     running = Server(f"http://127.0.0.1:{port}", process, log)
