@@ -358,11 +358,17 @@ def run(*, clients: int, requests: int, quick: bool, out: TextIO | None = None) 
 def load_main(*, quick: bool, clients: int | None = None, requests: int | None = None) -> int:
     """The load part of ``python -m bench``: its exit status. It runs in a Python process of its own, as
     the sockets part does, so its server's settings are its own."""
-    command = [sys.executable, "-m", "bench.load", *(["--quick"] if quick else [])]
+    options = ["--quick"] if quick else []
     for name, value in (("clients", clients), ("requests", requests)):
         if value is not None:
-            command += [f"--{name}", str(value)]
-    status = subprocess.run(command, cwd=ROOT, check=False).returncode
+            options += [f"--{name}", str(value)]
+    return in_own_process("bench.load", options)
+
+
+def in_own_process(module: str, options: list[str]) -> int:
+    """``python -m <module> <options>``, a part of ``python -m bench`` in a Python process of its own: its exit
+    status, where anything but one of the bench's (a crash, a signal) is a broken part."""
+    status = subprocess.run([sys.executable, "-m", module, *options], cwd=ROOT, check=False).returncode
     return status if status in (0, EXIT_MISSED, EXIT_BROKEN) else EXIT_BROKEN
 
 

@@ -66,7 +66,7 @@ from typing import Any, Final, TextIO
 from urllib.parse import urlencode, urljoin, urlsplit
 
 from bench import big
-from bench.load import CSRF, UNLIMITED, server
+from bench.load import CSRF, UNLIMITED, in_own_process, server
 from bench.pages import EXIT_BROKEN, EXIT_MISSED, progress
 from bench.sockets import ROOT, BenchError
 
@@ -831,17 +831,15 @@ def served_main(
 ) -> int:
     """The served part of ``python -m bench``: its exit status. It runs in a Python process of its own, as
     the sockets' part does: Django starts there on the bench's own databases."""
-    command = [sys.executable, "-m", "bench.served", *(["--quick"] if quick else [])]
-    command += ["--rebuild"] if rebuild else []
+    options = [*(["--quick"] if quick else []), *(["--rebuild"] if rebuild else [])]
     if docs_label:
-        command += ["--write-docs", docs_label]
+        options += ["--write-docs", docs_label]
     if template:
-        command += ["--template", template]
+        options += ["--template", template]
     for name, value in sizes.items():
         if value is not None:
-            command += [f"--{name.replace('_', '-')}", str(value)]
-    status = subprocess.run(command, cwd=ROOT, check=False).returncode
-    return status if status in (0, EXIT_MISSED, EXIT_BROKEN) else EXIT_BROKEN
+            options += [f"--{name.replace('_', '-')}", str(value)]
+    return in_own_process("bench.served", options)
 
 
 def main(argv: list[str] | None = None) -> int:
