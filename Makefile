@@ -55,8 +55,11 @@ run: $(VENV)/.installed-base $(STATIC_MANIFEST)
 test: $(VENV)/.installed-dev
 	$(PY) -m pytest -n $(WORKERS)
 
+# Options go to `python -m bench` (e.g. BENCH="--served-only --write-docs After"); its served part needs
+# DATABASE_URL=postgres://… and keeps its installations between runs (docs/bench.md).
+BENCH ?=
 bench: $(VENV)/.installed-dev
-	$(PY) -m bench
+	$(PY) -m bench $(BENCH)
 
 lint: $(VENV)/.installed-dev
 	$(PY) -m ruff check .

@@ -35,7 +35,7 @@ import threading
 import time
 import traceback
 from collections import Counter
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -131,10 +131,15 @@ def build() -> tuple[str, str, str, str, str]:
 
 
 @contextmanager
-def server(environment: dict[str, str], log: Path) -> Iterator[Server]:
-    """One uvicorn process on a free port, as ``make run`` starts it; killed at the end if still running."""
+def server(
+    environment: dict[str, str], log: Path, command_for: Callable[[int], list[str]] | None = None
+) -> Iterator[Server]:
+    """One uvicorn process on a free port, as ``make run`` starts it (``command_for(port)``: another command
+    line); killed at the end if still running."""
     port = free_port()
     command = [sys.executable, "-m", "uvicorn", "config.asgi:application", "--host", "127.0.0.1", "--port", str(port)]
+    if command_for is not None:
+        command = command_for(port)
     with log.open("w") as out:
         process = subprocess.Popen(command, cwd=ROOT, env=environment, stdout=out, stderr=subprocess.STDOUT)
     running = Server(f"http://127.0.0.1:{port}", process, log)
@@ -353,11 +358,17 @@ def run(*, clients: int, requests: int, quick: bool, out: TextIO | None = None) 
 def load_main(*, quick: bool, clients: int | None = None, requests: int | None = None) -> int:
     """The load part of ``python -m bench``: its exit status. It runs in a Python process of its own, as
     the sockets part does, so its server's settings are its own."""
-    command = [sys.executable, "-m", "bench.load", *(["--quick"] if quick else [])]
+    options = ["--quick"] if quick else []
     for name, value in (("clients", clients), ("requests", requests)):
         if value is not None:
-            command += [f"--{name}", str(value)]
-    status = subprocess.run(command, cwd=ROOT, check=False).returncode
+            options += [f"--{name}", str(value)]
+    return in_own_process("bench.load", options)
+
+
+def in_own_process(module: str, options: list[str]) -> int:
+    """``python -m <module> <options>``, a part of ``python -m bench`` in a Python process of its own: its exit
+    status, where anything but one of the bench's (a crash, a signal) is a broken part."""
+    status = subprocess.run([sys.executable, "-m", module, *options], cwd=ROOT, check=False).returncode
     return status if status in (0, EXIT_MISSED, EXIT_BROKEN) else EXIT_BROKEN
 
 

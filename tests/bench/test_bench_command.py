@@ -40,17 +40,19 @@ def ran(monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, bool]]:
     monkeypatch.setattr(command, "pages_main", part("pages", 1))
     monkeypatch.setattr(command, "sockets_main", part("sockets", 0))
     monkeypatch.setattr(command, "load_main", part("load", 0))
+    monkeypatch.setattr(command, "served_main", part("served", 0))
     return made
 
 
 @pytest.mark.parametrize(
     ("argv", "parts", "status"),
     [
-        ([], ["bench.one.engine", "bench.two.engine", "pages", "sockets", "load"], 1),
+        ([], ["bench.one.engine", "bench.two.engine", "pages", "sockets", "load", "served"], 1),
         (["--engine-only"], ["bench.one.engine", "bench.two.engine"], 0),
         (["--pages-only"], ["pages"], 1),
         (["--sockets-only"], ["sockets"], 0),
         (["--load-only"], ["load"], 0),
+        (["--served-only"], ["served"], 0),
     ],
 )
 def test_a_run_makes_the_parts_asked_for_and_exits_with_the_worst_status(
