@@ -325,6 +325,7 @@ def seed() -> dict[str, Any]:
 def entries(character_id: int, by_id: int, currency: str, n: int, rng: random.Random) -> int:
     """Append ``n`` awards to the character's ledger after the entries it has, each with its running
     balance, and set the character's balance to the last. Returns the rows written."""
+    from characters import ledger
     from characters.models import Balance, LedgerEntry
 
     if n <= 0:
@@ -349,6 +350,7 @@ def entries(character_id: int, by_id: int, currency: str, n: int, rng: random.Ra
         )
     insert(LedgerEntry, rows)
     Balance.objects.update_or_create(character_id=character_id, currency=currency, defaults={"amount": balance})
+    ledger.recount_adventures([character_id])  # the chart's tallies, which the ledger's writers keep
     return n
 
 

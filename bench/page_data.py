@@ -248,6 +248,7 @@ def ledger_entries(hero: Character, gm: AbstractBaseUser, n: int) -> None:
         )
     LedgerEntry.objects.bulk_create(rows, batch_size=BATCH)
     Balance.objects.filter(character=hero, currency=last.currency).update(amount=balance)
+    ledger.recount_adventures([hero.pk])  # the chart's tallies, which the ledger's writers keep
     ReputationChange.objects.bulk_create(
         # From the fighter's reputation of 1: up one, down one, …
         ReputationChange(
