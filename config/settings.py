@@ -276,10 +276,8 @@ STORAGES = {
     "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
     "staticfiles": {
         "BACKEND": (
-            "whitenoise.storage.CompressedManifestStaticFilesStorage"
-            if PRODUCTION
-            else "web.staticfiles.HashedStaticFilesStorage"
-            if STATIC_HASHED
+            "web.staticfiles.HashedStaticFilesStorage"
+            if PRODUCTION or STATIC_HASHED
             else "django.contrib.staticfiles.storage.StaticFilesStorage"
         )
     },
