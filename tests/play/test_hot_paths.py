@@ -11,13 +11,14 @@ from collections.abc import Callable
 
 import pytest
 from django.db import connection
+from django.template import Context, Template
 from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 from django.utils.safestring import SafeString
 
 from campaigns.models import Campaign
-from characters.models import Character
-from play import rolls
+from characters.models import Balance, Character
+from play import live, rolls
 from play.models import Roll
 from play.templatetags import kept
 from tests.campaigns.helpers import make_character
@@ -161,6 +162,85 @@ def test_a_call_sent_back_with_errors_keeps_what_was_typed(client, campaign, gm,
     response = client.post(reverse("play:request-call", args=[campaign.pk]), {"difficulty": "moderate"})
     assert response.status_code == 400
     assert "Choose who rolls." in response.text
+
+
+def party_of(page: str) -> str:
+    """The page's list of the party's cards, to the end of its section."""
+    found = re.search(r'<ul class="party">.*?</section>', page, re.DOTALL)
+    assert found is not None
+    return found.group()
+
+
+PARTY_PAGES = ["play:dashboard", "campaigns:detail"]
+
+
+@pytest.mark.parametrize("name", PARTY_PAGES)
+def test_a_kept_card_is_what_a_fresh_render_draws(client, campaign, gm, player, name) -> None:
+    make_character(campaign, player, "Brunella", hit_points=-1, ap_balance=4, concept="Smuggler")
+    make_character(campaign, gm, "Casimir")
+    url = reverse(name, args=[campaign.pk])
+    for viewer in (gm, player):
+        client.force_login(viewer)
+        kept.cards.clear()
+        fresh = party_of(client.get(url).text)
+        assert len(kept.cards) == 2
+        assert party_of(client.get(url).text) == fresh
+        assert "Smuggler" in fresh
+        assert "Dying" in fresh
+
+
+def test_the_campaign_pages_card_is_the_one_it_always_drew(client, campaign, player) -> None:
+    """The campaign page's card, now a template of its own, draws the bytes its list drew inline."""
+    brunella = make_character(campaign, player, "Brunella", ap_balance=4, concept="Smuggler")
+    inline = Template(
+        '{% for row in party %}{% with character=row.character %}\n    <li class="party-member">\n      '
+        "<h3><a href=\"{% url 'characters:sheet' character.pk %}\">{{ character.name }}</a></h3>\n      "
+        '<p class="sheet-meta">played by {{ character.owner.get_username }}{% if row.summary.concept %} · '
+        "{{ row.summary.concept }}{% endif %}</p>\n      "
+        '{% include "characters/_standing.html" with vitals=row.vitals holdings=character.holdings %}\n'
+        "    </li>{% endwith %}{% endfor %}"
+    )
+    character = Character.objects.with_balances().get(pk=brunella.pk)
+    row = {"character": character, "summary": character.rules.summary(character.document),
+           "vitals": character.rules.vitals(character.document, campaign.settings)}  # fmt: skip
+    client.force_login(player)
+    page = party_of(client.get(reverse("campaigns:detail", args=[campaign.pk])).text)
+    assert page.startswith(f'<ul class="party">{inline.render(Context({"party": [row]}))}\n  </ul>')
+
+
+@pytest.mark.parametrize("name", PARTY_PAGES)
+def test_a_card_shows_every_change_at_once(client, campaign, gm, player, name) -> None:
+    """Whatever changes what a card shows is seen on the next load, even a sheet changed outside the
+    write path (its version the same): the sheet, the names, a balance, the campaign's options."""
+    brunella = make_character(campaign, player, "Brunella", ap_balance=4)
+    client.force_login(gm)
+    url = reverse(name, args=[campaign.pk])
+    assert "30 of 30" in party_of(client.get(url).text)
+    Character.objects.filter(pk=brunella.pk).update(sheet={**brunella.sheet, "hit_points": 17})
+    assert "17 of 30" in party_of(client.get(url).text)
+    Character.objects.filter(pk=brunella.pk).update(name="Brunhilde")
+    player.username = "bruni"
+    player.save()
+    Balance.objects.filter(character=brunella).update(amount=9)
+    party = party_of(client.get(url).text)
+    assert ">Brunhilde</a>" in party
+    assert "played by bruni" in party
+    assert "<dd>9</dd>" in party
+    Campaign.objects.filter(pk=campaign.pk).update(options={**campaign.options, "hit_points_per_step": 5})
+    assert "17 of 15" in party_of(client.get(url).text)
+
+
+def test_a_kept_card_reads_no_sheet_and_the_socket_sends_it(client, campaign, gm, player) -> None:
+    brunella = make_character(campaign, player, "Brunella")
+    client.force_login(gm)
+    page = party_of(client.get(reverse("play:dashboard", args=[campaign.pk])).text)
+    (row,) = live.party(campaign)
+    card = live.party_row_html(row)
+    assert "_document" not in row.character.__dict__  # kept: the sheet never read into its document
+    assert card in page
+    assert card.startswith(f'<li class="party-member" id="party-{brunella.pk}">')
+    kept.cards.clear()
+    assert live.party_row_html(live.party(campaign)[0]) == card
 
 
 def test_the_kept_fragments_are_bounded() -> None:
