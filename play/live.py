@@ -37,7 +37,7 @@ from play.encounters import encounter_changed
 from play.models import Combatant, Encounter, Roll
 from play.request_views import LIST_TEMPLATE, requests_context
 from play.requests import requests_changed
-from play.roll_views import roll_entry
+from play.roll_views import hidden_from, roll_entry
 from play.rolls import roll_recorded, roll_revealed
 from play.table import table_changed
 from play.templatetags import kept
@@ -173,9 +173,28 @@ def feed_rolls(campaign_id: int, *, gm: bool) -> list[Roll]:
     return list(rows.select_related("by", "character", "reveal").newest_first()[:FEED_SIZE])
 
 
-def feed_entry(roll: Roll, *, gm: bool) -> dict[str, Any]:
-    # Revealing is done from the roll log; the feed only shows.
-    return {**roll_entry(roll, gm=gm), "can_reveal": False}
+class FeedEntry(dict[str, Any]):
+    """A roll of the feed as ``play/_roll.html`` reads it (:func:`play.roll_views.roll_entry`), with no
+    Reveal button: revealing is done from the roll log, the feed only shows. The roll and whether the
+    viewer sees only its placeholder are there at once, and all a kept row needs (``kept.row_key``); the
+    rest (its words, its dice as the page shows them) is worked out the first time the row's template
+    asks for any of it, so a row drawn once and kept costs nothing more on each load of the dashboard."""
+
+    def __init__(self, roll: Roll, *, gm: bool) -> None:
+        super().__init__(roll=roll, hidden=hidden_from(roll, gm=gm), can_reveal=False)
+        self.gm = gm
+        self.complete = False
+
+    def __missing__(self, key: str) -> Any:
+        if self.complete:
+            raise KeyError(key)
+        self.complete = True
+        self.update(roll_entry(self["roll"], gm=self.gm), can_reveal=False)
+        return self[key]
+
+
+def feed_entry(roll: Roll, *, gm: bool) -> FeedEntry:
+    return FeedEntry(roll, gm=gm)
 
 
 def roll_html(roll: Roll, *, gm: bool) -> str:

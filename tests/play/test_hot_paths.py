@@ -20,6 +20,7 @@ from campaigns.models import Campaign
 from characters.models import Balance, Character
 from play import live, rolls
 from play.models import Roll
+from play.roll_views import roll_entry
 from play.templatetags import kept
 from tests.campaigns.helpers import make_character
 
@@ -162,6 +163,28 @@ def test_a_call_sent_back_with_errors_keeps_what_was_typed(client, campaign, gm,
     response = client.post(reverse("play:request-call", args=[campaign.pk]), {"difficulty": "moderate"})
     assert response.status_code == 400
     assert "Choose who rolls." in response.text
+
+
+def test_a_kept_feed_row_works_out_nothing_of_its_roll(client, campaign, gm, player) -> None:
+    """The feed's entries are worked out only for rows drawn: those kept need the roll alone, and an
+    entry worked out in full is the roll log's entry of the roll, without the Reveal button."""
+    for i in range(3):
+        rolls.roll_free(campaign_id=campaign.pk, by=gm, text="3d6", explode=True, secret=i == 1,
+                        rng=random.Random(i))  # fmt: skip
+    draw = Template("{% load kept %}{% for entry in entries %}{% roll_row entry %}{% endfor %}")
+    for viewer, gm_sees in ((gm, True), (player, False)):
+        client.force_login(viewer)
+        page = feed(client, campaign)
+        entries = [live.feed_entry(roll, gm=gm_sees) for roll in live.feed_rolls(campaign.pk, gm=gm_sees)]
+        assert draw.render(Context({"entries": entries})) in page
+        assert not any(entry.complete for entry in entries)
+        for entry in entries:
+            assert dict(entry) == {"roll": entry["roll"], "hidden": entry["hidden"], "can_reveal": False}
+            assert entry["roll"].pk  # present from the start: nothing worked out
+            assert not entry.complete
+            with pytest.raises(KeyError):
+                entry["no such thing"]
+            assert dict(entry) == {**roll_entry(entry["roll"], gm=gm_sees), "can_reveal": False}
 
 
 def party_of(page: str) -> str:
