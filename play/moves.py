@@ -443,11 +443,13 @@ def make(
                                    *((*move.parts, *made.changed) if made.prompt else ())]))  # fmt: skip
     before = character.version
     try:
-        write.write(character, state, by=by, what=made.words, sections=sections)
+        # A roll logged moved the campaign's last activity already (rolls.record_roll), in this transaction.
+        write.write(character, state, by=by, what=made.words, sections=sections, campaign_moved=bool(logged))
     except SheetInvalid as error:
         raise write.refusal(error) from None
     if (answered is not None or made.prompt is not None) and character.version == before:
-        write.mark_changed(character, *sections)  # the sheet is as it was, but its pages must show the decision
+        # The sheet is as it was, but its pages must show the decision.
+        write.mark_changed(character, *sections, campaign_moved=bool(logged))
     if made.table is not None and table is not None and made.table != table_state:
         # Only a table the move changed is saved (a version, a change in its history, open pages told).
         table_rows.save(character.campaign, table, made.table, parts=move.table_parts, move=move.key,

@@ -260,7 +260,7 @@ def roll(
         kept = made.kept
         try:
             write.write(locked, kept.sheet(logged.seq), by=by, what=f"{kept.words} (roll #{logged.seq})",
-                        sections=kept.sections)  # fmt: skip
+                        sections=kept.sections, campaign_moved=True)  # fmt: skip
         except SheetInvalid as error:
             raise write.refusal(error) from None
     return Rolled(logged, result, chance, recorded.dice)

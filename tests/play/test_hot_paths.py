@@ -44,13 +44,14 @@ def queries(request: Callable[[], int]) -> int:
     return len(captured)
 
 
-def same_at_two_sizes(campaign: Campaign, owners: list, request: Callable[[], int]) -> None:
+def same_at_two_sizes(campaign: Campaign, owners: list, request: Callable[[], int]) -> int:
     """``request`` costs the same queries with a party of two and a short log as with a party of 25
     (a page of the dashboard's party and more), long sheets, and a log longer than a page."""
     grow(campaign, owners, 1, 3)
     small = queries(request)
     grow(campaign, owners, 24, 40)
     assert queries(request) == small
+    return small
 
 
 def test_a_roll_from_the_sheet_costs_the_same_queries_at_any_size(client, campaign, player, other_player) -> None:
@@ -58,7 +59,7 @@ def test_a_roll_from_the_sheet_costs_the_same_queries_at_any_size(client, campai
     client.force_login(player)
     url = reverse("play:sheet-roll", args=[hero.pk])
     situation = {"skill": hero.document.skills[0].id, "difficulty": "moderate"}
-    same_at_two_sizes(campaign, [player, other_player], lambda: client.post(url, situation).status_code)
+    assert same_at_two_sizes(campaign, [player, other_player], lambda: client.post(url, situation).status_code) == 18
     assert Roll.objects.filter(campaign=campaign, character=hero).count() == 2
 
 
@@ -73,7 +74,7 @@ def test_a_move_costs_the_same_queries_at_any_size(client, campaign, gm, player,
         version = Character.objects.get(pk=hero.pk).version
         return client.post(url, {"version": str(version), "minutes": "15"}).status_code
 
-    same_at_two_sizes(campaign, [player, other_player], rest)
+    assert same_at_two_sizes(campaign, [player, other_player], rest) == 17
     assert Character.objects.get(pk=hero.pk).document.hit_points == 12
 
 
