@@ -434,7 +434,7 @@ def make(
         )
     logged = [sheet_rolls.roll(character, rolled, by=by, rng=rng).roll for rolled in made.sheet_rolls]
     logged += record(made, campaign_id=character.campaign_id, by=by, character_id=character.pk, call=call,
-                     secret=secret)  # fmt: skip
+                     secret=secret, locked=character)  # fmt: skip
     for seq in made.reveals:
         rolls.reveal_roll(campaign_id=character.campaign_id, seq=seq, by=by)
     state = made.state if made.then is None else made.then(made.state, tuple(r.seq for r in logged))
@@ -499,13 +499,13 @@ class Done:
 
 def record(
     made: Made, *, campaign_id: int, by: AbstractBaseUser, character_id: int | None = None,
-    call: Mapping[str, Any] | None = None, secret: bool = False,
+    call: Mapping[str, Any] | None = None, secret: bool = False, locked: Character | None = None,
 ) -> list[Roll]:  # fmt: skip
     """The dice a move rolled, in the campaign's log, in order; a reroll as a new roll that follows the one it
     replaces (by the number the move's state kept). ``call``: who called the roll the move makes (kept in
     each roll's spec); a roll is secret when the move says (:attr:`Rolled.secret`) or the call asked
     (``secret``: the GM's own roll, or the GM's secret request a player answers; from a player's own call,
-    :class:`NotAllowed`)."""
+    :class:`NotAllowed`). ``locked``: the character, locked by the caller (its status is not read again)."""
     return [
         rolls.record_roll(
             campaign_id=campaign_id,
@@ -524,6 +524,7 @@ def record(
             # The engine's move may keep its roll secret (its rules say who may make it); otherwise only the
             # GM rolls in secret, or a player answering the GM's secret request (``call`` names it).
             called_secret=rolled.secret or (secret and _gms_call(call)),
+            locked=locked,
         )
         for rolled in made.rolls
     ]

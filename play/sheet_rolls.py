@@ -253,6 +253,7 @@ def roll(
         secret=secret,
         called_secret=asked is not None,
         label=made.label,
+        locked=locked,
     )
     if asked is not None:
         requests.answered(asked, logged)
