@@ -18,7 +18,7 @@ from django.utils.safestring import SafeString
 
 from campaigns.models import Campaign
 from characters.models import Balance, Character
-from play import live, rolls
+from play import live, requests, rolls
 from play.models import Roll
 from play.roll_views import roll_entry
 from play.templatetags import kept
@@ -61,6 +61,22 @@ def test_a_roll_from_the_sheet_costs_the_same_queries_at_any_size(client, campai
     situation = {"skill": hero.document.skills[0].id, "difficulty": "moderate"}
     assert same_at_two_sizes(campaign, [player, other_player], lambda: client.post(url, situation).status_code) == 18
     assert Roll.objects.filter(campaign=campaign, character=hero).count() == 2
+
+
+def test_answering_the_gms_call_costs_the_same_queries_at_any_size(client, campaign, gm, player, other_player) -> None:
+    heroes = [make_character(campaign, player, name) for name in ("Brunella", "Casimir")]
+    call = {"kind": "check", "skill": "Sneaking", "difficulty": "difficult", "ability_roll": "background"}
+    # A call for each: every answer is the last its call waits for, and closes it.
+    waiting = [requests.call_for_roll(campaign_id=campaign.pk, by=gm, call=call, characters=[hero.pk],
+                                      secret=False).asked.get() for hero in heroes]  # fmt: skip
+    client.force_login(player)
+
+    def answer() -> int:
+        asked = waiting.pop(0)
+        return client.post(reverse("play:request-answer", args=[asked.character_id, asked.pk])).status_code
+
+    assert same_at_two_sizes(campaign, [player, other_player], answer) == 19
+    assert Roll.objects.filter(campaign=campaign, character__in=heroes).count() == 2
 
 
 def test_a_move_costs_the_same_queries_at_any_size(client, campaign, gm, player, other_player) -> None:
