@@ -89,13 +89,18 @@ def is_stale(character: Character, version: int, section: str | None = None) -> 
     return section_version(character, section) > version or version > character.version
 
 
-def mark_changed(character: Character, *sections: str, fields: Sequence[str] = ()) -> None:
+def mark_changed(
+    character: Character, *sections: str, fields: Sequence[str] = (), campaign_moved: bool = False
+) -> None:
     """A new version (the caller holds the row lock): each of ``sections`` is now at it, so
-    forms made from before it are refused; open pages hear of it once committed."""
+    forms made from before it are refused; open pages hear of it once committed. The campaign's last
+    activity moves to now, unless ``campaign_moved``: the caller moved it already in this transaction
+    (a roll it recorded for the change, ``play.rolls.record_roll``), a moment before."""
     character.version += 1
     character.section_versions = {**character.section_versions, **dict.fromkeys(sections, character.version)}
     character.save(update_fields=[*fields, "version", "section_versions", "updated_at"])
-    Campaign.objects.filter(pk=character.campaign_id).update(last_activity_at=timezone.now())
+    if not campaign_moved:
+        Campaign.objects.filter(pk=character.campaign_id).update(last_activity_at=timezone.now())
     transaction.on_commit(lambda: character_changed.send(sender=Character, character_id=character.pk))
 
 
@@ -108,6 +113,7 @@ def write(
     sections: Sequence[str] = (),
     status: str | None = None,
     fields: Sequence[str] = (),
+    campaign_moved: bool = False,
 ) -> Character:
     """Save ``sheet`` (a document of the character's system) as the character's sheet.
 
@@ -115,7 +121,8 @@ def write(
     validated by the system under :attr:`Character.counted_by` (raising
     :class:`~rules.systems.base.SheetInvalid`, nothing written), as finished when the character is
     active; ``status`` moves the character (draft → active …) in the same save; ``fields`` are other
-    columns the caller changed.
+    columns the caller changed; ``campaign_moved``: the caller moved the campaign's last activity already in
+    this transaction (:func:`mark_changed`).
     """
     after_status = status or character.status
     # An active character is checked as finished; a draft as a draft; an archived one as what it
@@ -133,7 +140,7 @@ def write(
     character.sheet = after
     character.status = after_status
     character.awaiting = len(character.rules.awaiting(sheet)) + (1 if character.arrival else 0)
-    mark_changed(character, *sections, fields=["sheet", "status", "awaiting", *fields])
+    mark_changed(character, *sections, fields=["sheet", "status", "awaiting", *fields], campaign_moved=campaign_moved)
     SheetChange.objects.create(
         character=character, version=character.version, what=what[:200], sections=list(sections),
         before=before, after=after, by=by,

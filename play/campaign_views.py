@@ -24,6 +24,8 @@ from campaigns.presenters import NameKey, options_summary, page_by_name, page_ke
 from characters import access as character_access
 from characters import campaign_changes
 from characters.models import Character
+from play import live
+from play.templatetags import kept
 
 
 @require_http_methods(["GET", "HEAD", "POST"])
@@ -103,6 +105,7 @@ def campaign_detail(request: HttpRequest, pk: int) -> HttpResponse:
         page, next_key = page_by_name(rows, keys[name], LIST_PAGE_SIZE)
         return {"rows": [row(c) for c in page], **_list_urls(request, name, next_key)}
 
+    options_digest = kept.digest(options)
     party, more = page_by_name(characters.filter(status=Character.Status.ACTIVE).with_balances(), None, PARTY_PREVIEW)
     dashboard = reverse("play:dashboard", args=[campaign.pk])
     hidden = {"rows": [], "next_url": None, "first_url": None}  # the players' drafts and the archived: the GM's
@@ -116,11 +119,9 @@ def campaign_detail(request: HttpRequest, pk: int) -> HttpResponse:
             "has_encounters": campaign.rules.combat is not None,
             "members": list(campaign.memberships.all()),
             "summary": options_summary(campaign.system, options),
-            # From each sheet document, read on the row: no query per character.
-            "party": [
-                {"character": c, "summary": c.rules.summary(c.document), "vitals": c.rules.vitals(c.document, options)}
-                for c in party
-            ],
+            # Each card kept while what it shows is the same; a sheet is read only to draw a card, and no
+            # query per character.
+            "party": [live.party_row(c, options, options_digest) for c in party],
             "party_more_url": f"{dashboard}?{urlencode({'after': str(more)})}#dashboard-party" if more else None,
             "drafts": listed("drafts_after", drafts.filter(owner=request.user.pk), _draft_row),
             "others_drafts": listed("others_drafts_after", drafts.exclude(owner=request.user.pk), _draft_row)

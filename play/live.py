@@ -17,6 +17,7 @@ from __future__ import annotations
 import json
 import logging
 from collections.abc import Iterable
+from functools import cached_property
 from typing import Any, Final
 
 from asgiref.sync import async_to_sync
@@ -29,16 +30,18 @@ from django.template.loader import render_to_string
 from campaigns.models import Campaign, Membership
 from campaigns.operations import membership_changed
 from campaigns.presenters import NameKey, page_by_name
-from characters.models import Character
+from characters.models import Character, Holding
 from characters.write import character_changed
 from play.encounter_views import combatant_row
 from play.encounters import encounter_changed
 from play.models import Combatant, Encounter, Roll
 from play.request_views import LIST_TEMPLATE, requests_context
 from play.requests import requests_changed
-from play.roll_views import roll_entry
+from play.roll_views import hidden_from, roll_entry
 from play.rolls import roll_recorded, roll_revealed
 from play.table import table_changed
+from play.templatetags import kept
+from rules.systems.protocol import Summary, Vitals
 
 logger = logging.getLogger(__name__)
 
@@ -46,6 +49,8 @@ logger = logging.getLogger(__name__)
 FEED_SIZE: Final = 20
 #: Characters on a page of the dashboard's party: two dozen fit a screen or two of cards.
 PARTY_PAGE_SIZE: Final = 24
+#: The dashboard's card of a member of the party, on the page and as its socket swaps it in.
+PARTY_CARD_TEMPLATE: Final = "play/dashboard_party_row.html"
 
 
 def group_name(campaign_id: int) -> str:
@@ -74,34 +79,63 @@ def role_of(user: AbstractBaseUser | AnonymousUser | None, campaign_id: int) -> 
     return Membership.objects.filter(campaign_id=campaign_id, user_id=user.pk).values_list("role", flat=True).first()
 
 
-def party_row(character: Character, options: dict[str, Any]) -> dict[str, Any]:
-    """One member of the party, from their sheet document (no query): its system's summary and
-    vitals (the tracks with their slots, the condition, the facts beside them), and the balances
-    (no query either if the character was loaded ``with_balances()``)."""
-    sheet = character.document
-    return {
-        "character": character,
-        "sheet": sheet,
-        "holdings": character.holdings,
-        "summary": character.rules.summary(sheet),
-        "vitals": character.rules.vitals(sheet, options),
-    }
+class PartyCard:
+    """One member of the party as a card shows them (``play/dashboard_party_row.html``, the campaign page's
+    ``play/campaign_party_card.html``): the character, its balances (no query if the character was loaded
+    ``with_balances()``), and, read from its sheet document only when a card is drawn (a kept card,
+    ``play.templatetags.kept``, never reads it), its system's summary and vitals (the tracks with their
+    slots, the condition, the facts beside them). Read by key as well as by attribute: ``row["character"]``."""
+
+    def __init__(self, character: Character, options: dict[str, Any], options_digest: bytes | None = None) -> None:
+        self.character = character
+        self.options = options
+        #: The campaign's options as a card's key holds them: worked out once for a page of cards.
+        self.options_digest = kept.digest(options) if options_digest is None else options_digest
+
+    def __getitem__(self, name: str) -> Any:
+        try:
+            return getattr(self, name)
+        except AttributeError:
+            raise KeyError(name) from None
+
+    @cached_property
+    def sheet(self) -> Any:
+        return self.character.document
+
+    @cached_property
+    def holdings(self) -> list[Holding]:
+        return self.character.holdings
+
+    @cached_property
+    def summary(self) -> Summary:
+        return self.character.rules.summary(self.sheet)
+
+    @cached_property
+    def vitals(self) -> Vitals:
+        return self.character.rules.vitals(self.sheet, self.options)
 
 
-def party_row_html(row: dict[str, Any]) -> str:
-    return render_to_string("play/dashboard_party_row.html", {"row": row})
+def party_row(character: Character, options: dict[str, Any], options_digest: bytes | None = None) -> PartyCard:
+    """One member of the party, its sheet read only if its card is drawn (:class:`PartyCard`)."""
+    return PartyCard(character, options, options_digest)
 
 
-def party_page(campaign: Campaign, after: NameKey | None = None) -> tuple[list[dict[str, Any]], NameKey | None]:
+def party_row_html(row: PartyCard) -> str:
+    """The dashboard's card of ``row``: the kept one the page shows, so a swapped card is what a reload shows."""
+    return kept.party_card_html(PARTY_CARD_TEMPLATE, row)
+
+
+def party_page(campaign: Campaign, after: NameKey | None = None) -> tuple[list[PartyCard], NameKey | None]:
     """A page of the active characters with their owners and balances, by name then id, from just
     after ``after`` (from the first without it), in one query; and the key of the next page, if any."""
     characters = Character.objects.active().filter(campaign=campaign).select_related("owner").with_balances()
     page, next_key = page_by_name(characters, after, PARTY_PAGE_SIZE)
     options = campaign.settings
-    return [party_row(c, options) for c in page], next_key
+    options_digest = kept.digest(options)
+    return [party_row(c, options, options_digest) for c in page], next_key
 
 
-def party(campaign: Campaign, after: NameKey | None = None) -> list[dict[str, Any]]:
+def party(campaign: Campaign, after: NameKey | None = None) -> list[PartyCard]:
     """The rows of one page of the party, the first unless ``after``: what a reconnecting page
     is sent again (it swaps only the rows it shows; see :func:`announce_character`)."""
     return party_page(campaign, after)[0]
@@ -139,9 +173,28 @@ def feed_rolls(campaign_id: int, *, gm: bool) -> list[Roll]:
     return list(rows.select_related("by", "character", "reveal").newest_first()[:FEED_SIZE])
 
 
-def feed_entry(roll: Roll, *, gm: bool) -> dict[str, Any]:
-    # Revealing is done from the roll log; the feed only shows.
-    return {**roll_entry(roll, gm=gm), "can_reveal": False}
+class FeedEntry(dict[str, Any]):
+    """A roll of the feed as ``play/_roll.html`` reads it (:func:`play.roll_views.roll_entry`), with no
+    Reveal button: revealing is done from the roll log, the feed only shows. The roll and whether the
+    viewer sees only its placeholder are there at once, and all a kept row needs (``kept.row_key``); the
+    rest (its words, its dice as the page shows them) is worked out the first time the row's template
+    asks for any of it, so a row drawn once and kept costs nothing more on each load of the dashboard."""
+
+    def __init__(self, roll: Roll, *, gm: bool) -> None:
+        super().__init__(roll=roll, hidden=hidden_from(roll, gm=gm), can_reveal=False)
+        self.gm = gm
+        self.complete = False
+
+    def __missing__(self, key: str) -> Any:
+        if self.complete:
+            raise KeyError(key)
+        self.complete = True
+        self.update(roll_entry(self["roll"], gm=self.gm), can_reveal=False)
+        return self[key]
+
+
+def feed_entry(roll: Roll, *, gm: bool) -> FeedEntry:
+    return FeedEntry(roll, gm=gm)
 
 
 def roll_html(roll: Roll, *, gm: bool) -> str:

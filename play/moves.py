@@ -434,7 +434,7 @@ def make(
         )
     logged = [sheet_rolls.roll(character, rolled, by=by, rng=rng).roll for rolled in made.sheet_rolls]
     logged += record(made, campaign_id=character.campaign_id, by=by, character_id=character.pk, call=call,
-                     secret=secret)  # fmt: skip
+                     secret=secret, locked=character)  # fmt: skip
     for seq in made.reveals:
         rolls.reveal_roll(campaign_id=character.campaign_id, seq=seq, by=by)
     state = made.state if made.then is None else made.then(made.state, tuple(r.seq for r in logged))
@@ -443,11 +443,13 @@ def make(
                                    *((*move.parts, *made.changed) if made.prompt else ())]))  # fmt: skip
     before = character.version
     try:
-        write.write(character, state, by=by, what=made.words, sections=sections)
+        # A roll logged moved the campaign's last activity already (rolls.record_roll), in this transaction.
+        write.write(character, state, by=by, what=made.words, sections=sections, campaign_moved=bool(logged))
     except SheetInvalid as error:
         raise write.refusal(error) from None
     if (answered is not None or made.prompt is not None) and character.version == before:
-        write.mark_changed(character, *sections)  # the sheet is as it was, but its pages must show the decision
+        # The sheet is as it was, but its pages must show the decision.
+        write.mark_changed(character, *sections, campaign_moved=bool(logged))
     if made.table is not None and table is not None and made.table != table_state:
         # Only a table the move changed is saved (a version, a change in its history, open pages told).
         table_rows.save(character.campaign, table, made.table, parts=move.table_parts, move=move.key,
@@ -497,13 +499,13 @@ class Done:
 
 def record(
     made: Made, *, campaign_id: int, by: AbstractBaseUser, character_id: int | None = None,
-    call: Mapping[str, Any] | None = None, secret: bool = False,
+    call: Mapping[str, Any] | None = None, secret: bool = False, locked: Character | None = None,
 ) -> list[Roll]:  # fmt: skip
     """The dice a move rolled, in the campaign's log, in order; a reroll as a new roll that follows the one it
     replaces (by the number the move's state kept). ``call``: who called the roll the move makes (kept in
     each roll's spec); a roll is secret when the move says (:attr:`Rolled.secret`) or the call asked
     (``secret``: the GM's own roll, or the GM's secret request a player answers; from a player's own call,
-    :class:`NotAllowed`)."""
+    :class:`NotAllowed`). ``locked``: the character, locked by the caller (its status is not read again)."""
     return [
         rolls.record_roll(
             campaign_id=campaign_id,
@@ -522,6 +524,7 @@ def record(
             # The engine's move may keep its roll secret (its rules say who may make it); otherwise only the
             # GM rolls in secret, or a player answering the GM's secret request (``call`` names it).
             called_secret=rolled.secret or (secret and _gms_call(call)),
+            locked=locked,
         )
         for rolled in made.rolls
     ]

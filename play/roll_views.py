@@ -56,9 +56,14 @@ def _group_view(group: dict[str, Any]) -> dict[str, Any]:
     }
 
 
+def hidden_from(roll: Roll, *, gm: bool) -> bool:
+    """Whether the viewer sees only the placeholder of the roll: a player, of a secret roll not yet revealed."""
+    return bool(roll.secret and not gm and roll.revealed_at is None)
+
+
 def roll_entry(roll: Roll, *, gm: bool) -> dict[str, Any]:
     """What the log shows of one roll. A secret roll not yet revealed is, to players, only a placeholder."""
-    hidden = roll.secret and not gm and roll.revealed_at is None
+    hidden = hidden_from(roll, gm=gm)
     entry: dict[str, Any] = {"roll": roll, "hidden": hidden, "can_reveal": gm and roll.secret and not roll.revealed_at}
     if hidden:
         return entry

@@ -137,6 +137,7 @@ def record_roll(
     called_secret: bool = False,
     label: str = "",
     follows: int | None = None,
+    locked: Character | None = None,
 ) -> Roll:
     """Append a roll to the campaign's log, chained to the one before it, with the campaign's
     system and the caller's ``label`` (cut to :data:`LABEL_LENGTH`; every caller says what it
@@ -147,6 +148,8 @@ def record_roll(
     Refused (:class:`~campaigns.operations.Refused`) for a non-member, an archived
     campaign, a character of another campaign, and a secret roll by anyone but the GM, unless the GM
     called for it in secret (``called_secret``: a player answering a secret roll request).
+    ``locked``: the character ``character_id`` as the caller locked it in this transaction
+    (``characters.write.lock``), whose campaign and status are then known and not read again.
     """
     campaign = Campaign.objects.select_for_update().filter(pk=campaign_id).first()
     if campaign is None:
@@ -161,7 +164,11 @@ def record_roll(
     if kind not in log_kinds(campaign.system):
         raise ValueError(f"unknown kind of roll: {kind!r}")
     if character_id is not None:
-        status = Character.objects.filter(pk=character_id, campaign=campaign).values_list("status", flat=True).first()
+        if locked is not None and locked.pk == character_id:  # its row is locked: as it is until we commit
+            status = locked.status if locked.campaign_id == campaign.pk else None
+        else:
+            rows = Character.objects.filter(pk=character_id, campaign=campaign)
+            status = rows.values_list("status", flat=True).first()
         if status is None:
             raise NotFound("That character is not in this campaign.")
         if status != Character.Status.ACTIVE:

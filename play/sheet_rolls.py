@@ -216,13 +216,12 @@ def roll(
         locked = write.lock(character.pk)
         if locked.version != character.version:
             raise write.StaleSheet(locked, STALE_ROLL.format(name=locked.name))
-    gm = Membership.objects.filter(campaign_id=character.campaign_id, user=by, role=Membership.Role.GM).exists()
     call: dict[str, Any]
-    if asked is not None:
+    if asked is not None:  # the GM's call, whoever answers it
         asked = requests.lock_open(asked.pk, character)
         call = {"request": asked.request_id, "by": asked.request.by.get_username(), "words": asked.request.label}
         secret = asked.request.secret
-    elif gm:
+    elif Membership.objects.filter(campaign_id=character.campaign_id, user=by, role=Membership.Role.GM).exists():
         call = {"gm": True}
     elif character.campaign.players_call_rolls:
         call = {"self": True}
@@ -253,6 +252,7 @@ def roll(
         secret=secret,
         called_secret=asked is not None,
         label=made.label,
+        locked=locked,
     )
     if asked is not None:
         requests.answered(asked, logged)
@@ -260,7 +260,7 @@ def roll(
         kept = made.kept
         try:
             write.write(locked, kept.sheet(logged.seq), by=by, what=f"{kept.words} (roll #{logged.seq})",
-                        sections=kept.sections)  # fmt: skip
+                        sections=kept.sections, campaign_moved=True)  # fmt: skip
         except SheetInvalid as error:
             raise write.refusal(error) from None
     return Rolled(logged, result, chance, recorded.dice)

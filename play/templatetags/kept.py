@@ -1,4 +1,5 @@
-"""Fragments of the table's pages drawn once and kept: ``{% roll_row entry %}`` and ``{% call_fields form %}``.
+"""Fragments of the table's pages drawn once and kept: ``{% roll_row entry %}``, ``{% call_fields form %}``
+and ``{% party_card row template %}``.
 
 A roll is append-only: what its row of the log (``play/_roll.html``) shows never changes but for its
 reveal, the name its roller goes by and the name of its character. So a row is drawn once per process for
@@ -12,11 +13,19 @@ what the form is made from (:attr:`play.request_views.CallForm.made_from`: the s
 options, the characters offered, the values it starts with) while nobody has sent it: their widgets are
 drawn once for each, and a form sent back with errors is drawn every time.
 
-Each kind keeps a bounded number of fragments (:data:`KEPT_ROWS`, :data:`KEPT_CALL_FORMS`), the least
-recently shown dropped first."""
+A card of the party (the dashboard's ``play/dashboard_party_row.html``, the campaign page's
+``play/campaign_party_card.html``) shows a pure function of the character's sheet, name and balances, its
+player's name and the campaign's options: it is drawn once for each (the sheet by a digest of its content,
+so a sheet changed any way at all is drawn again) and kept, which spares the page reading every sheet into
+its system's document on every load. The dashboard's socket sends the same kept card (``play.live``).
+
+Each kind keeps a bounded number of fragments (:data:`KEPT_ROWS`, :data:`KEPT_CALL_FORMS`,
+:data:`KEPT_CARDS`), the least recently shown dropped first."""
 
 from __future__ import annotations
 
+import hashlib
+import json
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Hashable
@@ -35,6 +44,8 @@ CALL_FIELDS_TEMPLATE: Final = "play/dashboard_call.html#call-fields"
 #: campaign whose GM has its dashboard open).
 KEPT_ROWS: Final = 4096
 KEPT_CALL_FORMS: Final = 256
+#: Cards of the party kept per process (some 1 KB each): a card for each way each character is shown.
+KEPT_CARDS: Final = 4096
 
 
 class Kept:
@@ -71,6 +82,7 @@ class Kept:
 
 rows = Kept(KEPT_ROWS)
 call_forms = Kept(KEPT_CALL_FORMS)
+cards = Kept(KEPT_CARDS)
 
 
 def _how_shown() -> tuple[str, str | None]:
@@ -120,3 +132,42 @@ def call_fields(context: template.Context, form: forms.Form) -> SafeString:
     made_from = getattr(form, "made_from", None)
     key = None if form.is_bound or made_from is None else (made_from, *_how_shown())
     return call_forms.get(key, _drawn(context, CALL_FIELDS_TEMPLATE, call_form=form))
+
+
+def digest(document: Any) -> bytes:
+    """A short digest of a JSON document's content (a sheet, a campaign's options) to key a fragment by:
+    the same content in the same order gives the same digest; another order only draws the fragment again."""
+    text = json.dumps(document, separators=(",", ":"), default=str)
+    return hashlib.blake2b(text.encode(), digest_size=16).digest()
+
+
+def card_key(template_name: str, row: Any) -> tuple[Any, ...]:
+    """What a card of the party (``play.live.PartyCard``) shows beyond its template: the character (its
+    id and system), its sheet's content, name and balances, its player's name, the campaign's options,
+    and how the page is shown. None of it needs the sheet read into its system's document."""
+    character = row["character"]
+    return (
+        template_name,
+        character.pk,
+        character.system,
+        character.name,
+        character.owner.get_username(),
+        digest(character.sheet),
+        tuple((held.currency.key, held.currency.name, held.amount) for held in row["holdings"]),
+        row["options_digest"],
+        *_how_shown(),
+    )
+
+
+def party_card_html(template_name: str, row: Any, context: template.Context | None = None) -> SafeString:
+    """The card of ``row`` drawn with ``template_name`` (in ``context``, as an include would, or on its
+    own, as ``render_to_string`` would), kept by :func:`card_key`."""
+    if context is None:
+        context = template.Context(autoescape=True)
+    return cards.get(card_key(template_name, row), _drawn(context, template_name, row=row))
+
+
+@register.simple_tag(takes_context=True)
+def party_card(context: template.Context, row: Any, template_name: str) -> SafeString:
+    """The card of ``row`` (``play.live.PartyCard``) as ``{% include template_name %}`` would draw it."""
+    return party_card_html(template_name, row, context)

@@ -11,14 +11,16 @@ from collections.abc import Callable
 
 import pytest
 from django.db import connection
+from django.template import Context, Template
 from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 from django.utils.safestring import SafeString
 
 from campaigns.models import Campaign
-from characters.models import Character
-from play import rolls
+from characters.models import Balance, Character
+from play import live, requests, rolls
 from play.models import Roll
+from play.roll_views import roll_entry
 from play.templatetags import kept
 from tests.campaigns.helpers import make_character
 
@@ -42,13 +44,14 @@ def queries(request: Callable[[], int]) -> int:
     return len(captured)
 
 
-def same_at_two_sizes(campaign: Campaign, owners: list, request: Callable[[], int]) -> None:
+def same_at_two_sizes(campaign: Campaign, owners: list, request: Callable[[], int]) -> int:
     """``request`` costs the same queries with a party of two and a short log as with a party of 25
     (a page of the dashboard's party and more), long sheets, and a log longer than a page."""
     grow(campaign, owners, 1, 3)
     small = queries(request)
     grow(campaign, owners, 24, 40)
     assert queries(request) == small
+    return small
 
 
 def test_a_roll_from_the_sheet_costs_the_same_queries_at_any_size(client, campaign, player, other_player) -> None:
@@ -56,8 +59,24 @@ def test_a_roll_from_the_sheet_costs_the_same_queries_at_any_size(client, campai
     client.force_login(player)
     url = reverse("play:sheet-roll", args=[hero.pk])
     situation = {"skill": hero.document.skills[0].id, "difficulty": "moderate"}
-    same_at_two_sizes(campaign, [player, other_player], lambda: client.post(url, situation).status_code)
+    assert same_at_two_sizes(campaign, [player, other_player], lambda: client.post(url, situation).status_code) == 18
     assert Roll.objects.filter(campaign=campaign, character=hero).count() == 2
+
+
+def test_answering_the_gms_call_costs_the_same_queries_at_any_size(client, campaign, gm, player, other_player) -> None:
+    heroes = [make_character(campaign, player, name) for name in ("Brunella", "Casimir")]
+    call = {"kind": "check", "skill": "Sneaking", "difficulty": "difficult", "ability_roll": "background"}
+    # A call for each: every answer is the last its call waits for, and closes it.
+    waiting = [requests.call_for_roll(campaign_id=campaign.pk, by=gm, call=call, characters=[hero.pk],
+                                      secret=False).asked.get() for hero in heroes]  # fmt: skip
+    client.force_login(player)
+
+    def answer() -> int:
+        asked = waiting.pop(0)
+        return client.post(reverse("play:request-answer", args=[asked.character_id, asked.pk])).status_code
+
+    assert same_at_two_sizes(campaign, [player, other_player], answer) == 19
+    assert Roll.objects.filter(campaign=campaign, character__in=heroes).count() == 2
 
 
 def test_a_move_costs_the_same_queries_at_any_size(client, campaign, gm, player, other_player) -> None:
@@ -71,7 +90,7 @@ def test_a_move_costs_the_same_queries_at_any_size(client, campaign, gm, player,
         version = Character.objects.get(pk=hero.pk).version
         return client.post(url, {"version": str(version), "minutes": "15"}).status_code
 
-    same_at_two_sizes(campaign, [player, other_player], rest)
+    assert same_at_two_sizes(campaign, [player, other_player], rest) == 17
     assert Character.objects.get(pk=hero.pk).document.hit_points == 12
 
 
@@ -161,6 +180,107 @@ def test_a_call_sent_back_with_errors_keeps_what_was_typed(client, campaign, gm,
     response = client.post(reverse("play:request-call", args=[campaign.pk]), {"difficulty": "moderate"})
     assert response.status_code == 400
     assert "Choose who rolls." in response.text
+
+
+def test_a_kept_feed_row_works_out_nothing_of_its_roll(client, campaign, gm, player) -> None:
+    """The feed's entries are worked out only for rows drawn: those kept need the roll alone, and an
+    entry worked out in full is the roll log's entry of the roll, without the Reveal button."""
+    for i in range(3):
+        rolls.roll_free(campaign_id=campaign.pk, by=gm, text="3d6", explode=True, secret=i == 1,
+                        rng=random.Random(i))  # fmt: skip
+    draw = Template("{% load kept %}{% for entry in entries %}{% roll_row entry %}{% endfor %}")
+    for viewer, gm_sees in ((gm, True), (player, False)):
+        client.force_login(viewer)
+        page = feed(client, campaign)
+        entries = [live.feed_entry(roll, gm=gm_sees) for roll in live.feed_rolls(campaign.pk, gm=gm_sees)]
+        assert draw.render(Context({"entries": entries})) in page
+        assert not any(entry.complete for entry in entries)
+        for entry in entries:
+            assert dict(entry) == {"roll": entry["roll"], "hidden": entry["hidden"], "can_reveal": False}
+            assert entry["roll"].pk  # present from the start: nothing worked out
+            assert not entry.complete
+            with pytest.raises(KeyError):
+                entry["no such thing"]
+            assert dict(entry) == {**roll_entry(entry["roll"], gm=gm_sees), "can_reveal": False}
+
+
+def party_of(page: str) -> str:
+    """The page's list of the party's cards, to the end of its section."""
+    found = re.search(r'<ul class="party">.*?</section>', page, re.DOTALL)
+    assert found is not None
+    return found.group()
+
+
+PARTY_PAGES = ["play:dashboard", "campaigns:detail"]
+
+
+@pytest.mark.parametrize("name", PARTY_PAGES)
+def test_a_kept_card_is_what_a_fresh_render_draws(client, campaign, gm, player, name) -> None:
+    make_character(campaign, player, "Brunella", hit_points=-1, ap_balance=4, concept="Smuggler")
+    make_character(campaign, gm, "Casimir")
+    url = reverse(name, args=[campaign.pk])
+    for viewer in (gm, player):
+        client.force_login(viewer)
+        kept.cards.clear()
+        fresh = party_of(client.get(url).text)
+        assert len(kept.cards) == 2
+        assert party_of(client.get(url).text) == fresh
+        assert "Smuggler" in fresh
+        assert "Dying" in fresh
+
+
+def test_the_campaign_pages_card_is_the_one_it_always_drew(client, campaign, player) -> None:
+    """The campaign page's card, now a template of its own, draws the bytes its list drew inline."""
+    brunella = make_character(campaign, player, "Brunella", ap_balance=4, concept="Smuggler")
+    inline = Template(
+        '{% for row in party %}{% with character=row.character %}\n    <li class="party-member">\n      '
+        "<h3><a href=\"{% url 'characters:sheet' character.pk %}\">{{ character.name }}</a></h3>\n      "
+        '<p class="sheet-meta">played by {{ character.owner.get_username }}{% if row.summary.concept %} · '
+        "{{ row.summary.concept }}{% endif %}</p>\n      "
+        '{% include "characters/_standing.html" with vitals=row.vitals holdings=character.holdings %}\n'
+        "    </li>{% endwith %}{% endfor %}"
+    )
+    character = Character.objects.with_balances().get(pk=brunella.pk)
+    row = {"character": character, "summary": character.rules.summary(character.document),
+           "vitals": character.rules.vitals(character.document, campaign.settings)}  # fmt: skip
+    client.force_login(player)
+    page = party_of(client.get(reverse("campaigns:detail", args=[campaign.pk])).text)
+    assert page.startswith(f'<ul class="party">{inline.render(Context({"party": [row]}))}\n  </ul>')
+
+
+@pytest.mark.parametrize("name", PARTY_PAGES)
+def test_a_card_shows_every_change_at_once(client, campaign, gm, player, name) -> None:
+    """Whatever changes what a card shows is seen on the next load, even a sheet changed outside the
+    write path (its version the same): the sheet, the names, a balance, the campaign's options."""
+    brunella = make_character(campaign, player, "Brunella", ap_balance=4)
+    client.force_login(gm)
+    url = reverse(name, args=[campaign.pk])
+    assert "30 of 30" in party_of(client.get(url).text)
+    Character.objects.filter(pk=brunella.pk).update(sheet={**brunella.sheet, "hit_points": 17})
+    assert "17 of 30" in party_of(client.get(url).text)
+    Character.objects.filter(pk=brunella.pk).update(name="Brunhilde")
+    player.username = "bruni"
+    player.save()
+    Balance.objects.filter(character=brunella).update(amount=9)
+    party = party_of(client.get(url).text)
+    assert ">Brunhilde</a>" in party
+    assert "played by bruni" in party
+    assert "<dd>9</dd>" in party
+    Campaign.objects.filter(pk=campaign.pk).update(options={**campaign.options, "hit_points_per_step": 5})
+    assert "17 of 15" in party_of(client.get(url).text)
+
+
+def test_a_kept_card_reads_no_sheet_and_the_socket_sends_it(client, campaign, gm, player) -> None:
+    brunella = make_character(campaign, player, "Brunella")
+    client.force_login(gm)
+    page = party_of(client.get(reverse("play:dashboard", args=[campaign.pk])).text)
+    (row,) = live.party(campaign)
+    card = live.party_row_html(row)
+    assert "_document" not in row.character.__dict__  # kept: the sheet never read into its document
+    assert card in page
+    assert card.startswith(f'<li class="party-member" id="party-{brunella.pk}">')
+    kept.cards.clear()
+    assert live.party_row_html(live.party(campaign)[0]) == card
 
 
 def test_the_kept_fragments_are_bounded() -> None:

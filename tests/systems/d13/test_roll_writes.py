@@ -1,0 +1,33 @@
+"""A D13 roll from the sheet writes each thing once: the roll, the sheet that waits for its player's
+decision, and the campaign's last activity, moved to the roll's moment (not once for the roll and again
+for the sheet)."""
+
+from __future__ import annotations
+
+import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+from django.urls import reverse
+
+from campaigns.models import Campaign
+from play.models import Roll
+from tests.systems.d13.helpers import campaign_of, fresh, made, skill
+
+pytestmark = pytest.mark.django_db
+
+MOVED = 'UPDATE "campaigns_campaign" SET "last_activity_at"'
+
+
+def test_a_roll_from_the_sheet_moves_the_campaigns_last_activity_once_to_its_roll(client, gm, player, dice) -> None:
+    maud = made(campaign_of(gm, player), player)
+    client.force_login(gm)
+    dice(1, 5)  # no doubles: no card
+    situation = {"level": "difficult", "ability": "wits", "skill": skill(maud, "Occult")}
+    with CaptureQueriesContext(connection) as captured:
+        response = client.post(reverse("play:sheet-roll", args=[maud.pk]), situation)
+    assert response.status_code == 302
+    assert sum(q["sql"].startswith(MOVED) for q in captured) == 1
+    assert len(captured) == 30  # the same at any size: tests/play/test_hot_paths.py
+    rolled = Roll.objects.get(character=maud)
+    assert Campaign.objects.get(pk=maud.campaign_id).last_activity_at == rolled.created_at
+    assert fresh(maud).version == maud.version + 1  # the sheet saved, waiting for the player's decision
