@@ -180,16 +180,24 @@ def write_stamp(name: str, stamp: dict[str, Any]) -> None:
 
 @contextmanager
 def connected(name: str) -> Iterator[None]:
-    """Django's connection pointed at database ``name`` for the block (Django set up already)."""
+    """Django's connection pointed at database ``name`` for the block (Django set up already). On
+    PostgreSQL the process's pool of connections (config/settings.py) is closed on the way in and out:
+    it was opened on the database named when it started, and its idle connections would keep a
+    database from being copied (``CREATE DATABASE … TEMPLATE``) or dropped."""
     from django.db import connection
 
-    connection.close()
+    def let_go() -> None:
+        connection.close()
+        if connection.vendor == "postgresql":
+            connection.close_pool()
+
+    let_go()
     before = connection.settings_dict["NAME"]
     connection.settings_dict["NAME"] = name
     try:
         yield
     finally:
-        connection.close()
+        let_go()
         connection.settings_dict["NAME"] = before
 
 

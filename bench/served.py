@@ -98,13 +98,14 @@ MAKEFILE: Final = ROOT / "Makefile"
 
 def run_command(port: int, makefile: Path = MAKEFILE) -> list[str]:
     """The command of the Makefile's ``run`` target that starts uvicorn, with this Python and ``port``:
-    so that an option added there (a faster parser or loop) is what the bench measures."""
+    so that an option added there (a faster parser or loop) is what the bench measures. The target may
+    be named on several lines (its variables, ``run: export NAME = value``, and its rule): the recipe
+    follows the rule's line."""
     lines = makefile.read_text().splitlines()
-    try:
-        start = next(i for i, line in enumerate(lines) if re.match(r"^run\s*:", line))
-    except StopIteration:
-        raise BenchError(f"{makefile} has no run target") from None
-    for line in lines[start + 1 :]:
+    rules = [i for i, line in enumerate(lines) if re.match(r"^run\s*:", line) and not TARGET_VARIABLE.match(line)]
+    if not rules:
+        raise BenchError(f"{makefile} has no run target")
+    for line in lines[rules[-1] + 1 :]:
         if not line.startswith("\t"):
             break
         if " uvicorn " in f" {line} " or "-m uvicorn" in line:
@@ -119,12 +120,35 @@ def run_command(port: int, makefile: Path = MAKEFILE) -> list[str]:
     raise BenchError(f"the run target of {makefile} starts no uvicorn")
 
 
-def environment_for(database_url: str) -> dict[str, str]:
-    """A server's environment: the installation's database, ``DEBUG`` off, every rate limit lifted (the bench
+#: A target-specific variable of the Makefile: ``run: export NAME = value`` (or ``:=``, without ``export``).
+TARGET_VARIABLE: Final = re.compile(r"^run\s*:\s*(?:export\s+)?([A-Za-z_][A-Za-z0-9_]*)\s*:?=\s*(.*?)\s*$")
+
+
+def run_exports(makefile: Path = MAKEFILE) -> dict[str, str]:
+    """The environment the Makefile's ``run`` target sets for its server, whose values are plain (such as
+    ``STATIC_HASHED = true``); one made of other Make variables (``STATIC_ROOT``) is the bench's to give."""
+    found = (TARGET_VARIABLE.match(line) for line in makefile.read_text().splitlines())
+    return {m[1]: m[2] for m in found if m is not None and "$(" not in m[2]}
+
+
+def collect_static(environment: dict[str, str]) -> None:
+    """Static files collected as ``make run`` collects them before it serves (hashed, minified, compressed),
+    into the ``STATIC_ROOT`` of ``environment``, once for both servers."""
+    subprocess.run(
+        [sys.executable, "manage.py", "collectstatic", "--noinput", "--verbosity", "0"],
+        cwd=ROOT, env=environment, check=True,
+    )  # fmt: skip
+
+
+def environment_for(database_url: str, static_root: Path) -> dict[str, str]:
+    """A server's environment: what the Makefile's ``run`` target exports, the static files collected into
+    ``static_root``, the installation's database, ``DEBUG`` off, every rate limit lifted (the bench
     measures the work, not the limits, as :mod:`bench.load` does)."""
     lifted = ",".join(f"{limit.name}={UNLIMITED}/{UNLIMITED}" for limit in limits_all())
     return {
         **os.environ,
+        **run_exports(),
+        "STATIC_ROOT": str(static_root),
         "DATABASE_URL": database_url,
         "DEBUG": "false",
         "API_RATE_LIMIT": str(UNLIMITED),
@@ -769,6 +793,8 @@ def run(
             progress(f"served: the installations copied for this run in {time.perf_counter() - started:.1f} s")
         sites = {name: Site(name, "", {}, "") for name in databases}
         logs = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="dicehall-bench-served-")))
+        static_root = logs / "static"
+        collect_static(environment_for(big.url_of(databases["empty"]), static_root))
         servers = stack.enter_context(ExitStack())
         with ThreadPoolExecutor(max_workers=3) as starting:
             # The servers start while this process makes the sessions and counts the queries (its one other
@@ -777,7 +803,7 @@ def run(
             running = {
                 name: starting.submit(
                     servers.enter_context,
-                    server(environment_for(big.url_of(database)), logs / f"{name}.log", run_command),
+                    server(environment_for(big.url_of(database), static_root), logs / f"{name}.log", run_command),
                 )
                 for name, database in databases.items()
             }

@@ -34,7 +34,9 @@ def test_the_quick_served_bench_gives_every_page_its_figures_on_both_installatio
     from django.db import connection, connections
 
     template = connection.settings_dict["NAME"]
-    connections.close_all()  # a database is copied only when nobody is connected to it
+    # A database is copied only when nobody is connected to it: the pool's idle connections too.
+    connections.close_all()
+    connection.close_pool()
 
     status = served.served_main(quick=True, template=template)
 
@@ -69,6 +71,8 @@ def test_the_server_is_started_with_the_command_of_the_makefiles_run_target(tmp_
     makefile = tmp_path / "Makefile"
     makefile.write_text(
         "PY := .venv/bin/python\n"
+        "run: export STATIC_HASHED = true\n"
+        "run: export STATIC_ROOT := $(STATIC_ROOT)\n"
         "run: $(VENV)/.installed-base\n"
         "\t$(PY) manage.py migrate --noinput\n"
         "\t$(PY) -m uvicorn config.asgi:application --host 127.0.0.1 --port $(PORT) --http httptools --loop uvloop\n"
@@ -82,6 +86,8 @@ def test_the_server_is_started_with_the_command_of_the_makefiles_run_target(tmp_
     assert command[1:] == ["-m", "uvicorn", "config.asgi:application", "--host", "127.0.0.1", "--port", "8123",
                            "--http", "httptools", "--loop", "uvloop"]  # fmt: skip
     assert command[0].endswith("python") or "python" in Path(command[0]).name
+    # What the target exports for its server with a plain value; one made of Make's variables is the bench's.
+    assert served.run_exports(makefile) == {"STATIC_HASHED": "true"}
 
 
 def test_the_projects_makefile_starts_uvicorn_on_the_port_given() -> None:
