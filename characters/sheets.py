@@ -4,6 +4,9 @@ query beyond the character and its campaign."""
 
 from __future__ import annotations
 
+import json
+import threading
+from collections import OrderedDict
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -35,16 +38,52 @@ def with_sheet(characters: QuerySet[Character]) -> QuerySet[Character]:
     return characters.select_related("campaign", "owner").with_balances()
 
 
+#: How many sheets one process keeps read (their document and what their system derives from it), the
+#: least recently shown dropped first: a sheet page is read far more often than its sheet changes.
+KEPT_SHEETS = 256
+
+_kept: OrderedDict[str, tuple[dict[str, Any], Any, dict[str, Any]]] = OrderedDict()
+_kept_lock = threading.Lock()
+
+
+def _read(character: Character) -> tuple[dict[str, Any], Any, dict[str, Any]]:
+    """The campaign's options (defaults filled in), the character's document and its system's
+    ``sheet_view`` of them, validated and derived once per
+    content: kept by the stored sheet and the campaign's stored options themselves (not by id and
+    version, which a write outside the one write path would leave unchanged), so a changed sheet or
+    option is a new entry and shows at once. Documents are frozen; the views are only read."""
+    campaign = character.campaign
+    key = json.dumps([character.system, campaign.system, character.sheet, campaign.options], separators=(",", ":"))
+    with _kept_lock:
+        found = _kept.get(key)
+        if found is not None:
+            _kept.move_to_end(key)
+            return found
+    options, document = campaign.settings, character.document
+    read = (options, document, character.rules.sheet_view(document, options))
+    with _kept_lock:
+        _kept[key] = read
+        while len(_kept) > KEPT_SHEETS:
+            _kept.popitem(last=False)
+    return read
+
+
+def kept_sheets() -> int:
+    """How many sheets this process keeps read (at most :data:`KEPT_SHEETS`)."""
+    return len(_kept)
+
+
+def forget_kept_sheets() -> None:
+    """Keep no sheet read: the next page of each reads and derives it afresh."""
+    with _kept_lock:
+        _kept.clear()
+
+
 def sheet(character: Character) -> dict[str, Any]:
-    """The whole sheet for the system's templates; the character must come from :func:`with_sheet`."""
-    options = character.campaign.settings
-    document = character.document
-    return {
-        "character": character,
-        "document": document,
-        "options": options,
-        **character.rules.sheet_view(document, options),
-    }
+    """The whole sheet for the system's templates; the character must come from :func:`with_sheet`.
+    The nested values are shared with every page that shows the same sheet: treat them as read-only."""
+    options, document, view = _read(character)
+    return {"character": character, "document": document, "options": options, **view}
 
 
 def template(character: Character, name: str) -> str:

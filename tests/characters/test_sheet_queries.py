@@ -35,6 +35,18 @@ def test_the_sheet_page_queries_stay_constant(client, brunella, grow, n, viewer,
 
 
 @pytest.mark.parametrize("n", [1, 6])
+def test_a_sheet_shown_again_costs_the_same_queries(client, brunella, gm, grow, n, django_assert_num_queries):
+    """The second view reads the sheet kept by the first (``sheets.KEPT_SHEETS``): no query more or less."""
+    grow(brunella, n)
+    client.force_login(gm)
+    url = reverse("characters:sheet", args=[brunella.pk])
+    for _ in range(2):
+        with django_assert_num_queries(SHEET_QUERIES):
+            response = client.get(url)
+        assert f"Trick {n - 1}" in response.text
+
+
+@pytest.mark.parametrize("n", [1, 6])
 def test_a_saved_section_comes_back_in_constant_queries(client, brunella, gm, grow, n, django_assert_num_queries):
     grow(brunella, n)
     client.force_login(gm)
