@@ -89,7 +89,9 @@ def test_a_gm_invites_a_new_player_who_builds_a_character_and_edits_it_in_place(
     expect(player_page.get_by_role("heading", level=1)).to_have_text("Vex")
     expect(player_page.locator("#hit-points")).to_contain_text("30 of 30")
 
-    # The player renames the specialization in place: no page load.
+    # The player renames the specialization in place: no page load. The page has finished loading first
+    # (its deferred htmx set up): a click before that follows the link as a page without script would.
+    player_page.wait_for_function("() => document.readyState === 'complete' && window.htmx !== undefined")
     player_page.evaluate("window.sameDocument = true")
     player_page.get_by_role("link", name="Edit specializations").click()
     player_page.get_by_role("group", name="Knife fighting").get_by_label("Name").fill("Knife work")
