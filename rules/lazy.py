@@ -3,9 +3,11 @@
 A package's ``__init__`` runs whenever any of its modules is imported: ``rules.systems.lucky13.checks`` runs
 ``rules/systems/lucky13/__init__.py`` first. A package that re-exported its parts eagerly would make the
 chance of one roll (``python -m rules chance``) load the whole system, its sheet models (pydantic) and all.
-So a package lists where each of its names lives, and :func:`exports` gives it the ``__getattr__`` and
-``__dir__`` that import that module the first time the name is asked for. The same names are imported under
-``typing.TYPE_CHECKING`` for the type checker; ``tests/rules/test_lazy.py`` checks that the two lists agree.
+So a package lists where each of its names lives, once, in a table of parts: :func:`names` gives its
+``__all__`` from that table, and :func:`exports` the ``__getattr__`` and ``__dir__`` that import a name's
+module the first time the name is asked for. The type checker reads no table, so the package also imports
+the same names under ``typing.TYPE_CHECKING`` (marked ``noqa: F401``: they are re-exported, not used);
+``tests/rules/test_chance_imports.py`` checks that those imports and the table agree.
 """
 
 from __future__ import annotations
@@ -15,7 +17,13 @@ from collections.abc import Callable, Iterable, Mapping
 from importlib import import_module
 from typing import Any
 
-__all__ = ["exports"]
+__all__ = ["exports", "names"]
+
+
+def names(parts: Mapping[str, Iterable[str]]) -> list[str]:
+    """The ``__all__`` of a package whose ``parts`` map a module's full name to the names it gives: every
+    name of the table, in its order."""
+    return [name for given in parts.values() for name in given]
 
 
 def exports(package: str, parts: Mapping[str, Iterable[str]]) -> tuple[Callable[[str], Any], Callable[[], list[str]]]:

@@ -17,13 +17,11 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Final
 
-from rules.lazy import exports
+from rules.lazy import exports, names
 
 if TYPE_CHECKING:
-    from rules.systems.d6.rolls import ROLL_KINDS
-    from rules.systems.d6.system import D6, KEY, NAME, SYSTEM
-
-__all__ = ["D6", "KEY", "NAME", "ROLL_KINDS", "SYSTEM"]
+    from rules.systems.d6.rolls import ROLL_KINDS  # noqa: F401
+    from rules.systems.d6.system import D6, KEY, NAME, SYSTEM  # noqa: F401
 
 #: Where each name lives, imported on first use (:mod:`rules.lazy`): the chance of a spec needs only the roll
 #: kinds (``ROLL_KINDS``, :func:`rules.systems.roll_kinds`), which load the odds and not the sheet models.
@@ -32,4 +30,5 @@ _PARTS: Final = {
     "rules.systems.d6.rolls": ("ROLL_KINDS",),
 }
 
+__all__ = names(_PARTS)
 __getattr__, __dir__ = exports(__name__, _PARTS)

@@ -12,12 +12,12 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Final
 
-from rules.lazy import exports
+from rules.lazy import exports, names
 
 if TYPE_CHECKING:
-    from rules.reading import clean_name
-    from rules.systems.base import OptionsError
-    from rules.systems.lucky13.advancement import (
+    from rules.reading import clean_name  # noqa: F401
+    from rules.systems.base import OptionsError  # noqa: F401
+    from rules.systems.lucky13.advancement import (  # noqa: F401
         SPECIALIZATION_COST,
         Effect,
         Purchase,
@@ -30,7 +30,7 @@ if TYPE_CHECKING:
         buy_specialization,
         suggestions,
     )
-    from rules.systems.lucky13.checks import (
+    from rules.systems.lucky13.checks import (  # noqa: F401
         ABILITY_ROLL_CHOICES,
         CHECK_FIELDS,
         MAX_POOL,
@@ -68,8 +68,8 @@ if TYPE_CHECKING:
         roll_opposed,
         roll_pool,
     )
-    from rules.systems.lucky13.combat import MAX_ROLLOFFS, InitiativeEntry, combat_pool, initiative_order
-    from rules.systems.lucky13.creation import (
+    from rules.systems.lucky13.combat import MAX_ROLLOFFS, InitiativeEntry, combat_pool, initiative_order  # noqa: F401
+    from rules.systems.lucky13.creation import (  # noqa: F401
         BALANCED_ARRAY,
         SPECIALIZED_ARRAY,
         TableDraw,
@@ -85,7 +85,7 @@ if TYPE_CHECKING:
         specialization_allowance,
         table_entry,
     )
-    from rules.systems.lucky13.health import (
+    from rules.systems.lucky13.health import (  # noqa: F401
         Condition,
         HitPointChange,
         change_hit_points,
@@ -95,8 +95,8 @@ if TYPE_CHECKING:
         max_hit_points,
         minute_passes,
     )
-    from rules.systems.lucky13.identity import ATTRIBUTION, DISCLAIMER, KEY, LICENSE_FILE, LICENSE_NAME, NAME
-    from rules.systems.lucky13.modifiers import (
+    from rules.systems.lucky13.identity import ATTRIBUTION, DISCLAIMER, KEY, LICENSE_FILE, LICENSE_NAME, NAME  # noqa: F401
+    from rules.systems.lucky13.modifiers import (  # noqa: F401
         NO_MODIFIERS,
         Modifiers,
         assist_steps,
@@ -105,7 +105,7 @@ if TYPE_CHECKING:
         reaction_charm,
         sheet_check,
     )
-    from rules.systems.lucky13.options import (
+    from rules.systems.lucky13.options import (  # noqa: F401
         ABILITY_METHODS,
         LEGACY_COMBAT_NAMES,
         PRESET_COMBAT_SKILLS,
@@ -120,8 +120,8 @@ if TYPE_CHECKING:
         read_options,
         validate_options,
     )
-    from rules.systems.lucky13.record import ROLL_KINDS, check_roll_view, opposed_roll_view, pool_view
-    from rules.systems.lucky13.sheet import (
+    from rules.systems.lucky13.record import ROLL_KINDS, check_roll_view, opposed_roll_view, pool_view  # noqa: F401
+    from rules.systems.lucky13.sheet import (  # noqa: F401
         MAX_DESCRIPTION,
         MAX_ITEMS,
         MAX_NOTES,
@@ -132,8 +132,8 @@ if TYPE_CHECKING:
         incomplete,
         migrate,
     )
-    from rules.systems.lucky13.system import SYSTEM, Lucky13
-    from rules.systems.lucky13.vocabulary import (
+    from rules.systems.lucky13.system import SYSTEM, Lucky13  # noqa: F401
+    from rules.systems.lucky13.vocabulary import (  # noqa: F401
         ABILITIES,
         ABILITY_KEYS,
         ASSET_LEVELS,
@@ -148,138 +148,6 @@ if TYPE_CHECKING:
         check_reputation,
         indefinite,
     )
-
-__all__ = [
-    "ABILITIES",
-    "ABILITY_KEYS",
-    "ABILITY_METHODS",
-    "ABILITY_ROLL_CHOICES",
-    "ASSET_LEVELS",
-    "ATTRIBUTION",
-    "BALANCED_ARRAY",
-    "CHECK_FIELDS",
-    "DISCLAIMER",
-    "KEY",
-    "LEGACY_COMBAT_NAMES",
-    "LICENSE_FILE",
-    "LICENSE_NAME",
-    "MAX_ABILITY",
-    "MAX_DESCRIPTION",
-    "MAX_ITEMS",
-    "MAX_NAME",
-    "MAX_NOTES",
-    "MAX_POOL",
-    "MAX_POOL_DICE",
-    "MAX_ROLLOFFS",
-    "MAX_SKILLS",
-    "MAX_SPECIALIZATION_LEVEL",
-    "MAX_STEPS",
-    "MAX_TABLE_ENTRIES",
-    "MAX_TABLE_ROLLS",
-    "NAME",
-    "NO_MODIFIERS",
-    "OPPOSED_FIELDS",
-    "OPPOSED_TOLERANCE",
-    "PRESET_COMBAT_SKILLS",
-    "ROLL_KINDS",
-    "SCHEMA_VERSION",
-    "SKILL_METHODS",
-    "SKILL_PRESETS",
-    "SPECIALIZATION_COST",
-    "SPECIALIZED_ARRAY",
-    "SYSTEM",
-    "TABLE_OPTIONS",
-    "TARGET",
-    "AbilityRoll",
-    "Check",
-    "CheckChance",
-    "CheckRoll",
-    "Condition",
-    "Difficulty",
-    "Distribution",
-    "Draw",
-    "Effect",
-    "Explosion",
-    "HitPointChange",
-    "InitiativeEntry",
-    "Lucky13",
-    "Modifiers",
-    "Opposed",
-    "OpposedChance",
-    "OpposedRoll",
-    "Options",
-    "OptionsError",
-    "Pool",
-    "PoolRoll",
-    "Purchase",
-    "PurchaseKind",
-    "Sheet",
-    "SheetError",
-    "SheetSkill",
-    "SkillEntry",
-    "Suggestion",
-    "TableDraw",
-    "TableEntry",
-    "TableRoll",
-    "abilities_from_percentiles",
-    "ability_from_percentile",
-    "ability_raise_cost",
-    "assist_steps",
-    "buy_ability",
-    "buy_level",
-    "buy_specialization",
-    "change_hit_points",
-    "check_ability_array",
-    "check_chance",
-    "check_chance_json",
-    "check_distribution",
-    "check_level",
-    "check_modifiers",
-    "check_reputation",
-    "check_roll_view",
-    "check_skill_dice",
-    "clean_name",
-    "combat_pool",
-    "combat_skill_name",
-    "condition",
-    "current_pulse",
-    "death_threshold",
-    "default_options",
-    "effective_skill_die",
-    "incomplete",
-    "indefinite",
-    "initiative_order",
-    "max_hit_points",
-    "migrate",
-    "minute_passes",
-    "opposed_chance",
-    "opposed_chance_json",
-    "opposed_roll_view",
-    "parse_check",
-    "parse_choice",
-    "parse_die",
-    "parse_difficulty",
-    "parse_opposed",
-    "parse_steps",
-    "pool_dilemma",
-    "pool_view",
-    "preset_skills",
-    "reaction_charm",
-    "read_options",
-    "roll_check",
-    "roll_on_table",
-    "roll_opposed",
-    "roll_pool",
-    "sheet_check",
-    "skill_dice_allowed",
-    "skill_dice_by_ability",
-    "skill_dice_over",
-    "skill_point_cost",
-    "specialization_allowance",
-    "suggestions",
-    "table_entry",
-    "validate_options",
-]
 
 #: Where each name lives, imported on first use (:mod:`rules.lazy`): the chance of a spec needs only the roll
 #: kinds (``ROLL_KINDS``, :func:`rules.systems.roll_kinds`), which load the checks and not the sheet models.
@@ -419,4 +287,5 @@ _PARTS: Final = {
     ),
 }
 
+__all__ = names(_PARTS)
 __getattr__, __dir__ = exports(__name__, _PARTS)

@@ -26,12 +26,12 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Final
 
-from rules.lazy import exports
+from rules.lazy import exports, names
 
 if TYPE_CHECKING:
-    from rules.document import Problem
-    from rules.systems.protocol.advancement import Advancement, Currency, Effect, Offer, Standing
-    from rules.systems.protocol.combat import (
+    from rules.document import Problem  # noqa: F401
+    from rules.systems.protocol.advancement import Advancement, Currency, Effect, Offer, Standing  # noqa: F401
+    from rules.systems.protocol.combat import (  # noqa: F401
         AttackPlan,
         AttackRoll,
         Combat,
@@ -44,13 +44,13 @@ if TYPE_CHECKING:
         Initiative,
         Logged,
     )
-    from rules.systems.protocol.creation import Creation, CreationStep, StartField
-    from rules.systems.protocol.editing import Awaiting, Editing, EditRefused, EditSection, Role
-    from rules.systems.protocol.errors import SheetInvalid, SpecError
-    from rules.systems.protocol.exchange import Arrival, Exchange, LegacyRead
-    from rules.systems.protocol.kinds import Recorded, RollKind
-    from rules.systems.protocol.options import CampaignOptions, Option, OptionsChange, OptionsError
-    from rules.systems.protocol.rolls import (
+    from rules.systems.protocol.creation import Creation, CreationStep, StartField  # noqa: F401
+    from rules.systems.protocol.editing import Awaiting, Editing, EditRefused, EditSection, Role  # noqa: F401
+    from rules.systems.protocol.errors import SheetInvalid, SpecError  # noqa: F401
+    from rules.systems.protocol.exchange import Arrival, Exchange, LegacyRead  # noqa: F401
+    from rules.systems.protocol.kinds import Recorded, RollKind  # noqa: F401
+    from rules.systems.protocol.options import CampaignOptions, Option, OptionsChange, OptionsError  # noqa: F401
+    from rules.systems.protocol.rolls import (  # noqa: F401
         Calls,
         Kept,
         Other,
@@ -61,64 +61,9 @@ if TYPE_CHECKING:
         Worded,
         nobody,
     )
-    from rules.systems.protocol.sheets import SheetDocuments, Summary, Track, Vitals
-    from rules.systems.protocol.system import Identity, RulesSystem
-    from rules.systems.protocol.table import TableMoves
-
-__all__ = [
-    "Advancement",
-    "Arrival",
-    "AttackPlan",
-    "AttackRoll",
-    "Awaiting",
-    "Calls",
-    "CampaignOptions",
-    "Combat",
-    "CombatAction",
-    "CombatRefused",
-    "Creation",
-    "CreationStep",
-    "Currency",
-    "Defence",
-    "EditRefused",
-    "EditSection",
-    "Editing",
-    "Effect",
-    "Exchange",
-    "Fighter",
-    "Fights",
-    "Harm",
-    "Identity",
-    "Initiative",
-    "Kept",
-    "LegacyRead",
-    "Logged",
-    "Offer",
-    "Option",
-    "OptionsChange",
-    "OptionsError",
-    "Other",
-    "Others",
-    "Problem",
-    "Recorded",
-    "Role",
-    "RollKind",
-    "Rolls",
-    "RulesSystem",
-    "SheetDocuments",
-    "SheetInvalid",
-    "SheetRoll",
-    "SpecError",
-    "Standing",
-    "StartField",
-    "Summary",
-    "TableMoves",
-    "Totals",
-    "Track",
-    "Vitals",
-    "Worded",
-    "nobody",
-]
+    from rules.systems.protocol.sheets import SheetDocuments, Summary, Track, Vitals  # noqa: F401
+    from rules.systems.protocol.system import Identity, RulesSystem  # noqa: F401
+    from rules.systems.protocol.table import TableMoves  # noqa: F401
 
 #: Where each name lives: a part is imported when one of its names is first used (:mod:`rules.lazy`), so the
 #: chance interface, which needs only :mod:`.errors` and :mod:`.kinds`, loads no sheet model.
@@ -160,4 +105,5 @@ _PARTS: Final = {
     "rules.systems.protocol.table": ("TableMoves",),
 }
 
+__all__ = names(_PARTS)
 __getattr__, __dir__ = exports(__name__, _PARTS)
