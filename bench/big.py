@@ -40,6 +40,7 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass
 from datetime import timedelta
+from itertools import islice
 from typing import TYPE_CHECKING, Any, Final
 from urllib.parse import urlsplit
 
@@ -331,35 +332,13 @@ def seed() -> dict[str, Any]:
 
 
 def entries(character_id: int, by_id: int, currency: str, n: int, rng: random.Random) -> int:
-    """Append ``n`` awards to the character's ledger after the entries it has, each with its running
-    balance, and set the character's balance to the last. Returns the rows written."""
-    from characters import ledger
-    from characters.models import Balance, LedgerEntry
+    """Append ``n`` awards to the character's ledger after the entries it has, twenty to a chapter, each with
+    its running balance, and set the character's balance to the last. Returns the rows written."""
+    from bench.rows import Award, append_awards
+    from characters.models import LedgerEntry
 
-    if n <= 0:
-        return 0
-    last = LedgerEntry.objects.filter(character_id=character_id, currency=currency).order_by("-pk").first()
-    balance = last.balance if last is not None else 0
-    rows = []
-    for i in range(n):
-        amount = rng.randint(1, 12)
-        balance += amount
-        rows.append(
-            LedgerEntry(
-                character_id=character_id,
-                kind=LedgerEntry.Kind.AWARD,
-                currency=currency,
-                amount=amount,
-                balance=balance,
-                reason=f"Session {i + 1}",
-                adventure=f"Chapter {i // 20 + 1}",
-                by_id=by_id,
-            )
-        )
-    insert(LedgerEntry, rows)
-    Balance.objects.update_or_create(character_id=character_id, currency=currency, defaults={"amount": balance})
-    ledger.recount_adventures([character_id])  # the chart's tallies, which the ledger's writers keep
-    return n
+    awards = [Award(rng.randint(1, 12), f"Session {i + 1}", f"Chapter {i // 20 + 1}") for i in range(n)]
+    return append_awards(character_id, by_id, currency, awards, lambda rows: insert(LedgerEntry, rows))
 
 
 def templates(demo: Campaign, where: Campaign, party: Sequence[Any], gm: AbstractBaseUser) -> list[Roll]:
@@ -390,40 +369,16 @@ def append_rolls(where: Campaign, like: Sequence[Roll], upto: int, *, chunk: int
     to the one before and signed as ``record_roll`` does. Returns the rolls written."""
     from django.utils import timezone
 
+    from bench.rows import chained_rolls
     from play import chain
     from play.models import Roll
 
     last = Roll.objects.filter(campaign=where).order_by("-seq").first()
     seq, prev_hash = (last.seq, last.hash) if last is not None else (0, chain.GENESIS)
     start = last.created_at if last is not None else timezone.now() - timedelta(days=365)
+    made = chained_rolls(where.pk, like, range(seq + 1, upto + 1), prev_hash=prev_hash, start=start)
     written = 0
-    while seq < upto:
-        batch = []
-        for seq in range(seq + 1, min(upto, seq + chunk) + 1):  # noqa: B020 (seq goes on from the batch before)
-            model = like[seq % len(like)]
-            follows = None if model.follows is None else seq - model.follows
-            roll = Roll(
-                campaign_id=where.pk,
-                by_id=model.by_id,
-                character_id=model.character_id,
-                kind=model.kind,
-                system=model.system,
-                label=model.label,
-                spec=model.spec,
-                dice=model.dice,
-                total=model.total,
-                outcome=model.outcome,
-                chance=model.chance,
-                chance_of=model.chance_of,
-                secret=model.secret,
-                created_at=start + timedelta(seconds=seq),
-                seq=seq,
-                follows=follows if follows is not None and follows >= 1 else None,
-                prev_hash=prev_hash,
-            )
-            chain.seal(roll)
-            prev_hash = roll.hash
-            batch.append(roll)
+    while batch := list(islice(made, chunk)):
         insert(Roll, batch)
         written += len(batch)
     return written

@@ -16,17 +16,17 @@ from __future__ import annotations
 import random
 from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import timedelta
 from typing import Any, Final
 
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import AbstractBaseUser
 from django.urls import reverse
 
+from bench.rows import Award, append_awards, chained_rolls
 from campaigns.models import Campaign, Membership
 from characters import ledger, write
 from characters.models import Balance, Character, LedgerEntry, ReputationChange, SheetChange
-from play import chain, encounters, rolls, sheet_rolls
+from play import encounters, rolls, sheet_rolls
 from play.models import Roll
 from rules import systems
 from rules.systems.base import RulesSystem
@@ -228,27 +228,11 @@ def ledger_entries(hero: Character, gm: AbstractBaseUser, n: int) -> None:
         adventure="Chapter 0",
         by=gm,
     )
-    last = LedgerEntry.objects.filter(character=hero).get()
-    balance = last.balance
-    rows = []
-    for i in range(1, n):
-        amount = 1 + i % 5
-        balance += amount
-        rows.append(
-            LedgerEntry(
-                character=hero,
-                kind=LedgerEntry.Kind.AWARD,
-                currency=last.currency,
-                amount=amount,
-                balance=balance,
-                reason=f"Bounty {i}",
-                adventure=f"Chapter {i // 100}",
-                by=gm,
-            )
-        )
-    LedgerEntry.objects.bulk_create(rows, batch_size=BATCH)
-    Balance.objects.filter(character=hero, currency=last.currency).update(amount=balance)
-    ledger.recount_adventures([hero.pk])  # the chart's tallies, which the ledger's writers keep
+    currency = LedgerEntry.objects.get(character=hero).currency
+    awards = [Award(1 + i % 5, f"Bounty {i}", f"Chapter {i // 100}") for i in range(1, n)]
+    append_awards(
+        hero.pk, gm.pk, currency, awards, lambda rows: LedgerEntry.objects.bulk_create(rows, batch_size=BATCH)
+    )
     ReputationChange.objects.bulk_create(
         # From the fighter's reputation of 1: up one, down one, …
         ReputationChange(
@@ -314,31 +298,8 @@ def roll_log(where: Campaign, people: Cast, heroes: Sequence[Character], n: int)
     made.append(rolls.roll_free(**free, by=people.gm, text="4d6", secret=False))
     last = Roll.objects.filter(campaign=where).order_by("-seq").first()  # the chain's end, as stored
     if last is not None and n > last.seq:
-        prev_hash, start = last.hash, last.created_at
-        appended = []
-        for seq in range(last.seq + 1, n + 1):
-            like = made[seq % len(made)]
-            roll = Roll(
-                campaign=where,
-                by_id=like.by_id,
-                character_id=like.character_id,
-                kind=like.kind,
-                system=like.system,
-                label=like.label,
-                spec=like.spec,
-                dice=like.dice,
-                total=like.total,
-                outcome=like.outcome,
-                chance=like.chance,
-                chance_of=like.chance_of,
-                secret=like.secret,
-                created_at=start + timedelta(seconds=seq),
-                seq=seq,
-                prev_hash=prev_hash,
-            )
-            chain.seal(roll)  # signed as record_roll signs
-            prev_hash = roll.hash
-            appended.append(roll)
+        seqs = range(last.seq + 1, n + 1)
+        appended = chained_rolls(where.pk, made, seqs, prev_hash=last.hash, start=last.created_at)
         Roll.objects.bulk_create(appended, batch_size=BATCH)
     if Roll.objects.filter(campaign=where).count() != n or rolls.verify_chain(where) is not None:
         raise RuntimeError(f"the roll log of {where} was not built whole: {n} rolls in an unbroken chain")
