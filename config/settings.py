@@ -224,7 +224,8 @@ TEMPLATES = [
 # thread, which costs little and is the only kind SQLite lets a thread use safely, so it opens one a request.
 DATABASE_URL = os.environ.get("DATABASE_URL", "")
 #: Connections each server process keeps open (DB_POOL_MIN) and may open at most (DB_POOL_MAX), and
-#: seconds a request waits for one before failing as the database out of reach (a 503, web/outage.py).
+#: seconds a request waits for one before failing as the database out of reach (a 503, web/outage.py; once
+#: the pool has failed to connect, a request waits 0.1 s until one is served again).
 #: Every process has its own pool: processes × DB_POOL_MAX must stay under PostgreSQL's max_connections.
 DB_POOL_MIN = int(os.environ.get("DB_POOL_MIN", "2"))
 DB_POOL_MAX = int(os.environ.get("DB_POOL_MAX", "10"))

@@ -9,6 +9,8 @@ connection really goes to a port where nothing listens."""
 
 from __future__ import annotations
 
+import logging
+import re
 import socket
 
 import pytest
@@ -18,7 +20,7 @@ from django.test import Client
 from api import tokens
 from campaigns.models import Campaign
 from tests.api.conftest import ApiClient
-from web.outage import RETRY_AFTER
+from web.outage import OUTAGE_WAIT, RETRY_AFTER
 
 REFUSED = 'connection to server at "127.0.0.1", port 5432 failed: Connection refused'
 
@@ -129,3 +131,62 @@ def test_postgresql_at_a_port_where_nothing_listens_is_a_503_and_then_served_aga
         connection.close_pool()
     assert signed_in.get(page).status_code == 200
     assert not Campaign.objects.filter(name="Iron Marches").exists()
+
+
+def waits(caplog: pytest.LogCaptureFixture) -> list[str]:
+    """How long each 503 logged waited for a pooled connection, as the pool words it."""
+    return [m.group(1) for r in caplog.records if (m := re.search(r"after ([0-9.]+) sec", r.getMessage()))]
+
+
+@pytest.mark.postgres
+@pytest.mark.django_db(transaction=True)
+def test_once_postgresql_is_out_of_reach_the_next_requests_are_answered_at_once_until_it_is_back(
+    signed_in, token_client, campaign, monkeypatch, caplog
+) -> None:
+    page = f"/campaigns/{campaign.pk}/"
+    server = {"host": connection.settings_dict["HOST"], "port": connection.settings_dict["PORT"]}
+    connection.close()
+    connection.close_pool()
+    with monkeypatch.context() as patch, caplog.at_level(logging.WARNING, logger="web.outage"):
+        patch.setitem(connection.settings_dict, "HOST", "127.0.0.1")
+        patch.setitem(connection.settings_dict, "PORT", str(closed_port()))
+        patch.setitem(connection.settings_dict["OPTIONS"], "pool", {"min_size": 0, "max_size": 2, "timeout": 1.0})
+        pool = connection.pool
+        assert_page_503(signed_in.get(page))  # the pool's whole wait, its attempts to connect refused
+        assert_page_503(signed_in.get(page))
+        assert_api_503(token_client.get("/campaigns"))
+        assert_page_503(Client().get("/healthz"))
+        assert Client().get("/").status_code == 200  # a page that needs no database is served as ever
+        assert waits(caplog) == ["1.00", f"{OUTAGE_WAIT:.2f}", f"{OUTAGE_WAIT:.2f}", f"{OUTAGE_WAIT:.2f}"]
+
+        # The server answers again where the pool connects; the first request served ends the short wait.
+        pool.kwargs.update(server)
+        pool.putconn(pool.getconn(timeout=60))  # the pool's next attempt to connect, after its back-off
+        assert signed_in.get(page).status_code == 200
+        assert pool.timeout == 1.0
+        connection.close()
+        connection.close_pool()
+
+
+@pytest.mark.postgres
+@pytest.mark.django_db(transaction=True)
+def test_every_pooled_connection_busy_is_a_503_after_the_whole_wait_each_time(signed_in, campaign, monkeypatch, caplog):
+    """The server answering, but no connection free in time: not an outage, so no request waits less."""
+    page = f"/campaigns/{campaign.pk}/"
+    connection.close()
+    connection.close_pool()
+    with monkeypatch.context() as patch, caplog.at_level(logging.WARNING, logger="web.outage"):
+        patch.setitem(connection.settings_dict["OPTIONS"], "pool", {"min_size": 0, "max_size": 1, "timeout": 0.5})
+        pool = connection.pool
+        pool.open()
+        held = pool.getconn()
+        try:
+            assert_page_503(signed_in.get(page))
+            assert_page_503(signed_in.get(page))
+        finally:
+            pool.putconn(held)
+        assert waits(caplog) == ["0.50", "0.50"]
+        assert pool.timeout == 0.5
+        assert signed_in.get(page).status_code == 200
+        connection.close()
+        connection.close_pool()

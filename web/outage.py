@@ -13,14 +13,24 @@ served as ever.
 
 The page needs nothing that needs the database: no session, no user, no CSRF token, and it is drawn
 without the request's context processors.
+
+On PostgreSQL a request waits up to ``DB_POOL_TIMEOUT`` seconds (5) for a connection from the process's pool,
+which is right when every connection is busy for a moment, and wasted when the server is gone: every request
+would wait the whole time before its 503, holding a thread. So once a request's 503 comes after the pool has
+failed to connect (its ``connections_errors`` grew), the process notes the outage (:class:`Outage`), and until
+a connection is had again the pool is waited on for :data:`OUTAGE_WAIT` alone: the next requests are answered
+at once, and the first once the server is back (and the pool connected) is served, as ever.
 """
 
 from __future__ import annotations
 
 import logging
-from typing import Final
+import threading
+from typing import Any, ClassVar, Final
 
-from django.db import InterfaceError, OperationalError
+from django.db import DEFAULT_DB_ALIAS, InterfaceError, OperationalError, connections
+from django.db.backends.base.base import BaseDatabaseWrapper
+from django.db.backends.signals import connection_created
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.template.loader import render_to_string
 from django.utils.deprecation import MiddlewareMixin
@@ -38,6 +48,56 @@ MESSAGE: Final = (
 )
 #: The page has no script, no style sheet and no image: nothing at all may load.
 POLICY: Final = "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'"
+#: Seconds a request waits for a pooled connection while an outage is noted: long enough for a connection the
+#: pool holds or opens at once, far short of ``DB_POOL_TIMEOUT``.
+OUTAGE_WAIT: Final = 0.1
+
+
+class Outage:
+    """This process's note of an outage of PostgreSQL: the pool that failed to connect, and the wait it was made
+    with (``DB_POOL_TIMEOUT``), which it waits with again once a connection is had."""
+
+    lock: ClassVar = threading.Lock()
+    #: The pool waited on for :data:`OUTAGE_WAIT` alone, while the outage lasts.
+    pool: ClassVar[Any] = None
+    wait: ClassVar[float] = 0.0
+    #: The pool's failed connection attempts when a 503 last looked: more since then is the server out of reach,
+    #: and not every connection merely busy.
+    looked: ClassVar[tuple[Any, int]] = (None, 0)
+
+    @classmethod
+    def note(cls) -> None:
+        """After a 503: the outage noted when the pool has failed to connect since the last 503 (or is noted)."""
+        pool = getattr(connections[DEFAULT_DB_ALIAS], "pool", None)  # PostgreSQL's pool, when there is one
+        if pool is None:
+            return
+        errors = pool.get_stats().get("connections_errors", 0)
+        with cls.lock:
+            seen_pool, seen = cls.looked
+            cls.looked = (pool, errors)
+            if cls.pool is pool or errors <= (seen if seen_pool is pool else 0):
+                return
+            if cls.pool is not None:  # a pool made since (settings changed): the old one waits as before
+                cls.pool.timeout = cls.wait
+            cls.pool, cls.wait = pool, pool.timeout
+            pool.timeout = OUTAGE_WAIT
+
+    @classmethod
+    def end(cls) -> None:
+        """A connection was had: the pool waits with ``DB_POOL_TIMEOUT`` again."""
+        with cls.lock:
+            if cls.pool is not None:
+                cls.pool.timeout = cls.wait
+                cls.pool = None
+
+
+def connected(sender: object, connection: BaseDatabaseWrapper, **kwargs: object) -> None:
+    """Any connection had (a page's, a live socket's) ends a noted outage; otherwise a look at one attribute."""
+    if Outage.pool is not None and connection.alias == DEFAULT_DB_ALIAS:
+        Outage.end()
+
+
+connection_created.connect(connected, dispatch_uid="web.outage.connected")
 
 
 def unavailable(request: HttpRequest) -> HttpResponse:
@@ -77,4 +137,5 @@ class DatabaseOutageMiddleware(MiddlewareMixin):
     @staticmethod
     def outage(request: HttpRequest, error: Exception) -> HttpResponse:
         logger.warning("The database is out of reach (%s): 503 for %s", error, request.path)
+        Outage.note()
         return unavailable(request)
