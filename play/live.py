@@ -216,8 +216,12 @@ def _send(campaign_id: int, event: dict[str, Any], group: str | None = None) -> 
         logger.exception("Could not announce %s to campaign %s", event["type"], campaign_id)
 
 
-def _announce_roll(event_type: str, roll: Roll) -> None:
-    roll = Roll.objects.select_related("campaign", "by", "character", "reveal").get(pk=roll.pk)
+def _announce_roll(event_type: str, roll: Roll, *, as_recorded: bool = False) -> None:
+    """``as_recorded``: ``roll`` is the row as :func:`play.rolls.record_roll` wrote it, with its campaign, who
+    rolled and their character at hand, and is sent as it is; a secret one is read again, as the GM may
+    have revealed it in the same transaction. Otherwise it is read with all it shows."""
+    if not (as_recorded and not roll.secret):
+        roll = Roll.objects.select_related("campaign", "by", "character", "reveal").get(pk=roll.pk)
     hidden = roll.secret and roll.revealed_at is None
     # The frames each socket sends, encoded here once: a process holding 250 of the campaign's sockets
     # would otherwise encode the same row 250 times (consumers.CampaignConsumer.roll_recorded).
@@ -232,7 +236,7 @@ def _announce_roll(event_type: str, roll: Roll) -> None:
 
 @receiver(roll_recorded, dispatch_uid="play.live.announce_roll")
 def announce_roll(sender: Any, roll: Roll, **kwargs: Any) -> None:
-    _announce_roll("roll.recorded", roll)
+    _announce_roll("roll.recorded", roll, as_recorded=True)
 
 
 @receiver(roll_revealed, dispatch_uid="play.live.announce_reveal")

@@ -1,0 +1,88 @@
+"""What a write costs, for every system: a free roll posted to the dice box and a sheet move made with htmx,
+each on its system's demo campaign (as ``bench/served.py`` posts them), in a number of queries pinned here
+(none read again once the transaction commits: the live feed is sent what the request holds)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from django.core.management import call_command
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+from django.urls import reverse
+
+from campaigns.models import Campaign, Membership
+from characters.models import Character
+from play.models import Roll
+from rules import systems
+
+pytestmark = pytest.mark.django_db
+
+HTMX = {"HTTP_HX_REQUEST": "true"}
+
+#: A move of each system with moves, made by the GM, and what is posted with it.
+MOVES: dict[str, tuple[str, dict[str, str]]] = {
+    "lucky13": ("rest", {"minutes": "15"}),
+    "d6": ("spend-luck", {"kind": "escape", "explanation": "Out of the window."}),
+    "d13": ("d13-mark", {"marks": "1"}),
+}
+
+
+@pytest.fixture
+def demo() -> None:
+    call_command("demo", stdout=open("/dev/null", "w"))  # noqa: SIM115 (a test's stdout)
+
+
+def demo_campaign(system: str) -> tuple[Campaign, Any, Character]:
+    """The system's demo campaign, its GM, and its first character in play that the GM does not own."""
+    campaign = Campaign.objects.filter(system=system).order_by("pk").first()
+    assert campaign is not None
+    gm = Membership.objects.get(campaign=campaign, role=Membership.Role.GM).user
+    hero = Character.objects.active().filter(campaign=campaign).exclude(owner=gm).order_by("pk").first()
+    assert hero is not None
+    return campaign, gm, hero
+
+
+def posted(client, url: str, body: dict[str, str], capture: Any) -> tuple[Any, list[str]]:
+    """The response to ``body`` posted with htmx, and the queries it made, those of what it announces once
+    its transaction commits included (the test's transaction stands for the server's: its savepoint and its
+    release are the BEGIN and COMMIT a server sends)."""
+    with CaptureQueriesContext(connection) as captured, capture(execute=True):
+        response = client.post(url, body, **HTMX)
+    return response, [q["sql"] for q in captured.captured_queries]
+
+
+@pytest.mark.parametrize("system", systems.KEYS)
+def test_a_free_roll_posted_costs_nine_queries(client, demo, system, django_capture_on_commit_callbacks) -> None:
+    campaign, _, hero = demo_campaign(system)
+    client.force_login(hero.owner)
+    before = Roll.objects.filter(campaign=campaign).count()
+    url = reverse("play:free-roll", args=[campaign.pk])
+    response, queries = posted(client, url, {"expression": "2d6+1"}, django_capture_on_commit_callbacks)
+    assert response.status_code == 200
+    assert "2d6+1" in response.text
+    # The session and the user; the campaign and its members (the access check); BEGIN; the campaign's row
+    # locked by moving its last activity; the campaign with the roller's role and the last roll's number and
+    # hash; the roll; COMMIT. The live feed is sent the roll as written: nothing is read after the commit.
+    assert len(queries) == 9, queries
+    assert queries[-1].startswith("RELEASE SAVEPOINT")
+    assert Roll.objects.filter(campaign=campaign).count() == before + 1
+
+
+@pytest.mark.parametrize("system", [key for key in systems.KEYS if key in MOVES])
+def test_a_move_made_with_htmx_costs_pinned_queries(client, demo, system, django_capture_on_commit_callbacks) -> None:
+    _, gm, hero = demo_campaign(system)
+    key, body = MOVES[system]
+    if system == "lucky13":  # resting offered, and something to heal
+        Campaign.objects.filter(pk=hero.campaign_id).update(
+            options={**hero.campaign.options, "resting": "quarter_hours"}
+        )
+        Character.objects.filter(pk=hero.pk).update(sheet={**hero.sheet, "hit_points": 10})
+    client.force_login(gm)
+    version = Character.objects.get(pk=hero.pk).version
+    url = reverse("play:move", args=[hero.pk, key])
+    response, queries = posted(client, url, {**body, "version": str(version)}, django_capture_on_commit_callbacks)
+    assert response.status_code == 200, response.text[:500]
+    assert Character.objects.get(pk=hero.pk).version == version + 1
+    assert len(queries) == 20, queries
