@@ -90,7 +90,7 @@ def test_a_move_costs_the_same_queries_at_any_size(client, campaign, gm, player,
         version = Character.objects.get(pk=hero.pk).version
         return client.post(url, {"version": str(version), "minutes": "15"}).status_code
 
-    assert same_at_two_sizes(campaign, [player, other_player], rest) == 17
+    assert same_at_two_sizes(campaign, [player, other_player], rest) == 15
     assert Character.objects.get(pk=hero.pk).document.hit_points == 12
 
 

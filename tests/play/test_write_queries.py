@@ -14,6 +14,7 @@ from django.urls import reverse
 
 from campaigns.models import Campaign, Membership
 from characters.models import Character
+from play import live
 from play.models import Roll
 from rules import systems
 
@@ -54,9 +55,13 @@ def posted(client, url: str, body: dict[str, str], capture: Any) -> tuple[Any, l
 
 
 @pytest.mark.parametrize("system", systems.KEYS)
-def test_a_free_roll_posted_costs_nine_queries(client, demo, system, django_capture_on_commit_callbacks) -> None:
+def test_a_free_roll_posted_costs_nine_queries(
+    client, demo, system, django_capture_on_commit_callbacks, monkeypatch
+) -> None:
     campaign, _, hero = demo_campaign(system)
     client.force_login(hero.owner)
+    sent: list[dict[str, Any]] = []
+    monkeypatch.setattr(live, "_send", lambda campaign_id, event, group=None: sent.append(event))
     before = Roll.objects.filter(campaign=campaign).count()
     url = reverse("play:free-roll", args=[campaign.pk])
     response, queries = posted(client, url, {"expression": "2d6+1"}, django_capture_on_commit_callbacks)
@@ -68,11 +73,20 @@ def test_a_free_roll_posted_costs_nine_queries(client, demo, system, django_capt
     assert len(queries) == 9, queries
     assert queries[-1].startswith("RELEASE SAVEPOINT")
     assert Roll.objects.filter(campaign=campaign).count() == before + 1
+    # What the feed was sent, from the roll as written, is what the roll read back from the log draws.
+    roll = Roll.objects.select_related("campaign", "by", "character", "reveal").get(campaign=campaign, seq=before + 1)
+    (event,) = sent
+    assert event["gm_frame"] == live.roll_frame(roll.seq, live.roll_html(roll, gm=True))
+    assert event["player_frame"] == live.roll_frame(roll.seq, live.roll_html(roll, gm=False))
 
 
 @pytest.mark.parametrize("system", [key for key in systems.KEYS if key in MOVES])
-def test_a_move_made_with_htmx_costs_pinned_queries(client, demo, system, django_capture_on_commit_callbacks) -> None:
+def test_a_move_made_with_htmx_costs_pinned_queries(
+    client, demo, system, django_capture_on_commit_callbacks, monkeypatch
+) -> None:
     _, gm, hero = demo_campaign(system)
+    sent: list[dict[str, Any]] = []
+    monkeypatch.setattr(live, "_send", lambda campaign_id, event, group=None: sent.append(event))
     key, body = MOVES[system]
     if system == "lucky13":  # resting offered, and something to heal
         Campaign.objects.filter(pk=hero.campaign_id).update(
@@ -85,4 +99,15 @@ def test_a_move_made_with_htmx_costs_pinned_queries(client, demo, system, django
     response, queries = posted(client, url, {**body, "version": str(version)}, django_capture_on_commit_callbacks)
     assert response.status_code == 200, response.text[:500]
     assert Character.objects.get(pk=hero.pk).version == version + 1
-    assert len(queries) == 20, queries
+    # The session and the user; the character with the viewer's role (the access check, which found the GM:
+    # the page's checks ask no more, and the GM makes any decision, so none is read). BEGIN; the character's
+    # campaign, the campaign locked, the character locked; its campaign's GM and any open decision, in one;
+    # the sheet saved, the campaign's last activity, the sheet's history; COMMIT. Once committed, the
+    # character read once for every announcement (its open sheets, the party's card, a running
+    # encounter), and once for the region drawn again.
+    assert len(queries) == 14, queries
+    # Its open sheets hear the new version, the dashboards the party's card as a fresh read draws it.
+    saved = Character.objects.select_related("owner", "campaign").with_balances().get(pk=hero.pk)
+    card = live.party_row_html(live.party_row(saved, saved.campaign.settings))
+    assert {"type": "party.changed", "id": f"party-{hero.pk}", "html": card} in sent
+    assert {"type": "sheet.changed", "version": version + 1} in sent
