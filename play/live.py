@@ -24,6 +24,7 @@ from asgiref.sync import async_to_sync
 from channels.layers import get_channel_layer
 from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
 from django.contrib.auth.signals import user_logged_out
+from django.db.models import OuterRef, Subquery
 from django.dispatch import receiver
 from django.template.loader import render_to_string
 
@@ -216,8 +217,12 @@ def _send(campaign_id: int, event: dict[str, Any], group: str | None = None) -> 
         logger.exception("Could not announce %s to campaign %s", event["type"], campaign_id)
 
 
-def _announce_roll(event_type: str, roll: Roll) -> None:
-    roll = Roll.objects.select_related("campaign", "by", "character", "reveal").get(pk=roll.pk)
+def _announce_roll(event_type: str, roll: Roll, *, as_recorded: bool = False) -> None:
+    """``as_recorded``: ``roll`` is the row as :func:`play.rolls.record_roll` wrote it, with its campaign, who
+    rolled and their character at hand, and is sent as it is; a secret one is read again, as the GM may
+    have revealed it in the same transaction. Otherwise it is read with all it shows."""
+    if not (as_recorded and not roll.secret):
+        roll = Roll.objects.select_related("campaign", "by", "character", "reveal").get(pk=roll.pk)
     hidden = roll.secret and roll.revealed_at is None
     # The frames each socket sends, encoded here once: a process holding 250 of the campaign's sockets
     # would otherwise encode the same row 250 times (consumers.CampaignConsumer.roll_recorded).
@@ -232,7 +237,7 @@ def _announce_roll(event_type: str, roll: Roll) -> None:
 
 @receiver(roll_recorded, dispatch_uid="play.live.announce_roll")
 def announce_roll(sender: Any, roll: Roll, **kwargs: Any) -> None:
-    _announce_roll("roll.recorded", roll)
+    _announce_roll("roll.recorded", roll, as_recorded=True)
 
 
 @receiver(roll_revealed, dispatch_uid="play.live.announce_reveal")
@@ -244,10 +249,30 @@ def announce_reveal(sender: Any, roll: Roll, **kwargs: Any) -> None:
 
 @receiver(character_changed, dispatch_uid="play.live.announce_character")
 def announce_character(sender: Any, character_id: int, **kwargs: Any) -> None:
+    """A saved sheet, announced from one read of its character (with its owner, campaign and balances, and
+    the campaign of the running encounter it fights in, if any): to its open sheets (:func:`announce_sheet`),
+    to the dashboards' party (:func:`announce_party_card`) and, while it fights, as a change of the encounter
+    (:func:`announce_combatant`)."""
+    fighting = Combatant.objects.filter(character=OuterRef("pk"), removed=False, encounter__ended_at__isnull=True)
+    character = (
+        Character.objects.select_related("owner", "campaign")
+        .with_balances()
+        .annotate(fighting_in=Subquery(fighting.values("encounter__campaign_id")[:1]))
+        .filter(pk=character_id)
+        .first()
+    )
+    if character is None:  # deleted since: an open sheet finds out when it next asks
+        return
+    announce_party_card(character)
+    announce_sheet(character)
+    announce_combatant(character)
+
+
+def announce_party_card(character: Character) -> None:
     """Every dashboard of the campaign hears of the change, whichever page of the party it shows:
     a page swaps the row if it shows it (by its id, ``party-<pk>``) and ignores it otherwise, so a
-    change never adds a row to a page, and a renamed character keeps their place until a reload."""
-    character = Character.objects.select_related("owner", "campaign").with_balances().get(pk=character_id)
+    change never adds a row to a page, and a renamed character keeps their place until a reload.
+    ``character``: read with its owner, its campaign and its balances."""
     if character.status != Character.Status.ACTIVE:
         return
     event = {
@@ -258,37 +283,39 @@ def announce_character(sender: Any, character_id: int, **kwargs: Any) -> None:
     _send(character.campaign_id, event)
 
 
-@receiver(character_changed, dispatch_uid="play.live.announce_sheet")
-def announce_sheet(sender: Any, character_id: int, **kwargs: Any) -> None:
+def announce_sheet(character: Character) -> None:
     """The character's open sheets hear its new version, and nothing else: each page fetches
     itself again (through the sheet's own access check) and swaps the regions it is not editing
     (``sheet_consumers.SheetConsumer``). Drafts and archived characters too: their sheets are open."""
-    row = Character.objects.filter(pk=character_id).values_list("version", "campaign_id").first()
-    if row is None:  # deleted since: an open sheet finds out when it next asks
-        return
-    version, campaign_id = row
-    _send(campaign_id, {"type": "sheet.changed", "version": version}, sheet_group_name(character_id))
+    _send(
+        character.campaign_id, {"type": "sheet.changed", "version": character.version}, sheet_group_name(character.pk)
+    )
 
 
 @receiver(encounter_changed, dispatch_uid="play.live.announce_encounter")
 def announce_encounter(sender: Any, campaign_id: int, **kwargs: Any) -> None:
+    _announce_encounter(Campaign.objects.get(pk=campaign_id))
+
+
+def _announce_encounter(campaign: Campaign) -> None:
     # Every member sees the same order: the dashboard swaps it in. An open encounter page hears the same
     # fragment and fetches its own body again, as its member sees it (static/js/encounter-live.js).
-    campaign = Campaign.objects.get(pk=campaign_id)
-    _send(campaign_id, {"type": "encounter.changed", "id": "initiative", "html": initiative_html(campaign)})
+    _send(campaign.pk, {"type": "encounter.changed", "id": "initiative", "html": initiative_html(campaign)})
 
 
-@receiver(character_changed, dispatch_uid="play.live.announce_combatant")
-def announce_combatant(sender: Any, character_id: int, **kwargs: Any) -> None:
+def announce_combatant(character: Character) -> None:
     """A sheet saved while its character fights in the campaign's running encounter changes what the
     encounter shows of them, wherever it was saved (the GM's edit on the sheet page, the player's own
     save, a rest): every member hears the encounter changed, as after the encounter's own moves, and an
     open encounter page fetches its body again. An encounter's move that writes a sheet is heard twice,
-    once as the encounter's and once as the sheet's; a page that hears both fetches once more."""
-    fighting = Combatant.objects.filter(character_id=character_id, removed=False, encounter__ended_at__isnull=True)
-    campaign_id = fighting.values_list("encounter__campaign_id", flat=True).first()
-    if campaign_id is not None:
-        announce_encounter(sender=Character, campaign_id=campaign_id)
+    once as the encounter's and once as the sheet's; a page that hears both fetches once more.
+    ``character``: read with ``fighting_in``, the campaign of the running encounter it fights in (or None)."""
+    if character.fighting_in is None:  # type: ignore[attr-defined]
+        return
+    if character.fighting_in == character.campaign_id:  # type: ignore[attr-defined]
+        _announce_encounter(character.campaign)
+    else:
+        announce_encounter(sender=Character, campaign_id=character.fighting_in)  # type: ignore[attr-defined]
 
 
 @receiver(requests_changed, dispatch_uid="play.live.announce_requests")

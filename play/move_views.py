@@ -130,6 +130,8 @@ def _refused(request: HttpRequest, character: Character, message: str) -> HttpRe
 def move(request: HttpRequest, pk: int, key: str) -> HttpResponse:
     """A sheet move: its form (GET), and the move it asks for (POST), made from the version it was read at."""
     character = access.character_for(request.user, pk, write=True)
+    if character.viewer_is_gm:
+        moves.viewer_is_gm(character, request.user)
     try:
         chosen = moves.move_of(character, key)
     except NotFound as missing:

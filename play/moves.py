@@ -40,6 +40,7 @@ from typing import Any, Final
 
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
+from django.db.models import OuterRef, Subquery
 from django.utils import timezone
 from pydantic import BaseModel, ValidationError
 
@@ -72,6 +73,7 @@ __all__ = [
     "record",
     "sheet_shows",
     "situation_for",
+    "viewer_is_gm",
     "viewer_role",
     "waiting",
 ]
@@ -109,10 +111,39 @@ def move_of(character: Character, key: str) -> Move:
     return move
 
 
+#: Where a character read for a request keeps the user id of its campaign's GM, once asked (:func:`_gm_of`).
+GM_OF: Final = "campaign_gm_id"
+
+
 def _gm_of(character: Character) -> int | None:
-    """The user id of the GM of the character's campaign (one query)."""
-    gms = Membership.objects.filter(campaign_id=character.campaign_id, role=Membership.Role.GM)
-    return gms.values_list("user_id", flat=True).first()
+    """The user id of the GM of the character's campaign: one query, the first time it is asked of this
+    character as read for the request (a page checks, then shows, what the move would be made on)."""
+    if GM_OF not in character.__dict__:
+        gms = Membership.objects.filter(campaign_id=character.campaign_id, role=Membership.Role.GM)
+        character.__dict__[GM_OF] = gms.values_list("user_id", flat=True).first()
+    return character.__dict__[GM_OF]
+
+
+def viewer_is_gm(character: Character, user: AbstractBaseUser) -> None:
+    """What the access check found out (``characters.access.character_for`` read ``character`` for ``user``
+    and found them its campaign's GM): the one GM a campaign has is ``user``, and is not asked again."""
+    character.__dict__[GM_OF] = user.pk
+
+
+def _gm_and_prompt(character: Character) -> tuple[int | None, SheetPrompt | None]:
+    """The GM of the locked character's campaign and the decision open on it, in one query (two when a
+    decision is open). Read after the lock: whoever changes the GM or a decision holds the campaign's lock
+    first, so what this reads is what stands until the move is saved."""
+    gm = Membership.objects.filter(campaign_id=OuterRef("campaign_id"), role=Membership.Role.GM)
+    prompt = SheetPrompt.objects.open().filter(character_id=OuterRef("pk"))
+    gm_id, prompt_id = (
+        Character.objects.filter(pk=character.pk)
+        .annotate(gm=Subquery(gm.values("user_id")[:1]), prompt=Subquery(prompt.values("pk")[:1]))
+        .values_list("gm", "prompt")
+        .get()
+    )
+    character.__dict__[GM_OF] = gm_id
+    return gm_id, open_prompt(character) if prompt_id is not None else None
 
 
 def _role(character: Character, user: AbstractBaseUser, gm: int | None) -> Role | None:
@@ -296,6 +327,8 @@ def forbidden(character: Character, move: Move, user: AbstractBaseUser) -> str |
     """Why ``user`` may not make ``move`` on the character at all, in their words; None if they may
     (though the rules may refuse it now: :func:`allowed`)."""
     role = viewer_role(character, user)
+    if role is Role.GM:  # the GM may make any decision: no need to read whom the open one waits for
+        return _forbidden(character, move, role)
     return _forbidden(character, move, role) or (_not_theirs(open_prompt(character), move, user, role))
 
 
@@ -401,9 +434,8 @@ def make(
     move = move_of(character, key)
     if move.rolled and call is None:
         raise Refused(ROLLED_ELSEWHERE)
-    gm = _gm_of(character)
+    gm, prompt = _gm_and_prompt(character)
     role = _role(character, by, gm)
-    prompt = open_prompt(character)
     forbidden = _forbidden(character, move, role) or _not_theirs(prompt, move, by, role)
     if forbidden is not None or role is None:
         raise NotAllowed(forbidden or "")

@@ -38,6 +38,7 @@ from typing import Any, Final
 import django.dispatch
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
+from django.db.models import OuterRef, Subquery
 from django.utils import timezone
 
 from campaigns.models import Campaign, Membership
@@ -151,10 +152,14 @@ def record_roll(
     ``locked``: the character ``character_id`` as the caller locked it in this transaction
     (``characters.write.lock``), whose campaign and status are then known and not read again.
     """
-    campaign = Campaign.objects.select_for_update().filter(pk=campaign_id).first()
-    if campaign is None:
+    now = timezone.now()
+    # The campaign's row is locked by moving its last activity (an UPDATE takes the row's lock as SELECT … FOR
+    # UPDATE does, and a refused roll rolls it back); then one read, after the lock, so that it sees every roll
+    # and membership committed before it: the campaign, the roller's role and the last roll's number and hash.
+    if not Campaign.objects.filter(pk=campaign_id).update(last_activity_at=now):
         raise NotFound("There is no such campaign.")
-    role = Membership.objects.filter(campaign=campaign, user=by).values_list("role", flat=True).first()
+    campaign = _locked_with_head(campaign_id, by)
+    role = campaign.roller_role  # type: ignore[attr-defined]
     if role is None:
         raise NotAllowed("Only the campaign's members can roll here.")
     if campaign.archived_at:
@@ -188,11 +193,10 @@ def record_roll(
     spec = json.loads(json.dumps(spec))  # a JSON round trip: the row holds plain lists and dicts, as read back
     words = _fit(label) or _fit(label_from_spec(kind, spec, campaign.system))
 
-    last = Roll.objects.filter(campaign=campaign).order_by("-seq").values_list("seq", "hash").first()
-    seq, prev_hash = (last[0] + 1, last[1]) if last else (1, GENESIS)
+    last_seq, last_hash = campaign.last_seq, campaign.last_hash  # type: ignore[attr-defined]
+    seq, prev_hash = (last_seq + 1, last_hash) if last_seq is not None else (1, GENESIS)
     if follows is not None and not 1 <= follows < seq:
         raise ValueError(f"a roll follows an earlier one of its campaign, not #{follows}")
-    now = timezone.now()
     roll = Roll(
         campaign=campaign,
         by=by,
@@ -212,11 +216,26 @@ def record_roll(
         prev_hash=prev_hash,
         follows=follows,
     )
+    if locked is not None and locked.pk == character_id:
+        roll.character = locked  # the live feed names it: no need to read it again
     chain.seal(roll)
     roll.save()
-    Campaign.objects.filter(pk=campaign.pk).update(last_activity_at=now)
     transaction.on_commit(lambda: roll_recorded.send(sender=Roll, roll=roll))
     return roll
+
+
+def _locked_with_head(campaign_id: int, by: AbstractBaseUser) -> Campaign:
+    """The campaign (its row locked by the caller) with ``roller_role``, the role of ``by`` in it (None for
+    an outsider), and ``last_seq`` and ``last_hash``, those of its last roll (None for an empty log): one
+    query. Read only once the lock is held, so that it is a statement of its own that sees what was committed
+    while it waited (a roll's subquery in the locking statement would read from before the wait)."""
+    rolls = Roll.objects.filter(campaign=OuterRef("pk")).order_by("-seq")
+    role = Membership.objects.filter(campaign=OuterRef("pk"), user=by.pk).values("role")[:1]
+    return Campaign.objects.annotate(
+        roller_role=Subquery(role),
+        last_seq=Subquery(rolls.values("seq")[:1]),
+        last_hash=Subquery(rolls.values("hash")[:1]),
+    ).get(pk=campaign_id)
 
 
 @transaction.atomic

@@ -1,0 +1,113 @@
+"""What a write costs, for every system: a free roll posted to the dice box and a sheet move made with htmx,
+each on its system's demo campaign (as ``bench/served.py`` posts them), in a number of queries pinned here
+(none read again once the transaction commits: the live feed is sent what the request holds)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from django.core.management import call_command
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+from django.urls import reverse
+
+from campaigns.models import Campaign, Membership
+from characters.models import Character
+from play import live
+from play.models import Roll
+from rules import systems
+
+pytestmark = pytest.mark.django_db
+
+HTMX = {"HTTP_HX_REQUEST": "true"}
+
+#: A move of each system with moves, made by the GM, and what is posted with it.
+MOVES: dict[str, tuple[str, dict[str, str]]] = {
+    "lucky13": ("rest", {"minutes": "15"}),
+    "d6": ("spend-luck", {"kind": "escape", "explanation": "Out of the window."}),
+    "d13": ("d13-mark", {"marks": "1"}),
+}
+
+
+@pytest.fixture
+def demo() -> None:
+    call_command("demo", stdout=open("/dev/null", "w"))  # noqa: SIM115 (a test's stdout)
+
+
+def demo_campaign(system: str) -> tuple[Campaign, Any, Character]:
+    """The system's demo campaign, its GM, and its first character in play that the GM does not own."""
+    campaign = Campaign.objects.filter(system=system).order_by("pk").first()
+    assert campaign is not None
+    gm = Membership.objects.get(campaign=campaign, role=Membership.Role.GM).user
+    hero = Character.objects.active().filter(campaign=campaign).exclude(owner=gm).order_by("pk").first()
+    assert hero is not None
+    return campaign, gm, hero
+
+
+def posted(client, url: str, body: dict[str, str], capture: Any) -> tuple[Any, list[str]]:
+    """The response to ``body`` posted with htmx, and the queries it made, those of what it announces once
+    its transaction commits included (the test's transaction stands for the server's: its savepoint and its
+    release are the BEGIN and COMMIT a server sends)."""
+    with CaptureQueriesContext(connection) as captured, capture(execute=True):
+        response = client.post(url, body, **HTMX)
+    return response, [q["sql"] for q in captured.captured_queries]
+
+
+@pytest.mark.parametrize("system", systems.KEYS)
+def test_a_free_roll_posted_costs_nine_queries(
+    client, demo, system, django_capture_on_commit_callbacks, monkeypatch
+) -> None:
+    campaign, _, hero = demo_campaign(system)
+    client.force_login(hero.owner)
+    sent: list[dict[str, Any]] = []
+    monkeypatch.setattr(live, "_send", lambda campaign_id, event, group=None: sent.append(event))
+    before = Roll.objects.filter(campaign=campaign).count()
+    url = reverse("play:free-roll", args=[campaign.pk])
+    response, queries = posted(client, url, {"expression": "2d6+1"}, django_capture_on_commit_callbacks)
+    assert response.status_code == 200
+    assert "2d6+1" in response.text
+    # The session and the user; the campaign and its members (the access check); BEGIN; the campaign's row
+    # locked by moving its last activity; the campaign with the roller's role and the last roll's number and
+    # hash; the roll; COMMIT. The live feed is sent the roll as written: nothing is read after the commit.
+    assert len(queries) == 9, queries
+    assert queries[-1].startswith("RELEASE SAVEPOINT")
+    assert Roll.objects.filter(campaign=campaign).count() == before + 1
+    # What the feed was sent, from the roll as written, is what the roll read back from the log draws.
+    roll = Roll.objects.select_related("campaign", "by", "character", "reveal").get(campaign=campaign, seq=before + 1)
+    (event,) = sent
+    assert event["gm_frame"] == live.roll_frame(roll.seq, live.roll_html(roll, gm=True))
+    assert event["player_frame"] == live.roll_frame(roll.seq, live.roll_html(roll, gm=False))
+
+
+@pytest.mark.parametrize("system", [key for key in systems.KEYS if key in MOVES])
+def test_a_move_made_with_htmx_costs_pinned_queries(
+    client, demo, system, django_capture_on_commit_callbacks, monkeypatch
+) -> None:
+    _, gm, hero = demo_campaign(system)
+    sent: list[dict[str, Any]] = []
+    monkeypatch.setattr(live, "_send", lambda campaign_id, event, group=None: sent.append(event))
+    key, body = MOVES[system]
+    if system == "lucky13":  # resting offered, and something to heal
+        Campaign.objects.filter(pk=hero.campaign_id).update(
+            options={**hero.campaign.options, "resting": "quarter_hours"}
+        )
+        Character.objects.filter(pk=hero.pk).update(sheet={**hero.sheet, "hit_points": 10})
+    client.force_login(gm)
+    version = Character.objects.get(pk=hero.pk).version
+    url = reverse("play:move", args=[hero.pk, key])
+    response, queries = posted(client, url, {**body, "version": str(version)}, django_capture_on_commit_callbacks)
+    assert response.status_code == 200, response.text[:500]
+    assert Character.objects.get(pk=hero.pk).version == version + 1
+    # The session and the user; the character with the viewer's role (the access check, which found the GM:
+    # the page's checks ask no more, and the GM makes any decision, so none is read). BEGIN; the character's
+    # campaign, the campaign locked, the character locked; its campaign's GM and any open decision, in one;
+    # the sheet saved, the campaign's last activity, the sheet's history; COMMIT. Once committed, the
+    # character read once for every announcement (its open sheets, the party's card, a running
+    # encounter), and once for the region drawn again.
+    assert len(queries) == 14, queries
+    # Its open sheets hear the new version, the dashboards the party's card as a fresh read draws it.
+    saved = Character.objects.select_related("owner", "campaign").with_balances().get(pk=hero.pk)
+    card = live.party_row_html(live.party_row(saved, saved.campaign.settings))
+    assert {"type": "party.changed", "id": f"party-{hero.pk}", "html": card} in sent
+    assert {"type": "sheet.changed", "version": version + 1} in sent
