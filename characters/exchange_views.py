@@ -113,7 +113,7 @@ def _import(request: HttpRequest, campaign: Any) -> HttpResponse:
 
 @require_safe
 def print_sheet(request: HttpRequest, pk: int) -> HttpResponse:
-    """The whole sheet on one or two A4 or Letter pages (the print rules in dicehall.css)."""
+    """The whole sheet on one or two A4 or Letter pages (the print rules in static/css/print.css)."""
     character = _full(access.character_for(request.user, pk))
     context = sheets.sheet(character)
     context["attribution"] = character.rules.attribution

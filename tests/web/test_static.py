@@ -17,7 +17,7 @@ FETCH = """
 import json
 from django.templatetags.static import static
 from django.test import Client
-url = static("css/dicehall.css")
+url = static("css/base.css")
 response = Client().get(url, headers={"Accept-Encoding": "gzip, deflate, br"})
 plain = Client().get(url)
 print(json.dumps({
@@ -44,9 +44,9 @@ def test_make_run_collects_static_files_and_serves_them_hashed_for_good_and_in_b
         return result.stdout
 
     manage("collectstatic", "--noinput", "--verbosity", "0")
-    assert list((tmp_path / "static" / "css").glob("dicehall.*.css.br"))
+    assert list((tmp_path / "static" / "css").glob("base.*.css.br"))
     served = json.loads(manage("shell", "--no-imports", "-c", FETCH).strip().splitlines()[-1])
-    assert re.fullmatch(r"/static/css/dicehall\.[0-9a-f]{12}\.css", served["url"]), served["url"]
+    assert re.fullmatch(r"/static/css/base\.[0-9a-f]{12}\.css", served["url"]), served["url"]
     assert served["status"] == 200
     max_age = int(re.search(r"max-age=(\d+)", served["cache"]).group(1))
     assert max_age >= 365 * 24 * 3600

@@ -1,7 +1,7 @@
-"""Issue 27: a sheet page weighs ≤ 30 KB as sent with its CSS and JS, with nothing from another origin,
-measured as `make run` serves it: static files collected once for the session (hashed, minified and
-compressed by web/staticfiles.py) and sent by WhiteNoise, in Brotli when asked. Our own CSS and JS go out
-minified."""
+"""Issue 27: a sheet page weighs ≤ 100 KB uncompressed and ≤ 30 KB as sent with its CSS and JS, with
+nothing from another origin, measured as `make run` serves it: static files collected once for the session
+(hashed, minified and compressed by web/staticfiles.py) and sent by WhiteNoise, in Brotli when asked. Our
+own CSS and JS go out minified; a page loads only the style sheets of its area (tests/web/test_styles.py)."""
 
 from __future__ import annotations
 
@@ -19,10 +19,13 @@ from django.test import Client, override_settings
 from bench.served import Assets
 from characters.models import Character
 from rules import systems
+from tests.web.styles import sheets
 from web.minify import minify
 
 ROOT = Path(__file__).resolve().parent.parent.parent
-#: The budget of issue 27 as sent, in bytes (1 KB = 1,000 bytes, as the bench reports them).
+#: The budgets of issue 27, uncompressed and as sent, in bytes: 1 KB = 1,000 bytes here, a little under the
+#: bench's goals (``bench.served``, 1 KB = 1,024 bytes), so that a page this passes meets them too.
+PLAIN_BUDGET = 100_000
 SENT_BUDGET = 30_000
 
 
@@ -93,6 +96,7 @@ def test_each_sheet_of_the_demo_weighs_within_the_budget_as_make_run_serves_it(k
         assert any(url.endswith(".js") for url in urls), urls
         assert all(re.search(r"\.[0-9a-f]{12}\.\w+$", url) for url in urls), urls  # hashed: cached for good
         assert elsewhere == [], elsewhere
+        assert plain <= PLAIN_BUDGET, f"{key} sheet {path}: {plain} bytes uncompressed ({sent} as sent in Brotli)"
         assert sent <= SENT_BUDGET, f"{key} sheet {path}: {sent} bytes as sent in Brotli ({plain} uncompressed)"
 
 
@@ -102,7 +106,7 @@ def served_body(client: Client, url: str) -> bytes:
     return b"".join(response.streaming_content) if response.streaming else response.content
 
 
-@pytest.mark.parametrize("name", ["css/dicehall.css", "js/dicehall.js", "js/live-pages.js", "js/sheet-live.js"])
+@pytest.mark.parametrize("name", [*sheets(), "js/dicehall.js", "js/live-pages.js", "js/sheet-live.js"])
 def test_our_css_and_js_go_out_minified_and_htmx_as_its_authors_ship_it(name: str, served: Path) -> None:
     from django.contrib.staticfiles import finders
     from django.templatetags.static import static
