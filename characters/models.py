@@ -54,6 +54,16 @@ class CharacterQuerySet(models.QuerySet["Character"]):
         """Finished characters in play: not drafts, not archived."""
         return self.filter(status=Character.Status.ACTIVE)
 
+    def with_newest_entry(self) -> CharacterQuerySet:
+        """Adds ``newest_entry``: the id of each character's newest ledger entry (None before any), read in
+        the same query by the per-character index, as :meth:`LedgerEntryQuerySet.newest_of` reads it."""
+        newest = (
+            LedgerEntry.objects.filter(character_id__gte=OuterRef("pk"), character_id__lte=OuterRef("pk"))
+            .order_by("character_id", "-id")
+            .values("id")[:1]
+        )
+        return self.annotate(newest_entry=Subquery(newest))
+
     def with_balances(self) -> CharacterQuerySet:
         """Adds ``balances_held``: each currency's balance by key (None when nothing has moved),
         read in the same query, so that a page of characters shows their balances at no cost."""

@@ -4,10 +4,11 @@ query beyond the character and its campaign."""
 
 from __future__ import annotations
 
+import hashlib
 import json
 import threading
 from collections import OrderedDict
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Hashable, Mapping
 from typing import Any
 
 from django.contrib.auth.models import AbstractBaseUser
@@ -32,6 +33,24 @@ def shown_beside(character: Character, user: AbstractBaseUser) -> dict[str, Any]
     return {name: value for shows in _ALSO for name, value in shows(character, user).items()}
 
 
+#: What the apps above this one read with a character for its sheet page (the table app: whether a
+#: decision waits), each ``queryset -> queryset`` adding annotations; registered once those apps are ready.
+_READ: list[Callable[[QuerySet[Character]], QuerySet[Character]]] = []
+
+
+def also_read(annotate: Callable[[QuerySet[Character]], QuerySet[Character]]) -> None:
+    """Read what ``annotate`` adds in the sheet page's query of its character (once, however often registered)."""
+    if annotate not in _READ:
+        _READ.append(annotate)
+
+
+def read_with(characters: QuerySet[Character]) -> QuerySet[Character]:
+    """``characters`` with what the registered apps read with a sheet's character (:func:`also_read`)."""
+    for annotate in _READ:
+        characters = annotate(characters)
+    return characters
+
+
 def with_sheet(characters: QuerySet[Character]) -> QuerySet[Character]:
     """Everything a sheet shows: the document is on the row, and the balances are read with it,
     so one query whatever its size."""
@@ -42,16 +61,17 @@ def with_sheet(characters: QuerySet[Character]) -> QuerySet[Character]:
 #: least recently shown dropped first: a sheet page is read far more often than its sheet changes.
 KEPT_SHEETS = 256
 
-_kept: OrderedDict[str, tuple[dict[str, Any], Any, dict[str, Any]]] = OrderedDict()
+_kept: OrderedDict[str, tuple[dict[str, Any], Any, dict[str, Any], bytes]] = OrderedDict()
 _kept_lock = threading.Lock()
 
 
-def _read(character: Character) -> tuple[dict[str, Any], Any, dict[str, Any]]:
+def _read(character: Character) -> tuple[dict[str, Any], Any, dict[str, Any], bytes]:
     """The campaign's options (defaults filled in), the character's document and its system's
     ``sheet_view`` of them, validated and derived once per
     content: kept by the stored sheet and the campaign's stored options themselves (not by id and
     version, which a write outside the one write path would leave unchanged), so a changed sheet or
-    option is a new entry and shows at once. Documents are frozen; the views are only read."""
+    option is a new entry and shows at once. Documents are frozen; the views are only read. The last
+    value is a short digest of that content, for a region drawn from it to be kept by."""
     campaign = character.campaign
     key = json.dumps([character.system, campaign.system, character.sheet, campaign.options], separators=(",", ":"))
     with _kept_lock:
@@ -60,7 +80,8 @@ def _read(character: Character) -> tuple[dict[str, Any], Any, dict[str, Any]]:
             _kept.move_to_end(key)
             return found
     options, document = campaign.settings, character.document
-    read = (options, document, character.rules.sheet_view(document, options))
+    digest = hashlib.blake2b(key.encode(), digest_size=16).digest()
+    read = (options, document, character.rules.sheet_view(document, options), digest)
     with _kept_lock:
         _kept[key] = read
         while len(_kept) > KEPT_SHEETS:
@@ -82,8 +103,49 @@ def forget_kept_sheets() -> None:
 def sheet(character: Character) -> dict[str, Any]:
     """The whole sheet for the system's templates; the character must come from :func:`with_sheet`.
     The nested values are shared with every page that shows the same sheet: treat them as read-only."""
-    options, document, view = _read(character)
+    options, document, view, _ = _read(character)
     return {"character": character, "document": document, "options": options, **view}
+
+
+def content_digest(character: Character) -> bytes:
+    """A short digest of what :func:`sheet` gives of ``character`` beyond the row's other fields: its
+    system, its sheet and its campaign's system and options (read and kept with them)."""
+    return _read(character)[3]
+
+
+#: How many drawn regions of sheet pages one process keeps (some 10 KB each), the least recently
+#: shown dropped first: a region for each way each sheet is shown.
+KEPT_REGIONS = 512
+
+_regions: OrderedDict[Hashable, str] = OrderedDict()
+_regions_lock = threading.Lock()
+
+
+def kept_region(key: Hashable, draw: Callable[[], str]) -> str:
+    """The region kept under ``key``, or ``draw()`` kept under it. ``key`` must name everything the
+    region shows (:func:`characters.views.region_key`): a region is never drawn again for its key."""
+    with _regions_lock:
+        found = _regions.get(key)
+        if found is not None:
+            _regions.move_to_end(key)
+            return found
+    drawn = draw()
+    with _regions_lock:
+        _regions[key] = drawn
+        while len(_regions) > KEPT_REGIONS:
+            _regions.popitem(last=False)
+    return drawn
+
+
+def kept_regions() -> int:
+    """How many drawn regions this process keeps (at most :data:`KEPT_REGIONS`)."""
+    return len(_regions)
+
+
+def forget_kept_regions() -> None:
+    """Keep no drawn region: the next page of each sheet draws it afresh."""
+    with _regions_lock:
+        _regions.clear()
 
 
 def template(character: Character, name: str) -> str:

@@ -10,6 +10,7 @@ their ``region`` (sections may share one: each then has an Edit button that name
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from django.contrib import messages
@@ -17,6 +18,8 @@ from django.core.exceptions import PermissionDenied
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
+from django.utils import timezone, translation
+from django.utils.functional import SimpleLazyObject
 from django.utils.html import escape
 from django.utils.safestring import SafeString, mark_safe
 from django.views.decorators.http import require_http_methods, require_POST, require_safe
@@ -102,13 +105,57 @@ def _sheet_context(request: HttpRequest, character: Character, *, focus: str = "
     return context
 
 
+def region_key(request: HttpRequest, character: Character, context: dict[str, Any]) -> tuple[Any, ...]:
+    """Everything the sheet page's region (``{% kept_region %}``, :mod:`characters.templatetags.sheet_regions`)
+    shows, for it to be drawn once for each: the sheet's content and its campaign's options (a digest), the
+    row's other fields the page shows, its campaign's and its player's names, the newest ledger entry (the
+    latest ones are append-only), the balances, how the viewer sees it (their role decides the Edit buttons,
+    the links and the forms), what shows beside it (a decision, the table as the viewer sees it) and the page's
+    language and time zone. The character must come from :func:`access.sheet_character`."""
+    campaign = character.campaign
+    return (
+        sheets.template(character, "sheet"),
+        sheets.content_digest(character),
+        character.pk,
+        character.name,
+        character.status,
+        character.version,
+        json.dumps(character.arrival, sort_keys=True),
+        character.campaign_id,
+        campaign.name,
+        campaign.archived_at,
+        character.owner.get_username(),
+        json.dumps(character.balances_held, sort_keys=True),  # type: ignore[attr-defined]
+        character.newest_entry,  # type: ignore[attr-defined]
+        character.can_edit,
+        character.viewer_is_gm,
+        character.owner_id == request.user.pk,
+        context["live_url"],
+        repr(context.get("decision")),
+        repr(context.get("table")),
+        context.get("table_version"),
+        timezone.get_current_timezone_name(),
+        translation.get_language(),
+    )
+
+
 @require_safe
 def sheet(request: HttpRequest, pk: int) -> HttpResponse:
-    character = access.character_for(request.user, pk)
-    context = {**_sheet_context(request, character), **sheets.shown_beside(character, request.user)}
-    # Live only when served over ASGI: a WSGI server has no WebSockets to offer (the page then
-    # simply is not live, as without JavaScript).
-    context["live_url"] = f"/ws/characters/{character.pk}/" if hasattr(request, "scope") else ""
+    """The sheet page. Its region is kept by :func:`region_key`: the latest ledger entries and the Edit
+    buttons are read and drawn only when it is drawn."""
+    character = access.sheet_character(request.user, pk)
+    links = SimpleLazyObject(lambda: _edit_links(character, request, ""))
+    context = {
+        **sheets.sheet(character),
+        **sheets.shown_beside(character, request.user),
+        "edit_links": links,
+        "edit_buttons": SimpleLazyObject(lambda: _edit_buttons(links)),
+        "ledger_latest": SimpleLazyObject(lambda: list(LedgerEntry.objects.newest_of(pk)[:LATEST_ENTRIES])),
+        # Live only when served over ASGI: a WSGI server has no WebSockets to offer (the page then
+        # simply is not live, as without JavaScript).
+        "live_url": f"/ws/characters/{character.pk}/" if hasattr(request, "scope") else "",
+    }
+    context["region_key"] = region_key(request, character, context)
     return render(request, sheets.template(character, "sheet"), context)
 
 

@@ -12,3 +12,4 @@ class PlayConfig(AppConfig):
         from play import live, moves  # noqa: F401  (importing live connects its listeners)
 
         sheets.also_show(moves.sheet_shows)
+        sheets.also_read(moves.with_prompt_open)

@@ -40,7 +40,7 @@ from typing import Any, Final
 
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
-from django.db.models import OuterRef, Subquery
+from django.db.models import Exists, OuterRef, QuerySet, Subquery
 from django.utils import timezone
 from pydantic import BaseModel, ValidationError
 
@@ -185,8 +185,16 @@ def _table(character: Character, move: Move, *, lock: bool) -> tuple[Table | Non
 
 
 def open_prompt(character: Character) -> SheetPrompt | None:
-    """The decision that waits on the character, if any, with the user it waits for."""
+    """The decision that waits on the character, if any, with the user it waits for: no query when the
+    character was read knowing that none waits (:func:`with_prompt_open`)."""
+    if character.__dict__.get("prompt_open") is False:
+        return None
     return SheetPrompt.objects.open().filter(character_id=character.pk).select_related("to").first()
+
+
+def with_prompt_open(characters: QuerySet[Character]) -> QuerySet[Character]:
+    """Adds ``prompt_open``: whether a decision waits on each character (read with a sheet's character)."""
+    return characters.annotate(prompt_open=Exists(SheetPrompt.objects.open().filter(character=OuterRef("pk"))))
 
 
 def _offers(prompt: SheetPrompt | None, move: Move) -> bool:

@@ -238,6 +238,16 @@ def fresh_cache() -> None:
         default.clear()
 
 
+@pytest.fixture(autouse=True)
+def fresh_sheet_regions() -> None:
+    """Each test starts with no sheet page's region kept from another's (characters.sheets.kept_region): ids
+    are reused once a test's transaction rolls back, and a test counts the queries of a region drawn afresh
+    unless it shows the sheet twice."""
+    from characters import sheets
+
+    sheets.forget_kept_regions()
+
+
 @pytest.fixture
 def password() -> str:
     return "correct horse battery staple"

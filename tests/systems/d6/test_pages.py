@@ -410,15 +410,16 @@ def test_spending_luck_is_refused_plainly_and_changes_nothing(client, d6_campaig
 
 
 @pytest.mark.parametrize("viewer", ["gm", "player", "other_player"])
-def test_the_d6_sheet_costs_four_queries_and_prints(
+def test_the_d6_sheet_costs_three_queries_and_prints(
     client, d6_campaign, player, request, viewer, django_assert_num_queries
 ) -> None:
     talia = made(client, d6_campaign, player)
     client.force_login(request.getfixturevalue(viewer))
-    # the session, the user, the character (its sheet on the row) with its campaign, owner and the viewer's role,
-    # the decision that waits on it (if any)
-    with django_assert_num_queries(4):
-        sheet = client.get(reverse("characters:sheet", args=[talia.pk]))
+    # the session, the user, the character (its sheet on the row) with its campaign, owner, the viewer's role,
+    # its balances, its newest ledger entry and whether a decision waits on it: drawn afresh, then kept
+    for _ in range(2):
+        with django_assert_num_queries(3):
+            sheet = client.get(reverse("characters:sheet", args=[talia.pk]))
     assert sheet.status_code == 200
     assert "Stats and skills" in sheet.text
     printed = client.get(reverse("characters:print", args=[talia.pk]))
