@@ -12,31 +12,43 @@ from django.utils.http import urlencode
 from django.views.decorators.http import require_safe
 
 from campaigns import access
-from campaigns.models import Membership
-from campaigns.presenters import page_by_name, page_key, refusals
+from campaigns.models import Campaign, Membership
+from campaigns.presenters import page_key, refusals
 from characters import access as character_access
-from play import live, request_views
+from characters.models import Character
+from play import live, request_views, requests
+from web.prepared import Prepared
 
 #: Characters with something waiting for the GM's approval that the dashboard shows.
 AWAITING_SHOWN: Final = 6
+
+
+#: The first of those waiting by name, and one more (is there more?), as ``page_by_name`` reads them:
+#: compiled once, as the GM's dashboard asks on every load.
+first_awaiting = Prepared(
+    Character,
+    lambda campaign: character_access.awaiting_gm(Campaign(pk=campaign)).order_by("name", "pk")[: AWAITING_SHOWN + 1],
+)
 
 
 @require_safe
 @refusals
 def dashboard(request: HttpRequest, pk: int) -> HttpResponse:
     """The party a page at a time by name (``?after=<id>:<name>``, the last row of the page before;
-    a bad key is a 400), never by OFFSET. Twelve queries for the GM however large the party and the fight,
-    on any of its pages: the session, the user, the campaign and its members (access.campaign_for), the
-    page of active characters with their owners, the running encounter and its combatants with their
-    characters (live.initiative), the feed's rolls with who rolled, their character and any reveal, the
-    open roll requests (with their characters and answers when there are some), the open proposals
-    with their characters and players, the characters the call form offers, and those with something
-    waiting for the GM's approval; a player's page reads
-    what is asked of their characters and their own proposals instead of the last four."""
-    campaign = access.campaign_for(request.user, pk)
+    a bad key is a 400), never by OFFSET. Ten queries for the GM however large the party and the fight:
+    the session, the user, the GM's membership with its campaign (access.campaign_of_member), the page of
+    active characters with their owners (on the first page, as many as the call form offers too), the
+    running encounter and its combatants with their characters (live.initiative), the feed's rolls with
+    who rolled, their character and any reveal, the open roll requests (with their characters and answers
+    when there are some), the open proposals with their characters and players, and those with something
+    waiting for the GM's approval; on a later page of the party, the characters the call form offers too.
+    A player's page reads what is asked of their characters and their own proposals instead of the last
+    three. The queries read on every load are compiled once (``web.prepared``)."""
+    campaign = access.campaign_of_member(request.user, pk)
     after = page_key(request.GET, "after", "the party")
     gm = campaign.viewer.role == Membership.Role.GM  # type: ignore[attr-defined]
-    party, next_key = live.party_page(campaign, after)
+    # The GM's call form offers the first characters by name: on the first page, read with the party.
+    party, next_key, first = live.party_page(campaign, after, first=requests.MAX_ASKED if gm else 0)
     rolls = live.feed_rolls(campaign.pk, gm=gm)
     context = {
         "campaign": campaign,
@@ -52,9 +64,10 @@ def dashboard(request: HttpRequest, pk: int) -> HttpResponse:
         **request_views.requests_context(request.user, campaign, gm=gm),
     }
     if gm:
-        context["call_form"] = request_views.call_form(campaign)
+        context["call_form"] = request_views.unsent_call_form(campaign, offered=first if after is None else None)
         # What waits for the GM's approval: its first page (the rest from the campaign page).
-        waiting, more = page_by_name(character_access.awaiting_gm(campaign), None, AWAITING_SHOWN)
+        read = first_awaiting(campaign=campaign.pk)
+        waiting, more = read[:AWAITING_SHOWN], len(read) > AWAITING_SHOWN
         more_url = reverse("campaigns:detail", args=[campaign.pk]) + "#awaiting-gm" if more else None
         context["awaiting"] = {"rows": [character_access.awaiting_row(c) for c in waiting], "next_url": more_url}
     return render(request, "play/dashboard.html", context)

@@ -14,6 +14,7 @@ catches up on reload (or on reconnecting).
 
 from __future__ import annotations
 
+import functools
 import json
 import logging
 from collections.abc import Iterable
@@ -24,7 +25,8 @@ from asgiref.sync import async_to_sync
 from channels.layers import get_channel_layer
 from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
 from django.contrib.auth.signals import user_logged_out
-from django.db.models import OuterRef, Subquery
+from django.db.models import OuterRef, QuerySet, Subquery, TextField
+from django.db.models.functions import Cast
 from django.dispatch import receiver
 from django.template.loader import render_to_string
 
@@ -43,6 +45,7 @@ from play.rolls import roll_recorded, roll_revealed
 from play.table import table_changed
 from play.templatetags import kept
 from rules.systems.protocol import Summary, Vitals
+from web.prepared import Prepared
 
 logger = logging.getLogger(__name__)
 
@@ -52,6 +55,8 @@ FEED_SIZE: Final = 20
 PARTY_PAGE_SIZE: Final = 24
 #: The dashboard's card of a member of the party, on the page and as its socket swaps it in.
 PARTY_CARD_TEMPLATE: Final = "play/dashboard_party_row.html"
+#: What a card reads of a character besides its sheet (read as text) and its owner's name.
+CARD_FIELDS: Final = ("id", "campaign_id", "owner_id", "name", "status", "system", "version")
 
 
 def group_name(campaign_id: int) -> str:
@@ -101,7 +106,18 @@ class PartyCard:
 
     @cached_property
     def sheet(self) -> Any:
-        return self.character.document
+        character = self.character
+        if "sheet" not in character.__dict__ and "sheet_text" in character.__dict__:
+            # Read as text (:func:`party_characters`): decoded only now that a card is drawn.
+            character.sheet = json.loads(character.sheet_text)
+        return character.document
+
+    @cached_property
+    def sheet_digest(self) -> bytes:
+        """A digest of the sheet's content for the card's key (``kept.card_key``): of its text as the
+        database gives it when it was read as text, which spares decoding the document."""
+        text = self.character.__dict__.get("sheet_text")
+        return kept.digest(self.character.sheet) if text is None else kept.text_digest(text)
 
     @cached_property
     def holdings(self) -> list[Holding]:
@@ -126,14 +142,43 @@ def party_row_html(row: PartyCard) -> str:
     return kept.party_card_html(PARTY_CARD_TEMPLATE, row)
 
 
-def party_page(campaign: Campaign, after: NameKey | None = None) -> tuple[list[PartyCard], NameKey | None]:
+def party_characters(campaign_id: int) -> QuerySet[Character]:
+    """The active characters with their owners' names and their balances, each sheet read as text
+    (``sheet_text``): a card kept (``kept.card_key``) needs only a digest of it, and the document is
+    decoded from the text when a card is drawn (:attr:`PartyCard.sheet`)."""
+    return (
+        Character.objects.active()
+        .filter(campaign_id=campaign_id)
+        .select_related("owner")
+        .only(*CARD_FIELDS, "owner__username")
+        .annotate(sheet_text=Cast("sheet", TextField()))
+        .with_balances()
+    )
+
+
+@functools.cache
+def first_of_party(size: int) -> Prepared[Character]:
+    """The first ``size`` characters of the party by name, compiled once for each size asked."""
+    return Prepared(Character, lambda campaign: party_characters(campaign).order_by("name", "pk")[:size])
+
+
+def party_page(
+    campaign: Campaign, after: NameKey | None = None, *, first: int = 0
+) -> tuple[list[PartyCard], NameKey | None, list[Character]]:
     """A page of the active characters with their owners and balances, by name then id, from just
-    after ``after`` (from the first without it), in one query; and the key of the next page, if any."""
-    characters = Character.objects.active().filter(campaign=campaign).select_related("owner").with_balances()
-    page, next_key = page_by_name(characters, after, PARTY_PAGE_SIZE)
+    after ``after`` (from the first without it), in one query; the key of the next page, if any; and
+    on the first page, the first ``first`` characters by name (the GM's call form offers them), read
+    in the same query."""
+    if after is None:  # one more than a page (is there a next one?), and as many as ``first`` asks
+        read: list[Character] = first_of_party(max(first, PARTY_PAGE_SIZE + 1))(campaign=campaign.pk)
+        page = read[:PARTY_PAGE_SIZE]
+        next_key = NameKey.of(page[-1]) if len(read) > PARTY_PAGE_SIZE else None
+    else:
+        page, next_key = page_by_name(party_characters(campaign.pk), after, PARTY_PAGE_SIZE)
+        read = []
     options = campaign.settings
     options_digest = kept.digest(options)
-    return [party_row(c, options, options_digest) for c in page], next_key
+    return [party_row(c, options, options_digest) for c in page], next_key, read[:first]
 
 
 def party(campaign: Campaign, after: NameKey | None = None) -> list[PartyCard]:
@@ -142,10 +187,17 @@ def party(campaign: Campaign, after: NameKey | None = None) -> list[PartyCard]:
     return party_page(campaign, after)[0]
 
 
+#: The campaign's running encounter (one at a time), compiled once: every dashboard load asks.
+running_encounter = Prepared(
+    Encounter, lambda campaign: Encounter.objects.filter(campaign_id=campaign).running().order_by("pk")[:1]
+)
+
+
 def initiative(campaign: Campaign) -> dict[str, Any]:
     """The running encounter, its initiative order and who acts, in two queries (the encounter;
     its combatants with their characters), as the encounter page presents them."""
-    encounter = Encounter.objects.filter(campaign=campaign).running().first()
+    running = running_encounter(campaign=campaign.pk)
+    encounter = running[0] if running else None
     if encounter is None:
         return {"current_encounter": None, "rows": [], "acting": None}
     combatants = (
@@ -170,8 +222,22 @@ def requests_html(campaign_id: int, user: AbstractBaseUser | AnonymousUser, *, g
 def feed_rolls(campaign_id: int, *, gm: bool) -> list[Roll]:
     """The newest rolls the viewer may see, newest first, in one query. Players never get a
     secret roll before it is revealed, not even as a placeholder: the feed is what the socket sends."""
+    return (feed_of_gm if gm else feed_of_player)(campaign=campaign_id)
+
+
+def feed_query(campaign_id: int, *, gm: bool) -> QuerySet[Roll]:
     rows = Roll.objects.filter(campaign_id=campaign_id).for_viewer(gm=gm, filtered=True)
-    return list(rows.select_related("by", "character", "reveal").newest_first()[:FEED_SIZE])
+    # Of who rolled and their character, the names a row shows: not a character's whole sheet per row.
+    shown = [field.name for field in Roll._meta.concrete_fields]
+    rows = rows.select_related("by", "character", "reveal").only(
+        *shown, "by__username", "character__name", "reveal__created_at"
+    )
+    return rows.newest_first()[:FEED_SIZE]
+
+
+#: The feed as the GM sees it and as players do, each compiled once: the dashboard reads it on every load.
+feed_of_gm = Prepared(Roll, lambda campaign: feed_query(campaign, gm=True))
+feed_of_player = Prepared(Roll, lambda campaign: feed_query(campaign, gm=False))
 
 
 class FeedEntry(dict[str, Any]):

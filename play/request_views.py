@@ -14,7 +14,9 @@ from __future__ import annotations
 
 import json
 import secrets
+from collections.abc import Iterator
 from fractions import Fraction
+from functools import cached_property
 from typing import Any, Final
 
 from django import forms
@@ -36,6 +38,7 @@ from play.models import RollAsked, RollProposal
 from rules.systems.base import SpecError
 from web import limits
 from web.fields import ChoiceField, TypedMultipleChoiceField
+from web.prepared import Prepared
 
 FORM_TEMPLATE: Final = "play/dashboard_call.html"
 LIST_TEMPLATE: Final = "play/dashboard_requests.html"
@@ -55,12 +58,7 @@ class CallForm(forms.Form):
         super().__init__(data, initial=initial)
         #: Everything its fields are drawn from, while nobody has sent it: the fragment is kept by it
         #: (``play/templatetags/kept.py``) as the dashboard draws the form on every load.
-        self.made_from = (
-            campaign.system,
-            json.dumps(campaign.settings, sort_keys=True, default=str),
-            tuple((c.pk, c.name) for c in characters),
-            repr(sorted((initial or {}).items())),
-        )
+        self.made_from = made_from(campaign, characters, initial)
         rules = campaign.rules
         fields = fields_of(rules.call_model)
         for key, choices in rules.call_choices(campaign.settings).items():
@@ -90,6 +88,52 @@ class CallForm(forms.Form):
     def call(self) -> dict[str, Any]:
         return {key: self.cleaned_data[key] for key in self.call_fields if self.cleaned_data.get(key) not in (None, "")}
 
+    @property
+    def offered(self) -> bool:
+        """Whether there is anyone to ask."""
+        return bool(self.fields["characters"].choices)
+
+
+def made_from(campaign: Campaign, characters: list[Character], initial: dict[str, Any] | None) -> tuple[Any, ...]:
+    """What the fields of an unsent call form are drawn from (:attr:`CallForm.made_from`)."""
+    return (
+        campaign.system,
+        json.dumps(campaign.settings, sort_keys=True, default=str),
+        tuple((c.pk, c.name) for c in characters),
+        repr(sorted((initial or {}).items())),
+    )
+
+
+class UnsentCallForm:
+    """The GM's call form as the dashboard shows it before anyone sends it: what its fields are drawn from,
+    and the form itself made only when they are drawn (``kept.call_fields`` keeps them by ``made_from``):
+    a page whose fields are kept makes no form at all."""
+
+    is_bound = False
+    #: What a template reads of it that is not a field of the form.
+    OWN: Final = frozenset({"is_bound", "made_from", "offered", "non_field_errors"})
+
+    def __init__(self, campaign: Campaign, characters: list[Character]) -> None:
+        self._made = (campaign, characters)
+        self.made_from = made_from(campaign, characters, None)
+        self.offered = bool(characters)
+
+    @cached_property
+    def _form(self) -> CallForm:
+        campaign, characters = self._made
+        return CallForm(campaign=campaign, characters=characters)
+
+    def non_field_errors(self) -> list[str]:
+        return []
+
+    def __iter__(self) -> Iterator[forms.BoundField]:
+        return iter(self._form)
+
+    def __getitem__(self, name: str) -> forms.BoundField:
+        if name in self.OWN:  # a template asks by key before it asks by attribute
+            raise KeyError(name)
+        return self._form[name]
+
 
 def _callable(campaign: Campaign, also: int | None = None) -> list[Character]:
     """The characters the form offers: the first of those in play by name, and the one ``also``
@@ -106,6 +150,12 @@ def call_form(
     campaign: Campaign, data: Any = None, *, also: int | None = None, initial: dict[str, Any] | None = None
 ) -> CallForm:
     return CallForm(data, campaign=campaign, characters=_callable(campaign, also), initial=initial)
+
+
+def unsent_call_form(campaign: Campaign, *, offered: list[Character] | None = None) -> UnsentCallForm:
+    """The dashboard's call form, unsent; ``offered``, the characters it offers when they were read already
+    (the first :data:`~play.requests.MAX_ASKED` in play by name, as :func:`_callable` reads them)."""
+    return UnsentCallForm(campaign, _callable(campaign) if offered is None else offered)
 
 
 def waiting_entries(user: Any, campaign: Campaign) -> list[dict[str, Any]]:
@@ -133,9 +183,13 @@ def call_fields(proposal: RollProposal) -> list[tuple[str, Any]]:
             ("characters", proposal.character_id)]  # fmt: skip
 
 
+#: The GM's open proposals (``proposals.open_proposals``), compiled once: the dashboard reads them on every load.
+open_proposals = Prepared(RollProposal, lambda campaign: proposals.open_proposals(campaign))
+
+
 def proposal_entries(user: Any, campaign: Campaign, *, gm: bool) -> list[dict[str, Any]]:
     """The GM's open proposals, or ``user``'s own (waiting, or answered lately), each with its exact chance."""
-    rows = proposals.open_proposals(campaign.pk) if gm else proposals.proposals_of(user, campaign.pk)
+    rows = open_proposals(campaign=campaign.pk) if gm else proposals.proposals_of(user, campaign.pk)
     entries = []
     for proposal in rows:
         proposal.character.campaign = campaign  # the campaign at hand: no query per row for its options

@@ -32,6 +32,7 @@ from campaigns.operations import gm_of
 from characters.models import Character
 from play.models import Roll, RollAsked, RollRequest
 from rules.systems.base import SpecError
+from web.prepared import Prepared
 
 #: The most characters one request asks (the award form's bound: a page of the party).
 MAX_ASKED: Final = 30
@@ -217,15 +218,24 @@ def asked_of(user: AbstractBaseUser, asked_id: int, character: Character) -> Rol
 # --- What the pages list ---------------------------------------------------------------------------
 
 
-def open_requests(campaign_id: int) -> list[RollRequest]:
+def open_requests_of(campaign_id: int) -> QuerySet[RollRequest]:
     """The GM's view: the newest :data:`SHOWN` open requests, each with its characters and answers."""
-    return list(
+    return (
         RollRequest.objects.open()
         .filter(campaign_id=campaign_id)
         .select_related("by")
         .prefetch_related("asked__character", "asked__roll")
         .order_by("-pk")[:SHOWN]
     )
+
+
+#: :func:`open_requests_of`, compiled once (the GM's dashboard reads it on every load).
+open_requests_prepared = Prepared(RollRequest, lambda campaign: open_requests_of(campaign))
+
+
+def open_requests(campaign_id: int) -> list[RollRequest]:
+    """The GM's view: the newest :data:`SHOWN` open requests, each with its characters and answers."""
+    return open_requests_prepared(campaign=campaign_id)
 
 
 def asked_of_player(user: AbstractBaseUser, campaign_id: int) -> list[RollAsked]:

@@ -137,7 +137,11 @@ def call_fields(context: template.Context, form: forms.Form) -> SafeString:
 def digest(document: Any) -> bytes:
     """A short digest of a JSON document's content (a sheet, a campaign's options) to key a fragment by:
     the same content in the same order gives the same digest; another order only draws the fragment again."""
-    text = json.dumps(document, separators=(",", ":"), default=str)
+    return text_digest(json.dumps(document, separators=(",", ":"), default=str))
+
+
+def text_digest(text: str) -> bytes:
+    """A short digest of a document's text as stored (a sheet read as text): the same text, the same digest."""
     return hashlib.blake2b(text.encode(), digest_size=16).digest()
 
 
@@ -152,7 +156,7 @@ def card_key(template_name: str, row: Any) -> tuple[Any, ...]:
         character.system,
         character.name,
         character.owner.get_username(),
-        digest(character.sheet),
+        row.sheet_digest,
         tuple((held.currency.key, held.currency.name, held.amount) for held in row["holdings"]),
         row["options_digest"],
         *_how_shown(),

@@ -473,13 +473,13 @@ def test_the_dashboard_reads_the_proposals_in_one_query(client, table, gm, playe
     # As tests/play/test_dashboard.py counts them, less the combatants (no fight runs): the open
     # proposals with their characters and players are one query however many, and their chances
     # are worked out from the sheets read.
-    with django_assert_num_queries(11):
+    with django_assert_num_queries(9):
         page = client.get(dashboard(table))
     assert text(page).count("player proposes") == 3
     client.force_login(player)
-    # The session, the user, the campaign, its members, the party, the encounter, the feed, what is
-    # asked of the player's characters, and their own proposals.
-    with django_assert_num_queries(9):
+    # The session, the user, the player's membership with its campaign, the party, the encounter, the
+    # feed, what is asked of the player's characters, and their own proposals.
+    with django_assert_num_queries(8):
         page = client.get(dashboard(table))
     assert text(page).count("For Brunella") == 3
 

@@ -1,0 +1,53 @@
+"""Querysets compiled once and run with other ids (web/prepared.py) give what the queryset itself gives:
+the same rows in the same order, their related objects, annotations and prefetches, for any id."""
+
+from __future__ import annotations
+
+import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+
+from campaigns.models import Campaign, Membership
+from characters.models import Character
+from tests.campaigns.helpers import make_character
+from web.prepared import Prepared
+
+pytestmark = pytest.mark.django_db
+
+
+def characters_of(campaign: int):
+    return Character.objects.filter(campaign_id=campaign).select_related("owner").with_balances().order_by("name", "pk")
+
+
+def test_a_prepared_query_gives_the_querysets_rows_for_each_id(campaign, gm, player, other_player) -> None:
+    other = Campaign.objects.create(name="Another table", system=campaign.system, options=campaign.options)
+    Membership.objects.create(campaign=other, user=gm, role=Membership.Role.GM)
+    for name in ("Casimir", "Brunella"):
+        make_character(campaign, player, name)
+    make_character(other, other_player, "Dorota")
+    prepared = Prepared(Character, characters_of)
+
+    for table in (campaign, other, campaign):
+        got = prepared(campaign=table.pk)
+        expected = list(characters_of(table.pk))
+        assert [(c.pk, c.name, c.sheet, c.owner.username) for c in got] == [
+            (c.pk, c.name, c.sheet, c.owner.username) for c in expected
+        ]
+        assert [c.__dict__["balances_held"] for c in got] == [c.__dict__["balances_held"] for c in expected]
+    assert prepared(campaign=-1) == []
+
+
+def test_a_prepared_query_runs_in_one_query_and_prefetches_as_its_queryset_does(campaign, gm, player) -> None:
+    make_character(campaign, player, "Brunella")
+    prepared = Prepared(Campaign, lambda campaign: Campaign.objects.filter(pk=campaign).prefetch_related("characters"))
+    prepared(campaign=campaign.pk)  # compiled now
+    with CaptureQueriesContext(connection) as captured:
+        (got,) = prepared(campaign=campaign.pk)
+        assert [c.name for c in got.characters.all()] == ["Brunella"]
+    assert len(captured) == 2  # the campaign, and its characters prefetched
+
+
+def test_a_query_that_does_not_use_its_argument_is_refused(campaign) -> None:
+    prepared = Prepared(Campaign, lambda campaign: Campaign.objects.all())
+    with pytest.raises(ValueError, match="does not use campaign"):
+        prepared(campaign=campaign.pk)
