@@ -1,5 +1,5 @@
-# The production image: the app on uvicorn (its fast HTTP parser and event loop, httptools and uvloop),
-# static files collected for WhiteNoise.
+# The production image: the app on uvicorn (its fast HTTP parser and event loop, httptools and uvloop;
+# live sockets sent uncompressed, see docs/deploy.md), static files collected for WhiteNoise.
 FROM python:3.11-slim-bookworm
 
 ENV PYTHONDONTWRITEBYTECODE=1 \
@@ -34,4 +34,4 @@ EXPOSE 8000
 # request names an allowed host so that Django's host check lets it through.
 HEALTHCHECK --interval=10s --timeout=3s --start-period=30s --retries=5 \
     CMD python -c "import os, urllib.request; h = os.environ.get('ALLOWED_HOSTS', 'localhost').split(',')[0].strip().lstrip('.'); h = 'localhost' if h in ('', '*') else h; urllib.request.urlopen(urllib.request.Request('http://127.0.0.1:8000/healthz', headers={'Host': h}), timeout=2)"
-CMD ["sh", "-c", "python manage.py migrate --noinput && python manage.py collectstatic --noinput && exec uvicorn config.asgi:application --host 0.0.0.0 --port 8000 --proxy-headers --http httptools --loop uvloop"]
+CMD ["sh", "-c", "python manage.py migrate --noinput && python manage.py collectstatic --noinput && exec uvicorn config.asgi:application --host 0.0.0.0 --port 8000 --proxy-headers --http httptools --loop uvloop --ws-per-message-deflate false"]

@@ -34,7 +34,7 @@ install: $(VENV)/.installed-dev
 
 # Static files under hashed names, compressed, so browsers keep them (web/staticfiles.py): collected
 # again when a file of static/ or an installed package changed since the last time; uvicorn with its
-# fast HTTP parser and event loop, as in production.
+# fast HTTP parser and event loop and live sockets sent uncompressed, as in production (docs/deploy.md).
 DICEHALL_VAR_DIR ?= var
 STATIC_ROOT ?= $(DICEHALL_VAR_DIR)/static
 STATIC_MANIFEST := $(STATIC_ROOT)/staticfiles.json
@@ -50,7 +50,7 @@ run: $(VENV)/.installed-base $(STATIC_MANIFEST)
 	$(PY) manage.py migrate --noinput
 	$(PY) manage.py demo
 	@echo "Dicehall is at http://127.0.0.1:$(PORT)/"
-	$(PY) -m uvicorn config.asgi:application --host 127.0.0.1 --port $(PORT) --http httptools --loop uvloop
+	$(PY) -m uvicorn config.asgi:application --host 127.0.0.1 --port $(PORT) --http httptools --loop uvloop --ws-per-message-deflate false
 
 test: $(VENV)/.installed-dev
 	$(PY) -m pytest -n $(WORKERS)

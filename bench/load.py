@@ -35,15 +35,15 @@ import threading
 import time
 import traceback
 from collections import Counter
-from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Final, TextIO
 from urllib.parse import urlencode, urlsplit
 
 from bench.pages import EXIT_BROKEN, EXIT_MISSED, progress, throwaway_database
-from bench.sockets import ROOT, BenchError, Server, database_url, free_port, wait_until_up
+from bench.servers import ROOT, BenchError, server
+from bench.sockets import database_url
 from web import limits
 
 #: Heavy clients, and light requests per page and phase; and those of ``--quick``.
@@ -128,32 +128,6 @@ def build() -> tuple[str, str, str, str, str]:
         client.cookies["sessionid"].value,
         token,
     )
-
-
-@contextmanager
-def server(
-    environment: dict[str, str], log: Path, command_for: Callable[[int], list[str]] | None = None
-) -> Iterator[Server]:
-    """One uvicorn process on a free port, as ``make run`` starts it (``command_for(port)``: another command
-    line); killed at the end if still running."""
-    port = free_port()
-    command = [sys.executable, "-m", "uvicorn", "config.asgi:application", "--host", "127.0.0.1", "--port", str(port)]
-    if command_for is not None:
-        command = command_for(port)
-    with log.open("w") as out:
-        process = subprocess.Popen(command, cwd=ROOT, env=environment, stdout=out, stderr=subprocess.STDOUT)
-    running = Server(f"http://127.0.0.1:{port}", process, log)
-    try:
-        wait_until_up(running)
-        yield running
-    finally:
-        if process.poll() is None:
-            process.terminate()
-            try:
-                process.wait(10)
-            except subprocess.TimeoutExpired:
-                process.kill()
-                process.wait()
 
 
 # --- Requests --------------------------------------------------------------------------------------------

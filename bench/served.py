@@ -66,9 +66,9 @@ from typing import Any, Final, TextIO
 from urllib.parse import urlencode, urljoin, urlsplit
 
 from bench import big
-from bench.load import CSRF, UNLIMITED, in_own_process, server
+from bench.load import CSRF, UNLIMITED, in_own_process
 from bench.pages import EXIT_BROKEN, EXIT_MISSED, progress
-from bench.sockets import ROOT, BenchError
+from bench.servers import ROOT, BenchError, run_command, run_exports, server
 
 #: Kept-alive connections, requests a burst, rounds; and those of ``--quick``.
 CONNECTIONS: Final = 4
@@ -90,45 +90,6 @@ WRK_SECONDS: Final = 5
 MOVE: Final = ("d13", "d13-mark", ({"marks": "1"}, {"marks": "-1"}))
 #: The markdown block ``--write-docs`` writes in docs/bench.md, by its label.
 DOCS: Final = ROOT / "docs" / "bench.md"
-MAKEFILE: Final = ROOT / "Makefile"
-
-
-# --- The server, as `make run` starts it ---------------------------------------------------------------
-
-
-def run_command(port: int, makefile: Path = MAKEFILE) -> list[str]:
-    """The command of the Makefile's ``run`` target that starts uvicorn, with this Python and ``port``:
-    so that an option added there (a faster parser or loop) is what the bench measures. The target may
-    be named on several lines (its variables, ``run: export NAME = value``, and its rule): the recipe
-    follows the rule's line."""
-    lines = makefile.read_text().splitlines()
-    rules = [i for i, line in enumerate(lines) if re.match(r"^run\s*:", line) and not TARGET_VARIABLE.match(line)]
-    if not rules:
-        raise BenchError(f"{makefile} has no run target")
-    for line in lines[rules[-1] + 1 :]:
-        if not line.startswith("\t"):
-            break
-        if " uvicorn " in f" {line} " or "-m uvicorn" in line:
-            command = line.strip().lstrip("@-")
-            command = command.replace("$(PY)", sys.executable).replace("$(PORT)", str(port))
-            if "$(" in command:
-                raise BenchError(f"the run target's command has a variable the bench does not know: {command}")
-            words = shlex.split(command)
-            if "--host" not in words:
-                words += ["--host", "127.0.0.1"]
-            return words
-    raise BenchError(f"the run target of {makefile} starts no uvicorn")
-
-
-#: A target-specific variable of the Makefile: ``run: export NAME = value`` (or ``:=``, without ``export``).
-TARGET_VARIABLE: Final = re.compile(r"^run\s*:\s*(?:export\s+)?([A-Za-z_][A-Za-z0-9_]*)\s*:?=\s*(.*?)\s*$")
-
-
-def run_exports(makefile: Path = MAKEFILE) -> dict[str, str]:
-    """The environment the Makefile's ``run`` target sets for its server, whose values are plain (such as
-    ``STATIC_HASHED = true``); one made of other Make variables (``STATIC_ROOT``) is the bench's to give."""
-    found = (TARGET_VARIABLE.match(line) for line in makefile.read_text().splitlines())
-    return {m[1]: m[2] for m in found if m is not None and "$(" not in m[2]}
 
 
 def collect_static(environment: dict[str, str]) -> None:

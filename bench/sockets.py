@@ -3,8 +3,9 @@ in the production shape, two server processes sharing events through Redis.
 
 A campaign of a GM and N players (each player with an active character) is built in a throwaway
 database (as :mod:`bench.pages` makes one), and two ``uvicorn config.asgi:application`` processes
-serve it, as ``make run`` starts one, with the same ``DATABASE_URL``, the same ``REDIS_URL`` and a
-channel prefix of their own. S dashboard sockets (``ws/campaigns/<pk>/``) open, half on each
+serve it, each started with the command of the Makefile's ``run`` target (:mod:`bench.servers`: its
+parser, loop and socket options are what is measured), with the same ``DATABASE_URL``, the same
+``REDIS_URL`` and a channel prefix of their own. S dashboard sockets (``ws/campaigns/<pk>/``) open, half on each
 process, each with the session cookie of a member in turn, and ask for the catch-up as the page
 does (``{"since": 0}``). They stay quiet for longer than the 5 s read timeout that once dropped
 every quiet socket (:mod:`play.layers`). The GM also has one dashboard open, on the first process, of
@@ -47,22 +48,22 @@ import sys
 import tempfile
 import time
 import traceback
-import urllib.request
 import uuid
 from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Final, TextIO
 from urllib.parse import urlsplit
 
+from bench import servers as serving
 from bench.pages import EXIT_BROKEN, EXIT_MISSED, progress, throwaway_database
+from bench.servers import ROOT, UNCLEAN, BenchError, Server
 
 if TYPE_CHECKING:
     from django.contrib.auth.models import AbstractBaseUser
     from websockets.asyncio.client import ClientConnection
 
-ROOT: Final = Path(__file__).resolve().parent.parent
 REDIS_URL: Final = os.environ.get("REDIS_URL", "redis://127.0.0.1:6379/15")
 
 #: Sockets, rolls and players by default, and those of ``--quick``.
@@ -82,23 +83,16 @@ IDLE: Final = 12.5
 SHUTDOWN_BOUND: Final = 10.0
 #: Sockets opening at once (a burst of pages, as when a restarted server's pages reconnect).
 OPENING: Final = 25
-#: Seconds for every socket to open and catch up, for a server to start, for a roll to reach every socket.
+#: Seconds for every socket to open and catch up, for a roll to reach every socket.
 OPEN_WAIT: Final = 120.0
-START_WAIT: Final = 60.0
 DELIVERY_WAIT: Final = 10.0
 #: Seconds between one roll's last delivery and the next roll: the servers finish what the last one left
 #: them (its frames' writes, the cleaning of Redis's copies) before the next is timed.
 SETTLE: Final = 0.05
-#: What a server's log must not hold after a clean shutdown.
-UNCLEAN: Final = ("Exception in ASGI application", "Traceback")
 #: The goal: the 95th percentile of the many dashboards' delivery times at most this many times the one's.
 RATIO_GOAL: Final = 3.0
 #: The close code of a server going away for a restart (uvicorn's on SIGTERM).
 SERVICE_RESTART: Final = 1012
-
-
-class BenchError(Exception):
-    """The benchmark cannot give a figure: a server did not start, a socket did not open."""
 
 
 # --- The data -----------------------------------------------------------------------------------------
@@ -177,68 +171,14 @@ def roll(campaign: int, by: AbstractBaseUser, n: int) -> tuple[int, float]:
 # --- The servers ---------------------------------------------------------------------------------------
 
 
-@dataclass
-class Server:
-    url: str
-    process: subprocess.Popen[bytes]
-    log: Path
-    #: Seconds from SIGTERM to the process's exit; None while running, or when it had to be killed.
-    stopped_in: float | None = None
-
-    @property
-    def ws_url(self) -> str:
-        return self.url.replace("http://", "ws://", 1)
-
-    def unclean_lines(self) -> list[str]:
-        return [line for line in self.log.read_text(errors="replace").splitlines() if any(u in line for u in UNCLEAN)]
-
-    @property
-    def finished(self) -> bool:
-        return "Finished server process" in self.log.read_text(errors="replace")
-
-
-def free_port() -> int:
-    import socket
-
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def wait_until_up(server: Server) -> None:
-    deadline = time.monotonic() + START_WAIT
-    while time.monotonic() < deadline:
-        if server.process.poll() is not None:
-            raise BenchError(f"the server at {server.url} exited: {server.log.read_text(errors='replace')[-2000:]}")
-        try:
-            with urllib.request.urlopen(f"{server.url}/healthz", timeout=1):
-                return
-        except OSError:
-            time.sleep(0.1)
-    raise BenchError(f"the server at {server.url} did not start within {START_WAIT:g} s")
-
-
 @contextmanager
 def servers(environment: dict[str, str], logs: Path) -> Iterator[list[Server]]:
-    """Two uvicorn processes on free ports, as ``make run`` starts one; any still running at the end is killed."""
-    started = []
-    try:
-        for n in range(2):
-            port, log = free_port(), logs / f"server-{n}.log"
-            command = [sys.executable, "-m", "uvicorn", "config.asgi:application", "--host", "127.0.0.1"]
-            with log.open("w") as out:
-                process = subprocess.Popen(
-                    [*command, "--port", str(port)], cwd=ROOT, env=environment, stdout=out, stderr=subprocess.STDOUT
-                )
-            started.append(Server(f"http://127.0.0.1:{port}", process, log))
-        for server in started:
-            wait_until_up(server)
-        yield started
-    finally:
-        for server in started:
-            if server.process.poll() is None:
-                server.process.kill()
-                server.process.wait()
+    """Two server processes, each started as ``make run`` starts one (:func:`bench.servers.run_command`)."""
+    with ExitStack() as stack:
+        yield [
+            stack.enter_context(serving.server(environment, logs / f"server-{n}.log", serving.run_command))
+            for n in range(2)
+        ]
 
 
 # --- Measuring -----------------------------------------------------------------------------------------

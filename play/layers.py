@@ -18,7 +18,8 @@ This class changes two things:
   process, naming that process's sockets in the group; channels-redis then had each of a process's
   sockets wait for it in turn, by taking a lock shared by all of them and two new tasks a wait, so a
   roll heard by 250 sockets of one process woke the 250 waits one after another before each socket
-  could send its frame. Now each socket's wait is a queue's.
+  could send its frame. Now each socket's wait is a queue's, and each socket waits on it from one task
+  for its whole life (:meth:`play.consumers.GroupsConsumer.serve`), not a new task for every event.
 """
 
 from __future__ import annotations
@@ -67,7 +68,9 @@ class RedisChannelLayer(BaseRedisChannelLayer):
         next receive reads afresh)."""
         if "!" not in channel:
             return await super().receive(channel)
-        inbox = self.inboxes.setdefault(channel, BoundedQueue(self.capacity))
+        inbox = self.inboxes.get(channel)
+        if inbox is None:  # (not ``setdefault``: that would build a queue for every event received)
+            inbox = self.inboxes[channel] = BoundedQueue(self.capacity)
         self.read_for(channel)
         try:
             event = await inbox.get()

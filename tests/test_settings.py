@@ -274,3 +274,16 @@ def test_every_way_to_start_the_server_uses_uvicorns_fast_parser_and_loop() -> N
     assert "command" not in app or FAST_SERVER in str(app["command"])
     import httptools  # noqa: F401  (installed from requirements/base.txt, as the flags need)
     import uvloop  # noqa: F401
+
+
+UNCOMPRESSED_SOCKETS = "--ws-per-message-deflate false"
+
+
+def test_every_way_to_start_the_server_sends_live_sockets_uncompressed() -> None:
+    """The same three: a live frame is compressed again for each socket that hears it (docs/deploy.md)."""
+    (run,) = [line for line in (ROOT / "Makefile").read_text().splitlines() if "-m uvicorn" in line]
+    assert UNCOMPRESSED_SOCKETS in run
+    (command,) = [line for line in (ROOT / "Dockerfile").read_text().splitlines() if line.startswith("CMD")]
+    assert UNCOMPRESSED_SOCKETS in command
+    app = yaml.safe_load((ROOT / "docker-compose.yml").read_text())["services"]["app"]
+    assert "command" not in app or UNCOMPRESSED_SOCKETS in str(app["command"])
