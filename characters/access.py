@@ -8,10 +8,9 @@ from functools import reduce
 from typing import Any
 
 from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
-from django.core.exceptions import ImproperlyConfigured, PermissionDenied
-from django.db import connections, router
+from django.core.exceptions import PermissionDenied
+from django.db import connections
 from django.db.models import Q, QuerySet
-from django.db.models.query import get_related_populators
 from django.http import Http404
 
 from campaigns.access import is_gm
@@ -20,6 +19,7 @@ from characters import exchange, sheets
 from characters.lifecycle import finished
 from characters.models import Character
 from rules.systems.base import Awaiting
+from web.prepared import Prepared
 
 #: What a player who left or was removed reads of the table through their own character: nothing.
 NOT_AT_THE_TABLE = (
@@ -42,70 +42,27 @@ def character_for(
 
 
 def sheet_character(user: AbstractBaseUser | AnonymousUser, pk: int) -> Character:
-    """The character ``pk`` as :func:`character_for` gives it to ``user`` (the same 404s), read for its sheet
-    page in one query (:func:`_sheet_query`): with ``newest_entry``, the id of its newest ledger entry (None
-    before any), which names the latest entries the page shows without reading them, and what the apps
-    above this one read with it (``sheets.also_read``)."""
+    """The character ``pk`` as :func:`character_for` gives it to ``user`` (the same 404s), read for its
+    sheet page in one query (:func:`_sheet_rows`, compiled once): with ``newest_entry``, the id of its
+    newest ledger entry (None before any), which names the latest entries the page shows without reading
+    them, and what the apps above this one read with it (``sheets.also_read``)."""
     if not user.is_authenticated:
         raise Http404("No such character")
-    query = _sheet_query(router.db_for_read(Character))
-    return _as_seen(query.read(pk, user.pk), user, write=False, at_table=False)
+    found = _SHEET_QUERY(pk=pk, viewer=user.pk)
+    return _as_seen(found[0] if found else None, user, write=False, at_table=False)
 
 
-#: Stand-ins for the character's and the viewer's ids while the sheet's query is compiled, found in its
-#: parameters and replaced by the real ones on every read.
-_PK, _VIEWER = -7_340_001, -7_340_002
+def _sheet_rows(*, pk: int, viewer: int) -> QuerySet[Character]:
+    """The sheet page's one query: the character, its campaign and owner, the viewer's role, its balances,
+    its newest ledger entry and what the apps above read with it."""
+    rows = Character.objects.select_related("campaign", "owner").filter(pk=pk).annotate_role(viewer)
+    return sheets.read_with(rows.with_balances().with_newest_entry())
 
 
-class _SheetQuery:
-    """The sheet's query, compiled once per database and read with each page's ids: building and
-    compiling it through the ORM cost more than running it, as much as the rest of the page together
-    (its subqueries are resolved and copied anew on every build). The rows are made into a character,
-    its campaign and its owner exactly as the ORM makes them from the same compiled query."""
-
-    def __init__(self, alias: str) -> None:
-        rows = Character.objects.select_related("campaign", "owner").filter(pk=_PK).annotate_role(_VIEWER)
-        rows = sheets.read_with(rows.with_balances().with_newest_entry())
-        self.alias = alias
-        self.compiler = rows.query.get_compiler(using=alias)
-        self.sql, params = self.compiler.as_sql()
-        if _PK not in params or _VIEWER not in params:
-            raise ImproperlyConfigured("The sheet's query must take the character's and the viewer's ids.")
-        self.params = tuple(params)
-        select, klass_info = self.compiler.select, self.compiler.klass_info
-        if klass_info is None:
-            raise ImproperlyConfigured("The sheet's query must read a character.")
-        fields = klass_info["select_fields"]
-        self.start, self.end = fields[0], fields[-1] + 1
-        self.names = [column[0].target.attname for column in select[self.start : self.end]]
-        self.annotations = dict(self.compiler.annotation_col_map or {})
-        self.related = get_related_populators(klass_info, select, alias)
-
-    def read(self, pk: int, viewer: int) -> Character | None:
-        params = [pk if value == _PK else viewer if value == _VIEWER else value for value in self.params]
-        with connections[self.alias].cursor() as cursor:
-            cursor.execute(self.sql, params)
-            found = cursor.fetchone()
-        if found is None:
-            return None
-        row = next(iter(self.compiler.results_iter(results=[[found]])))
-        character = Character.from_db(self.alias, self.names, row[self.start : self.end])
-        for populator in self.related:
-            populator.populate(row, character)
-        for name, position in self.annotations.items():
-            setattr(character, name, row[position])
-        return character
-
-
-_sheet_queries: dict[tuple[str, str], _SheetQuery] = {}
-
-
-def _sheet_query(alias: str) -> _SheetQuery:
-    key = (alias, connections[alias].vendor)
-    query = _sheet_queries.get(key)
-    if query is None:
-        query = _sheet_queries[key] = _SheetQuery(alias)
-    return query
+#: Compiled once per database and read with each page's ids: building and compiling it through the ORM
+#: cost more than running it, as much as the rest of the page together (its subqueries are resolved and
+#: copied anew on every build).
+_SHEET_QUERY = Prepared(Character, _sheet_rows)
 
 
 def _as_seen(character: Character | None, user: AbstractBaseUser, *, write: bool, at_table: bool) -> Character:
