@@ -9,10 +9,12 @@ character's row is locked (the campaign's first), so two requests can never both
 points. The balance row is read ``FOR UPDATE`` as well, under that lock: the character's lock is
 what queues the writers (and the only guard when the row does not exist yet and is created), the
 row's own lock a second line for a writer that forgot it; the database's CHECK constraints
-(amount ≥ 0 on the balance, balance ≥ 0 on each entry) are the last line. Every function here
-checks who asks and refuses with a :class:`~campaigns.operations.Refused` (its ``status`` says
-400, 403, 404 or 409) before anything is written; the views and the API call these and nothing
-else writes those rows.
+(amount ≥ 0 on the balance, balance ≥ 0 on each entry) are the last line. Every writer goes
+through one function (``_enter``) that writes the entries, the balances and the adventures' tallies
+in a statement each, so an award to a whole party costs the queries an award to one character
+does. Every function here checks who asks and refuses with a
+:class:`~campaigns.operations.Refused` (its ``status`` says 400, 403, 404 or 409) before anything
+is written; the views and the API call these and nothing else writes those rows.
 
 What a purchase buys, what it costs, the words and the record the ledger keeps of it, and how it
 is taken back are the system's (``offers``, ``offer_fields``, ``buy``, ``receipt``, ``refund``; an
@@ -26,11 +28,13 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from functools import partial
 from typing import Any, Final
 
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
 from django.db.models import Case, F, Min, Q, Sum, Value, When
+from django.utils import timezone
 
 from campaigns.errors import Conflict, NotAllowed, NotFound, Refused
 from campaigns.models import Campaign, Membership
@@ -45,7 +49,7 @@ from characters.models import (
     LedgerEntry,
     ReputationChange,
 )
-from characters.write import mark_changed, sentence
+from characters.write import character_changed, mark_changed, sentence
 from rules.systems.base import Currency, RulesSystem, SheetInvalid, SpecError
 
 MAX_REASON: Final = 200
@@ -173,40 +177,60 @@ def _append(
 ) -> LedgerEntry:
     """Write one entry in ``currency`` and move the balance (``held``, from :func:`_held`) with it;
     the caller holds the character's row lock."""
-    after = held.amount + amount
-    if after < 0:
-        raise NotEnoughPoints(character, currency, have=held.amount, needed=-amount)
-    entry = LedgerEntry.objects.create(
+    entry = LedgerEntry(
         character=character,
         kind=kind,
         currency=currency.key,
         amount=amount,
-        balance=after,
         reason=reason,
         adventure=adventure,
         reverses=reverses,
         purchase=dict(purchase or {}),
         by=by,
     )
-    held.amount = after
-    if held.pk is None:
-        held.save()
-    else:
-        held.save(update_fields=["amount"])
-    _tally(entry)
-    return entry
+    (written,) = _enter([(entry, held)], currency)
+    return written
 
 
-def _tally(entry: LedgerEntry) -> None:
-    """Add ``entry`` to its adventure's :class:`AdventureTally` (begun by it, if it is the adventure's
-    first): one UPDATE, and an INSERT for an adventure's first entry. The caller holds the
-    character's row lock, so no other writer can begin the same adventure between the two."""
+def _enter(moves: Sequence[tuple[LedgerEntry, Balance]], currency: Currency) -> list[LedgerEntry]:
+    """Write each unsaved entry in ``currency`` and move its character's balance (its ``Balance``, read
+    under the lock, or a new one at 0) and its adventure's tally with it: three statements for any
+    number of entries (the entries, the balances, the tallies). The caller holds the characters' row
+    locks. Each entry's running ``balance`` is its balance's amount after it, in the order given; one
+    that would take a balance below zero refuses them all (:class:`NotEnoughPoints`) before anything
+    is written."""
+    kept: dict[tuple[int, str], Balance] = {}
+    for entry, held in moves:
+        after = held.amount + entry.amount
+        if after < 0:
+            raise NotEnoughPoints(entry.character, currency, have=held.amount, needed=-entry.amount)
+        entry.balance = held.amount = after
+        kept[entry.character_id, entry.currency] = held
+    written = LedgerEntry.objects.bulk_create([entry for entry, _ in moves])
+    # Each balance as it now stands, under the lock: an UPDATE of a row that exists, an INSERT of one
+    # that does not yet (the character's first points in the currency), in one statement.
+    Balance.objects.bulk_create(
+        [
+            Balance(character_id=character_id, currency=key, amount=held.amount)
+            for (character_id, key), held in kept.items()
+        ],
+        update_conflicts=True,
+        unique_fields=["character", "currency"],
+        update_fields=["amount"],
+    )
+    AdventureTally.objects.add([_tally(entry) for entry in written])
+    return written
+
+
+def _tally(entry: LedgerEntry) -> AdventureTally:
+    """What ``entry`` adds to its adventure's :class:`AdventureTally` (and begins it with, if it is
+    the adventure's first): a correction counts as what it reverses."""
     as_award = (entry.reverses.kind if entry.reverses is not None else entry.kind) == LedgerEntry.Kind.AWARD
     earned, spent = (entry.amount, 0) if as_award else (0, -entry.amount)
-    same = {"character_id": entry.character_id, "currency": entry.currency, "adventure": entry.adventure}
-    if not AdventureTally.objects.filter(**same).update(earned=F("earned") + earned, spent=F("spent") + spent):
-        campaign_id = entry.character.campaign_id
-        AdventureTally.objects.create(**same, campaign_id=campaign_id, began=entry.pk, earned=earned, spent=spent)
+    return AdventureTally(
+        character_id=entry.character_id, campaign_id=entry.character.campaign_id, currency=entry.currency,
+        adventure=entry.adventure, began=entry.pk, earned=earned, spent=spent,
+    )  # fmt: skip
 
 
 @transaction.atomic
@@ -230,12 +254,15 @@ def recount_adventures(character_ids: Iterable[int]) -> None:
     AdventureTally.objects.bulk_create(AdventureTally(**row) for row in counted)
 
 
-def _save(character: Character, sheet: Any, *, by: AbstractBaseUser, what: str, sections: Sequence[str]) -> None:
+def _save(
+    character: Character, sheet: Any, *, by: AbstractBaseUser, what: str, sections: Sequence[str],
+    campaign_moved: bool = False,
+) -> None:  # fmt: skip
     """Save the sheet in the transaction of the entry (the caller holds the lock), marking the edit
     ``sections`` it changes; a sheet its system refuses is a 400 and, the transaction undone, no
-    entry is written either."""
+    entry is written either. ``campaign_moved``: the caller moves the campaign's last activity itself."""
     try:
-        write.write(character, sheet, by=by, what=what, sections=sections)
+        write.write(character, sheet, by=by, what=what, sections=sections, campaign_moved=campaign_moved)
     except SheetInvalid as invalid:
         raise write.refusal(invalid) from None
 
@@ -312,42 +339,69 @@ def award(
         .filter(character__in=list(characters), currency=paid_in.key)
         .order_by("character_id")
     }
-    entries, changes = [], []
+    why = {a.character_id: _text(a.reason, "reason", MAX_REASON, required=False) or reason for a in awards}
+    # Every entry, balance and tally in three statements, whatever the size of the party.
+    entries = _enter(
+        [
+            (
+                LedgerEntry(
+                    character=characters[a.character_id], kind=LedgerEntry.Kind.AWARD, currency=paid_in.key,
+                    amount=a.amount, reason=why[a.character_id], adventure=adventure, by=by,
+                ),
+                held.get(a.character_id) or Balance(character_id=a.character_id, currency=paid_in.key, amount=0),
+            )
+            for a in awards
+            if a.amount
+        ],
+        paid_in,
+    )  # fmt: skip
+    changes, paid = [], []
     for a in awards:
         character = characters[a.character_id]
-        why = _text(a.reason, "reason", MAX_REASON, required=False) or reason
-        if a.amount:
-            row = held.get(character.pk) or Balance(character=character, currency=paid_in.key, amount=0)
-            entry = _append(
-                character, row, paid_in, kind=LedgerEntry.Kind.AWARD, amount=a.amount, reason=why, adventure=adventure,
-                by=by,
-            )  # fmt: skip
-            entries.append(entry)
         if a.reputation:
             standing = character.rules.standing
             reputation = standing_of(character) + a.reputation
             sheet = character.document.model_copy(update={standing.field: reputation})
-            what = f"{standing.label} {a.reputation:+d}: {why}"
-            _save(character, sheet, by=by, what=what, sections=[standing.section])
+            what = f"{standing.label} {a.reputation:+d}: {why[a.character_id]}"
+            _save(character, sheet, by=by, what=what, sections=[standing.section], campaign_moved=True)
             changes.append(
-                ReputationChange.objects.create(
+                ReputationChange(
                     character=character,
                     change=a.reputation,
                     reputation=reputation,
-                    reason=why,
+                    reason=why[a.character_id],
                     adventure=adventure,
                     by=by,
                 )
             )
         elif a.amount:
-            mark_changed(character)  # a new version: open pages hear of the new balance
+            paid.append(character)  # a new version: open pages hear of the new balance
+    ReputationChange.objects.bulk_create(changes)
+    _mark_paid(paid)
     if ends_adventure:
         for character in characters.values():
             ended = character.rules.end_adventure(character.document, campaign.settings)
             if ended is not None:
                 sheet, what = ended
-                _save(character, sheet, by=by, what=what, sections=changed_sections(character, sheet))
+                sections = changed_sections(character, sheet)
+                _save(character, sheet, by=by, what=what, sections=sections, campaign_moved=True)
+    Campaign.objects.filter(pk=campaign.pk).update(last_activity_at=timezone.now())  # once for the party
     return Awarded(entries, changes)
+
+
+def _mark_paid(characters: Sequence[Character]) -> None:
+    """A new version of each of ``characters`` (locked by the caller), whose balance moved and nothing
+    else: what :func:`characters.write.mark_changed` does for one character (no section changes, so
+    no open form of the sheet turns stale), in one UPDATE for all; the caller moves the campaign's
+    last activity. Open pages hear of each once the transaction commits."""
+    if not characters:
+        return
+    now = timezone.now()
+    Character.objects.filter(pk__in=[c.pk for c in characters]).update(version=F("version") + 1, updated_at=now)
+    for character in characters:
+        character.version += 1
+        character.updated_at = now
+        transaction.on_commit(partial(character_changed.send, sender=Character, character_id=character.pk))
 
 
 def award_problems(awards: Sequence[Award], reason: str | None, characters: Mapping[int, Character]) -> dict[str, str]:

@@ -8,11 +8,12 @@ version is refused (see ``characters.sheets``).
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any, Final
 
 from django.conf import settings
-from django.db import connection, models
+from django.db import connection, connections, models
 from django.db.models import OuterRef, Q, Subquery
 from django.utils import timezone
 
@@ -367,6 +368,49 @@ class LedgerEntry(AppendOnlyModel):
         return f"{self.amount:+d} {self.currency} for {self.character_id}: {self.reason}"
 
 
+class AdventureTallyQuerySet(models.QuerySet["AdventureTally"]):
+    def add(self, tallies: Iterable[AdventureTally]) -> None:
+        """Add each of ``tallies`` (unsaved) to its adventure's row, by character, currency and
+        adventure: what it earned and spent is added to the row's, and a row not there yet is begun
+        with it (its ``began`` and its campaign), in one ``INSERT … ON CONFLICT DO UPDATE`` for all
+        (PostgreSQL's and SQLite's upsert; more only past the database's limit on parameters). Two of
+        the same adventure are summed first, as one statement may change a row only once. Adding
+        never reads a row, so it counts right under the ledger's lock of the character and without."""
+        merged: dict[tuple[int, str, str], AdventureTally] = {}
+        for tally in tallies:
+            key = (tally.character_id, tally.currency, tally.adventure)
+            if key in merged:
+                kept = merged[key]
+                kept.earned, kept.spent = kept.earned + tally.earned, kept.spent + tally.spent
+                kept.began = min(kept.began, tally.began)
+            else:
+                merged[key] = tally
+        if not merged:
+            return
+        database = connections[self.db]
+        meta, quote = self.model._meta, database.ops.quote_name
+        fields = [
+            meta.get_field(name)
+            for name in ("character", "campaign", "currency", "adventure", "began", "earned", "spent")
+        ]
+        table, columns = quote(meta.db_table), [quote(field.column) for field in fields]
+        key_columns = ", ".join(quote(meta.get_field(name).column) for name in ("character", "currency", "adventure"))
+        added = ", ".join(f"{column} = {table}.{column} + EXCLUDED.{column}" for column in columns[-2:])
+        rows = list(merged.values())
+        size = max(database.ops.bulk_batch_size(fields, rows), 1)
+        with database.cursor() as cursor:
+            for start in range(0, len(rows), size):
+                batch = rows[start : start + size]
+                values = ", ".join(["(" + ", ".join(["%s"] * len(fields)) + ")"] * len(batch))
+                # Names from the model's metadata, every value a parameter: Django's bulk_create can
+                # only set a conflicting row's columns to the new row's, not add them.
+                cursor.execute(
+                    f"INSERT INTO {table} ({', '.join(columns)}) VALUES {values} "  # noqa: S608
+                    f"ON CONFLICT ({key_columns}) DO UPDATE SET {added}",
+                    [getattr(tally, field.attname) for tally in batch for field in fields],
+                )
+
+
 class AdventureTally(models.Model):
     """A character's points in one currency in one adventure (``""``: no adventure named): what was
     earned and what was spent, and the entry that began it (the adventure's first). The sum of its
@@ -386,6 +430,8 @@ class AdventureTally(models.Model):
     began = models.BigIntegerField()
     earned = models.IntegerField(default=0)
     spent = models.IntegerField(default=0)
+
+    objects = AdventureTallyQuerySet.as_manager()
 
     class Meta:
         #: The chart reads a character's latest adventures in one currency in the first index's order; the
