@@ -22,9 +22,9 @@ pytestmark = pytest.mark.django_db
 
 #: An award's queries whatever the size of the party: see the comments where it is asserted.
 AWARD_QUERIES = 17
-#: What the open pages' announcements read of each awarded character once the award commits:
-#: its party card (with its balances), its sheet's version, and whether it fights in an encounter.
-ANNOUNCED_QUERIES = 3
+#: What the open pages' announcements read of each awarded character once the award commits: its
+#: party card (with its balances), its sheet's version and whether it fights in an encounter, in one read.
+ANNOUNCED_QUERIES = 1
 
 
 def party(campaign, player, size: int) -> list[Character]:
