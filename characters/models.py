@@ -398,16 +398,24 @@ class AdventureTallyQuerySet(models.QuerySet["AdventureTally"]):
         added = ", ".join(f"{column} = {table}.{column} + EXCLUDED.{column}" for column in columns[-2:])
         rows = list(merged.values())
         size = max(database.ops.bulk_batch_size(fields, rows), 1)
+        # Written by hand because the ORM cannot add on conflict: bulk_create(update_conflicts=True,
+        # unique_fields=…, update_fields=…) takes field names only and sets each to the new row's value
+        # (``col = EXCLUDED.col``), with no expression such as ``F(col) + EXCLUDED.col`` (Django 5.2;
+        # ticket #36567). What is put into the SQL below is only names quoted by the database's own
+        # ``quote_name``, from the model's metadata, and ``%s`` placeholders: every value is a parameter,
+        # prepared by its field as the ORM prepares it.
         with database.cursor() as cursor:
             for start in range(0, len(rows), size):
                 batch = rows[start : start + size]
                 values = ", ".join(["(" + ", ".join(["%s"] * len(fields)) + ")"] * len(batch))
-                # Names from the model's metadata, every value a parameter: Django's bulk_create can
-                # only set a conflicting row's columns to the new row's, not add them.
                 cursor.execute(
                     f"INSERT INTO {table} ({', '.join(columns)}) VALUES {values} "  # noqa: S608
                     f"ON CONFLICT ({key_columns}) DO UPDATE SET {added}",
-                    [getattr(tally, field.attname) for tally in batch for field in fields],
+                    [
+                        field.get_db_prep_save(getattr(tally, field.attname), connection=database)
+                        for tally in batch
+                        for field in fields
+                    ],
                 )
 
 
