@@ -21,7 +21,6 @@ import os
 import re
 import runpy
 import signal
-import socket
 import subprocess
 import sys
 import time
@@ -29,7 +28,6 @@ import urllib.error
 import urllib.request
 import uuid
 from collections.abc import Iterator
-from dataclasses import dataclass
 from http.cookies import SimpleCookie
 from pathlib import Path
 from urllib.parse import urlsplit
@@ -43,6 +41,7 @@ from psycopg import sql
 from websockets.exceptions import ConnectionClosed
 from websockets.sync.client import ClientConnection, connect
 
+from bench.servers import Server, free_port, plain_command, wait_until_up
 from tests.conftest import needs_redis
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -77,12 +76,6 @@ print(json.dumps({"campaign": campaign.pk, "sessions": sessions, "vendor": conne
 
 def redis_or_skip() -> None:
     needs_redis(REDIS_URL, "the two-process live test")
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 @pytest.fixture
@@ -126,13 +119,6 @@ def manage(env: dict[str, str], *args: str) -> str:
     return done.stdout
 
 
-@dataclass(frozen=True)
-class Server:
-    url: str
-    process: subprocess.Popen
-    log: Path
-
-
 @pytest.fixture
 def servers(environment: dict[str, str], tmp_path: Path) -> Iterator[list[Server]]:
     """Two uvicorn processes on free ports, serving the same database and the same Redis."""
@@ -140,14 +126,14 @@ def servers(environment: dict[str, str], tmp_path: Path) -> Iterator[list[Server
     started = []
     for n in range(2):
         port, log = free_port(), tmp_path / f"server-{n}.log"
-        command = [sys.executable, "-m", "uvicorn", "config.asgi:application", "--host", "127.0.0.1"]
-        command += ["--port", str(port)]  # as `make run` starts it: uvicorn's own choices for the rest
-        with log.open("w") as out:
-            process = subprocess.Popen(command, cwd=ROOT, env=environment, stdout=out, stderr=subprocess.STDOUT)
+        with log.open("w") as out:  # as `make run` starts it: uvicorn's own choices but for host and port
+            process = subprocess.Popen(
+                plain_command(port), cwd=ROOT, env=environment, stdout=out, stderr=subprocess.STDOUT
+            )
         started.append(Server(f"http://127.0.0.1:{port}", process, log))
     try:
         for server in started:
-            wait_until_up(server.url, server.process)
+            wait_until_up(server)
         yield started
     finally:
         for server in started:
@@ -158,18 +144,6 @@ def servers(environment: dict[str, str], tmp_path: Path) -> Iterator[list[Server
             except subprocess.TimeoutExpired:
                 server.process.kill()  # one that hangs on shutdown fails its test; it does not outlive it
                 server.process.wait()
-
-
-def wait_until_up(url: str, process: subprocess.Popen) -> None:
-    deadline = time.monotonic() + 30
-    while time.monotonic() < deadline:
-        assert process.poll() is None, "the server exited"
-        try:
-            with urllib.request.urlopen(f"{url}/healthz", timeout=1):
-                return
-        except OSError:
-            time.sleep(0.1)
-    raise AssertionError(f"{url} did not start")
 
 
 def post_free_roll(url: str, campaign: int, session: str, expression: str) -> None:
