@@ -6,15 +6,14 @@ from __future__ import annotations
 
 import hashlib
 import json
-import threading
-from collections import OrderedDict
-from collections.abc import Callable, Hashable, Mapping
-from typing import Any
+from collections.abc import Callable, Mapping
+from typing import Any, Final
 
 from django.contrib.auth.models import AbstractBaseUser
 from django.db.models import QuerySet
 
 from characters.models import Character
+from web.kept import Kept
 
 #: What the apps above this one show on every sheet page for its viewer (the table app: a decision that
 #: waits), each ``(character, user) -> names for the templates``; registered by those apps once ready, as
@@ -59,10 +58,10 @@ def with_sheet(characters: QuerySet[Character]) -> QuerySet[Character]:
 
 #: How many sheets one process keeps read (their document and what their system derives from it), the
 #: least recently shown dropped first: a sheet page is read far more often than its sheet changes.
-KEPT_SHEETS = 256
+KEPT_SHEETS: Final = 256
 
-_kept: OrderedDict[str, tuple[dict[str, Any], Any, dict[str, Any], bytes]] = OrderedDict()
-_kept_lock = threading.Lock()
+#: The sheets read, by their content (:func:`_read`): options, document, ``sheet_view``, digest.
+reads: Kept[tuple[dict[str, Any], Any, dict[str, Any], bytes]] = Kept(KEPT_SHEETS)
 
 
 def _read(character: Character) -> tuple[dict[str, Any], Any, dict[str, Any], bytes]:
@@ -74,30 +73,13 @@ def _read(character: Character) -> tuple[dict[str, Any], Any, dict[str, Any], by
     value is a short digest of that content, for a region drawn from it to be kept by."""
     campaign = character.campaign
     key = json.dumps([character.system, campaign.system, character.sheet, campaign.options], separators=(",", ":"))
-    with _kept_lock:
-        found = _kept.get(key)
-        if found is not None:
-            _kept.move_to_end(key)
-            return found
-    options, document = campaign.settings, character.document
-    digest = hashlib.blake2b(key.encode(), digest_size=16).digest()
-    read = (options, document, character.rules.sheet_view(document, options), digest)
-    with _kept_lock:
-        _kept[key] = read
-        while len(_kept) > KEPT_SHEETS:
-            _kept.popitem(last=False)
-    return read
 
+    def read() -> tuple[dict[str, Any], Any, dict[str, Any], bytes]:
+        options, document = campaign.settings, character.document
+        digest = hashlib.blake2b(key.encode(), digest_size=16).digest()
+        return options, document, character.rules.sheet_view(document, options), digest
 
-def kept_sheets() -> int:
-    """How many sheets this process keeps read (at most :data:`KEPT_SHEETS`)."""
-    return len(_kept)
-
-
-def forget_kept_sheets() -> None:
-    """Keep no sheet read: the next page of each reads and derives it afresh."""
-    with _kept_lock:
-        _kept.clear()
+    return reads.get(key, read)
 
 
 def sheet(character: Character) -> dict[str, Any]:
@@ -115,37 +97,11 @@ def content_digest(character: Character) -> bytes:
 
 #: How many drawn regions of sheet pages one process keeps (some 10 KB each), the least recently
 #: shown dropped first: a region for each way each sheet is shown.
-KEPT_REGIONS = 512
+KEPT_REGIONS: Final = 512
 
-_regions: OrderedDict[Hashable, str] = OrderedDict()
-_regions_lock = threading.Lock()
-
-
-def kept_region(key: Hashable, draw: Callable[[], str]) -> str:
-    """The region kept under ``key``, or ``draw()`` kept under it. ``key`` must name everything the
-    region shows (:func:`characters.views.region_key`): a region is never drawn again for its key."""
-    with _regions_lock:
-        found = _regions.get(key)
-        if found is not None:
-            _regions.move_to_end(key)
-            return found
-    drawn = draw()
-    with _regions_lock:
-        _regions[key] = drawn
-        while len(_regions) > KEPT_REGIONS:
-            _regions.popitem(last=False)
-    return drawn
-
-
-def kept_regions() -> int:
-    """How many drawn regions this process keeps (at most :data:`KEPT_REGIONS`)."""
-    return len(_regions)
-
-
-def forget_kept_regions() -> None:
-    """Keep no drawn region: the next page of each sheet draws it afresh."""
-    with _regions_lock:
-        _regions.clear()
+#: The drawn regions of sheet pages (``{% kept_region %}``), each by a key that names everything the
+#: region shows (:func:`characters.views.region_key`): a region is never drawn again for its key.
+regions: Kept[str] = Kept(KEPT_REGIONS)
 
 
 def template(character: Character, name: str) -> str:

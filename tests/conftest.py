@@ -240,12 +240,12 @@ def fresh_cache() -> None:
 
 @pytest.fixture(autouse=True)
 def fresh_sheet_regions() -> None:
-    """Each test starts with no sheet page's region kept from another's (characters.sheets.kept_region): ids
+    """Each test starts with no sheet page's region kept from another's (characters.sheets.regions): ids
     are reused once a test's transaction rolls back, and a test counts the queries of a region drawn afresh
     unless it shows the sheet twice."""
     from characters import sheets
 
-    sheets.forget_kept_regions()
+    sheets.regions.clear()
 
 
 @pytest.fixture

@@ -1,5 +1,5 @@
 """``{% kept_region key %}…{% endkept_region %}``: a region of a sheet page drawn once for each ``key``
-and kept (``characters.sheets.kept_region``), the same bytes a fresh render makes.
+and kept (``characters.sheets.regions``), the same bytes a fresh render makes.
 
 A sheet is read far more often than it changes, and drawing its regions cost the page more than all
 its queries: so the page names in one key everything the region shows (the sheet's content, its
@@ -39,7 +39,7 @@ class KeptRegion(template.Node):
             with context.push(csrf_token=CSRF_PLACE):
                 return str(self.nodelist.render(context))
 
-        drawn = sheets.kept_region(key, draw)
+        drawn = sheets.regions.get(key, draw)
         if CSRF_PLACE in drawn:
             drawn = drawn.replace(CSRF_PLACE, str(context.get("csrf_token", "")))
         # Drawn by the template engine, which escaped it; the token is letters and digits.

@@ -20,21 +20,21 @@ so a sheet changed any way at all is drawn again) and kept, which spares the pag
 its system's document on every load. The dashboard's socket sends the same kept card (``play.live``).
 
 Each kind keeps a bounded number of fragments (:data:`KEPT_ROWS`, :data:`KEPT_CALL_FORMS`,
-:data:`KEPT_CARDS`), the least recently shown dropped first."""
+:data:`KEPT_CARDS`) in a :class:`web.kept.Kept`, the least recently shown dropped first."""
 
 from __future__ import annotations
 
 import hashlib
 import json
-import threading
-from collections import OrderedDict
-from collections.abc import Callable, Hashable
+from collections.abc import Callable
 from typing import Any, Final
 
 from django import forms, template
 from django.template.loader import get_template
 from django.utils import timezone, translation
 from django.utils.safestring import SafeString
+
+from web.kept import Kept
 
 register = template.Library()
 
@@ -48,41 +48,9 @@ KEPT_CALL_FORMS: Final = 256
 KEPT_CARDS: Final = 4096
 
 
-class Kept:
-    """Fragments by key, the least recently shown dropped first beyond ``limit`` of them."""
-
-    def __init__(self, limit: int) -> None:
-        self.limit = limit
-        self._drawn: OrderedDict[Hashable, SafeString] = OrderedDict()
-        self._lock = threading.Lock()
-
-    def get(self, key: Hashable | None, draw: Callable[[], SafeString]) -> SafeString:
-        """The fragment kept for ``key``, or ``draw()`` kept under it; ``key`` None: drawn and not kept."""
-        if key is None:
-            return draw()
-        with self._lock:
-            kept = self._drawn.get(key)
-            if kept is not None:
-                self._drawn.move_to_end(key)
-                return kept
-        drawn = draw()
-        with self._lock:
-            self._drawn[key] = drawn
-            while len(self._drawn) > self.limit:
-                self._drawn.popitem(last=False)
-        return drawn
-
-    def clear(self) -> None:
-        with self._lock:
-            self._drawn.clear()
-
-    def __len__(self) -> int:
-        return len(self._drawn)
-
-
-rows = Kept(KEPT_ROWS)
-call_forms = Kept(KEPT_CALL_FORMS)
-cards = Kept(KEPT_CARDS)
+rows: Kept[SafeString] = Kept(KEPT_ROWS)
+call_forms: Kept[SafeString] = Kept(KEPT_CALL_FORMS)
+cards: Kept[SafeString] = Kept(KEPT_CARDS)
 
 
 def _how_shown() -> tuple[str, str | None]:

@@ -6,10 +6,15 @@ fighter, with skills, specializations, backgrounds, an impairment and equipment.
 
 from __future__ import annotations
 
+import re
+import threading
 from collections.abc import Callable
 
 import pytest
+from django.db import connection
+from django.urls import reverse
 
+from campaigns.errors import Refused
 from characters.models import Character
 from rules.systems.lucky13.sheet import Sheet
 
@@ -95,3 +100,50 @@ def grow() -> Callable[[Character, int], Character]:
         return character
 
     return grow
+
+
+#: The masked CSRF token differs on every response, whatever the sheet.
+CSRF_TOKEN = re.compile(r'name="csrfmiddlewaretoken" value="[^"]+"|"X-CSRFToken": "[^"]+"')
+
+
+@pytest.fixture
+def sheet_page(client) -> Callable[[Character], str]:
+    """The sheet page of a character as ``client`` sees it (it answers 200), its CSRF token masked: so the
+    same sheet shown to the same viewer is the same text, however often it is drawn."""
+
+    def page(character: Character) -> str:
+        response = client.get(reverse("characters:sheet", args=[character.pk]))
+        assert response.status_code == 200
+        return CSRF_TOKEN.sub("TOKEN", response.text)
+
+    return page
+
+
+@pytest.fixture
+def race() -> Callable[[list[Callable[[], str]]], list[str]]:
+    """Runs every job at once, each on its own connection; returns what each said (a refusal by its
+    name, anything else raised by its ``repr``, for the test's assertions to report)."""
+
+    def run_all(jobs: list[Callable[[], str]]) -> list[str]:
+        start = threading.Barrier(len(jobs))
+        outcomes: list[str] = []
+
+        def run(job: Callable[[], str]) -> None:
+            try:
+                start.wait()
+                outcomes.append(job())
+            except Refused as refused:
+                outcomes.append(type(refused).__name__)
+            except BaseException as error:  # reported by the test's assertions
+                outcomes.append(repr(error))
+            finally:
+                connection.close()
+
+        threads = [threading.Thread(target=run, args=[job]) for job in jobs]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join(timeout=60)
+        return outcomes
+
+    return run_all

@@ -5,10 +5,7 @@ queue on their row locks and keep the books."""
 
 from __future__ import annotations
 
-import threading
-
 import pytest
-from django.db import connection
 from django.urls import reverse
 
 from characters import ledger, write
@@ -222,7 +219,7 @@ def test_an_award_that_cannot_be_written_writes_nothing(campaign, gm, player, mo
 
 @pytest.mark.postgres
 @pytest.mark.django_db(transaction=True)
-def test_party_awards_racing_with_each_other_and_with_spends(campaign, gm, player) -> None:
+def test_party_awards_racing_with_each_other_and_with_spends(campaign, gm, player, race) -> None:
     """Awards to overlapping parties, listed in any order, race with purchases by each of them: the
     locks are taken in the order of the characters' ids, so nothing deadlocks; every award is
     written whole, each purchase fits or is refused, and the books and tallies add up."""
@@ -257,27 +254,3 @@ def test_party_awards_racing_with_each_other_and_with_spends(campaign, gm, playe
     ledger.recount_adventures(ids)
     assert kept == sorted(AdventureTally.objects.values_list("character_id", "adventure", "began", "earned", "spent"))
     assert LedgerEntry.objects.filter(kind="award").count() == 32
-
-
-def race(jobs) -> list[str]:
-    """Runs every job at once, each on its own connection; returns what each said (a refusal by its name)."""
-    start = threading.Barrier(len(jobs))
-    outcomes: list[str] = []
-
-    def run(job) -> None:
-        try:
-            start.wait()
-            outcomes.append(job())
-        except ledger.Refused as refused:
-            outcomes.append(type(refused).__name__)
-        except BaseException as error:  # reported by the assertions
-            outcomes.append(repr(error))
-        finally:
-            connection.close()
-
-    threads = [threading.Thread(target=run, args=[job]) for job in jobs]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join(timeout=60)
-    return outcomes

@@ -594,33 +594,9 @@ def test_postgresql_refuses_raw_updates_and_deletes(campaign, gm, player, sql) -
     assert ReputationChange.objects.get().change == 1
 
 
-def _race(jobs) -> list[str]:
-    """Runs every job at once, each on its own connection; returns what each said."""
-    start = threading.Barrier(len(jobs))
-    outcomes: list[str] = []
-
-    def run(job) -> None:
-        try:
-            start.wait()
-            outcomes.append(job())
-        except Refused as refused:
-            outcomes.append(type(refused).__name__)
-        except BaseException as error:  # reported by the assertion below
-            outcomes.append(repr(error))
-        finally:
-            connection.close()
-
-    threads = [threading.Thread(target=run, args=[job]) for job in jobs]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join(timeout=60)
-    return outcomes
-
-
 @pytest.mark.postgres
 @pytest.mark.django_db(transaction=True)
-def test_fifty_purchases_racing_for_one_balance(campaign, gm, player) -> None:
+def test_fifty_purchases_racing_for_one_balance(campaign, gm, player, race) -> None:
     """42 AP buys ten new specializations (4 each) and no more: the lock makes each purchase
     see the balance the one before left; every other request is refused, clearly."""
     brunella = make_character(campaign, player)
@@ -634,7 +610,7 @@ def test_fifty_purchases_racing_for_one_balance(campaign, gm, player) -> None:
 
         return job
 
-    outcomes = _race([buy(i) for i in range(50)])
+    outcomes = race([buy(i) for i in range(50)])
     assert sorted(outcomes) == ["NotEnoughPoints"] * 40 + ["bought"] * 10
     assert_balanced(brunella)
     assert ledger.balance(brunella) == 2
@@ -643,7 +619,7 @@ def test_fifty_purchases_racing_for_one_balance(campaign, gm, player) -> None:
 
 @pytest.mark.postgres
 @pytest.mark.django_db(transaction=True)
-def test_awards_racing_with_spends(campaign, gm, player) -> None:
+def test_awards_racing_with_spends(campaign, gm, player, race) -> None:
     """Ten awards of 4 race with thirty purchases of 4 from an empty balance: whatever the
     order, each purchase either fits or is refused, and the books always balance."""
     brunella = make_character(campaign, player)
@@ -659,7 +635,7 @@ def test_awards_racing_with_spends(campaign, gm, player) -> None:
 
         return job
 
-    outcomes = _race([award] * 10 + [buy(i) for i in range(30)])
+    outcomes = race([award] * 10 + [buy(i) for i in range(30)])
     assert outcomes.count("awarded") == 10
     bought = outcomes.count("bought")
     assert bought + outcomes.count("NotEnoughPoints") == 30

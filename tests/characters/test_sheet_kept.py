@@ -4,57 +4,45 @@ number kept stays bounded."""
 
 from __future__ import annotations
 
-import re
-
 import pytest
-from django.urls import reverse
 
 from characters import sheets
 from characters.models import Character
 
 pytestmark = pytest.mark.django_db
 
-#: The masked CSRF token differs on every response, whatever the sheet.
-TOKEN = re.compile(r'name="csrfmiddlewaretoken" value="[^"]+"|"X-CSRFToken": "[^"]+"')
-
-
-def _page(client, character) -> str:
-    response = client.get(reverse("characters:sheet", args=[character.pk]))
-    assert response.status_code == 200
-    return TOKEN.sub("TOKEN", response.text)
-
 
 @pytest.mark.parametrize("viewer", ["gm", "player"])
-def test_a_kept_sheet_is_drawn_as_a_fresh_one(client, brunella, grow, viewer, request):
+def test_a_kept_sheet_is_drawn_as_a_fresh_one(sheet_page, client, brunella, grow, viewer, request):
     grow(brunella, 3)
     client.force_login(request.getfixturevalue(viewer))
-    sheets.forget_kept_sheets()
-    fresh = _page(client, brunella)
-    assert sheets.kept_sheets() == 1
-    kept = _page(client, brunella)
-    assert sheets.kept_sheets() == 1
+    sheets.reads.clear()
+    fresh = sheet_page(brunella)
+    assert len(sheets.reads) == 1
+    kept = sheet_page(brunella)
+    assert len(sheets.reads) == 1
     assert kept == fresh
     assert "Trick 2" in fresh
 
 
-def test_a_changed_sheet_shows_at_once(client, brunella, gm):
+def test_a_changed_sheet_shows_at_once(sheet_page, client, brunella, gm):
     client.force_login(gm)
-    assert "Written in a hurry" not in _page(client, brunella)
+    assert "Written in a hurry" not in sheet_page(brunella)
     # Even a change that leaves the version as it was (outside the one write path) shows.
     changed = {**brunella.sheet, "notes": "Written in a hurry."}
     Character.objects.filter(pk=brunella.pk).update(sheet=changed)
-    assert "Written in a hurry." in _page(client, brunella)
+    assert "Written in a hurry." in sheet_page(brunella)
     # And so does a change of the campaign's options, which the derived values read.
     brunella.campaign.options = {**brunella.campaign.options, "resting": "quarter_hours"}
     brunella.campaign.save()
-    assert "Resting heals 1 hit point per 15 minutes" in _page(client, brunella)
+    assert "Resting heals 1 hit point per 15 minutes" in sheet_page(brunella)
 
 
-def test_the_kept_sheets_stay_bounded(client, brunella, gm, monkeypatch):
-    monkeypatch.setattr(sheets, "KEPT_SHEETS", 2)
+def test_the_kept_sheets_stay_bounded(sheet_page, client, brunella, gm, monkeypatch):
+    monkeypatch.setattr(sheets.reads, "limit", 2)
     client.force_login(gm)
     for n in range(5):
         Character.objects.filter(pk=brunella.pk).update(sheet={**brunella.sheet, "notes": f"Version {n}."})
-        assert f"Version {n}." in _page(client, brunella)
-        assert sheets.kept_sheets() <= 2
-    assert sheets.kept_sheets() == 2
+        assert f"Version {n}." in sheet_page(brunella)
+        assert len(sheets.reads) <= 2
+    assert len(sheets.reads) == 2

@@ -15,7 +15,7 @@ SHEET_QUERIES = (
     # 4. its latest Adventure-Point entries, read only when the sheet's region is drawn (not when kept)
     4
 )
-#: The same sheet shown again, its region kept (``characters.sheets.kept_region``): no ledger entries read.
+#: The same sheet shown again, its region kept (``characters.sheets.regions``): no ledger entries read.
 KEPT_SHEET_QUERIES = SHEET_QUERIES - 1
 
 
@@ -38,7 +38,7 @@ def test_the_sheet_page_queries_stay_constant(client, brunella, grow, n, viewer,
 
 @pytest.mark.parametrize("n", [1, 6])
 def test_a_sheet_shown_again_costs_the_same_queries(client, brunella, gm, grow, n, django_assert_num_queries):
-    """The second view reads the sheet kept by the first (``sheets.KEPT_SHEETS``) and shows the region the
+    """The second view reads the sheet kept by the first (``characters.sheets.reads``) and shows the region the
     first drew: the latest ledger entries are not read again."""
     grow(brunella, n)
     client.force_login(gm)

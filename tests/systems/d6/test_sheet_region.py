@@ -1,4 +1,4 @@
-"""A form in a kept region of the sheet page (``characters.sheets.kept_region``) carries the CSRF token of
+"""A form in a kept region of the sheet page (``characters.sheets.regions``) carries the CSRF token of
 the page that shows it: the d6 sheet's GM judges each luck point spent in a form."""
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ def test_a_form_in_a_kept_region_carries_the_pages_own_token(client, d6_campaign
         assert page.status_code == 200
         assert CSRF_PLACE not in page.text
         pages.append((session, re.findall(r'name="csrfmiddlewaretoken" value="([^"]+)"', page.text)))
-    assert sheets.kept_regions() == 1
+    assert len(sheets.regions) == 1
     session, tokens = pages[1]
     assert len(tokens) == 2  # the log-out form's and the judging form's
     judged = session.post(judge_url(talia), {"csrfmiddlewaretoken": tokens[1], "version": str(talia.version),
