@@ -18,7 +18,8 @@ to the party of eight, and the API's character document (a token). The move is D
 from the version the database holds when its burst begins.
 
 Queries are counted in this process, with Django's test client on each installation
-(``CaptureQueriesContext``, one request of each page), not by the server: the server runs as in production.
+(``CaptureQueriesContext``, one request of each page, each a first view with nothing kept from the pages
+drawn before it), not by the server: the server runs as in production.
 
 Page weight: each page of the large installation as a browser first loads it, with every stylesheet,
 script, icon and image its HTML names (``<link href>``, ``<script src>``, ``<img src>``): the bytes
@@ -411,10 +412,15 @@ def prepare(database: str, manifest: dict[str, Any]) -> tuple[dict[str, str], st
 
 def count_queries(database: str, site: Site, chosen: list[Page]) -> dict[str, int]:
     """Each page's queries, one request each through Django's test client in this process (as the same
-    user, with the same body; the move from the version the database holds)."""
+    user, with the same body; the move from the version the database holds). Each is a first view: what
+    this process keeps of the pages it drew (a sheet's region, the log's rows) is forgotten before each
+    request, or a page the other installation drew the same (the same sheet, balances and viewer) would
+    count only the queries of a kept view here."""
     from django.db import connection
     from django.test import Client
     from django.test.utils import CaptureQueriesContext
+
+    from web import kept
 
     counts = {}
     with big.connected(database):
@@ -436,6 +442,7 @@ def count_queries(database: str, site: Site, chosen: list[Page]) -> dict[str, in
                     pk = site.movers[-1]  # a character no connection of the bursts makes moves on
                     path = re.sub(r"/characters/\d+/", f"/characters/{pk}/", path)
                     data["version"] = str(Character.objects.get(pk=pk).version)
+            kept.forget_all()
             with CaptureQueriesContext(connection) as queries:
                 if page.method == "POST":
                     response = client.post(path, data, **extra)
