@@ -96,7 +96,7 @@ def test_the_d13_dashboard_costs_the_same_queries_for_any_party(client, parish, 
     for i in range(party):
         made(parish, player, f"Hero {i}")
     client.force_login(gm)
-    with django_assert_num_queries(9):  # as Lucky 13's dashboard (tests/play/test_party_pages.py)
+    with django_assert_num_queries(5):  # as Lucky 13's dashboard (tests/play/test_party_pages.py)
         page = client.get(reverse("play:dashboard", args=[parish.pk]))
     assert page.status_code == 200
     assert page.text.count("Wounds") >= party
