@@ -35,20 +35,26 @@ def campaign_for(user: AbstractBaseUser | AnonymousUser, pk: int, *, gm: bool = 
     return campaign
 
 
-#: A membership with its campaign, compiled once (:func:`campaign_of_member`, on every load of the dashboard).
-member_with_campaign = Prepared(
-    Membership,
-    lambda campaign, user: Membership.objects.select_related("campaign").filter(campaign_id=campaign, user_id=user)[:1],
-)
+def member_rows(campaign: int, user: int) -> QuerySet[Membership]:
+    """The membership of ``user`` in ``campaign`` (a row, or none) with its campaign: what
+    :func:`campaign_of_member` reads, which a page may annotate with more of its own to read in the same query."""
+    return Membership.objects.select_related("campaign").filter(campaign_id=campaign, user_id=user)
 
 
-def campaign_of_member(user: AbstractBaseUser | AnonymousUser, pk: int) -> Campaign:
+#: A membership with its campaign, compiled once (:func:`campaign_of_member`).
+member_with_campaign = Prepared(Membership, lambda campaign, user: member_rows(campaign, user)[:1])
+
+
+def campaign_of_member(
+    user: AbstractBaseUser | AnonymousUser, pk: int, *, read: Prepared[Membership] = member_with_campaign
+) -> Campaign:
     """The campaign ``pk`` if ``user`` is a member (404 otherwise), with ``viewer`` their membership, in one
     query: the membership joined to its campaign. The same rule as :func:`campaign_for`, for a page that
-    shows nothing of the other members (the campaign's ``memberships`` are not loaded)."""
+    shows nothing of the other members (the campaign's ``memberships`` are not loaded). ``read``: that
+    query, :func:`member_rows` with the page's own annotations (on ``viewer``), prepared by the page."""
     if not user.is_authenticated:
         raise Http404("No such campaign")
-    found = member_with_campaign(campaign=pk, user=user.pk)
+    found = read(campaign=pk, user=user.pk)
     if not found:
         raise Http404("No such campaign")
     member = found[0]

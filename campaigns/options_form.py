@@ -29,13 +29,13 @@ import copy
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from functools import cache
 from typing import Any, Final, TypeAlias
 
 from django import forms
 from django.forms import formset_factory
 from django.forms.formsets import BaseFormSet
 
+from rules.document import schema_of
 from rules.systems.base import OptionsError, RulesSystem
 from web.fields import TextField
 from web.schema_fields import SchemaChoice, resolve, scalar_field, title
@@ -57,11 +57,6 @@ Named: TypeAlias = Callable[[str], list[str]]
 def sentence(message: str) -> str:
     """The engine's messages continue a label ("must be …"); shown alone they start with a capital."""
     return message[:1].upper() + message[1:]
-
-
-@cache
-def _schema(model: type) -> dict[str, Any]:
-    return model.model_json_schema()  # type: ignore[attr-defined,no-any-return]
 
 
 def _choice(
@@ -303,7 +298,7 @@ class OptionsForm(forms.Form):
         self.system = system
         self.saved = options
         model = system.options_model
-        schema = _schema(model)
+        schema = schema_of(model)
         defs = schema.get("$defs", {})
         typed = typed or {}
         rows_typed: dict[str, list[dict[str, Any]]] = typed.get("rows", {})
@@ -464,7 +459,7 @@ class OptionsForm(forms.Form):
 
     def _preset(self, item: Item, options: dict[str, Any]) -> Any:
         """The choice whose list the saved list is, exactly; else the schema's ``otherwise``."""
-        node = resolve(_schema(self.system.options_model)["properties"][item.key], {})[0]
+        node = resolve(schema_of(self.system.options_model)["properties"][item.key], {})[0]
         for choice in node.get("enum", ()):
             if choice != item.otherwise and self._filled(item.key, item.fills, choice) == options[item.fills]:
                 return choice

@@ -19,6 +19,7 @@ from django import forms
 from django.forms.formsets import BaseFormSet
 
 from characters.editing import NEW_ROWS, RemovableRowForm, SectionEdit, formset, kept
+from rules.document import schema_of
 from web.fields import TextField
 from web.schema_fields import SchemaChoice as _Choice
 from web.schema_fields import Unsupported as Unsupported
@@ -28,11 +29,6 @@ from web.schema_fields import title as _title
 
 #: The most rows a list's form takes when its schema sets no bound.
 MAX_LIST_ROWS: Final = 100
-
-
-@cache
-def _schema(model: type) -> dict[str, Any]:
-    return model.model_json_schema()  # type: ignore[attr-defined,no-any-return]
 
 
 def _object_fields(name: str, node: dict[str, Any], defs: dict[str, Any]) -> dict[str, forms.Field]:
@@ -69,7 +65,7 @@ class GeneratedEdit(SectionEdit):
     key = ""
 
     def build(self) -> list[dict[str, Any]]:
-        schema = _schema(self.character.rules.sheet_model)
+        schema = schema_of(self.character.rules.sheet_model)
         defs = schema.get("$defs", {})
         current = self.character.document.model_dump(mode="json")
         #: Each list's formset, by the document field it edits.
@@ -173,7 +169,7 @@ def fields_of(model: type, *, leave_out: frozenset[str] = frozenset()) -> dict[s
     """A form field for each top-level scalar of ``model`` (a roll's situation, say), its default as
     the field's initial value; ``leave_out`` names fields not to show (``Unsupported`` for a field of
     a type no form field shows)."""
-    schema = _schema(model)
+    schema = schema_of(model)
     defs = schema.get("$defs", {})
     out = {}
     for name, child in schema.get("properties", {}).items():
@@ -199,7 +195,7 @@ def input_form(model: type, data: Any = None) -> forms.Form:
     description as help, starting from its default or the choice its schema ``suggested``. A field whose
     schema says how it is ``refused`` (one sentence for any value it does not take) says that, whatever
     was wrong."""
-    schema = _schema(model)
+    schema = schema_of(model)
     defs = schema.get("$defs", {})
     form = forms.Form(data)
     required = set(schema.get("required", ()))
@@ -228,7 +224,7 @@ def input_form(model: type, data: Any = None) -> forms.Form:
 
 def refusal_words(model: type) -> dict[str, str]:
     """The fields of ``model`` whose schema says how they are ``refused``, with those words."""
-    schema = _schema(model)
+    schema = schema_of(model)
     defs = schema.get("$defs", {})
     return {
         name: str(_resolve(node, defs)[0]["refused"])

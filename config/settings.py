@@ -213,9 +213,9 @@ TEMPLATES = [
 
 # The embedded default is SQLite in var/; DATABASE_URL=postgres://… switches to PostgreSQL.
 #
-# Connections under ASGI: each request's sync code runs in a thread of its own (asgiref gives every
-# request a new thread-sensitive context), and Django's connections are per thread, so persistent
-# connections (CONN_MAX_AGE) are never reused there and leak until their thread is collected.
+# Connections under ASGI: each request's sync code runs in a thread of its own (web/asgi.py: kept for later
+# requests, never two at once), and Django's connections are per thread, so a persistent connection
+# (CONN_MAX_AGE) would be tied to one thread, idle while others opened their own.
 # PostgreSQL, whose connection costs a process fork and authentication on the server, keeps its
 # connections in psycopg's pool instead, shared by the process's threads: a request takes one and
 # gives it back when it ends (CONN_MAX_AGE stays 0, which is "give it back" under a pool). The pool

@@ -187,19 +187,30 @@ def party(campaign: Campaign, after: NameKey | None = None) -> list[PartyCard]:
     return party_page(campaign, after)[0]
 
 
-#: The campaign's running encounter (one at a time), compiled once: every dashboard load asks.
-running_encounter = Prepared(
-    Encounter, lambda campaign: Encounter.objects.filter(campaign_id=campaign).running().order_by("pk")[:1]
-)
+def running_encounters(campaign: Any) -> QuerySet[Encounter]:
+    """The campaign's running encounter (one at a time): ``campaign`` its id, or an expression of it."""
+    return Encounter.objects.filter(campaign_id=campaign).running()
 
 
-def initiative(campaign: Campaign) -> dict[str, Any]:
+#: The campaign's running encounter, compiled once: every dashboard load asks.
+running_encounter = Prepared(Encounter, lambda campaign: running_encounters(campaign).order_by("pk")[:1])
+
+
+def no_encounter() -> dict[str, Any]:
+    """No encounter running, as :func:`initiative` says it."""
+    return {"current_encounter": None, "rows": [], "acting": None}
+
+
+def initiative(campaign: Campaign, *, any_running: bool = True) -> dict[str, Any]:
     """The running encounter, its initiative order and who acts, in two queries (the encounter;
-    its combatants with their characters), as the encounter page presents them."""
+    its combatants with their characters), as the encounter page presents them; none when the caller
+    knows that none runs (``any_running``, read by :func:`running_encounters`)."""
+    if not any_running:
+        return no_encounter()
     running = running_encounter(campaign=campaign.pk)
     encounter = running[0] if running else None
     if encounter is None:
-        return {"current_encounter": None, "rows": [], "acting": None}
+        return no_encounter()
     combatants = (
         Combatant.objects.filter(encounter=encounter, removed=False).select_related("character").order_by("order", "pk")
     )

@@ -311,7 +311,8 @@ def sheet_shows(character: Character, user: AbstractBaseUser) -> dict[str, Any]:
     sees it (``decision``: a :class:`Waiting`, or None), and the campaign's table as they may see it
     (``table``: the character's hand, say; None when its system keeps none) with its version
     (``table_version``: a sheet page that shows a part of the table is stale when it changes)."""
-    seen = table_rows.seen(character.campaign, user)
+    # The sheet's own query read the viewer's role with the character (characters.access.sheet_character).
+    seen = table_rows.seen(character.campaign, user, getattr(character, "viewer_role", table_rows.UNREAD))
     return {
         "decision": waiting(character, user, is_gm=getattr(character, "viewer_is_gm", None)),
         "table": seen[0] if seen else None,

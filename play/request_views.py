@@ -187,8 +187,11 @@ def call_fields(proposal: RollProposal) -> list[tuple[str, Any]]:
 open_proposals = Prepared(RollProposal, lambda campaign: proposals.open_proposals(campaign))
 
 
-def proposal_entries(user: Any, campaign: Campaign, *, gm: bool) -> list[dict[str, Any]]:
-    """The GM's open proposals, or ``user``'s own (waiting, or answered lately), each with its exact chance."""
+def proposal_entries(user: Any, campaign: Campaign, *, gm: bool, any_open: bool = True) -> list[dict[str, Any]]:
+    """The GM's open proposals, or ``user``'s own (waiting, or answered lately), each with its exact chance;
+    for the GM none, unread, when the caller knows none is open (``any_open``)."""
+    if gm and not any_open:
+        return []
     rows = open_proposals(campaign=campaign.pk) if gm else proposals.proposals_of(user, campaign.pk)
     entries = []
     for proposal in rows:
@@ -199,11 +202,18 @@ def proposal_entries(user: Any, campaign: Campaign, *, gm: bool) -> list[dict[st
     return entries
 
 
-def requests_context(user: Any, campaign: Campaign, *, gm: bool) -> dict[str, Any]:
-    """The roll requests and the players' proposals as ``user`` sees them (the GM every open one)."""
-    proposed = {"proposals": proposal_entries(user, campaign, gm=gm), "proposals_shown": proposals.SHOWN}
+def requests_context(
+    user: Any, campaign: Campaign, *, gm: bool, requests_open: bool = True, proposals_open: bool = True
+) -> dict[str, Any]:
+    """The roll requests and the players' proposals as ``user`` sees them (the GM every open one). For the
+    GM, a list the caller knows is empty (``requests_open``, ``proposals_open`` false) is not read."""
+    proposed = {
+        "proposals": proposal_entries(user, campaign, gm=gm, any_open=proposals_open),
+        "proposals_shown": proposals.SHOWN,
+    }
     if gm:
-        return {"campaign": campaign, "is_gm": True, "open_requests": requests.open_requests(campaign.pk), **proposed}
+        shown = requests.open_requests(campaign.pk) if requests_open else []
+        return {"campaign": campaign, "is_gm": True, "open_requests": shown, **proposed}
     return {"campaign": campaign, "is_gm": False, "waiting": waiting_entries(user, campaign), **proposed}
 
 

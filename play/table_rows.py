@@ -7,8 +7,9 @@ open page the table changed (each fetches its own view: nothing hidden travels i
 
 from __future__ import annotations
 
+import enum
 from collections.abc import Iterable, Mapping
-from typing import Any
+from typing import Any, Final
 
 import django.dispatch
 from django.contrib.auth.models import AbstractBaseUser
@@ -22,16 +23,26 @@ from play.models import Table, TableChange
 from rules.systems.base import Role, RulesSystem
 from rules.systems.moves import TableRules, Viewer
 
-__all__ = ["read", "row", "rules_of", "save", "seen", "table_changed", "version_of", "viewer"]
+__all__ = ["UNREAD", "read", "row", "rules_of", "save", "seen", "table_changed", "version_of", "viewer"]
 
 #: Sent after commit with ``campaign_id`` and ``version`` whenever a campaign's table changes: open pages listen.
 table_changed = django.dispatch.Signal()
 
 
-def viewer(campaign: Campaign, user: AbstractBaseUser) -> Viewer | None:
+class _Unread(enum.Enum):
+    UNREAD = "unread"
+
+
+#: The viewer's role in the campaign is not known yet: read it.
+UNREAD: Final = _Unread.UNREAD
+
+
+def viewer(campaign: Campaign, user: AbstractBaseUser, role: str | _Unread | None = UNREAD) -> Viewer | None:
     """The user as the table sees them (the GM, or a player, with their characters in play), or None for
-    someone outside the campaign."""
-    role = Membership.objects.filter(campaign=campaign, user_id=user.pk).values_list("role", flat=True).first()
+    someone outside the campaign. ``role``: their membership's role as the caller read it (None: not a
+    member), or read here."""
+    if role is UNREAD:
+        role = Membership.objects.filter(campaign=campaign, user_id=user.pk).values_list("role", flat=True).first()
     if role is None:
         return None
     characters = Character.objects.active().filter(campaign=campaign, owner_id=user.pk).values_list("pk", flat=True)
@@ -95,12 +106,15 @@ def save(
     )
 
 
-def seen(campaign: Campaign, user: AbstractBaseUser) -> tuple[Mapping[str, Any], int] | None:
+def seen(
+    campaign: Campaign, user: AbstractBaseUser, role: str | _Unread | None = UNREAD
+) -> tuple[Mapping[str, Any], int] | None:
     """What ``user`` may see of the campaign's table (a sheet page shows the character's hand from it) and
-    the table's version, or None when its system keeps no table or the user is not a member."""
+    the table's version, or None when its system keeps no table or the user is not a member (``role`` as
+    :func:`viewer` takes it)."""
     if campaign.rules.table is None:
         return None
-    who = viewer(campaign, user)
+    who = viewer(campaign, user, role)
     if who is None:
         return None
     table = row(campaign, lock=False)

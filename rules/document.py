@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections.abc import Iterable, Iterator, Mapping, Sequence
+from functools import cache
 from typing import Annotated, Any, Final, Protocol
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError
@@ -32,6 +33,7 @@ __all__ = [
     "plain_words",
     "problems_of",
     "require_unique",
+    "schema_of",
     "with_new_ids",
 ]
 
@@ -236,6 +238,14 @@ _WORDS: Final = {
     "too_short": "must have at least {min_length} entries",
     "frozen_instance": "cannot be changed",
 }
+
+
+@cache
+def schema_of(model: type[BaseModel]) -> dict[str, Any]:
+    """``model``'s JSON schema, made once per model (making it walks every field: a page that reads a
+    model's titles, labels and bounds would otherwise pay for it on every view). Shared: read it, never
+    change it."""
+    return model.model_json_schema()
 
 
 def plain_words(item: Mapping[str, Any]) -> str:

@@ -18,7 +18,7 @@ from typing import Any, ClassVar, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
-from rules.document import Problem, plain_words, problems_of
+from rules.document import Problem, plain_words, problems_of, schema_of
 from rules.systems.base import (
     Awaiting,
     LegacyRead,
@@ -40,7 +40,7 @@ def options_of(model: type[BaseModel]) -> tuple[Option, ...]:
     """Each option of a campaign's options ``model``, as a form shows it: its title (or its name in words), its
     default, its choices (a ``Literal``'s values, said in the words its schema's ``labels`` give them), its
     description as help, and a whole number's bounds. One model says it all: no option tuple beside it."""
-    schema = model.model_json_schema()
+    schema = schema_of(model)
     defs = schema.get("$defs", {})
     out = []
     for name, info in model.model_fields.items():
@@ -108,7 +108,7 @@ def _said(value: Any, node: Mapping[str, Any]) -> Any:
 def options_summary_of(model: type[BaseModel], options: Mapping[str, Any]) -> list[dict[str, Any]]:
     """The options as the campaign page lists them, read from the options ``model``: each option by its
     title, a choice in the words its schema's ``labels`` give it, a list of rows by each row's name."""
-    schema = model.model_json_schema()
+    schema = schema_of(model)
     defs = schema.get("$defs", {})
     out: list[dict[str, Any]] = []
     for option in options_of(model):

@@ -10,6 +10,7 @@ from fractions import Fraction
 
 import pytest
 from django.urls import reverse
+from django.utils import timezone
 
 from campaigns.models import Campaign
 from play import requests, sheet_rolls
@@ -68,6 +69,25 @@ def call(campaign, gm, characters, *, secret=False, **changes) -> RollRequest:
 
 
 # --- Calling ---------------------------------------------------------------------------------------
+
+
+def test_the_gms_open_requests_are_read_only_when_one_is_open(client, table, gm, brunella, otto,
+                                                              django_assert_num_queries) -> None:  # fmt: skip
+    client.force_login(gm)
+    # The session, the user, the membership with its campaign and whether each of the GM's lists has
+    # anything, the party, the feed: nothing open, nothing more.
+    with django_assert_num_queries(5):
+        page = client.get(dashboard(table))
+    assert "Sneaking check" not in text(page)
+    call(table, gm, [brunella, otto])
+    # Now the open requests, what each asks and of which characters (their answers: none yet, not read).
+    with django_assert_num_queries(8):
+        page = client.get(dashboard(table))
+    assert "Sneaking check, Difficult (d8)" in text(page)
+    RollRequest.objects.update(closed_at=timezone.now())
+    with django_assert_num_queries(5):
+        page = client.get(dashboard(table))
+    assert "Sneaking check" not in text(page)
 
 
 def test_the_gm_calls_for_a_roll_from_the_dashboard(client, table, gm, brunella, otto) -> None:

@@ -1,22 +1,31 @@
 """Requests through the real ASGI handler take their PostgreSQL connection from the process's pool and
-give it back, whichever thread each runs in, and a connection the server dropped is replaced, not failed on.
+give it back, whichever thread each runs in, and a connection the server dropped is replaced, not failed on;
+each request's sync code runs on one thread, no two requests under way at once on the same one, and a
+thread is kept for later requests (web/asgi.py).
 
-Each request goes through Django's ASGI handler as uvicorn calls it: its sync code runs in a thread of
-its own, and the request_finished signal returns the connection to the pool (config/settings.py,
-"Connections under ASGI"). The test client would not do: it keeps one connection open across requests.
+Each request goes through the server's ASGI handler (``web.asgi.Handler``) as uvicorn calls it: its sync
+code runs in a thread of its own, and the request_finished signal returns the connection to the pool
+(config/settings.py, "Connections under ASGI"). The test client would not do: it keeps one connection
+open across requests.
 """
 
 from __future__ import annotations
 
 import asyncio
+import gc
+import threading
+from collections.abc import Iterator
+from typing import Any
 
 import pytest
 from asgiref.sync import async_to_sync
-from django.core.handlers.asgi import ASGIHandler
+from django.core.signals import request_finished, request_started
 from django.db import connection
 
+from web import asgi
 
-async def get(path: str) -> int:
+
+async def get(path: str, handler: asgi.Handler | None = None) -> int:
     """The status of one GET of ``path``, through Django's ASGI handler."""
     sent: list[dict] = []
     scope = {
@@ -48,7 +57,7 @@ async def get(path: str) -> int:
         if message["type"] == "http.response.body" and not message.get("more_body"):
             finished.set()
 
-    await ASGIHandler()(scope, receive, send)
+    await (handler or asgi.Handler())(scope, receive, send)
     return sent[0]["status"]
 
 
@@ -92,3 +101,78 @@ def test_a_connection_the_server_dropped_is_replaced() -> None:
     lost = stat("connections_lost")
     assert serve("/healthz") == 200  # not a 503: the pool's check found the dead one and gave a live one
     assert stat("connections_lost") > lost
+
+
+@pytest.fixture
+def threads() -> Iterator[list[tuple[str, int]]]:
+    """The thread each request's start and finish signals ran on, in order: where its sync code runs."""
+    seen: list[tuple[str, int]] = []
+
+    def started(**kwargs: Any) -> None:
+        seen.append(("started", threading.get_ident()))
+
+    def finished(**kwargs: Any) -> None:
+        seen.append(("finished", threading.get_ident()))
+
+    request_started.connect(started)
+    request_finished.connect(finished)
+    yield seen
+    request_started.disconnect(started)
+    request_finished.disconnect(finished)
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_requests_thread_is_kept_for_the_next_request(threads: list[tuple[str, int]]) -> None:
+    handler = asgi.Handler()
+    assert serve_with(handler, "/healthz", "/healthz") == [200, 200]
+    # Both requests, start to finish, on one thread, not the caller's: the first's, kept and given to the second.
+    assert [when for when, _ in threads] == ["started", "finished", "started", "finished"]
+    assert len({ident for _, ident in threads}) == 1
+    assert threads[0][1] != threading.get_ident()
+    assert len(handler.idle) == 1
+
+
+@pytest.mark.django_db(transaction=True)
+def test_requests_under_way_at_once_each_have_a_thread(threads: list[tuple[str, int]]) -> None:
+    handler = asgi.Handler()
+
+    async def three() -> list[int]:
+        return list(await asyncio.gather(*(get("/healthz", handler) for _ in range(3))))
+
+    assert async_to_sync(three)() == [200, 200, 200]
+    started = [ident for when, ident in threads if when == "started"]
+    assert len(set(started)) == 3
+    # Each request finished on the thread it started on.
+    assert sorted(ident for when, ident in threads if when == "finished") == sorted(started)
+    assert len(handler.idle) == 3
+    # The next requests take the kept threads: no new one.
+    threads.clear()
+    assert async_to_sync(three)() == [200, 200, 200]
+    assert {ident for _, ident in threads} == set(started)
+
+
+@pytest.mark.django_db(transaction=True)
+def test_idle_threads_are_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(asgi, "KEPT_IDLE", 2)
+    handler = asgi.Handler()
+
+    async def five() -> list[int]:
+        return list(await asyncio.gather(*(get("/healthz", handler) for _ in range(5))))
+
+    assert async_to_sync(five)() == [200] * 5
+    assert len(handler.idle) == 2
+
+
+def serve_with(handler: asgi.Handler, *paths: str) -> list[int]:
+    """The statuses of GETs of ``paths``, one after the other, through ``handler``."""
+
+    async def each() -> list[int]:
+        return [await get(path, handler) for path in paths]
+
+    return async_to_sync(each)()
+
+
+def test_the_server_sets_what_start_up_made_aside_from_the_collector() -> None:
+    import config.asgi  # noqa: F401
+
+    assert gc.get_freeze_count() > 10_000
