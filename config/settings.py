@@ -207,6 +207,8 @@ TEMPLATES = [
             ],
             # How a chance is written on any app's page; web is a plain package, not an app.
             "libraries": {"dice": "web.templatetags.dice"},
+            # {% url %} in every template with the URLs it makes kept (web/templatetags/urls.py).
+            "builtins": ["web.templatetags.urls"],
         },
     },
 ]
