@@ -25,7 +25,7 @@ from django.utils import timezone
 
 from campaigns.errors import Conflict, NotFound, Refused
 from campaigns.models import Campaign
-from characters.models import Character, SheetChange
+from characters.models import Character, CharacterQuerySet, SheetChange
 from rules.systems.base import SheetInvalid
 
 #: Sent after commit with ``character_id`` whenever a sheet is saved: the live pages listen.
@@ -72,9 +72,10 @@ def sentence(message: str) -> str:
     return message if message.endswith((".", "!", "?")) else message + "."
 
 
-def lock(character_id: int) -> Character:
-    """The character, locked for a write (its campaign first), or :class:`NotFound`."""
-    character = Character.objects.lock(character_id)
+def lock(character_id: int, read: Callable[[CharacterQuerySet], CharacterQuerySet] | None = None) -> Character:
+    """The character, locked for a write (its campaign first), or :class:`NotFound`; ``read``: what the
+    caller reads with it under the lock (:meth:`~characters.models.CharacterQuerySet.lock`)."""
+    character = Character.objects.lock(character_id, read)
     if character is None:
         raise NotFound("No such character.")
     return character
