@@ -28,7 +28,6 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from functools import partial
 from typing import Any, Final
 
 from django.contrib.auth.models import AbstractBaseUser
@@ -49,7 +48,7 @@ from characters.models import (
     LedgerEntry,
     ReputationChange,
 )
-from characters.write import character_changed, mark_changed, sentence
+from characters.write import mark_changed, sentence
 from rules.systems.base import Currency, RulesSystem, SheetInvalid, SpecError
 
 MAX_REASON: Final = 200
@@ -256,13 +255,15 @@ def recount_adventures(character_ids: Iterable[int]) -> None:
 
 def _save(
     character: Character, sheet: Any, *, by: AbstractBaseUser, what: str, sections: Sequence[str],
-    campaign_moved: bool = False,
+    campaign_moved: bool = False, announced: bool = True,
 ) -> None:  # fmt: skip
     """Save the sheet in the transaction of the entry (the caller holds the lock), marking the edit
     ``sections`` it changes; a sheet its system refuses is a 400 and, the transaction undone, no
-    entry is written either. ``campaign_moved``: the caller moves the campaign's last activity itself."""
+    entry is written either. ``campaign_moved``: the caller moves the campaign's last activity itself;
+    not ``announced``: the caller announces the character (:func:`characters.write.announce_all`)."""
     try:
-        write.write(character, sheet, by=by, what=what, sections=sections, campaign_moved=campaign_moved)
+        write.write(character, sheet, by=by, what=what, sections=sections, campaign_moved=campaign_moved,
+                    announced=announced)  # fmt: skip
     except SheetInvalid as invalid:
         raise write.refusal(invalid) from None
 
@@ -355,7 +356,7 @@ def award(
         ],
         paid_in,
     )  # fmt: skip
-    changes, paid = [], []
+    changes, paid, changed = [], [], []
     for a in awards:
         character = characters[a.character_id]
         if a.reputation:
@@ -363,7 +364,9 @@ def award(
             reputation = standing_of(character) + a.reputation
             sheet = character.document.model_copy(update={standing.field: reputation})
             what = f"{standing.label} {a.reputation:+d}: {why[a.character_id]}"
-            _save(character, sheet, by=by, what=what, sections=[standing.section], campaign_moved=True)
+            _save(character, sheet, by=by, what=what, sections=[standing.section], campaign_moved=True,
+                  announced=False)  # fmt: skip
+            changed.append(character.pk)
             changes.append(
                 ReputationChange(
                     character=character,
@@ -376,6 +379,7 @@ def award(
             )
         elif a.amount:
             paid.append(character)  # a new version: open pages hear of the new balance
+            changed.append(character.pk)
     ReputationChange.objects.bulk_create(changes)
     _mark_paid(paid)
     if ends_adventure:
@@ -384,8 +388,11 @@ def award(
             if ended is not None:
                 sheet, what = ended
                 sections = changed_sections(character, sheet)
-                _save(character, sheet, by=by, what=what, sections=sections, campaign_moved=True)
+                _save(character, sheet, by=by, what=what, sections=sections, campaign_moved=True, announced=False)
+                changed.append(character.pk)
     Campaign.objects.filter(pk=campaign.pk).update(last_activity_at=timezone.now())  # once for the party
+    # Open pages hear of each character the award changed once, all at once, after commit.
+    write.announce_all(changed)
     return Awarded(entries, changes)
 
 
@@ -393,7 +400,7 @@ def _mark_paid(characters: Sequence[Character]) -> None:
     """A new version of each of ``characters`` (locked by the caller), whose balance moved and nothing
     else: what :func:`characters.write.mark_changed` does for one character (no section changes, so
     no open form of the sheet turns stale), in one UPDATE for all; the caller moves the campaign's
-    last activity. Open pages hear of each once the transaction commits."""
+    last activity and announces them (:func:`characters.write.announce_all`)."""
     if not characters:
         return
     now = timezone.now()
@@ -401,7 +408,6 @@ def _mark_paid(characters: Sequence[Character]) -> None:
     for character in characters:
         character.version += 1
         character.updated_at = now
-        transaction.on_commit(partial(character_changed.send, sender=Character, character_id=character.pk))
 
 
 def award_problems(awards: Sequence[Award], reason: str | None, characters: Mapping[int, Character]) -> dict[str, str]:

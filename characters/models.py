@@ -8,7 +8,7 @@ version is refused (see ``characters.sheets``).
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any, Final
 
@@ -39,17 +39,19 @@ class CharacterQuerySet(models.QuerySet["Character"]):
         role = Membership.objects.filter(campaign=OuterRef("campaign"), user=user).values("role")[:1]
         return self.annotate(viewer_role=Subquery(role))
 
-    def lock(self, pk: int) -> Character | None:
-        """The character, locked for a write, with its campaign (locked first) selected.
+    def lock(self, pk: int, read: Callable[[CharacterQuerySet], CharacterQuerySet] | None = None) -> Character | None:
+        """The character, locked for a write, with its campaign (locked first) selected, in two queries:
+        the campaign locked (found by the character's row), then the character.
 
         Every write that locks a campaign and one of its characters takes the campaign first
         (the roll log and encounters do too), so two such writes queue instead of deadlocking.
+        ``read``: what else the caller reads with the character (annotations), under the campaign's lock.
         """
-        campaign_id = self.filter(pk=pk).values_list("campaign_id", flat=True).first()
-        if campaign_id is None:
+        campaign_of = self.filter(pk=pk).order_by().values("campaign_id")[:1]
+        if not list(Campaign.objects.select_for_update().filter(pk=Subquery(campaign_of)).values_list("pk", flat=True)):
             return None
-        list(Campaign.objects.select_for_update().filter(pk=campaign_id).values_list("pk", flat=True))
-        return self.select_for_update(of=("self",)).select_related("campaign").filter(pk=pk).first()
+        rows = self.select_for_update(of=("self",)).select_related("campaign").filter(pk=pk)
+        return (read(rows) if read is not None else rows).first()
 
     def active(self) -> CharacterQuerySet:
         """Finished characters in play: not drafts, not archived."""

@@ -184,10 +184,17 @@ def _read_view(
     return render(request, f"{sheets.template(character, 'sheet')}#section-{region}", context)
 
 
-def saved_region(request: HttpRequest, character: Character, section: str, *, notice: str = "") -> HttpResponse:
+def saved_region(
+    request: HttpRequest, character: Character, section: str, *, notice: str = "", saved: Character | None = None
+) -> HttpResponse:
     """After a system's own action on a section (a rest, say), made through the one write path: the
-    section's region as it is now (htmx), or the sheet at that region."""
-    return _read_view(request, character, section, fresh=True, notice=notice)
+    section's region as it is now (htmx), or the sheet at that region. ``saved``: the character as the
+    action saved it, read (under its lock) with everything its sheet shows, which is then not read again;
+    ``character`` is read again otherwise. Either keeps what ``access`` found out of ``character``."""
+    if saved is None:
+        return _read_view(request, character, section, fresh=True, notice=notice)
+    saved.can_edit, saved.viewer_is_gm = character.can_edit, character.viewer_is_gm
+    return _read_view(request, saved, section, notice=notice)
 
 
 @require_safe

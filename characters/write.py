@@ -25,11 +25,14 @@ from django.utils import timezone
 
 from campaigns.errors import Conflict, NotFound, Refused
 from campaigns.models import Campaign
-from characters.models import Character, SheetChange
+from characters.models import Character, CharacterQuerySet, SheetChange
 from rules.systems.base import SheetInvalid
 
 #: Sent after commit with ``character_id`` whenever a sheet is saved: the live pages listen.
 character_changed = django.dispatch.Signal()
+#: Sent after commit with ``character_ids`` when one write saved many characters (an award to a party),
+#: instead of ``character_changed`` for each: the live pages read them all at once.
+characters_changed = django.dispatch.Signal()
 
 
 class StaleSheet(Conflict):
@@ -69,9 +72,10 @@ def sentence(message: str) -> str:
     return message if message.endswith((".", "!", "?")) else message + "."
 
 
-def lock(character_id: int) -> Character:
-    """The character, locked for a write (its campaign first), or :class:`NotFound`."""
-    character = Character.objects.lock(character_id)
+def lock(character_id: int, read: Callable[[CharacterQuerySet], CharacterQuerySet] | None = None) -> Character:
+    """The character, locked for a write (its campaign first), or :class:`NotFound`; ``read``: what the
+    caller reads with it under the lock (:meth:`~characters.models.CharacterQuerySet.lock`)."""
+    character = Character.objects.lock(character_id, read)
     if character is None:
         raise NotFound("No such character.")
     return character
@@ -90,10 +94,15 @@ def is_stale(character: Character, version: int, section: str | None = None) -> 
 
 
 def mark_changed(
-    character: Character, *sections: str, fields: Sequence[str] = (), campaign_moved: bool = False
+    character: Character,
+    *sections: str,
+    fields: Sequence[str] = (),
+    campaign_moved: bool = False,
+    announced: bool = True,
 ) -> None:
     """A new version (the caller holds the row lock): each of ``sections`` is now at it, so
-    forms made from before it are refused; open pages hear of it once committed. The campaign's last
+    forms made from before it are refused; open pages hear of it once committed, unless not ``announced``:
+    the caller announces it with the others it changed (:func:`announce_all`). The campaign's last
     activity moves to now, unless ``campaign_moved``: the caller moved it already in this transaction
     (a roll it recorded for the change, ``play.rolls.record_roll``), a moment before."""
     character.version += 1
@@ -101,7 +110,16 @@ def mark_changed(
     character.save(update_fields=[*fields, "version", "section_versions", "updated_at"])
     if not campaign_moved:
         Campaign.objects.filter(pk=character.campaign_id).update(last_activity_at=timezone.now())
-    transaction.on_commit(lambda: character_changed.send(sender=Character, character_id=character.pk))
+    if announced:
+        transaction.on_commit(lambda: character_changed.send(sender=Character, character_id=character.pk))
+
+
+def announce_all(character_ids: Sequence[int]) -> None:
+    """Open pages hear of each of ``character_ids`` (saved in this transaction, each once) once it commits,
+    all in one announcement (:data:`characters_changed`)."""
+    if character_ids:
+        ids = list(dict.fromkeys(character_ids))
+        transaction.on_commit(lambda: characters_changed.send(sender=Character, character_ids=ids))
 
 
 def write(
@@ -114,6 +132,7 @@ def write(
     status: str | None = None,
     fields: Sequence[str] = (),
     campaign_moved: bool = False,
+    announced: bool = True,
 ) -> Character:
     """Save ``sheet`` (a document of the character's system) as the character's sheet.
 
@@ -122,7 +141,7 @@ def write(
     :class:`~rules.systems.base.SheetInvalid`, nothing written), as finished when the character is
     active; ``status`` moves the character (draft → active …) in the same save; ``fields`` are other
     columns the caller changed; ``campaign_moved``: the caller moved the campaign's last activity already in
-    this transaction (:func:`mark_changed`).
+    this transaction; not ``announced``: the caller announces the character itself (:func:`mark_changed`).
     """
     after_status = status or character.status
     # An active character is checked as finished; a draft as a draft; an archived one as what it
@@ -140,7 +159,13 @@ def write(
     character.sheet = after
     character.status = after_status
     character.awaiting = len(character.rules.awaiting(sheet)) + (1 if character.arrival else 0)
-    mark_changed(character, *sections, fields=["sheet", "status", "awaiting", *fields], campaign_moved=campaign_moved)
+    mark_changed(
+        character,
+        *sections,
+        fields=["sheet", "status", "awaiting", *fields],
+        campaign_moved=campaign_moved,
+        announced=announced,
+    )
     SheetChange.objects.create(
         character=character, version=character.version, what=what[:200], sections=list(sections),
         before=before, after=after, by=by,

@@ -34,7 +34,7 @@ from campaigns.models import Campaign, Membership
 from campaigns.operations import membership_changed
 from campaigns.presenters import NameKey, page_by_name
 from characters.models import Character, Holding
-from characters.write import character_changed
+from characters.write import character_changed, characters_changed
 from play.encounter_views import combatant_row
 from play.encounters import encounter_changed
 from play.models import Combatant, Encounter, Roll
@@ -324,25 +324,41 @@ def announce_reveal(sender: Any, roll: Roll, **kwargs: Any) -> None:
     _announce_roll("roll.revealed", roll)
 
 
-@receiver(character_changed, dispatch_uid="play.live.announce_character")
-def announce_character(sender: Any, character_id: int, **kwargs: Any) -> None:
-    """A saved sheet, announced from one read of its character (with its owner, campaign and balances, and
-    the campaign of the running encounter it fights in, if any): to its open sheets (:func:`announce_sheet`),
-    to the dashboards' party (:func:`announce_party_card`) and, while it fights, as a change of the encounter
-    (:func:`announce_combatant`)."""
+def announced_characters(character_ids: Iterable[int]) -> QuerySet[Character]:
+    """The characters as their announcements show them: with their owners, campaigns and balances, and the
+    campaign of the running encounter each fights in, if any (``fighting_in``), in one query."""
     fighting = Combatant.objects.filter(character=OuterRef("pk"), removed=False, encounter__ended_at__isnull=True)
-    character = (
+    return (
         Character.objects.select_related("owner", "campaign")
         .with_balances()
         .annotate(fighting_in=Subquery(fighting.values("encounter__campaign_id")[:1]))
-        .filter(pk=character_id)
-        .first()
+        .filter(pk__in=list(character_ids))
+        .order_by("pk")
     )
-    if character is None:  # deleted since: an open sheet finds out when it next asks
-        return
+
+
+def _announce_saved(character: Character) -> None:
     announce_party_card(character)
     announce_sheet(character)
     announce_combatant(character)
+
+
+@receiver(character_changed, dispatch_uid="play.live.announce_character")
+def announce_character(sender: Any, character_id: int, **kwargs: Any) -> None:
+    """A saved sheet, announced from one read of its character (:func:`announced_characters`): to its open
+    sheets (:func:`announce_sheet`), to the dashboards' party (:func:`announce_party_card`) and, while it
+    fights, as a change of the encounter (:func:`announce_combatant`). A character deleted since is not
+    announced: an open sheet finds out when it next asks."""
+    for character in announced_characters([character_id]):
+        _announce_saved(character)
+
+
+@receiver(characters_changed, dispatch_uid="play.live.announce_characters")
+def announce_characters(sender: Any, character_ids: Iterable[int], **kwargs: Any) -> None:
+    """Many sheets saved at once (an award to a party), each announced as :func:`announce_character`
+    announces one, from one read of them all: what it costs does not grow with the party."""
+    for character in announced_characters(character_ids):
+        _announce_saved(character)
 
 
 def announce_party_card(character: Character) -> None:

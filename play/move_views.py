@@ -179,7 +179,7 @@ def move(request: HttpRequest, pk: int, key: str) -> HttpResponse:
         return redirect(back)  # the page the move was opened from (a round's planner, say)
     if section not in sections_for(character):
         return redirect("characters:sheet", saved.pk)
-    response = saved_region(request, character, section, notice=notice)
+    response = saved_region(request, character, section, notice=notice, saved=saved)
     if request.htmx and done.decided:
         # A decision opened or made: the sheet's decision region too, out of band.
         decision = moves.waiting(saved, request.user, is_gm=character.viewer_is_gm)

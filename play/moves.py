@@ -48,7 +48,7 @@ from campaigns.errors import Conflict, NotAllowed, NotFound, Refused
 from campaigns.models import Membership
 from characters import write
 from characters.generated import refusal_words
-from characters.models import Character
+from characters.models import Character, CharacterQuerySet
 from characters.operations import sections_for
 from play import rolls, sheet_rolls, table_rows
 from play.models import Roll, SheetPrompt, Table
@@ -130,18 +130,25 @@ def viewer_is_gm(character: Character, user: AbstractBaseUser) -> None:
     character.__dict__[GM_OF] = user.pk
 
 
-def _gm_and_prompt(character: Character) -> tuple[int | None, SheetPrompt | None]:
-    """The GM of the locked character's campaign and the decision open on it, in one query (two when a
-    decision is open). Read after the lock: whoever changes the GM or a decision holds the campaign's lock
-    first, so what this reads is what stands until the move is saved."""
+def _as_locked(characters: CharacterQuerySet) -> CharacterQuerySet:
+    """What :func:`make` reads with the character it locks: ``locked_gm``, the user id of the GM of its
+    campaign, and ``locked_prompt``, the id of the decision open on it (or None), which the move is checked
+    by; and its owner and balances, which its sheet shows, so that the page draws the saved sheet from the
+    character as the move saved it, without reading it again (a move changes no balance)."""
     gm = Membership.objects.filter(campaign_id=OuterRef("campaign_id"), role=Membership.Role.GM)
     prompt = SheetPrompt.objects.open().filter(character_id=OuterRef("pk"))
-    gm_id, prompt_id = (
-        Character.objects.filter(pk=character.pk)
-        .annotate(gm=Subquery(gm.values("user_id")[:1]), prompt=Subquery(prompt.values("pk")[:1]))
-        .values_list("gm", "prompt")
-        .get()
+    gm_and_prompt = characters.annotate(
+        locked_gm=Subquery(gm.values("user_id")[:1]), locked_prompt=Subquery(prompt.values("pk")[:1])
     )
+    return gm_and_prompt.select_related("owner").with_balances()
+
+
+def _gm_and_prompt(character: Character) -> tuple[int | None, SheetPrompt | None]:
+    """The GM of the locked character's campaign and the decision open on it, as read with the character
+    (:func:`_as_locked`; one query more when a decision is open). Read after the campaign's lock:
+    whoever changes the GM or a decision holds it first, so what this reads is what stands until the move
+    is saved."""
+    gm_id, prompt_id = character.locked_gm, character.locked_prompt  # type: ignore[attr-defined]
     character.__dict__[GM_OF] = gm_id
     return gm_id, open_prompt(character) if prompt_id is not None else None
 
@@ -439,7 +446,7 @@ def make(
     Raises :class:`NotFound` (no such character, or no such move in its campaign), :class:`NotAllowed`
     (why, for them), :class:`StaleMove` (409), or :class:`Refused` (400: the input, or the rules, with
     the reason by its field); nothing is written then."""
-    character = write.lock(character_id)
+    character = write.lock(character_id, _as_locked)
     move = move_of(character, key)
     if move.rolled and call is None:
         raise Refused(ROLLED_ELSEWHERE)
@@ -473,7 +480,8 @@ def make(
         made = replace(
             made, rolls=tuple(r if r.follows is not None else replace(r, follows=follows) for r in made.rolls)
         )
-    logged = [sheet_rolls.roll(character, rolled, by=by, rng=rng).roll for rolled in made.sheet_rolls]
+    logged = [sheet_rolls.roll(character, rolled, by=by, rng=rng, is_gm=role is Role.GM).roll
+              for rolled in made.sheet_rolls]  # fmt: skip
     logged += record(made, campaign_id=character.campaign_id, by=by, character_id=character.pk, call=call,
                      secret=secret, locked=character)  # fmt: skip
     for seq in made.reveals:
@@ -531,6 +539,7 @@ def _keep(character: Character, move: Move, made: Made, prompt: Prompt, *, follo
 class Done:
     """A move made on a sheet: the character as saved, what the move made, and the rolls it put in the log."""
 
+    #: As saved, with its campaign, its owner and its balances: all its sheet shows.
     character: Character
     made: Made
     rolls: list[Roll]

@@ -190,7 +190,13 @@ def _roll_page(request: HttpRequest, character: Character) -> HttpResponse:
         secret = bool(form.gm and form.cleaned_data.get("secret"))
         try:
             rolled = sheet_rolls.roll(
-                character, form.made, by=request.user, rng=secrets.SystemRandom(), asked=asked, secret=secret
+                character,
+                form.made,
+                by=request.user,
+                rng=secrets.SystemRandom(),
+                asked=asked,
+                secret=secret,
+                is_gm=character.viewer_is_gm,
             )
         except Refused as refused:
             context["error"], status = refused.message, refused.status

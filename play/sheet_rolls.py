@@ -199,6 +199,7 @@ def roll(
     rng: Random,
     asked: RollAsked | None = None,
     secret: bool = False,
+    is_gm: bool | None = None,
 ) -> Rolled:
     """Roll a built roll with ``rng`` (``secrets.SystemRandom()`` outside tests) and record it, with
     its exact chance of success computed before the dice are rolled and the sheet as it was
@@ -210,7 +211,10 @@ def roll(
     something on the sheet (``made.kept``: D6's use of the declared round) locks the character, is refused
     (:class:`~characters.write.StaleSheet`, 409) when the sheet changed since the roll was built from it, and
     saves the sheet it keeps through the write path, with the roll's number. A roll a sheet move makes
-    (``made.move``: its dice leave a decision) is that move, made through the moves' one pipeline."""
+    (``made.move``: its dice leave a decision) is that move, made through the moves' one pipeline.
+    ``is_gm``: whether ``by`` is the campaign's GM, when the caller knows (the access check that read
+    ``character`` for them found out); asked otherwise. Who may roll is checked again under the
+    campaign's lock (:func:`play.rolls.record_roll`)."""
     locked = None
     if made.kept is not None:  # what the roll keeps on the sheet is the sheet's as it was built from
         locked = write.lock(character.pk)
@@ -221,7 +225,7 @@ def roll(
         asked = requests.lock_open(asked.pk, character)
         call = {"request": asked.request_id, "by": asked.request.by.get_username(), "words": asked.request.label}
         secret = asked.request.secret
-    elif Membership.objects.filter(campaign_id=character.campaign_id, user=by, role=Membership.Role.GM).exists():
+    elif _is_gm(character, by) if is_gm is None else is_gm:
         call = {"gm": True}
     elif character.campaign.players_call_rolls:
         call = {"self": True}
@@ -264,6 +268,10 @@ def roll(
         except SheetInvalid as error:
             raise write.refusal(error) from None
     return Rolled(logged, result, chance, recorded.dice)
+
+
+def _is_gm(character: Character, user: AbstractBaseUser) -> bool:
+    return Membership.objects.filter(campaign_id=character.campaign_id, user=user, role=Membership.Role.GM).exists()
 
 
 def _by_move(

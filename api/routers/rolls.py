@@ -257,7 +257,13 @@ def roll_from_sheet(
         message = sentence(problem.message)
         raise InvalidRoll(message, errors={problem.field: message}) from None
     rolled = sheet_rolls.roll(
-        character, made, by=request.user, rng=secrets.SystemRandom(), asked=answering, secret=secret
+        character,
+        made,
+        by=request.user,
+        rng=secrets.SystemRandom(),
+        asked=answering,
+        secret=secret,
+        is_gm=character.viewer_is_gm,
     )
     return Status(201, roll_out(rolled.roll, gm=character.viewer_is_gm))
 

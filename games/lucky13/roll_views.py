@@ -329,6 +329,7 @@ def _roll(request: HttpRequest, character: Character, asked: RollAsked | None) -
             rng=secrets.SystemRandom(),
             asked=asked,
             secret=form.rolls_in_secret(),
+            is_gm=character.viewer_is_gm,
         )
         view = None if rolled.roll.secret and not character.viewer_is_gm else rolled.view
     except Refused as refusal:

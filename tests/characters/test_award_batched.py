@@ -11,6 +11,7 @@ from django.urls import reverse
 from characters import ledger, write
 from characters.ledger import Award, Order
 from characters.models import AdventureTally, Balance, Character, LedgerEntry, ReputationChange, SheetChange
+from play import live
 from rules.systems.base import Problem, SheetInvalid
 from tests.characters.conftest import FIGHTING, HEALING, make_character
 from tests.characters.test_ledger import assert_balanced
@@ -19,8 +20,9 @@ pytestmark = pytest.mark.django_db
 
 #: An award's queries whatever the size of the party: see the comments where it is asserted.
 AWARD_QUERIES = 17
-#: What the open pages' announcements read of each awarded character once the award commits: its
-#: party card (with its balances), its sheet's version and whether it fights in an encounter, in one read.
+#: What the open pages' announcements read once the award commits, whatever the size of the party: every
+#: awarded character's party card (with its balances), its sheet's version and whether it fights in an
+#: encounter, in one read of them all.
 ANNOUNCED_QUERIES = 1
 
 
@@ -72,27 +74,66 @@ def test_a_first_award_costs_the_same(gm, player, campaign, size, django_assert_
 
 @pytest.mark.parametrize("size", [2, 8])
 def test_each_awarded_character_is_announced_once_after_commit(
-    gm, player, campaign, size, django_assert_num_queries, django_capture_on_commit_callbacks
+    gm, player, campaign, size, django_assert_num_queries, django_capture_on_commit_callbacks, monkeypatch
 ) -> None:
-    """The open pages hear of every awarded character once the award commits; what they read to show
-    it is ``ANNOUNCED_QUERIES`` for each (the award itself stays at its constant count)."""
+    """The open pages hear of every awarded character once the award commits, each as a fresh read of
+    it shows it; what they read to show them is ``ANNOUNCED_QUERIES`` for the whole party (the award
+    itself stays at its constant count)."""
     heroes = party(campaign, player, size)
-    heard: list[int] = []
+    heard: list[list[int]] = []
+    sent: list[dict] = []
 
-    def listener(sender, character_id, **kwargs) -> None:
-        heard.append(character_id)
+    def listener(sender, character_ids, **kwargs) -> None:
+        heard.append(list(character_ids))
 
-    write.character_changed.connect(listener)
+    monkeypatch.setattr(live, "_send", lambda campaign_id, event, group=None: sent.append(event))
+    write.characters_changed.connect(listener)
     try:
         with (
-            django_assert_num_queries(AWARD_QUERIES - 6 + ANNOUNCED_QUERIES * size),
+            django_assert_num_queries(AWARD_QUERIES - 6 + ANNOUNCED_QUERIES),
             django_capture_on_commit_callbacks(execute=True),
         ):
             ledger.award(campaign_id=campaign.pk, awards=[Award(c.pk, 3) for c in heroes], reason="Mission", by=gm)
     finally:
-        write.character_changed.disconnect(listener)
-    assert sorted(heard) == sorted(c.pk for c in heroes)
-    assert list(Character.objects.filter(pk__in=heard).values_list("version", flat=True)) == [2] * size
+        write.characters_changed.disconnect(listener)
+    (announced,) = heard  # one announcement for the party
+    assert sorted(announced) == sorted(c.pk for c in heroes)
+    assert list(Character.objects.filter(pk__in=announced).values_list("version", flat=True)) == [2] * size
+    expected = []
+    for hero in heroes:
+        fresh = Character.objects.select_related("owner", "campaign").with_balances().get(pk=hero.pk)
+        card = live.party_row_html(live.party_row(fresh, fresh.campaign.settings))
+        expected += [{"type": "party.changed", "id": f"party-{hero.pk}", "html": card},
+                     {"type": "sheet.changed", "version": fresh.version}]  # fmt: skip
+    assert sorted(map(repr, sent)) == sorted(map(repr, expected))
+
+
+def test_a_character_the_award_changes_twice_is_announced_once(
+    gm, player, campaign, django_capture_on_commit_callbacks
+) -> None:
+    """Points, a reputation change and the adventure's end for the same character: one announcement
+    of each character the award changed, once it commits."""
+    heroes = party(campaign, player, 2)
+    heard: list[list[int]] = []
+    single: list[int] = []
+
+    def listener(sender, character_ids, **kwargs) -> None:
+        heard.append(list(character_ids))
+
+    def one(sender, character_id, **kwargs) -> None:
+        single.append(character_id)
+
+    write.characters_changed.connect(listener)
+    write.character_changed.connect(one)
+    try:
+        with django_capture_on_commit_callbacks(execute=True):
+            ledger.award(campaign_id=campaign.pk, awards=[Award(heroes[0].pk, 3, reputation=1), Award(heroes[1].pk, 2)],
+                         reason="Mission", ends_adventure=True, by=gm)  # fmt: skip
+    finally:
+        write.characters_changed.disconnect(listener)
+        write.character_changed.disconnect(one)
+    assert heard == [[heroes[0].pk, heroes[1].pk]] or heard == [[heroes[1].pk, heroes[0].pk]]
+    assert single == []
 
 
 def written(characters: list[Character]) -> list[tuple]:

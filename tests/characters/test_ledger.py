@@ -106,10 +106,10 @@ def test_the_gm_awards_the_party_with_overrides_and_reputation(
     version = brunella.version
     heard: list[int] = []
 
-    def listener(sender, character_id, **kwargs) -> None:
-        heard.append(character_id)
+    def listener(sender, character_ids, **kwargs) -> None:
+        heard.extend(character_ids)
 
-    write.character_changed.connect(listener)
+    write.characters_changed.connect(listener)
     try:
         with django_capture_on_commit_callbacks(execute=True):
             awarded = ledger.award(
@@ -120,7 +120,7 @@ def test_the_gm_awards_the_party_with_overrides_and_reputation(
                 by=gm,
             )
     finally:
-        write.character_changed.disconnect(listener)
+        write.characters_changed.disconnect(listener)
     brunella.refresh_from_db()
     tam.refresh_from_db()
     assert (ledger.balance(brunella), ledger.balance(tam)) == (12, 15)

@@ -54,10 +54,10 @@ def test_a_saved_section_comes_back_in_constant_queries(client, brunella, gm, gr
     grow(brunella, n)
     client.force_login(gm)
     url = reverse("characters:edit-section", args=[brunella.pk, "notes"])
-    # 2 (session, user) + 1 (access) + 2 (savepoint) + 3 (the character's campaign, lock the campaign,
+    # 2 (session, user) + 1 (access) + 2 (savepoint) + 2 (lock the campaign, found by the character's row;
     # lock the character) + 1 (is the user the GM?) + 3 (update the character, the campaign's last
     # activity, the sheet history) + 1 (the character again, for its region; the notes show no ledger)
-    with django_assert_num_queries(13):
+    with django_assert_num_queries(12):
         response = client.post(url, {"version": "0", "notes": "New."}, HTTP_HX_REQUEST="true")
     assert response.status_code == 200
     assert "New." in response.text

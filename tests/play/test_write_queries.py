@@ -4,6 +4,7 @@ each on its system's demo campaign (as ``bench/served.py`` posts them), in a num
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import pytest
@@ -13,8 +14,9 @@ from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
 from campaigns.models import Campaign, Membership
+from characters import views as characters_views
 from characters.models import Character
-from play import live
+from play import live, move_views
 from play.models import Roll
 from rules import systems
 
@@ -55,7 +57,7 @@ def posted(client, url: str, body: dict[str, str], capture: Any) -> tuple[Any, l
 
 
 @pytest.mark.parametrize("system", systems.KEYS)
-def test_a_free_roll_posted_costs_nine_queries(
+def test_a_free_roll_posted_costs_eight_queries(
     client, demo, system, django_capture_on_commit_callbacks, monkeypatch
 ) -> None:
     campaign, _, hero = demo_campaign(system)
@@ -67,10 +69,11 @@ def test_a_free_roll_posted_costs_nine_queries(
     response, queries = posted(client, url, {"expression": "2d6+1"}, django_capture_on_commit_callbacks)
     assert response.status_code == 200
     assert "2d6+1" in response.text
-    # The session and the user; the campaign and its members (the access check); BEGIN; the campaign's row
-    # locked by moving its last activity; the campaign with the roller's role and the last roll's number and
-    # hash; the roll; COMMIT. The live feed is sent the roll as written: nothing is read after the commit.
-    assert len(queries) == 9, queries
+    # The session and the user; the roller's membership with its campaign (the access check); BEGIN; the
+    # campaign's row locked by moving its last activity; the campaign with the roller's role and the last roll's
+    # number and hash; the roll; COMMIT. The live feed is sent the roll as written: nothing is read after the
+    # commit.
+    assert len(queries) == 8, queries
     assert queries[-1].startswith("RELEASE SAVEPOINT")
     assert Roll.objects.filter(campaign=campaign).count() == before + 1
     # What the feed was sent, from the roll as written, is what the roll read back from the log draws.
@@ -100,14 +103,52 @@ def test_a_move_made_with_htmx_costs_pinned_queries(
     assert response.status_code == 200, response.text[:500]
     assert Character.objects.get(pk=hero.pk).version == version + 1
     # The session and the user; the character with the viewer's role (the access check, which found the GM:
-    # the page's checks ask no more, and the GM makes any decision, so none is read). BEGIN; the character's
-    # campaign, the campaign locked, the character locked; its campaign's GM and any open decision, in one;
-    # the sheet saved, the campaign's last activity, the sheet's history; COMMIT. Once committed, the
-    # character read once for every announcement (its open sheets, the party's card, a running
-    # encounter), and once for the region drawn again.
-    assert len(queries) == 14, queries
+    # the page's checks ask no more, and the GM makes any decision, so none is read). BEGIN; the campaign
+    # locked (found by the character's row); the character locked, with its owner, its balances, its
+    # campaign's GM and any open decision; the sheet saved, the campaign's last activity, the sheet's
+    # history; COMMIT. Once committed, the character read once for every announcement (its open sheets, the
+    # party's card, a running encounter); the region is drawn from the character as saved, not read again.
+    assert len(queries) == 11, queries
     # Its open sheets hear the new version, the dashboards the party's card as a fresh read draws it.
     saved = Character.objects.select_related("owner", "campaign").with_balances().get(pk=hero.pk)
     card = live.party_row_html(live.party_row(saved, saved.campaign.settings))
     assert {"type": "party.changed", "id": f"party-{hero.pk}", "html": card} in sent
     assert {"type": "sheet.changed", "version": version + 1} in sent
+
+
+@pytest.mark.parametrize("system", [key for key in systems.KEYS if key in MOVES])
+def test_the_region_a_move_draws_from_its_saved_character_is_what_a_fresh_read_draws(
+    client, demo, system, monkeypatch
+) -> None:
+    """The move's page draws the saved region from the character as the move saved it (read under its lock
+    with its owner and balances), not read again: the same bytes as the region drawn from a fresh read
+    (but for the CSRF token of a form, masked anew each time)."""
+    _, gm, hero = demo_campaign(system)
+    key, body = MOVES[system]
+    if system == "lucky13":
+        Campaign.objects.filter(pk=hero.campaign_id).update(
+            options={**hero.campaign.options, "resting": "quarter_hours"}
+        )
+        Character.objects.filter(pk=hero.pk).update(sheet={**hero.sheet, "hit_points": 10})
+    drawn: list[tuple[Any, ...]] = []
+
+    def kept(request, character, section, *, notice="", saved=None):
+        response = characters_views.saved_region(request, character, section, notice=notice, saved=saved)
+        drawn.append((request, character, section, notice, saved, response.content))
+        return response
+
+    monkeypatch.setattr(move_views, "saved_region", kept)
+    client.force_login(gm)
+    version = Character.objects.get(pk=hero.pk).version
+    response = client.post(reverse("play:move", args=[hero.pk, key]), {**body, "version": str(version)}, **HTMX)
+    assert response.status_code == 200
+    ((request, character, section, notice, saved, content),) = drawn
+    assert saved is not None
+    assert saved.version == version + 1
+    fresh = characters_views.saved_region(request, character, section, notice=notice)
+    assert unmasked(content) == unmasked(fresh.content)
+
+
+def unmasked(html: bytes) -> bytes:
+    """``html`` but for the CSRF tokens of its forms (masked anew each time one is drawn)."""
+    return re.sub(rb'name="csrfmiddlewaretoken" value="[^"]*"', b"csrf", html)
