@@ -15,6 +15,8 @@ from __future__ import annotations
 from typing import Any, Final
 
 from django import template
+from django.core.signals import setting_changed
+from django.dispatch import receiver
 from django.template import defaulttags
 from django.template.base import Parser, Token
 from django.urls import NoReverseMatch, get_script_prefix, get_urlconf, reverse
@@ -28,6 +30,12 @@ register = template.Library()
 KEPT_URLS: Final = 4096
 
 urls: Kept[str] = Kept(KEPT_URLS)
+
+
+@receiver(setting_changed)
+def forget_kept_urls(**kwargs: Any) -> None:
+    """A setting changed (tests do it; a running server never does): the URLs kept may be others now."""
+    urls.clear()
 
 
 def _current_app(context: template.Context) -> str | None:
