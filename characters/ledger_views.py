@@ -156,8 +156,8 @@ def ledger_page(request: HttpRequest, pk: int) -> HttpResponse:
     """A character's points, newest first, a page at a time, with the running balance; their points
     per adventure (the latest adventures, summed in the database); and their reputation's changes,
     a page at a time. Each page is read by key (``?before=<entry id>``, ``?reputation_before=<id>``),
-    never by OFFSET, so an old page costs what the newest does: six queries however long the ledger
-    (the session, the user, access with the balances, the page of entries, the totals per adventure
+    never by OFFSET, so an old page costs what the newest does: five queries however long the ledger
+    (the session with its user, access with the balances, the page of entries, the totals per adventure
     in the system's first currency, the page of reputation changes)."""
     character = access.character_for(request.user, pk)
     try:

@@ -178,7 +178,8 @@ MIDDLEWARE = [
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
-    "django.contrib.auth.middleware.AuthenticationMiddleware",
+    # Django's, taking the user the session engine read with the session (accounts/middleware.py).
+    "accounts.middleware.AuthenticationMiddleware",
     "django.contrib.auth.middleware.LoginRequiredMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
@@ -331,7 +332,8 @@ SESSION_COOKIE_HTTPONLY = True
 # from the database (written to both, deleted from both, so a password change or a log-out ends it
 # everywhere; accounts.operations). The processes' own memory is not shared, so without Redis the
 # sessions stay in the database alone: a session ended in one process would live on in another's cache.
-SESSION_ENGINE = "django.contrib.sessions.backends." + ("cached_db" if os.environ.get("REDIS_URL") else "db")
+# Without Redis, the session's user is read in the same query as the session (accounts/sessions.py).
+SESSION_ENGINE = "django.contrib.sessions.backends.cached_db" if os.environ.get("REDIS_URL") else "accounts.sessions"
 X_FRAME_OPTIONS = "DENY"
 SECURE_CONTENT_TYPE_NOSNIFF = True
 SECURE_REFERRER_POLICY = "same-origin"

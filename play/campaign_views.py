@@ -90,7 +90,7 @@ def campaign_detail(request: HttpRequest, pk: int) -> HttpResponse:
     own paginated page), and the drafts (and for the GM the players' drafts and the archived
     characters) a page at a time by key (``?drafts_after=<id>:<name>``…; a bad key is a 400).
 
-    The same queries on every page however large the campaign: the session, the user, the
+    The same queries on every page however large the campaign: the session with its user, the
     campaign and its members (access.campaign_for), the party's first characters with their
     players, the viewer's drafts; for the GM, the players' drafts, the archived characters and those
     with something waiting for the GM's approval."""

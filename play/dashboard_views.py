@@ -50,8 +50,8 @@ first_awaiting = Prepared(
 @refusals
 def dashboard(request: HttpRequest, pk: int) -> HttpResponse:
     """The party a page at a time by name (``?after=<id>:<name>``, the last row of the page before;
-    a bad key is a 400), never by OFFSET. At most ten queries for the GM however large the party and the
-    fight: the session, the user, the GM's membership with its campaign (access.campaign_of_member) and
+    a bad key is a 400), never by OFFSET. At most nine queries for the GM however large the party and the
+    fight: the session with its user, the GM's membership with its campaign (access.campaign_of_member) and
     whether each of the lists below has anything to show (:data:`member_and_lists`), the page of active
     characters with their owners (on the first page, as many as the call form offers too), the feed's rolls
     with who rolled, their character and any reveal; and, each only when it has something to show, the

@@ -826,7 +826,7 @@ def ended_page(campaign: Campaign, before: int | None = None) -> tuple[list[Enco
 @refusals
 def encounter_list(request: HttpRequest, pk: int) -> HttpResponse:
     """The campaign's ended encounters, newest first, a page at a time by keyset (``?before=<id>``).
-    Five queries: the session, the user, the campaign and its members, and the page of encounters
+    Four queries: the session with its user, the campaign and its members, and the page of encounters
     with how many took part."""
     campaign = access.campaign_for(request.user, pk)
     if campaign.rules.combat is None:

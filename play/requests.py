@@ -19,7 +19,7 @@ from typing import Any, Final
 
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
-from django.db.models import F, Q, QuerySet
+from django.db.models import F, Prefetch, Q, QuerySet
 from django.dispatch import Signal
 from django.utils import timezone
 from pydantic import ValidationError
@@ -218,13 +218,18 @@ def asked_of(user: AbstractBaseUser, asked_id: int, character: Character) -> Rol
 # --- What the pages list ---------------------------------------------------------------------------
 
 
-def open_requests_of(campaign_id: int) -> QuerySet[RollRequest]:
-    """The GM's view: the newest :data:`SHOWN` open requests, each with its characters and answers."""
+def open_requests_of(campaign_id: Any) -> QuerySet[RollRequest]:
+    """The GM's view: the newest :data:`SHOWN` open requests, each with what it asks of whom and the answers,
+    in two queries (the requests; what they ask, with each character's name and each answer's number in the
+    log, what the list shows of them). ``campaign_id``: the campaign's id, or an expression of it."""
+    asked = RollAsked.objects.select_related("character", "roll").only(
+        "request_id", "character_id", "roll_id", "character__name", "roll__seq"
+    )
     return (
         RollRequest.objects.open()
         .filter(campaign_id=campaign_id)
         .select_related("by")
-        .prefetch_related("asked__character", "asked__roll")
+        .prefetch_related(Prefetch("asked", queryset=asked.order_by("pk")))
         .order_by("-pk")[:SHOWN]
     )
 

@@ -179,10 +179,10 @@ def _character_filter(request: HttpRequest, campaign: Campaign, query: dict[str,
 @vary_on_headers("HX-Request")
 @refusals
 def roll_log(request: HttpRequest, pk: int) -> HttpResponse:
-    """Newest first, a page at a time. Six queries however long the log and however large the party:
-    the session, the user, the campaign and its members (access.campaign_for), the first characters
+    """Newest first, a page at a time. Five queries however long the log and however large the party:
+    the session with its user, the campaign and its members (access.campaign_for), the first characters
     by name for the filter, and the page of rolls with who rolled, their character and any reveal;
-    a seventh, by its id, when the log is filtered by a character."""
+    a sixth, by its id, when the log is filtered by a character."""
     campaign = access.campaign_for(request.user, pk)
     gm = _is_gm(campaign)
     query = _filters(request, campaign.system)

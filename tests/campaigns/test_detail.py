@@ -139,7 +139,7 @@ def test_the_page_takes_the_same_queries_however_large_the_party(
     # of it with the players: 5 the party's first characters, 6 the GM's drafts, 7 the players'
     # drafts, 8 the archived characters (a large party: tests/play/test_party_pages.py), 9 the characters
     # with something waiting for the GM's approval.
-    with django_assert_num_queries(9):
+    with django_assert_num_queries(8):
         response = client.get(url(campaign))
 
     assert response.status_code == 200

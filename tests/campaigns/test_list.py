@@ -75,7 +75,7 @@ def test_one_query_for_the_list_however_many_campaigns(client, django_assert_num
     client.force_login(gm)
 
     # 1 the session, 2 the user, 3 the campaigns with my role and party size (subqueries).
-    with django_assert_num_queries(3):
+    with django_assert_num_queries(2):
         response = client.get(URL)
 
     assert html(response).count('<li class="campaign-item">') == count

@@ -19,7 +19,7 @@ from tests.characters.test_ledger import assert_balanced
 pytestmark = pytest.mark.django_db
 
 #: An award's queries whatever the size of the party: see the comments where it is asserted.
-AWARD_QUERIES = 17
+AWARD_QUERIES = 16
 #: What the open pages' announcements read once the award commits, whatever the size of the party: every
 #: awarded character's party card (with its balances), its sheet's version and whether it fights in an
 #: encounter, in one read of them all.
@@ -49,7 +49,7 @@ def test_an_awards_queries_do_not_grow_with_the_party(client, gm, player, campai
     client.force_login(gm)
     url = reverse("characters:award", args=[campaign.pk])
     assert client.post(url, posted(heroes, 0)).status_code == 302  # their balances and tallies exist
-    # The session, the user, the campaign, its members (the GM's role), the form's characters with their
+    # The session with its user, the campaign, its members (the GM's role), the form's characters with their
     # owners and balances, the others in play; then, in a savepoint: the campaign locked, the GM's role,
     # the characters locked, their balances locked, the entries, the balances, the tallies, the
     # characters' new versions, the campaign's last activity.
@@ -65,7 +65,7 @@ def test_a_first_award_costs_the_same(gm, player, campaign, size, django_assert_
     heroes = party(campaign, player, size)
     # The campaign locked, the GM's role, the characters and their balances locked, the entries, the
     # balances, the tallies, the versions, the campaign's last activity; and the savepoint around them.
-    with django_assert_num_queries(AWARD_QUERIES - 6):
+    with django_assert_num_queries(AWARD_QUERIES - 5):
         ledger.award(campaign_id=campaign.pk, awards=[Award(c.pk, 5) for c in heroes], reason="Mission", by=gm)
     assert list(Balance.objects.filter(character__in=heroes).values_list("amount", flat=True)) == [5] * size
     for hero in heroes:
@@ -90,7 +90,7 @@ def test_each_awarded_character_is_announced_once_after_commit(
     write.characters_changed.connect(listener)
     try:
         with (
-            django_assert_num_queries(AWARD_QUERIES - 6 + ANNOUNCED_QUERIES),
+            django_assert_num_queries(AWARD_QUERIES - 5 + ANNOUNCED_QUERIES),
             django_capture_on_commit_callbacks(execute=True),
         ):
             ledger.award(campaign_id=campaign.pk, awards=[Award(c.pk, 3) for c in heroes], reason="Mission", by=gm)

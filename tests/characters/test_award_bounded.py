@@ -44,13 +44,13 @@ def test_the_page_costs_the_same_for_any_party(client, gm, player, campaign, dja
     heroes(campaign, player, AWARD_ROWS + 5)
     client.force_login(gm)
     client.get(url(campaign))
-    # The session, the user, the campaign, its members (the GM's role), the page of characters with
+    # The session with its user, the campaign, its members (the GM's role), the page of characters with
     # their owners and balances, the adventures already named, the others counted.
-    with django_assert_num_queries(7):
+    with django_assert_num_queries(6):
         small = client.get(url(campaign))
     heroes_more = [make_character(campaign, player, name=f"Later {i:03}") for i in range(200)]
     assert heroes_more
-    with django_assert_num_queries(7):
+    with django_assert_num_queries(6):
         large = client.get(url(campaign))
     assert large.text.count('name="include-') == small.text.count('name="include-') == AWARD_ROWS
 

@@ -61,9 +61,9 @@ def test_the_ledger_shows_a_running_balance_and_its_queries_stay_constant(
     for i in range(2):
         ledger.buy(character_id=funded.pk, order=ledger.Order(f"specialization:{FIGHTING}", f"Trick {i}"), by=player)
     client.force_login(player)
-    # session, user, access (character + role), the page of entries with who made them and what they
+    # the session with its user, access (character + role), the page of entries with who made them and what they
     # reverse, the page of the reputation history, the totals per adventure
-    with django_assert_num_queries(6):
+    with django_assert_num_queries(5):
         response = client.get(reverse("characters:ledger", args=[funded.pk]))
     balances = [e.balance for e in LedgerEntry.objects.filter(character=funded)]
     assert balances == [4, 8, 12]
@@ -236,13 +236,13 @@ def test_ten_thousand_entries_cost_what_forty_do(client, gm, player, funded, dja
     bulk_entries(funded, gm, 10_000, adventure=lambda i: f"Chapter {i // 100}")
     url = reverse("characters:ledger", args=[funded.pk])
     client.force_login(player)
-    # session, user, access, a page of entries, a page of reputation changes, the totals per adventure
-    with django_assert_num_queries(6):
+    # the session with its user, access, a page of entries, a page of reputation changes, the totals per adventure
+    with django_assert_num_queries(5):
         response = client.get(url)
     assert len(shown_entries(response.text)) == PAGE_SIZE
     assert response.text.count('<rect class="bar') == 2 * CHART_ADVENTURES
     deep = LedgerEntry.objects.filter(character=funded).order_by("pk")[10].pk
-    with django_assert_num_queries(6):
+    with django_assert_num_queries(5):
         response = client.get(url, {"before": deep})
     assert shown_entries(response.text) == [e.pk for e in LedgerEntry.objects.filter(character=funded, pk__lt=deep)]
     assert len(shown_entries(response.text)) == 10

@@ -176,12 +176,12 @@ def test_the_page_takes_a_fixed_number_of_queries_however_big_the_sheet(
 ) -> None:
     client.force_login(player)
     url = print_url(sellsword)
-    # session, user, the character as the player may see it, the character with its campaign and owner
+    # the session with its user, the character as the player may see it, the character with its campaign and owner
     # (its whole sheet is the document on the row)
-    with django_assert_num_queries(4):
+    with django_assert_num_queries(3):
         client.get(url)
     grow(sellsword, 5)  # as play adds to a sheet
-    with django_assert_num_queries(4):
+    with django_assert_num_queries(3):
         page = client.get(url).content.decode()
     assert "Trick 4" in page
     assert "Knife 4" in page

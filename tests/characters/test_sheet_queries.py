@@ -8,12 +8,11 @@ from django.urls import reverse
 pytestmark = pytest.mark.django_db
 
 SHEET_QUERIES = (
-    # 1. the session
-    # 2. the signed-in user
-    # 3. access: the character (its sheet document on the row) with its campaign, owner, the viewer's role,
+    # 1. the session with its signed-in user (accounts.sessions)
+    # 2. access: the character (its sheet document on the row) with its campaign, owner, the viewer's role,
     #    its balances, its newest ledger entry and whether a decision waits on it
-    # 4. its latest Adventure-Point entries, read only when the sheet's region is drawn (not when kept)
-    4
+    # 3. its latest Adventure-Point entries, read only when the sheet's region is drawn (not when kept)
+    3
 )
 #: The same sheet shown again, its region kept (``characters.sheets.regions``): no ledger entries read.
 KEPT_SHEET_QUERIES = SHEET_QUERIES - 1
@@ -54,10 +53,10 @@ def test_a_saved_section_comes_back_in_constant_queries(client, brunella, gm, gr
     grow(brunella, n)
     client.force_login(gm)
     url = reverse("characters:edit-section", args=[brunella.pk, "notes"])
-    # 2 (session, user) + 1 (access) + 2 (savepoint) + 2 (lock the campaign, found by the character's row;
+    # 1 (the session with its user) + 1 (access) + 2 (savepoint) + 2 (lock the campaign, found by the character's row;
     # lock the character) + 1 (is the user the GM?) + 3 (update the character, the campaign's last
     # activity, the sheet history) + 1 (the character again, for its region; the notes show no ledger)
-    with django_assert_num_queries(12):
+    with django_assert_num_queries(11):
         response = client.post(url, {"version": "0", "notes": "New."}, HTTP_HX_REQUEST="true")
     assert response.status_code == 200
     assert "New." in response.text

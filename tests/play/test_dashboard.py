@@ -166,12 +166,12 @@ def test_the_dashboard_costs_the_same_queries_however_large(
         free_roll(campaign, gm if i % 3 else player, secret=i % 3 == 1)
     fight(campaign, gm, heroes, goblins=3 * size)
     client.force_login(gm)
-    # The session, the user, the GM's membership with its campaign (and whether each of the GM's lists
+    # The session with its user, the GM's membership with its campaign (and whether each of the GM's lists
     # has anything to show), the active characters with their owners (the first page, and the first the
     # GM's call form offers), the running encounter, its combatants with their characters (one query
     # however many), the feed's rolls with who rolled, their character and any reveal. No roll request
     # or proposal is open and no character waits for the GM: none of those lists is read.
-    with django_assert_num_queries(7):
+    with django_assert_num_queries(6):
         response = client.get(dashboard_url(campaign))
     assert response.status_code == 200
     assert html(response).count('<li class="combatant') == 4 * size

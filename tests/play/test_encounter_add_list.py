@@ -52,7 +52,7 @@ def test_the_page_costs_the_same_with_a_party_of_300(
         campaign_id=campaign.pk, encounter_id=encounter.pk, by=gm, character_ids=[big_party[0].pk]
     )
     client.force_login(gm)
-    with django_assert_num_queries(9):
+    with django_assert_num_queries(8):
         body = page(client, campaign).content.decode()
     assert body.count('name="characters"') == ADDABLE
     assert f'name="characters" value="{big_party[0].pk}"' not in body  # already in the fight

@@ -230,9 +230,9 @@ def test_the_query_counts_do_not_grow_with_the_fight(client, player, campaign, g
     for i in range(30):
         ended(campaign, gm, f"Skirmish {i}")
     client.force_login(player)
-    # Session, user, campaign, its members, the page of encounters with how many took part.
-    with django_assert_num_queries(5):
+    # The session with its user, campaign, its members, the page of encounters with how many took part.
+    with django_assert_num_queries(4):
         assert client.get(list_url(campaign)).status_code == 200
-    # Session, user, campaign, its members, the encounter, its combatants with their characters, its log.
-    with django_assert_num_queries(7):
+    # The session with its user, campaign, its members, the encounter, its combatants with their characters, its log.
+    with django_assert_num_queries(6):
         assert client.get(history_url(campaign, bridge)).status_code == 200

@@ -223,9 +223,9 @@ def test_the_join_step_costs_the_same_with_more_in_the_fight(
         Combatant(encounter=encounter, name=f"Rat {i}", block=goblin.block, group=9) for i in range(10)
     )
     client.force_login(gm)
-    # Session, user, the campaign, its members, the running encounter, who is in the fight, the
+    # The session with its user, the campaign, its members, the running encounter, who is in the fight, the
     # characters not yet in it.
-    with django_assert_num_queries(7):
+    with django_assert_num_queries(6):
         assert client.get(url("encounter-join", campaign)).status_code == 200
 
 

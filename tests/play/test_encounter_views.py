@@ -313,15 +313,15 @@ def test_the_page_query_count_does_not_grow_with_combatants(
         Combatant(encounter=encounter, name=f"Rat {i}", block=goblin.block, group=9) for i in range(10)
     )
     client.force_login(player)
-    # Session, user, campaign, its members, the running encounter, the latest ended encounters, its
+    # The session with its user, campaign, its members, the running encounter, the latest ended encounters, its
     # combatants with their characters, the last attack.
-    with django_assert_num_queries(8):
+    with django_assert_num_queries(7):
         assert client.get(url("encounter", campaign)).status_code == 200
     client.force_login(gm)
     # The same: initiative is rolled, so no list of characters to add (before it, one query more:
     # tests/play/test_encounter_add_list.py). The weapons and the Combat specializations of those
     # in the fight come from their sheets: no query.
-    with django_assert_num_queries(8):
+    with django_assert_num_queries(7):
         assert client.get(url("encounter", campaign)).status_code == 200
 
 

@@ -59,7 +59,7 @@ def test_a_roll_from_the_sheet_costs_the_same_queries_at_any_size(client, campai
     client.force_login(player)
     url = reverse("play:sheet-roll", args=[hero.pk])
     situation = {"skill": hero.document.skills[0].id, "difficulty": "moderate"}
-    assert same_at_two_sizes(campaign, [player, other_player], lambda: client.post(url, situation).status_code) == 15
+    assert same_at_two_sizes(campaign, [player, other_player], lambda: client.post(url, situation).status_code) == 14
     assert Roll.objects.filter(campaign=campaign, character=hero).count() == 2
 
 
@@ -75,7 +75,7 @@ def test_answering_the_gms_call_costs_the_same_queries_at_any_size(client, campa
         asked = waiting.pop(0)
         return client.post(reverse("play:request-answer", args=[asked.character_id, asked.pk])).status_code
 
-    assert same_at_two_sizes(campaign, [player, other_player], answer) == 17
+    assert same_at_two_sizes(campaign, [player, other_player], answer) == 16
     assert Roll.objects.filter(campaign=campaign, character__in=heroes).count() == 2
 
 
@@ -90,7 +90,7 @@ def test_a_move_costs_the_same_queries_at_any_size(client, campaign, gm, player,
         version = Character.objects.get(pk=hero.pk).version
         return client.post(url, {"version": str(version), "minutes": "15"}).status_code
 
-    assert same_at_two_sizes(campaign, [player, other_player], rest) == 13
+    assert same_at_two_sizes(campaign, [player, other_player], rest) == 12
     assert Character.objects.get(pk=hero.pk).document.hit_points == 12
 
 

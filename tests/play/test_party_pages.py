@@ -99,11 +99,11 @@ def test_the_dashboard_of_a_party_of_500_is_one_page_of_it(
     client, campaign, gm, large_party, django_assert_num_queries
 ):
     client.force_login(gm)
-    # The session, the user, the GM's membership with its campaign (and that no encounter runs, no roll
+    # The session with its user, the GM's membership with its campaign (and that no encounter runs, no roll
     # request or proposal is open and no character waits for the GM: none of those is read), the page of
     # characters with their owners (one more than a page: is there a next one? and as many as the GM's
     # call form offers), and the feed's rolls.
-    with django_assert_num_queries(5):
+    with django_assert_num_queries(4):
         response = client.get(dashboard_url(campaign))
 
     page = html(response)
@@ -119,7 +119,7 @@ def test_a_later_page_costs_the_first_pages_queries_and_the_call_forms_character
 ):
     last = Character.objects.get(pk=large_party[-PARTY_PAGE_SIZE - 1])
     client.force_login(gm)
-    with django_assert_num_queries(6):  # as the first page, and the first characters for the call form
+    with django_assert_num_queries(5):  # as the first page, and the first characters for the call form
         response = client.get(dashboard_url(campaign, after=f"{last.pk}:{last.name}"))
 
     page = html(response)
@@ -223,12 +223,12 @@ def crowded(campaign: Campaign, gm, player, other_player, large_party) -> Campai
     return campaign
 
 
-@pytest.mark.parametrize(("who", "queries"), [("gm", 9), ("player", 6)])
+@pytest.mark.parametrize(("who", "queries"), [("gm", 8), ("player", 5)])
 def test_the_campaign_page_of_a_crowded_campaign_shows_a_bounded_glance(
     client, request, crowded, large_party, who, queries, django_assert_num_queries
 ) -> None:
     client.force_login(request.getfixturevalue(who))
-    # The session, the user, the campaign, its members, the party's first characters with their
+    # The session with its user, the campaign, its members, the party's first characters with their
     # players, the viewer's drafts; for the GM, the players' drafts, the archived characters and those waiting
     # (each list one more than it shows: is there more?).
     with django_assert_num_queries(queries):

@@ -470,17 +470,17 @@ def test_the_dashboard_reads_the_proposals_in_one_query(client, table, gm, playe
     for difficulty in ("easy", "moderate", "difficult"):
         propose(brunella, player, {**SNEAK, "difficulty": difficulty})
     client.force_login(gm)
-    # The session, the user, the membership with its campaign and whether each of the GM's lists has
+    # The session with its user, the membership with its campaign and whether each of the GM's lists has
     # anything, the party, the feed, and the open proposals with their characters and players, one query
     # however many (their chances are worked out from the sheets read); no encounter, request or
     # character waiting, so none of those is read.
-    with django_assert_num_queries(6):
+    with django_assert_num_queries(5):
         page = client.get(dashboard(table))
     assert text(page).count("player proposes") == 3
     client.force_login(player)
-    # The session, the user, the player's membership with its campaign (no encounter runs: not read), the
+    # The session with its user, the player's membership with its campaign (no encounter runs: not read), the
     # party, the feed, what is asked of the player's characters, and their own proposals.
-    with django_assert_num_queries(7):
+    with django_assert_num_queries(6):
         page = client.get(dashboard(table))
     assert text(page).count("For Brunella") == 3
 

@@ -71,21 +71,29 @@ def call(campaign, gm, characters, *, secret=False, **changes) -> RollRequest:
 # --- Calling ---------------------------------------------------------------------------------------
 
 
-def test_the_gms_open_requests_are_read_only_when_one_is_open(client, table, gm, brunella, otto,
+def test_the_gms_open_requests_are_read_only_when_one_is_open(client, monkeypatch, table, gm, player, brunella, otto,
                                                               django_assert_num_queries) -> None:  # fmt: skip
     client.force_login(gm)
-    # The session, the user, the membership with its campaign and whether each of the GM's lists has
+    # The session with its user, the membership with its campaign and whether each of the GM's lists has
     # anything, the party, the feed: nothing open, nothing more.
-    with django_assert_num_queries(5):
+    with django_assert_num_queries(4):
         page = client.get(dashboard(table))
     assert "Sneaking check" not in text(page)
-    call(table, gm, [brunella, otto])
-    # Now the open requests, what each asks and of which characters (their answers: none yet, not read).
-    with django_assert_num_queries(8):
+    made = call(table, gm, [brunella, otto])
+    # Now the open requests, and what each asks with its character's name and its answer (none yet).
+    with django_assert_num_queries(6):
         page = client.get(dashboard(table))
     assert "Sneaking check, Difficult (d8)" in text(page)
+    client.force_login(player)
+    seeded(monkeypatch)
+    assert client.post(answer_url(made.asked.get(character=brunella)), **HX).status_code == 200
+    client.force_login(gm)
+    with django_assert_num_queries(6):  # an answer is read with what it answers
+        page = client.get(dashboard(table))
+    assert f"{brunella.name}: rolled (#{Roll.objects.get().seq})" in text(page)
+    assert f"{otto.name}: waiting" in text(page)
     RollRequest.objects.update(closed_at=timezone.now())
-    with django_assert_num_queries(5):
+    with django_assert_num_queries(4):
         page = client.get(dashboard(table))
     assert "Sneaking check" not in text(page)
 

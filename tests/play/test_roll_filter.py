@@ -62,16 +62,16 @@ def names(response) -> list[str]:
 
 
 @pytest.mark.parametrize("who", ["gm", "player"])
-def test_a_large_party_is_a_bounded_choice_in_the_same_six_queries(
+def test_a_large_party_is_a_bounded_choice_in_the_same_five_queries(
     client, request, campaign, party, player, django_assert_num_queries, who
 ) -> None:
     for hero in party[::60]:
         record(campaign, player, character_id=hero.pk)
     client.force_login(request.getfixturevalue(who))
 
-    # The session, the user, the campaign, its members, the first characters by name (one UNION ALL
+    # The session with its user, the campaign, its members, the first characters by name (one UNION ALL
     # of the index's ranges the viewer may see), a page of rolls.
-    with django_assert_num_queries(6):
+    with django_assert_num_queries(5):
         response = client.get(log_url(campaign))
 
     assert response.status_code == 200
@@ -108,9 +108,9 @@ def test_filtering_by_a_character_adds_one_query_by_its_id(
     record(campaign, player, character_id=party[0].pk, total=12)
     client.force_login(player)
 
-    # The session, the user, the campaign, its members, the filtered character by its id (may the
+    # The session with its user, the campaign, its members, the filtered character by its id (may the
     # viewer see it?), the first characters by name, a page of rolls.
-    with django_assert_num_queries(7):
+    with django_assert_num_queries(6):
         response = client.get(log_url(campaign, character=last.pk))
 
     assert response.status_code == 200

@@ -57,7 +57,7 @@ def posted(client, url: str, body: dict[str, str], capture: Any) -> tuple[Any, l
 
 
 @pytest.mark.parametrize("system", systems.KEYS)
-def test_a_free_roll_posted_costs_eight_queries(
+def test_a_free_roll_posted_costs_seven_queries(
     client, demo, system, django_capture_on_commit_callbacks, monkeypatch
 ) -> None:
     campaign, _, hero = demo_campaign(system)
@@ -69,11 +69,11 @@ def test_a_free_roll_posted_costs_eight_queries(
     response, queries = posted(client, url, {"expression": "2d6+1"}, django_capture_on_commit_callbacks)
     assert response.status_code == 200
     assert "2d6+1" in response.text
-    # The session and the user; the roller's membership with its campaign (the access check); BEGIN; the
+    # The session with its user; the roller's membership with its campaign (the access check); BEGIN; the
     # campaign's row locked by moving its last activity; the campaign with the roller's role and the last roll's
     # number and hash; the roll; COMMIT. The live feed is sent the roll as written: nothing is read after the
     # commit.
-    assert len(queries) == 8, queries
+    assert len(queries) == 7, queries
     assert queries[-1].startswith("RELEASE SAVEPOINT")
     assert Roll.objects.filter(campaign=campaign).count() == before + 1
     # What the feed was sent, from the roll as written, is what the roll read back from the log draws.
@@ -102,13 +102,13 @@ def test_a_move_made_with_htmx_costs_pinned_queries(
     response, queries = posted(client, url, {**body, "version": str(version)}, django_capture_on_commit_callbacks)
     assert response.status_code == 200, response.text[:500]
     assert Character.objects.get(pk=hero.pk).version == version + 1
-    # The session and the user; the character with the viewer's role (the access check, which found the GM:
+    # The session with its user; the character with the viewer's role (the access check, which found the GM:
     # the page's checks ask no more, and the GM makes any decision, so none is read). BEGIN; the campaign
     # locked (found by the character's row); the character locked, with its owner, its balances, its
     # campaign's GM and any open decision; the sheet saved, the campaign's last activity, the sheet's
     # history; COMMIT. Once committed, the character read once for every announcement (its open sheets, the
     # party's card, a running encounter); the region is drawn from the character as saved, not read again.
-    assert len(queries) == 11, queries
+    assert len(queries) == 10, queries
     # Its open sheets hear the new version, the dashboards the party's card as a fresh read draws it.
     saved = Character.objects.select_related("owner", "campaign").with_balances().get(pk=hero.pk)
     card = live.party_row_html(live.party_row(saved, saved.campaign.settings))

@@ -76,12 +76,12 @@ def test_the_d13_sheet_costs_the_same_queries_and_prints(client, parish, player,
                                                          django_assert_num_queries) -> None:  # fmt: skip
     maud = made(parish, player)
     client.force_login(request.getfixturevalue(viewer))
-    # the session, the user, the character (its sheet on the row) with its campaign, owner, the viewer's role,
+    # the session with its user, the character (its sheet on the row) with its campaign, owner, the viewer's role,
     # its balances, its newest ledger entry and whether a decision waits on it, and the campaign's table as the
     # viewer sees it (by the role read with the character): their characters and the table's row; drawn
     # afresh, then kept
     for _ in range(2):
-        with django_assert_num_queries(5):
+        with django_assert_num_queries(4):
             sheet = client.get(reverse("characters:sheet", args=[maud.pk]))
     assert sheet.status_code == 200
     assert "Abilities and skills" in sheet.text
@@ -96,7 +96,7 @@ def test_the_d13_dashboard_costs_the_same_queries_for_any_party(client, parish, 
     for i in range(party):
         made(parish, player, f"Hero {i}")
     client.force_login(gm)
-    with django_assert_num_queries(5):  # as Lucky 13's dashboard (tests/play/test_party_pages.py)
+    with django_assert_num_queries(4):  # as Lucky 13's dashboard (tests/play/test_party_pages.py)
         page = client.get(reverse("play:dashboard", args=[parish.pk]))
     assert page.status_code == 200
     assert page.text.count("Wounds") >= party

@@ -415,10 +415,10 @@ def test_the_d6_sheet_costs_three_queries_and_prints(
 ) -> None:
     talia = made(client, d6_campaign, player)
     client.force_login(request.getfixturevalue(viewer))
-    # the session, the user, the character (its sheet on the row) with its campaign, owner, the viewer's role,
+    # the session with its user, the character (its sheet on the row) with its campaign, owner, the viewer's role,
     # its balances, its newest ledger entry and whether a decision waits on it: drawn afresh, then kept
     for _ in range(2):
-        with django_assert_num_queries(3):
+        with django_assert_num_queries(2):
             sheet = client.get(reverse("characters:sheet", args=[talia.pk]))
     assert sheet.status_code == 200
     assert "Stats and skills" in sheet.text
@@ -483,10 +483,10 @@ def test_the_d6_dashboard_costs_the_same_queries_for_any_party(client, d6_campai
     for i in range(party):
         made(client, d6_campaign, player, f"Hero {i}")
     client.force_login(gm)
-    # As Lucky 13's dashboard: the session, the user, the GM's membership with its campaign (and whether
+    # As Lucky 13's dashboard: the session with its user, the GM's membership with its campaign (and whether
     # each of the GM's lists has anything: here none), the page of characters (and the GM's call form's),
     # and the feed's rolls.
-    with django_assert_num_queries(5):
+    with django_assert_num_queries(4):
         page = client.get(reverse("play:dashboard", args=[d6_campaign.pk]))
     assert page.status_code == 200
     assert page.text.count("Luck points") >= party

@@ -286,7 +286,7 @@ def test_the_gms_correction_of_codes_makes_an_open_round_page_stale(client, dice
 @pytest.mark.parametrize("steps", [1, 6])
 def test_the_round_page_costs_the_same_however_long_the_round(client, dice, d6_campaign, player, steps,
                                                               django_assert_num_queries) -> None:  # fmt: skip
-    """The round lives on the sheet's row: the session, the user, the character with its campaign and the
+    """The round lives on the sheet's row: the session with its user, the character with its campaign and the
     viewer's role, and the roll just made (by its key, with who made it); the same whatever the round holds or
     the log's length."""
     talia = made(client, d6_campaign, player)
@@ -294,6 +294,6 @@ def test_the_round_page_costs_the_same_however_long_the_round(client, dice, d6_c
     declare(client, talia, [ids["Firearms"]] * 3)
     for _ in range(steps):
         rolled = roll(client, talia, roll="r", reaction=str(ids["Dodge"]), reaction_difficulty="5")
-    with django_assert_num_queries(4):
+    with django_assert_num_queries(3):
         page = client.get(rolled["Location"])
     assert page.status_code == 200

@@ -253,9 +253,9 @@ def test_the_page_query_count_holds_with_helpers_and_steps(client, gm, campaign,
     hero, goblin, shaman = fight
     client.force_login(gm)
     query = {"attacker": hero.pk, "target": goblin.pk, "attacker_helper": str(shaman.pk), **COVER}
-    # Session, user, campaign, its members, the running encounter, the latest ended encounters, its
+    # The session with its user, campaign, its members, the running encounter, the latest ended encounters, its
     # combatants with their characters, the last attack: the helper is one of the combatants loaded.
-    with django_assert_num_queries(8):
+    with django_assert_num_queries(7):
         assert client.get(url("encounter", campaign), query).status_code == 200
 
 

@@ -1,0 +1,115 @@
+"""Without Redis, a signed-in request reads its session and its user in one query (accounts/sessions.py),
+and takes that user only where Django's own ``get_user`` would have taken the user it reads: anything else
+(a session with no note of its user, a note that is not the session's user, a password changed since, an
+account closed, a backend that reads users its own way) is Django's ``get_user``, with what it does."""
+
+from __future__ import annotations
+
+import pytest
+from django.contrib.auth import HASH_SESSION_KEY, SESSION_KEY
+from django.contrib.auth.models import User
+from django.contrib.sessions.models import Session
+from django.db import connection
+from django.test import Client
+from django.test.utils import CaptureQueriesContext
+from django.urls import reverse
+
+from accounts.models import UserSession
+
+pytestmark = pytest.mark.django_db
+
+
+def logged_in(user: User, password: str) -> Client:
+    client = Client()
+    assert client.post(reverse("login"), {"username": user.username, "password": password}).status_code == 302
+    return client
+
+
+def account_page(client: Client) -> tuple[int, str, list[str]]:
+    """The account page's status, its text and the SQL of its queries."""
+    with CaptureQueriesContext(connection) as queries:
+        response = client.get(reverse("account"))
+    return response.status_code, response.content.decode(), [query["sql"] for query in queries.captured_queries]
+
+
+def reads_the_user_alone(sql: list[str]) -> bool:
+    """Whether a query read the user by itself (Django's get_user), not with the session."""
+    return any(query.lstrip().startswith("SELECT") and "django_session" not in query and
+               query.split(" FROM ", 1)[1].split()[0].strip('"`') == "auth_user" for query in sql)  # fmt: skip
+
+
+def test_a_signed_in_page_reads_its_session_and_user_in_one_query(player: User, password: str) -> None:
+    status, text, sql = account_page(logged_in(player, password))
+    assert status == 200
+    assert player.username in text
+    with_session = [query for query in sql if "django_session" in query]
+    assert len(with_session) == 1
+    assert "auth_user" in with_session[0]
+    assert not reads_the_user_alone(sql)
+
+
+def test_a_session_with_no_note_of_its_user_is_read_as_django_reads_it(player: User, password: str) -> None:
+    client = logged_in(player, password)
+    UserSession.objects.all().delete()
+    status, text, sql = account_page(client)
+    assert status == 200
+    assert player.username in text
+    assert reads_the_user_alone(sql)
+
+
+def test_a_note_that_is_not_the_sessions_user_is_not_taken(player: User, other_player: User, password: str) -> None:
+    client = logged_in(player, password)
+    UserSession.objects.update(user=other_player)
+    status, text, sql = account_page(client)
+    assert status == 200
+    assert player.username in text
+    assert other_player.username not in text
+    assert reads_the_user_alone(sql)
+
+
+def test_a_password_changed_since_ends_the_session(player: User, password: str) -> None:
+    client = logged_in(player, password)
+    player.set_password("another long passphrase for this")
+    player.save()
+    status, _, sql = account_page(client)
+    assert status == 302  # to log in: Django found the hash changed and flushed the session
+    assert reads_the_user_alone(sql)
+    assert not Session.objects.filter(session_key=client.cookies["sessionid"].value).exists()
+
+
+def test_a_closed_account_is_anonymous(player: User, password: str) -> None:
+    client = logged_in(player, password)
+    User.objects.filter(pk=player.pk).update(is_active=False)
+    status, _, _ = account_page(client)
+    assert status == 302
+
+
+def test_an_expired_session_is_anonymous(player: User, password: str) -> None:
+    client = logged_in(player, password)
+    Session.objects.update(expire_date="2000-01-01T00:00:00Z")
+    status, _, _ = account_page(client)
+    assert status == 302
+
+
+def test_a_backend_no_longer_listed_logs_nobody_in(player: User, password: str, settings) -> None:
+    client = logged_in(player, password)
+    settings.AUTHENTICATION_BACKENDS = [b for b in settings.AUTHENTICATION_BACKENDS if not b.endswith("ModelBackend")]
+    status, _, _ = account_page(client)
+    assert status == 302
+
+
+def test_a_session_from_before_the_secret_key_changed_is_kept_and_renewed(player: User, password: str,
+                                                                          settings) -> None:  # fmt: skip
+    client = logged_in(player, password)
+    old_key = client.cookies["sessionid"].value
+    settings.SECRET_KEY_FALLBACKS = [settings.SECRET_KEY]
+    settings.SECRET_KEY = "a new secret key, long enough for the session hashes of this test"
+    status, text, _ = account_page(client)
+    assert status == 200
+    assert player.username in text
+    # Django renewed the session under a new key, its hash by the new secret.
+    new_key = client.cookies["sessionid"].value
+    assert new_key != old_key
+    data = Session.objects.get(session_key=new_key).get_decoded()
+    assert data[SESSION_KEY] == str(player.pk)
+    assert data[HASH_SESSION_KEY] == User.objects.get(pk=player.pk).get_session_auth_hash()
