@@ -207,8 +207,7 @@ TEMPLATES = [
                 "django.contrib.messages.context_processors.messages",
             ],
             # How a chance is written on any app's page; web is a plain package, not an app.
-            # {% load static %}: Django's library, each static URL it makes kept (web/templatetags/kept_static.py).
-            "libraries": {"dice": "web.templatetags.dice", "static": "web.templatetags.kept_static"},
+            "libraries": {"dice": "web.templatetags.dice"},
             # {% url %} in every template with the URLs it makes kept (web/templatetags/urls.py).
             "builtins": ["web.templatetags.urls"],
         },

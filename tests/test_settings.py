@@ -251,7 +251,8 @@ def test_pool_sizes_that_cannot_work_are_refused(env: dict[str, str]) -> None:
 
 
 def test_sessions_are_read_from_redis_only_when_every_process_shares_it() -> None:
-    assert setting("settings.SESSION_ENGINE", REDIS_URL="") == "django.contrib.sessions.backends.db"
+    # Without Redis, Django's database sessions, read with their user (accounts/sessions.py).
+    assert setting("settings.SESSION_ENGINE", REDIS_URL="") == "accounts.sessions"
     shared = setting("settings.SESSION_ENGINE", REDIS_URL="redis://127.0.0.1:6379/15")
     assert shared == "django.contrib.sessions.backends.cached_db"
     pool = setting("settings.CACHES['default']['OPTIONS']['pool_class']", REDIS_URL="redis://127.0.0.1:6379/15")

@@ -28,10 +28,24 @@ from web.minify import minify
 
 
 class HashedStaticFilesStorage(CompressedManifestStaticFilesStorage):
-    """WhiteNoise's compressed manifest storage, our CSS and JS minified, hashed names whatever ``DEBUG`` says."""
+    """WhiteNoise's compressed manifest storage, our CSS and JS minified, hashed names whatever ``DEBUG`` says.
+
+    A file's URL is kept once made: the manifest is read once, when the storage is made, and names each
+    file's hashed name for as long as the process runs (every page names the stylesheets, the scripts and
+    the icon, and each ``{% static %}`` would otherwise look the name up and build its URL again). Collecting
+    the files again starts afresh."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.urls: dict[str, str] = {}
 
     def url(self, name: str | None, force: bool = False) -> str:
-        return super().url(name, force=True)
+        if name is None:
+            return super().url(name, force=True)
+        kept = self.urls.get(name)
+        if kept is None:
+            kept = self.urls[name] = super().url(name, force=True)
+        return kept
 
     def post_process(self, paths: dict[str, Any], dry_run: bool = False, **options: Any) -> Iterator[Any]:
         """Minifies the collected copies of our files, then hashes and compresses what was collected.
@@ -39,6 +53,7 @@ class HashedStaticFilesStorage(CompressedManifestStaticFilesStorage):
         The manifest storage reads each file from where it was found; it is pointed at the collected copy
         instead, so that the hashed and compressed files are the minified ones.
         """
+        self.urls.clear()
         if not dry_run:
             paths = {name: self._minified(name, source, path) for name, (source, path) in paths.items()}
         yield from super().post_process(paths, dry_run=dry_run, **options)

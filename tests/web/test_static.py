@@ -10,6 +10,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parent.parent.parent
 
 #: Serves the style sheet by its URL on a page, as a browser asks for it, and says what came back.
@@ -54,3 +56,30 @@ def test_make_run_collects_static_files_and_serves_them_hashed_for_good_and_in_b
     assert served["encoding"] == "br"
     assert "Accept-Encoding" in served["vary"]
     assert served["plain_encoding"] is None
+
+
+def test_a_hashed_files_url_is_made_once_from_the_manifest(tmp_path: Path, monkeypatch) -> None:
+    from django.contrib.staticfiles.storage import ManifestStaticFilesStorage
+
+    from web.staticfiles import HashedStaticFilesStorage
+
+    (tmp_path / "staticfiles.json").write_text(
+        json.dumps({"version": "1.1", "paths": {"css/base.css": "css/base.0123456789ab.css"}, "hash": "x"})
+    )
+    storage = HashedStaticFilesStorage(location=str(tmp_path), base_url="/static/")
+    made: list[str] = []
+    stored_name = ManifestStaticFilesStorage.stored_name
+
+    def counted(self, name: str) -> str:
+        made.append(name)
+        return stored_name(self, name)
+
+    monkeypatch.setattr(ManifestStaticFilesStorage, "stored_name", counted)
+    assert storage.url("css/base.css") == "/static/css/base.0123456789ab.css"
+    assert storage.url("css/base.css") == "/static/css/base.0123456789ab.css"
+    assert made == ["css/base.css"]  # the second time, the URL kept
+    with pytest.raises(ValueError, match="Missing staticfiles manifest entry"):
+        storage.url("css/nowhere.css")
+    assert "css/nowhere.css" not in storage.urls
+    list(storage.post_process({}, dry_run=True))  # collecting again forgets what was kept
+    assert storage.urls == {}

@@ -77,23 +77,6 @@ def test_an_argument_that_is_not_plain_is_made_every_time(reversals, argument) -
     assert urls.url_key("characters:sheet", (1,), {}, None) is not None
 
 
-def test_a_static_url_is_djangos_made_once_and_follows_the_settings(settings) -> None:
-    from django.templatetags.static import static
-
-    from web.templatetags import kept_static
-
-    kept_static.static_urls.clear()
-    text = "{% load static %}{% static 'css/base.css' %} {% static path as there %}[{{ there }}]"
-    expected = f"{static('css/base.css')} [{static('js/dicehall.js')}]"
-    assert render(text, path="js/dicehall.js") == expected
-    assert len(kept_static.static_urls) == 2
-    assert render(text, path="js/dicehall.js") == expected
-    assert len(kept_static.static_urls) == 2
-    settings.STATIC_URL = "/elsewhere/"
-    assert render(text, path="js/dicehall.js") == f"{static('css/base.css')} [{static('js/dicehall.js')}]"
-    assert render(text, path="js/dicehall.js").startswith("/elsewhere/")
-
-
 def test_a_changed_setting_forgets_the_kept_urls(reversals, settings) -> None:
     render("{% url 'pages:home' %}")
     assert len(urls.urls) == 1
