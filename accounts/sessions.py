@@ -25,21 +25,18 @@ from django.utils import timezone
 
 from accounts.models import UserSession
 
-#: The session's data among the user's columns in the one query.
-DATA_COLUMN = "session_data_read_with_user"
-
 
 @cache
 def _query(alias: str) -> str:
     """The session, its note and its user, in one query on database ``alias``: the user's columns (NULL
-    when the session has no note) and the session's data; the session by its key, unexpired. Made once
+    when the session has no note), then the session's data; the session by its key, unexpired. Made once
     for each database."""
     qn = connections[alias].ops.quote_name
     user, session, noted = get_user_model()._meta, Session._meta, UserSession._meta
     columns = ", ".join(f"u.{qn(field.column)}" for field in user.concrete_fields)
     session_key, noted_key = qn(session.pk.column), qn(noted.pk.column)
     return (
-        f"SELECT {columns}, s.{qn(session.get_field('session_data').column)} AS {qn(DATA_COLUMN)} "  # noqa: S608
+        f"SELECT {columns}, s.{qn(session.get_field('session_data').column)} "  # noqa: S608
         f"FROM {qn(session.db_table)} s "
         f"LEFT JOIN {qn(noted.db_table)} n ON n.{noted_key} = s.{session_key} "
         f"LEFT JOIN {qn(user.db_table)} u ON u.{qn(user.pk.column)} = n.{qn(noted.get_field('user').column)} "
@@ -55,13 +52,43 @@ class SessionStore(db.SessionStore):
 
     def _get_session_from_db(self) -> Any:
         alias = router.db_for_read(Session)
-        now = connections[alias].ops.adapt_datetimefield_value(timezone.now())
-        rows = list(get_user_model()._default_manager.db_manager(alias).raw(_query(alias), [self.session_key, now]))
-        if not rows:
+        connection = connections[alias]
+        now = connection.ops.adapt_datetimefield_value(timezone.now())
+        with connection.cursor() as cursor:
+            cursor.execute(_query(alias), [self.session_key, now])
+            row = cursor.fetchone()
+        if row is None:
             self._session_key = None
             return None
-        row = rows[0]
-        data = getattr(row, DATA_COLUMN)
-        delattr(row, DATA_COLUMN)
-        self.noted_user = row if row.pk is not None else None
+        *values, data = row
+        self.noted_user = _user_from(alias, values)
         return Session(session_key=self.session_key, session_data=data)
+
+
+def _user_from(alias: str, values: list[Any]) -> AbstractBaseUser | None:
+    """The user of a row's user columns (None when the session has no note), as a queryset makes it: each
+    value through its field's converters on that database (a boolean from SQLite's integer, a time zone on
+    a datetime), then ``from_db``."""
+    pk_index, names, converters = _columns(alias)
+    if values[pk_index] is None:
+        return None
+    connection = connections[alias]
+    for index, convert, expression in converters:
+        values[index] = convert(values[index], expression, connection)
+    return get_user_model().from_db(alias, names, values)
+
+
+@cache
+def _columns(alias: str) -> tuple[int, list[str], list[tuple[int, Any, Any]]]:
+    """The user's columns as :func:`_query` reads them on database ``alias``: where the primary key is,
+    each column's attribute name, and what each value goes through (the backend's converters, then the
+    field's own ``from_db_value``), by the column's place in the row. Made once for each database."""
+    model, connection = get_user_model(), connections[alias]
+    fields = model._meta.concrete_fields
+    converters = []
+    for index, field in enumerate(fields):
+        expression = field.get_col(model._meta.db_table)
+        for convert in connection.ops.get_db_converters(expression) + expression.get_db_converters(connection):
+            converters.append((index, convert, expression))
+    names = [field.attname for field in fields]
+    return names.index(model._meta.pk.attname), names, converters

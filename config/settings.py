@@ -205,6 +205,9 @@ TEMPLATES = [
                 "django.template.context_processors.request",
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
+                # The CSRF token masked once a response, with one draw of random bytes, in place of the
+                # token Django's own processor (run first, always) would mask anew for each context.
+                "web.csrf.csrf",
             ],
             # How a chance is written on any app's page; web is a plain package, not an app.
             "libraries": {"dice": "web.templatetags.dice"},
