@@ -66,7 +66,7 @@ def dashboard(request: HttpRequest, pk: int) -> HttpResponse:
     gm = member.role == Membership.Role.GM
     # The GM's call form offers the first characters by name: on the first page, read with the party.
     party, next_key, first = live.party_page(campaign, after, first=requests.MAX_ASKED if gm else 0)
-    rolls = live.feed_rolls(campaign.pk, gm=gm)
+    entries, last_seq = live.feed_entries(campaign.pk, gm=gm)
     context = {
         "campaign": campaign,
         "is_gm": gm,
@@ -75,8 +75,8 @@ def dashboard(request: HttpRequest, pk: int) -> HttpResponse:
         "party_next_url": f"?{urlencode({'after': str(next_key)})}#dashboard-party" if next_key else None,
         "party_first_url": f"{request.path}#dashboard-party" if after else None,
         **live.initiative(campaign, any_running=member.any_encounter),
-        "entries": [live.feed_entry(r, gm=gm) for r in rolls],
-        "last_seq": rolls[0].seq if rolls else 0,
+        "entries": entries,
+        "last_seq": last_seq,
         "feed_size": live.FEED_SIZE,
         **request_views.requests_context(
             request.user, campaign, gm=gm, requests_open=member.any_requests, proposals_open=member.any_proposals

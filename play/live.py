@@ -23,6 +23,7 @@ from typing import Any, Final
 
 from asgiref.sync import async_to_sync
 from channels.layers import get_channel_layer
+from django.contrib.auth import get_user_model
 from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
 from django.contrib.auth.signals import user_logged_out
 from django.db.models import OuterRef, QuerySet, Subquery, TextField
@@ -45,7 +46,7 @@ from play.rolls import roll_recorded, roll_revealed
 from play.table import table_changed
 from play.templatetags import kept
 from rules.systems.protocol import Summary, Vitals
-from web.prepared import Prepared
+from web.prepared import Fetched, Prepared
 
 logger = logging.getLogger(__name__)
 
@@ -273,6 +274,54 @@ class FeedEntry(dict[str, Any]):
 
 def feed_entry(roll: Roll, *, gm: bool) -> FeedEntry:
     return FeedEntry(roll, gm=gm)
+
+
+class KeptFeedEntry(FeedEntry):
+    """A roll of the feed as the dashboard reads it (:func:`feed_entries`): the key its kept row is drawn
+    under (``kept.row_key``) worked out from a few values of the row as the database sent it, and the roll
+    made from the row only when the row must be drawn, so a dashboard whose rows are all kept makes none."""
+
+    def __init__(self, fetched: Fetched[Roll], index: int, values: tuple[Any, ...], *, gm: bool,
+                 how_shown: tuple[Any, ...]) -> None:  # fmt: skip
+        dict.__init__(self)
+        self.gm, self.complete = gm, False
+        self.fetched, self.index = fetched, index
+        pk, roll_hash, _, secret, revealed_at, by, character_id, character = values
+        revealed_at = revealed_at if secret else None
+        self["hidden"] = hidden = bool(not gm and secret and revealed_at is None)
+        self["can_reveal"] = False
+        shown_character = character if character_id is not None else None
+        self.kept_key = (pk, roll_hash, hidden, revealed_at, by, shown_character, *how_shown) if roll_hash else None
+
+    def __missing__(self, key: str) -> Any:
+        if key == "roll":
+            roll = self["roll"] = self.fetched.instance(self.index)
+            return roll
+        return super().__missing__(key)
+
+
+#: The columns of the feed's rows a kept row's key is made of (``kept.row_key`` reads them of the roll),
+#: in the order :class:`KeptFeedEntry` takes them; the second is the roll's number.
+FEED_KEY_COLUMNS: Final = (
+    Roll._meta.pk,
+    Roll._meta.get_field("hash"),
+    Roll._meta.get_field("seq"),
+    Roll._meta.get_field("secret"),
+    Roll._meta.get_field("reveal").related_model._meta.get_field("created_at"),
+    get_user_model()._meta.get_field(get_user_model().USERNAME_FIELD),
+    Roll._meta.get_field("character"),
+    Character._meta.get_field("name"),
+)
+
+
+def feed_entries(campaign_id: int, *, gm: bool) -> tuple[list[KeptFeedEntry], int]:
+    """The feed as :func:`feed_rolls` reads it, in its one query, as the dashboard's entries; with the number
+    of the newest roll (0 without any). No roll is made whose row is kept."""
+    fetched = (feed_of_gm if gm else feed_of_player).fetch(campaign=campaign_id)
+    how_shown = kept.how_shown()
+    read = fetched.columns(*FEED_KEY_COLUMNS)
+    entries = [KeptFeedEntry(fetched, index, values, gm=gm, how_shown=how_shown) for index, values in enumerate(read)]
+    return entries, read[0][2] if read else 0
 
 
 def roll_html(roll: Roll, *, gm: bool) -> str:

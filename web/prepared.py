@@ -55,8 +55,14 @@ class Compiled:
         self.populators = get_related_populators(klass_info, select, db)
         self.annotations = list(compiler.annotation_col_map.items())
         self.prefetch = tuple(queryset._prefetch_related_lookups)
+        self._places: dict[tuple[int, ...], list[tuple[int, Any]]] = {}
+        self._converters = compiler.get_converters([column for column, *_ in select[: self.col_count]])
 
     def run(self, values: dict[str, int]) -> list[Any]:
+        return self.make(self.fetch(values))
+
+    def fetch(self, values: dict[str, int]) -> list[tuple[Any, ...]]:
+        """The rows as the database sends them, none made into an instance."""
         params = list(self.params)
         for name, where in self.slots.items():
             value = int(values[name])
@@ -67,6 +73,10 @@ class Compiled:
             fetched = cursor.fetchall()
         if self.trim:
             fetched = [row[: self.col_count] for row in fetched]
+        return fetched
+
+    def make(self, fetched: list[tuple[Any, ...]]) -> list[Any]:
+        """The instances of rows :meth:`fetch` read, as the queryset makes them."""
         instances = []
         for row in self.compiler.results_iter([fetched]):
             obj = self.model.from_db(self.db, self.init_list, row[self.start : self.end])
@@ -78,6 +88,39 @@ class Compiled:
         if self.prefetch and instances:
             prefetch_related_objects(instances, *self.prefetch)
         return instances
+
+    def places(self, fields: tuple[models.Field[Any, Any], ...]) -> list[tuple[int, Any]]:
+        """Where the first column of each of ``fields`` (of the model or of one it selects with it) is in a
+        row, with what its value goes through (``None``: nothing); worked out once for each tuple of fields."""
+        key = tuple(map(id, fields))
+        found = self._places.get(key)
+        if found is None:
+            found = []
+            for field in fields:
+                at = [
+                    n for n, (column, *_) in enumerate(self.compiler.select) if getattr(column, "target", None) is field
+                ]
+                if not at:
+                    raise ValueError(f"The query does not read {field.model.__name__}.{field.name}.")
+                found.append((at[0], self._converters.get(at[0])))
+            self._places[key] = found
+        return found
+
+    def columns(self, rows: list[tuple[Any, ...]], fields: tuple[models.Field[Any, Any], ...]) -> list[tuple[Any, ...]]:
+        """The values of ``fields`` in each of ``rows`` (as :meth:`fetch` read them), as instances would hold them."""
+        places = self.places(fields)
+        connection = connections[self.db]
+        read = []
+        for row in rows:
+            values = []
+            for position, converters in places:
+                value = row[position]
+                if converters is not None:
+                    for convert in converters[0]:
+                        value = convert(value, converters[1], connection)
+                values.append(value)
+            read.append(tuple(values))
+        return read
 
 
 class Prepared(Generic[M]):
@@ -91,6 +134,10 @@ class Prepared(Generic[M]):
         self._lock = threading.Lock()
 
     def __call__(self, **ids: int) -> list[M]:
+        return self.compiled(ids).run(ids)
+
+    def compiled(self, ids: dict[str, int]) -> Compiled:
+        """The query compiled for the database it is read from, and these arguments' names."""
         db = router.db_for_read(self.model)
         names = tuple(sorted(ids))
         key = (db, connections[db].vendor, names)
@@ -102,4 +149,35 @@ class Prepared(Generic[M]):
                     stand_ins = dict(zip(names, STAND_INS, strict=False))
                     compiled = Compiled(self.build(**stand_ins), stand_ins, db)
                     self._compiled[key] = compiled
-        return compiled.run(ids)
+        return compiled
+
+    def fetch(self, **ids: int) -> Fetched[M]:
+        """The rows, each made into its instance only when asked for (:class:`Fetched`): a page that needs
+        only a few values of most rows (a key of what it kept) spares making them."""
+        compiled = self.compiled(ids)
+        if compiled.prefetch:
+            raise ValueError("A query with prefetches makes all its instances at once: call it instead.")
+        return Fetched(compiled, compiled.fetch(ids))
+
+
+class Fetched(Generic[M]):
+    """A prepared query's rows as the database sent them: the values of a few columns of each, and each
+    row's instance made the first time it is asked for (and kept)."""
+
+    def __init__(self, compiled: Compiled, rows: list[tuple[Any, ...]]) -> None:
+        self.compiled = compiled
+        self.rows = rows
+        self._made: dict[int, M] = {}
+
+    def __len__(self) -> int:
+        return len(self.rows)
+
+    def columns(self, *fields: models.Field[Any, Any]) -> list[tuple[Any, ...]]:
+        """Each row's values of ``fields``, as its instance would hold them."""
+        return self.compiled.columns(self.rows, fields)
+
+    def instance(self, index: int) -> M:
+        made = self._made.get(index)
+        if made is None:
+            made = self._made[index] = self.compiled.make([self.rows[index]])[0]
+        return made

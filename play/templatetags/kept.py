@@ -53,7 +53,7 @@ call_forms: Kept[SafeString] = Kept(KEPT_CALL_FORMS)
 cards: Kept[SafeString] = Kept(KEPT_CARDS)
 
 
-def _how_shown() -> tuple[str, str | None]:
+def how_shown() -> tuple[str, str | None]:
     """What every fragment depends on beyond its data: the time zone and language the page is in."""
     return timezone.get_current_timezone_name(), translation.get_language()
 
@@ -61,7 +61,10 @@ def _how_shown() -> tuple[str, str | None]:
 def row_key(entry: dict[str, Any]) -> tuple[Any, ...] | None:
     """What a row's bytes depend on beyond its template, or None for a row that is drawn every time
     (one with the Reveal button, or a roll not saved). The hash covers every recorded field of the roll
-    (``play.chain``); the rest is what a roll points at, and how the page is shown."""
+    (``play.chain``); the rest is what a roll points at, and how the page is shown. An entry that knows
+    its key already (``play.live.KeptFeedEntry``, from the row as read) gives it."""
+    if hasattr(entry, "kept_key"):
+        return entry.kept_key  # type: ignore[no-any-return]
     roll = entry["roll"]
     if entry.get("can_reveal") or not roll.pk or not roll.hash:
         return None
@@ -72,7 +75,7 @@ def row_key(entry: dict[str, Any]) -> tuple[Any, ...] | None:
         roll.revealed_at,
         roll.by.get_username(),
         roll.character.name if roll.character_id is not None else None,
-        *_how_shown(),
+        *how_shown(),
     )
 
 
@@ -98,7 +101,7 @@ def roll_row(context: template.Context, entry: dict[str, Any]) -> SafeString:
 def call_fields(context: template.Context, form: forms.Form) -> SafeString:
     """The fields of the GM's call for a roll, kept while the form is unsent (``form.made_from``)."""
     made_from = getattr(form, "made_from", None)
-    key = None if form.is_bound or made_from is None else (made_from, *_how_shown())
+    key = None if form.is_bound or made_from is None else (made_from, *how_shown())
     return call_forms.get(key, _drawn(context, CALL_FIELDS_TEMPLATE, call_form=form))
 
 
@@ -127,7 +130,7 @@ def card_key(template_name: str, row: Any) -> tuple[Any, ...]:
         row.sheet_digest,
         tuple((held.currency.key, held.currency.name, held.amount) for held in row["holdings"]),
         row["options_digest"],
-        *_how_shown(),
+        *how_shown(),
     )
 
 

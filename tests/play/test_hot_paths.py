@@ -204,6 +204,39 @@ def test_a_kept_feed_row_works_out_nothing_of_its_roll(client, campaign, gm, pla
             assert dict(entry) == {**roll_entry(entry["roll"], gm=gm_sees), "can_reveal": False}
 
 
+def test_the_dashboards_feed_keys_its_rows_as_the_full_rolls_do_and_makes_no_roll_it_kept(
+    client, campaign, gm, player, monkeypatch
+) -> None:
+    """The dashboard's entries (live.feed_entries) key each row from the values of the row as read: the same
+    key kept.row_key gives the whole roll (a secret one hidden or not, revealed, with and without a
+    character), so the feed, the roll log and the socket share each kept row; and a dashboard whose rows
+    are all kept makes no roll."""
+    hero = make_character(campaign, player, "Brunella")
+    client.force_login(player)
+    client.post(reverse("play:sheet-roll", args=[hero.pk]), {"skill": hero.document.skills[0].id})
+    for i in range(3):
+        rolls.roll_free(campaign_id=campaign.pk, by=gm, text="3d6", explode=True, secret=i > 0,
+                        rng=random.Random(i))  # fmt: skip
+    revealed = Roll.objects.filter(campaign=campaign, secret=True).order_by("seq").first()
+    rolls.reveal_roll(campaign_id=campaign.pk, seq=revealed.seq, by=gm)
+    made: list[int] = []
+    real = Roll.from_db.__func__
+    monkeypatch.setattr(Roll, "from_db", classmethod(lambda cls, *args: made.append(1) or real(cls, *args)))
+    for viewer, gm_sees in ((gm, True), (player, False)):
+        entries, last_seq = live.feed_entries(campaign.pk, gm=gm_sees)
+        whole = [live.feed_entry(roll, gm=gm_sees) for roll in live.feed_rolls(campaign.pk, gm=gm_sees)]
+        assert [kept.row_key(entry) for entry in entries] == [kept.row_key(entry) for entry in whole]
+        assert all(key is not None for key in map(kept.row_key, entries))
+        assert last_seq == whole[0]["roll"].seq
+        assert [entry["hidden"] for entry in entries] == [entry["hidden"] for entry in whole]
+        client.force_login(viewer)
+        kept.rows.clear()
+        drawn = feed(client, campaign)
+        made.clear()
+        assert log_of(feed(client, campaign)) == log_of(drawn)
+        assert made == []
+
+
 def party_of(page: str) -> str:
     """The page's list of the party's cards, to the end of its section."""
     found = re.search(r'<ul class="party">.*?</section>', page, re.DOTALL)

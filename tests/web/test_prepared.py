@@ -51,3 +51,32 @@ def test_a_query_that_does_not_use_its_argument_is_refused(campaign) -> None:
     prepared = Prepared(Campaign, lambda campaign: Campaign.objects.all())
     with pytest.raises(ValueError, match="does not use campaign"):
         prepared(campaign=campaign.pk)
+
+
+def test_fetched_rows_give_their_columns_as_instances_hold_them_and_make_an_instance_only_when_asked(
+    campaign, player
+) -> None:
+    for name in ("Casimir", "Brunella"):
+        make_character(campaign, player, name)
+    prepared = Prepared(Character, characters_of)
+    fields = (Character._meta.pk, Character._meta.get_field("created_at"), player._meta.get_field("username"))
+    prepared(campaign=campaign.pk)  # compiled now
+    with CaptureQueriesContext(connection) as captured:
+        fetched = prepared.fetch(campaign=campaign.pk)
+        columns = fetched.columns(*fields)
+        made = [fetched.instance(index) for index in range(len(fetched))]
+    assert len(captured) == 1
+    expected = list(characters_of(campaign.pk))
+    assert columns == [(c.pk, c.created_at, c.owner.username) for c in expected]  # a datetime, whatever the database
+    assert [(c.pk, c.name, c.sheet, c.owner.username) for c in made] == [
+        (c.pk, c.name, c.sheet, c.owner.username) for c in expected
+    ]
+    assert fetched.instance(0) is made[0]  # made once
+    with pytest.raises(ValueError, match=r"does not read Campaign\.name"):
+        fetched.columns(Campaign._meta.get_field("name"))
+
+
+def test_a_query_with_prefetches_cannot_be_fetched_row_by_row(campaign) -> None:
+    prepared = Prepared(Campaign, lambda campaign: Campaign.objects.filter(pk=campaign).prefetch_related("characters"))
+    with pytest.raises(ValueError, match="prefetches"):
+        prepared.fetch(campaign=campaign.pk)
