@@ -22,6 +22,7 @@ from characters.models import Character
 from play.models import Table, TableChange
 from rules.systems.base import Role, RulesSystem
 from rules.systems.moves import TableRules, Viewer
+from web.prepared import Prepared
 
 __all__ = ["UNREAD", "read", "row", "rules_of", "save", "seen", "table_changed", "version_of", "viewer"]
 
@@ -45,8 +46,17 @@ def viewer(campaign: Campaign, user: AbstractBaseUser, role: str | _Unread | Non
         role = Membership.objects.filter(campaign=campaign, user_id=user.pk).values_list("role", flat=True).first()
     if role is None:
         return None
-    characters = Character.objects.active().filter(campaign=campaign, owner_id=user.pk).values_list("pk", flat=True)
-    return Viewer(Role.GM if role == Membership.Role.GM else Role.PLAYER, user.pk, frozenset(characters))
+    characters = frozenset(c.pk for c in characters_in_play(campaign=campaign.pk, owner=user.pk))
+    return Viewer(Role.GM if role == Membership.Role.GM else Role.PLAYER, user.pk, characters)
+
+
+#: A member's characters in play in a campaign (their ids), compiled once: every sheet page with a table asks.
+characters_in_play = Prepared(
+    Character,
+    lambda campaign, owner: Character.objects.active().filter(campaign_id=campaign, owner_id=owner).only("pk"),
+)
+#: The campaign's table row, compiled once: every sheet page with a table reads it.
+table_row = Prepared(Table, lambda campaign: Table.objects.filter(campaign_id=campaign)[:1])
 
 
 def rules_of(campaign: Campaign) -> TableRules:
@@ -60,8 +70,10 @@ def rules_of(campaign: Campaign) -> TableRules:
 def row(campaign: Campaign, *, lock: bool) -> Table:
     """The campaign's table row. Read before anything was done at the table, it is a new table for the
     campaign's options, not saved (a page that only looks writes nothing); locked for a move, it is made."""
-    rows = Table.objects.select_for_update() if lock else Table.objects
-    found = rows.filter(campaign=campaign).first()
+    if lock:
+        found = Table.objects.select_for_update().filter(campaign=campaign).first()
+    else:
+        found = next(iter(table_row(campaign=campaign.pk)), None)
     if found is None:
         document = rules_of(campaign).new(campaign.settings).model_dump(mode="json")
         if not lock:

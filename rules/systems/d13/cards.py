@@ -15,6 +15,7 @@ card its rank and suit (``AWa``, ``PgCu``, ``KnSw``, ``QPe``), a major arcanum `
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 from typing import Annotated, Final, Literal
 
@@ -65,8 +66,9 @@ def _number(rank: str) -> int:
     return 1 if rank == "A" else int(rank)
 
 
+@functools.cache
 def deck(kind: str) -> tuple[str, ...]:
-    """Every card of a full deck, in a fixed order (the server shuffles it)."""
+    """Every card of a full deck, in a fixed order (the server shuffles it); made once for each kind."""
     if kind == "tarot":
         minor = tuple(f"{rank}{suit}" for suit in TAROT_SUITS for rank in (*NUMBER_RANKS, *TAROT_FACES))
         return (*minor, *(f"M{n}" for n in range(len(MAJOR_ARCANA))))
