@@ -356,8 +356,12 @@ def _announce_roll(event_type: str, roll: Roll, *, as_recorded: bool = False) ->
         "type": event_type,
         "seq": roll.seq,
         "gm_frame": roll_frame(roll.seq, roll_html(roll, gm=True)),
-        "player_frame": None if hidden else roll_frame(roll.seq, roll_html(roll, gm=False)),
+        "player_frame": None,
     }
+    if not roll.secret:  # a roll for all to see: the GM's row is the players' (no placeholder, no Reveal)
+        event["player_frame"] = event["gm_frame"]
+    elif not hidden:
+        event["player_frame"] = roll_frame(roll.seq, roll_html(roll, gm=False))
     _send(roll.campaign_id, event)
 
 

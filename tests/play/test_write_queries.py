@@ -83,6 +83,15 @@ def test_a_free_roll_posted_costs_seven_queries(
     assert event["player_frame"] == live.roll_frame(roll.seq, live.roll_html(roll, gm=False))
 
 
+def test_a_roll_for_all_to_see_draws_the_same_row_for_the_gm_and_the_players(demo) -> None:
+    """The announcement sends a roll that is not secret with the GM's row as the players' too (play.live):
+    every such roll of every system's demo (sheet rolls, moves, cards, free rolls) draws one row for both."""
+    shown = Roll.objects.filter(secret=False).select_related("campaign", "by", "character", "reveal")
+    assert shown.values("campaign__system").distinct().count() == len(systems.KEYS)
+    for roll in shown:
+        assert live.roll_html(roll, gm=True) == live.roll_html(roll, gm=False), roll
+
+
 @pytest.mark.parametrize("system", [key for key in systems.KEYS if key in MOVES])
 def test_a_move_made_with_htmx_costs_pinned_queries(
     client, demo, system, django_capture_on_commit_callbacks, monkeypatch
