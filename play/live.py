@@ -93,11 +93,20 @@ class PartyCard:
     ``play.templatetags.kept``, never reads it), its system's summary and vitals (the tracks with their
     slots, the condition, the facts beside them). Read by key as well as by attribute: ``row["character"]``."""
 
-    def __init__(self, character: Character, options: dict[str, Any], options_digest: bytes | None = None) -> None:
+    def __init__(
+        self,
+        character: Character,
+        options: dict[str, Any],
+        options_digest: bytes | None = None,
+        how_shown: tuple[Any, ...] | None = None,
+    ) -> None:
         self.character = character
         self.options = options
         #: The campaign's options as a card's key holds them: worked out once for a page of cards.
         self.options_digest = kept.digest(options) if options_digest is None else options_digest
+        #: How the page is shown (``kept.how_shown``), as a card's key holds it: asked once for a page of
+        #: cards, or by the key itself.
+        self.how_shown = how_shown
 
     def __getitem__(self, name: str) -> Any:
         try:
@@ -133,9 +142,14 @@ class PartyCard:
         return self.character.rules.vitals(self.sheet, self.options)
 
 
-def party_row(character: Character, options: dict[str, Any], options_digest: bytes | None = None) -> PartyCard:
+def party_row(
+    character: Character,
+    options: dict[str, Any],
+    options_digest: bytes | None = None,
+    how_shown: tuple[Any, ...] | None = None,
+) -> PartyCard:
     """One member of the party, its sheet read only if its card is drawn (:class:`PartyCard`)."""
-    return PartyCard(character, options, options_digest)
+    return PartyCard(character, options, options_digest, how_shown)
 
 
 def party_row_html(row: PartyCard) -> str:
@@ -178,8 +192,8 @@ def party_page(
         page, next_key = page_by_name(party_characters(campaign.pk), after, PARTY_PAGE_SIZE)
         read = []
     options = campaign.settings
-    options_digest = kept.digest(options)
-    return [party_row(c, options, options_digest) for c in page], next_key, read[:first]
+    options_digest, how_shown = kept.digest(options), kept.how_shown()
+    return [party_row(c, options, options_digest, how_shown) for c in page], next_key, read[:first]
 
 
 def party(campaign: Campaign, after: NameKey | None = None) -> list[PartyCard]:

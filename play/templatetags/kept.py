@@ -119,7 +119,8 @@ def text_digest(text: str) -> bytes:
 def card_key(template_name: str, row: Any) -> tuple[Any, ...]:
     """What a card of the party (``play.live.PartyCard``) shows beyond its template: the character (its
     id and system), its sheet's content, name and balances, its player's name, the campaign's options,
-    and how the page is shown. None of it needs the sheet read into its system's document."""
+    and how the page is shown (asked once for a page of cards, when the row carries it). None of it needs
+    the sheet read into its system's document."""
     character = row["character"]
     return (
         template_name,
@@ -130,7 +131,7 @@ def card_key(template_name: str, row: Any) -> tuple[Any, ...]:
         row.sheet_digest,
         tuple((held.currency.key, held.currency.name, held.amount) for held in row["holdings"]),
         row["options_digest"],
-        *how_shown(),
+        *(getattr(row, "how_shown", None) or how_shown()),
     )
 
 
