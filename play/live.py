@@ -339,7 +339,12 @@ def feed_entries(campaign_id: int, *, gm: bool) -> tuple[list[KeptFeedEntry], in
 
 
 def roll_html(roll: Roll, *, gm: bool) -> str:
-    return render_to_string("play/_roll.html", {"entry": feed_entry(roll, gm=gm), "campaign": roll.campaign})
+    """The feed's row of ``roll``, kept (``kept.roll_row``): the dashboards that load it next, and the dice
+    box's answer to the roll just announced, show the row drawn here."""
+    entry = feed_entry(roll, gm=gm)
+    return kept.rows.get(
+        kept.row_key(entry), lambda: render_to_string(kept.ROW_TEMPLATE, {"entry": entry, "campaign": roll.campaign})
+    )
 
 
 def roll_frame(seq: int, html: str) -> str:

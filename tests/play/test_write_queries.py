@@ -18,6 +18,7 @@ from characters import views as characters_views
 from characters.models import Character
 from play import live, move_views
 from play.models import Roll
+from play.templatetags import kept
 from rules import systems
 
 pytestmark = pytest.mark.django_db
@@ -90,6 +91,27 @@ def test_a_roll_for_all_to_see_draws_the_same_row_for_the_gm_and_the_players(dem
     assert shown.values("campaign__system").distinct().count() == len(systems.KEYS)
     for roll in shown:
         assert live.roll_html(roll, gm=True) == live.roll_html(roll, gm=False), roll
+
+
+@pytest.mark.parametrize("system", systems.KEYS)
+def test_a_row_the_announcement_draws_and_keeps_is_the_row_the_pages_draw(client, demo, system) -> None:
+    """The announcement keeps the row it draws (live.roll_html), and the roll log, the dashboard and the
+    dice box's answer show the kept row: drawn alone, each row of the demo's log is the row its page draws,
+    for the GM and for a player."""
+    campaign, gm, hero = demo_campaign(system)
+    for viewer, gm_sees in ((gm, True), (hero.owner, False)):
+        client.force_login(viewer)
+        kept.rows.clear()
+        page = client.get(reverse("play:rolls", args=[campaign.pk])).text
+        shown = Roll.objects.filter(campaign=campaign).for_viewer(gm=gm_sees, filtered=True).newest_first()
+        drawn = 0
+        for roll in shown.select_related("campaign", "by", "character", "reveal")[:10]:
+            if gm_sees and roll.secret and roll.revealed_at is None:
+                continue  # the GM's Reveal button: drawn every time, with the page's token
+            kept.rows.clear()
+            assert live.roll_html(roll, gm=gm_sees) in page, roll
+            drawn += 1
+        assert drawn
 
 
 @pytest.mark.parametrize("system", [key for key in systems.KEYS if key in MOVES])
