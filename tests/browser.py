@@ -16,6 +16,7 @@ state's findings again, and fails on them as well.
 from __future__ import annotations
 
 import hashlib
+import os
 import re
 import time
 from collections.abc import Iterator
@@ -370,6 +371,25 @@ def problems() -> list[str]:
     return []
 
 
+#: A stress run's slow scripts, in milliseconds (``DICEHALL_SLOW_SCRIPTS=500 pytest -m browser``): every
+#: script a page loads (htmx, ours) arrives this much later than the rest of the page, and none comes from
+#: the browser's cache, as on a slow connection or a busy machine. A page then shows everything it has
+#: parsed for that long before htmx and our scripts listen to it, so a step that acts on a page before
+#: its scripts are ready fails. Chromium's own network emulation does it, for scripts only (by rule).
+SLOW_SCRIPTS_MS = int(os.environ.get("DICEHALL_SLOW_SCRIPTS") or 0)
+
+
+def slow_scripts(page: Page) -> None:
+    """Make the scripts of ``page`` arrive late, if the run asks for it (``SLOW_SCRIPTS_MS``)."""
+    if not SLOW_SCRIPTS_MS:
+        return
+    session = page.context.new_cdp_session(page)
+    session.send("Network.enable")
+    session.send("Network.setCacheDisabled", {"cacheDisabled": True})
+    late = {"urlPattern": "*://*:*/*.js", "latency": SLOW_SCRIPTS_MS, "downloadThroughput": -1, "uploadThroughput": -1}
+    session.send("Network.emulateNetworkConditionsByRule", {"offline": False, "matchedNetworkConditions": [late]})
+
+
 def open_page(context: BrowserContext, problems: list[str]) -> Page:
     def on_console(message: ConsoleMessage) -> None:
         where = message.location.get("url", "") if message.location else ""
@@ -379,6 +399,7 @@ def open_page(context: BrowserContext, problems: list[str]) -> Page:
     page = context.new_page()
     page.on("console", on_console)
     page.on("pageerror", lambda error: problems.append(f"uncaught: {error}"))
+    slow_scripts(page)
     return page
 
 
