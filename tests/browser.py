@@ -16,6 +16,7 @@ state's findings again, and fails on them as well.
 from __future__ import annotations
 
 import hashlib
+import os
 import re
 import time
 from collections.abc import Iterator
@@ -49,6 +50,24 @@ window.htmxDone = 0;
 document.addEventListener("htmx:beforeRequest", () => { window.htmxRequests += 1; });
 document.addEventListener("htmx:afterRequest", () => { window.htmxDone += 1; });
 """
+#: Runs in every page with JavaScript, before its own scripts: marks the page's root once its scripts
+#: are ready. htmx sets a page up when the document is parsed, after every deferred script of the page
+#: (htmx, ours) has run, then says so with ``htmx:load`` on the body; a page without htmx (one whose
+#: script failed to arrive) is marked too, and fails on what it then lacks rather than wait forever.
+READY_SCRIPT = """
+document.addEventListener("DOMContentLoaded", () => {
+  if (!window.htmx) document.documentElement.dataset.htmxReady = "none";
+});
+document.addEventListener("htmx:load", (event) => {
+  if (event.target === document.body) document.documentElement.dataset.htmxReady = "true";
+});
+"""
+#: What shows while a page's scripts are not ready for the test's next step: a new document htmx has not
+#: yet set up (``READY_SCRIPT``). Its parsed elements show before its deferred scripts run, and a choice
+#: made on them then goes unheard. ``open_page`` makes every action and every assertion of the test wait
+#: until it is gone. (Content htmx swaps in is wired up when it settles, on a timer: a test waits for that
+#: where it matters, as ``tests.walk.settled`` does, since some tests hold the page's clock still.)
+NOT_READY = "html:not([data-htmx-ready])"
 
 # --- Accessibility ---------------------------------------------------------------------------
 
@@ -293,19 +312,28 @@ def report(found: list[str]) -> str:
 
 
 class AuditedBrowser:
-    """The run's Chromium, for one test: every context it opens is watched by ``Accessibility``."""
+    """The run's Chromium, for one test: every context it opens is watched by ``Accessibility``, and
+    every page ``new_page`` opens reports to the test's ``problems`` (``open_page``)."""
 
-    def __init__(self, chromium: Browser, accessibility: Accessibility) -> None:
+    def __init__(self, chromium: Browser, accessibility: Accessibility, problems: list[str]) -> None:
         self.chromium = chromium
         self.accessibility = accessibility
+        self.problems = problems
 
     def new_context(self, **options: Any) -> BrowserContext:
+        """A context whose pages are watched (``WATCH_SCRIPT``) and say when their scripts are ready
+        (``READY_SCRIPT``): open its pages with ``open_page``."""
+        javascript = options.get("java_script_enabled", True)
         context = self.chromium.new_context(**options)
-        self.accessibility.watch(context, javascript=options.get("java_script_enabled", True))
+        self.accessibility.watch(context, javascript=javascript)
+        if javascript:
+            context.add_init_script(WATCH_SCRIPT)
+            context.add_init_script(READY_SCRIPT)
         return context
 
     def new_page(self, **options: Any) -> Page:
-        return self.new_context(**options).new_page()
+        context = self.new_context(**options)
+        return open_page(context, self.problems, javascript=options.get("java_script_enabled", True))
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self.chromium, name)
@@ -357,8 +385,8 @@ def accessibility(inspector: Inspector, axe_findings: dict[str, tuple[Finding, .
 
 
 @pytest.fixture
-def browser(chromium: Browser, accessibility: Accessibility) -> Iterator[AuditedBrowser]:
-    audited = AuditedBrowser(chromium, accessibility)
+def browser(chromium: Browser, accessibility: Accessibility, problems: list[str]) -> Iterator[AuditedBrowser]:
+    audited = AuditedBrowser(chromium, accessibility, problems)
     yield audited
     for context in accessibility.contexts:
         context.close()
@@ -370,7 +398,34 @@ def problems() -> list[str]:
     return []
 
 
-def open_page(context: BrowserContext, problems: list[str]) -> Page:
+#: A stress run's slow scripts, in milliseconds (``DICEHALL_SLOW_SCRIPTS=1000 pytest -m browser``): every
+#: script a page loads (htmx, ours) arrives this much later than the rest of the page, and none comes from
+#: the browser's cache, as on a slow connection or a busy machine. A page then shows everything it has
+#: parsed for that long before htmx and our scripts listen to it, so a step that acts on a page before
+#: its scripts are ready fails. Chromium's own network emulation does it, for scripts only (by rule).
+SLOW_SCRIPTS_MS = int(os.environ.get("DICEHALL_SLOW_SCRIPTS") or 0)
+
+
+def slow_scripts(page: Page) -> None:
+    """Make the scripts of ``page`` arrive late, if the run asks for it (``SLOW_SCRIPTS_MS``)."""
+    if not SLOW_SCRIPTS_MS:
+        return
+    session = page.context.new_cdp_session(page)
+    session.send("Network.enable")
+    session.send("Network.setCacheDisabled", {"cacheDisabled": True})
+    late = {"urlPattern": "*://*:*/*.js", "latency": SLOW_SCRIPTS_MS, "downloadThroughput": -1, "uploadThroughput": -1}
+    session.send("Network.emulateNetworkConditionsByRule", {"offline": False, "matchedNetworkConditions": [late]})
+
+
+def open_page(context: BrowserContext, problems: list[str], *, javascript: bool = True) -> Page:
+    """A new page of ``context`` (a context of the ``browser`` fixture) that reports its console errors,
+    uncaught exceptions and CSP violations to ``problems``.
+
+    With JavaScript (the default), every action and every assertion the test makes on the page first
+    waits until the page's scripts are ready (``NOT_READY``): after a click that opens another page, the
+    test's next step acts on it only once htmx and our scripts listen to it, whatever the step is and
+    however early the new page shows what the step looks for."""
+
     def on_console(message: ConsoleMessage) -> None:
         where = message.location.get("url", "") if message.location else ""
         if message.type == "error" and "favicon" not in f"{message.text} {where}":
@@ -379,13 +434,25 @@ def open_page(context: BrowserContext, problems: list[str]) -> Page:
     page = context.new_page()
     page.on("console", on_console)
     page.on("pageerror", lambda error: problems.append(f"uncaught: {error}"))
+    if javascript:
+        # Playwright looks for the locator before each action and each assertion (and each retry of
+        # one), and when it shows, waits for it to go before going on: nothing here needs doing.
+        page.add_locator_handler(page.locator(NOT_READY), lambda: None)
+    slow_scripts(page)
     return page
+
+
+def without_expected(problems: list[str], *phrases: str) -> list[str]:
+    """Take off ``problems`` each one the test expects (containing one of ``phrases``, such as Chromium's
+    console note about a refusal's status) and return what is left, for the test to assert empty: anything
+    left there fails the test at its end (tests/conftest.py)."""
+    problems[:] = [problem for problem in problems if not any(phrase in problem for phrase in phrases)]
+    return problems
 
 
 @pytest.fixture
 def page(browser: AuditedBrowser, problems: list[str]) -> Iterator[Page]:
     context = browser.new_context()
-    context.add_init_script(WATCH_SCRIPT)
     yield open_page(context, problems)
     context.close()
 
@@ -393,15 +460,5 @@ def page(browser: AuditedBrowser, problems: list[str]) -> Iterator[Page]:
 @pytest.fixture
 def nojs_page(browser: AuditedBrowser, problems: list[str]) -> Iterator[Page]:
     context = browser.new_context(java_script_enabled=False)
-    yield open_page(context, problems)
+    yield open_page(context, problems, javascript=False)
     context.close()
-
-
-#: Marks the page once htmx has processed it on loading (its ``htmx:load`` on the body): a form's
-#: ``hx-trigger`` only listens from then on, and a choice made earlier would go unnoticed. A test waits for
-#: ``data-htmx-ready`` on the page's root before it chooses anything that htmx sends.
-READY_SCRIPT = """
-document.addEventListener("htmx:load", (event) => {
-  if (event.target === document.body) document.documentElement.dataset.htmxReady = "true";
-});
-"""

@@ -124,9 +124,13 @@ ACCESSIBILITY_COST = pytest.StashKey[list[float]]()
 @pytest.hookimpl(wrapper=True)
 def pytest_runtest_call(item: pytest.Item):
     """A browser test that passed is then checked for accessibility: every page it saw, as it
-    was after each load and htmx swap, and every page still open (``tests.browser.Accessibility``)."""
+    was after each load and htmx swap, and every page still open (``tests.browser.Accessibility``).
+    It also fails on any console error, uncaught exception or CSP violation its pages reported
+    (``problems``) that it did not expect and take off the list itself, whether it asserted on them or not."""
     __tracebackhide__ = True
     result = yield
+    reported = getattr(item, "funcargs", {}).get("problems")
+    assert not reported, f"the test's pages reported {len(reported)} problem(s): {reported}"
     checker = getattr(item, "funcargs", {}).get("accessibility")
     if isinstance(checker, Accessibility):
         try:

@@ -13,6 +13,7 @@ from playwright.sync_api import Browser, Page, expect
 
 from campaigns.models import Campaign
 from characters.models import Character
+from tests.browser import open_page
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -32,15 +33,8 @@ def test_a_gm_invites_a_new_player_who_builds_a_character_and_edits_it_in_place(
 ) -> None:
     get_user_model().objects.create_user("gm", password=PASSWORD)
     base = live_server.url
-    gm_context, player_context = browser.new_context(), browser.new_context()
-    for context in (gm_context, player_context):
-        context.add_init_script(
-            'document.addEventListener("securitypolicyviolation", e => console.error("CSP " + e.violatedDirective));'
-        )
-    gm_page, player_page = gm_context.new_page(), player_context.new_page()
-    for page in (gm_page, player_page):
-        page.on("console", lambda m: problems.append(m.text) if m.type == "error" else None)
-        page.on("pageerror", lambda error: problems.append(f"uncaught: {error}"))
+    gm_page = open_page(browser.new_context(), problems)
+    player_page = open_page(browser.new_context(), problems)
 
     # The GM creates a campaign (the default options: Fantasy skills, balanced or random abilities).
     log_in(gm_page, base, "gm")
@@ -112,5 +106,5 @@ def test_a_gm_invites_a_new_player_who_builds_a_character_and_edits_it_in_place(
     assert [p.name for s in vex.document.skills for p in s.specializations] == ["Knife work"]
     assert vex.document.hit_points == 30
     assert problems == []
-    gm_context.close()
-    player_context.close()
+    gm_page.context.close()
+    player_page.context.close()

@@ -10,7 +10,7 @@ from django.test import Client
 from playwright.sync_api import Browser, Page, Response, expect
 
 from characters.models import Character
-from tests.browser import READY_SCRIPT, WATCH_SCRIPT, open_page
+from tests.browser import open_page
 from tests.play.test_live_browser import AsgiServer
 
 PHONE = {"width": 360, "height": 800}
@@ -39,11 +39,9 @@ class Walk:
         client = Client()
         client.force_login(user)
         context = self.browser.new_context(viewport=PHONE, java_script_enabled=javascript)
-        context.add_init_script(WATCH_SCRIPT)
-        context.add_init_script(READY_SCRIPT)
         context.add_cookies([{"name": "sessionid", "value": client.cookies["sessionid"].value, "url": self.server.url}])
         context.on("response", self.on_response)
-        return open_page(context, self.problems)
+        return open_page(context, self.problems, javascript=javascript)
 
     def on_response(self, response: Response) -> None:
         if response.status >= 500:

@@ -46,7 +46,6 @@ def test_an_award_reaches_the_player_live_and_is_spent_by_the_rulebook(
     sheet = open_page(table.context, problems)
     sheet.goto(f"{asgi_server.url}/characters/{brunella.pk}/")
     sheet.get_by_role("link", name="What should I buy?").click()
-    sheet.wait_for_load_state()  # htmx is listening before the choice changes
     sheet.get_by_label("Compare at").select_option("challenging")
     offer = sheet.locator(".offer").filter(has_text="Teleport (Spellcasting) 2 → 3")
     expect(offer).to_contain_text("Spellcasting (Teleport) at Challenging")

@@ -12,15 +12,17 @@ from playwright.sync_api import BrowserContext, Page, expect
 
 from characters.models import Character
 from rules.systems import lucky13
+from tests.browser import without_expected
 from tests.characters.conftest import brunella_sheet, make_character
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
 
-def unexpected(seen: list[str], status: str) -> list[str]:
-    """The problems seen, less Chromium's console note about the refusal the test expects (a 400 or a 409)."""
-    expected = f"the server responded with a status of {status}"
-    return [problem for problem in seen if expected not in problem]
+def unexpected(seen: list[str], status: str, *also: str) -> list[str]:
+    """The problems seen, less Chromium's console note about the refusal the test expects (a 400 or a 409)
+    and any other problem it expects (one containing a phrase of ``also``). What is expected is taken off
+    ``seen``, the test's ``problems``: anything left there fails the test at its end (tests/conftest.py)."""
+    return without_expected(seen, f"the server responded with a status of {status}", *also)
 
 
 def sign_in(context: BrowserContext, user, live_server) -> None:

@@ -14,6 +14,7 @@ from playwright.sync_api import Browser
 from campaigns.models import Campaign, Membership
 from characters.models import Balance, Character
 from rules.systems.lucky13.sheet import Sheet
+from tests.browser import open_page
 
 pytestmark = pytest.mark.django_db
 
@@ -255,14 +256,14 @@ def full_sheet(gm, player) -> Character:
                                     sheet=sheet)  # fmt: skip
 
 
-def printed_pages(browser: Browser, live_server, user, character: Character) -> dict[str, int]:
+def printed_pages(browser: Browser, live_server, user, character: Character, problems: list[str]) -> dict[str, int]:
     """The number of pages Chromium prints the sheet on, for A4 and for Letter paper."""
     client = Client()
     client.force_login(user)
     pages = {}
     context = browser.new_context()
     context.add_cookies([{"name": "sessionid", "value": client.cookies["sessionid"].value, "url": live_server.url}])
-    page = context.new_page()
+    page = open_page(context, problems)
     page.goto(f"{live_server.url}{print_url(character)}")
     for paper in ("A4", "Letter"):
         pdf = page.pdf(format=paper, prefer_css_page_size=True)
@@ -273,7 +274,10 @@ def printed_pages(browser: Browser, live_server, user, character: Character) -> 
 
 @pytest.mark.browser
 @pytest.mark.django_db(transaction=True)
-def test_a_sheet_prints_on_one_or_two_pages_of_a4_or_letter(browser: Browser, live_server, gm, player) -> None:
+def test_a_sheet_prints_on_one_or_two_pages_of_a4_or_letter(
+    browser: Browser, live_server, problems: list[str], gm, player
+) -> None:
     everyday = build(make_campaign(gm, player, name="Everyday"), player)
-    assert printed_pages(browser, live_server, player, everyday) == {"A4": 1, "Letter": 1}
-    assert printed_pages(browser, live_server, player, full_sheet(gm, player)) == {"A4": 2, "Letter": 2}
+    assert printed_pages(browser, live_server, player, everyday, problems) == {"A4": 1, "Letter": 1}
+    assert printed_pages(browser, live_server, player, full_sheet(gm, player), problems) == {"A4": 2, "Letter": 2}
+    assert problems == []

@@ -16,7 +16,7 @@ from playwright.sync_api import Browser, Page, expect
 from characters import write
 from characters.models import Character
 from rules.systems.base import Role
-from tests.browser import open_page
+from tests.browser import open_page, without_expected
 from tests.play.test_live_browser import AsgiServer, signed_in
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
@@ -129,7 +129,7 @@ def test_a_page_that_was_offline_fetches_the_sheet_again_on_reconnecting(
     assert sheet.evaluate("window.sameDocument") is True
     sheet.context.close()
     # The browser reports the refused connections while the server was down; nothing else.
-    assert [p for p in problems if "WebSocket connection" not in p] == []
+    assert without_expected(problems, "WebSocket connection") == []
 
 
 def test_served_over_wsgi_the_sheet_does_not_try_a_socket(live_server, page: Page, problems, brunella, player) -> None:

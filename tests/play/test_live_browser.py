@@ -19,7 +19,7 @@ from playwright.sync_api import Browser, BrowserContext, Page, expect
 from campaigns.models import Membership
 from config.asgi import application
 from play import rolls
-from tests.browser import READY_SCRIPT, WATCH_SCRIPT, open_page
+from tests.browser import open_page
 from tests.campaigns.helpers import make_character
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
@@ -71,8 +71,6 @@ def signed_in(browser: Browser, user, server: AsgiServer) -> BrowserContext:
     client = Client()
     client.force_login(user)
     context = browser.new_context()
-    context.add_init_script(WATCH_SCRIPT)
-    context.add_init_script(READY_SCRIPT)
     context.add_cookies([{"name": "sessionid", "value": client.cookies["sessionid"].value, "url": server.url}])
     return context
 
@@ -164,6 +162,15 @@ def test_a_removed_players_dashboard_stops_at_once_and_says_why(
 ) -> None:
     member = Membership.objects.get(campaign=campaign, user=player)
     table = open_dashboard(browser, player, asgi_server, campaign, problems)
+    # The page's timers from now on run when the test says, and each socket the page opens is counted.
+    table.clock.install()
+    table.evaluate("""() => {
+      window.socketsOpened = 0;
+      const Socket = window.WebSocket;
+      window.WebSocket = class extends Socket {
+        constructor(...args) { super(...args); window.socketsOpened += 1; }
+      };
+    }""")
 
     # Removed by the GM through the server: this thread's event loop belongs to Playwright.
     gm_page = open_page(signed_in(browser, gm, asgi_server), problems)
@@ -175,7 +182,8 @@ def test_a_removed_players_dashboard_stops_at_once_and_says_why(
     expect(status).to_have_text("Live updates are off: you are no longer a member here. Reload the page.")
     expect(table.locator("#live")).to_have_attribute("data-live", "down")
     assert table.evaluate("window.sameDocument") is True
-    table.wait_for_timeout(1000)  # no reconnecting: the page stays as it is
+    table.clock.run_for(60_000)  # longer than any wait before reconnecting (10 s at most): no new socket
+    assert table.evaluate("window.socketsOpened") == 0
     expect(status).to_have_text("Live updates are off: you are no longer a member here. Reload the page.")
     gm_page.context.close()
     table.context.close()

@@ -19,6 +19,7 @@ from play.campaign_views import LIST_PAGE_SIZE, PARTY_PREVIEW
 from play.live import PARTY_PAGE_SIZE
 from rules.dice import StepDie
 from rules.systems import lucky13
+from tests.browser import open_page
 from tests.campaigns.helpers import html, text
 from tests.play.test_live_browser import asgi_server, open_dashboard  # noqa: F401  (a fixture)
 
@@ -306,12 +307,12 @@ def test_a_later_page_updates_its_own_rows_and_gains_none(asgi_server, browser, 
     expect(rows).to_have_count(5)
 
     # The GM changes hit points in another tab: one character on the first page, one on this one.
-    sheet = dashboard.context.new_page()
+    sheet = open_page(dashboard.context, problems)
     for pk, hit_points in ((order[0], "7"), (order[-1], "12")):
         sheet.goto(f"{asgi_server.url}{reverse('characters:edit-section', args=[pk, 'hit-points'])}")
         sheet.get_by_label("Current hit points").fill(hit_points)
         sheet.get_by_role("button", name="Save").click()
-        sheet.wait_for_load_state()
+        sheet.wait_for_url(re.compile(rf"/characters/{pk}/(#.*)?$"))  # saved: back on the sheet, loaded
     expect(dashboard.locator(f"#party-{order[-1]}")).to_contain_text("12 of 30", timeout=5000)
     expect(rows).to_have_count(5)
     expect(dashboard.locator(f"#party-{order[0]}")).to_have_count(0)
