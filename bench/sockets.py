@@ -21,8 +21,10 @@ ASGI application" or a traceback. Shown, not judged: the time to open the socket
 from the roll's commit (the first thing run after it) to a socket's receipt, as median, 95th percentile
 (and the slowest of the many), the sockets each server closed with 1012 ("service restart", so a page
 reconnects elsewhere) and the channels left in the campaign's group. Every socket is read in this one
-process, so the delivery times include its own turn at reading 500 of them: the processor time that
-reading takes for each roll is shown beside them.
+process (on uvloop, by :mod:`bench.wsclient`, which reads a frame with little more than its header's
+arithmetic), so the delivery times include its own turn at reading 500 of them: the processor time that
+reading takes for each roll is shown beside them, and so is the processor time of the servers' event
+loops over the same spell (their reading of the roll's event and sending of its frames).
 
 Exit status: 0 when every target is met, 1 when one is missed, 2 when the figures cannot be had
 (no Redis at ``REDIS_URL``, default ``redis://127.0.0.1:6379/15``; a server that does not start;
@@ -36,6 +38,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import functools
 import json
 import math
 import os
@@ -56,13 +59,16 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Final, TextIO
 from urllib.parse import urlsplit
 
+import uvloop
+
 from bench import servers as serving
+from bench import wsclient
 from bench.pages import EXIT_BROKEN, EXIT_MISSED, progress, throwaway_database
 from bench.servers import ROOT, UNCLEAN, BenchError, Server
+from bench.wsclient import roll_number
 
 if TYPE_CHECKING:
     from django.contrib.auth.models import AbstractBaseUser
-    from websockets.asyncio.client import ClientConnection
 
 REDIS_URL: Final = os.environ.get("REDIS_URL", "redis://127.0.0.1:6379/15")
 
@@ -213,7 +219,7 @@ class Socket:
     member: int
     campaign: int
     arrivals: Arrivals
-    connection: ClientConnection | None = None
+    connection: wsclient.Dashboard | None = None
     caught_up: asyncio.Event = field(default_factory=asyncio.Event)
     #: Roll number -> the clock when the socket got it (the first time).
     rolls: dict[int, float] = field(default_factory=dict)
@@ -233,6 +239,9 @@ class Deliveries:
     #: The processor time this process's reading thread spent on each roll, from asking for it until every
     #: socket had it (its own reading of the frames: the rolling itself runs in another thread).
     reading: list[float] = field(default_factory=list)
+    #: The processor time the servers' event loops (their main threads) spent on each roll, over the same
+    #: spell: reading the roll's event from Redis and sending its frames.
+    serving: list[float] = field(default_factory=list)
 
     @property
     def expected(self) -> int:
@@ -292,26 +301,25 @@ class Result:
         )
 
 
-async def listen(socket: Socket) -> None:
-    """Read the socket until it closes, noting when each roll arrives."""
-    from websockets.exceptions import ConnectionClosed
+def hear(socket: Socket, payload: bytes, at: float) -> None:
+    """A message of the socket's, its last byte read at ``at``: the time a roll's arrival is noted."""
+    seq = roll_number(payload)
+    if seq is not None:
+        if seq not in socket.rolls:
+            socket.rolls[seq] = at
+            socket.arrivals.arrived(seq)
+    elif not socket.caught_up.is_set():
+        if json.loads(payload).get("id") == "initiative":  # the last of the catch-up (play.consumers)
+            socket.caught_up.set()
+    else:
+        socket.other += 1
 
+
+async def listen(socket: Socket) -> None:
+    """Wait until the socket ends, noting when and how."""
     assert socket.connection is not None
     try:
-        async for raw in socket.connection:
-            now = time.perf_counter()
-            message = json.loads(raw)
-            if message.get("type") == "roll":
-                if message["seq"] not in socket.rolls:
-                    socket.rolls[message["seq"]] = now
-                    socket.arrivals.arrived(message["seq"])
-            elif not socket.caught_up.is_set():
-                if message.get("id") == "initiative":  # the last of the catch-up (play.consumers)
-                    socket.caught_up.set()
-            else:
-                socket.other += 1
-    except ConnectionClosed:
-        pass
+        await socket.connection.ended
     finally:
         socket.closed_at = time.perf_counter()
         socket.close_code = socket.connection.close_code
@@ -319,26 +327,27 @@ async def listen(socket: Socket) -> None:
 
 
 async def open_socket(socket: Socket, server: Server, table: Table, gate: asyncio.Semaphore) -> asyncio.Task[None]:
-    from websockets.asyncio.client import connect
-
     async with gate:
-        socket.connection = await connect(
-            f"{server.ws_url}/ws/campaigns/{socket.campaign}/",
-            origin=server.url,
-            additional_headers={"Cookie": f"sessionid={table.sessions[socket.member]}"},
-            proxy=None,
-            ping_interval=None,  # a browser sends no pings of its own; it answers the server's
-            open_timeout=OPEN_WAIT,
+        socket.connection = await asyncio.wait_for(
+            wsclient.connect(
+                f"{server.ws_url}/ws/campaigns/{socket.campaign}/",
+                origin=server.url,
+                cookie=f"sessionid={table.sessions[socket.member]}",
+                heard=functools.partial(hear, socket),
+            ),
+            OPEN_WAIT,
         )
-        await socket.connection.send(json.dumps({"since": 0}))  # as the page does on opening
         listening = asyncio.create_task(listen(socket))
+        socket.connection.send_text(json.dumps({"since": 0}))  # as the page does on opening
         await socket.caught_up.wait()
     if socket.closed_at is not None:
         raise BenchError(f"a socket on {server.url} was closed ({socket.close_code}) before it caught up")
     return listening
 
 
-async def deliver(table: Table, deliveries: Deliveries, campaign: int, n: int, by: AbstractBaseUser) -> None:
+async def deliver(
+    running: list[Server], table: Table, deliveries: Deliveries, campaign: int, n: int, by: AbstractBaseUser
+) -> None:
     """One roll in the campaign, then wait until every open socket of it has the roll (or the wait is over).
 
     The roll is made as a server process makes one: in the one thread of this process's event loop that
@@ -348,6 +357,7 @@ async def deliver(table: Table, deliveries: Deliveries, campaign: int, n: int, b
 
     arrivals = deliveries.sockets[0].arrivals
     await asyncio.sleep(SETTLE)
+    servers_began = processor_time(running)
     began = time.thread_time()
     # The roll's number is known only once it is made: expect the next one, as a campaign numbers its rolls.
     arrivals.expect(len(deliveries.committed) + 1, sum(1 for s in deliveries.sockets if s.closed_at is None))
@@ -358,6 +368,13 @@ async def deliver(table: Table, deliveries: Deliveries, campaign: int, n: int, b
     with contextlib.suppress(TimeoutError):
         await asyncio.wait_for(arrivals.all_in.wait(), max(0.0, at + DELIVERY_WAIT - time.perf_counter()))
     deliveries.reading.append(time.thread_time() - began)
+    deliveries.serving.append(processor_time(running) - servers_began)
+
+
+def processor_time(running: list[Server]) -> float:
+    """The seconds of processor time the servers' main threads (their event loops) have used so far, to
+    the nanosecond (Linux's /proc/<pid>/schedstat: time on a processor, time waiting for one, slices)."""
+    return sum(int(Path(f"/proc/{s.process.pid}/schedstat").read_text().split()[0]) for s in running) / 1e9
 
 
 async def exercise(
@@ -400,8 +417,8 @@ async def exercise(
         for n in range(rolls):
             by = table.members[n % len(table.members)]
             for k in range(ONE_EACH):
-                await deliver(table, one, table.alone, n * ONE_EACH + k, table.members[0])
-            await deliver(table, many, table.campaign, n, by)
+                await deliver(running, table, one, table.alone, n * ONE_EACH + k, table.members[0])
+            await deliver(running, table, many, table.campaign, n, by)
     finally:
         await sync_to_async(lambda: connection.close())()  # the rolling thread's own connection
     made = counted((1 + ONE_EACH) * rolls, "roll")
@@ -426,7 +443,7 @@ async def exercise(
         task.cancel()
     for s in every:
         if s.connection is not None:
-            await s.connection.close()
+            s.connection.abort()
 
     return Result(
         servers=len(running),
@@ -486,7 +503,10 @@ def run(*, sockets: int, rolls: int, players: int, idle: float, quick: bool, out
             environment = {**os.environ, "DATABASE_URL": database_url()}
             with servers(environment, Path(logs)) as running:
                 group = f"{prefix}:group:campaign-{table.campaign}"
-                result = asyncio.run(exercise(running, table, sockets=sockets, rolls=rolls, idle=idle, group_key=group))
+                # The loop the servers run (the Makefile's --loop uvloop): its reading of a socket is in C.
+                with asyncio.Runner(loop_factory=uvloop.new_event_loop) as runner:
+                    measured = exercise(running, table, sockets=sockets, rolls=rolls, idle=idle, group_key=group)
+                    result = runner.run(measured)
                 for n, lines in enumerate(result.unclean):
                     for line in lines[:5]:
                         print(f"server {n + 1}: {line}", file=sys.stderr)
@@ -548,6 +568,12 @@ def report(result: Result, *, quick: bool, out: TextIO) -> bool:
         (
             f"the bench's own reading of {len(result.many.sockets):,}: processor time a roll, median",
             ms(statistics.median(result.many.reading)) if result.many.reading else "-",
+            "",
+            None,
+        ),
+        (
+            "the servers' event loops: processor time a roll, median",
+            ms(statistics.median(result.many.serving)) if result.many.serving else "-",
             "",
             None,
         ),

@@ -8,7 +8,7 @@ also sends each command without ``asyncio.wait_for``, which on Python 3.11 can s
 cancellation of a closing socket's wait: that wait then polled for ever and held up the server's
 shutdown. A Redis host that goes away is still noticed, by TCP keepalive (on by default).
 
-This class changes two things:
+This class changes three things:
 
 - Its connection pool waits for a free connection when all are busy, where redis-py's plain pool
   raises "Too many connections" (a burst of sockets opening or closing at once, as when a restarting
@@ -20,12 +20,21 @@ This class changes two things:
   roll heard by 250 sockets of one process woke the 250 waits one after another before each socket
   could send its frame. Now each socket's wait is a queue's, and each socket waits on it from one task
   for its whole life (:meth:`play.consumers.GroupsConsumer.serve`), not a new task for every event.
+- A group in Redis holds one channel for each process with sockets in it (its *relay*,
+  :meth:`RedisChannelLayer.relay_name`), not one for each socket; the process keeps which of its own
+  channels are in the group, and the reading task hands each of the group's events to all of them
+  (:meth:`RedisChannelLayer.read`). channels-redis's ``group_send`` reads every member of the group
+  from Redis, and writes each process a message naming each of its members: a roll in a campaign of
+  500 open dashboards read 500 names back (in redis-py's Python parser) and wrote them out again
+  before any socket could hear it, in the process that made the roll. Now it reads one name per process.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import hashlib
+import time
 from typing import Any, Final
 
 from channels_redis.core import BoundedQueue
@@ -38,6 +47,9 @@ from redis.exceptions import TimeoutError as RedisTimeoutError
 #: What a live socket meets when Redis (the channel layer) or the database cannot be reached: it is
 #: closed with "try again later", and the page connects again by itself (play.consumers.GroupsConsumer).
 UNREACHABLE: Final = (RedisConnectionError, RedisTimeoutError, OperationalError, InterfaceError)
+#: Seconds within which a channel joining a group its process relays already adds nothing in Redis; past
+#: them the relay's place in the group is renewed (a group forgets a member a day after it was added).
+RELAY_RENEWAL: Final = 60.0
 
 
 class RedisChannelLayer(BaseRedisChannelLayer):
@@ -49,6 +61,13 @@ class RedisChannelLayer(BaseRedisChannelLayer):
         self.inboxes: dict[str, BoundedQueue] = {}
         #: The task reading this process's events from Redis, while any of its channels are open.
         self.reader: asyncio.Task[None] | None = None
+        #: This process's channels in each group, and each group's relay by its channel name.
+        self.members: dict[str, set[str]] = {}
+        self.relays: dict[str, str] = {}
+        #: When each relayed group last had its relay added in Redis (monotonic clock).
+        self.relayed_at: dict[str, float] = {}
+        #: One lock per group whose relay is being added or removed, with the count of those waiting for it.
+        self.relay_locks: dict[str, tuple[asyncio.Lock, list[int]]] = {}
 
     def create_pool(self, index: int) -> BlockingConnectionPool:
         host: dict[str, Any] = dict(self.hosts[index])
@@ -59,6 +78,69 @@ class RedisChannelLayer(BaseRedisChannelLayer):
         # Its inbox from the start: an event for it read before its first receive waits there.
         self.inboxes[channel] = BoundedQueue(self.capacity)
         return channel
+
+    def relay_name(self, group: str) -> str:
+        """The channel that stands for this process's channels in ``group``: a name of this process's
+        (``specific.<process>!…``), so that the group's events come to this process's reading task."""
+        process = f"specific.{self.client_prefix}!"
+        name = f"{process}group.{group}"
+        if len(name) >= self.MAX_NAME_LENGTH:  # a long group name: a digest of it instead
+            name = f"{process}group.{hashlib.blake2b(group.encode(), digest_size=16).hexdigest()}"
+        return name
+
+    async def group_add(self, group: str, channel: str) -> None:
+        """A channel of this process joins the group here, and its process's relay joins it in Redis
+        (or is renewed there) before this returns: every later event of the group reaches the channel."""
+        if "!" not in channel:
+            await super().group_add(group, channel)
+            return
+        assert self.require_valid_group_name(group), "Group name not valid"
+        assert self.require_valid_channel_name(channel), "Channel name not valid"
+        members = self.members.setdefault(group, set())
+        members.add(channel)
+        try:
+            await self.relay(group)
+        except BaseException:  # not in the group, then (its socket closes with "try again later")
+            members.discard(channel)
+            raise
+
+    async def group_discard(self, group: str, channel: str) -> None:
+        """A channel of this process leaves the group; the last one to leave takes the relay out of Redis."""
+        if "!" not in channel:
+            await super().group_discard(group, channel)
+            return
+        members = self.members.get(group)
+        if members is None or channel not in members:
+            return
+        members.discard(channel)
+        if not members:
+            await self.relay(group)
+
+    async def relay(self, group: str) -> None:
+        """The group's relay in Redis as this process's members say, now: in it while any of them is (added
+        anew once :data:`RELAY_RENEWAL` has passed), out of it once none is. One change at a time per
+        group, each made from what the members are when its turn comes, so that a join and a leave at
+        once leave Redis as the members end up, whichever command Redis hears first."""
+        lock, waiting = self.relay_locks.setdefault(group, (asyncio.Lock(), [0]))
+        waiting[0] += 1
+        try:
+            async with lock:
+                name = self.relay_name(group)
+                if self.members.get(group):
+                    added = self.relayed_at.get(group)
+                    if added is None or time.monotonic() - added >= RELAY_RENEWAL:
+                        self.relays[name] = group
+                        await super().group_add(group, name)
+                        self.relayed_at[group] = time.monotonic()
+                elif group in self.relayed_at or group in self.members:
+                    self.members.pop(group, None)
+                    self.relayed_at.pop(group, None)
+                    self.relays.pop(name, None)
+                    await super().group_discard(group, name)
+        finally:
+            waiting[0] -= 1
+            if not waiting[0]:
+                del self.relay_locks[group]
 
     async def receive(self, channel: str) -> dict[str, Any]:
         """The channel's next event. A channel of this process (``…!…``, a socket's) waits on its own
@@ -98,16 +180,18 @@ class RedisChannelLayer(BaseRedisChannelLayer):
             self.reader = None
 
     async def read(self, process_channel: str) -> None:
-        """Pop this process's events, one at a time, into the inboxes of the channels each names (a
-        group's event names every channel of this process in the group); an event for a channel that
-        is gone is dropped. Ends when no channel is left, or on an error, which each inbox is given."""
+        """Pop this process's events, one at a time, into the inboxes of the channels each names, a
+        group's relay standing for every channel of this process in the group; an event for a channel
+        that is gone is dropped. Ends when no channel is left, or on an error, which each inbox is given."""
         try:
             while self.inboxes:
                 names, event = await self.receive_single(process_channel)
                 for name in names if isinstance(names, list) else [names]:
-                    inbox = self.inboxes.get(name)
-                    if inbox is not None:
-                        inbox.put_nowait(event)
+                    group = self.relays.get(name)
+                    for channel in [name] if group is None else list(self.members.get(group, ())):
+                        inbox = self.inboxes.get(channel)
+                        if inbox is not None:
+                            inbox.put_nowait(event)
         except Exception as error:
             for inbox in self.inboxes.values():
                 inbox.put_nowait(error)
@@ -119,4 +203,7 @@ class RedisChannelLayer(BaseRedisChannelLayer):
                 await self.reader
             self.reader = None
         self.inboxes.clear()
+        self.members.clear()
+        self.relays.clear()
+        self.relayed_at.clear()
         await super().flush()

@@ -2,14 +2,17 @@
 runs (Channels' AuthMiddleware reads the visitor's session from the database first) closes the
 socket with "try again later" (1013), as the consumer itself does once it runs
 (:class:`play.consumers.GroupsConsumer`), instead of an "Exception in ASGI application" and a
-socket dropped without a code. The page then says its live updates are paused and tries again."""
+socket dropped without a code. The page then says its live updates are paused and tries again.
+
+It also hands the consumer the server's own ``send`` in the scope (:data:`play.consumers.SERVER_SEND`),
+for the socket's data frames: only the handshake and the close need to pass through the middleware."""
 
 from __future__ import annotations
 
 import logging
 from typing import Any
 
-from play.consumers import TRY_AGAIN_LATER
+from play.consumers import SERVER_SEND, TRY_AGAIN_LATER
 from play.layers import UNREACHABLE
 
 logger = logging.getLogger(__name__)
@@ -34,7 +37,7 @@ class PausedWhenUnreachable:
             await send(message)
 
         try:
-            await self.app(scope, receiving, sending)
+            await self.app({**scope, SERVER_SEND: send}, receiving, sending)
         except UNREACHABLE as error:
             if said & {"websocket.close", "websocket.disconnect"}:
                 return

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import functools
 import json
 import os
 import re
@@ -288,7 +287,8 @@ def test_quiet_sockets_stay_open_closed_ones_leave_their_group_and_the_servers_s
     with contextlib.ExitStack() as stack:
         sockets = [stack.enter_context(dashboard(first, campaign, sessions["gm"]))]
         sockets += [stack.enter_context(dashboard(second, campaign, sessions["player"])) for _ in range(MANY)]
-        assert store.zcard(group) == 1 + MANY  # each socket is in the campaign's group once accepted
+        # The campaign's group in Redis holds one relay for each process with a socket in it (play.layers).
+        assert store.zcard(group) == 2
 
         # Quiet for longer than the waits: nothing arrives and nothing closes ...
         with pytest.raises(TimeoutError):
@@ -299,11 +299,18 @@ def test_quiet_sockets_stay_open_closed_ones_leave_their_group_and_the_servers_s
             message = json.loads(ws.recv(timeout=10))
             assert (message["type"], message["seq"]) == ("roll", 1)
 
-        # Half of the pages close: their channels leave the group.
-        closing, staying = sockets[1 : 1 + MANY // 2], [sockets[0], *sockets[1 + MANY // 2 :]]
+        # Half of the second server's pages close: its relay stays for the others, which get the next roll.
+        closing, staying = sockets[1 : 1 + MANY // 2], sockets[1 + MANY // 2 :]
         for ws in closing:
             ws.close()
-        members_become(len(staying))
+        post_free_roll(first.url, campaign, sessions["player"], "2d6")
+        for ws in [sockets[0], *staying]:
+            message = json.loads(ws.recv(timeout=10))
+            assert (message["type"], message["seq"]) == ("roll", 2)
+        assert store.zcard(group) == 2
+        # The first server's one page closes: that server's relay leaves the group.
+        sockets[0].close()
+        members_become(1)
 
         # SIGTERM: each server closes its sockets ("service restart", so the pages reconnect
         # elsewhere), their channels leave the group, and the process exits within a few seconds.
@@ -342,14 +349,19 @@ BURST = 200
 def test_a_burst_of_sockets_joining_and_leaving_at_once_waits_for_free_connections(monkeypatch) -> None:
     redis_or_skip()
     layer = configured_layer(monkeypatch)
-    members = functools.partial(redis.Redis.from_url(REDIS_URL).zcard, f"{layer.prefix}:group:campaign-1")
+    store = redis.Redis.from_url(REDIS_URL)
+    # A group each (sockets of one group in one process share one relay, added once: no burst in Redis).
+    groups = [f"campaign-{n}" for n in range(BURST)]
+
+    def members() -> int:
+        return sum(store.zcard(f"{layer.prefix}:group:{group}") for group in groups)
 
     async def burst() -> tuple[int, int]:
         channels = [await layer.new_channel() for _ in range(BURST)]
         try:
-            await asyncio.gather(*(layer.group_add("campaign-1", channel) for channel in channels))
+            await asyncio.gather(*(layer.group_add(g, c) for g, c in zip(groups, channels, strict=True)))
             joined = members()
-            await asyncio.gather(*(layer.group_discard("campaign-1", channel) for channel in channels))
+            await asyncio.gather(*(layer.group_discard(g, c) for g, c in zip(groups, channels, strict=True)))
             return joined, members()
         finally:
             await layer.flush()

@@ -1,0 +1,137 @@
+"""A group in Redis holds one relay channel for each process with sockets in it, and the process hands
+each of the group's events to its own sockets in the group (play.layers.RedisChannelLayer): what a
+roll costs in Redis no longer grows with the sockets that hear it. Two layers stand for two server
+processes, as config/settings.py makes them with ``REDIS_URL`` set, sharing one prefix.
+
+Needs Redis at ``REDIS_URL`` (default ``redis://127.0.0.1:6379/15``): without it these tests skip
+locally, and under ``CI`` they fail."""
+
+from __future__ import annotations
+
+import asyncio
+import uuid
+from collections.abc import Iterator
+
+import pytest
+import redis
+
+from play.layers import RedisChannelLayer
+from tests.conftest import needs_redis
+from tests.play.sockets import REDIS_URL
+
+
+@pytest.fixture
+def prefix() -> Iterator[str]:
+    needs_redis(REDIS_URL, "the channel layer's relays")
+    name = f"dicehall-test-{uuid.uuid4().hex}"
+    yield name
+    store = redis.Redis.from_url(REDIS_URL)
+    for key in store.scan_iter(f"{name}*"):
+        store.delete(key)
+
+
+def layer(prefix: str) -> RedisChannelLayer:
+    """A layer as config/settings.py configures it, with REDIS_URL set."""
+    host = {"address": REDIS_URL, "socket_timeout": None, "max_connections": 50, "timeout": 20}
+    return RedisChannelLayer(hosts=[host], prefix=prefix)
+
+
+def members(prefix: str, group: str) -> list[str]:
+    return sorted(name.decode() for name in redis.Redis.from_url(REDIS_URL).zrange(f"{prefix}:group:{group}", 0, -1))
+
+
+async def next_event(process: RedisChannelLayer, channel: str) -> dict:
+    return await asyncio.wait_for(process.receive(channel), 5)
+
+
+def test_a_groups_event_reaches_every_socket_of_both_processes_through_one_relay_each(prefix) -> None:
+    async def exercise() -> None:
+        first, second = layer(prefix), layer(prefix)
+        try:
+            mine = [await first.new_channel() for _ in range(3)]
+            theirs = [await second.new_channel() for _ in range(2)]
+            for channel in mine:
+                await first.group_add("campaign-1", channel)
+            for channel in theirs:
+                await second.group_add("campaign-1", channel)
+            # One relay for each process, named as a channel of that process.
+            assert members(prefix, "campaign-1") == sorted(
+                [first.relay_name("campaign-1"), second.relay_name("campaign-1")]
+            )
+            assert first.non_local_name(first.relay_name("campaign-1")) == first.non_local_name(mine[0])
+
+            await second.group_send("campaign-1", {"type": "roll.recorded", "seq": 1})
+
+            heard = [await next_event(first, c) for c in mine] + [await next_event(second, c) for c in theirs]
+            assert heard == [{"type": "roll.recorded", "seq": 1}] * 5
+            # A channel's own message still comes to it alone.
+            await second.send(mine[1], {"type": "membership.changed"})
+            assert await next_event(first, mine[1]) == {"type": "membership.changed"}
+        finally:
+            await first.flush()
+            await second.flush()
+
+    asyncio.run(exercise())
+
+
+def test_the_relay_leaves_the_group_with_the_last_socket_of_its_process_and_comes_back_with_the_next(prefix) -> None:
+    async def exercise() -> None:
+        process = layer(prefix)
+        relay = process.relay_name("campaign-2")
+        try:
+            one, two = await process.new_channel(), await process.new_channel()
+            await process.group_add("campaign-2", one)
+            await process.group_add("campaign-2", two)
+            await process.group_discard("campaign-2", one)
+            assert members(prefix, "campaign-2") == [relay]  # the other socket is still in it
+            await process.group_discard("campaign-2", one)  # twice: nothing more
+            await process.group_discard("campaign-2", two)
+            assert members(prefix, "campaign-2") == []
+            assert process.members == {}
+
+            await process.group_add("campaign-2", one)
+            assert members(prefix, "campaign-2") == [relay]
+            await process.group_send("campaign-2", {"type": "table.changed", "version": 3})
+            assert await next_event(process, one) == {"type": "table.changed", "version": 3}
+            # The socket that left hears nothing of it: its inbox is empty.
+            assert process.inboxes[two].empty()
+        finally:
+            await process.flush()
+
+    asyncio.run(exercise())
+
+
+def test_sockets_joining_and_leaving_at_once_leave_redis_as_the_process_ends_up(prefix) -> None:
+    """Joins and leaves of one group at once, in any order: the relay is in Redis exactly when a socket
+    of the process is in the group, whatever order Redis heard the commands in."""
+
+    async def exercise() -> tuple[list[str], list[str]]:
+        process = layer(prefix)
+        try:
+            channels = [await process.new_channel() for _ in range(40)]
+            await asyncio.gather(*(process.group_add("campaign-3", c) for c in channels[:20]))
+            await asyncio.gather(
+                *(process.group_discard("campaign-3", c) for c in channels[:20]),
+                *(process.group_add("campaign-3", c) for c in channels[20:]),
+            )
+            staying = members(prefix, "campaign-3")
+            await asyncio.gather(*(process.group_discard("campaign-3", c) for c in channels[20:]))
+            return staying, members(prefix, "campaign-3")
+        finally:
+            await process.flush()
+
+    staying, after = asyncio.run(exercise())
+
+    assert len(staying) == 1
+    assert after == []
+
+
+def test_a_long_group_name_has_a_relay_name_that_fits(prefix) -> None:
+    process = layer(prefix)
+    group = "g" * 99
+
+    name = process.relay_name(group)
+
+    assert len(name) < process.MAX_NAME_LENGTH
+    assert process.require_valid_channel_name(name)
+    assert process.relay_name("campaign-1").endswith("!group.campaign-1")
