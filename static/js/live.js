@@ -60,8 +60,8 @@
       else if (message.type === "fragment") swap(message.id, message.html);
     },
     closed(code) {
-      if (code === 4403) return say("Live updates are off: you are no longer a member here. Reload the page.");
-      if (code === 4401) return say("Live updates are off: you logged out. Log in again to follow the table.");
+      if (code === 4403) return say("Live updates are off: you are no longer a member here. Reload the page.", "off");
+      if (code === 4401) return say("Live updates are off: you logged out. Log in again to follow the table.", "off");
       if (code === TRY_AGAIN_LATER) {
         return say("Live updates are paused: the server cannot pass them on just now. "
           + "They resume by themselves, with anything missed.", "paused");

@@ -180,7 +180,7 @@ def test_a_removed_players_dashboard_stops_at_once_and_says_why(
 
     status = table.get_by_role("status")
     expect(status).to_have_text("Live updates are off: you are no longer a member here. Reload the page.")
-    expect(table.locator("#live")).to_have_attribute("data-live", "down")
+    expect(table.locator("#live")).to_have_attribute("data-live", "off")  # refused: not a drop to reconnect after
     assert table.evaluate("window.sameDocument") is True
     table.clock.run_for(60_000)  # longer than any wait before reconnecting (10 s at most): no new socket
     assert table.evaluate("window.socketsOpened") == 0
