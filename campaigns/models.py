@@ -1,8 +1,9 @@
 from __future__ import annotations
 
+import json
 import secrets
 from datetime import datetime
-from typing import Any
+from typing import Any, Final
 
 from django.conf import settings
 from django.db import models
@@ -11,6 +12,7 @@ from django.utils import timezone
 
 from rules import systems
 from rules.systems.base import RulesSystem
+from web.kept import Kept
 
 
 def new_token() -> str:
@@ -21,6 +23,11 @@ def new_token() -> str:
 def system_choices() -> list[tuple[str, str]]:
     """The rules systems a campaign can use: whatever the engine's registry lists."""
     return [(system.key, system.name) for system in systems.all_systems()]
+
+
+#: The campaigns' options as their systems read them (:attr:`Campaign.settings`), by system and stored options:
+#: a handful of campaigns is played at once on a process, and a changed option is a new entry.
+SETTINGS: Final[Kept[dict[str, Any]]] = Kept(256)
 
 
 class CampaignQuerySet(models.QuerySet["Campaign"]):
@@ -72,7 +79,10 @@ class Campaign(models.Model):
         cached = self.__dict__.get("_settings")
         if cached is not None and cached[0] is self.options and cached[1] == self.system:
             return cached[2]
-        settings = self.rules.validate_options(self.options)
+        # Kept by what they are read from, across requests: each read of a campaign (the access check, the
+        # lock of a write, the announcement after it) would otherwise validate the same options again.
+        key = (self.system, json.dumps(self.options, separators=(",", ":")))
+        settings = SETTINGS.get(key, lambda: self.rules.validate_options(self.options))
         self.__dict__["_settings"] = (self.options, self.system, settings)
         return settings
 
