@@ -25,9 +25,9 @@ def system_choices() -> list[tuple[str, str]]:
     return [(system.key, system.name) for system in systems.all_systems()]
 
 
-#: The campaigns' options as their systems read them (:attr:`Campaign.settings`), by system and stored options:
-#: a handful of campaigns is played at once on a process, and a changed option is a new entry.
-SETTINGS: Final[Kept[dict[str, Any]]] = Kept(256)
+#: The campaigns' options as their systems read them (:attr:`Campaign.settings`), as JSON text, by system and
+#: stored options: a handful of campaigns is played at once on a process, and a changed option is a new entry.
+SETTINGS: Final[Kept[str]] = Kept(256)
 
 
 class CampaignQuerySet(models.QuerySet["Campaign"]):
@@ -80,9 +80,10 @@ class Campaign(models.Model):
         if cached is not None and cached[0] is self.options and cached[1] == self.system:
             return cached[2]
         # Kept by what they are read from, across requests: each read of a campaign (the access check, the
-        # lock of a write, the announcement after it) would otherwise validate the same options again.
+        # lock of a write, the announcement after it) would otherwise validate the same options again. Kept as
+        # JSON text (they are JSON: the system's model dumps them so), each read gets a dict of its own.
         key = (self.system, json.dumps(self.options, separators=(",", ":")))
-        settings = SETTINGS.get(key, lambda: self.rules.validate_options(self.options))
+        settings = json.loads(SETTINGS.get(key, lambda: json.dumps(self.rules.validate_options(self.options))))
         self.__dict__["_settings"] = (self.options, self.system, settings)
         return settings
 

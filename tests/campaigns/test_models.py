@@ -76,8 +76,11 @@ def test_the_settings_are_validated_once_for_the_options_held(campaign, monkeypa
     first = campaign.settings
     assert campaign.settings is first
     assert len(calls) == 1
-    assert Campaign.objects.get(pk=campaign.pk).settings == first  # another read of the same options
+    again = Campaign.objects.get(pk=campaign.pk).settings  # another read of the same options
+    assert again == first
     assert len(calls) == 1
+    again["skills"][0]["name"] = "Changed"  # each read has its own: a change to one reaches no other
+    assert Campaign.objects.get(pk=campaign.pk).settings == first
     campaign.options = {**campaign.options, "explosion": "gritty"}
     assert campaign.settings["explosion"] == "gritty"
     assert len(calls) == 2
