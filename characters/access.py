@@ -35,10 +35,8 @@ def character_for(
     opponents), which only the campaign's members see."""
     if not user.is_authenticated:
         raise Http404("No such character")
-    character = (
-        Character.objects.select_related("campaign", "owner").filter(pk=pk).annotate_role(user).with_balances().first()
-    )
-    return _as_seen(character, user, write=write, at_table=at_table)
+    found = _CHARACTER_QUERY(pk=pk, viewer=user.pk)
+    return _as_seen(found[0] if found else None, user, write=write, at_table=at_table)
 
 
 def sheet_character(user: AbstractBaseUser | AnonymousUser, pk: int) -> Character:
@@ -63,6 +61,16 @@ def _sheet_rows(*, pk: int, viewer: int) -> QuerySet[Character]:
 #: cost more than running it, as much as the rest of the page together (its subqueries are resolved and
 #: copied anew on every build).
 _SHEET_QUERY = Prepared(Character, _sheet_rows)
+
+
+def _character_rows(*, pk: int, viewer: int) -> QuerySet[Character]:
+    """:func:`character_for`'s one query: the character, its campaign and owner, the viewer's role and its
+    balances."""
+    return Character.objects.select_related("campaign", "owner").filter(pk=pk).annotate_role(viewer).with_balances()
+
+
+#: Compiled once per database, as :data:`_SHEET_QUERY` is: every page and action on a character reads it first.
+_CHARACTER_QUERY = Prepared(Character, _character_rows)
 
 
 def _as_seen(character: Character | None, user: AbstractBaseUser, *, write: bool, at_table: bool) -> Character:

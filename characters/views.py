@@ -98,7 +98,8 @@ def _sheet_context(request: HttpRequest, character: Character, *, focus: str = "
     the document is on the row, so this costs no query but the latest ledger entries, and those
     only if the standing region is shown. ``edit_links`` are each region's Edit buttons as data (for
     ``characters/_section_edit.html``), ``edit_buttons`` the same drawn (for the systems' sheets)."""
-    latest = LedgerEntry.objects.newest_of(character.pk)[:LATEST_ENTRIES]
+    # Read (and built: the query costs more to build than a region to draw) only by a region that shows it.
+    latest = SimpleLazyObject(lambda: list(LedgerEntry.objects.newest_of(character.pk)[:LATEST_ENTRIES]))
     links = _edit_links(character, request, focus)
     context = {**sheets.sheet(character), "edit_links": links, "edit_buttons": _edit_buttons(links),
                "ledger_latest": latest}  # fmt: skip

@@ -24,7 +24,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from campaigns.errors import Conflict, NotFound, Refused
-from campaigns.models import Campaign
+from campaigns.models import moved
 from characters.models import Character, CharacterQuerySet, SheetChange
 from rules.systems.base import SheetInvalid
 
@@ -109,7 +109,7 @@ def mark_changed(
     character.section_versions = {**character.section_versions, **dict.fromkeys(sections, character.version)}
     character.save(update_fields=[*fields, "version", "section_versions", "updated_at"])
     if not campaign_moved:
-        Campaign.objects.filter(pk=character.campaign_id).update(last_activity_at=timezone.now())
+        moved(character.campaign_id, timezone.now())
     if announced:
         transaction.on_commit(lambda: character_changed.send(sender=Character, character_id=character.pk))
 

@@ -41,7 +41,7 @@ from django.db import transaction
 from django.db.models import OuterRef, QuerySet, Subquery
 from django.utils import timezone
 
-from campaigns.models import Campaign, Membership
+from campaigns.models import Campaign, Membership, moved
 from campaigns.operations import ARCHIVED, Conflict, NotAllowed, NotFound, Refused
 from characters.models import Character
 from play import chain
@@ -157,7 +157,7 @@ def record_roll(
     # The campaign's row is locked by moving its last activity (an UPDATE takes the row's lock as SELECT … FOR
     # UPDATE does, and a refused roll rolls it back); then one read, after the lock, so that it sees every roll
     # and membership committed before it: the campaign, the roller's role and the last roll's number and hash.
-    if not Campaign.objects.filter(pk=campaign_id).update(last_activity_at=now):
+    if not moved(campaign_id, now):
         raise NotFound("There is no such campaign.")
     campaign = _locked_with_head(campaign_id, by)
     role = campaign.roller_role  # type: ignore[attr-defined]

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from django.db import IntegrityError, connection, transaction
 
-from campaigns.models import Campaign, Membership
+from campaigns.models import SETTINGS, Campaign, Membership
 from characters.models import Character
 
 pytestmark = pytest.mark.django_db
@@ -66,14 +66,21 @@ def test_the_one_gm_rule_is_a_partial_unique_index_on_postgresql() -> None:
 
 
 def test_the_settings_are_validated_once_for_the_options_held(campaign, monkeypatch) -> None:
-    """A page reads the settings for every row it draws: they are the options validated once, and
-    validated again only when the options are replaced."""
+    """A page reads the settings for every row it draws, and a write reads its campaign several times:
+    they are the options validated once in the process, for every read of the campaign, and validated
+    again only when the options are replaced."""
+    SETTINGS.clear()
     calls = []
     validate = campaign.rules.validate_options
     monkeypatch.setattr(type(campaign.rules), "validate_options", lambda self, o: calls.append(o) or validate(o))
     first = campaign.settings
     assert campaign.settings is first
     assert len(calls) == 1
+    again = Campaign.objects.get(pk=campaign.pk).settings  # another read of the same options
+    assert again == first
+    assert len(calls) == 1
+    again["skills"][0]["name"] = "Changed"  # each read has its own: a change to one reaches no other
+    assert Campaign.objects.get(pk=campaign.pk).settings == first
     campaign.options = {**campaign.options, "explosion": "gritty"}
     assert campaign.settings["explosion"] == "gritty"
     assert len(calls) == 2
