@@ -392,10 +392,17 @@ def browser(chromium: Browser, accessibility: Accessibility, problems: list[str]
         context.close()
 
 
+#: Where a test's ``problems`` list is kept for the check after its body (``pytest_runtest_call`` in
+#: tests/conftest.py), whatever the test's own parameters are called.
+PROBLEMS = pytest.StashKey[list[str]]()
+
+
 @pytest.fixture
-def problems() -> list[str]:
+def problems(request: pytest.FixtureRequest) -> list[str]:
     """Console errors, uncaught exceptions and CSP violations seen by the test's pages."""
-    return []
+    reported: list[str] = []
+    request.node.stash[PROBLEMS] = reported
+    return reported
 
 
 #: A stress run's slow scripts, in milliseconds (``DICEHALL_SLOW_SCRIPTS=1000 pytest -m browser``): every

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from tests.browser import (  # noqa: F401  (fixtures)
+    PROBLEMS,
     Accessibility,
     accessibility,
     async_unsafe_allowed,
@@ -129,10 +130,7 @@ def pytest_runtest_call(item: pytest.Item):
     (``problems``) that it did not expect and take off the list itself, whether it asserted on them or not."""
     __tracebackhide__ = True
     result = yield
-    # The fixture's list, not a test's own parameter of that name (a move's expected problems, say).
-    callspec = getattr(item, "callspec", None)
-    own = callspec is not None and "problems" in callspec.params
-    reported = None if own else getattr(item, "funcargs", {}).get("problems")
+    reported = item.stash.get(PROBLEMS, None)
     assert not reported, f"the test's pages reported {len(reported)} problem(s): {reported}"
     checker = getattr(item, "funcargs", {}).get("accessibility")
     if isinstance(checker, Accessibility):
