@@ -211,11 +211,15 @@ TEMPLATES = [
             ],
             # How a chance is written on any app's page; web is a plain package, not an app.
             "libraries": {"dice": "web.templatetags.dice"},
-            # {% url %} in every template with the URLs it makes kept (web/templatetags/urls.py).
-            "builtins": ["web.templatetags.urls"],
+            # {% url %} in every template with the URLs it makes kept (web/templatetags/urls.py), and
+            # {% kept "name" %} for the parts of a page drawn once for each key (web/templatetags/kept_blocks.py).
+            "builtins": ["web.templatetags.urls", "web.templatetags.kept_blocks"],
         },
     },
 ]
+# Each kept part of a page ({% kept %}, {% kept_region %}) drawn again where it is shown and compared with
+# what was kept: a check of their keys, on in the tests (tests/conftest.py), which doubles their cost.
+KEPT_CHECKED = env_bool("KEPT_CHECKED", False)
 
 # The embedded default is SQLite in var/; DATABASE_URL=postgres://… switches to PostgreSQL.
 #

@@ -48,6 +48,9 @@ def pytest_configure(config: pytest.Config) -> None:
     # Exact chances in the test's own thread, where a test's stand-ins for the engine reach them; the
     # worker processes have tests of their own (tests/web/test_heavy.py), which turn them on.
     settings.CHANCE_WORKERS = 0
+    # Every kept part of a page drawn again where it is shown and compared with what was kept: each page the
+    # tests draw checks the keys of the parts it shows (web/templatetags/kept_blocks.py).
+    settings.KEPT_CHECKED = True
 
     from django.urls import get_resolver
 

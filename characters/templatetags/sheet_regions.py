@@ -7,43 +7,34 @@ balances, the viewer's role and the rest: ``characters.views.region_key``) and t
 only for a key not seen before. A ``None`` key draws the region every time.
 
 The one thing a region may show that no key names is the page's CSRF token (a form in it, for the
-GM): it is drawn as a placeholder and the token of the page that shows it put in its place."""
+GM): it is drawn as a placeholder and the token of the page that shows it put in its place, as every kept
+part of a page is (``web.templatetags.kept_blocks.kept_html``, which also checks the keys in the tests)."""
 
 from __future__ import annotations
 
-from typing import Final
-
 from django import template
 from django.template.base import FilterExpression, NodeList, Parser, Token
-from django.utils.safestring import SafeString, mark_safe
+from django.utils.safestring import SafeString
 
 from characters import sheets
+from web.templatetags.kept_blocks import CSRF_PLACE, kept_html
+
+__all__ = ["CSRF_PLACE", "KeptRegion", "kept_region"]
 
 register = template.Library()
 
-#: What a kept region holds where the page's CSRF token goes: letters only, so that escaping leaves it be.
-CSRF_PLACE: Final = "keptregioncsrftokenplace"
-
 
 class KeptRegion(template.Node):
-    def __init__(self, key: FilterExpression, nodelist: NodeList) -> None:
+    def __init__(self, key: FilterExpression, nodelist: NodeList, where: str) -> None:
         self.key = key
         self.nodelist = nodelist
+        self.where = where
 
     def render(self, context: template.Context) -> SafeString:
+        # Not checked by drawing again (``KEPT_CHECKED``): drawing a region reads the ledger, and the tests count
+        # a kept region's queries (tests/characters/test_sheet_regions.py checks its keys).
         key = self.key.resolve(context)
-        if key is None:
-            return self.nodelist.render(context)
-
-        def draw() -> str:
-            with context.push(csrf_token=CSRF_PLACE):
-                return str(self.nodelist.render(context))
-
-        drawn = sheets.regions.get(key, draw)
-        if CSRF_PLACE in drawn:
-            drawn = drawn.replace(CSRF_PLACE, str(context.get("csrf_token", "")))
-        # Drawn by the template engine, which escaped it; the token is letters and digits.
-        return mark_safe(drawn)  # noqa: S308
+        return kept_html(sheets.regions, key, self.nodelist, context, self.where, checked=False)
 
 
 @register.tag
@@ -53,4 +44,6 @@ def kept_region(parser: Parser, token: Token) -> KeptRegion:
         raise template.TemplateSyntaxError("kept_region takes one argument: the region's key")
     nodelist = parser.parse(("endkept_region",))
     parser.delete_first_token()
-    return KeptRegion(parser.compile_filter(bits[1]), nodelist)
+    origin = getattr(parser, "origin", None)
+    where = f"{getattr(origin, 'template_name', None) or '?'}:{token.lineno} (region)"
+    return KeptRegion(parser.compile_filter(bits[1]), nodelist, where)

@@ -38,6 +38,17 @@ def decimal(p: Fraction | str, places: int = 2) -> str:
     return f"{float(Fraction(p)):.{places}f}"
 
 
+def credited_system(context: template.Context) -> str | None:
+    """The key of the system whose credit the page shows (:func:`rules_credit`): the one the page names
+    (``rules_system``), else that of its character or campaign; None on a page of no system."""
+    key = context.get("rules_system")
+    for name in ("character", "campaign"):
+        if key:
+            break
+        key = getattr(context.get(name), "system", None)
+    return key if isinstance(key, str) and key else None
+
+
 @register.simple_tag(takes_context=True)
 def rules_credit(context: template.Context) -> str:
     """The credit a page's rules system asks for ("… was originally created by …"), in the words of
@@ -45,12 +56,8 @@ def rules_credit(context: template.Context) -> str:
     (``rules_system``); nothing on a page of no system. Each system speaks for itself alone."""
     from rules import systems
 
-    key = context.get("rules_system")
-    for name in ("character", "campaign"):
-        if key:
-            break
-        key = getattr(context.get(name), "system", None)
-    if not isinstance(key, str) or not key:
+    key = credited_system(context)
+    if key is None:
         return ""
     try:
         system = systems.get(key)
