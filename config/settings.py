@@ -210,7 +210,8 @@ TEMPLATES = [
                 "web.csrf.csrf",
             ],
             # How a chance is written on any app's page; web is a plain package, not an app.
-            "libraries": {"dice": "web.templatetags.dice"},
+            # {% load static %}: Django's tag with each file's URL kept (web/templatetags/kept_static.py).
+            "libraries": {"dice": "web.templatetags.dice", "static": "web.templatetags.kept_static"},
             # {% url %} in every template with the URLs it makes kept (web/templatetags/urls.py), and
             # {% kept "name" %} for the parts of a page drawn once for each key (web/templatetags/kept_blocks.py).
             "builtins": ["web.templatetags.urls", "web.templatetags.kept_blocks"],

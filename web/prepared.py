@@ -56,7 +56,11 @@ class Compiled:
         self.annotations = list(compiler.annotation_col_map.items())
         self.prefetch = tuple(queryset._prefetch_related_lookups)
         self._places: dict[tuple[int, ...], list[tuple[int, Any]]] = {}
-        self._converters = compiler.get_converters([column for column, *_ in select[: self.col_count]])
+        selected = [column for column, *_ in select[: self.col_count]]
+        self._converters = compiler.get_converters(selected)
+        # What the compiler's results_iter would work out again on every run: done once here.
+        self._composite = compiler.has_composite_fields(selected)
+        self._converting = list(self._converters.items())
 
     def run(self, values: dict[str, int]) -> list[Any]:
         return self.make(self.fetch(values))
@@ -78,7 +82,7 @@ class Compiled:
     def make(self, fetched: list[tuple[Any, ...]]) -> list[Any]:
         """The instances of rows :meth:`fetch` read, as the queryset makes them."""
         instances = []
-        for row in self.compiler.results_iter([fetched]):
+        for row in self.converted(fetched):
             obj = self.model.from_db(self.db, self.init_list, row[self.start : self.end])
             for populator in self.populators:
                 populator.populate(row, obj)
@@ -88,6 +92,25 @@ class Compiled:
         if self.prefetch and instances:
             prefetch_related_objects(instances, *self.prefetch)
         return instances
+
+    def converted(self, fetched: list[tuple[Any, ...]]) -> list[Any]:
+        """The rows with each value through its converters, as the compiler's ``results_iter`` gives them,
+        from the converters worked out once for the query."""
+        if self._composite:
+            return list(self.compiler.results_iter([fetched]))
+        if not self._converting:
+            return fetched
+        connection = connections[self.db]
+        rows = []
+        for read in fetched:
+            row = list(read)
+            for position, (converters, expression) in self._converting:
+                value = row[position]
+                for convert in converters:
+                    value = convert(value, expression, connection)
+                row[position] = value
+            rows.append(row)
+        return rows
 
     def places(self, fields: tuple[models.Field[Any, Any], ...]) -> list[tuple[int, Any]]:
         """Where the first column of each of ``fields`` (of the model or of one it selects with it) is in a
