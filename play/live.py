@@ -134,6 +134,27 @@ class PartyCard:
         return self.character.holdings
 
     @cached_property
+    def card_values(self) -> tuple[Any, ...]:
+        """What the card shows beyond its template (``kept.card_key``). Read straight from a character as
+        :func:`party_characters` reads it: its balances by currency as read (its holdings are a function of
+        them and of its system, which the key holds too), its owner as read with it."""
+        character = self.character
+        read = character.__dict__
+        owner = character._state.fields_cache.get("owner")
+        if "balances_held" not in read or owner is None or self.how_shown is None:
+            return kept.card_values(self)
+        return (
+            read["id"],
+            read["system"],
+            read["name"],
+            owner.get_username(),
+            self.sheet_digest,
+            tuple(sorted((read["balances_held"] or {}).items())),
+            self.options_digest,
+            *self.how_shown,
+        )
+
+    @cached_property
     def summary(self) -> Summary:
         return self.character.rules.summary(self.sheet)
 

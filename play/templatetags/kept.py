@@ -35,6 +35,7 @@ from django.utils import timezone, translation
 from django.utils.safestring import SafeString
 
 from web.kept import Kept
+from web.templatetags.kept_blocks import key_of
 
 register = template.Library()
 
@@ -120,10 +121,14 @@ def card_key(template_name: str, row: Any) -> tuple[Any, ...]:
     """What a card of the party (``play.live.PartyCard``) shows beyond its template: the character (its
     id and system), its sheet's content, name and balances, its player's name, the campaign's options,
     and how the page is shown (asked once for a page of cards, when the row carries it). None of it needs
-    the sheet read into its system's document."""
+    the sheet read into its system's document. The row works the rest out once (``PartyCard.card_values``)."""
+    return (template_name, *row.card_values)
+
+
+def card_values(row: Any) -> tuple[Any, ...]:
+    """:func:`card_key` but for the template, from a row's character as any page reads it."""
     character = row["character"]
     return (
-        template_name,
         character.pk,
         character.system,
         character.name,
@@ -147,3 +152,27 @@ def party_card_html(template_name: str, row: Any, context: template.Context | No
 def party_card(context: template.Context, row: Any, template_name: str) -> SafeString:
     """The card of ``row`` (``play.live.PartyCard``) as ``{% include template_name %}`` would draw it."""
     return party_card_html(template_name, row, context)
+
+
+# --- The dashboard's sections, kept whole ({% kept %}: web/templatetags/kept_blocks.py) ----------------------
+
+
+@key_of("dashboard-party")
+def party_section_key(context: template.Context) -> tuple[Any, ...] | None:
+    """The dashboard's party: what each card on it shows (``card_key``: the names of the first and the last
+    among them), and the links to the pages of the party beside it."""
+    party = context.get("party")
+    if party is None:
+        return None
+    return tuple(row.card_values for row in party), context.get("party_first_url"), context.get("party_next_url")
+
+
+@key_of("dashboard-feed")
+def feed_section_key(context: template.Context) -> tuple[Any, ...] | None:
+    """The dashboard's feed of rolls: each row's key (``row_key``), and the campaign whose log it links to;
+    drawn every time when one of its rows is (a row with the GM's Reveal button)."""
+    entries, campaign = context.get("entries"), context.get("campaign")
+    if entries is None or campaign is None:
+        return None
+    keys = tuple(row_key(entry) for entry in entries)
+    return None if None in keys else (campaign.pk, keys)

@@ -23,6 +23,8 @@ from play.models import Roll
 from play.roll_views import roll_entry
 from play.templatetags import kept
 from tests.campaigns.helpers import make_character
+from web import kept as kept_parts
+from web.templatetags import kept_blocks
 
 pytestmark = pytest.mark.django_db
 
@@ -324,3 +326,36 @@ def test_the_kept_fragments_are_bounded() -> None:
     assert few.get("a", lambda: SafeString("drawn again")) == "drawn again"  # the oldest was dropped
     assert few.get(None, lambda: SafeString("never kept")) == "never kept"
     assert len(few) == 2
+
+
+def sections_of(page: str) -> list[str]:
+    """The dashboard's party and feed sections, the CSRF token of a form in them aside."""
+    found = re.findall(
+        r'<section class="campaign-section" id="dashboard-(?:party|rolls)".*?</section>', page, re.DOTALL
+    )
+    return [re.sub(r'name="csrfmiddlewaretoken" value="[^"]*"', "csrf", section) for section in found]
+
+
+@pytest.mark.parametrize("viewer", ["gm", "player"])
+def test_the_dashboards_kept_sections_are_what_a_fresh_render_draws(client, campaign, player, viewer, request,
+                                                                     settings) -> None:  # fmt: skip
+    """The party and the feed, kept whole (``{% kept %}``), as a server shows them (the tests' check of every
+    kept part aside): the same bytes as drawn afresh, and drawn again when what they show changes."""
+    settings.KEPT_CHECKED = False
+    hero = make_character(campaign, player, "Brunella")
+    rolls.roll_free(campaign_id=campaign.pk, by=player, text="3d6", explode=False, secret=False, rng=random.Random(1))
+    client.force_login(request.getfixturevalue(viewer))
+    url = reverse("play:dashboard", args=[campaign.pk])
+    for change in (None, "roll", "rename"):
+        if change == "roll":
+            rolls.roll_free(campaign_id=campaign.pk, by=player, text="d20", explode=False, secret=False,
+                            rng=random.Random(2))  # fmt: skip
+        if change == "rename":
+            Character.objects.filter(pk=hero.pk).update(name="Brunhilde")
+        kept_parts.forget_all()
+        fresh = sections_of(client.get(url).text)
+        assert len(fresh) == 2
+        assert len(kept_blocks.blocks) > 0
+        assert sections_of(client.get(url).text) == fresh
+    assert "Brunhilde" in fresh[0]
+    assert fresh[1].count('class="roll') >= 2

@@ -109,7 +109,7 @@ class KeptBlock(template.Node):
 
     def render(self, context: template.Context) -> SafeString:
         key = KEYS[self.name](context)
-        full = None if key is None else (self.where, key, translation.get_language())
+        full = None if key is None else (self.where, key, *shown(context))
         return kept_html(blocks, full, self.nodelist, context, self.where)
 
 
@@ -129,19 +129,28 @@ def kept(parser: Parser, token: Token) -> KeptBlock:
     return KeptBlock(name, nodelist, where)
 
 
+def shown(context: template.Context) -> tuple[str, Any, str | None]:
+    """What every kept part depends on beyond its key: the prefix the site is served under and the URLs (for
+    the links it names), and the language the page is in. Each is the request's for all of its response: read
+    once a request (on the request, where the context has one)."""
+    request = context.get("request")
+    made = getattr(request, "kept_shown", None)
+    if made is None:
+        made = (get_script_prefix(), get_urlconf(), translation.get_language())
+        if request is not None:
+            request.kept_shown = made
+    return made  # type: ignore[no-any-return]
+
+
 # --- The keys of the frame every page shares (templates/base.html) -----------------------------------------
-
-
-def _urls() -> tuple[str, Any]:
-    """What every URL a part names depends on beyond its view: the prefix the site is served under, the URLs."""
-    return get_script_prefix(), get_urlconf()
 
 
 @key_of("head")
 def head_key(context: template.Context) -> Hashable:
-    """The head's links to the style sheets, scripts and icon every page loads: the same on every page (their
-    hashed names change only when the files are collected again, before a server starts)."""
-    return _urls()
+    """A part that links static files alone (the style sheets, scripts and icon a page loads): the same
+    wherever it is shown (their hashed names change only when the files are collected again, before a
+    server starts)."""
+    return ()
 
 
 @key_of("header")
@@ -161,7 +170,6 @@ def header_key(context: template.Context) -> Hashable | None:
         getattr(match, "app_name", None),
         getattr(match, "url_name", None),
         None if signed_in else request.get_full_path(),
-        *_urls(),
     )
 
 
@@ -170,4 +178,4 @@ def footer_key(context: template.Context) -> Hashable:
     """The footer: the credit of the page's rules system (``dice.rules_credit``) and the link to the About page."""
     from web.templatetags.dice import credited_system
 
-    return credited_system(context), *_urls()
+    return (credited_system(context),)
