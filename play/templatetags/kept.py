@@ -176,3 +176,29 @@ def feed_section_key(context: template.Context) -> tuple[Any, ...] | None:
         return None
     keys = tuple(row_key(entry) for entry in entries)
     return None if None in keys else (campaign.pk, keys)
+
+
+#: What the dashboard's requests, call, approvals and initiative show while something is under way (a request
+#: open, a proposal, an answer just given, an encounter running, a form sent back): while any of it is there,
+#: those sections are drawn every time.
+UNDER_WAY: Final = ("open_requests", "proposals", "waiting", "rolled", "called", "proposal_error", "oob",
+                    "current_encounter", "rows")  # fmt: skip
+
+
+@key_of("dashboard-quiet")
+def quiet_sections_key(context: template.Context) -> tuple[Any, ...] | None:
+    """The dashboard's requests, call for a roll, approvals and initiative while nothing is under way
+    (:data:`UNDER_WAY`): who looks (the GM or a player) and at which campaign, and, for the GM, what the
+    unsent call form is made from (``CallForm.made_from``: its fields are those ``call_fields`` keeps) and
+    that nothing waits for approval. None (drawn every time) otherwise."""
+    campaign = context.get("campaign")
+    if campaign is None or any(context.get(name) for name in UNDER_WAY):
+        return None
+    if not context.get("is_gm"):
+        return False, campaign.pk
+    awaiting = context.get("awaiting") or {}
+    form = context.get("call_form")
+    made_from = getattr(form, "made_from", None)
+    if any(awaiting.get(name) for name in ("rows", "first_url", "next_url")) or made_from is None or form.is_bound:
+        return None
+    return True, campaign.pk, made_from, bool(form.offered)

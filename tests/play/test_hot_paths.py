@@ -23,6 +23,7 @@ from play.models import Roll
 from play.roll_views import roll_entry
 from play.templatetags import kept
 from tests.campaigns.helpers import make_character
+from tests.play.test_requests import SNEAK_HARD
 from web import kept as kept_parts
 from web.templatetags import kept_blocks
 
@@ -359,3 +360,39 @@ def test_the_dashboards_kept_sections_are_what_a_fresh_render_draws(client, camp
         assert sections_of(client.get(url).text) == fresh
     assert "Brunhilde" in fresh[0]
     assert fresh[1].count('class="roll') >= 2
+
+
+class Form:
+    is_bound, offered, made_from = False, True, ("lucky13", "{}", ((1, "Brunella"),), "[]")
+
+
+@pytest.mark.parametrize("under_way", [*kept.UNDER_WAY, "awaiting", "bound form"])
+def test_the_quiet_sections_are_drawn_every_time_while_something_is_under_way(campaign, under_way) -> None:
+    """The requests, the call, the approvals and the initiative are kept only while nothing is under way:
+    a request open, a proposal, an answer, an encounter, a character waiting for approval, a form sent back."""
+    form = Form()
+    quiet = {"campaign": campaign, "is_gm": True, "call_form": form, "awaiting": {"rows": [], "next_url": None}}
+    assert kept.quiet_sections_key(Context(quiet)) == (True, campaign.pk, form.made_from, True)
+    assert kept.quiet_sections_key(Context({**quiet, "is_gm": False})) == (False, campaign.pk)
+    if under_way == "awaiting":
+        busy = {**quiet, "awaiting": {"rows": ["a row"]}}
+    elif under_way == "bound form":
+        form.is_bound = True
+        busy = quiet
+    else:
+        busy = {**quiet, under_way: ["something"]}
+    assert kept.quiet_sections_key(Context(busy)) is None
+
+
+def test_a_request_shows_on_the_dashboard_and_leaves_it_when_closed(client, campaign, gm, player) -> None:
+    hero = make_character(campaign, player, "Brunella")
+    client.force_login(gm)
+    url = reverse("play:dashboard", args=[campaign.pk])
+    assert "No open requests." in client.get(url).text
+    asked = requests.call_for_roll(campaign_id=campaign.pk, by=gm, call=SNEAK_HARD, characters=[hero.pk],
+                                   secret=False)  # fmt: skip
+    page = client.get(url).text
+    assert f'id="request-{asked.pk}"' in page
+    assert "No open requests." not in page
+    requests.cancel(campaign_id=campaign.pk, request_id=asked.pk, by=gm)
+    assert "No open requests." in client.get(url).text

@@ -33,7 +33,7 @@ from django.core.signals import setting_changed
 from django.dispatch import receiver
 from django.template.base import NodeList, Parser, Token
 from django.urls import get_script_prefix, get_urlconf
-from django.utils import translation
+from django.utils import timezone, translation
 from django.utils.safestring import SafeString, mark_safe
 
 from web.kept import Kept
@@ -129,14 +129,14 @@ def kept(parser: Parser, token: Token) -> KeptBlock:
     return KeptBlock(name, nodelist, where)
 
 
-def shown(context: template.Context) -> tuple[str, Any, str | None]:
+def shown(context: template.Context) -> tuple[str, Any, str | None, str]:
     """What every kept part depends on beyond its key: the prefix the site is served under and the URLs (for
-    the links it names), and the language the page is in. Each is the request's for all of its response: read
-    once a request (on the request, where the context has one)."""
+    the links it names), the language and the time zone the page is in. Each is the request's for all of its
+    response: read once a request (on the request, where the context has one)."""
     request = context.get("request")
     made = getattr(request, "kept_shown", None)
     if made is None:
-        made = (get_script_prefix(), get_urlconf(), translation.get_language())
+        made = (get_script_prefix(), get_urlconf(), translation.get_language(), timezone.get_current_timezone_name())
         if request is not None:
             request.kept_shown = made
     return made  # type: ignore[no-any-return]
