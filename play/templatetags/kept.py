@@ -157,6 +157,16 @@ def party_card(context: template.Context, row: Any, template_name: str) -> SafeS
 # --- The dashboard's sections, kept whole ({% kept %}: web/templatetags/kept_blocks.py) ----------------------
 
 
+@key_of("dashboard-top")
+def top_key(context: template.Context) -> tuple[Any, ...] | None:
+    """The dashboard's title and its head: the campaign (its name, the socket it opens), the newest roll the
+    page shows, the feed's length, and the page of the party it is on."""
+    campaign = context.get("campaign")
+    if campaign is None:
+        return None
+    return campaign.pk, campaign.name, context.get("last_seq"), context.get("feed_size"), context.get("party_after")
+
+
 @key_of("dashboard-party")
 def party_section_key(context: template.Context) -> tuple[Any, ...] | None:
     """The dashboard's party: what each card on it shows (``card_key``: the names of the first and the last
