@@ -39,7 +39,7 @@ from characters.write import character_changed, characters_changed
 from play.encounter_views import combatant_row
 from play.encounters import encounter_changed
 from play.models import Combatant, Encounter, Roll
-from play.request_views import LIST_TEMPLATE, requests_context
+from play.request_views import LIST_TEMPLATE, Offered, requests_context
 from play.requests import requests_changed
 from play.roll_views import hidden_from, roll_entry
 from play.rolls import roll_recorded, roll_revealed
@@ -107,6 +107,35 @@ class PartyCard:
         #: How the page is shown (``kept.how_shown``), as a card's key holds it: asked once for a page of
         #: cards, or by the key itself.
         self.how_shown = how_shown
+
+    @classmethod
+    def read(
+        cls,
+        fetched: Fetched[Character],
+        index: int,
+        values: tuple[Any, ...],
+        options: dict[str, Any],
+        options_digest: bytes,
+        how_shown: tuple[Any, ...],
+    ) -> PartyCard:
+        """The card of a row of the party as the database sent it (:func:`party_page`): its key worked out
+        from a few of its values (:data:`CARD_KEY_COLUMNS`), its character made only when the card is drawn."""
+        pk, system, name, username, sheet_text, held = values
+        card = cls.__new__(cls)
+        card.options, card.options_digest, card.how_shown = options, options_digest, how_shown
+        card.fetched = (fetched, index)
+        digest = kept.text_digest(sheet_text)
+        # As ``card_values`` works them out of the character (its fast way): the same key, the same kept card.
+        balances = tuple(sorted((held or {}).items()))
+        values = (pk, system, name, username, digest, balances, options_digest, *how_shown)
+        card.__dict__.update(sheet_digest=digest, card_values=values)
+        return card
+
+    @cached_property
+    def character(self) -> Character:
+        """The character of a card read from its row (:meth:`read`), made when first asked for."""
+        fetched, index = self.fetched
+        return fetched.instance(index)
 
     def __getitem__(self, name: str) -> Any:
         try:
@@ -198,23 +227,36 @@ def first_of_party(size: int) -> Prepared[Character]:
     return Prepared(Character, lambda campaign: party_characters(campaign).order_by("name", "pk")[:size])
 
 
+#: The columns of the party's rows a card's key is made of, in the order :meth:`PartyCard.read` takes them.
+CARD_KEY_COLUMNS: Final = (
+    Character._meta.pk,
+    Character._meta.get_field("system"),
+    Character._meta.get_field("name"),
+    get_user_model()._meta.get_field(get_user_model().USERNAME_FIELD),
+    "sheet_text",
+    "balances_held",
+)
+
+
 def party_page(
     campaign: Campaign, after: NameKey | None = None, *, first: int = 0
-) -> tuple[list[PartyCard], NameKey | None, list[Character]]:
+) -> tuple[list[PartyCard], NameKey | None, list[Offered]]:
     """A page of the active characters with their owners and balances, by name then id, from just
     after ``after`` (from the first without it), in one query; the key of the next page, if any; and
     on the first page, the first ``first`` characters by name (the GM's call form offers them), read
-    in the same query."""
-    if after is None:  # one more than a page (is there a next one?), and as many as ``first`` asks
-        read: list[Character] = first_of_party(max(first, PARTY_PAGE_SIZE + 1))(campaign=campaign.pk)
-        page = read[:PARTY_PAGE_SIZE]
-        next_key = NameKey.of(page[-1]) if len(read) > PARTY_PAGE_SIZE else None
-    else:
-        page, next_key = page_by_name(party_characters(campaign.pk), after, PARTY_PAGE_SIZE)
-        read = []
+    in the same query. On the first page no character is made whose card is kept (:meth:`PartyCard.read`)."""
     options = campaign.settings
     options_digest, how_shown = kept.digest(options), kept.how_shown()
-    return [party_row(c, options, options_digest, how_shown) for c in page], next_key, read[:first]
+    if after is None:  # one more than a page (is there a next one?), and as many as ``first`` asks
+        fetched = first_of_party(max(first, PARTY_PAGE_SIZE + 1)).fetch(campaign=campaign.pk)
+        read = fetched.columns(*CARD_KEY_COLUMNS)
+        cards = [PartyCard.read(fetched, index, values, options, options_digest, how_shown)
+                 for index, values in enumerate(read[:PARTY_PAGE_SIZE])]  # fmt: skip
+        last = read[PARTY_PAGE_SIZE - 1] if len(read) > PARTY_PAGE_SIZE else None
+        next_key = NameKey(name=last[2], pk=last[0]) if last is not None else None
+        return cards, next_key, [Offered(pk, name) for pk, _, name, *_ in read[:first]]
+    page, next_key = page_by_name(party_characters(campaign.pk), after, PARTY_PAGE_SIZE)
+    return [party_row(c, options, options_digest, how_shown) for c in page], next_key, []
 
 
 def party(campaign: Campaign, after: NameKey | None = None) -> list[PartyCard]:

@@ -14,10 +14,10 @@ from __future__ import annotations
 
 import json
 import secrets
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from fractions import Fraction
 from functools import cached_property
-from typing import Any, Final
+from typing import Any, Final, NamedTuple
 
 from django import forms
 from django.contrib import messages
@@ -44,6 +44,13 @@ FORM_TEMPLATE: Final = "play/dashboard_call.html"
 LIST_TEMPLATE: Final = "play/dashboard_requests.html"
 
 
+class Offered(NamedTuple):
+    """A character the call form offers, as it shows them: its id and name (a character will do as well)."""
+
+    pk: int
+    name: str
+
+
 class CallForm(forms.Form):
     """A call for a roll: the system's call fields, who rolls, and whether in secret."""
 
@@ -52,7 +59,7 @@ class CallForm(forms.Form):
         data: Any = None,
         *,
         campaign: Campaign,
-        characters: list[Character],
+        characters: Sequence[Character | Offered],
         initial: dict[str, Any] | None = None,
     ) -> None:
         super().__init__(data, initial=initial)
@@ -94,7 +101,9 @@ class CallForm(forms.Form):
         return bool(self.fields["characters"].choices)
 
 
-def made_from(campaign: Campaign, characters: list[Character], initial: dict[str, Any] | None) -> tuple[Any, ...]:
+def made_from(
+    campaign: Campaign, characters: Sequence[Character | Offered], initial: dict[str, Any] | None
+) -> tuple[Any, ...]:
     """What the fields of an unsent call form are drawn from (:attr:`CallForm.made_from`)."""
     return (
         campaign.system,
@@ -113,7 +122,7 @@ class UnsentCallForm:
     #: What a template reads of it that is not a field of the form.
     OWN: Final = frozenset({"is_bound", "made_from", "offered", "non_field_errors"})
 
-    def __init__(self, campaign: Campaign, characters: list[Character]) -> None:
+    def __init__(self, campaign: Campaign, characters: Sequence[Character | Offered]) -> None:
         self._made = (campaign, characters)
         self.made_from = made_from(campaign, characters, None)
         self.offered = bool(characters)
@@ -152,7 +161,7 @@ def call_form(
     return CallForm(data, campaign=campaign, characters=_callable(campaign, also), initial=initial)
 
 
-def unsent_call_form(campaign: Campaign, *, offered: list[Character] | None = None) -> UnsentCallForm:
+def unsent_call_form(campaign: Campaign, *, offered: Sequence[Character | Offered] | None = None) -> UnsentCallForm:
     """The dashboard's call form, unsent; ``offered``, the characters it offers when they were read already
     (the first :data:`~play.requests.MAX_ASKED` in play by name, as :func:`_callable` reads them)."""
     return UnsentCallForm(campaign, _callable(campaign) if offered is None else offered)

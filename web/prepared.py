@@ -14,13 +14,17 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable
-from typing import Any, Final, Generic, TypeVar
+from typing import Any, Final, Generic, TypeAlias, TypeVar
 
 from django.db import connections, models, router
 from django.db.models import QuerySet, prefetch_related_objects
 from django.db.models.query import get_related_populators
 
 M = TypeVar("M", bound=models.Model)
+
+#: A column a prepared query's rows are read by: a field (of its model or of one it selects with it), or the
+#: name of one of its annotations.
+Column: TypeAlias = "models.Field[Any, Any] | str"
 
 #: The stand-in for each argument while the SQL is made, in the order of the arguments' names: no id is
 #: ever negative, so no constant of a query is one of them.
@@ -112,24 +116,29 @@ class Compiled:
             rows.append(row)
         return rows
 
-    def places(self, fields: tuple[models.Field[Any, Any], ...]) -> list[tuple[int, Any]]:
-        """Where the first column of each of ``fields`` (of the model or of one it selects with it) is in a
-        row, with what its value goes through (``None``: nothing); worked out once for each tuple of fields."""
-        key = tuple(map(id, fields))
+    def places(self, fields: tuple[Column, ...]) -> list[tuple[int, Any]]:
+        """Where the first column of each of ``fields`` (a field of the model or of one it selects with it, or
+        the name of an annotation) is in a row, with what its value goes through (``None``: nothing); worked
+        out once for each tuple of fields."""
+        key = tuple(field if isinstance(field, str) else id(field) for field in fields)
         found = self._places.get(key)
         if found is None:
             found = []
             for field in fields:
-                at = [
-                    n for n, (column, *_) in enumerate(self.compiler.select) if getattr(column, "target", None) is field
-                ]
+                if isinstance(field, str):
+                    at = [self.compiler.annotation_col_map[field]] if field in self.compiler.annotation_col_map else []
+                    what = f"the annotation {field}"
+                else:
+                    select = self.compiler.select
+                    at = [n for n, (column, *_) in enumerate(select) if getattr(column, "target", None) is field]
+                    what = f"{field.model.__name__}.{field.name}"
                 if not at:
-                    raise ValueError(f"The query does not read {field.model.__name__}.{field.name}.")
+                    raise ValueError(f"The query does not read {what}.")
                 found.append((at[0], self._converters.get(at[0])))
             self._places[key] = found
         return found
 
-    def columns(self, rows: list[tuple[Any, ...]], fields: tuple[models.Field[Any, Any], ...]) -> list[tuple[Any, ...]]:
+    def columns(self, rows: list[tuple[Any, ...]], fields: tuple[Column, ...]) -> list[tuple[Any, ...]]:
         """The values of ``fields`` in each of ``rows`` (as :meth:`fetch` read them), as instances would hold them."""
         places = self.places(fields)
         connection = connections[self.db]
@@ -195,8 +204,8 @@ class Fetched(Generic[M]):
     def __len__(self) -> int:
         return len(self.rows)
 
-    def columns(self, *fields: models.Field[Any, Any]) -> list[tuple[Any, ...]]:
-        """Each row's values of ``fields``, as its instance would hold them."""
+    def columns(self, *fields: Column) -> list[tuple[Any, ...]]:
+        """Each row's values of ``fields`` (fields, or names of annotations), as its instance would hold them."""
         return self.compiled.columns(self.rows, fields)
 
     def instance(self, index: int) -> M:

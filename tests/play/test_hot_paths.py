@@ -396,3 +396,19 @@ def test_a_request_shows_on_the_dashboard_and_leaves_it_when_closed(client, camp
     assert "No open requests." not in page
     requests.cancel(campaign_id=campaign.pk, request_id=asked.pk, by=gm)
     assert "No open requests." in client.get(url).text
+
+
+def test_a_card_read_from_its_row_is_keyed_as_one_of_the_whole_character_and_makes_none(campaign, gm, player) -> None:
+    """The dashboard's party is read as rows (``PartyCard.read``): each card's key is the key of the card of
+    the whole character, so both find the same kept card, and no character is made for a kept card."""
+    for name, points in (("Casimir", 0), ("Brunella", 4)):
+        make_character(campaign, player, name, ap_balance=points)
+    cards, next_key, offered = live.party_page(campaign, first=requests.MAX_ASKED)
+    options = campaign.settings
+    whole = [live.party_row(c, options, kept.digest(options), kept.how_shown())
+             for c in live.party_characters(campaign.pk).order_by("name", "pk")]  # fmt: skip
+    assert [card.card_values for card in cards] == [row.card_values for row in whole]
+    assert all("character" not in card.__dict__ for card in cards)
+    assert next_key is None
+    assert offered == [(row.character.pk, row.character.name) for row in whole]
+    assert [live.party_row_html(card) for card in cards] == [live.party_row_html(row) for row in whole]

@@ -76,6 +76,18 @@ def test_fetched_rows_give_their_columns_as_instances_hold_them_and_make_an_inst
         fetched.columns(Campaign._meta.get_field("name"))
 
 
+def test_fetched_rows_give_their_annotations_as_instances_hold_them(campaign, player) -> None:
+    """An annotation by its name, through its output field's converters (a JSON object of balances)."""
+    for name, points in (("Casimir", 0), ("Brunella", 4)):
+        make_character(campaign, player, name, ap_balance=points)
+    fetched = Prepared(Character, characters_of).fetch(campaign=campaign.pk)
+    columns = fetched.columns(Character._meta.pk, "balances_held")
+    assert columns == [(c.pk, c.balances_held) for c in characters_of(campaign.pk)]
+    assert any(held for _, held in columns)
+    with pytest.raises(ValueError, match="does not read the annotation nothing"):
+        fetched.columns("nothing")
+
+
 def test_a_query_with_prefetches_cannot_be_fetched_row_by_row(campaign) -> None:
     prepared = Prepared(Campaign, lambda campaign: Campaign.objects.filter(pk=campaign).prefetch_related("characters"))
     with pytest.raises(ValueError, match="prefetches"):
