@@ -30,6 +30,7 @@ also read from here, where they were first.
 
 from __future__ import annotations
 
+import functools
 import json
 from collections.abc import Mapping, Sequence
 from fractions import Fraction
@@ -433,11 +434,17 @@ def roll_free(*, campaign_id: int, by: AbstractBaseUser, text: str, explode: boo
     )
 
 
+@functools.cache
+def _own_kinds() -> dict[str, str]:
+    """The platform's kinds of roll with their words (:class:`~play.models.RollKind`): fixed in the code."""
+    return dict(RollKind.choices)
+
+
 def log_kinds(system: str) -> dict[str, str]:
     """Every kind of roll a campaign of ``system`` logs, by key, with the words the log gives it: the
     platform's own (:class:`~play.models.RollKind`) and the system's (its ``log_kinds``), the system's
     words first where both name a kind."""
-    own = dict(RollKind.choices)
+    own = _own_kinds()
     try:
         theirs = dict(systems.get(system).log_kinds)
     except systems.UnknownSystem:  # a row of a system no longer installed keeps the platform's words

@@ -86,7 +86,7 @@ def test_each_awarded_character_is_announced_once_after_commit(
     def listener(sender, character_ids, **kwargs) -> None:
         heard.append(list(character_ids))
 
-    monkeypatch.setattr(live, "_send", lambda campaign_id, event, group=None: sent.append(event))
+    monkeypatch.setattr(live, "_send_each", lambda campaign_id, sends: sent.extend(event for _, event in sends))
     write.characters_changed.connect(listener)
     try:
         with (

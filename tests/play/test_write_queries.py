@@ -64,7 +64,7 @@ def test_a_free_roll_posted_costs_seven_queries(
     campaign, _, hero = demo_campaign(system)
     client.force_login(hero.owner)
     sent: list[dict[str, Any]] = []
-    monkeypatch.setattr(live, "_send", lambda campaign_id, event, group=None: sent.append(event))
+    monkeypatch.setattr(live, "_send_each", lambda campaign_id, sends: sent.extend(event for _, event in sends))
     before = Roll.objects.filter(campaign=campaign).count()
     url = reverse("play:free-roll", args=[campaign.pk])
     response, queries = posted(client, url, {"expression": "2d6+1"}, django_capture_on_commit_callbacks)
@@ -120,7 +120,7 @@ def test_a_move_made_with_htmx_costs_pinned_queries(
 ) -> None:
     _, gm, hero = demo_campaign(system)
     sent: list[dict[str, Any]] = []
-    monkeypatch.setattr(live, "_send", lambda campaign_id, event, group=None: sent.append(event))
+    monkeypatch.setattr(live, "_send_each", lambda campaign_id, sends: sent.extend(event for _, event in sends))
     key, body = MOVES[system]
     if system == "lucky13":  # resting offered, and something to heal
         Campaign.objects.filter(pk=hero.campaign_id).update(
