@@ -432,7 +432,10 @@ def _send_each(campaign_id: int, sends: list[tuple[str, dict[str, Any]]]) -> Non
             except Exception:  # the write stands; the pages catch up on reconnecting
                 logger.exception("Could not announce %s to campaign %s", event["type"], campaign_id)
 
-    async_to_sync(send_all)()
+    try:
+        async_to_sync(send_all)()
+    except Exception:  # no loop to send from (a thread that runs one itself): the write stands all the same
+        logger.exception("Could not announce %s to campaign %s", ", ".join(e["type"] for _, e in sends), campaign_id)
 
 
 def _announce_roll(event_type: str, roll: Roll, *, as_recorded: bool = False) -> None:
