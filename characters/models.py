@@ -8,6 +8,7 @@ version is refused (see ``characters.sheets``).
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any, Final
@@ -119,6 +120,19 @@ def _locked_rows(
 #: The second query compiled for each ``read`` a caller gives (a function of its module: a handful).
 _LOCKED_READS: Final[Kept[Prepared[Character]]] = Kept(limit=32)
 
+#: Sheets read into their system's documents, by their system and their content as JSON text: a sheet is
+#: read on its page, in a move and its announcement, on the dashboard's card, each from a row of its own.
+#: Documents are frozen and shared, as every page that shows a sheet shares them (``characters.sheets``).
+KEPT_DOCUMENTS: Final = 256
+DOCUMENTS: Final[Kept[Any]] = Kept(limit=KEPT_DOCUMENTS)
+
+
+def read_document(rules: RulesSystem, sheet: Any) -> Any:
+    """``rules.read_sheet(sheet)``, kept for the process by the system (the very one: a system registered
+    again reads afresh) and the sheet's content. A sheet the system refuses is refused every time."""
+    text = json.dumps(sheet, separators=(",", ":"), sort_keys=True, default=str)
+    return DOCUMENTS.get((rules.key, id(rules), text), lambda: rules.read_sheet(sheet))
+
 
 @dataclass(frozen=True, slots=True)
 class Holding:
@@ -204,10 +218,11 @@ class Character(models.Model):
 
     @property
     def document(self) -> Any:
-        """The sheet as its system's document (read once per instance; ``sheets.write`` resets it)."""
+        """The sheet as its system's document (read once per instance; ``sheets.write`` resets it), and once
+        per process for each content of a sheet (:data:`DOCUMENTS`)."""
         cached = self.__dict__.get("_document")
         if cached is None or cached[0] is not self.sheet:
-            cached = (self.sheet, self.rules.read_sheet(self.sheet))
+            cached = (self.sheet, read_document(self.rules, self.sheet))
             self.__dict__["_document"] = cached
         return cached[1]
 
