@@ -210,11 +210,12 @@ TEMPLATES = [
                 "web.csrf.csrf",
             ],
             # How a chance is written on any app's page; web is a plain package, not an app.
-            # {% load static %}: Django's tag with each file's URL kept (web/templatetags/kept_static.py).
-            "libraries": {"dice": "web.templatetags.dice", "static": "web.templatetags.kept_static"},
+            "libraries": {"dice": "web.templatetags.dice"},
             # {% url %} in every template with the URLs it makes kept (web/templatetags/urls.py), and
-            # {% kept "name" %} for the parts of a page drawn once for each key (web/templatetags/kept_blocks.py).
-            "builtins": ["web.templatetags.urls", "web.templatetags.kept_blocks"],
+            # {% kept "name" %} for the parts of a page drawn once for each key (web/templatetags/kept_blocks.py),
+            # and {% static %} with each file's URL kept (web/templatetags/kept_static.py): our templates do not
+            # {% load static %}, which would put Django's own tag in its place (tests/web/test_static_tag.py).
+            "builtins": ["web.templatetags.urls", "web.templatetags.kept_blocks", "web.templatetags.kept_static"],
         },
     },
 ]

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import re
+from pathlib import Path
+
 from django.template import Context, Engine
 from django.templatetags.static import static
 
@@ -9,7 +12,7 @@ from web.templatetags import kept_static
 
 
 def draw(source: str, **values: object) -> str:
-    return Engine.get_default().from_string("{% load static %}" + source).render(Context(values))
+    return Engine.get_default().from_string(source).render(Context(values))
 
 
 def test_the_tag_makes_djangos_urls_and_keeps_them() -> None:
@@ -36,3 +39,11 @@ def test_a_changed_setting_forgets_the_urls(settings) -> None:
 
 def test_the_prefix_tags_are_djangos() -> None:
     assert draw("{% get_static_prefix %}") == static("")
+
+
+def test_no_template_of_ours_loads_djangos_tag_in_place_of_the_kept_one() -> None:
+    templates = Path(__file__).resolve().parents[2] / "templates"
+    loading = [str(path.relative_to(templates)) for path in templates.rglob("*.html")
+               if re.search(r"{%\s*load\b[^%]*\bstatic\b", path.read_text())]  # fmt: skip
+    assert loading == []
+    assert isinstance(Engine.get_default().from_string("{% static 'a.css' %}").nodelist[0], kept_static.KeptStaticNode)

@@ -1,5 +1,6 @@
-"""``{% static %}`` as Django's, each file's URL made once and kept: the library every template loads as
-``{% load static %}`` (config/settings.py names it in the engine's ``libraries``, in place of Django's).
+"""``{% static %}`` as Django's, each file's URL made once and kept: a builtin library of the template
+engine (config/settings.py), so our templates use it without loading anything. A template that said
+``{% load static %}`` would load Django's tag in its place; none of ours does (tests/web/test_static_tag.py).
 
 A page names a handful of static files (its style sheets and scripts), and Django's tag asks the storage
 for each of them anew on every page: some forty Python calls a file, for a URL that cannot change while the
