@@ -34,7 +34,7 @@ import math
 from collections import deque
 from collections.abc import Awaitable, Callable
 from time import monotonic
-from typing import Any, Final
+from typing import Any, ClassVar, Final
 
 from channels.consumer import get_handler_name
 from channels.db import database_sync_to_async
@@ -44,7 +44,7 @@ from channels.layers import get_channel_layer
 
 from campaigns.models import Campaign, Membership
 from campaigns.presenters import BadPageKey, NameKey
-from play import live
+from play import eager, live
 from play.layers import UNREACHABLE
 from web import bounded_json
 from web.fields import MAX_KEY
@@ -98,6 +98,43 @@ def _catch_up(
     return messages
 
 
+class Turn:
+    """A socket's handlers one at a time, each in the order it asked (``asyncio.Lock``'s way), with a take
+    that does not wait (:meth:`take_now`): the reading task of the channel layer handles an event at once
+    when the socket is doing nothing else. Given back, the turn goes straight to the first waiting, so
+    that nothing asks in between."""
+
+    def __init__(self) -> None:
+        self.held = False
+        self.waiting: deque[asyncio.Future[None]] = deque()
+
+    def take_now(self) -> bool:
+        if self.held:
+            return False
+        self.held = True
+        return True
+
+    async def take(self) -> None:
+        if self.take_now():
+            return
+        waiter = asyncio.get_running_loop().create_future()
+        self.waiting.append(waiter)
+        try:
+            await waiter
+        except asyncio.CancelledError:
+            if waiter.done() and not waiter.cancelled():  # given the turn as it was cancelled: pass it on
+                self.give()
+            raise
+
+    def give(self) -> None:
+        while self.waiting:
+            waiter = self.waiting.popleft()
+            if not waiter.done():
+                waiter.set_result(None)
+                return
+        self.held = False
+
+
 class GroupsConsumer(AsyncJsonWebsocketConsumer):
     """A socket in channel-layer groups of its own choosing (not channels' ``groups``, which are
     fixed per class), which it leaves however it ends: closed by either side, by the server's
@@ -110,6 +147,10 @@ class GroupsConsumer(AsyncJsonWebsocketConsumer):
     :data:`INVALID_PAYLOAD`). When the channel layer or the database cannot be reached, on connecting
     or later, the socket is closed with :data:`TRY_AGAIN_LATER` rather than dropped by an error.
     """
+
+    #: The types of the events whose handling is only to send the frame that :meth:`frame` picks from the
+    #: event (or nothing): the channel layer's reading task sends those itself (:meth:`take`).
+    FRAMED: ClassVar[frozenset[str]] = frozenset()
 
     #: The groups joined; empty until the socket joins any, and again once it has left them.
     joined: list[str]
@@ -137,31 +178,85 @@ class GroupsConsumer(AsyncJsonWebsocketConsumer):
         self.base_send = send
         self.server_send = scope.get(SERVER_SEND, send)
         self.channel_layer = get_channel_layer(self.channel_layer_alias)
+        self.turn = Turn()
+        #: An error sending a frame from the channel layer's reading task (:meth:`take`): it ends the socket.
+        self.ended: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        #: The rest of such a send, when it has to wait for the page to read (the socket's turn is its until done).
+        self.sending: asyncio.Task[None] | None = None
         sources = [receive]
         if self.channel_layer is not None:
             self.channel_name = await self.channel_layer.new_channel()
             self.channel_receive = functools.partial(self.channel_layer.receive, self.channel_name)
             sources.append(self.channel_receive)
-        one_at_a_time = asyncio.Lock()
+            listen = getattr(self.channel_layer, "listen", None)  # play.layers.RedisChannelLayer's
+            if listen is not None:
+                listen(self.channel_name, self.take)
 
         async def handle(next_message: Callable[[], Awaitable[dict[str, Any]]]) -> None:
             while True:
                 message = await next_message()
-                async with one_at_a_time:
+                await self.turn.take()
+                try:
                     await self.dispatch(message)
+                finally:
+                    self.turn.give()
 
         readers = [asyncio.ensure_future(handle(source)) for source in sources]
+        watched = [*readers, self.ended]
         try:
-            done, _ = await asyncio.wait(readers, return_when=asyncio.FIRST_COMPLETED)
-            for reader in readers:
-                if reader in done:
-                    reader.result()  # the handler's error, or StopConsumer: the socket is over
+            done, _ = await asyncio.wait(watched, return_when=asyncio.FIRST_COMPLETED)
+            for watch in watched:
+                if watch in done:
+                    watch.result()  # the handler's error, or StopConsumer: the socket is over
         except StopConsumer:
             pass
         finally:
-            for reader in readers:
-                reader.cancel()
-            await asyncio.gather(*readers, return_exceptions=True)
+            pending = [*readers, *([self.sending] if self.sending is not None else [])]
+            for task in pending:
+                task.cancel()
+            await asyncio.gather(*pending, return_exceptions=True)
+            if self.ended.done():
+                self.ended.exception()  # seen (raised above, or the socket ended another way first)
+            else:
+                self.ended.cancel()
+
+    def take(self, event: dict[str, Any]) -> bool:
+        """Handle an event of the channel layer's now, in its reading task's turn, when its handling is only
+        to send a frame it carries (:data:`FRAMED`) and the socket is doing nothing else: True when handled
+        (sent, or nothing for this socket). False leaves it to the socket's inbox and its handler, in turn:
+        the socket busy, or an event of another kind. A send that has to wait (the page reads more slowly
+        than the server writes) goes on in a task of its own (:func:`play.eager.start`) that holds the
+        socket's turn until it is done; an error sending ends the socket, as a handler's error does.
+        The handler of the same event sends the same frame the same way (:meth:`send`)."""
+        if event.get("type") not in self.FRAMED or not self.turn.take_now():
+            return False
+        rest = None
+        try:
+            frame = self.frame(event)
+            if frame:
+                rest = eager.start(self.send(text_data=frame))
+        except Exception as error:  # the socket's end, raised where serve waits for it
+            self.end(error)
+        if rest is None:
+            self.turn.give()
+        else:
+            self.sending = rest
+            rest.add_done_callback(self.sent)
+        return True
+
+    def sent(self, rest: asyncio.Task[None]) -> None:
+        self.sending = None
+        self.turn.give()
+        if not rest.cancelled() and rest.exception() is not None:
+            self.end(rest.exception())
+
+    def end(self, error: BaseException) -> None:
+        if not self.ended.done():
+            self.ended.set_exception(error)
+
+    def frame(self, event: dict[str, Any]) -> str | None:
+        """The frame an event of :data:`FRAMED` sends to this socket, or None for nothing."""
+        raise NotImplementedError
 
     async def dispatch(self, message: dict[str, Any]) -> None:
         """The handler of the message's type, called straight away. Channels' own ``dispatch`` first
@@ -248,6 +343,7 @@ class GroupsConsumer(AsyncJsonWebsocketConsumer):
 
 
 class CampaignConsumer(GroupsConsumer):
+    FRAMED = frozenset({"roll.recorded", "roll.revealed"})
     # joined: the campaign's group and the member's own, once a member connects.
     gm: bool = False
     #: When this socket's catch-ups of the last minute were asked (monotonic clock), and how many were refused.
@@ -311,9 +407,15 @@ class CampaignConsumer(GroupsConsumer):
         message = f"Too many catch-ups on this connection: wait {wait} seconds, or reload the page."
         await self.send_json({"type": "error", "code": "rate_limited", "message": message, "retry_after": wait})
 
+    def frame(self, event: dict[str, Any]) -> str | None:
+        """A roll's row for the feed, as this member sees it: None for a secret roll, to a player."""
+        if not self.joined:
+            return None
+        return event["gm_frame"] if self.gm else event["player_frame"]
+
     async def roll_recorded(self, event: dict[str, Any]) -> None:
-        frame = event["gm_frame"] if self.gm else event["player_frame"]  # None: a secret roll, to a player
-        if frame and self.joined:
+        frame = self.frame(event)
+        if frame:
             await self.send(text_data=frame)
 
     async def roll_revealed(self, event: dict[str, Any]) -> None:

@@ -424,14 +424,17 @@ def slow_scripts(page: Page) -> None:
     session.send("Network.emulateNetworkConditionsByRule", {"offline": False, "matchedNetworkConditions": [late]})
 
 
-def open_page(context: BrowserContext, problems: list[str], *, javascript: bool = True) -> Page:
+def open_page(
+    context: BrowserContext, problems: list[str], *, javascript: bool = True, ready_first: bool = True
+) -> Page:
     """A new page of ``context`` (a context of the ``browser`` fixture) that reports its console errors,
     uncaught exceptions and CSP violations to ``problems``.
 
     With JavaScript (the default), every action and every assertion the test makes on the page first
     waits until the page's scripts are ready (``NOT_READY``): after a click that opens another page, the
     test's next step acts on it only once htmx and our scripts listen to it, whatever the step is and
-    however early the new page shows what the step looks for."""
+    however early the new page shows what the step looks for. A test of what a page does with a choice
+    made before its scripts are ready opens it with ``ready_first=False``."""
 
     def on_console(message: ConsoleMessage) -> None:
         where = message.location.get("url", "") if message.location else ""
@@ -441,7 +444,7 @@ def open_page(context: BrowserContext, problems: list[str], *, javascript: bool 
     page = context.new_page()
     page.on("console", on_console)
     page.on("pageerror", lambda error: problems.append(f"uncaught: {error}"))
-    if javascript:
+    if javascript and ready_first:
         # Playwright looks for the locator before each action and each assertion (and each retry of
         # one), and when it shows, waits for it to go before going on: nothing here needs doing.
         page.add_locator_handler(page.locator(NOT_READY), lambda: None)

@@ -127,3 +127,30 @@ document.addEventListener("input", (event) => {
   const description = row && row.querySelector("textarea[name$='-description']");
   if (entry && description && !description.value.trim()) description.value = entry.dataset.description || "";
 });
+
+// A control that asks the server as it changes (hx-trigger "change": the roll page's options, the
+// calculator, the roll log's filters) but was changed before htmx listened to it: a choice made while
+// the page's scripts were still on their way, or one the browser put back on going back to the page.
+// Nothing asked then, so the page showed, and its Roll button sent, what the server drew, not what
+// the form says. Once htmx has set the page up, each such control that no longer says what was drawn
+// asks now, once, as its change would have.
+function fieldChanged(field) {
+  if (field.type === "checkbox" || field.type === "radio") return field.checked !== field.defaultChecked;
+  if (field.tagName === "SELECT") {
+    if (field.multiple) return Array.from(field.options).some((option) => option.selected !== option.defaultSelected);
+    const drawn = Array.from(field.options).findIndex((option) => option.defaultSelected);
+    return field.selectedIndex !== Math.max(drawn, 0);
+  }
+  if (field.tagName === "INPUT" || field.tagName === "TEXTAREA") return field.value !== field.defaultValue;
+  return false;
+}
+function changedSinceDrawn(control) {
+  const fields = control.matches("input, select, textarea") ? [control] : control.querySelectorAll("input, select, textarea");
+  return Array.from(fields).some(fieldChanged);
+}
+document.addEventListener("htmx:load", (event) => {
+  if (event.target !== document.body || !window.htmx) return;
+  for (const control of document.querySelectorAll("[hx-trigger*='change']")) {
+    if (changedSinceDrawn(control)) window.htmx.trigger(control, "change");
+  }
+});

@@ -14,7 +14,7 @@ import re
 from fractions import Fraction
 
 import pytest
-from playwright.sync_api import Page, expect
+from playwright.sync_api import Page, Route, expect
 
 from characters.models import Character
 from play.models import Roll
@@ -22,7 +22,7 @@ from rules.dice import StepDie
 from rules.systems import lucky13
 from rules.systems.lucky13 import AbilityRoll, Check, Explosion
 from rules.systems.lucky13.record import check_roll_view
-from tests.browser import without_expected
+from tests.browser import AuditedBrowser, open_page, without_expected
 from tests.campaigns.test_browser import sign_in
 from tests.characters.conftest import FIGHTING, make_character
 from web.templatetags.dice import percent, ratio
@@ -232,6 +232,35 @@ def test_without_javascript_the_options_are_a_form_and_roll_records_the_roll(
     assert Roll.objects.count() == 1
     # Chromium reports the 400 the refused steps were answered with; nothing else may go wrong.
     assert without_expected(problems, "status of 400") == []
+
+
+def test_a_choice_made_before_the_scripts_arrive_is_what_the_page_then_shows_and_rolls(
+    live_server, browser: AuditedBrowser, problems, seeded, gm, brunella
+) -> None:
+    """The Difficulty chosen while htmx is still on its way (held back here): once htmx sets the page up,
+    the page asks for that choice's chance, and Roll records the dice the form says."""
+    context = browser.new_context()
+    sign_in(context, gm, live_server)
+    page = open_page(context, problems, ready_first=False)
+    held: list[Route] = []
+    page.route(re.compile(r"/htmx-2[^/]*\.js$"), lambda route: held.append(route))
+    page.goto(roll_url(live_server, brunella), wait_until="commit")
+    page.get_by_label("Difficulty").select_option("difficult")  # Moderate d10 → Difficult d8, unheard
+    expect_chance(page, check(D("d10"), D("d10"), "d10"))  # what the server drew
+    assert len(held) == 1
+    assert page.evaluate("window.htmxRequests") == 0
+    held[0].continue_()
+
+    expected = check(D("d10"), D("d10"), "d8")
+    expect_chance(page, expected)
+    expect(page.get_by_label("Difficulty")).to_have_value("difficult")
+    page.locator("#roll-button").click()
+    rolled = lucky13.roll_check(expected, random.Random(SEED))
+    expect(page.locator("#roll-result .outcome")).to_have_text("Success" if rolled.success else "Failure")
+    assert Roll.objects.get().spec["difficulty"] == "d8"
+    assert page.evaluate("window.htmxRequests") == 2  # the chance once, then the roll
+    assert problems == []
+    context.close()
 
 
 def test_no_horizontal_scrolling_at_360_pixels(live_server, page: Page, problems, gm, brunella, otto) -> None:

@@ -135,3 +135,47 @@ def test_a_long_group_name_has_a_relay_name_that_fits(prefix) -> None:
     assert len(name) < process.MAX_NAME_LENGTH
     assert process.require_valid_channel_name(name)
     assert process.relay_name("campaign-1").endswith("!group.campaign-1")
+
+
+def test_an_event_is_offered_to_its_channels_listener_as_it_is_read_and_waits_in_turn_when_not_taken(prefix) -> None:
+    """A socket that takes an event as it is read (play.consumers.GroupsConsumer.take) gets it with no
+    receive; one it does not take waits in its inbox, and so does every later one while any waits there:
+    the socket hears its events in the order they were sent."""
+
+    async def exercise() -> None:
+        process = layer(prefix)
+        try:
+            taking, busy = await process.new_channel(), await process.new_channel()
+            taken: list[int] = []
+            offered: list[int] = []
+
+            def take(event: dict) -> bool:
+                taken.append(event["seq"])
+                return True
+
+            def refuse_the_first(event: dict) -> bool:
+                offered.append(event["seq"])
+                return event["seq"] != 1
+
+            process.listen(taking, take)
+            process.listen(busy, refuse_the_first)
+            for channel in (taking, busy):
+                await process.group_add("campaign-1", channel)
+            reading = asyncio.ensure_future(process.receive(taking))  # starts the reading task; gets nothing
+            for seq in (1, 2):
+                await process.group_send("campaign-1", {"type": "roll.recorded", "seq": seq})
+
+            async def both_read() -> None:
+                while len(taken) < 2:
+                    await asyncio.sleep(0.01)
+
+            await asyncio.wait_for(both_read(), 5)
+            assert taken == [1, 2]
+            assert not reading.done()
+            assert offered == [1]  # the second was not offered: the first waited in the inbox
+            assert [(await next_event(process, busy))["seq"] for _ in range(2)] == [1, 2]
+            reading.cancel()
+        finally:
+            await process.flush()
+
+    asyncio.run(exercise())
