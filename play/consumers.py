@@ -215,6 +215,12 @@ class GroupsConsumer(AsyncJsonWebsocketConsumer):
             for task in pending:
                 task.cancel()
             await asyncio.gather(*pending, return_exceptions=True)
+            if self.channel_layer is not None:
+                # Its inbox and listener in this process go with it, even when it ended while handling an event
+                # (the layer forgets a channel by itself only when its receive is what was cancelled).
+                forget = getattr(self.channel_layer, "forget", None)  # play.layers.RedisChannelLayer's
+                if forget is not None:
+                    forget(self.channel_name)
             if self.ended.done():
                 self.ended.exception()  # seen (raised above, or the socket ended another way first)
             else:

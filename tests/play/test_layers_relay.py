@@ -14,7 +14,9 @@ from collections.abc import Iterator
 
 import pytest
 import redis
+from channels.layers import get_channel_layer
 
+from play.consumers import GroupsConsumer
 from play.layers import RedisChannelLayer
 from tests.conftest import needs_redis
 from tests.play.sockets import REDIS_URL
@@ -178,4 +180,53 @@ def test_an_event_is_offered_to_its_channels_listener_as_it_is_read_and_waits_in
         finally:
             await process.flush()
 
+    asyncio.run(exercise())
+
+
+def test_a_socket_that_ends_while_handling_an_event_leaves_nothing_of_its_own_in_its_process(prefix, settings) -> None:
+    """Its channel's inbox and listener go with it (the listener holds the socket's consumer), whichever of its
+    waits the end found it in: here, in the middle of a handler, as the server stops."""
+    host = {"address": REDIS_URL, "socket_timeout": None, "max_connections": 50, "timeout": 20}
+    settings.CHANNEL_LAYERS = {
+        "default": {"BACKEND": "play.layers.RedisChannelLayer", "CONFIG": {"hosts": [host], "prefix": prefix}}
+    }
+
+    class Lingering(GroupsConsumer):
+        async def connect(self) -> None:
+            await self.join("campaign-1")
+            await self.accept()
+
+        async def roll_slow(self, event: dict) -> None:
+            handling.set()
+            await asyncio.Event().wait()
+
+    async def exercise() -> None:
+        process = get_channel_layer()
+        assert isinstance(process, RedisChannelLayer)
+        page: asyncio.Queue[dict] = asyncio.Queue()
+        await page.put({"type": "websocket.connect"})
+        sent: list[dict] = []
+
+        async def send(message: dict) -> None:
+            sent.append(message)
+
+        try:
+            socket = asyncio.ensure_future(Lingering()({"type": "websocket"}, page.get, send))
+            while not process.members.get("campaign-1"):
+                await asyncio.sleep(0.01)
+            (channel,) = process.members["campaign-1"]
+            assert channel in process.listeners
+            await process.group_send("campaign-1", {"type": "roll.slow"})
+            await asyncio.wait_for(handling.wait(), 5)
+            socket.cancel()  # the server stopping, with the socket in the middle of its handler
+            with pytest.raises(asyncio.CancelledError):
+                await asyncio.wait_for(socket, 5)
+            assert sent[0]["type"] == "websocket.accept"
+            assert channel not in process.inboxes
+            assert channel not in process.listeners
+            assert "campaign-1" not in process.members
+        finally:
+            await process.flush()
+
+    handling = asyncio.Event()
     asyncio.run(exercise())
