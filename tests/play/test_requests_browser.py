@@ -11,8 +11,9 @@ import pytest
 from playwright.sync_api import expect
 
 from play.models import Roll
+from tests.browser import open_page
 from tests.characters.conftest import make_character
-from tests.play.test_live_browser import asgi_server, open_dashboard  # noqa: F401 (a fixture)
+from tests.play.test_live_browser import asgi_server, open_dashboard, signed_in  # noqa: F401 (a fixture)
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -99,4 +100,65 @@ def test_the_player_answers_a_call_from_the_sheet_with_a_specialization(
     assert Fraction(roll.chance) == with_specialization
     table.context.close()
     dashboard.context.close()
+    assert problems == []
+
+
+#: Counts the requests fragments a page's socket hears (what another member's change sends every socket).
+COUNT_REQUESTS_FRAGMENTS = """
+window.requestsHeard = 0;
+const PageSocket = window.WebSocket;
+window.WebSocket = class extends PageSocket {
+  constructor(...args) {
+    super(...args);
+    this.addEventListener("message", (event) => {
+      if (String(event.data).includes('"id": "dashboard-requests"')) window.requestsHeard += 1;
+    });
+  }
+};
+"""
+
+
+def test_another_players_roll_leaves_the_request_a_player_is_about_to_answer_in_place(
+    asgi_server,  # noqa: F811
+    browser,
+    problems,
+    campaign,
+    gm,
+    player,
+    other_player,
+) -> None:
+    """The GM calls for a roll from two players' characters; one player has tabbed to the button of theirs
+    when the other rolls. Every socket hears that the requests changed, and this player's are the same as
+    before: the page keeps them as they are, with the focus on the button, and Enter rolls."""
+    campaign.players_call_rolls = False
+    campaign.save(update_fields=["players_call_rolls"])
+    make_character(campaign, player, name="Brunella")
+    make_character(campaign, other_player, name="Otto")
+    dashboard = open_dashboard(browser, gm, asgi_server, campaign, problems)
+    table = open_dashboard(browser, player, asgi_server, campaign, problems)
+    other = open_page(signed_in(browser, other_player, asgi_server), problems)
+    other.add_init_script(COUNT_REQUESTS_FRAGMENTS)
+    other.goto(f"{asgi_server.url}/campaigns/{campaign.pk}/dashboard/")
+    expect(other.locator("#live")).to_have_attribute("data-live", "up")
+
+    call = dashboard.locator("#dashboard-call")
+    call.get_by_label("Skill", exact=True).select_option("Sneaking")
+    call.get_by_label("Brunella").check()
+    call.get_by_label("Otto").check()
+    call.get_by_role("button", name="Call for the roll").click()
+    expect(call.get_by_role("status")).to_contain_text("Sneaking check")
+    button = other.get_by_role("button", name="Roll for Otto")
+    button.focus()
+    expect(button).to_be_focused()
+    heard = other.evaluate("window.requestsHeard")
+
+    table.get_by_role("button", name="Roll for Brunella").click()
+    expect(other.locator("#roll-feed #roll-1")).to_contain_text("for Brunella")
+    other.wait_for_function("heard => window.requestsHeard > heard", arg=heard)  # this page's requests, again
+    expect(button).to_be_focused()
+    other.keyboard.press("Enter")
+    expect(other.locator("#roll-feed #roll-2")).to_contain_text("for Otto")
+    assert Roll.objects.count() == 2
+    for page in (dashboard, table, other):
+        page.context.close()
     assert problems == []
