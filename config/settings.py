@@ -242,6 +242,8 @@ DATABASE_URL = os.environ.get("DATABASE_URL", "")
 DB_POOL_MIN = int(os.environ.get("DB_POOL_MIN", "2"))
 DB_POOL_MAX = int(os.environ.get("DB_POOL_MAX", "10"))
 DB_POOL_TIMEOUT = float(os.environ.get("DB_POOL_TIMEOUT", "5"))
+#: Runs of one statement on one connection before it is prepared there (psycopg's own default).
+DB_PREPARE_THRESHOLD = 5
 if not 0 <= DB_POOL_MIN <= DB_POOL_MAX or DB_POOL_MAX < 1 or DB_POOL_TIMEOUT <= 0:
     raise ImproperlyConfigured("0 ≤ DB_POOL_MIN ≤ DB_POOL_MAX, DB_POOL_MAX ≥ 1 and DB_POOL_TIMEOUT > 0, please")
 if DATABASE_URL:
@@ -254,7 +256,16 @@ if DATABASE_URL:
         }
     # Behind pgbouncer in transaction mode a server-side cursor (Django's .iterator() in a transaction)
     # would outlive the transaction pgbouncer hands back (docs/deploy.md).
-    DATABASES["default"]["DISABLE_SERVER_SIDE_CURSORS"] = env_bool("DB_BEHIND_PGBOUNCER", False)
+    BEHIND_PGBOUNCER = env_bool("DB_BEHIND_PGBOUNCER", False)
+    DATABASES["default"]["DISABLE_SERVER_SIDE_CURSORS"] = BEHIND_PGBOUNCER
+    if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql" and not BEHIND_PGBOUNCER:
+        # Parameters bound by PostgreSQL, not written into the SQL, so that a statement a pooled connection
+        # has run DB_PREPARE_THRESHOLD times is prepared there: PostgreSQL parses it once, and once it has
+        # settled on a plan for any values (tests/play/test_plans.py checks those plans too) no longer plans
+        # it on every request either; for a page's few quick queries that work cost more than running them
+        # (docs/bench.md). pgbouncer in transaction mode would hand the connection to another client.
+        DATABASES["default"]["OPTIONS"]["server_side_binding"] = True
+        DATABASES["default"]["OPTIONS"]["prepare_threshold"] = DB_PREPARE_THRESHOLD
 else:
     VAR_DIR.mkdir(parents=True, exist_ok=True)
     DATABASES = {

@@ -225,13 +225,18 @@ def test_postgresql_connections_come_from_a_pool_sized_by_the_environment() -> N
     assert sized == "({'min_size': 4, 'max_size': 20, 'timeout': 2.5}, 0, True)"
 
 
-def test_behind_pgbouncer_the_database_uses_no_server_side_cursors() -> None:
-    """pgbouncer in transaction mode hands a connection back at each commit: a server-side cursor
-    would outlive it (docs/deploy.md)."""
+def test_behind_pgbouncer_the_database_uses_no_server_side_cursors_and_prepares_nothing() -> None:
+    """pgbouncer in transaction mode hands a connection back at each commit: a server-side cursor would
+    outlive it, and a statement prepared on it would be another client's (docs/deploy.md). Straight
+    against PostgreSQL, parameters are bound on the server and a statement run often is prepared."""
     url = "postgres://dicehall:secret@pgbouncer.example.com:6432/dicehall"
-    cursors = "settings.DATABASES['default']['DISABLE_SERVER_SIDE_CURSORS']"
-    assert setting(cursors, DATABASE_URL=url) == "False"
-    assert setting(cursors, DATABASE_URL=url, DB_BEHIND_PGBOUNCER="true") == "True"
+    database = "settings.DATABASES['default']"
+    chosen = (
+        f"({database}['DISABLE_SERVER_SIDE_CURSORS'], {database}['OPTIONS'].get('server_side_binding'), "
+        f"{database}['OPTIONS'].get('prepare_threshold'))"
+    )
+    assert setting(chosen, DATABASE_URL=url) == "(False, True, 5)"
+    assert setting(chosen, DATABASE_URL=url, DB_BEHIND_PGBOUNCER="true") == "(True, None, None)"
 
 
 def test_sqlite_opens_a_connection_a_request_and_keeps_none() -> None:

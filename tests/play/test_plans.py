@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 import random
+import re
 from collections.abc import Iterator
 from typing import Any
 
@@ -51,21 +52,43 @@ def nodes(plan: dict[str, Any]) -> Iterator[dict[str, Any]]:
 
 
 def plans_of(client, url: str) -> list[tuple[str, list[dict[str, Any]]]]:
-    """Each SELECT the page at ``url`` makes, with the nodes of the plan PostgreSQL makes for it."""
-    with CaptureQueriesContext(connection) as captured:
+    """Each SELECT the page at ``url`` makes, with the nodes of the plans PostgreSQL makes for it: the one for
+    its values, and the one a prepared statement of it settles on for any values (its generic plan), since a
+    pooled connection prepares a statement it runs often (config/settings.py)."""
+    run: list[tuple[str, Any]] = []
+
+    def noted(execute, sql, params, many, context):
+        run.append((sql, params))
+        return execute(sql, params, many, context)
+
+    with CaptureQueriesContext(connection) as captured, connection.execute_wrapper(noted):
         response = client.get(url)
     assert response.status_code == 200, url
     found = []
     with connection.cursor() as cursor:
-        for query in captured.captured_queries:
-            sql = query["sql"]
-            if not sql.startswith("SELECT"):
+        for query, (sql, params) in zip(captured.captured_queries, run, strict=True):
+            if not query["sql"].startswith("SELECT"):
                 continue
-            cursor.execute(f"EXPLAIN (FORMAT JSON) {sql}")
-            explained = cursor.fetchone()[0]
-            explained = json.loads(explained) if isinstance(explained, str) else explained
-            found.append((sql, list(nodes(explained[0]["Plan"]))))
+            cursor.execute(f"EXPLAIN (FORMAT JSON) {query['sql']}")
+            found.append((query["sql"], list(nodes(loaded(cursor.fetchone()[0])[0]["Plan"]))))
+            cursor.execute(f"PREPARE page_query AS {numbered(sql)}")
+            cursor.execute("SET LOCAL plan_cache_mode = force_generic_plan")
+            execute = connection.ops.compose_sql(f"EXECUTE page_query ({', '.join(['%s'] * len(params))})", params)
+            cursor.execute(f"EXPLAIN (FORMAT JSON) {execute if params else 'EXECUTE page_query'}")
+            found.append((f"(generic) {sql}", list(nodes(loaded(cursor.fetchone()[0])[0]["Plan"]))))
+            cursor.execute("RESET plan_cache_mode")
+            cursor.execute("DEALLOCATE page_query")
     return found
+
+
+def loaded(explained: Any) -> Any:
+    return json.loads(explained) if isinstance(explained, str) else explained
+
+
+def numbered(sql: str) -> str:
+    """Django's SQL with PostgreSQL's own placeholders ($1, $2, …) for its ``%s``, as PREPARE takes it."""
+    count = iter(range(1, 1_000))
+    return re.sub(r"%%|%s", lambda match: "%" if match.group() == "%%" else f"${next(count)}", sql)
 
 
 def assert_bounded(client, url: str, *indexes: str) -> None:
