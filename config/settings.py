@@ -209,8 +209,8 @@ TEMPLATES = [
                 # token Django's own processor (run first, always) would mask anew for each context.
                 "web.csrf.csrf",
             ],
-            # How a chance is written on any app's page; web is a plain package, not an app.
-            "libraries": {"dice": "web.templatetags.dice"},
+            # How a chance and a moment are written on any app's page; web is a plain package, not an app.
+            "libraries": {"dice": "web.templatetags.dice", "times": "web.templatetags.times"},
             # {% url %} in every template with the URLs it makes kept (web/templatetags/urls.py), and
             # {% kept "name" %} for the parts of a page drawn once for each key (web/templatetags/kept_blocks.py),
             # and {% static %} with each file's URL kept (web/templatetags/kept_static.py): our templates do not
