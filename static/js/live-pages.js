@@ -123,8 +123,22 @@
     return page.querySelector(selector);
   }
 
-  // The fresh region in place of the old, ready for htmx, with the focus where it was (by id).
+  // A region as it shows, for comparing two copies of it: without the forms' tokens (drawn afresh for every
+  // page) and the empty class attributes htmx leaves on what it swapped in (its classes come and go).
+  function shown(region) {
+    const copy = region.cloneNode(true);
+    for (const token of copy.querySelectorAll("input[name='csrfmiddlewaretoken']")) token.removeAttribute("value");
+    for (const element of [copy, ...copy.querySelectorAll("[class='']")]) {
+      if (element.getAttribute("class") === "") element.removeAttribute("class");
+    }
+    return copy;
+  }
+
+  // The fresh region in place of the old, ready for htmx, with the focus where it was (by id). A copy that
+  // shows the same as the region (the member's own change, which htmx has just swapped in, heard again on
+  // the socket) is left out: the region stays, and a control being pressed or holding the focus in it with it.
   function swapIn(region, fresh) {
+    if (shown(region).isEqualNode(shown(fresh))) return;
     const focused = region.contains(document.activeElement) ? document.activeElement.id : "";
     region.replaceWith(fresh);
     if (window.htmx) window.htmx.process(fresh);

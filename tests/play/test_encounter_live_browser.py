@@ -186,3 +186,60 @@ def test_on_reconnecting_the_page_shows_what_it_missed(server, browser, problems
     table.context.close()
     # The browser reports the refused connections while the server was down; nothing else.
     assert without_expected(problems, "WebSocket connection") == []  # the socket refused while the server was down
+
+
+#: Counts the copies of a page its live script has read (live-pages.js fetchCopy): the swap, or the decision
+#: not to swap, follows in the same turn, before the next frame.
+COUNT_COPIES = """
+window.copiesRead = 0;
+const pageFetch = window.fetch.bind(window);
+window.fetch = async (...args) => {
+  const response = await pageFetch(...args);
+  const read = response.text.bind(response);
+  response.text = async () => {
+    const text = await read();
+    window.copiesRead += 1;
+    return text;
+  };
+  return response;
+};
+"""
+
+
+def test_the_gms_own_change_heard_again_leaves_the_encounter_in_place(
+    server, browser, problems, campaign, gm, encounter
+) -> None:
+    """The GM adds an NPC: htmx swaps in the encounter as it is now, and the socket then says the encounter
+    changed, so the page fetches a copy, which shows the same. It is left out: the button the GM has gone
+    to meanwhile keeps the focus (and would keep a click on its way), and Enter rolls initiative."""
+    desk = open_page(signed_in(browser, gm, server), problems)
+    desk.add_init_script(COUNT_COPIES)
+    url = f"{server.url}/campaigns/{campaign.pk}/encounter/"
+    held = []
+
+    def hold_copies(route) -> None:  # the copies the live script fetches; the page itself and htmx's posts go
+        if route.request.method == "GET" and not route.request.is_navigation_request():
+            held.append(route)
+        else:
+            route.continue_()
+
+    desk.route(url, hold_copies)
+    desk.goto(url)
+    expect(desk.locator("[data-encounter-live]")).to_have_attribute("data-live", "up")
+
+    npcs = desk.get_by_role("group", name="Add NPCs")
+    npcs.get_by_label("Name", exact=True).fill("Wolf")
+    with desk.expect_request(lambda request: request.url == url and request.resource_type == "fetch"):
+        desk.get_by_role("button", name="Add NPCs").click()  # the copy the socket's news asks for, held
+        expect(desk.locator("ol.initiative")).to_contain_text("Wolf")
+    settled(desk)
+    read = desk.evaluate("window.copiesRead")
+    button = desk.get_by_role("button", name="Roll initiative")
+    button.focus()
+    held.pop().continue_()
+    desk.wait_for_function("read => window.copiesRead > read", arg=read)
+    expect(button).to_be_focused()
+    desk.keyboard.press("Enter")
+    expect(desk.get_by_role("heading", name="Initiative order")).to_be_visible()
+    desk.context.close()
+    assert problems == []
