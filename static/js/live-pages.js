@@ -137,8 +137,10 @@
   // The fresh region in place of the old, ready for htmx, with the focus where it was (by id). A copy that
   // shows the same as the region (the member's own change, which htmx has just swapped in, heard again on
   // the socket) is left out: the region stays, and a control being pressed or holding the focus in it with it.
+  const sameShown = (one, other) => shown(one).isEqualNode(shown(other));
+
   function swapIn(region, fresh) {
-    if (shown(region).isEqualNode(shown(fresh))) return;
+    if (sameShown(region, fresh)) return;
     const focused = region.contains(document.activeElement) ? document.activeElement.id : "";
     region.replaceWith(fresh);
     if (window.htmx) window.htmx.process(fresh);
@@ -195,5 +197,5 @@
     return () => { stale = true; refresh(); };
   }
 
-  window.dicehallLive = { connect, followSheet, followRegion, busy, typed, notice, fetchCopy, swapIn, oneAtATime };
+  window.dicehallLive = { connect, followSheet, followRegion, busy, typed, notice, fetchCopy, swapIn, sameShown, oneAtATime };
 })();

@@ -23,13 +23,13 @@
   const seqOf = (element) => Number(element.id.replace("roll-", ""));
   const enhance = (element) => { if (window.htmx) window.htmx.process(element); };
 
-  // A fragment the same as the one shown (what another member's change sent every socket, unchanged for
-  // this one) is left in place: a button being pressed or holding the focus in it stays where it is.
+  // A fragment that shows the same as the one shown (what another member's change sent every socket,
+  // unchanged for this one, its forms' tokens aside) is left in place: a button being pressed or holding the focus in it stays where it is.
   function swap(id, html) {
     const old = document.getElementById(id);
     if (!old) return;
     const element = parse(html);
-    if (old.isEqualNode(element)) return;
+    if (live.sameShown(old, element)) return;
     old.replaceWith(element);
     enhance(element);
   }
