@@ -227,16 +227,18 @@ def test_postgresql_connections_come_from_a_pool_sized_by_the_environment() -> N
 
 def test_behind_pgbouncer_the_database_uses_no_server_side_cursors_and_prepares_nothing() -> None:
     """pgbouncer in transaction mode hands a connection back at each commit: a server-side cursor would
-    outlive it, and a statement prepared on it would be another client's (docs/deploy.md). Straight
-    against PostgreSQL, parameters are bound on the server and a statement run often is prepared."""
+    outlive it, a statement prepared on it would be another client's, and it refuses startup options
+    (docs/deploy.md). Straight against PostgreSQL, parameters are bound on the server, a statement run
+    often is prepared and run on its generic plan, and the planner takes an index read to be cheap."""
     url = "postgres://dicehall:secret@pgbouncer.example.com:6432/dicehall"
     database = "settings.DATABASES['default']"
     chosen = (
         f"({database}['DISABLE_SERVER_SIDE_CURSORS'], {database}['OPTIONS'].get('server_side_binding'), "
-        f"{database}['OPTIONS'].get('prepare_threshold'))"
+        f"{database}['OPTIONS'].get('prepare_threshold'), {database}['OPTIONS'].get('options'))"
     )
-    assert setting(chosen, DATABASE_URL=url) == "(False, True, 5)"
-    assert setting(chosen, DATABASE_URL=url, DB_BEHIND_PGBOUNCER="true") == "(True, None, None)"
+    planner = "-c random_page_cost=1.1 -c plan_cache_mode=force_generic_plan"
+    assert setting(chosen, DATABASE_URL=url) == f"(False, True, 5, {planner!r})"
+    assert setting(chosen, DATABASE_URL=url, DB_BEHIND_PGBOUNCER="true") == "(True, None, None, None)"
 
 
 def test_sqlite_opens_a_connection_a_request_and_keeps_none() -> None:

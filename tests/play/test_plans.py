@@ -20,6 +20,7 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
+from django.contrib.auth import get_user_model
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
@@ -230,3 +231,33 @@ def test_the_roll_log_reads_by_the_campaigns_indexes_whatever_the_rest_holds(
     assert_bounded(client, f"{log}?character={hero.pk}&before=2500", "play_roll_character_idx")
     assert_bounded(client, f"{log}?kind=check&before=2500", "play_roll_kind_idx")
     assert_bounded(client, reverse("play:dashboard", args=[campaign.pk]), "play_roll_unique_seq")
+
+
+def test_the_dashboard_looks_its_partys_players_up_by_key_however_many_users_there_are(
+    client, campaign, gm, crowd
+) -> None:
+    """A party of twelve, each played by another of 5,000 users: the dashboard reads each player by the
+    users' primary key, for its one page and as a prepared statement, never every user (what PostgreSQL's
+    default planner settings chose, a hash join over the whole table; config/settings.py)."""
+    with connection.cursor() as cursor:
+        cursor.execute(
+            """INSERT INTO auth_user (username, password, is_superuser, first_name, last_name, email, is_staff,
+                   is_active, date_joined)
+               SELECT 'user ' || g, '!', false, '', '', '', false, true, now() FROM generate_series(1, 5000) g"""
+        )
+        cursor.execute("ANALYZE auth_user")
+    players = get_user_model().objects.order_by("-pk")[:12]
+    for n, player in enumerate(players):
+        Membership.objects.create(campaign=campaign, user=player, role=Membership.Role.PLAYER)
+        make_character(campaign, player, name=f"Hero {n}")
+    analyze()
+    client.force_login(gm)
+    dashboard = reverse("play:dashboard", args=[campaign.pk])
+    for sql, plan in plans_of(client, dashboard):
+        for node in plan:
+            table = node.get("Relation Name")
+            whole = node["Node Type"] == "Seq Scan" and table in {"auth_user", "characters_character"}
+            assert not whole, f"reads {table} whole: {sql}"
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT current_setting('random_page_cost'), current_setting('plan_cache_mode')")
+        assert cursor.fetchone() == ("1.1", "force_generic_plan")
