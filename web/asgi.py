@@ -11,6 +11,12 @@ their own; no two share one at the same time.
 
 At most :data:`KEPT_IDLE` idle threads are kept: a burst of more requests at once makes threads for the
 rest, ended as their requests end.
+
+The middleware and the view run on that thread in one trip from the event loop, as they would under WSGI.
+Django's own handler builds its middleware for the event loop: under a middleware that is only synchronous
+(most are), it comes back to the loop for the next one that can run there (axes', last) and for the view
+call, then goes to the thread again to run the (synchronous) view: two more trips between the loop and the
+thread on every request, each a wake-up of the other side. Every view of the site is synchronous.
 """
 
 from __future__ import annotations
@@ -19,7 +25,7 @@ import asyncio
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Final
 
-from asgiref.sync import ThreadSensitiveContext
+from asgiref.sync import ThreadSensitiveContext, sync_to_async
 from django.core.handlers.asgi import ASGIHandler
 
 __all__ = ["KEPT_IDLE", "Handler"]
@@ -39,6 +45,12 @@ class Handler(ASGIHandler):
         super().__init__()
         # Touched on the event loop's thread alone: no lock.
         self.idle: list[ThreadPoolExecutor] = []
+
+    def load_middleware(self, is_async: bool = False) -> None:
+        """The middleware chain built as for WSGI, down to the view, and run on the request's thread (see
+        the module) by the asynchronous handler."""
+        super().load_middleware(is_async=False)
+        self._middleware_chain = sync_to_async(self._middleware_chain, thread_sensitive=True)
 
     async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
         if scope["type"] != "http":

@@ -18,7 +18,7 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from asgiref.sync import async_to_sync
+from asgiref.sync import AsyncToSync, async_to_sync
 from django.core.signals import request_finished, request_started
 from django.db import connection
 
@@ -176,3 +176,24 @@ def test_the_server_sets_what_start_up_made_aside_from_the_collector() -> None:
     import config.asgi  # noqa: F401
 
     assert gc.get_freeze_count() > 10_000
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_middleware_and_the_view_run_on_the_requests_thread_in_one_trip(
+    threads: list[tuple[str, int]], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Built as Django builds it for the event loop, the chain came back to the loop under its first
+    synchronous middleware (an ``AsyncToSync``) for axes' and the view's call, then went to the thread
+    again for the view: two more trips a request (web/asgi.py)."""
+    back_to_the_loop: list[object] = []
+    called, caller = AsyncToSync.__call__, threading.get_ident()
+
+    def noted(self: AsyncToSync, *args: Any, **kwargs: Any) -> Any:
+        if threading.get_ident() != caller:  # not the test's own way in
+            back_to_the_loop.append(self.awaitable)
+        return called(self, *args, **kwargs)
+
+    monkeypatch.setattr(AsyncToSync, "__call__", noted)
+    assert serve_with(asgi.Handler(), "/healthz", "/") == [200, 200]
+    assert back_to_the_loop == []
+    assert len({ident for _, ident in threads}) == 1
