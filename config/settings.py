@@ -211,11 +211,17 @@ TEMPLATES = [
             ],
             # How a chance and a moment are written on any app's page; web is a plain package, not an app.
             "libraries": {"dice": "web.templatetags.dice", "times": "web.templatetags.times"},
-            # {% url %} in every template with the URLs it makes kept (web/templatetags/urls.py), and
+            # {% url %} in every template with the URLs it makes kept (web/templatetags/urls.py),
+            # {% extends %} with the blocks of the root template found once (web/templatetags/extends.py),
             # {% kept "name" %} for the parts of a page drawn once for each key (web/templatetags/kept_blocks.py),
             # and {% static %} with each file's URL kept (web/templatetags/kept_static.py): our templates do not
             # {% load static %}, which would put Django's own tag in its place (tests/web/test_static_tag.py).
-            "builtins": ["web.templatetags.urls", "web.templatetags.kept_blocks", "web.templatetags.kept_static"],
+            "builtins": [
+                "web.templatetags.urls",
+                "web.templatetags.extends",
+                "web.templatetags.kept_blocks",
+                "web.templatetags.kept_static",
+            ],
         },
     },
 ]
