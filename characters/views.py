@@ -31,6 +31,7 @@ from characters.editing import SectionEdit, edit_for
 from characters.models import Character, LedgerEntry
 from rules.systems.base import EditSection
 from web.fields import version_number
+from web.templatetags.urls import kept_reverse
 
 #: How many of the latest Adventure-Point entries the sheet shows (the ledger page has them all).
 LATEST_ENTRIES = 3
@@ -63,7 +64,7 @@ def _edit_links(character: Character, request: HttpRequest, focus: str) -> dict[
             links[region].append(
                 {
                     "key": section.key,
-                    "url": reverse("characters:edit-section", args=[character.pk, section.key]),
+                    "url": kept_reverse("characters:edit-section", (character.pk, section.key)),
                     "region": section.where,
                     "text": f"Edit {section.label}" if region in shared else "Edit",
                     "hidden": "" if region in shared else section.label,
@@ -168,7 +169,7 @@ def _section(character: Character, key: str) -> EditSection:
 
 
 def _sheet_url(character: Character, key: str) -> str:
-    return f"{reverse('characters:sheet', args=[character.pk])}#{_section(character, key).where}"
+    return f"{kept_reverse('characters:sheet', (character.pk,))}#{_section(character, key).where}"
 
 
 def _read_view(
@@ -224,8 +225,8 @@ def _render_edit(
         "region": edit.section.where,
         "edit": edit,
         "version": version,
-        "edit_url": reverse("characters:edit-section", args=[character.pk, key]),
-        "cancel_url": reverse("characters:sheet-section", args=[character.pk, key]),
+        "edit_url": kept_reverse("characters:edit-section", (character.pk, key)),
+        "cancel_url": kept_reverse("characters:sheet-section", (character.pk, key)),
         "sheet_url": _sheet_url(character, key),
         "conflict": conflict,
         "typed": typed or [],

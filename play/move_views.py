@@ -18,7 +18,6 @@ from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.template import TemplateDoesNotExist
 from django.template.loader import render_to_string, select_template
-from django.urls import reverse
 from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.http import require_http_methods
 from django.views.decorators.vary import vary_on_headers
@@ -34,6 +33,7 @@ from play import moves
 from rules.systems.moves import Move
 from web import limits
 from web.fields import version_number
+from web.templatetags.urls import kept_reverse
 
 NO_VERSION = "This form did not say which version of the sheet it was made from, so nothing was changed"
 
@@ -66,7 +66,7 @@ def _page(
     """The move's form (with htmx, the region that takes the sheet region's place)."""
     section = sections_for(character).get(move.parts[0]) if move.parts else None
     region = section.where if section is not None else "move"
-    url = reverse("play:move", args=[character.pk, move.key])
+    url = kept_reverse("play:move", (character.pk, move.key))
     situation = moves.situation_for(character, move, request.user)
     context = {
         "character": character,
@@ -76,8 +76,8 @@ def _page(
         "region": region,
         "version": moves.made_from(character, move) if version is None else version,
         "action_url": url,
-        "cancel_url": reverse("characters:sheet-section", args=[character.pk, section.key]) if section else "",
-        "sheet_url": f"{reverse('characters:sheet', args=[character.pk])}#{region}",
+        "cancel_url": kept_reverse("characters:sheet-section", (character.pk, section.key)) if section else "",
+        "sheet_url": f"{kept_reverse('characters:sheet', (character.pk,))}#{region}",
         "conflict": conflict,
         "problem": problem,
         "why_not": moves.allowed(character, move, request.user),

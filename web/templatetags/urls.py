@@ -74,6 +74,14 @@ class KeptURLNode(defaulttags.URLNode):
         return conditional_escape(url) if context.autoescape else url
 
 
+def kept_reverse(view_name: str, args: tuple[Any, ...] = (), kwargs: dict[str, Any] | None = None) -> str:
+    """Django's ``reverse(view_name, args=args, kwargs=kwargs)`` for a view's code, kept as the tag keeps its
+    URLs (:func:`url_key`): a page that names the same URLs on every load (a sheet's Edit buttons) makes each
+    once per process."""
+    kwargs = kwargs or {}
+    return urls.get(url_key(view_name, args, kwargs, None), lambda: reverse(view_name, args=args, kwargs=kwargs))
+
+
 def url_key(view_name: Any, args: tuple[Any, ...], kwargs: dict[str, Any], current_app: str | None) -> Any:
     """What a URL depends on, or None (made every time) when an argument is not plain."""
     if not _plain(view_name) or not all(map(_plain, args)) or not all(map(_plain, kwargs.values())):
