@@ -27,6 +27,7 @@ from campaigns.errors import Conflict, NotFound, Refused
 from campaigns.models import moved
 from characters.models import Character, CharacterQuerySet, SheetChange
 from rules.systems.base import SheetInvalid
+from web.prepared import insert, save_fields
 
 #: Sent after commit with ``character_id`` whenever a sheet is saved: the live pages listen.
 character_changed = django.dispatch.Signal()
@@ -107,7 +108,7 @@ def mark_changed(
     (a roll it recorded for the change, ``play.rolls.record_roll``), a moment before."""
     character.version += 1
     character.section_versions = {**character.section_versions, **dict.fromkeys(sections, character.version)}
-    character.save(update_fields=[*fields, "version", "section_versions", "updated_at"])
+    save_fields(character, [*fields, "version", "section_versions", "updated_at"])
     if not campaign_moved:
         moved(character.campaign_id, timezone.now())
     if announced:
@@ -166,10 +167,10 @@ def write(
         campaign_moved=campaign_moved,
         announced=announced,
     )
-    SheetChange.objects.create(
+    insert(SheetChange(
         character=character, version=character.version, what=what[:200], sections=list(sections),
         before=before, after=after, by=by,
-    )  # fmt: skip
+    ))  # fmt: skip
     return character
 
 

@@ -16,8 +16,8 @@ import threading
 from collections.abc import Callable
 from typing import Any, Final, Generic, TypeAlias, TypeVar
 
-from django.db import connections, models, router
-from django.db.models import QuerySet, prefetch_related_objects
+from django.db import DatabaseError, connections, models, router
+from django.db.models import QuerySet, prefetch_related_objects, signals
 from django.db.models.query import get_related_populators
 
 M = TypeVar("M", bound=models.Model)
@@ -213,3 +213,79 @@ class Fetched(Generic[M]):
         if made is None:
             made = self._made[index] = self.compiled.make([self.rows[index]])[0]
         return made
+
+
+# --- Writes ---------------------------------------------------------------------------------------------
+
+
+#: Each model's UPDATE of a list of fields, and INSERT of a new row, by database: its SQL and its fields.
+_writes: dict[tuple[str, type[models.Model], tuple[str, ...] | None], tuple[str, list[models.Field[Any, Any]]]] = {}
+
+
+def _written_directly(model: type[models.Model], fields: list[models.Field[Any, Any]]) -> bool:
+    """Whether a write of ``fields`` may skip the ORM: nothing listens for the model's saves, its ``save`` is
+    Django's (or only refuses updates, :class:`~campaigns.models.AppendOnlyModel`), and every field takes a
+    plain placeholder."""
+    listened = signals.pre_save.has_listeners(model) or signals.post_save.has_listeners(model)
+    return not listened and not any(hasattr(field, "get_placeholder") for field in fields)
+
+
+def save_fields(obj: models.Model, fields: list[str]) -> None:
+    """``obj.save(update_fields=fields)`` for a row that exists, the UPDATE Django would send written once for
+    the model and the fields: building it through the ORM cost a sheet's every write more than the database
+    took to run it. Each value goes through its field as Django's save sends it (``pre_save``, then
+    ``get_db_prep_save``: an ``auto_now`` field is now). The model's own ``save`` is not called: only for a
+    model whose ``save`` adds nothing to an update (the caller knows), and whose saves nothing listens for
+    (otherwise, or for a new row, it is ``save`` itself)."""
+    model = type(obj)
+    meta = model._meta
+    targets = [meta.get_field(name) for name in fields]
+    if obj._state.adding or obj.pk is None or not _written_directly(model, targets):
+        obj.save(update_fields=fields)
+        return
+    db = router.db_for_write(model, instance=obj)
+    connection = connections[db]
+    key = (db, model, tuple(fields))
+    made = _writes.get(key)
+    if made is None:
+        quote = connection.ops.quote_name
+        assignments = ", ".join(f"{quote(field.column)} = %s" for field in targets)
+        # Names from the model's own meta, quoted; the values are parameters.
+        where = quote(meta.pk.column)
+        made = _writes[key] = (f"UPDATE {quote(meta.db_table)} SET {assignments} WHERE {where} = %s", targets)  # noqa: S608
+    values = [field.get_db_prep_save(field.pre_save(obj, False), connection=connection) for field in targets]
+    with connection.cursor() as cursor:
+        cursor.execute(made[0], [*values, meta.pk.get_db_prep_value(obj.pk, connection)])
+        if cursor.rowcount == 0:
+            raise DatabaseError("Save with update_fields did not affect any rows.")
+    obj._state.db = db
+
+
+def insert(obj: models.Model) -> None:
+    """``obj.save()`` of a new row (its primary key made by the database and set on it), the INSERT Django
+    would send written once for the model, its values through their fields as Django's save sends them; under
+    the same conditions as :func:`save_fields`."""
+    model = type(obj)
+    meta = model._meta
+    targets = [field for field in meta.concrete_fields if not field.primary_key]
+    db = router.db_for_write(model, instance=obj)
+    connection = connections[db]
+    returns = connection.features.can_return_columns_from_insert
+    if not obj._state.adding or obj.pk is not None or not returns or not _written_directly(model, targets):
+        obj.save(force_insert=True)
+        return
+    key = (db, model, None)
+    made = _writes.get(key)
+    if made is None:
+        quote = connection.ops.quote_name
+        columns = ", ".join(quote(field.column) for field in targets)
+        returning, _ = connection.ops.return_insert_columns([meta.pk])
+        places = ", ".join(["%s"] * len(targets))
+        sql = f"INSERT INTO {quote(meta.db_table)} ({columns}) VALUES ({places}) {returning}"  # noqa: S608
+        made = _writes[key] = (sql, targets)
+    values = [field.get_db_prep_save(field.pre_save(obj, True), connection=connection) for field in targets]
+    with connection.cursor() as cursor:
+        cursor.execute(made[0], values)
+        setattr(obj, meta.pk.attname, cursor.fetchone()[0])
+    obj._state.adding = False
+    obj._state.db = db

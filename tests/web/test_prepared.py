@@ -3,14 +3,17 @@ the same rows in the same order, their related objects, annotations and prefetch
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
-from django.db import connection
+from django.db import DatabaseError, connection
+from django.db.models import signals
 from django.test.utils import CaptureQueriesContext
 
 from campaigns.models import Campaign, Membership
-from characters.models import Character
+from characters.models import Character, SheetChange
 from tests.campaigns.helpers import make_character
-from web.prepared import Prepared
+from web.prepared import Prepared, insert, save_fields
 
 pytestmark = pytest.mark.django_db
 
@@ -92,3 +95,58 @@ def test_a_query_with_prefetches_cannot_be_fetched_row_by_row(campaign) -> None:
     prepared = Prepared(Campaign, lambda campaign: Campaign.objects.filter(pk=campaign).prefetch_related("characters"))
     with pytest.raises(ValueError, match="prefetches"):
         prepared.fetch(campaign=campaign.pk)
+
+
+def test_fields_saved_directly_are_written_as_the_orm_writes_them(campaign, player, monkeypatch) -> None:
+    """``save_fields`` writes what ``save(update_fields=…)`` writes (an ``auto_now`` field moved to now, a
+    document as JSON), in one UPDATE, and a row that is gone is Django's error, as with ``save``."""
+    hero = make_character(campaign, player, "Brunella")
+    before = hero.updated_at
+    hero.name, hero.sheet, hero.version = "Brunella the Bold", {**hero.sheet, "notes": "Ünïcode ✓"}, hero.version + 1
+    with CaptureQueriesContext(connection) as captured:
+        save_fields(hero, ["name", "sheet", "version", "updated_at"])
+    assert len(captured) == 1
+    assert captured[0]["sql"].startswith("UPDATE")
+    read = Character.objects.get(pk=hero.pk)
+    assert (read.name, read.sheet, read.version) == ("Brunella the Bold", hero.sheet, hero.version)
+    assert read.updated_at == hero.updated_at > before
+    Character.objects.filter(pk=hero.pk).update(status="draft")
+    save_fields(hero, ["name"])  # only the fields named
+    assert Character.objects.get(pk=hero.pk).status == "draft"
+    gone = Character(pk=hero.pk + 1000, name="Nobody")
+    gone._state.adding = False
+    with pytest.raises(DatabaseError, match="did not affect any rows"):
+        save_fields(gone, ["name"])
+
+
+def test_a_row_inserted_directly_is_the_row_the_orm_inserts(campaign, gm, player) -> None:
+    hero = make_character(campaign, player, "Brunella")
+    direct = SheetChange(character=hero, version=7, what="Notes", sections=["notes"], before={}, after={"a": 1}, by=gm)
+    with CaptureQueriesContext(connection) as captured:
+        insert(direct)
+    assert len(captured) == 1
+    assert captured[0]["sql"].startswith("INSERT")
+    assert direct.pk is not None
+    assert not direct._state.adding
+    through_orm = SheetChange.objects.create(
+        character=hero, version=8, what="Notes", sections=["notes"], before={}, after={"a": 1}, by=gm
+    )
+    fields = ["character_id", "what", "sections", "before", "after", "by_id", "created_at"]
+    one, other = SheetChange.objects.filter(pk__in=[direct.pk, through_orm.pk]).order_by("version").values(*fields)
+    assert {**one, "created_at": None} == {**other, "created_at": None}
+    assert one["created_at"] == direct.created_at
+
+
+def test_a_model_whose_saves_are_listened_for_is_saved_through_the_orm(campaign, player) -> None:
+    heard: list[Any] = []
+
+    def listener(sender: Any, instance: Any, **kwargs: Any) -> None:
+        heard.append(instance.pk)
+
+    hero = make_character(campaign, player, "Brunella")
+    signals.post_save.connect(listener, sender=Character)
+    try:
+        save_fields(hero, ["name"])
+    finally:
+        signals.post_save.disconnect(listener, sender=Character)
+    assert heard == [hero.pk]
