@@ -43,6 +43,11 @@ class Kept(Generic[V]):
                 self._values.popitem(last=False)
         return made
 
+    def forget(self, key: Hashable) -> None:
+        """No value kept for ``key`` any more."""
+        with self._lock:
+            self._values.pop(key, None)
+
     def clear(self) -> None:
         with self._lock:
             self._values.clear()

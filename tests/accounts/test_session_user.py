@@ -9,11 +9,13 @@ import pytest
 from django.contrib.auth import HASH_SESSION_KEY, SESSION_KEY
 from django.contrib.auth.models import User
 from django.contrib.sessions.models import Session
+from django.core import signing
 from django.db import connection
 from django.test import Client
 from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
+from accounts import sessions
 from accounts.models import UserSession
 
 pytestmark = pytest.mark.django_db
@@ -113,3 +115,39 @@ def test_a_session_from_before_the_secret_key_changed_is_kept_and_renewed(player
     data = Session.objects.get(session_key=new_key).get_decoded()
     assert data[SESSION_KEY] == str(player.pk)
     assert data[HASH_SESSION_KEY] == User.objects.get(pk=player.pk).get_session_auth_hash()
+
+
+def test_a_sessions_data_is_decoded_once_and_each_request_has_its_own_copy(
+    player: User, password: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The same text of a session's data is decoded (its signature checked) once per process; each store
+    gets a copy of it, so a change one request makes to its session reaches no other unless saved."""
+    sessions.DECODED.clear()
+    client = logged_in(player, password)
+    key = client.cookies["sessionid"].value
+    decoded: list[str] = []
+    loads = signing.loads
+
+    def counted(data: str, **kwargs: object) -> object:
+        decoded.append(data)
+        return loads(data, **kwargs)
+
+    monkeypatch.setattr(signing, "loads", counted)
+    for _ in range(3):
+        assert account_page(client)[0] == 200
+    assert len(decoded) <= 1
+    first, second = sessions.SessionStore(key), sessions.SessionStore(key)
+    first["note"] = "changed, not saved"
+    assert "note" not in second
+    assert second[SESSION_KEY] == str(player.pk)
+
+
+def test_a_session_whose_data_does_not_decode_is_empty_each_time(
+    player: User, password: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    client = logged_in(player, password)
+    key = client.cookies["sessionid"].value
+    Session.objects.filter(session_key=key).update(session_data="not signed:at all")
+    for _ in range(2):
+        assert account_page(client)[0] == 302  # no user: sent to log in
+    assert [r.getMessage() for r in caplog.records].count("Session data corrupted") == 2
