@@ -65,8 +65,10 @@ def dashboard(request: HttpRequest, pk: int) -> HttpResponse:
     after = page_key(request.GET, "after", "the party")
     gm = member.role == Membership.Role.GM
     # The GM's call form offers the first characters by name: on the first page, read with the party.
-    party, next_key, first = live.party_page(campaign, after, first=requests.MAX_ASKED if gm else 0)
-    entries, last_seq = live.feed_entries(campaign.pk, gm=gm)
+    # Its party and its feed in one trip to the database.
+    (party, next_key, first), (entries, last_seq) = live.dashboard_reads(
+        campaign, after, gm=gm, first=requests.MAX_ASKED if gm else 0
+    )
     context = {
         "campaign": campaign,
         "is_gm": gm,

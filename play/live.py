@@ -46,7 +46,7 @@ from play.rolls import roll_recorded, roll_revealed
 from play.table import table_changed
 from play.templatetags import kept
 from rules.systems.protocol import Summary, Vitals
-from web.prepared import Fetched, Prepared
+from web.prepared import Fetched, Prepared, fetch_together
 
 logger = logging.getLogger(__name__)
 
@@ -238,17 +238,26 @@ CARD_KEY_COLUMNS: Final = (
 )
 
 
+def first_of_party_read(campaign_id: int, first: int = 0) -> tuple[Prepared[Character], dict[str, int]]:
+    """The query of the party's first page (one more than a page: is there a next one?), as many as ``first``
+    asks, and its ids: for :func:`party_page`, or for :func:`dashboard_reads` with the feed's."""
+    return first_of_party(max(first, PARTY_PAGE_SIZE + 1)), {"campaign": campaign_id}
+
+
 def party_page(
-    campaign: Campaign, after: NameKey | None = None, *, first: int = 0
+    campaign: Campaign, after: NameKey | None = None, *, first: int = 0, fetched: Fetched[Character] | None = None
 ) -> tuple[list[PartyCard], NameKey | None, list[Offered]]:
     """A page of the active characters with their owners and balances, by name then id, from just
     after ``after`` (from the first without it), in one query; the key of the next page, if any; and
     on the first page, the first ``first`` characters by name (the GM's call form offers them), read
-    in the same query. On the first page no character is made whose card is kept (:meth:`PartyCard.read`)."""
+    in the same query (``fetched``: its rows, read already by :func:`dashboard_reads`). On the first page no
+    character is made whose card is kept (:meth:`PartyCard.read`)."""
     options = campaign.settings
     options_digest, how_shown = kept.digest(options), kept.how_shown()
-    if after is None:  # one more than a page (is there a next one?), and as many as ``first`` asks
-        fetched = first_of_party(max(first, PARTY_PAGE_SIZE + 1)).fetch(campaign=campaign.pk)
+    if after is None:
+        if fetched is None:
+            prepared, ids = first_of_party_read(campaign.pk, first)
+            fetched = prepared.fetch(**ids)
         read = fetched.columns(*CARD_KEY_COLUMNS)
         cards = [PartyCard.read(fetched, index, values, options, options_digest, how_shown)
                  for index, values in enumerate(read[:PARTY_PAGE_SIZE])]  # fmt: skip
@@ -391,14 +400,31 @@ FEED_KEY_COLUMNS: Final = (
 )
 
 
-def feed_entries(campaign_id: int, *, gm: bool) -> tuple[list[KeptFeedEntry], int]:
-    """The feed as :func:`feed_rolls` reads it, in its one query, as the dashboard's entries; with the number
-    of the newest roll (0 without any). No roll is made whose row is kept."""
-    fetched = (feed_of_gm if gm else feed_of_player).fetch(campaign=campaign_id)
+def feed_entries(
+    campaign_id: int, *, gm: bool, fetched: Fetched[Roll] | None = None
+) -> tuple[list[KeptFeedEntry], int]:
+    """The feed as :func:`feed_rolls` reads it, in its one query (``fetched``: its rows, read already by
+    :func:`dashboard_reads`), as the dashboard's entries; with the number of the newest roll (0 without any).
+    No roll is made whose row is kept."""
+    if fetched is None:
+        fetched = (feed_of_gm if gm else feed_of_player).fetch(campaign=campaign_id)
     how_shown = kept.how_shown()
     read = fetched.columns(*FEED_KEY_COLUMNS)
     entries = [KeptFeedEntry(fetched, index, values, gm=gm, how_shown=how_shown) for index, values in enumerate(read)]
     return entries, read[0][2] if read else 0
+
+
+def dashboard_reads(
+    campaign: Campaign, after: NameKey | None, *, gm: bool, first: int = 0
+) -> tuple[tuple[list[PartyCard], NameKey | None, list[Offered]], tuple[list[KeptFeedEntry], int]]:
+    """:func:`party_page` and :func:`feed_entries` of a dashboard: on the party's first page, their two
+    queries sent together and read in one trip to the database (``web.prepared.fetch_together``)."""
+    if after is not None:
+        return party_page(campaign, after, first=first), feed_entries(campaign.pk, gm=gm)
+    party, feed = fetch_together(
+        first_of_party_read(campaign.pk, first), (feed_of_gm if gm else feed_of_player, {"campaign": campaign.pk})
+    )
+    return party_page(campaign, first=first, fetched=party), feed_entries(campaign.pk, gm=gm, fetched=feed)
 
 
 def roll_html(roll: Roll, *, gm: bool) -> str:

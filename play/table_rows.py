@@ -22,7 +22,7 @@ from characters.models import Character
 from play.models import Table, TableChange
 from rules.systems.base import Role, RulesSystem
 from rules.systems.moves import TableRules, Viewer
-from web.prepared import Prepared
+from web.prepared import Prepared, fetch_together
 
 __all__ = ["UNREAD", "read", "row", "rules_of", "save", "seen", "table_changed", "version_of", "viewer"]
 
@@ -42,12 +42,22 @@ def viewer(campaign: Campaign, user: AbstractBaseUser, role: str | _Unread | Non
     """The user as the table sees them (the GM, or a player, with their characters in play), or None for
     someone outside the campaign. ``role``: their membership's role as the caller read it (None: not a
     member), or read here."""
-    if role is UNREAD:
-        role = Membership.objects.filter(campaign=campaign, user_id=user.pk).values_list("role", flat=True).first()
+    role = role_of(campaign, user, role)
     if role is None:
         return None
-    characters = frozenset(c.pk for c in characters_in_play(campaign=campaign.pk, owner=user.pk))
-    return Viewer(Role.GM if role == Membership.Role.GM else Role.PLAYER, user.pk, characters)
+    return _viewer(user, role, (c.pk for c in characters_in_play(campaign=campaign.pk, owner=user.pk)))
+
+
+def role_of(campaign: Campaign, user: AbstractBaseUser, role: str | _Unread | None = UNREAD) -> str | None:
+    """The user's role in the campaign (None: not a member): ``role`` when the caller read it."""
+    if role is UNREAD:
+        return Membership.objects.filter(campaign=campaign, user_id=user.pk).values_list("role", flat=True).first()
+    return role
+
+
+def _viewer(user: AbstractBaseUser, role: str, characters: Iterable[int]) -> Viewer:
+    """The user as the table sees them, a member with ``role`` and the ids of their characters in play."""
+    return Viewer(Role.GM if role == Membership.Role.GM else Role.PLAYER, user.pk, frozenset(characters))
 
 
 #: A member's characters in play in a campaign (their ids), compiled once: every sheet page with a table asks.
@@ -75,13 +85,19 @@ def row(campaign: Campaign, *, lock: bool) -> Table:
     else:
         found = next(iter(table_row(campaign=campaign.pk)), None)
     if found is None:
-        document = rules_of(campaign).new(campaign.settings).model_dump(mode="json")
         if not lock:
-            return Table(campaign=campaign, system=campaign.system, document=document)
+            return unsaved_row(campaign)
+        document = rules_of(campaign).new(campaign.settings).model_dump(mode="json")
         found, _ = Table.objects.get_or_create(campaign=campaign, defaults={"system": campaign.system,
                                                                            "document": document})  # fmt: skip
         found = Table.objects.select_for_update().get(pk=found.pk)
     return found
+
+
+def unsaved_row(campaign: Campaign) -> Table:
+    """The table of a campaign that has no row yet, as a page that only looks sees it: new, not saved."""
+    document = rules_of(campaign).new(campaign.settings).model_dump(mode="json")
+    return Table(campaign=campaign, system=campaign.system, document=document)
 
 
 def version_of(campaign_id: int) -> int:
@@ -126,8 +142,13 @@ def seen(
     :func:`viewer` takes it)."""
     if campaign.rules.table is None:
         return None
-    who = viewer(campaign, user, role)
-    if who is None:
+    role = role_of(campaign, user, role)
+    if role is None:
         return None
-    table = row(campaign, lock=False)
+    # The viewer's characters and the table's row, in one trip to the database.
+    characters, rows = fetch_together(
+        (characters_in_play, {"campaign": campaign.pk, "owner": user.pk}), (table_row, {"campaign": campaign.pk})
+    )
+    who = _viewer(user, role, (pk for (pk,) in characters.columns(Character._meta.pk)))
+    table = rows.instance(0) if len(rows) else unsaved_row(campaign)
     return rules_of(campaign).view(read(campaign, table), who, campaign.settings), table.version

@@ -71,17 +71,22 @@ class Compiled:
 
     def fetch(self, values: dict[str, int]) -> list[tuple[Any, ...]]:
         """The rows as the database sends them, none made into an instance."""
+        with connections[self.db].cursor() as cursor:
+            cursor.execute(self.sql, self.params_for(values))
+            return self.trimmed(cursor.fetchall())
+
+    def params_for(self, values: dict[str, int]) -> list[Any]:
+        """The query's parameters with ``values`` in the places of their stand-ins."""
         params = list(self.params)
         for name, where in self.slots.items():
             value = int(values[name])
             for position in where:
                 params[position] = value
-        with connections[self.db].cursor() as cursor:
-            cursor.execute(self.sql, params)
-            fetched = cursor.fetchall()
-        if self.trim:
-            fetched = [row[: self.col_count] for row in fetched]
-        return fetched
+        return params
+
+    def trimmed(self, fetched: list[tuple[Any, ...]]) -> list[tuple[Any, ...]]:
+        """The rows without the columns the compiler added past the query's own (its extra select)."""
+        return [row[: self.col_count] for row in fetched] if self.trim else fetched
 
     def make(self, fetched: list[tuple[Any, ...]]) -> list[Any]:
         """The instances of rows :meth:`fetch` read, as the queryset makes them."""
@@ -190,6 +195,32 @@ class Prepared(Generic[M]):
         if compiled.prefetch:
             raise ValueError("A query with prefetches makes all its instances at once: call it instead.")
         return Fetched(compiled, compiled.fetch(ids))
+
+
+def fetch_together(*asked: tuple[Prepared[Any], dict[str, int]]) -> list[Fetched[Any]]:
+    """Each prepared query's rows, as :meth:`Prepared.fetch` reads them, with ``asked``'s ids: on PostgreSQL all
+    sent at once and their rows read in one trip (psycopg's pipeline mode), where each query alone would wait
+    for its answer before the next is sent; elsewhere (SQLite has no server to wait on), one after another."""
+    compiled = [(prepared.compiled(ids), ids) for prepared, ids in asked]
+    databases = {made.db for made, _ in compiled}
+    if any(made.prefetch for made, _ in compiled):
+        raise ValueError("A query with prefetches makes all its instances at once: call it instead.")
+    connection = connections[compiled[0][0].db] if compiled else None
+    if connection is None or len(compiled) < 2 or len(databases) > 1 or connection.vendor != "postgresql":
+        return [Fetched(made, made.fetch(ids)) for made, ids in compiled]
+    connection.ensure_connection()
+    cursors = []
+    try:
+        with connection.wrap_database_errors, connection.connection.pipeline():
+            for made, ids in compiled:
+                cursor = connection.cursor()
+                cursors.append(cursor)
+                cursor.execute(made.sql, made.params_for(ids))
+            read = [made.trimmed(cursor.fetchall()) for (made, _), cursor in zip(compiled, cursors, strict=True)]
+    finally:
+        for cursor in cursors:
+            cursor.close()
+    return [Fetched(made, rows) for (made, _), rows in zip(compiled, read, strict=True)]
 
 
 class Fetched(Generic[M]):

@@ -6,14 +6,14 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from django.db import DatabaseError, connection
+from django.db import DatabaseError, connection, transaction
 from django.db.models import signals
 from django.test.utils import CaptureQueriesContext
 
 from campaigns.models import Campaign, Membership
 from characters.models import Character, SheetChange
 from tests.campaigns.helpers import make_character
-from web.prepared import Prepared, insert, save_fields
+from web.prepared import Prepared, fetch_together, insert, save_fields
 
 pytestmark = pytest.mark.django_db
 
@@ -150,3 +150,43 @@ def test_a_model_whose_saves_are_listened_for_is_saved_through_the_orm(campaign,
     finally:
         signals.post_save.disconnect(listener, sender=Character)
     assert heard == [hero.pk]
+
+
+def test_queries_fetched_together_give_what_each_gives_alone(campaign, gm, player, other_player) -> None:
+    for name in ("Casimir", "Brunella"):
+        make_character(campaign, player, name)
+    party = Prepared(Character, characters_of)
+    members = Prepared(Membership, lambda campaign: Membership.objects.filter(campaign_id=campaign).order_by("pk"))
+    apart = [party.fetch(campaign=campaign.pk), members.fetch(campaign=campaign.pk)]
+    with CaptureQueriesContext(connection) as captured:
+        together = fetch_together((party, {"campaign": campaign.pk}), (members, {"campaign": campaign.pk}))
+    assert len(captured) == 2
+    assert [fetched.rows for fetched in together] == [fetched.rows for fetched in apart]
+    assert [c.name for c in (together[0].instance(i) for i in range(len(together[0])))] == ["Brunella", "Casimir"]
+    assert fetch_together() == []
+
+
+@pytest.mark.postgres
+def test_on_postgresql_queries_fetched_together_are_read_in_one_trip(campaign, player, monkeypatch) -> None:
+    """Both queries are sent in one pipeline (psycopg's), read at its one synchronisation."""
+    make_character(campaign, player, "Brunella")
+    connection.ensure_connection()
+    raw = connection.connection
+    entered: list[object] = []
+    pipeline = type(raw).pipeline
+
+    def noted(self: Any) -> Any:
+        entered.append(self)
+        return pipeline(self)
+
+    monkeypatch.setattr(type(raw), "pipeline", noted)
+    party = Prepared(Character, characters_of)
+    campaigns = Prepared(Campaign, lambda campaign: Campaign.objects.filter(pk=campaign))
+    got = fetch_together((party, {"campaign": campaign.pk}), (campaigns, {"campaign": campaign.pk}))
+    assert entered == [raw]
+    assert [len(fetched) for fetched in got] == [1, 1]
+    # A failed query is Django's error, and the connection is still usable after it.
+    broken = Prepared(Campaign, lambda campaign: Campaign.objects.filter(pk=campaign).extra(where=["1/0 = 1"]))
+    with pytest.raises(DatabaseError), transaction.atomic():
+        fetch_together((party, {"campaign": campaign.pk}), (broken, {"campaign": campaign.pk}))
+    assert len(party(campaign=campaign.pk)) == 1
