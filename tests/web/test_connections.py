@@ -62,7 +62,7 @@ async def get(path: str, handler: asgi.Handler | None = None) -> int:
 
 
 @pytest.fixture(autouse=True)
-def pool_as_configured() -> Iterator[None]:
+def pool_as_configured() -> None:
     """The process's pool as the settings make it (DB_POOL_MIN connections), not as the tests before these in
     the same worker left it: one that ran twelve threads at once leaves ten open, and psycopg's pool backs off
     between checks of idle connections the server dropped (1 s, 2 s, …), so ten dropped at once outlast a
@@ -70,7 +70,6 @@ def pool_as_configured() -> Iterator[None]:
     if connection.vendor == "postgresql":
         connection.close()
         connection.close_pool()
-    yield
 
 
 def serve(path: str) -> int:
