@@ -54,7 +54,7 @@ def _sheet_rows(*, pk: int, viewer: int) -> QuerySet[Character]:
     """The sheet page's one query: the character, its campaign and owner, the viewer's role, its balances,
     its newest ledger entry and what the apps above read with it."""
     rows = Character.objects.select_related("campaign", "owner").filter(pk=pk).annotate_role(viewer)
-    return sheets.read_with(rows.with_balances().with_newest_entry())
+    return sheets.read_with(rows.with_balances().with_newest_entry(), viewer)
 
 
 #: Compiled once per database and read with each page's ids: building and compiling it through the ORM

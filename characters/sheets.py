@@ -33,20 +33,22 @@ def shown_beside(character: Character, user: AbstractBaseUser) -> dict[str, Any]
 
 
 #: What the apps above this one read with a character for its sheet page (the table app: whether a
-#: decision waits), each ``queryset -> queryset`` adding annotations; registered once those apps are ready.
-_READ: list[Callable[[QuerySet[Character]], QuerySet[Character]]] = []
+#: decision waits, what its table view is made of), each ``(queryset, viewer's id) -> queryset`` adding
+#: annotations; registered once those apps are ready.
+_READ: list[Callable[[QuerySet[Character], int], QuerySet[Character]]] = []
 
 
-def also_read(annotate: Callable[[QuerySet[Character]], QuerySet[Character]]) -> None:
+def also_read(annotate: Callable[[QuerySet[Character], int], QuerySet[Character]]) -> None:
     """Read what ``annotate`` adds in the sheet page's query of its character (once, however often registered)."""
     if annotate not in _READ:
         _READ.append(annotate)
 
 
-def read_with(characters: QuerySet[Character]) -> QuerySet[Character]:
-    """``characters`` with what the registered apps read with a sheet's character (:func:`also_read`)."""
+def read_with(characters: QuerySet[Character], viewer: int) -> QuerySet[Character]:
+    """``characters`` with what the registered apps read with a sheet's character for the user ``viewer``
+    (:func:`also_read`)."""
     for annotate in _READ:
-        characters = annotate(characters)
+        characters = annotate(characters, viewer)
     return characters
 
 

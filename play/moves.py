@@ -199,8 +199,9 @@ def open_prompt(character: Character) -> SheetPrompt | None:
     return SheetPrompt.objects.open().filter(character_id=character.pk).select_related("to").first()
 
 
-def with_prompt_open(characters: QuerySet[Character]) -> QuerySet[Character]:
-    """Adds ``prompt_open``: whether a decision waits on each character (read with a sheet's character)."""
+def with_prompt_open(characters: QuerySet[Character], viewer: int) -> QuerySet[Character]:
+    """Adds ``prompt_open``: whether a decision waits on each character (read with a sheet's character; the
+    same for every ``viewer``)."""
     return characters.annotate(prompt_open=Exists(SheetPrompt.objects.open().filter(character=OuterRef("pk"))))
 
 
@@ -318,8 +319,10 @@ def sheet_shows(character: Character, user: AbstractBaseUser) -> dict[str, Any]:
     sees it (``decision``: a :class:`Waiting`, or None), and the campaign's table as they may see it
     (``table``: the character's hand, say; None when its system keeps none) with its version
     (``table_version``: a sheet page that shows a part of the table is stale when it changes)."""
-    # The sheet's own query read the viewer's role with the character (characters.access.sheet_character).
-    seen = table_rows.seen(character.campaign, user, getattr(character, "viewer_role", table_rows.UNREAD))
+    # The sheet's own query read the viewer's role with the character (characters.access.sheet_character),
+    # and what their view of the table is made of (table_rows.with_table_read).
+    role = getattr(character, "viewer_role", table_rows.UNREAD)
+    seen = table_rows.seen(character.campaign, user, role, known=table_rows.table_read_of(character))
     return {
         "decision": waiting(character, user, is_gm=getattr(character, "viewer_is_gm", None)),
         "table": seen[0] if seen else None,

@@ -8,12 +8,14 @@ open page the table changed (each fetches its own view: nothing hidden travels i
 from __future__ import annotations
 
 import enum
+import json
 from collections.abc import Iterable, Mapping
-from typing import Any, Final
+from typing import Any, Final, NamedTuple
 
 import django.dispatch
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
+from django.db.models import Aggregate, OuterRef, QuerySet, Subquery, TextField
 from pydantic import BaseModel, ValidationError
 
 from campaigns.errors import NotFound, Refused
@@ -22,9 +24,13 @@ from characters.models import Character
 from play.models import Table, TableChange
 from rules.systems.base import Role, RulesSystem
 from rules.systems.moves import TableRules, Viewer
+from web.kept import Kept
 from web.prepared import Prepared, fetch_together
 
-__all__ = ["UNREAD", "read", "row", "rules_of", "save", "seen", "table_changed", "version_of", "viewer"]
+__all__ = [
+    "UNREAD", "TableRead", "read", "row", "rules_of", "save", "seen", "table_changed", "table_read_of", "version_of",
+    "viewer", "with_table_read",
+]  # fmt: skip
 
 #: Sent after commit with ``campaign_id`` and ``version`` whenever a campaign's table changes: open pages listen.
 table_changed = django.dispatch.Signal()
@@ -135,16 +141,23 @@ def save(
 
 
 def seen(
-    campaign: Campaign, user: AbstractBaseUser, role: str | _Unread | None = UNREAD
+    campaign: Campaign, user: AbstractBaseUser, role: str | _Unread | None = UNREAD, *, known: TableRead | None = None
 ) -> tuple[Mapping[str, Any], int] | None:
     """What ``user`` may see of the campaign's table (a sheet page shows the character's hand from it) and
     the table's version, or None when its system keeps no table or the user is not a member (``role`` as
-    :func:`viewer` takes it)."""
+    :func:`viewer` takes it). ``known``: what that view is made of, read by the caller with the character
+    (:func:`with_table_read`): the view is then the one kept for it (:data:`VIEWS`), the table read only
+    when none is. The view is shared by the pages that show it: read it, never change it."""
     if campaign.rules.table is None:
         return None
     role = role_of(campaign, user, role)
     if role is None:
         return None
+    if known is not None:
+        who = _viewer(user, role, known.in_play)
+        key = (campaign.pk, campaign.created_at, known.version, who,
+               json.dumps(campaign.settings, sort_keys=True, default=str))  # fmt: skip
+        return VIEWS.get(key, lambda: _view_read(campaign, who))
     # The viewer's characters and the table's row, in one trip to the database.
     characters, rows = fetch_together(
         (characters_in_play, {"campaign": campaign.pk, "owner": user.pk}), (table_row, {"campaign": campaign.pk})
@@ -152,3 +165,66 @@ def seen(
     who = _viewer(user, role, (pk for (pk,) in characters.columns(Character._meta.pk)))
     table = rows.instance(0) if len(rows) else unsaved_row(campaign)
     return rules_of(campaign).view(read(campaign, table), who, campaign.settings), table.version
+
+
+def _view_read(campaign: Campaign, who: Viewer) -> tuple[Mapping[str, Any], int]:
+    """The view of the table as it is now, for ``who``, and its version: its row read (the new table of the
+    campaign's options before it has one)."""
+    table = next(iter(table_row(campaign=campaign.pk)), None) or unsaved_row(campaign)
+    return rules_of(campaign).view(read(campaign, table), who, campaign.settings), table.version
+
+
+#: Views of tables as :func:`seen` shows them, kept by what each is made of: the campaign (its id, and when it
+#: was made: an id SQLite gives again after a deletion is another campaign), the version of its table (None
+#: before it has a row: the new table of its options), the viewer (their role, their id, their characters in
+#: play) and the campaign's options. A table changes only through :func:`save`, which counts
+#: its version; a row made by a move is the new table of the options until then, whose view is the same.
+VIEWS: Final[Kept[tuple[Mapping[str, Any], int]]] = Kept(2048)
+
+
+class TableRead(NamedTuple):
+    """What a viewer's view of a campaign's table is made of, read with a sheet's character: the table's
+    version (None before it has a row) and the ids of the viewer's characters in play in the campaign."""
+
+    version: int | None
+    in_play: frozenset[int]
+
+
+class IdsText(Aggregate):
+    """The ids of a group as one text, separated by commas, in no particular order (SQLite's
+    ``GROUP_CONCAT``, PostgreSQL's ``STRING_AGG``)."""
+
+    function = "GROUP_CONCAT"
+    output_field = TextField()
+
+    def as_postgresql(self, compiler: Any, connection: Any, **extra_context: Any) -> Any:
+        return self.as_sql(
+            compiler, connection, function="STRING_AGG", template="%(function)s((%(expressions)s)::text, ',')",
+            **extra_context,
+        )  # fmt: skip
+
+
+def with_table_read(characters: QuerySet[Character], viewer: int) -> QuerySet[Character]:
+    """Adds what ``viewer``'s view of each character's campaign's table is made of (:func:`table_read_of`):
+    ``table_version``, the version of the table's row (None: no row yet), and ``in_play_ids``, the viewer's
+    characters in play there (their ids, as text). Read with a sheet's character, so that its page reads
+    no more of the table than its kept view (:func:`seen`)."""
+    version = Table.objects.filter(campaign=OuterRef("campaign")).values("version")[:1]
+    in_play = (
+        Character.objects.active()
+        .filter(campaign=OuterRef("campaign"), owner_id=viewer)
+        .order_by()
+        .values("campaign")
+        .annotate(ids=IdsText("pk"))
+        .values("ids")
+    )
+    return characters.annotate(table_version=Subquery(version), in_play_ids=Subquery(in_play))
+
+
+def table_read_of(character: Character) -> TableRead | None:
+    """What :func:`with_table_read` read with ``character``, or None when it was read without it."""
+    read = character.__dict__
+    if "table_version" not in read or "in_play_ids" not in read:
+        return None
+    ids = read["in_play_ids"]
+    return TableRead(read["table_version"], frozenset(int(pk) for pk in ids.split(",")) if ids else frozenset())

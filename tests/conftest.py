@@ -248,12 +248,15 @@ def fresh_cache() -> None:
 
 @pytest.fixture(autouse=True)
 def fresh_sheet_regions() -> None:
-    """Each test starts with no sheet page's region kept from another's (characters.sheets.regions): ids
+    """Each test starts with no sheet page's region, nor view of a table, kept from another's
+    (characters.sheets.regions, play.table_rows.VIEWS): ids
     are reused once a test's transaction rolls back, and a test counts the queries of a region drawn afresh
     unless it shows the sheet twice."""
     from characters import sheets
+    from play import table_rows
 
     sheets.regions.clear()
+    table_rows.VIEWS.clear()
 
 
 @pytest.fixture
