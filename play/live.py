@@ -325,17 +325,35 @@ def feed_rolls(campaign_id: int, *, gm: bool) -> list[Roll]:
 
 def feed_query(campaign_id: int, *, gm: bool) -> QuerySet[Roll]:
     rows = Roll.objects.filter(campaign_id=campaign_id).for_viewer(gm=gm, filtered=True)
-    # Of who rolled and their character, the names a row shows: not a character's whole sheet per row.
+    return as_shown(rows).newest_first()[:FEED_SIZE]
+
+
+def as_shown(rolls: QuerySet[Roll]) -> QuerySet[Roll]:
+    """``rolls`` read as a row of the feed shows them: every field of the roll and, of who rolled and their
+    character, the names a row shows (not a character's whole sheet per row)."""
     shown = [field.name for field in Roll._meta.concrete_fields]
-    rows = rows.select_related("by", "character", "reveal").only(
+    return rolls.select_related("by", "character", "reveal").only(
         *shown, "by__username", "character__name", "reveal__created_at"
     )
+
+
+def feed_keys_query(campaign_id: int, *, gm: bool) -> QuerySet[Roll]:
+    """:func:`feed_query`'s rows, of each only what its kept row's key is made of (:data:`FEED_KEY_COLUMNS`)."""
+    rows = Roll.objects.filter(campaign_id=campaign_id).for_viewer(gm=gm, filtered=True)
+    rows = rows.select_related("by", "character", "reveal").only(
+        "pk", "hash", "seq", "secret", "by", "character", "reveal", "by__username", "character__name",
+        "reveal__created_at",
+    )  # fmt: skip
     return rows.newest_first()[:FEED_SIZE]
 
 
 #: The feed as the GM sees it and as players do, each compiled once: the dashboard reads it on every load.
 feed_of_gm = Prepared(Roll, lambda campaign: feed_query(campaign, gm=True))
 feed_of_player = Prepared(Roll, lambda campaign: feed_query(campaign, gm=False))
+#: The same rows, of each only its kept row's key: what a dashboard reads on every load, the rest of a roll
+#: (its dice, its words) read only for a row not kept (:class:`FeedRolls`).
+feed_keys_of_gm = Prepared(Roll, lambda campaign: feed_keys_query(campaign, gm=True))
+feed_keys_of_player = Prepared(Roll, lambda campaign: feed_keys_query(campaign, gm=False))
 
 
 class FeedEntry(dict[str, Any]):
@@ -362,17 +380,32 @@ def feed_entry(roll: Roll, *, gm: bool) -> FeedEntry:
     return FeedEntry(roll, gm=gm)
 
 
+class FeedRolls:
+    """The whole rolls of a feed read by their keys alone (:data:`feed_keys_of_gm`), read by their ids in one
+    query the first time one of them is asked for: only a row that is not kept is drawn from its roll."""
+
+    def __init__(self, ids: list[int]) -> None:
+        self.ids = ids
+        self._read: dict[int, Roll] | None = None
+
+    def roll(self, pk: int) -> Roll:
+        if self._read is None:
+            self._read = {roll.pk: roll for roll in as_shown(Roll.objects.filter(pk__in=self.ids))}
+        return self._read[pk]
+
+
 class KeptFeedEntry(FeedEntry):
     """A roll of the feed as the dashboard reads it (:func:`feed_entries`): the key its kept row is drawn
     under (``kept.row_key``) worked out from a few values of the row as the database sent it, and the roll
-    made from the row only when the row must be drawn, so a dashboard whose rows are all kept makes none."""
+    read (:class:`FeedRolls`) only when the row must be drawn, so a dashboard whose rows are all kept reads
+    and makes none."""
 
-    def __init__(self, fetched: Fetched[Roll], index: int, values: tuple[Any, ...], *, gm: bool,
-                 how_shown: tuple[Any, ...]) -> None:  # fmt: skip
+    def __init__(self, rolls: FeedRolls, values: tuple[Any, ...], *, gm: bool, how_shown: tuple[Any, ...]) -> None:
         dict.__init__(self)
         self.gm, self.complete = gm, False
-        self.fetched, self.index = fetched, index
+        self.rolls = rolls
         pk, roll_hash, _, secret, revealed_at, by, character_id, character = values
+        self.pk = pk
         revealed_at = revealed_at if secret else None
         self["hidden"] = hidden = bool(not gm and secret and revealed_at is None)
         self["can_reveal"] = False
@@ -381,7 +414,7 @@ class KeptFeedEntry(FeedEntry):
 
     def __missing__(self, key: str) -> Any:
         if key == "roll":
-            roll = self["roll"] = self.fetched.instance(self.index)
+            roll = self["roll"] = self.rolls.roll(self.pk)
             return roll
         return super().__missing__(key)
 
@@ -403,14 +436,15 @@ FEED_KEY_COLUMNS: Final = (
 def feed_entries(
     campaign_id: int, *, gm: bool, fetched: Fetched[Roll] | None = None
 ) -> tuple[list[KeptFeedEntry], int]:
-    """The feed as :func:`feed_rolls` reads it, in its one query (``fetched``: its rows, read already by
+    """The feed as :func:`feed_rolls` reads it, by its keys (``fetched``: its rows, read already by
     :func:`dashboard_reads`), as the dashboard's entries; with the number of the newest roll (0 without any).
-    No roll is made whose row is kept."""
+    No roll is read whose row is kept; those that are not, in one more query."""
     if fetched is None:
-        fetched = (feed_of_gm if gm else feed_of_player).fetch(campaign=campaign_id)
+        fetched = (feed_keys_of_gm if gm else feed_keys_of_player).fetch(campaign=campaign_id)
     how_shown = kept.how_shown()
     read = fetched.columns(*FEED_KEY_COLUMNS)
-    entries = [KeptFeedEntry(fetched, index, values, gm=gm, how_shown=how_shown) for index, values in enumerate(read)]
+    rolls = FeedRolls([values[0] for values in read])
+    entries = [KeptFeedEntry(rolls, values, gm=gm, how_shown=how_shown) for values in read]
     return entries, read[0][2] if read else 0
 
 
@@ -422,7 +456,8 @@ def dashboard_reads(
     if after is not None:
         return party_page(campaign, after, first=first), feed_entries(campaign.pk, gm=gm)
     party, feed = fetch_together(
-        first_of_party_read(campaign.pk, first), (feed_of_gm if gm else feed_of_player, {"campaign": campaign.pk})
+        first_of_party_read(campaign.pk, first),
+        (feed_keys_of_gm if gm else feed_keys_of_player, {"campaign": campaign.pk}),
     )
     return party_page(campaign, first=first, fetched=party), feed_entries(campaign.pk, gm=gm, fetched=feed)
 

@@ -170,11 +170,13 @@ def test_the_dashboard_costs_the_same_queries_however_large(
     # has anything to show), the active characters with their owners (the first page, and the first the
     # GM's call form offers), the running encounter, its combatants with their characters (one query
     # however many), the feed's rolls with who rolled, their character and any reveal. No roll request
-    # or proposal is open and no character waits for the GM: none of those lists is read.
-    with django_assert_num_queries(6):
-        response = client.get(dashboard_url(campaign))
-    assert response.status_code == 200
-    assert html(response).count('<li class="combatant') == 4 * size
+    # or proposal is open and no character waits for the GM: none of those lists is read. The feed is read by
+    # its rows' keys; the first time, its rows are not kept yet, and their rolls are read in one more query.
+    for queries in (7, 6):
+        with django_assert_num_queries(queries):
+            response = client.get(dashboard_url(campaign))
+        assert response.status_code == 200
+        assert html(response).count('<li class="combatant') == 4 * size
 
 
 def test_the_campaign_page_links_to_the_dashboard(client, campaign, player) -> None:

@@ -88,7 +88,8 @@ def test_the_gms_open_requests_are_read_only_when_one_is_open(client, monkeypatc
     seeded(monkeypatch)
     assert client.post(answer_url(made.asked.get(character=brunella)), **HX).status_code == 200
     client.force_login(gm)
-    with django_assert_num_queries(6):  # an answer is read with what it answers
+    # an answer is read with what it answers; the roll it made is new to the feed, whose row is drawn from it
+    with django_assert_num_queries(7):
         page = client.get(dashboard(table))
     assert f"{brunella.name}: rolled (#{Roll.objects.get().seq})" in text(page)
     assert f"{otto.name}: waiting" in text(page)
