@@ -257,7 +257,10 @@ if not 0 <= DB_POOL_MIN <= DB_POOL_MAX or DB_POOL_MAX < 1 or DB_POOL_TIMEOUT <= 
     raise ImproperlyConfigured("0 ≤ DB_POOL_MIN ≤ DB_POOL_MAX, DB_POOL_MAX ≥ 1 and DB_POOL_TIMEOUT > 0, please")
 if DATABASE_URL:
     DATABASES = {"default": dj_database_url.parse(DATABASE_URL, conn_max_age=0, conn_health_checks=True)}
-    if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
+    POSTGRESQL = DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql"
+    if POSTGRESQL:
+        # Django's backend, with a pool that gets over a restart of the server at once (web/postgresql/base.py).
+        DATABASES["default"]["ENGINE"] = "web.postgresql"
         DATABASES["default"].setdefault("OPTIONS", {})["pool"] = {
             "min_size": DB_POOL_MIN,
             "max_size": DB_POOL_MAX,
@@ -267,7 +270,7 @@ if DATABASE_URL:
     # would outlive the transaction pgbouncer hands back (docs/deploy.md).
     BEHIND_PGBOUNCER = env_bool("DB_BEHIND_PGBOUNCER", False)
     DATABASES["default"]["DISABLE_SERVER_SIDE_CURSORS"] = BEHIND_PGBOUNCER
-    if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql" and not BEHIND_PGBOUNCER:
+    if POSTGRESQL and not BEHIND_PGBOUNCER:
         # Parameters bound by PostgreSQL, not written into the SQL, so that a statement a pooled connection
         # has run DB_PREPARE_THRESHOLD times is prepared there: PostgreSQL parses it once, and once it has
         # settled on a plan for any values (tests/play/test_plans.py checks those plans too) no longer plans
