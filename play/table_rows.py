@@ -15,13 +15,14 @@ from typing import Any, Final, NamedTuple
 import django.dispatch
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
-from django.db.models import Aggregate, OuterRef, QuerySet, Subquery, TextField
+from django.db.models import Aggregate, Case, IntegerField, OuterRef, QuerySet, Subquery, TextField, Value, When
 from pydantic import BaseModel, ValidationError
 
 from campaigns.errors import NotFound, Refused
 from campaigns.models import Campaign, Membership
 from characters.models import Character
 from play.models import Table, TableChange
+from rules import systems
 from rules.systems.base import Role, RulesSystem
 from rules.systems.moves import TableRules, Viewer
 from web.kept import Kept
@@ -208,7 +209,8 @@ def with_table_read(characters: QuerySet[Character], viewer: int) -> QuerySet[Ch
     """Adds what ``viewer``'s view of each character's campaign's table is made of (:func:`table_read_of`):
     ``table_version``, the version of the table's row (None: no row yet), and ``in_play_ids``, the viewer's
     characters in play there (their ids, as text). Read with a sheet's character, so that its page reads
-    no more of the table than its kept view (:func:`seen`)."""
+    no more of the table than its kept view (:func:`seen`). Neither is read for a character of a shipped
+    system that keeps no table (both None: its sheet shows none)."""
     version = Table.objects.filter(campaign=OuterRef("campaign")).values("version")[:1]
     in_play = (
         Character.objects.active()
@@ -218,7 +220,15 @@ def with_table_read(characters: QuerySet[Character], viewer: int) -> QuerySet[Ch
         .annotate(ids=IdsText("pk"))
         .values("ids")
     )
-    return characters.annotate(table_version=Subquery(version), in_play_ids=Subquery(in_play))
+    tableless = [key for key in systems.KEYS if systems.get(key).table is None]
+
+    def unless_tableless(read: Subquery, field: IntegerField | TextField) -> Case:
+        return Case(When(campaign__system__in=tableless, then=Value(None)), default=read, output_field=field)
+
+    return characters.annotate(
+        table_version=unless_tableless(Subquery(version), IntegerField()),
+        in_play_ids=unless_tableless(Subquery(in_play), TextField()),
+    )
 
 
 def table_read_of(character: Character) -> TableRead | None:

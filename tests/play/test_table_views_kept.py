@@ -15,6 +15,7 @@ from characters.models import Character
 from play import table_rows
 from play.models import Table
 from rules.systems.d13 import table as d13_table
+from tests.characters.conftest import make_character
 from tests.systems.d13.helpers import campaign_of, made
 
 pytestmark = pytest.mark.django_db
@@ -96,3 +97,10 @@ def test_a_players_sheet_shows_the_card_drawn_into_their_hand_after_the_kept_vie
     assert after.status_code == 200
     assert shown["name"] in after.text
     assert shown["name"] not in before.text
+
+
+def test_a_sheet_of_a_system_that_keeps_no_table_reads_nothing_of_one(campaign, player) -> None:
+    hero = make_character(campaign, player)  # Lucky 13: no table
+    read = access.sheet_character(player, hero.pk)
+    assert (read.table_version, read.in_play_ids) == (None, None)
+    assert table_rows.seen(read.campaign, player, read.viewer_role, known=table_rows.table_read_of(read)) is None
