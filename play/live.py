@@ -323,28 +323,24 @@ def feed_rolls(campaign_id: int, *, gm: bool) -> list[Roll]:
     return (feed_of_gm if gm else feed_of_player)(campaign=campaign_id)
 
 
-def feed_query(campaign_id: int, *, gm: bool) -> QuerySet[Roll]:
+#: Every field of a roll, by name.
+ROLL_FIELDS: Final = tuple(field.name for field in Roll._meta.concrete_fields)
+
+
+def feed_query(campaign_id: int, *, gm: bool, keys_only: bool = False) -> QuerySet[Roll]:
+    """The newest rolls the viewer may see, newest first, as :func:`as_shown` reads them."""
     rows = Roll.objects.filter(campaign_id=campaign_id).for_viewer(gm=gm, filtered=True)
-    return as_shown(rows).newest_first()[:FEED_SIZE]
+    return as_shown(rows, keys_only=keys_only).newest_first()[:FEED_SIZE]
 
 
-def as_shown(rolls: QuerySet[Roll]) -> QuerySet[Roll]:
-    """``rolls`` read as a row of the feed shows them: every field of the roll and, of who rolled and their
-    character, the names a row shows (not a character's whole sheet per row)."""
-    shown = [field.name for field in Roll._meta.concrete_fields]
+def as_shown(rolls: QuerySet[Roll], *, keys_only: bool = False) -> QuerySet[Roll]:
+    """``rolls`` read as a row of the feed shows them: every field of the roll (``keys_only``: only what its
+    kept row's key is made of, :data:`FEED_KEY_COLUMNS`) and, of who rolled and their character, the names a
+    row shows (not a character's whole sheet per row)."""
+    own = ("pk", "hash", "seq", "secret", "by", "character", "reveal") if keys_only else ROLL_FIELDS
     return rolls.select_related("by", "character", "reveal").only(
-        *shown, "by__username", "character__name", "reveal__created_at"
+        *own, "by__username", "character__name", "reveal__created_at"
     )
-
-
-def feed_keys_query(campaign_id: int, *, gm: bool) -> QuerySet[Roll]:
-    """:func:`feed_query`'s rows, of each only what its kept row's key is made of (:data:`FEED_KEY_COLUMNS`)."""
-    rows = Roll.objects.filter(campaign_id=campaign_id).for_viewer(gm=gm, filtered=True)
-    rows = rows.select_related("by", "character", "reveal").only(
-        "pk", "hash", "seq", "secret", "by", "character", "reveal", "by__username", "character__name",
-        "reveal__created_at",
-    )  # fmt: skip
-    return rows.newest_first()[:FEED_SIZE]
 
 
 #: The feed as the GM sees it and as players do, each compiled once: the dashboard reads it on every load.
@@ -352,8 +348,8 @@ feed_of_gm = Prepared(Roll, lambda campaign: feed_query(campaign, gm=True))
 feed_of_player = Prepared(Roll, lambda campaign: feed_query(campaign, gm=False))
 #: The same rows, of each only its kept row's key: what a dashboard reads on every load, the rest of a roll
 #: (its dice, its words) read only for a row not kept (:class:`FeedRolls`).
-feed_keys_of_gm = Prepared(Roll, lambda campaign: feed_keys_query(campaign, gm=True))
-feed_keys_of_player = Prepared(Roll, lambda campaign: feed_keys_query(campaign, gm=False))
+feed_keys_of_gm = Prepared(Roll, lambda campaign: feed_query(campaign, gm=True, keys_only=True))
+feed_keys_of_player = Prepared(Roll, lambda campaign: feed_query(campaign, gm=False, keys_only=True))
 
 
 class FeedEntry(dict[str, Any]):

@@ -164,14 +164,18 @@ def seen(
         (characters_in_play, {"campaign": campaign.pk, "owner": user.pk}), (table_row, {"campaign": campaign.pk})
     )
     who = _viewer(user, role, (pk for (pk,) in characters.columns(Character._meta.pk)))
-    table = rows.instance(0) if len(rows) else unsaved_row(campaign)
-    return rules_of(campaign).view(read(campaign, table), who, campaign.settings), table.version
+    return _view(campaign, rows.instance(0) if len(rows) else None, who)
 
 
 def _view_read(campaign: Campaign, who: Viewer) -> tuple[Mapping[str, Any], int]:
-    """The view of the table as it is now, for ``who``, and its version: its row read (the new table of the
-    campaign's options before it has one)."""
-    table = next(iter(table_row(campaign=campaign.pk)), None) or unsaved_row(campaign)
+    """The view of the table as it is now, for ``who``, and its version: its row read."""
+    return _view(campaign, next(iter(table_row(campaign=campaign.pk)), None), who)
+
+
+def _view(campaign: Campaign, table: Table | None, who: Viewer) -> tuple[Mapping[str, Any], int]:
+    """``who``'s view of the table ``table`` (None: the campaign has no row yet, and its table is the new one of
+    its options) and the table's version."""
+    table = table or unsaved_row(campaign)
     return rules_of(campaign).view(read(campaign, table), who, campaign.settings), table.version
 
 
