@@ -270,23 +270,24 @@ def save_fields(obj: models.Model, fields: list[str]) -> None:
     (otherwise, or for a new row, it is ``save`` itself)."""
     model = type(obj)
     meta = model._meta
-    targets = [meta.get_field(name) for name in fields]
-    if obj._state.adding or obj.pk is None or not _written_directly(model, targets):
-        obj.save(update_fields=fields)
-        return
     db = router.db_for_write(model, instance=obj)
     connection = connections[db]
     key = (db, model, tuple(fields))
     made = _writes.get(key)
     if made is None:
+        targets = [meta.get_field(name) for name in fields]
         quote = connection.ops.quote_name
         assignments = ", ".join(f"{quote(field.column)} = %s" for field in targets)
         # Names from the model's own meta, quoted; the values are parameters.
         where = quote(meta.pk.column)
         made = _writes[key] = (f"UPDATE {quote(meta.db_table)} SET {assignments} WHERE {where} = %s", targets)  # noqa: S608
+    sql, targets = made
+    if obj._state.adding or obj.pk is None or not _written_directly(model, targets):
+        obj.save(update_fields=fields)
+        return
     values = [field.get_db_prep_save(field.pre_save(obj, False), connection=connection) for field in targets]
     with connection.cursor() as cursor:
-        cursor.execute(made[0], [*values, meta.pk.get_db_prep_value(obj.pk, connection)])
+        cursor.execute(sql, [*values, meta.pk.get_db_prep_value(obj.pk, connection)])
         if cursor.rowcount == 0:
             raise DatabaseError("Save with update_fields did not affect any rows.")
     obj._state.db = db
@@ -298,25 +299,26 @@ def insert(obj: models.Model) -> None:
     the same conditions as :func:`save_fields`."""
     model = type(obj)
     meta = model._meta
-    targets = [field for field in meta.concrete_fields if not field.primary_key]
     db = router.db_for_write(model, instance=obj)
     connection = connections[db]
     returns = connection.features.can_return_columns_from_insert
-    if not obj._state.adding or obj.pk is not None or not returns or not _written_directly(model, targets):
-        obj.save(force_insert=True)
-        return
     key = (db, model, None)
     made = _writes.get(key)
-    if made is None:
+    if made is None and returns:
+        targets = [field for field in meta.concrete_fields if not field.primary_key]
         quote = connection.ops.quote_name
         columns = ", ".join(quote(field.column) for field in targets)
         returning, _ = connection.ops.return_insert_columns([meta.pk])
         places = ", ".join(["%s"] * len(targets))
         sql = f"INSERT INTO {quote(meta.db_table)} ({columns}) VALUES ({places}) {returning}"  # noqa: S608
         made = _writes[key] = (sql, targets)
+    if made is None or not obj._state.adding or obj.pk is not None or not _written_directly(model, made[1]):
+        obj.save(force_insert=True)
+        return
+    sql, targets = made
     values = [field.get_db_prep_save(field.pre_save(obj, True), connection=connection) for field in targets]
     with connection.cursor() as cursor:
-        cursor.execute(made[0], values)
+        cursor.execute(sql, values)
         setattr(obj, meta.pk.attname, cursor.fetchone()[0])
     obj._state.adding = False
     obj._state.db = db
