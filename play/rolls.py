@@ -58,7 +58,7 @@ from rules.dice import die_view
 from rules.expressions import Constant, ExpressionError, ExpressionRoll
 from rules.systems.base import SpecError, Worded
 from web import heavy
-from web.prepared import Prepared
+from web.prepared import Prepared, insert
 
 #: The longest label a roll keeps (the column's length); longer words are cut with an ellipsis.
 LABEL_LENGTH: Final = Roll._meta.get_field("label").max_length
@@ -221,7 +221,7 @@ def record_roll(
     if locked is not None and locked.pk == character_id:
         roll.character = locked  # the live feed names it: no need to read it again
     chain.seal(roll)
-    roll.save()
+    insert(roll)
     transaction.on_commit(lambda: roll_recorded.send(sender=Roll, roll=roll))
     return roll
 

@@ -365,6 +365,10 @@ def test_a_failed_cache_is_left_alone_for_a_while_then_tried_again(settings, pla
             tried.append(1)
             raise ConnectionError("Redis is down")
 
+        def incr(self, *args: Any, **kwargs: Any) -> int:
+            tried.append(1)
+            raise ConnectionError("Redis is down")
+
     clock = [1000.0]
     monkeypatch.setattr(limits, "cache", Down())
     monkeypatch.setattr(limits, "monotonic", lambda: clock[0])
@@ -377,6 +381,38 @@ def test_a_failed_cache_is_left_alone_for_a_while_then_tried_again(settings, pla
     clock[0] += limits.CACHE_PAUSE
     limits.check(request, limits.ROLLS)
     assert len(tried) == 2
+
+
+def test_a_counter_is_added_once_a_window_and_then_only_counted_on(player, monkeypatch) -> None:
+    from django.core.cache import cache
+
+    asked: list[str] = []
+
+    class Watched:
+        def add(self, *args: Any, **kwargs: Any) -> bool:
+            asked.append("add")
+            return cache.add(*args, **kwargs)
+
+        def incr(self, *args: Any, **kwargs: Any) -> int:
+            asked.append("incr")
+            return cache.incr(*args, **kwargs)
+
+        def set(self, *args: Any, **kwargs: Any) -> None:
+            asked.append("set")
+            cache.set(*args, **kwargs)
+
+    monkeypatch.setattr(limits, "cache", Watched())
+    monkeypatch.setattr(limits, "wall_clock", lambda: 1000.0)  # one window throughout
+    request = RequestFactory().get("/", REMOTE_ADDR="192.0.2.7")
+    request.user = player
+
+    limits.check(request, limits.ROLLS)  # the person's and the address's counters, each new
+    assert asked == ["incr", "add", "incr", "add"]
+    asked.clear()
+    limits.check(request, limits.ROLLS)
+    limits.check(request, limits.ROLLS)
+    assert asked == ["incr", "incr", "incr", "incr"]  # one trip to the cache a counter
+    assert cache.get(f"rate:{limits.ROLLS.name}:u{player.pk}:{int(1000.0 // limits.ROLLS.window)}") == 3
 
 
 # --- The calculator leaves no session behind -------------------------------------------------------------

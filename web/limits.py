@@ -158,11 +158,17 @@ def _count(key: str, window: int) -> int | None:
     if cache_watch.paused():
         return None
     try:
+        # Counted on first: only the window's first request finds no counter, and then adds it (where adding
+        # first cost every other request one more trip to the cache, to be told the counter was there).
+        try:
+            return int(cache.incr(key))
+        except ValueError:  # the window's first request, or its counter expired a moment ago
+            pass
         if cache.add(key, 1, timeout=window + 1):
             return 1
         try:
-            return int(cache.incr(key))
-        except ValueError:  # expired between add and incr
+            return int(cache.incr(key))  # another request of the same window added it first
+        except ValueError:  # and it expired in between
             cache.set(key, 1, timeout=window + 1)
             return 1
     except Exception as error:  # any failure of the cache (Redis down) lets the request through
