@@ -184,7 +184,8 @@ MIDDLEWARE = [
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
-    "csp.middleware.CSPMiddleware",
+    # django-csp's, with the header built once for the settings (web/middleware.py).
+    "web.middleware.ContentSecurityPolicyMiddleware",
     # A page whose exact chance found every worker busy is a 503 with Retry-After (web/heavy.py).
     "web.middleware.BusyMiddleware",
     # Last, as axes asks: it turns a lockout into the 429 page on the way out.
