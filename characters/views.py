@@ -52,25 +52,33 @@ def _full(character: Character) -> Character:
     return full
 
 
-def _edit_links(character: Character, request: HttpRequest, focus: str) -> dict[str, list[dict[str, Any]]]:
-    """The Edit buttons of each region (keyed with ``_`` for templates), only for sections this viewer may change."""
-    editable = operations.editable_sections(character, request.user)
+def _edit_links(
+    character: Character, request: HttpRequest, focus: str, region: str | None = None
+) -> dict[str, list[dict[str, Any]]]:
+    """The Edit buttons of each region (keyed with ``_`` for templates), only for sections this viewer may change;
+    with ``region`` (as a section's ``where`` names it), those of that region only, the others left empty: a
+    region drawn on its own shows no other's buttons, and asking whether the viewer may change each section
+    of every other region cost it more than drawing its own."""
     sections = operations.sections_for(character).values()
     links: dict[str, list[dict[str, Any]]] = {section.where.replace("-", "_"): [] for section in sections}
     shared = {region for region in links if sum(s.where.replace("-", "_") == region for s in sections) > 1}
+    is_gm, is_owner = character.viewer_is_gm, character.owner_id == request.user.pk
     for section in sections:
-        region = section.where.replace("-", "_")
-        if section.key in editable:
-            links[region].append(
-                {
-                    "key": section.key,
-                    "url": kept_reverse("characters:edit-section", (character.pk, section.key)),
-                    "region": section.where,
-                    "text": f"Edit {section.label}" if region in shared else "Edit",
-                    "hidden": "" if region in shared else section.label,
-                    "focus": section.key == focus,
-                }
-            )
+        if region is not None and section.where != region:
+            continue
+        if operations.refusal(character, section, is_owner=is_owner, is_gm=is_gm):
+            continue
+        where = section.where.replace("-", "_")
+        links[where].append(
+            {
+                "key": section.key,
+                "url": kept_reverse("characters:edit-section", (character.pk, section.key)),
+                "region": section.where,
+                "text": f"Edit {section.label}" if where in shared else "Edit",
+                "hidden": "" if where in shared else section.label,
+                "focus": section.key == focus,
+            }
+        )
     return links
 
 
@@ -94,14 +102,16 @@ def _edit_buttons(links: dict[str, list[dict[str, Any]]]) -> dict[str, SafeStrin
     return drawn
 
 
-def _sheet_context(request: HttpRequest, character: Character, *, focus: str = "") -> dict[str, Any]:
+def _sheet_context(
+    request: HttpRequest, character: Character, *, focus: str = "", region: str | None = None
+) -> dict[str, Any]:
     """What the sheet shows of ``character`` (loaded through ``access``, with its campaign and owner):
     the document is on the row, so this costs no query but the latest ledger entries, and those
     only if the standing region is shown. ``edit_links`` are each region's Edit buttons as data (for
     ``characters/_section_edit.html``), ``edit_buttons`` the same drawn (for the systems' sheets)."""
     # Read (and built: the query costs more to build than a region to draw) only by a region that shows it.
     latest = SimpleLazyObject(lambda: list(LedgerEntry.objects.newest_of(character.pk)[:LATEST_ENTRIES]))
-    links = _edit_links(character, request, focus)
+    links = _edit_links(character, request, focus, region)
     context = {**sheets.sheet(character), "edit_links": links, "edit_buttons": _edit_buttons(links),
                "ledger_latest": latest}  # fmt: skip
     return context
@@ -180,9 +190,9 @@ def _read_view(
     the region to say)."""
     if not request.htmx:
         return redirect(_sheet_url(character, key))
-    context = _sheet_context(request, _full(character) if fresh else character, focus=key)
-    context["notice"] = notice
     region = _section(character, key).where
+    context = _sheet_context(request, _full(character) if fresh else character, focus=key, region=region)
+    context["notice"] = notice
     return render(request, f"{sheets.template(character, 'sheet')}#section-{region}", context)
 
 
