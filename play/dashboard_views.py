@@ -3,9 +3,12 @@ page, kept current over a WebSocket (:mod:`play.consumers`) and whole again on e
 
 from __future__ import annotations
 
-from typing import Final
+from typing import Any, Final
 
-from django.db.models import Exists, OuterRef
+from django.contrib import messages
+from django.db import connections, router
+from django.db.models import Exists, OuterRef, QuerySet
+from django.db.models.expressions import RawSQL
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.urls import reverse
@@ -18,25 +21,91 @@ from campaigns.presenters import page_key, refusals
 from characters import access as character_access
 from characters.models import Character
 from play import live, proposals, request_views, requests
+from play.templatetags import kept
+from web import csrf
+from web.kept import Kept
 from web.prepared import Prepared
 
 #: Characters with something waiting for the GM's approval that the dashboard shows.
 AWAITING_SHOWN: Final = 6
+#: GM's dashboards kept whole per process (:func:`whole_key`; some 40 KB each, split at the CSRF token): one
+#: for each GM, campaign and browser looking while nothing changes in the campaign.
+KEPT_PAGES: Final = 256
+
+#: The GM's dashboards kept whole, each as the bytes around its CSRF token (:func:`dashboard`).
+pages: Kept[tuple[bytes, ...]] = Kept(KEPT_PAGES)
 
 
-#: The viewer's membership with its campaign (``campaigns.access.campaign_of_member``'s one query), and in
-#: the same query whether each list of the GM's below has anything to show, asked of the very queries that
-#: read them: the running encounter, the open roll requests, the open proposals, the characters waiting for
-#: the GM's approval. A list known to be empty is not read.
-member_and_lists = Prepared(
-    Membership,
-    lambda campaign, user: access.member_rows(campaign, user).annotate(
+def members_with_lists(campaign: int, user: int) -> QuerySet[Membership]:
+    """The viewer's membership with its campaign (``campaigns.access.campaign_of_member``'s one query), and in
+    the same query whether each list of the GM's below has anything to show, asked of the very queries that
+    read them: the running encounter, the open roll requests, the open proposals, the characters waiting for
+    the GM's approval. A list known to be empty is not read."""
+    return access.member_rows(campaign, user).annotate(
         any_encounter=Exists(live.running_encounters(OuterRef("campaign_id"))),
         any_requests=Exists(requests.open_requests_of(OuterRef("campaign_id"))),
         any_proposals=Exists(proposals.open_proposals(OuterRef("campaign_id"))),
         any_awaiting=Exists(character_access.awaiting_gm(OuterRef("campaign_id"))),
-    )[:1],
+    )
+
+
+#: :func:`members_with_lists`, compiled once.
+member_and_lists = Prepared(Membership, lambda campaign, user: members_with_lists(campaign, user)[:1])
+
+
+def shown_mark(campaign: Any) -> RawSQL:
+    """A digest, worked out by PostgreSQL, of everything the GM's dashboard shows of the campaign when nothing is
+    under way: the campaign's row whole, and every row, whole, of the two queries the page draws its party and
+    its feed from (:func:`play.live.dashboard_reads`: the party's first page with the characters the call form
+    offers, the feed as the GM sees it), run as they are for the page. Any change to what the page shows
+    changes a value of one of those rows, and so the digest: a page drawn at one digest is the page at that
+    digest (:func:`whole_key`). ``campaign``: the campaign's id, or the stand-in :class:`Prepared` gives it."""
+    connection = connections[router.db_for_read(Campaign)]
+    quote = connection.ops.quote_name
+    party, ids = live.first_of_party_read(campaign, requests.MAX_ASKED)
+    read: list[QuerySet[Any]] = [party.build(**ids), live.feed_keys_of_gm.build(campaign=campaign)]
+    meta = Campaign._meta
+    # Names from the models' own meta, quoted; every value a parameter.
+    parts = [f"(SELECT c::text FROM {quote(meta.db_table)} c WHERE c.{quote(meta.pk.column)} = %s)"]  # noqa: S608
+    params: list[Any] = [campaign]
+    for queryset in read:
+        sql, values = queryset.query.get_compiler(connection=connection).as_sql()
+        parts.append(f"(SELECT string_agg(r::text, ',') FROM ({sql}) r)")  # noqa: S608
+        params += values
+    digest = " || '|' || ".join(f"coalesce({part}, '')" for part in parts)
+    # Worked out for the GM's page only: a player's is drawn every time (:func:`whole_key`).
+    role = f"{quote(Membership._meta.db_table)}.{quote(Membership._meta.get_field('role').column)}"
+    # The SQL of the queries as Django compiles them and names from the models' meta; every value a parameter.
+    return RawSQL(f"CASE WHEN {role} = %s THEN md5({digest}) END", [Membership.Role.GM.value, *params])  # noqa: S611
+
+
+#: :data:`member_and_lists` with :func:`shown_mark` (on PostgreSQL: the digest is its own): what the GM's
+#: dashboard asks on every load, in one query, to know whether the page it drew last is the page now.
+member_lists_and_mark = Prepared(
+    Membership,
+    lambda campaign, user: members_with_lists(campaign, user).annotate(shown_mark=shown_mark(campaign))[:1],
 )
+
+
+def whole_key(request: HttpRequest, campaign: Campaign, *, gm: bool, after: Any) -> tuple[Any, ...] | None:
+    """What the GM's dashboard shows when nothing is under way, for the page to be kept whole and shown again
+    while none of it changes: the campaign, the viewer (their name heads the page) and the browser's CSRF
+    secret (the page's forms carry a token of it: each response gets its own mask, :func:`dashboard`), the
+    digest of the rows it is drawn from (:func:`shown_mark`) and how the page is shown. None when the page
+    must be drawn: a player's (what they proposed shows while answered lately, a matter of the clock), a
+    later page of the party, an encounter running, a request or a proposal open, a character waiting for
+    approval (their sections are drawn every time), a message waiting to be shown, or no CSRF secret yet."""
+    member = campaign.viewer  # type: ignore[attr-defined]
+    mark = getattr(member, "shown_mark", None)
+    if not gm or after is not None or mark is None:
+        return None
+    if member.any_encounter or member.any_requests or member.any_proposals or member.any_awaiting:
+        return None
+    secret = request.META.get("CSRF_COOKIE")
+    if not isinstance(secret, str) or not csrf.well_formed(secret) or len(messages.get_messages(request)):
+        return None
+    return campaign.pk, request.user.pk, request.user.get_username(), secret, mark, *kept.how_shown()
+
 
 #: The first of those waiting by name, and one more (is there more?), as ``page_by_name`` reads them:
 #: compiled once, as the GM's dashboard asks on every load.
@@ -60,10 +129,27 @@ def dashboard(request: HttpRequest, pk: int) -> HttpResponse:
     with something waiting for the GM's approval; on a later page of the party, the characters the call
     form offers too. A player's page reads what is asked of their characters and their own proposals
     instead of the GM's lists. The queries read on every load are compiled once (``web.prepared``)."""
-    campaign = access.campaign_of_member(request.user, pk, read=member_and_lists)
+    # The party's first page asks in the same query whether the page drawn last is the page now (PostgreSQL).
+    marked = "after" not in request.GET and connections[router.db_for_read(Campaign)].vendor == "postgresql"
+    campaign = access.campaign_of_member(request.user, pk, read=member_lists_and_mark if marked else member_and_lists)
     member = campaign.viewer  # type: ignore[attr-defined]
     after = page_key(request.GET, "after", "the party")
     gm = member.role == Membership.Role.GM
+    key = whole_key(request, campaign, gm=gm, after=after)
+    if key is None:
+        return _drawn(request, campaign, member, gm=gm, after=after)
+
+    def split() -> tuple[bytes, ...]:
+        # The page drawn, kept as the bytes around its CSRF token: shown again with a token masked anew.
+        drawn = _drawn(request, campaign, member, gm=gm, after=after).content
+        return tuple(drawn.split(csrf.token(request).encode()))
+
+    parts = pages.get(key, split)
+    return HttpResponse(csrf.token(request).encode().join(parts))
+
+
+def _drawn(request: HttpRequest, campaign: Campaign, member: Membership, *, gm: bool, after: Any) -> HttpResponse:
+    """The dashboard drawn from what it reads (:func:`dashboard`)."""
     # The GM's call form offers the first characters by name: on the first page, read with the party.
     # Its party and its feed in one trip to the database.
     (party, next_key, first), (entries, last_seq) = live.dashboard_reads(

@@ -47,11 +47,16 @@ def mask(secret: str) -> str:
     return shift + cipher
 
 
+def well_formed(secret: str) -> bool:
+    """Whether ``secret`` is a CSRF secret as Django makes them: so many characters of its alphabet."""
+    return len(secret) == CSRF_SECRET_LENGTH and not secret.strip(CSRF_ALLOWED_CHARS)
+
+
 def token(request: HttpRequest) -> str:
     """The request's token, masked once for its response: as ``get_token``, which marks the cookie to be
     sent again (renewing its expiry), from the secret the request holds now."""
     secret = request.META.get("CSRF_COOKIE")
-    if not isinstance(secret, str) or len(secret) != CSRF_SECRET_LENGTH or secret.strip(CSRF_ALLOWED_CHARS):
+    if not isinstance(secret, str) or not well_formed(secret):
         return get_token(request)
     kept = getattr(request, "csrf_token_masked", None)
     if kept is not None and kept[0] == secret:
