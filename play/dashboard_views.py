@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Any, Final
 
+from django.conf import settings
 from django.contrib import messages
 from django.db import connections, router
 from django.db.models import Exists, OuterRef, QuerySet
@@ -128,7 +129,11 @@ def dashboard(request: HttpRequest, pk: int) -> HttpResponse:
     with their characters and answers, the open proposals with their characters and players, and those
     with something waiting for the GM's approval; on a later page of the party, the characters the call
     form offers too. A player's page reads what is asked of their characters and their own proposals
-    instead of the GM's lists. The queries read on every load are compiled once (``web.prepared``)."""
+    instead of the GM's lists. The queries read on every load are compiled once (``web.prepared``).
+
+    On PostgreSQL the GM's first page while nothing is under way is kept whole (:func:`whole_key`): shown again
+    from two queries (the session with its user, the membership with the digest of what the page shows) for
+    as long as the digest stays the same, each time with a CSRF token of its own."""
     # The party's first page asks in the same query whether the page drawn last is the page now (PostgreSQL).
     marked = "after" not in request.GET and connections[router.db_for_read(Campaign)].vendor == "postgresql"
     campaign = access.campaign_of_member(request.user, pk, read=member_lists_and_mark if marked else member_and_lists)
@@ -139,13 +144,20 @@ def dashboard(request: HttpRequest, pk: int) -> HttpResponse:
     if key is None:
         return _drawn(request, campaign, member, gm=gm, after=after)
 
+    drawn_now: list[bytes] = []
+
     def split() -> tuple[bytes, ...]:
         # The page drawn, kept as the bytes around its CSRF token: shown again with a token masked anew.
         drawn = _drawn(request, campaign, member, gm=gm, after=after).content
+        drawn_now.append(drawn)
         return tuple(drawn.split(csrf.token(request).encode()))
 
-    parts = pages.get(key, split)
-    return HttpResponse(csrf.token(request).encode().join(parts))
+    page = csrf.token(request).encode().join(pages.get(key, split))
+    # The tests' check (web/templatetags/kept_blocks.py): a page shown again is the page drawn now.
+    checked = settings.KEPT_CHECKED and not drawn_now
+    if checked and page != _drawn(request, campaign, member, gm=gm, after=after).content:
+        raise AssertionError(f"The GM's dashboard of campaign {campaign.pk} was kept at {key[4]} but has changed.")
+    return HttpResponse(page)
 
 
 def _drawn(request: HttpRequest, campaign: Campaign, member: Membership, *, gm: bool, after: Any) -> HttpResponse:

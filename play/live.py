@@ -36,6 +36,7 @@ from campaigns.operations import membership_changed
 from campaigns.presenters import NameKey, page_by_name
 from characters.models import Character, Holding
 from characters.write import character_changed, characters_changed
+from play import roll_rows
 from play.encounter_views import combatant_row
 from play.encounters import encounter_changed
 from play.models import Combatant, Encounter, Roll
@@ -463,7 +464,10 @@ def roll_html(roll: Roll, *, gm: bool) -> str:
     box's answer to the roll just announced, show the row drawn here."""
     entry = feed_entry(roll, gm=gm)
     return kept.rows.get(
-        kept.row_key(entry), lambda: render_to_string(kept.ROW_TEMPLATE, {"entry": entry, "campaign": roll.campaign})
+        kept.row_key(entry),
+        lambda: roll_rows.row(
+            entry, template=lambda: render_to_string(kept.ROW_TEMPLATE, {"entry": entry, "campaign": roll.campaign})
+        ),
     )
 
 

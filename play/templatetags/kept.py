@@ -34,6 +34,7 @@ from django.template.loader import get_template
 from django.utils import timezone, translation
 from django.utils.safestring import SafeString
 
+from play import roll_rows
 from web.kept import Kept
 from web.templatetags.kept_blocks import key_of
 
@@ -95,7 +96,7 @@ def _drawn(context: template.Context, name: str, **values: Any) -> Callable[[], 
 def roll_row(context: template.Context, entry: dict[str, Any]) -> SafeString:
     """The log's row of ``entry`` (``play.roll_views.roll_entry``), as ``{% include "play/_roll.html" %}``
     would draw it in this context."""
-    return rows.get(row_key(entry), _drawn(context, ROW_TEMPLATE, entry=entry))
+    return rows.get(row_key(entry), lambda: roll_rows.row(entry, template=_drawn(context, ROW_TEMPLATE, entry=entry)))
 
 
 @register.simple_tag(takes_context=True)
