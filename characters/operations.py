@@ -70,13 +70,14 @@ def sections_for(character: Character) -> dict[str, EditSection]:
     return {section.key: section for section in character.rules.edit_sections}
 
 
-def editable_sections(character: Character, user: AbstractBaseUser) -> set[str]:
-    """The sections ``user`` may change, for a character loaded through ``characters.access``."""
+def editable_sections(character: Character, user: AbstractBaseUser, *, where: str | None = None) -> set[str]:
+    """The sections ``user`` may change, for a character loaded through ``characters.access``; ``where``: only
+    those of that region of the sheet (a section's ``where``), the others not asked about."""
     is_gm, is_owner = character.viewer_is_gm, character.owner_id == user.pk
     return {
         key
         for key, section in sections_for(character).items()
-        if not refusal(character, section, is_owner=is_owner, is_gm=is_gm)
+        if (where is None or section.where == where) and not refusal(character, section, is_owner=is_owner, is_gm=is_gm)
     }
 
 

@@ -59,26 +59,23 @@ def _edit_links(
     with ``region`` (as a section's ``where`` names it), those of that region only, the others left empty: a
     region drawn on its own shows no other's buttons, and asking whether the viewer may change each section
     of every other region cost it more than drawing its own."""
+    editable = operations.editable_sections(character, request.user, where=region)
     sections = operations.sections_for(character).values()
     links: dict[str, list[dict[str, Any]]] = {section.where.replace("-", "_"): [] for section in sections}
     shared = {region for region in links if sum(s.where.replace("-", "_") == region for s in sections) > 1}
-    is_gm, is_owner = character.viewer_is_gm, character.owner_id == request.user.pk
     for section in sections:
-        if region is not None and section.where != region:
-            continue
-        if operations.refusal(character, section, is_owner=is_owner, is_gm=is_gm):
-            continue
         where = section.where.replace("-", "_")
-        links[where].append(
-            {
-                "key": section.key,
-                "url": kept_reverse("characters:edit-section", (character.pk, section.key)),
-                "region": section.where,
-                "text": f"Edit {section.label}" if where in shared else "Edit",
-                "hidden": "" if where in shared else section.label,
-                "focus": section.key == focus,
-            }
-        )
+        if section.key in editable:
+            links[where].append(
+                {
+                    "key": section.key,
+                    "url": kept_reverse("characters:edit-section", (character.pk, section.key)),
+                    "region": section.where,
+                    "text": f"Edit {section.label}" if where in shared else "Edit",
+                    "hidden": "" if where in shared else section.label,
+                    "focus": section.key == focus,
+                }
+            )
     return links
 
 

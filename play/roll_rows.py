@@ -148,9 +148,7 @@ def _dice(entry: Any) -> str:
         rows = []
         for group in groups:
             dropped = _lookup(group, "dropped")
-            shown_dropped = (
-                f'<span class="dropped">{dice_list(_lookup(group, "dropped"), True)}</span>' if _if(dropped) else ""
-            )
+            shown_dropped = f'<span class="dropped">{dice_list(dropped, True)}</span>' if _if(dropped) else ""
             rows.append(
                 '\n    <div class="dice-row">\n'
                 f'      <span class="dice-role">{_out(_lookup(group, "label"))}</span>\n'
