@@ -47,6 +47,7 @@ from play.rolls import roll_recorded, roll_revealed
 from play.table import table_changed
 from play.templatetags import kept
 from rules.systems.protocol import Summary, Vitals
+from web import asgi
 from web.prepared import Fetched, Prepared, fetch_together
 
 logger = logging.getLogger(__name__)
@@ -481,7 +482,9 @@ def _send(campaign_id: int, event: dict[str, Any], group: str | None = None) -> 
 
 
 def _send_each(campaign_id: int, sends: list[tuple[str, dict[str, Any]]]) -> None:
-    """Each event to its group, in order, in one trip to the event loop (each trip costs more than a send)."""
+    """Each event to its group, in order, in one trip to the event loop (each trip costs more than a send).
+    In a request the server serves, the trip is left to the loop (``web.asgi.after_response``), made once
+    the response is sent, after what the request announced before: the request's thread goes on at once."""
     layer = get_channel_layer()
     if layer is None or not sends:
         return
@@ -493,6 +496,8 @@ def _send_each(campaign_id: int, sends: list[tuple[str, dict[str, Any]]]) -> Non
             except Exception:  # the write stands; the pages catch up on reconnecting
                 logger.exception("Could not announce %s to campaign %s", event["type"], campaign_id)
 
+    if asgi.after_response(send_all):
+        return
     try:
         async_to_sync(send_all)()
     except Exception:  # no loop to send from (a thread that runs one itself): the write stands all the same

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 import random
 from collections.abc import Awaitable, Callable
@@ -25,6 +26,7 @@ from play.models import Combatant
 from rules.systems.base import Role
 from tests.campaigns.helpers import make_character
 from tests.play.npcs import npc
+from web import asgi
 
 # The socket's queries run on other threads than the test's: the rows must be committed.
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -853,3 +855,60 @@ def test_each_socket_has_its_own_catch_ups(campaign, player, monkeypatch) -> Non
         await second.disconnect()
 
     run(scenario)
+
+
+async def post_through_the_server(path: str, user: Any, data: bytes) -> tuple[int, str]:
+    """A POST of ``data`` (form-encoded) as ``user`` through the server's whole ASGI application, as uvicorn
+    sends it: its status, and the body's end."""
+    secret = "k" * 32  # the browser's CSRF secret, sent as its cookie and, unmasked, as the header
+    cookie = await database_sync_to_async(cookie_for)(user) + f"; csrftoken={secret}".encode()
+    headers = [
+        (b"host", b"testserver"), (b"cookie", cookie), (b"x-csrftoken", secret.encode()),
+        (b"content-type", b"application/x-www-form-urlencoded"), (b"content-length", str(len(data)).encode()),
+    ]  # fmt: skip
+    scope = {
+        "type": "http", "asgi": {"version": "3.0"}, "http_version": "1.1", "method": "POST", "scheme": "http",
+        "path": path, "raw_path": path.encode(), "query_string": b"", "root_path": "", "headers": headers,
+        "client": ("127.0.0.1", 50000), "server": ("testserver", 80),
+    }  # fmt: skip
+    requested = [{"type": "http.request", "body": data, "more_body": False}]
+    answered = asyncio.Event()
+    sent: list[dict[str, Any]] = []
+
+    async def receive() -> dict[str, Any]:
+        if requested:
+            return requested.pop()
+        await answered.wait()
+        return {"type": "http.disconnect"}
+
+    async def send(message: dict[str, Any]) -> None:
+        sent.append(message)
+        if message["type"] == "http.response.body" and not message.get("more_body"):
+            answered.set()
+
+    await application(scope, receive, send)
+    return sent[0]["status"], b"".join(m.get("body", b"") for m in sent[1:]).decode()
+
+
+def test_a_roll_posted_to_the_server_reaches_the_sockets_once_it_is_answered(
+    campaign, gm, player, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The server's handler leaves the announcement to the event loop (``web.asgi.after_response``): the
+    roll's page is answered, and the party's sockets hear the roll."""
+    left: list[bool] = []
+    leave = asgi.after_response
+    monkeypatch.setattr(asgi, "after_response", lambda call: left.append(leave(call)) or left[-1])
+
+    async def scenario() -> None:
+        socket = await joined(campaign, gm)
+        status, _ = await post_through_the_server(f"/campaigns/{campaign.pk}/rolls/free/", player, b"expression=2d6")
+        assert status in (200, 302)
+        message = await socket.receive_json_from(timeout=5)
+        assert message["type"] == "roll"
+        assert message["seq"] == 1
+        assert "<code>2d6</code>" in message["html"]
+        assert await socket.receive_nothing(timeout=0.1)
+        await socket.disconnect()
+
+    run(scenario)
+    assert left == [True]  # left to the loop, not sent from the request's thread
