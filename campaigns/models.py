@@ -93,13 +93,19 @@ def moved(campaign_id: int, when: datetime) -> bool:
     when there is no such campaign. The UPDATE Django's ``QuerySet.update`` would send, written directly:
     building it through the ORM cost every write on a sheet more than the database took to run it."""
     database = connections[router.db_for_write(Campaign)]
+    with database.cursor() as cursor:
+        cursor.execute(*moved_statement(campaign_id, when))
+        return cursor.rowcount > 0
+
+
+def moved_statement(campaign_id: int, when: datetime) -> tuple[str, list[Any]]:
+    """:func:`moved`'s UPDATE and its parameters, to be sent with other writes (``web.prepared.write_together``)."""
+    database = connections[router.db_for_write(Campaign)]
     meta, quote = Campaign._meta, database.ops.quote_name
     field = meta.get_field("last_activity_at")
     # Names from the model's own meta, quoted; the values are parameters.
     sql = f"UPDATE {quote(meta.db_table)} SET {quote(field.column)} = %s WHERE {quote(meta.pk.column)} = %s"  # noqa: S608
-    with database.cursor() as cursor:
-        cursor.execute(sql, [field.get_db_prep_save(when, connection=database), campaign_id])
-        return cursor.rowcount > 0
+    return sql, [field.get_db_prep_save(when, connection=database), campaign_id]
 
 
 class Membership(models.Model):

@@ -24,10 +24,10 @@ from django.db import transaction
 from django.utils import timezone
 
 from campaigns.errors import Conflict, NotFound, Refused
-from campaigns.models import moved
+from campaigns.models import moved, moved_statement
 from characters.models import Character, CharacterQuerySet, SheetChange
 from rules.systems.base import SheetInvalid
-from web.prepared import insert, save_fields
+from web.prepared import save_fields, write_together
 
 #: Sent after commit with ``character_id`` whenever a sheet is saved: the live pages listen.
 character_changed = django.dispatch.Signal()
@@ -100,17 +100,28 @@ def mark_changed(
     fields: Sequence[str] = (),
     campaign_moved: bool = False,
     announced: bool = True,
+    history: SheetChange | None = None,
 ) -> None:
     """A new version (the caller holds the row lock): each of ``sections`` is now at it, so
     forms made from before it are refused; open pages hear of it once committed, unless not ``announced``:
     the caller announces it with the others it changed (:func:`announce_all`). The campaign's last
     activity moves to now, unless ``campaign_moved``: the caller moved it already in this transaction
-    (a roll it recorded for the change, ``play.rolls.record_roll``), a moment before."""
+    (a roll it recorded for the change, ``play.rolls.record_roll``), a moment before. ``history``: the
+    change's row of the sheet's history, written at the new version with the rest, in one statement where
+    the database allows (``web.prepared.write_together``: a write's every trip happens under the campaign's
+    lock, which the campaign's other writes wait for)."""
     character.version += 1
     character.section_versions = {**character.section_versions, **dict.fromkeys(sections, character.version)}
-    save_fields(character, [*fields, "version", "section_versions", "updated_at"])
-    if not campaign_moved:
-        moved(character.campaign_id, timezone.now())
+    saved = [*fields, "version", "section_versions", "updated_at"]
+    now = timezone.now()
+    if history is None:
+        save_fields(character, saved)
+        if not campaign_moved:
+            moved(character.campaign_id, now)
+    else:
+        history.version = character.version
+        also = [] if campaign_moved else [moved_statement(character.campaign_id, now)]
+        write_together(character, saved, history, *also)
     if announced:
         transaction.on_commit(lambda: character_changed.send(sender=Character, character_id=character.pk))
 
@@ -160,17 +171,16 @@ def write(
     character.sheet = after
     character.status = after_status
     character.awaiting = len(character.rules.awaiting(sheet)) + (1 if character.arrival else 0)
+    change = SheetChange(character=character, what=what[:200], sections=list(sections), before=before, after=after,
+                         by=by)  # fmt: skip
     mark_changed(
         character,
         *sections,
         fields=["sheet", "status", "awaiting", *fields],
         campaign_moved=campaign_moved,
         announced=announced,
+        history=change,
     )
-    insert(SheetChange(
-        character=character, version=character.version, what=what[:200], sections=list(sections),
-        before=before, after=after, by=by,
-    ))  # fmt: skip
     return character
 
 

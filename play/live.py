@@ -4,7 +4,8 @@ Every member's socket joins the campaign's group (:func:`group_name`), and a gro
 member's own (:func:`member_group_name`) that hears when their membership changes; an open
 sheet page joins its character's group (:func:`sheet_group_name`), which hears its new version.
 A saved sheet of a character in the running encounter is announced as a change of the encounter too.
-A recorded roll and a saved sheet are announced after their transaction commits, as ready-made HTML
+A recorded roll and a saved sheet are announced after their transaction commits (in a request the server
+serves, sent by its event loop once the response is out: ``web.asgi.after_response``), as ready-made HTML
 fragments: the same templates the pages use, so a swapped fragment is exactly what a reload
 would show. A roll is rendered twice, once as the GM sees it and once as players do; a secret
 roll not yet revealed goes to the GM's sockets only, and to everyone's when the GM reveals it.

@@ -261,13 +261,9 @@ def _written_directly(model: type[models.Model], fields: list[models.Field[Any, 
     return not listened and not any(hasattr(field, "get_placeholder") for field in fields)
 
 
-def save_fields(obj: models.Model, fields: list[str]) -> None:
-    """``obj.save(update_fields=fields)`` for a row that exists, the UPDATE Django would send written once for
-    the model and the fields: building it through the ORM cost a sheet's every write more than the database
-    took to run it. Each value goes through its field as Django's save sends it (``pre_save``, then
-    ``get_db_prep_save``: an ``auto_now`` field is now). The model's own ``save`` is not called: only for a
-    model whose ``save`` adds nothing to an update (the caller knows), and whose saves nothing listens for
-    (otherwise, or for a new row, it is ``save`` itself)."""
+def _update_of(obj: models.Model, fields: list[str]) -> tuple[str, list[Any]] | None:
+    """The UPDATE of ``fields`` of ``obj`` as :func:`save_fields` sends it, with its values worked out now, or
+    None when it must take the ORM's way (a new row, a listened model, a field with a placeholder of its own)."""
     model = type(obj)
     meta = model._meta
     db = router.db_for_write(model, instance=obj)
@@ -283,11 +279,54 @@ def save_fields(obj: models.Model, fields: list[str]) -> None:
         made = _writes[key] = (f"UPDATE {quote(meta.db_table)} SET {assignments} WHERE {where} = %s", targets)  # noqa: S608
     sql, targets = made
     if obj._state.adding or obj.pk is None or not _written_directly(model, targets):
+        return None
+    values = [field.get_db_prep_save(field.pre_save(obj, False), connection=connection) for field in targets]
+    return sql, [*values, meta.pk.get_db_prep_value(obj.pk, connection)]
+
+
+def _insert_of(obj: models.Model) -> tuple[str, list[Any]] | None:
+    """The INSERT of the new row ``obj`` as :func:`insert` sends it (returning its primary key), with its values
+    worked out now, or None when it must take the ORM's way (under :func:`_update_of`'s conditions)."""
+    model = type(obj)
+    meta = model._meta
+    db = router.db_for_write(model, instance=obj)
+    connection = connections[db]
+    key = (db, model, None)
+    made = _writes.get(key)
+    if made is None and connection.features.can_return_columns_from_insert:
+        targets = [field for field in meta.concrete_fields if not field.primary_key]
+        quote = connection.ops.quote_name
+        columns = ", ".join(quote(field.column) for field in targets)
+        returning, _ = connection.ops.return_insert_columns([meta.pk])
+        places = ", ".join(["%s"] * len(targets))
+        sql = f"INSERT INTO {quote(meta.db_table)} ({columns}) VALUES ({places}) {returning}"  # noqa: S608
+        made = _writes[key] = (sql, targets)
+    if made is None or not obj._state.adding or obj.pk is not None or not _written_directly(model, made[1]):
+        return None
+    sql, targets = made
+    return sql, [field.get_db_prep_save(field.pre_save(obj, True), connection=connection) for field in targets]
+
+
+def _inserted(obj: models.Model, pk: Any) -> None:
+    setattr(obj, type(obj)._meta.pk.attname, pk)
+    obj._state.adding = False
+    obj._state.db = router.db_for_write(type(obj), instance=obj)
+
+
+def save_fields(obj: models.Model, fields: list[str]) -> None:
+    """``obj.save(update_fields=fields)`` for a row that exists, the UPDATE Django would send written once for
+    the model and the fields: building it through the ORM cost a sheet's every write more than the database
+    took to run it. Each value goes through its field as Django's save sends it (``pre_save``, then
+    ``get_db_prep_save``: an ``auto_now`` field is now). The model's own ``save`` is not called: only for a
+    model whose ``save`` adds nothing to an update (the caller knows), and whose saves nothing listens for
+    (otherwise, or for a new row, it is ``save`` itself)."""
+    update = _update_of(obj, fields)
+    if update is None:
         obj.save(update_fields=fields)
         return
-    values = [field.get_db_prep_save(field.pre_save(obj, False), connection=connection) for field in targets]
-    with connection.cursor() as cursor:
-        cursor.execute(sql, [*values, meta.pk.get_db_prep_value(obj.pk, connection)])
+    db = router.db_for_write(type(obj), instance=obj)
+    with connections[db].cursor() as cursor:
+        cursor.execute(*update)
         if cursor.rowcount == 0:
             raise DatabaseError("Save with update_fields did not affect any rows.")
     obj._state.db = db
@@ -297,28 +336,43 @@ def insert(obj: models.Model) -> None:
     """``obj.save()`` of a new row (its primary key made by the database and set on it), the INSERT Django
     would send written once for the model, its values through their fields as Django's save sends them; under
     the same conditions as :func:`save_fields`."""
-    model = type(obj)
-    meta = model._meta
-    db = router.db_for_write(model, instance=obj)
-    connection = connections[db]
-    returns = connection.features.can_return_columns_from_insert
-    key = (db, model, None)
-    made = _writes.get(key)
-    if made is None and returns:
-        targets = [field for field in meta.concrete_fields if not field.primary_key]
-        quote = connection.ops.quote_name
-        columns = ", ".join(quote(field.column) for field in targets)
-        returning, _ = connection.ops.return_insert_columns([meta.pk])
-        places = ", ".join(["%s"] * len(targets))
-        sql = f"INSERT INTO {quote(meta.db_table)} ({columns}) VALUES ({places}) {returning}"  # noqa: S608
-        made = _writes[key] = (sql, targets)
-    if made is None or not obj._state.adding or obj.pk is not None or not _written_directly(model, made[1]):
+    made = _insert_of(obj)
+    if made is None:
         obj.save(force_insert=True)
         return
-    sql, targets = made
-    values = [field.get_db_prep_save(field.pre_save(obj, True), connection=connection) for field in targets]
+    with connections[router.db_for_write(type(obj), instance=obj)].cursor() as cursor:
+        cursor.execute(*made)
+        _inserted(obj, cursor.fetchone()[0])
+
+
+def write_together(saved: models.Model, fields: list[str], new: models.Model, *also: tuple[str, list[Any]]) -> None:
+    """:func:`save_fields` of ``saved``, each UPDATE of ``also`` (its SQL and parameters: no row it changes
+    need exist) and :func:`insert` of ``new``, in one statement where the database runs an UPDATE in a WITH
+    query (PostgreSQL): one trip to the database instead of one a write, each write as it would be alone. It
+    fails as :func:`save_fields` fails when ``saved`` has no row. Elsewhere, or when either row must take the
+    ORM's way, they are sent one after the other, in that order. All three on one database."""
+    db = router.db_for_write(type(saved), instance=saved)
+    connection = connections[db]
+    update = _update_of(saved, fields) if connection.vendor == "postgresql" else None
+    made = _insert_of(new) if update is not None else None
+    if update is None or made is None:
+        save_fields(saved, fields)
+        with connection.cursor() as cursor:
+            for sql, params in also:
+                cursor.execute(sql, params)
+        insert(new)
+        return
+    queries = [f"saved AS ({update[0]} RETURNING 1)"]
+    queries += [f"also_{n} AS ({sql} RETURNING 1)" for n, (sql, _) in enumerate(also)]
+    insert_sql, insert_params = made
+    # The INSERT returns its key, and how many rows the UPDATE of ``saved`` changed. Every statement is one made
+    # here from models' meta, or the caller's own SQL; the values are parameters.
+    sql = f"WITH {', '.join(queries)} {insert_sql}, (SELECT count(*) FROM saved)"  # noqa: S608
     with connection.cursor() as cursor:
-        cursor.execute(sql, values)
-        setattr(obj, meta.pk.attname, cursor.fetchone()[0])
-    obj._state.adding = False
-    obj._state.db = db
+        also_params = [param for _, params in also for param in params]
+        cursor.execute(sql, [*update[1], *also_params, *insert_params])
+        pk, changed = cursor.fetchone()
+    if changed == 0:
+        raise DatabaseError("Save with update_fields did not affect any rows.")
+    saved._state.db = db
+    _inserted(new, pk)

@@ -19,6 +19,9 @@ from web import asgi
 
 #: What the calls left by this module's views did, in order, with what the client had been sent by then.
 done: list[tuple[str, int, list[str]]] = []
+#: The handler serving, and the threads it had idle as each left call ran.
+serving: list[asgi.Handler] = []
+idle_then: list[int] = []
 #: What the client was sent, by type, as it was sent.
 sent_types: list[str] = []
 
@@ -28,6 +31,7 @@ def leaving(name: str, *, fails: bool = False) -> Any:
         if fails:
             raise RuntimeError(name)
         done.append((name, threading.get_ident(), list(sent_types)))
+        idle_then.append(len(serving[0].idle))
 
     return call
 
@@ -58,6 +62,8 @@ urlpatterns = [
 def fresh() -> None:
     done.clear()
     sent_types.clear()
+    idle_then.clear()
+    serving[:] = [asgi.Handler()]
 
 
 def serve(url: str) -> tuple[int, int]:
@@ -86,7 +92,7 @@ def serve(url: str) -> tuple[int, int]:
             "path": url, "raw_path": url.encode(), "query_string": b"", "root_path": "",
             "headers": [(b"host", b"testserver")], "client": ("127.0.0.1", 50000), "server": ("testserver", 80),
         }  # fmt: skip
-        await asgi.Handler()(scope, receive, send)
+        await serving[0](scope, receive, send)
         return statuses[0], threading.get_ident()
 
     return async_to_sync(get)()
@@ -101,6 +107,7 @@ def test_what_a_request_leaves_runs_on_the_loop_in_order_once_its_response_is_se
     for _, thread, sent_by_then in done:
         assert thread == loop_thread  # not the request's thread: it went on at once
         assert sent_by_then == ["http.response.start", "http.response.body"]  # the whole answer, before
+    assert idle_then == [1, 1]  # and the request's thread was given back first: no thread waits on them
 
 
 @pytest.mark.urls(__name__)

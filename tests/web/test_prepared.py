@@ -3,6 +3,7 @@ the same rows in the same order, their related objects, annotations and prefetch
 
 from __future__ import annotations
 
+from datetime import timedelta
 from typing import Any
 
 import pytest
@@ -10,10 +11,10 @@ from django.db import DatabaseError, connection, transaction
 from django.db.models import signals
 from django.test.utils import CaptureQueriesContext
 
-from campaigns.models import Campaign, Membership
+from campaigns.models import Campaign, Membership, moved_statement
 from characters.models import Character, SheetChange
 from tests.campaigns.helpers import make_character
-from web.prepared import Prepared, fetch_together, insert, save_fields
+from web.prepared import Prepared, fetch_together, insert, save_fields, write_together
 
 pytestmark = pytest.mark.django_db
 
@@ -150,6 +151,72 @@ def test_a_model_whose_saves_are_listened_for_is_saved_through_the_orm(campaign,
     finally:
         signals.post_save.disconnect(listener, sender=Character)
     assert heard == [hero.pk]
+
+
+def written_together(campaign: Campaign, hero: Character, by: Any) -> tuple[SheetChange, list[str]]:
+    """The hero renamed, the campaign's last activity moved and a change of its history added, by
+    :func:`write_together`: the change, and the SQL sent."""
+    hero.name, hero.version = "Brunella the Bold", hero.version + 1
+    change = SheetChange(character=hero, version=hero.version, what="Renamed", sections=["identity"],
+                         before={"a": 1}, after={"a": 2}, by=by)  # fmt: skip
+    when = campaign.last_activity_at + timedelta(hours=1)
+    with CaptureQueriesContext(connection) as captured:
+        write_together(hero, ["name", "version", "updated_at"], change, moved_statement(campaign.pk, when))
+    return change, [query["sql"] for query in captured.captured_queries]
+
+
+def test_rows_written_together_are_the_rows_written_one_by_one(campaign, gm, player) -> None:
+    """One statement on PostgreSQL (a WITH query for each UPDATE, then the INSERT), one a write elsewhere:
+    the same rows either way, as :func:`save_fields`, the campaign's own UPDATE and :func:`insert` write them."""
+    hero = make_character(campaign, player, "Brunella")
+    before = hero.updated_at
+    change, sent = written_together(campaign, hero, gm)
+    if connection.vendor == "postgresql":
+        assert len(sent) == 1
+        assert sent[0].startswith("WITH saved AS (UPDATE")
+    else:
+        assert [sql.split()[0] for sql in sent] == ["UPDATE", "UPDATE", "INSERT"]
+    read = Character.objects.get(pk=hero.pk)
+    assert (read.name, read.version) == ("Brunella the Bold", hero.version)
+    assert read.updated_at == hero.updated_at > before
+    moved_to = Campaign.objects.get(pk=campaign.pk).last_activity_at
+    assert moved_to == campaign.last_activity_at + timedelta(hours=1)
+    assert change.pk is not None
+    assert not change._state.adding
+    alone = SheetChange(character=hero, version=hero.version + 1, what="Renamed", sections=["identity"],
+                        before={"a": 1}, after={"a": 2}, by=gm)  # fmt: skip
+    insert(alone)
+    fields = ["character_id", "what", "sections", "before", "after", "by_id"]
+    together, one_by_one = SheetChange.objects.filter(pk__in=[change.pk, alone.pk]).order_by("version").values(*fields)
+    assert together == one_by_one
+    assert SheetChange.objects.get(pk=change.pk).created_at == change.created_at
+
+
+def test_rows_written_together_for_a_row_that_is_gone_write_nothing(campaign, gm, player) -> None:
+    hero = make_character(campaign, player, "Brunella")
+    gone = Character(pk=hero.pk + 1000, name="Nobody", campaign=campaign, owner=player, version=1)
+    gone._state.adding = False
+    change = SheetChange(character=hero, version=99, what="Never", sections=[], before={}, after={}, by=gm)
+    with pytest.raises(DatabaseError, match="did not affect any rows"), transaction.atomic():
+        write_together(gone, ["name"], change)
+    assert not SheetChange.objects.filter(version=99).exists()
+
+
+def test_rows_written_together_whose_saves_are_listened_for_go_through_the_orm(campaign, gm, player) -> None:
+    heard: list[Any] = []
+
+    def listener(sender: Any, instance: Any, **kwargs: Any) -> None:
+        heard.append((sender.__name__, instance.pk))
+
+    hero = make_character(campaign, player, "Brunella")
+    signals.post_save.connect(listener, sender=SheetChange)
+    try:
+        change, sent = written_together(campaign, hero, gm)
+    finally:
+        signals.post_save.disconnect(listener, sender=SheetChange)
+    assert heard == [("SheetChange", change.pk)]
+    assert [sql.split()[0] for sql in sent] == ["UPDATE", "UPDATE", "INSERT"]
+    assert Character.objects.get(pk=hero.pk).name == "Brunella the Bold"
 
 
 def test_queries_fetched_together_give_what_each_gives_alone(campaign, gm, player, other_player) -> None:
