@@ -5,7 +5,7 @@ member's own (:func:`member_group_name`) that hears when their membership change
 sheet page joins its character's group (:func:`sheet_group_name`), which hears its new version.
 A saved sheet of a character in the running encounter is announced as a change of the encounter too.
 A recorded roll and a saved sheet are announced after their transaction commits (in a request the server
-serves, sent by its event loop once the response is out: ``web.asgi.after_response``), as ready-made HTML
+serves, sent by its event loop while the request goes on: ``web.asgi.leave_to_loop``), as ready-made HTML
 fragments: the same templates the pages use, so a swapped fragment is exactly what a reload
 would show. A roll is rendered twice, once as the GM sees it and once as players do; a secret
 roll not yet revealed goes to the GM's sockets only, and to everyone's when the GM reveals it.
@@ -484,8 +484,8 @@ def _send(campaign_id: int, event: dict[str, Any], group: str | None = None) -> 
 
 def _send_each(campaign_id: int, sends: list[tuple[str, dict[str, Any]]]) -> None:
     """Each event to its group, in order, in one trip to the event loop (each trip costs more than a send).
-    In a request the server serves, the trip is left to the loop (``web.asgi.after_response``), made once
-    the response is sent, after what the request announced before: the request's thread goes on at once."""
+    In a request the server serves, the trip is left to the loop (``web.asgi.leave_to_loop``), made after
+    what the process's requests left before it: the request's thread goes on at once."""
     layer = get_channel_layer()
     if layer is None or not sends:
         return
@@ -497,7 +497,7 @@ def _send_each(campaign_id: int, sends: list[tuple[str, dict[str, Any]]]) -> Non
             except Exception:  # the write stands; the pages catch up on reconnecting
                 logger.exception("Could not announce %s to campaign %s", event["type"], campaign_id)
 
-    if asgi.after_response(send_all):
+    if asgi.leave_to_loop(send_all):
         return
     try:
         async_to_sync(send_all)()

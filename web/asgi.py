@@ -18,16 +18,21 @@ Django's own handler builds its middleware for the event loop: under a middlewar
 call, then goes to the thread again to run the (synchronous) view: two more trips between the loop and the
 thread on every request, each a wake-up of the other side. Every view of the site is synchronous.
 
-What a request leaves to the event loop (:func:`after_response`: its announcements to the live pages) runs
-there once its response is sent, in the order it was left: the request's thread does not wait for the
-loop, nor the client for Redis. Outside a request this handler serves (a test's client, a command, a
-socket's consumer), the caller runs it at once.
+What a request leaves to the event loop (:func:`leave_to_loop`: its announcements to the live pages) is run
+there by the process's :class:`Outbox`, one call at a time, in the order the requests of the process left
+them (an announcement is left just after its transaction commits, so in the order of the commits, as when
+each request's thread sent its own and waited): the request's thread goes on at once, and its response
+waits for neither the loop nor Redis. A call that fails or takes longer than :data:`LEFT_CALL_TIMEOUT` is
+logged and the next one runs; past :data:`OUTBOX_LIMIT` calls waiting (Redis out of reach for a long
+while), a new one is logged and dropped: the pages catch up on reconnecting. Outside a request this handler
+serves (a test's client, a command, a socket's consumer), the caller runs its call itself.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
+from collections import deque
 from collections.abc import Awaitable, Callable
 from concurrent.futures import ThreadPoolExecutor
 from contextvars import ContextVar
@@ -36,36 +41,71 @@ from typing import Any, Final
 from asgiref.sync import ThreadSensitiveContext, sync_to_async
 from django.core.handlers.asgi import ASGIHandler
 
-__all__ = ["KEPT_IDLE", "Handler", "after_response"]
+__all__ = ["KEPT_IDLE", "LEFT_CALL_TIMEOUT", "OUTBOX_LIMIT", "Handler", "Outbox", "leave_to_loop"]
 
 logger = logging.getLogger(__name__)
 
 #: Idle request threads a process keeps for the next requests.
 KEPT_IDLE: Final = 16
+#: Seconds a call left to the event loop may take before it is given up, and calls left waiting at most.
+LEFT_CALL_TIMEOUT: Final = 10.0
+OUTBOX_LIMIT: Final = 10_000
 
-#: What the request under way has left to run on the event loop once its response is sent (a list of the
-#: request's own, shared with its thread: the thread's context is a copy of the request's); None outside one.
-left_to_loop: ContextVar[list[Callable[[], Awaitable[None]]] | None] = ContextVar("left_to_loop", default=None)
-
-
-def after_response(call: Callable[[], Awaitable[None]]) -> bool:
-    """Leaves ``call`` to the event loop, to be awaited once the response of the request under way is sent,
-    after what the request left before it: True. False when no request served by :class:`Handler` is under
-    way here, and the caller is to run it itself."""
-    left = left_to_loop.get()
-    if left is None:
-        return False
-    left.append(call)
-    return True
+LeftCall = Callable[[], Awaitable[None]]
 
 
-async def run_left(left: list[Callable[[], Awaitable[None]]]) -> None:
-    """Each call a request left, in order; one that fails is logged and does not stop the next."""
-    for call in left:
+class Outbox:
+    """The calls the requests served on one event loop leave to it (:func:`leave_to_loop`), run one at a time,
+    in the order they were left, by one task while any are waiting (see the module)."""
+
+    def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
+        self.loop = loop
+        # Touched on the loop's thread alone (:meth:`put` hands each call over to it): no lock.
+        self.waiting: deque[LeftCall] = deque()
+        self.worker: asyncio.Task[None] | None = None
+
+    def put(self, call: LeftCall) -> bool:
+        """Leaves ``call`` to the loop, from any thread: False when the loop is closed and runs nothing more."""
         try:
-            await call()
-        except Exception:
-            logger.exception("A call left to run after a response failed")
+            self.loop.call_soon_threadsafe(self.add, call)
+        except RuntimeError:
+            return False
+        return True
+
+    def add(self, call: LeftCall) -> None:
+        if len(self.waiting) >= OUTBOX_LIMIT:
+            logger.error("%d calls left to the event loop are waiting already: one more dropped", len(self.waiting))
+            return
+        self.waiting.append(call)
+        if self.worker is None:
+            self.worker = self.loop.create_task(self.run())
+
+    async def run(self) -> None:
+        try:
+            while self.waiting:
+                call = self.waiting.popleft()
+                try:
+                    async with asyncio.timeout(LEFT_CALL_TIMEOUT):
+                        await call()
+                except TimeoutError:
+                    logger.error("A call left to the event loop took more than %g s: given up", LEFT_CALL_TIMEOUT)
+                except Exception:
+                    logger.exception("A call left to the event loop failed")
+        finally:
+            self.worker = None
+
+
+#: The outbox of the event loop serving the request under way (shared with its thread: the thread's context is
+#: a copy of the request's); None outside a request :class:`Handler` serves.
+current_outbox: ContextVar[Outbox | None] = ContextVar("current_outbox", default=None)
+
+
+def leave_to_loop(call: LeftCall) -> bool:
+    """Leaves ``call`` to the event loop serving the request under way, to be awaited there after what was left
+    before it (see the module): True. False when no request served by :class:`Handler` is under way here (or
+    its loop has closed), and the caller is to run it itself."""
+    outbox = current_outbox.get()
+    return outbox is not None and outbox.put(call)
 
 
 def _nothing() -> None:
@@ -79,8 +119,8 @@ class Handler(ASGIHandler):
         super().__init__()
         # Touched on the event loop's thread alone: no lock.
         self.idle: list[ThreadPoolExecutor] = []
-        #: What cancelled requests left to run once their threads are done (held here until it has run).
-        self.pending: set[asyncio.Future[None]] = set()
+        #: The outbox of the loop this handler serves on (a new one for a new loop: the tests run several).
+        self.outbox: Outbox | None = None
 
     def load_middleware(self, is_async: bool = False) -> None:
         """The middleware chain built as for WSGI, down to the view, and run on the request's thread (see
@@ -92,37 +132,23 @@ class Handler(ASGIHandler):
         if scope["type"] != "http":
             raise ValueError(f"Django can only handle ASGI/HTTP connections, not {scope['type']}.")
         executor = self.idle.pop() if self.idle else ThreadPoolExecutor(1, thread_name_prefix="request")
-        left: list[Callable[[], Awaitable[None]]] = []
-        token = left_to_loop.set(left)
+        loop = asyncio.get_running_loop()
+        if self.outbox is None or self.outbox.loop is not loop:
+            self.outbox = Outbox(loop)
+        token = current_outbox.set(self.outbox)
         try:
             async with ThreadSensitiveContext(executor=executor):
                 await self.handle(scope, receive, send)
         finally:
-            left_to_loop.reset(token)
-            await self.finish(executor, left)
-
-    async def finish(self, executor: ThreadPoolExecutor, left: list[Callable[[], Awaitable[None]]]) -> None:
-        """After a request: its thread put back once idle, and then what it left to the loop run (see the
-        module): the request's writes are committed, so it runs even when the request failed."""
-        # A call the request left running (its client gone mid-view) finishes before the thread is handed to
-        # another request, and before what it left runs: the executor runs its calls in order, so this one
-        # comes after.
-        idle = asyncio.wrap_future(executor.submit(_nothing))
-        try:
-            await asyncio.shield(idle)
-        except asyncio.CancelledError:
-            executor.shutdown(wait=False)  # its thread ends once what it was given is done
-            self.pending.add(task := asyncio.ensure_future(self.run_when_idle(idle, left)))
-            task.add_done_callback(self.pending.discard)
-            raise
-        if len(self.idle) < KEPT_IDLE:
-            self.idle.append(executor)
-        else:
-            executor.shutdown(wait=False)
-        if left:
-            await asyncio.shield(run_left(left))
-
-    @staticmethod
-    async def run_when_idle(idle: asyncio.Future[None], left: list[Callable[[], Awaitable[None]]]) -> None:
-        await idle
-        await run_left(left)
+            current_outbox.reset(token)
+            # A call the request left running (its client gone mid-view) finishes before the thread is
+            # handed to another request: the executor runs its calls in order, so this one comes after.
+            try:
+                await asyncio.shield(asyncio.wrap_future(executor.submit(_nothing)))
+            except asyncio.CancelledError:
+                executor.shutdown(wait=False)  # its thread ends once what it was given is done
+                raise
+            if len(self.idle) < KEPT_IDLE:
+                self.idle.append(executor)
+            else:
+                executor.shutdown(wait=False)

@@ -19,6 +19,7 @@ from typing import Any, Final, Generic, TypeAlias, TypeVar
 from django.db import DatabaseError, connections, models, router
 from django.db.models import QuerySet, prefetch_related_objects, signals
 from django.db.models.query import get_related_populators
+from django.db.transaction import TransactionManagementError
 
 M = TypeVar("M", bound=models.Model)
 
@@ -347,12 +348,16 @@ def insert(obj: models.Model) -> None:
 
 def write_together(saved: models.Model, fields: list[str], new: models.Model, *also: tuple[str, list[Any]]) -> None:
     """:func:`save_fields` of ``saved``, each UPDATE of ``also`` (its SQL and parameters: no row it changes
-    need exist) and :func:`insert` of ``new``, in one statement where the database runs an UPDATE in a WITH
-    query (PostgreSQL): one trip to the database instead of one a write, each write as it would be alone. It
-    fails as :func:`save_fields` fails when ``saved`` has no row. Elsewhere, or when either row must take the
-    ORM's way, they are sent one after the other, in that order. All three on one database."""
+    need exist, and none may be ``saved``'s, which one statement may not change twice) and :func:`insert` of
+    ``new``, in one statement where the database runs an UPDATE in a WITH query (PostgreSQL): one trip to the
+    database instead of one a write, each write as it would be alone. It fails as :func:`save_fields` fails
+    when ``saved`` has no row, once the others are written: so only in a transaction, which the failure rolls
+    back. Elsewhere, or when either row must take the ORM's way, they are sent one after the other, in that
+    order. All three on one database."""
     db = router.db_for_write(type(saved), instance=saved)
     connection = connections[db]
+    if connection.get_autocommit():
+        raise TransactionManagementError("Rows are written together only in a transaction.")
     update = _update_of(saved, fields) if connection.vendor == "postgresql" else None
     made = _insert_of(new) if update is not None else None
     if update is None or made is None:

@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 from django.db import DatabaseError, connection, transaction
 from django.db.models import signals
+from django.db.transaction import TransactionManagementError
 from django.test.utils import CaptureQueriesContext
 
 from campaigns.models import Campaign, Membership, moved_statement
@@ -199,6 +200,16 @@ def test_rows_written_together_for_a_row_that_is_gone_write_nothing(campaign, gm
     change = SheetChange(character=hero, version=99, what="Never", sections=[], before={}, after={}, by=gm)
     with pytest.raises(DatabaseError, match="did not affect any rows"), transaction.atomic():
         write_together(gone, ["name"], change)
+    assert not SheetChange.objects.filter(version=99).exists()
+
+
+@pytest.mark.django_db(transaction=True)
+def test_rows_are_written_together_only_in_a_transaction(campaign, gm, player) -> None:
+    """A failed save of ``saved`` is found once the other writes are made: outside a transaction they would stay."""
+    hero = make_character(campaign, player, "Brunella")
+    change = SheetChange(character=hero, version=99, what="Never", sections=[], before={}, after={}, by=gm)
+    with pytest.raises(TransactionManagementError, match="only in a transaction"):
+        write_together(hero, ["name"], change)
     assert not SheetChange.objects.filter(version=99).exists()
 
 
