@@ -20,22 +20,22 @@ thread on every request, each a wake-up of the other side. Every view of the sit
 
 What a request leaves to the event loop (:func:`leave_to_loop`: its announcements to the live pages) is run
 there by the process's :class:`Outbox`, one call at a time, in the order the requests of the process left
-them (an announcement is left just after its transaction commits, so in the order of the commits, as when
-each request's thread sent its own and waited): the request's thread goes on at once, and its response
-waits for neither the loop nor Redis. A call that fails or takes longer than :data:`LEFT_CALL_TIMEOUT` is
-logged and the next one runs; past :data:`OUTBOX_LIMIT` calls waiting (Redis out of reach for a long
-while), a new one is logged and dropped: the pages catch up on reconnecting. Outside a request this handler
+them (an announcement is left just after its transaction commits, as each request's thread sent its own and
+waited before): the request's thread goes on at once, and its response waits for neither the loop nor Redis.
+A call that fails or takes longer than :data:`LEFT_CALL_TIMEOUT` is logged and the next one runs; past
+:data:`OUTBOX_LIMIT` calls waiting (Redis out of reach for a long while), new ones are dropped and logged: a
+page shows what it missed on its next load, or when its socket reconnects. Outside a request this handler
 serves (a test's client, a command, a socket's consumer), the caller runs its call itself.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import logging
 from collections import deque
 from collections.abc import Awaitable, Callable
 from concurrent.futures import ThreadPoolExecutor
-from contextvars import ContextVar
 from typing import Any, Final
 
 from asgiref.sync import ThreadSensitiveContext, sync_to_async
@@ -63,6 +63,8 @@ class Outbox:
         # Touched on the loop's thread alone (:meth:`put` hands each call over to it): no lock.
         self.waiting: deque[LeftCall] = deque()
         self.worker: asyncio.Task[None] | None = None
+        #: Calls dropped since the outbox was last full (see :meth:`add`).
+        self.dropped = 0
 
     def put(self, call: LeftCall) -> bool:
         """Leaves ``call`` to the loop, from any thread: False when the loop is closed and runs nothing more."""
@@ -74,30 +76,42 @@ class Outbox:
 
     def add(self, call: LeftCall) -> None:
         if len(self.waiting) >= OUTBOX_LIMIT:
-            logger.error("%d calls left to the event loop are waiting already: one more dropped", len(self.waiting))
+            if not self.dropped:
+                logger.error("%d calls left to the event loop are waiting: new ones are dropped", len(self.waiting))
+            self.dropped += 1
             return
         self.waiting.append(call)
-        if self.worker is None:
-            self.worker = self.loop.create_task(self.run())
+        if self.worker is None or self.worker.done():
+            # In a context of its own, not that of the request whose call started it (its thread long gone).
+            self.worker = self.loop.create_task(self.run(), context=contextvars.Context())
 
     async def run(self) -> None:
         try:
             while self.waiting:
                 call = self.waiting.popleft()
+                limit = asyncio.timeout(LEFT_CALL_TIMEOUT)
                 try:
-                    async with asyncio.timeout(LEFT_CALL_TIMEOUT):
+                    async with limit:
                         await call()
-                except TimeoutError:
-                    logger.error("A call left to the event loop took more than %g s: given up", LEFT_CALL_TIMEOUT)
                 except Exception:
-                    logger.exception("A call left to the event loop failed")
+                    if limit.expired():  # not a TimeoutError of the call's own
+                        logger.error("A call left to the event loop took more than %g s: given up", LEFT_CALL_TIMEOUT)
+                    else:
+                        logger.exception("A call left to the event loop failed")
+                if self.dropped and len(self.waiting) < OUTBOX_LIMIT // 2:
+                    logger.error("%d calls left to the event loop were dropped while it was full", self.dropped)
+                    self.dropped = 0
+        except asyncio.CancelledError:
+            if self.waiting:
+                logger.warning("%d calls left to the event loop not run: the loop is stopping", len(self.waiting))
+            raise
         finally:
             self.worker = None
 
 
 #: The outbox of the event loop serving the request under way (shared with its thread: the thread's context is
 #: a copy of the request's); None outside a request :class:`Handler` serves.
-current_outbox: ContextVar[Outbox | None] = ContextVar("current_outbox", default=None)
+current_outbox: contextvars.ContextVar[Outbox | None] = contextvars.ContextVar("current_outbox", default=None)
 
 
 def leave_to_loop(call: LeftCall) -> bool:
