@@ -27,7 +27,9 @@ def test_a_roll_from_the_sheet_moves_the_campaigns_last_activity_once_to_its_rol
         response = client.post(reverse("play:sheet-roll", args=[maud.pk]), situation)
     assert response.status_code == 302
     assert sum(q["sql"].startswith(MOVED) for q in captured) == 1
-    assert len(captured) == 23  # the same at any size: tests/play/test_hot_paths.py
+    # The same at any size (tests/play/test_hot_paths.py); on PostgreSQL the sheet's save and its history row
+    # are one statement (web.prepared.write_together).
+    assert len(captured) == (22 if connection.vendor == "postgresql" else 23)
     rolled = Roll.objects.get(character=maud)
     assert Campaign.objects.get(pk=maud.campaign_id).last_activity_at == rolled.created_at
     assert fresh(maud).version == maud.version + 1  # the sheet saved, waiting for the player's decision
