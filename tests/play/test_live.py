@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import json
 import random
 from collections.abc import Awaitable, Callable
@@ -24,6 +23,7 @@ from play import consumers, encounters, live, rolls
 from play.consumers import CATCH_UP_REFUSALS, CATCH_UPS_PER_MINUTE, NOT_A_MEMBER, RATE_LIMITED
 from play.models import Combatant
 from rules.systems.base import Role
+from tests import asgi_http
 from tests.campaigns.helpers import make_character
 from tests.play.npcs import npc
 from web import asgi
@@ -859,35 +859,15 @@ def test_each_socket_has_its_own_catch_ups(campaign, player, monkeypatch) -> Non
 
 async def post_through_the_server(path: str, user: Any, data: bytes) -> tuple[int, str]:
     """A POST of ``data`` (form-encoded) as ``user`` through the server's whole ASGI application, as uvicorn
-    sends it: its status, and the body's end."""
+    sends it: its status, and the body."""
     secret = "k" * 32  # the browser's CSRF secret, sent as its cookie and, unmasked, as the header
     cookie = await database_sync_to_async(cookie_for)(user) + f"; csrftoken={secret}".encode()
     headers = [
-        (b"host", b"testserver"), (b"cookie", cookie), (b"x-csrftoken", secret.encode()),
+        (b"cookie", cookie), (b"x-csrftoken", secret.encode()),
         (b"content-type", b"application/x-www-form-urlencoded"), (b"content-length", str(len(data)).encode()),
     ]  # fmt: skip
-    scope = {
-        "type": "http", "asgi": {"version": "3.0"}, "http_version": "1.1", "method": "POST", "scheme": "http",
-        "path": path, "raw_path": path.encode(), "query_string": b"", "root_path": "", "headers": headers,
-        "client": ("127.0.0.1", 50000), "server": ("testserver", 80),
-    }  # fmt: skip
-    requested = [{"type": "http.request", "body": data, "more_body": False}]
-    answered = asyncio.Event()
-    sent: list[dict[str, Any]] = []
-
-    async def receive() -> dict[str, Any]:
-        if requested:
-            return requested.pop()
-        await answered.wait()
-        return {"type": "http.disconnect"}
-
-    async def send(message: dict[str, Any]) -> None:
-        sent.append(message)
-        if message["type"] == "http.response.body" and not message.get("more_body"):
-            answered.set()
-
-    await application(scope, receive, send)
-    return sent[0]["status"], b"".join(m.get("body", b"") for m in sent[1:]).decode()
+    answer = await asgi_http.request(application, path, method="POST", headers=headers, body=data)
+    return answer.status, answer.body.decode()
 
 
 def test_a_roll_posted_to_the_server_reaches_the_sockets_without_the_request_waiting(

@@ -22,43 +22,13 @@ from asgiref.sync import AsyncToSync, async_to_sync
 from django.core.signals import request_finished, request_started
 from django.db import connection
 
+from tests import asgi_http
 from web import asgi
 
 
 async def get(path: str, handler: asgi.Handler | None = None) -> int:
     """The status of one GET of ``path``, through Django's ASGI handler."""
-    sent: list[dict] = []
-    scope = {
-        "type": "http",
-        "asgi": {"version": "3.0"},
-        "http_version": "1.1",
-        "method": "GET",
-        "scheme": "http",
-        "path": path,
-        "raw_path": path.encode(),
-        "query_string": b"",
-        "root_path": "",
-        "headers": [(b"host", b"testserver")],
-        "client": ("127.0.0.1", 50000),
-        "server": ("testserver", 80),
-    }
-
-    body = [{"type": "http.request", "body": b"", "more_body": False}]
-    finished = asyncio.Event()
-
-    async def receive() -> dict:
-        if body:
-            return body.pop()
-        await finished.wait()  # the client stays until the whole response is sent, as uvicorn's would
-        return {"type": "http.disconnect"}
-
-    async def send(message: dict) -> None:
-        sent.append(message)
-        if message["type"] == "http.response.body" and not message.get("more_body"):
-            finished.set()
-
-    await (handler or asgi.Handler())(scope, receive, send)
-    return sent[0]["status"]
+    return (await asgi_http.request(handler or asgi.Handler(), path)).status
 
 
 @pytest.fixture(autouse=True)

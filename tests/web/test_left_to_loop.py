@@ -17,6 +17,7 @@ from django.contrib.auth.decorators import login_not_required
 from django.http import HttpRequest, HttpResponse
 from django.urls import include, path
 
+from tests import asgi_http
 from web import asgi
 
 #: What the calls left by this module's views did, in order, each with the thread it ran on.
@@ -84,34 +85,9 @@ async def get(handler: asgi.Handler, url: str, query: bytes = b"", *, answered: 
               held: asyncio.Event | None = None) -> int:  # fmt: skip
     """The status of a GET of ``url`` through ``handler``. ``answered`` is set once the response has begun;
     ``held``: the client reads the response's body only once it is set (a slow client)."""
-    statuses: list[int] = []
-    finished = asyncio.Event()
-    requested = [{"type": "http.request", "body": b"", "more_body": False}]
-
-    async def receive() -> dict[str, Any]:
-        if requested:
-            return requested.pop()
-        await finished.wait()
-        return {"type": "http.disconnect"}
-
-    async def send(message: dict[str, Any]) -> None:
-        if "status" in message:
-            statuses.append(message["status"])
-            if answered is not None:
-                answered.set()
-        if message["type"] == "http.response.body" and not message.get("more_body"):
-            if held is not None:
-                await held.wait()
-            finished.set()
-
-    scope = {
-        "type": "http", "asgi": {"version": "3.0"}, "http_version": "1.1", "method": "GET", "scheme": "http",
-        "path": url, "raw_path": url.encode(), "query_string": query, "root_path": "",
-        "headers": [(b"host", b"testserver")], "client": ("127.0.0.1", 50000), "server": ("testserver", 80),
-    }  # fmt: skip
-    await handler(scope, receive, send)
+    answer = await asgi_http.request(handler, url, query=query, answered=answered, held=held)
     assert asgi.current_outbox.get() is None  # set for the request only
-    return statuses[0]
+    return answer.status
 
 
 async def all_done(handler: asgi.Handler) -> None:
