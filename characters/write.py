@@ -29,7 +29,8 @@ from characters.models import Character, CharacterQuerySet, SheetChange
 from rules.systems.base import SheetInvalid
 from web.prepared import save_fields, write_together
 
-#: Sent after commit with ``character_id`` whenever a sheet is saved: the live pages listen.
+#: Sent after commit with ``character_id`` whenever a sheet is saved: the live pages listen. With ``saved``, the
+#: character as its write saved it, read with all its announcement shows (see :func:`mark_changed`), or None.
 character_changed = django.dispatch.Signal()
 #: Sent after commit with ``character_ids`` when one write saved many characters (an award to a party),
 #: instead of ``character_changed`` for each: the live pages read them all at once.
@@ -101,6 +102,7 @@ def mark_changed(
     campaign_moved: bool = False,
     announced: bool = True,
     history: SheetChange | None = None,
+    as_saved: bool = False,
 ) -> None:
     """A new version (the caller holds the row lock): each of ``sections`` is now at it, so
     forms made from before it are refused; open pages hear of it once committed, unless not ``announced``:
@@ -109,7 +111,11 @@ def mark_changed(
     (a roll it recorded for the change, ``play.rolls.record_roll``), a moment before. ``history``: the
     change's row of the sheet's history, written at the new version with the rest, in one statement where
     the database allows (``web.prepared.write_together``: a write's every trip happens under the campaign's
-    lock, which the campaign's other writes wait for)."""
+    lock, which the campaign's other writes wait for). ``as_saved``: ``character`` was read under its lock with
+    all its announcement shows (its owner, campaign, balances and encounter: ``play.announced``) and this write
+    changes none of them, so it is announced as it stands at the commit, not read again. Announcements go
+    in the order of their writes, each the whole card and version, so a later write of the same transaction
+    (announced from a read) has the last word."""
     character.version += 1
     character.section_versions = {**character.section_versions, **dict.fromkeys(sections, character.version)}
     saved = [*fields, "version", "section_versions", "updated_at"]
@@ -123,7 +129,8 @@ def mark_changed(
         also = [] if campaign_moved else [moved_statement(character.campaign_id, now)]
         write_together(character, saved, history, *also)
     if announced:
-        transaction.on_commit(lambda: character_changed.send(sender=Character, character_id=character.pk))
+        saved = character if as_saved else None
+        transaction.on_commit(lambda: character_changed.send(sender=Character, character_id=character.pk, saved=saved))
 
 
 def announce_all(character_ids: Sequence[int]) -> None:
@@ -145,6 +152,7 @@ def write(
     fields: Sequence[str] = (),
     campaign_moved: bool = False,
     announced: bool = True,
+    as_saved: bool = False,
 ) -> Character:
     """Save ``sheet`` (a document of the character's system) as the character's sheet.
 
@@ -153,7 +161,8 @@ def write(
     :class:`~rules.systems.base.SheetInvalid`, nothing written), as finished when the character is
     active; ``status`` moves the character (draft → active …) in the same save; ``fields`` are other
     columns the caller changed; ``campaign_moved``: the caller moved the campaign's last activity already in
-    this transaction; not ``announced``: the caller announces the character itself (:func:`mark_changed`).
+    this transaction; not ``announced``: the caller announces the character itself (:func:`mark_changed`);
+    ``as_saved``: it is announced as saved, not read again (:func:`mark_changed`).
     """
     after_status = status or character.status
     # An active character is checked as finished; a draft as a draft; an archived one as what it
@@ -180,6 +189,7 @@ def write(
         campaign_moved=campaign_moved,
         announced=announced,
         history=change,
+        as_saved=as_saved,
     )
     return character
 

@@ -27,7 +27,7 @@ from channels.layers import get_channel_layer
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
 from django.contrib.auth.signals import user_logged_out
-from django.db.models import OuterRef, QuerySet, Subquery, TextField
+from django.db.models import QuerySet, TextField
 from django.db.models.functions import Cast
 from django.dispatch import receiver
 from django.template.loader import render_to_string
@@ -38,6 +38,7 @@ from campaigns.presenters import NameKey, page_by_name
 from characters.models import Character, Holding
 from characters.write import character_changed, characters_changed
 from play import roll_rows
+from play.announced import read_as_announced
 from play.encounter_views import combatant_row
 from play.encounters import encounter_changed
 from play.models import Combatant, Encounter, Roll
@@ -540,16 +541,8 @@ def announce_reveal(sender: Any, roll: Roll, **kwargs: Any) -> None:
 
 
 def announced_characters(character_ids: Iterable[int]) -> QuerySet[Character]:
-    """The characters as their announcements show them: with their owners, campaigns and balances, and the
-    campaign of the running encounter each fights in, if any (``fighting_in``), in one query."""
-    fighting = Combatant.objects.filter(character=OuterRef("pk"), removed=False, encounter__ended_at__isnull=True)
-    return (
-        Character.objects.select_related("owner", "campaign")
-        .with_balances()
-        .annotate(fighting_in=Subquery(fighting.values("encounter__campaign_id")[:1]))
-        .filter(pk__in=list(character_ids))
-        .order_by("pk")
-    )
+    """The characters as their announcements show them (:func:`play.announced.read_as_announced`), in one query."""
+    return read_as_announced(Character.objects.filter(pk__in=list(character_ids))).order_by("pk")
 
 
 #: :func:`announced_characters` of one character, compiled once per database: every saved sheet is announced,
@@ -563,12 +556,14 @@ def _announce_saved(character: Character) -> None:
 
 
 @receiver(character_changed, dispatch_uid="play.live.announce_character")
-def announce_character(sender: Any, character_id: int, **kwargs: Any) -> None:
-    """A saved sheet, announced from one read of its character (:func:`announced_characters`): to its open
-    sheets (:func:`sheet_sends`) and to the dashboards' party (:func:`party_card_sends`), in one trip to the
-    event loop, and, while it fights, as a change of the encounter (:func:`announce_combatant`). A character
-    deleted since is not announced: an open sheet finds out when it next asks."""
-    for character in announced_character(character=character_id):
+def announce_character(sender: Any, character_id: int, saved: Character | None = None, **kwargs: Any) -> None:
+    """A saved sheet, announced from one read of its character (:func:`announced_characters`), or from
+    ``saved``, the character as its write saved it, read under its lock with all its announcement shows
+    (:func:`play.announced.read_as_announced`): to its open sheets (:func:`sheet_sends`) and to the
+    dashboards' party (:func:`party_card_sends`), in one trip to the event loop, and, while it fights, as a
+    change of the encounter (:func:`announce_combatant`). A character deleted since is not announced: an
+    open sheet finds out when it next asks."""
+    for character in [saved] if saved is not None else announced_character(character=character_id):
         _announce_saved(character)
 
 

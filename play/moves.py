@@ -51,6 +51,7 @@ from characters.generated import refusal_words
 from characters.models import Character, CharacterQuerySet
 from characters.operations import sections_for
 from play import rolls, sheet_rolls, table_rows
+from play.announced import read_as_announced
 from play.models import Roll, SheetPrompt, Table
 from rules.document import problems_of
 from rules.systems.base import Role, SheetInvalid, SpecError
@@ -133,14 +134,16 @@ def viewer_is_gm(character: Character, user: AbstractBaseUser) -> None:
 def _as_locked(characters: CharacterQuerySet) -> CharacterQuerySet:
     """What :func:`make` reads with the character it locks: ``locked_gm``, the user id of the GM of its
     campaign, and ``locked_prompt``, the id of the decision open on it (or None), which the move is checked
-    by; and its owner and balances, which its sheet shows, so that the page draws the saved sheet from the
-    character as the move saved it, without reading it again (a move changes no balance)."""
+    by; and all its sheet and its announcement show (its owner, balances and encounter:
+    :func:`play.announced.read_as_announced`), so that the page draws the saved sheet, and the live pages hear
+    of it, from the character as the move saved it, without reading it again (a move changes no balance and
+    no encounter's party)."""
     gm = Membership.objects.filter(campaign_id=OuterRef("campaign_id"), role=Membership.Role.GM)
     prompt = SheetPrompt.objects.open().filter(character_id=OuterRef("pk"))
     gm_and_prompt = characters.annotate(
         locked_gm=Subquery(gm.values("user_id")[:1]), locked_prompt=Subquery(prompt.values("pk")[:1])
     )
-    return gm_and_prompt.select_related("owner").with_balances()
+    return read_as_announced(gm_and_prompt)
 
 
 def _gm_and_prompt(character: Character) -> tuple[int | None, SheetPrompt | None]:
@@ -496,12 +499,13 @@ def make(
     before = character.version
     try:
         # A roll logged moved the campaign's last activity already (rolls.record_roll), in this transaction.
-        write.write(character, state, by=by, what=made.words, sections=sections, campaign_moved=bool(logged))
+        write.write(character, state, by=by, what=made.words, sections=sections, campaign_moved=bool(logged),
+                    as_saved=True)  # fmt: skip
     except SheetInvalid as error:
         raise write.refusal(error) from None
     if (answered is not None or made.prompt is not None) and character.version == before:
         # The sheet is as it was, but its pages must show the decision.
-        write.mark_changed(character, *sections, campaign_moved=bool(logged))
+        write.mark_changed(character, *sections, campaign_moved=bool(logged), as_saved=True)
     if made.table is not None and table is not None and made.table != table_state:
         # Only a table the move changed is saved (a version, a change in its history, open pages told).
         table_rows.save(character.campaign, table, made.table, parts=move.table_parts, move=move.key,

@@ -9,14 +9,15 @@ from typing import Any
 
 import pytest
 from django.core.management import call_command
-from django.db import connection
+from django.db import connection, transaction
 from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
 from campaigns.models import Campaign, Membership
+from characters import ledger
 from characters import views as characters_views
 from characters.models import Character
-from play import live, move_views
+from play import live, move_views, moves
 from play.models import Roll
 from play.templatetags import kept
 from rules import systems
@@ -137,15 +138,34 @@ def test_a_move_made_with_htmx_costs_pinned_queries(
     # the page's checks ask no more, and the GM makes any decision, so none is read). BEGIN; the campaign
     # locked (found by the character's row); the character locked, with its owner, its balances, its
     # campaign's GM and any open decision; the sheet saved, the campaign's last activity, the sheet's
-    # history, in one statement on PostgreSQL (web.prepared.write_together), three elsewhere; COMMIT. Once
-    # committed, the character read once for every announcement (its open sheets, the party's card, a running
-    # encounter); the region is drawn from the character as saved, not read again.
-    assert len(queries) == (8 if connection.vendor == "postgresql" else 10), queries
+    # history, in one statement on PostgreSQL (web.prepared.write_together), three elsewhere; COMMIT. The
+    # region is drawn, and every announcement made (its open sheets, the party's card, a running encounter),
+    # from the character as the move saved it, read under the lock with all they show: not read again.
+    assert len(queries) == (7 if connection.vendor == "postgresql" else 9), queries
     # Its open sheets hear the new version, the dashboards the party's card as a fresh read draws it.
     saved = Character.objects.select_related("owner", "campaign").with_balances().get(pk=hero.pk)
     card = live.party_row_html(live.party_row(saved, saved.campaign.settings))
     assert {"type": "party.changed", "id": f"party-{hero.pk}", "html": card} in sent
     assert {"type": "sheet.changed", "version": version + 1} in sent
+
+
+def test_a_move_announced_as_saved_is_followed_by_a_later_write_of_its_transaction(
+    demo, django_capture_on_commit_callbacks, monkeypatch
+) -> None:
+    """A move announces its character as it saved it; an award later in the same transaction announces the
+    character from a read, after it: the party's card the dashboards keep is the one with the award."""
+    campaign, gm, hero = demo_campaign("d13")
+    sent: list[dict[str, Any]] = []
+    monkeypatch.setattr(live, "_send_each", lambda campaign_id, sends: sent.extend(event for _, event in sends))
+    with django_capture_on_commit_callbacks(execute=True), transaction.atomic():
+        moves.make(character_id=hero.pk, key="d13-mark", version=moves.made_from(hero, moves.move_of(hero, "d13-mark")),
+                   given={"marks": 1}, by=gm)  # fmt: skip
+        ledger.award(campaign_id=campaign.pk, awards=[ledger.Award(hero.pk, 7)], reason="Bravery", by=gm)
+    cards = [event["html"] for event in sent if event.get("id") == f"party-{hero.pk}"]
+    saved = Character.objects.select_related("owner", "campaign").with_balances().get(pk=hero.pk)
+    assert len(cards) == 2
+    assert cards[0] != cards[1]
+    assert cards[-1] == live.party_row_html(live.party_row(saved, saved.campaign.settings))
 
 
 @pytest.mark.parametrize("system", [key for key in systems.KEYS if key in MOVES])
