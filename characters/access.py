@@ -17,7 +17,7 @@ from campaigns.access import is_gm
 from campaigns.models import Campaign, Membership
 from characters import exchange, sheets
 from characters.lifecycle import finished
-from characters.models import Character
+from characters.models import Character, Reader
 from rules.systems.base import Awaiting
 from web.prepared import Prepared
 
@@ -37,6 +37,15 @@ def character_for(
         raise Http404("No such character")
     found = _CHARACTER_QUERY(pk=pk, viewer=user.pk)
     return _as_seen(found[0] if found else None, user, write=write, at_table=at_table)
+
+
+def locked_for(user: AbstractBaseUser | AnonymousUser, pk: int, read: Reader) -> Character:
+    """The character ``pk`` as :func:`character_for` gives it to ``user`` for a write (the same 404s and
+    403s), locked for that write in the caller's transaction (:func:`characters.write.lock`) and read with
+    what ``read`` adds: a write whose checks and whose change read the character once, under its lock."""
+    if not user.is_authenticated:
+        raise Http404("No such character")
+    return _as_seen(Character.objects.lock(pk, read, viewer=user.pk), user, write=True, at_table=False)
 
 
 def sheet_character(user: AbstractBaseUser | AnonymousUser, pk: int) -> Character:

@@ -43,13 +43,14 @@ class CharacterQuerySet(models.QuerySet["Character"]):
         role = Membership.objects.filter(campaign=OuterRef("campaign"), user=user).values("role")[:1]
         return self.annotate(viewer_role=Subquery(role))
 
-    def lock(self, pk: int, read: Callable[[CharacterQuerySet], CharacterQuerySet] | None = None) -> Character | None:
+    def lock(self, pk: int, read: Reader | None = None, *, viewer: int | None = None) -> Character | None:
         """The character, locked for a write, with its campaign (locked first) selected, in two queries:
         the campaign locked (found by the character's row), then the character.
 
         Every write that locks a campaign and one of its characters takes the campaign first
         (the roll log and encounters do too), so two such writes queue instead of deadlocking.
-        ``read``: what else the caller reads with the character (annotations), under the campaign's lock.
+        ``read``: what else the caller reads with the character (annotations), under the campaign's lock;
+        ``viewer``: a user whose role in the campaign is read with it (``viewer_role``, :meth:`annotate_role`).
         """
         if not self.query.has_filters():
             # Both queries compiled once per database (and ``read``): building them cost more than the rest of
@@ -60,12 +61,13 @@ class CharacterQuerySet(models.QuerySet["Character"]):
             if not _CAMPAIGN_LOCK(character=pk):
                 return None
             prepared = _LOCKED_READS.get(read or "plain", lambda: Prepared(Character, _locked_rows(read)))
-            found = prepared(character=pk)
+            found = prepared(character=pk) if viewer is None else prepared(character=pk, viewer=viewer)
             return found[0] if found else None
         campaign_of = self.filter(pk=pk).order_by().values("campaign_id")[:1]
         if not list(Campaign.objects.select_for_update().filter(pk=Subquery(campaign_of)).values_list("pk", flat=True)):
             return None
         rows = self.select_for_update(of=("self",)).select_related("campaign").filter(pk=pk)
+        rows = rows.annotate_role(viewer) if viewer is not None else rows
         return (read(rows) if read is not None else rows).first()
 
     def active(self) -> CharacterQuerySet:
@@ -94,6 +96,10 @@ class CharacterQuerySet(models.QuerySet["Character"]):
         return self.annotate(balances_held=Subquery(held, output_field=models.JSONField()))
 
 
+#: What a caller reads with a character it locks (:meth:`CharacterQuerySet.lock`): annotations on its rows.
+Reader = Callable[[CharacterQuerySet], CharacterQuerySet]
+
+
 def _campaign_lock_rows(*, character: int) -> models.QuerySet[Campaign]:
     """:meth:`CharacterQuerySet.lock`'s first query: the character's campaign, locked (found by the character's row)."""
     campaign_of = Character.objects.filter(pk=character).order_by().values("campaign_id")[:1]
@@ -108,10 +114,11 @@ def _locked_rows(
     read: Callable[[CharacterQuerySet], CharacterQuerySet] | None,
 ) -> Callable[..., CharacterQuerySet]:
     """:meth:`CharacterQuerySet.lock`'s second query, with what ``read`` adds: the character, locked, with its
-    campaign."""
+    campaign (and the role of ``viewer`` in it, when given)."""
 
-    def rows(*, character: int) -> CharacterQuerySet:
+    def rows(*, character: int, viewer: int | None = None) -> CharacterQuerySet:
         locked = Character.objects.select_for_update(of=("self",)).select_related("campaign").filter(pk=character)
+        locked = locked.annotate_role(viewer) if viewer is not None else locked
         return read(locked) if read is not None else locked
 
     return rows

@@ -25,7 +25,7 @@ from django.utils import timezone
 
 from campaigns.errors import Conflict, NotFound, Refused
 from campaigns.models import moved, moved_statement
-from characters.models import Character, CharacterQuerySet, SheetChange
+from characters.models import Character, Reader, SheetChange
 from rules.systems.base import SheetInvalid
 from web.prepared import save_fields, write_together
 
@@ -74,10 +74,11 @@ def sentence(message: str) -> str:
     return message if message.endswith((".", "!", "?")) else message + "."
 
 
-def lock(character_id: int, read: Callable[[CharacterQuerySet], CharacterQuerySet] | None = None) -> Character:
+def lock(character_id: int, read: Reader | None = None, *, viewer: int | None = None) -> Character:
     """The character, locked for a write (its campaign first), or :class:`NotFound`; ``read``: what the
-    caller reads with it under the lock (:meth:`~characters.models.CharacterQuerySet.lock`)."""
-    character = Character.objects.lock(character_id, read)
+    caller reads with it under the lock, and ``viewer``, whose role it reads with it
+    (:meth:`~characters.models.CharacterQuerySet.lock`)."""
+    character = Character.objects.lock(character_id, read, viewer=viewer)
     if character is None:
         raise NotFound("No such character.")
     return character

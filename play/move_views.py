@@ -14,6 +14,7 @@ from typing import Any
 
 from django import forms
 from django.contrib import messages
+from django.db import transaction
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.template import TemplateDoesNotExist
@@ -128,37 +129,60 @@ def _refused(request: HttpRequest, character: Character, message: str) -> HttpRe
 @vary_on_headers("HX-Request")
 @limits.limited(limits.ROLLS, methods=("POST",))
 def move(request: HttpRequest, pk: int, key: str) -> HttpResponse:
-    """A sheet move: its form (GET), and the move it asks for (POST), made from the version it was read at."""
+    """A sheet move: its form (GET), and the move it asks for (POST, :func:`_made`)."""
+    if request.method == "POST":
+        return _made(request, pk, key)
     character = access.character_for(request.user, pk, write=True)
     if character.viewer_is_gm:
         moves.viewer_is_gm(character, request.user)
+    chosen = _chosen(request, character, key)
+    if isinstance(chosen, HttpResponse):
+        return chosen
+    form = _form(chosen, None)
+    for name in form.fields.keys() & request.GET.keys():  # a link may name what the form starts from
+        form.fields[name].initial = request.GET[name]
+    return _page(request, character, chosen, form=form)
+
+
+def _chosen(request: HttpRequest, character: Character, key: str) -> Move | HttpResponse:
+    """The move ``key`` of the character's campaign, or the page that says why the user may not make it."""
     try:
         chosen = moves.move_of(character, key)
     except NotFound as missing:
         raise Http404(missing.message) from None
     forbidden = moves.forbidden(character, chosen, request.user)
-    if forbidden:
-        return _refused(request, character, forbidden)
+    return _refused(request, character, forbidden) if forbidden else chosen
+
+
+def _form(chosen: Move, data: Any) -> forms.Form:
     try:
-        form = input_form(chosen.input, request.POST if request.method == "POST" else None)
+        return input_form(chosen.input, data)
     except Unsupported:  # a move whose input no generic form can show (a round's declared actions)
         raise Http404("This move is made from its own page, not from a form of its own.") from None
-    if request.method != "POST":
-        for name in form.fields.keys() & request.GET.keys():  # a link may name what the form starts from
-            form.fields[name].initial = request.GET[name]
-        return _page(request, character, chosen, form=form)
-    version = version_number(request.POST.get("version", ""))
-    if version is None:
-        return _page(request, _fresh(character), chosen, form=form, status=400, conflict=NO_VERSION)
-    # The form reads the sheet as it is now: one changed since the page was opened is a conflict first.
-    if version > character.version or moves.made_from(character, chosen) > version:
-        return _stale(request, character, chosen, form)
-    if not _checked(form, character, chosen, request.user):
-        problem = " ".join(form.non_field_errors())
-        return _page(request, character, chosen, form=form, version=version, status=400, problem=problem)
-    given = {name: value for name, value in form.cleaned_data.items() if value is not None}
+
+
+def _made(request: HttpRequest, pk: int, key: str) -> HttpResponse:
+    """The move, made from the version it was read at: the character locked first, and read once for the
+    access check, the form's checks and the move (:func:`play.moves.lock_for`); the page drawn once the
+    move is committed. Refused, nothing the move did is kept (its transaction rolls back)."""
     try:
-        done = moves.make(character_id=character.pk, key=key, version=version, given=given, by=request.user)
+        with transaction.atomic():
+            character = moves.lock_for(request.user, pk)
+            chosen = _chosen(request, character, key)
+            if isinstance(chosen, HttpResponse):
+                return chosen
+            form = _form(chosen, request.POST)
+            version = version_number(request.POST.get("version", ""))
+            if version is None:
+                return _page(request, _fresh(character), chosen, form=form, status=400, conflict=NO_VERSION)
+            # The form reads the sheet as it is now: one changed since the page was opened is a conflict first.
+            if version > character.version or moves.made_from(character, chosen) > version:
+                return _stale(request, character, chosen, form)
+            if not _checked(form, character, chosen, request.user):
+                problem = " ".join(form.non_field_errors())
+                return _page(request, character, chosen, form=form, version=version, status=400, problem=problem)
+            given = {name: value for name, value in form.cleaned_data.items() if value is not None}
+            done = moves.make_locked(character, key=key, version=version, given=given, by=request.user)
     except moves.StaleMove:
         return _stale(request, character, chosen, form)
     except NotAllowed as refused:

@@ -46,7 +46,7 @@ from pydantic import BaseModel, ValidationError
 
 from campaigns.errors import Conflict, NotAllowed, NotFound, Refused
 from campaigns.models import Membership
-from characters import write
+from characters import access, write
 from characters.generated import refusal_words
 from characters.models import Character, CharacterQuerySet
 from characters.operations import sections_for
@@ -453,6 +453,25 @@ def make(
     (why, for them), :class:`StaleMove` (409), or :class:`Refused` (400: the input, or the rules, with
     the reason by its field); nothing is written then."""
     character = write.lock(character_id, _as_locked)
+    return make_locked(character, key=key, version=version, given=given, by=by, call=call, secret=secret)
+
+
+def lock_for(user: AbstractBaseUser, pk: int) -> Character:
+    """The character ``pk``, locked in the caller's transaction for a move ``user`` makes, read once for both
+    the access check (``characters.access.locked_for``: its 404s and 403s) and the move
+    (:func:`make_locked`): a page's checks and the move it makes read the character as the move finds it."""
+    character = access.locked_for(user, pk, _as_locked)
+    character.__dict__[GM_OF] = character.locked_gm  # type: ignore[attr-defined]
+    character.__dict__["prompt_open"] = character.locked_prompt is not None  # type: ignore[attr-defined]
+    return character
+
+
+def make_locked(
+    character: Character, *, key: str, version: int, given: Mapping[str, Any], by: AbstractBaseUser,
+    call: Mapping[str, Any] | None = None, secret: bool = False,
+) -> Done:  # fmt: skip
+    """:func:`make`, on the character the caller locked in its transaction (:func:`lock_for`); what it
+    raises, nothing is written by it, and the caller's transaction must not commit what came before."""
     move = move_of(character, key)
     if move.rolled and call is None:
         raise Refused(ROLLED_ELSEWHERE)
@@ -515,6 +534,8 @@ def make(
         answered.save(update_fields=["answered_at", "answered_by", "answer"])
     if made.prompt is not None:
         _keep(character, move, made, made.prompt, follows=logged[-1].seq if logged else None)
+    if answered is not None or made.prompt is not None:
+        character.__dict__.pop("prompt_open", None)  # what was known of its decision is so no more
     return Done(character, made, logged, decided=answered is not None or made.prompt is not None)
 
 

@@ -3,9 +3,14 @@ from only when that is a page of this site; the form it carries says so."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 from django.urls import reverse
 
+from campaigns.errors import Refused
+from characters import write
+from characters.models import Character, SheetChange
 from tests.systems.d6.helpers import made
 
 pytestmark = pytest.mark.django_db
@@ -59,3 +64,26 @@ def test_the_gm_grants_one_more_luck_point_and_takes_it_back_from_the_sheet(clie
         assert client.post(grant, {"version": str(talia.version), "spend": "1", "granted": sent}).status_code == 302
         talia.refresh_from_db()
         assert talia.document.luck_spends[0].extra is extra
+
+
+def test_a_move_refused_after_it_wrote_keeps_nothing_of_it(client, d6_campaign, player, monkeypatch) -> None:
+    """The page makes the move in its own transaction (the character locked and checked once): a move refused
+    once it had written its sheet and its history (a rule that holds only after it, say) leaves both as they
+    were, and the form says why."""
+    talia = made(client, d6_campaign, player)
+    before = Character.objects.get(pk=talia.pk)
+    history = SheetChange.objects.filter(character=talia).count()
+    written = write.write
+
+    def refused_after(*args: Any, **kwargs: Any) -> Character:
+        written(*args, **kwargs)
+        raise Refused("Refused once written.", errors={"kind": "Refused once written."})
+
+    monkeypatch.setattr(write, "write", refused_after)
+    url = reverse("play:move", args=[talia.pk, "spend-luck"])
+    response = client.post(url, {"version": str(before.version), "kind": "double"})
+    assert response.status_code == 400
+    assert "Refused once written." in response.text
+    after = Character.objects.get(pk=talia.pk)
+    assert (after.version, after.sheet) == (before.version, before.sheet)
+    assert SheetChange.objects.filter(character=talia).count() == history

@@ -134,14 +134,14 @@ def test_a_move_made_with_htmx_costs_pinned_queries(
     response, queries = posted(client, url, {**body, "version": str(version)}, django_capture_on_commit_callbacks)
     assert response.status_code == 200, response.text[:500]
     assert Character.objects.get(pk=hero.pk).version == version + 1
-    # The session with its user; the character with the viewer's role (the access check, which found the GM:
-    # the page's checks ask no more, and the GM makes any decision, so none is read). BEGIN; the campaign
-    # locked (found by the character's row); the character locked, with its owner, its balances, its
-    # campaign's GM and any open decision; the sheet saved, the campaign's last activity, the sheet's
+    # The session with its user. BEGIN; the campaign locked (found by the character's row); the character
+    # locked, with the viewer's role (the access check, which found the GM: the page's checks ask no more,
+    # and the GM makes any decision, so none is read), its owner, its balances, its campaign's GM and any
+    # open decision; the sheet saved, the campaign's last activity, the sheet's
     # history, in one statement on PostgreSQL (web.prepared.write_together), three elsewhere; COMMIT. The
     # region is drawn, and every announcement made (its open sheets, the party's card, a running encounter),
     # from the character as the move saved it, read under the lock with all they show: not read again.
-    assert len(queries) == (7 if connection.vendor == "postgresql" else 9), queries
+    assert len(queries) == (6 if connection.vendor == "postgresql" else 8), queries
     # Its open sheets hear the new version, the dashboards the party's card as a fresh read draws it.
     saved = Character.objects.select_related("owner", "campaign").with_balances().get(pk=hero.pk)
     card = live.party_row_html(live.party_row(saved, saved.campaign.settings))
