@@ -23,7 +23,7 @@ from campaigns.models import AppendOnlyModel, AppendOnlyQuerySet, Campaign, Memb
 from rules import systems
 from rules.systems.base import Currency, RulesSystem
 from web.kept import Kept
-from web.prepared import Prepared
+from web.prepared import Prepared, fetch_together
 
 
 class JSONObjectAgg(models.Aggregate):
@@ -45,7 +45,8 @@ class CharacterQuerySet(models.QuerySet["Character"]):
 
     def lock(self, pk: int, read: Reader | None = None, *, viewer: int | None = None) -> Character | None:
         """The character, locked for a write, with its campaign (locked first) selected, in two queries:
-        the campaign locked (found by the character's row), then the character.
+        the campaign locked (found by the character's row), then the character (on PostgreSQL both sent at
+        once: ``web.prepared.fetch_together``).
 
         Every write that locks a campaign and one of its characters takes the campaign first
         (the roll log and encounters do too), so two such writes queue instead of deadlocking.
@@ -58,11 +59,14 @@ class CharacterQuerySet(models.QuerySet["Character"]):
             database = connections[self.db]
             if database.get_autocommit() and database.features.supports_transactions:
                 raise TransactionManagementError("A character is locked only in a transaction.")
-            if not _CAMPAIGN_LOCK(character=pk):
-                return None
             prepared = _LOCKED_READS.get(read or "plain", lambda: Prepared(Character, _locked_rows(read)))
-            found = prepared(character=pk) if viewer is None else prepared(character=pk, viewer=viewer)
-            return found[0] if found else None
+            # Sent together, answered in one trip (the second query, run once the first holds the lock, reads
+            # what the campaign's other writes committed before it).
+            campaign, found = fetch_together(
+                (_CAMPAIGN_LOCK, {"character": pk}),
+                (prepared, {"character": pk} if viewer is None else {"character": pk, "viewer": viewer}),
+            )
+            return found.instance(0) if campaign and found else None
         campaign_of = self.filter(pk=pk).order_by().values("campaign_id")[:1]
         if not list(Campaign.objects.select_for_update().filter(pk=Subquery(campaign_of)).values_list("pk", flat=True)):
             return None

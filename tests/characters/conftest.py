@@ -119,6 +119,23 @@ def sheet_page(client) -> Callable[[Character], str]:
     return page
 
 
+def on_own_connection(job: Callable[[], object], errors: list[BaseException]) -> threading.Thread:
+    """``job`` started on a thread of its own (its own connection, closed at the end); what it raises is
+    appended to ``errors``, for the test to report."""
+
+    def run() -> None:
+        try:
+            job()
+        except BaseException as error:  # reported by the test
+            errors.append(error)
+        finally:
+            connection.close()
+
+    thread = threading.Thread(target=run)
+    thread.start()
+    return thread
+
+
 @pytest.fixture
 def race() -> Callable[[list[Callable[[], str]]], list[str]]:
     """Runs every job at once, each on its own connection; returns what each said (a refusal by its

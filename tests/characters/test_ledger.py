@@ -27,6 +27,7 @@ from tests.characters.conftest import (
     TELEPORT,
     brunella_sheet,
     make_character,
+    on_own_connection,
 )
 
 pytestmark = pytest.mark.django_db
@@ -675,28 +676,16 @@ def test_points_and_the_gms_encounter_actions_queue_instead_of_deadlocking(campa
     errors: list[BaseException] = []
 
     def harm() -> None:
-        try:
-            encounters.adjust(
-                campaign_id=campaign.pk, encounter_id=encounter.pk, by=gm, combatant_id=hero.pk, amount=-5,
-                reason="Arrow",
-            )  # fmt: skip
-        except BaseException as error:  # reported below
-            errors.append(error)
-        finally:
-            connection.close()
+        encounters.adjust(
+            campaign_id=campaign.pk, encounter_id=encounter.pk, by=gm, combatant_id=hero.pk, amount=-5,
+            reason="Arrow",
+        )  # fmt: skip
 
     def points() -> None:
-        try:
-            campaign_locked.wait(10)
-            ledger_writes[write]()
-        except BaseException as error:  # reported below
-            errors.append(error)
-        finally:
-            connection.close()
+        campaign_locked.wait(10)
+        ledger_writes[write]()
 
-    threads = [threading.Thread(target=harm), threading.Thread(target=points)]
-    for thread in threads:
-        thread.start()
+    threads = [on_own_connection(harm, errors), on_own_connection(points, errors)]
     for thread in threads:
         thread.join(timeout=60)
     assert errors == []

@@ -1,0 +1,61 @@
+"""A write's lock on a character (``Character.objects.lock``): its campaign locked, then the character read,
+both sent at once on PostgreSQL. The read runs once the lock is held, so a write that waited reads what the
+write it waited for committed: the character's row and what is read with it (its balances)."""
+
+from __future__ import annotations
+
+import threading
+
+import pytest
+from django.db import connections, transaction
+from django.db.models import F
+
+from characters.models import Balance, Character
+from tests.characters.conftest import make_character, on_own_connection
+
+#: Seconds a thread waits for the other before the test gives up (a state, never a pause).
+PATIENCE = 20.0
+
+
+def waiting_on_a_lock() -> bool:
+    """Whether another connection waits for a row lock now (read on a connection of its own)."""
+    with connections["default"].cursor() as cursor:
+        cursor.execute(
+            "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'"
+        )
+        return cursor.fetchone()[0] > 0
+
+
+@pytest.mark.postgres
+@pytest.mark.django_db(transaction=True)
+def test_a_lock_that_waited_reads_what_the_write_it_waited_for_committed(campaign, player) -> None:
+    hero = make_character(campaign, player)
+    held, read_after = threading.Event(), threading.Event()
+    found: dict[str, Character | None] = {}
+    errors: list[BaseException] = []
+
+    def holder() -> None:
+        with transaction.atomic():
+            assert Character.objects.lock(hero.pk) is not None
+            held.set()
+            assert read_after.wait(PATIENCE)  # the other write waits for this one's lock now
+            Character.objects.filter(pk=hero.pk).update(version=F("version") + 1)
+            Balance.objects.create(character_id=hero.pk, currency="ap", amount=7)
+
+    def waiter() -> None:
+        assert held.wait(PATIENCE)
+        with transaction.atomic():
+            found["character"] = Character.objects.lock(hero.pk, lambda rows: rows.with_balances())
+
+    threads = [on_own_connection(holder, errors), on_own_connection(waiter, errors)]
+    assert held.wait(PATIENCE)
+    while not waiting_on_a_lock():
+        assert threads[1].is_alive(), errors
+    read_after.set()
+    for thread in threads:
+        thread.join(PATIENCE)
+    assert not errors, errors
+    locked = found["character"]
+    assert locked is not None
+    assert locked.version == hero.version + 1
+    assert locked.balances_held == {"ap": 7}
