@@ -33,6 +33,7 @@ from __future__ import annotations
 import functools
 import json
 from collections.abc import Mapping, Sequence
+from datetime import datetime
 from fractions import Fraction
 from typing import Any, Final
 
@@ -42,7 +43,7 @@ from django.db import transaction
 from django.db.models import OuterRef, QuerySet, Subquery
 from django.utils import timezone
 
-from campaigns.models import Campaign, Membership, moved
+from campaigns.models import Campaign, Membership, moved_statement
 from campaigns.operations import ARCHIVED, Conflict, NotAllowed, NotFound, Refused
 from characters.models import Character
 from play import chain
@@ -58,7 +59,7 @@ from rules.dice import die_view
 from rules.expressions import Constant, ExpressionError, ExpressionRoll
 from rules.systems.base import SpecError, Worded
 from web import heavy
-from web.prepared import Prepared, insert
+from web.prepared import Prepared, fetch_after, insert
 
 #: The longest label a roll keeps (the column's length); longer words are cut with an ellipsis.
 LABEL_LENGTH: Final = Roll._meta.get_field("label").max_length
@@ -158,9 +159,7 @@ def record_roll(
     # The campaign's row is locked by moving its last activity (an UPDATE takes the row's lock as SELECT … FOR
     # UPDATE does, and a refused roll rolls it back); then one read, after the lock, so that it sees every roll
     # and membership committed before it: the campaign, the roller's role and the last roll's number and hash.
-    if not moved(campaign_id, now):
-        raise NotFound("There is no such campaign.")
-    campaign = _locked_with_head(campaign_id, by)
+    campaign = _locked_with_head(campaign_id, by, now)
     role = campaign.roller_role  # type: ignore[attr-defined]
     if role is None:
         raise NotAllowed("Only the campaign's members can roll here.")
@@ -226,16 +225,18 @@ def record_roll(
     return roll
 
 
-def _locked_with_head(campaign_id: int, by: AbstractBaseUser) -> Campaign:
-    """The campaign (its row locked by the caller) with ``roller_role``, the role of ``by`` in it (None for
-    an outsider), and ``last_seq`` and ``last_hash``, those of its last roll (None for an empty log): one
-    query (:data:`campaign_with_head`). Read only once the lock is held, so that it is a statement of its own
-    that sees what was committed while it waited (a roll's subquery in the locking statement would read from
-    before the wait)."""
-    found = campaign_with_head(campaign=campaign_id, user=by.pk)
-    if not found:
-        raise Campaign.DoesNotExist(f"There is no campaign {campaign_id}.")
-    return found[0]
+def _locked_with_head(campaign_id: int, by: AbstractBaseUser, now: datetime) -> Campaign:
+    """The campaign, its row locked by moving its last activity to ``now``, with ``roller_role``, the role of
+    ``by`` in it (None for an outsider), and ``last_seq`` and ``last_hash``, those of its last roll (None for
+    an empty log): the UPDATE, then one query (:data:`campaign_with_head`), sent together
+    (``web.prepared.fetch_after``: one trip on PostgreSQL). The query is a statement of its own, run once the
+    lock is held, so it sees what was committed while the UPDATE waited (a roll's subquery in the locking
+    statement would read from before the wait)."""
+    changed, found = fetch_after(moved_statement(campaign_id, now), campaign_with_head, campaign=campaign_id,
+                                 user=by.pk)  # fmt: skip
+    if not changed or not found:
+        raise NotFound("There is no such campaign.")
+    return found.instance(0)
 
 
 def _with_head(campaign: int, user: int) -> QuerySet[Campaign]:
