@@ -470,8 +470,9 @@ def make_locked(
     character: Character, *, key: str, version: int, given: Mapping[str, Any], by: AbstractBaseUser,
     call: Mapping[str, Any] | None = None, secret: bool = False,
 ) -> Done:  # fmt: skip
-    """:func:`make`, on the character the caller locked in its transaction (:func:`lock_for`); what it
-    raises, nothing is written by it, and the caller's transaction must not commit what came before."""
+    """:func:`make`, on the character the caller locked in its transaction (:func:`lock_for`). It raises what
+    :func:`make` raises, possibly after writing: the caller's transaction must then roll back, as
+    :func:`make`'s own does, so that nothing is kept."""
     move = move_of(character, key)
     if move.rolled and call is None:
         raise Refused(ROLLED_ELSEWHERE)
