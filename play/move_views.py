@@ -10,6 +10,8 @@ says why (403). A system may present what the move shows of the sheet before it 
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from functools import partial
 from typing import Any
 
 from django import forms
@@ -115,6 +117,11 @@ def _checked(form: forms.Form, character: Character, move: Move, user: Any) -> b
     return not form.errors
 
 
+def _no_version(request: HttpRequest, character: Character, move: Move, form: forms.Form) -> HttpResponse:
+    """The form again (400): it did not say which version of the sheet it was made from."""
+    return _page(request, _fresh(character), move, form=form, status=400, conflict=NO_VERSION)
+
+
 def _back(request: HttpRequest) -> str:
     """The page of this site the move was opened from (``next``), to go back to once it is made; "" if none."""
     back = request.POST.get("next", "") if request.method == "POST" else request.GET.get("next", "")
@@ -135,23 +142,23 @@ def move(request: HttpRequest, pk: int, key: str) -> HttpResponse:
     character = access.character_for(request.user, pk, write=True)
     if character.viewer_is_gm:
         moves.viewer_is_gm(character, request.user)
-    chosen = _chosen(request, character, key)
-    if isinstance(chosen, HttpResponse):
-        return chosen
+    chosen, forbidden = _chosen(character, key, request.user)
+    if forbidden:
+        return _refused(request, character, forbidden)
     form = _form(chosen, None)
     for name in form.fields.keys() & request.GET.keys():  # a link may name what the form starts from
         form.fields[name].initial = request.GET[name]
     return _page(request, character, chosen, form=form)
 
 
-def _chosen(request: HttpRequest, character: Character, key: str) -> Move | HttpResponse:
-    """The move ``key`` of the character's campaign, or the page that says why the user may not make it."""
+def _chosen(character: Character, key: str, user: Any) -> tuple[Move, str | None]:
+    """The move ``key`` of the character's campaign (404 when it offers none), and why the user may not make
+    it (None: they may)."""
     try:
         chosen = moves.move_of(character, key)
     except NotFound as missing:
         raise Http404(missing.message) from None
-    forbidden = moves.forbidden(character, chosen, request.user)
-    return _refused(request, character, forbidden) if forbidden else chosen
+    return chosen, moves.forbidden(character, chosen, user)
 
 
 def _form(chosen: Move, data: Any) -> forms.Form:
@@ -163,37 +170,44 @@ def _form(chosen: Move, data: Any) -> forms.Form:
 
 def _made(request: HttpRequest, pk: int, key: str) -> HttpResponse:
     """The move, made from the version it was read at: the character locked first, and read once for the
-    access check, the form's checks and the move (:func:`play.moves.lock_for`); the page drawn once the
-    move is committed. Refused, nothing the move did is kept (its transaction rolls back)."""
+    access check, the form's checks and the move (:func:`play.moves.lock_for`). Every page is drawn once the
+    lock is let go (a refusal too: the campaign's other writes wait for it); refused, nothing the move did
+    is kept (its transaction rolls back), and the form shows the sheet as it is, read again."""
+    refusal: Callable[[], HttpResponse] | None = None
     try:
         with transaction.atomic():
             character = moves.lock_for(request.user, pk)
-            chosen = _chosen(request, character, key)
-            if isinstance(chosen, HttpResponse):
-                return chosen
-            form = _form(chosen, request.POST)
+            chosen, forbidden = _chosen(character, key, request.user)
+            form = None if forbidden else _form(chosen, request.POST)
             version = version_number(request.POST.get("version", ""))
-            if version is None:
-                return _page(request, _fresh(character), chosen, form=form, status=400, conflict=NO_VERSION)
+            if form is None:
+                refusal = partial(_refused, request, character, forbidden or "")
+            elif version is None:
+                refusal = partial(_no_version, request, character, chosen, form)
             # The form reads the sheet as it is now: one changed since the page was opened is a conflict first.
-            if version > character.version or moves.made_from(character, chosen) > version:
-                return _stale(request, character, chosen, form)
-            if not _checked(form, character, chosen, request.user):
+            elif version > character.version or moves.made_from(character, chosen) > version:
+                refusal = partial(_stale, request, character, chosen, form)
+            elif not _checked(form, character, chosen, request.user):
                 problem = " ".join(form.non_field_errors())
-                return _page(request, character, chosen, form=form, version=version, status=400, problem=problem)
-            given = {name: value for name, value in form.cleaned_data.items() if value is not None}
-            done = moves.make_locked(character, key=key, version=version, given=given, by=request.user)
+                refusal = partial(_page, request, character, chosen, form=form, version=version, status=400,
+                                  problem=problem)  # fmt: skip
+            else:
+                given = {name: value for name, value in form.cleaned_data.items() if value is not None}
+                done = moves.make_locked(character, key=key, version=version, given=given, by=request.user)
     except moves.StaleMove:
         return _stale(request, character, chosen, form)
     except NotAllowed as refused:
-        return _refused(request, character, refused.message)
+        return _refused(request, _fresh(character), refused.message)
     except Refused as refused:
         problem = refused.message
         for field, message in refused.errors.items():
             if field in form.fields:
                 form.add_error(field, message)
                 problem = ""
-        return _page(request, character, chosen, form=form, version=version, status=400, problem=problem)
+        # The move may have changed the character it was made on before it was refused: read it again.
+        return _page(request, _fresh(character), chosen, form=form, version=version, status=400, problem=problem)
+    if refusal is not None:
+        return refusal()
     saved, notice = done.character, moves.told(character.name, done.made)
     section = chosen.parts[0] if chosen.parts else ""
     if not request.htmx or section not in sections_for(character):

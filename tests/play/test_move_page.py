@@ -69,7 +69,7 @@ def test_the_gm_grants_one_more_luck_point_and_takes_it_back_from_the_sheet(clie
 def test_a_move_refused_after_it_wrote_keeps_nothing_of_it(client, d6_campaign, player, monkeypatch) -> None:
     """The page makes the move in its own transaction (the character locked and checked once): a move refused
     once it had written its sheet and its history (a rule that holds only after it, say) leaves both as they
-    were, and the form says why."""
+    were, and the form says why, from the sheet as it is."""
     talia = made(client, d6_campaign, player)
     before = Character.objects.get(pk=talia.pk)
     history = SheetChange.objects.filter(character=talia).count()
@@ -84,6 +84,8 @@ def test_a_move_refused_after_it_wrote_keeps_nothing_of_it(client, d6_campaign, 
     response = client.post(url, {"version": str(before.version), "kind": "double"})
     assert response.status_code == 400
     assert "Refused once written." in response.text
+    points = before.document.luck_points
+    assert f"has <strong>{points}</strong> luck point" in response.text  # the sheet as it is, not as refused
     after = Character.objects.get(pk=talia.pk)
     assert (after.version, after.sheet) == (before.version, before.sheet)
     assert SheetChange.objects.filter(character=talia).count() == history
