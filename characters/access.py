@@ -41,8 +41,9 @@ def character_for(
 
 def locked_for(user: AbstractBaseUser | AnonymousUser, pk: int, read: Reader) -> Character:
     """The character ``pk`` as :func:`character_for` gives it to ``user`` for a write (the same 404s and
-    403s), locked for that write in the caller's transaction (:func:`characters.write.lock`) and read with
-    what ``read`` adds: a write whose checks and whose change read the character once, under its lock."""
+    403s), locked for that write in the caller's transaction (``Character.objects.lock``, the lock
+    :func:`characters.write.lock` takes) and read with what ``read`` adds: a write whose checks and whose
+    change read the character once, under its lock."""
     if not user.is_authenticated:
         raise Http404("No such character")
     return _as_seen(Character.objects.lock(pk, read, viewer=user.pk), user, write=True, at_table=False)

@@ -11,7 +11,7 @@ their ``region`` (sections may share one: each then has an Edit button that name
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import Any, Final
 
 from django.contrib import messages
 from django.core.exceptions import PermissionDenied
@@ -30,11 +30,18 @@ from characters import access, exchange, operations, sheets, write
 from characters.editing import SectionEdit, edit_for
 from characters.models import Character, LedgerEntry
 from rules.systems.base import EditSection
+from web import whole_pages
 from web.fields import version_number
+from web.kept import Kept
 from web.templatetags.urls import kept_reverse
 
 #: How many of the latest Adventure-Point entries the sheet shows (the ledger page has them all).
 LATEST_ENTRIES = 3
+#: Sheet pages kept whole per process (:func:`sheet`; some 40 KB each, split at the CSRF token): one for each
+#: sheet, viewer and browser looking while nothing it shows changes.
+KEPT_PAGES: Final = 512
+#: The sheet pages kept whole, each as the bytes around its CSRF token.
+pages: Kept[tuple[bytes, ...]] = Kept(KEPT_PAGES)
 
 CONFLICT = (
     "Someone else changed this section since you opened it. Here is what it says now; your changes were not saved"
@@ -150,22 +157,37 @@ def region_key(request: HttpRequest, character: Character, context: dict[str, An
 
 @require_safe
 def sheet(request: HttpRequest, pk: int) -> HttpResponse:
-    """The sheet page. Its region is kept by :func:`region_key`: the latest ledger entries and the Edit
-    buttons are read and drawn only when it is drawn."""
+    """The sheet page, kept whole (:mod:`web.whole_pages`) by its region's key (:func:`region_key`: the region
+    is the page's whole content; around it the frame shows who is signed in) and the viewer's: shown again,
+    while none of it changes, from its one query (and the session's), with a CSRF token of its own. Drawn,
+    its region is kept by its key too: the latest ledger entries and the Edit buttons are read and drawn only
+    when it is drawn."""
     character = access.sheet_character(request.user, pk)
-    links = SimpleLazyObject(lambda: _edit_links(character, request, ""))
-    context = {
-        **sheets.sheet(character),
+    beside = {
         **sheets.shown_beside(character, request.user),
-        "edit_links": links,
-        "edit_buttons": SimpleLazyObject(lambda: _edit_buttons(links)),
-        "ledger_latest": SimpleLazyObject(lambda: list(LedgerEntry.objects.newest_of(pk)[:LATEST_ENTRIES])),
         # Live only when served over ASGI: a WSGI server has no WebSockets to offer (the page then
         # simply is not live, as without JavaScript).
         "live_url": f"/ws/characters/{character.pk}/" if hasattr(request, "scope") else "",
     }
-    context["region_key"] = region_key(request, character, context)
-    return render(request, sheets.template(character, "sheet"), context)
+    region = region_key(request, character, beside)
+    viewer = whole_pages.viewer_key(request)
+
+    def draw(kept_region: tuple[Any, ...] | None = region) -> HttpResponse:
+        links = SimpleLazyObject(lambda: _edit_links(character, request, ""))
+        context = {
+            **sheets.sheet(character),
+            **beside,
+            "edit_links": links,
+            "edit_buttons": SimpleLazyObject(lambda: _edit_buttons(links)),
+            "ledger_latest": SimpleLazyObject(lambda: list(LedgerEntry.objects.newest_of(pk)[:LATEST_ENTRIES])),
+            "region_key": kept_region,
+        }
+        return render(request, sheets.template(character, "sheet"), context)
+
+    key = None if viewer is None else (*region, *viewer)
+    # Checked (in the tests) against the page drawn whole, its region too: the region's key is the page's.
+    where = f"The sheet page of character {pk}"
+    return whole_pages.shown(request, pages, key, draw, where, fresh=lambda: draw(None))
 
 
 def _section(character: Character, key: str) -> EditSection:

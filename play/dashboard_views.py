@@ -5,8 +5,6 @@ from __future__ import annotations
 
 from typing import Any, Final
 
-from django.conf import settings
-from django.contrib import messages
 from django.db import connections, router
 from django.db.models import Exists, OuterRef, QuerySet
 from django.db.models.expressions import RawSQL
@@ -23,7 +21,7 @@ from characters import access as character_access
 from characters.models import Character
 from play import live, proposals, request_views, requests
 from play.templatetags import kept
-from web import csrf
+from web import whole_pages
 from web.kept import Kept
 from web.prepared import Prepared
 
@@ -102,10 +100,8 @@ def whole_key(request: HttpRequest, campaign: Campaign, *, gm: bool, after: Any)
         return None
     if member.any_encounter or member.any_requests or member.any_proposals or member.any_awaiting:
         return None
-    secret = request.META.get("CSRF_COOKIE")
-    if not isinstance(secret, str) or not csrf.well_formed(secret) or len(messages.get_messages(request)):
-        return None
-    return campaign.pk, request.user.pk, request.user.get_username(), secret, mark, *kept.how_shown()
+    viewer = whole_pages.viewer_key(request)
+    return None if viewer is None else (campaign.pk, *viewer, mark, *kept.how_shown())
 
 
 #: The first of those waiting by name, and one more (is there more?), as ``page_by_name`` reads them:
@@ -140,24 +136,13 @@ def dashboard(request: HttpRequest, pk: int) -> HttpResponse:
     member = campaign.viewer  # type: ignore[attr-defined]
     after = page_key(request.GET, "after", "the party")
     gm = member.role == Membership.Role.GM
-    key = whole_key(request, campaign, gm=gm, after=after)
-    if key is None:
-        return _drawn(request, campaign, member, gm=gm, after=after)
-
-    drawn_now: list[bytes] = []
-
-    def split() -> tuple[bytes, ...]:
-        # The page drawn, kept as the bytes around its CSRF token: shown again with a token masked anew.
-        drawn = _drawn(request, campaign, member, gm=gm, after=after).content
-        drawn_now.append(drawn)
-        return tuple(drawn.split(csrf.token(request).encode()))
-
-    page = csrf.token(request).encode().join(pages.get(key, split))
-    # The tests' check (web/templatetags/kept_blocks.py): a page shown again is the page drawn now.
-    checked = settings.KEPT_CHECKED and not drawn_now
-    if checked and page != _drawn(request, campaign, member, gm=gm, after=after).content:
-        raise AssertionError(f"The GM's dashboard of campaign {campaign.pk} was kept at {key[4]} but has changed.")
-    return HttpResponse(page)
+    return whole_pages.shown(
+        request,
+        pages,
+        whole_key(request, campaign, gm=gm, after=after),
+        lambda: _drawn(request, campaign, member, gm=gm, after=after),
+        f"The GM's dashboard of campaign {campaign.pk}",
+    )
 
 
 def _drawn(request: HttpRequest, campaign: Campaign, member: Membership, *, gm: bool, after: Any) -> HttpResponse:

@@ -12,7 +12,6 @@ from typing import Any
 import pytest
 from django.contrib.auth import get_user_model
 from django.db import connection
-from django.middleware.csrf import CSRF_ALLOWED_CHARS, CSRF_SECRET_LENGTH
 from django.test import Client
 from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
@@ -22,6 +21,7 @@ from characters.models import Balance, Character
 from play import dashboard_views, encounters, requests, rolls
 from play.models import Roll
 from tests.campaigns.helpers import make_character
+from tests.csrf_tokens import tokens, unmasked, without_tokens
 from web.kept import forget_all
 
 pytestmark = [pytest.mark.django_db, pytest.mark.postgres]
@@ -30,31 +30,14 @@ SNEAK_HARD = {"kind": "check", "skill": "Sneaking", "difficulty": "difficult", "
 #: The queries of a page shown again: the session with its user, and the membership with whether the page
 #: drawn last is the page now.
 SHOWN_AGAIN = 2
-TOKEN = re.compile(r'("X-CSRFToken": "|name="csrfmiddlewaretoken" value=")([^"]+)"')
 
 
 def url(campaign: Campaign) -> str:
     return reverse("play:dashboard", args=[campaign.pk])
 
 
-def tokens(page: str) -> set[str]:
-    return {match[1] for match in TOKEN.findall(page)}
-
-
-def unmasked(token: str) -> str:
-    """The secret a token masks (its mask, then each of the secret's characters shifted by the mask's)."""
-    mask, cipher = token[:CSRF_SECRET_LENGTH], token[CSRF_SECRET_LENGTH:]
-    chars = CSRF_ALLOWED_CHARS
-    places = [(chars.index(c) - chars.index(m)) % len(chars) for c, m in zip(cipher, mask, strict=True)]
-    return "".join(chars[place] for place in places)
-
-
 def words(page: str) -> str:
     return " ".join(re.sub(r"<[^>]+>", " ", page).split())
-
-
-def without_tokens(page: str) -> str:
-    return TOKEN.sub(r'\1"', page)
 
 
 def free_roll(campaign: Campaign, by: Any, *, secret: bool = False) -> Roll:

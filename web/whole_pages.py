@@ -1,0 +1,74 @@
+"""Pages kept whole: a page drawn once for a key that names everything it shows, and shown again from its
+bytes while the key stays the same, each time with a CSRF token masked anew.
+
+A page read far more often than what it shows changes (a GM's dashboard while nothing is under way, a
+character's sheet between two changes) costs, drawn, more than its queries: its template, the context made for
+it, its kept parts joined. What differs between two responses of the same page to the same browser is only the
+token its forms carry, one mask of the browser's secret for each response (the BREACH note in
+:mod:`web.compression`). So the page is kept as the bytes around its token, split where the token it was drawn
+with stands, and joined again with the token of the response that shows it.
+
+The key is the view's: it names everything the page shows (the rows it is drawn from, or a digest of them, and
+how it is shown), and :func:`viewer_key` adds the viewer's part: who is signed in (the header names them) and the
+browser's secret (the page's forms carry a token of it). A page shows a message waiting for the viewer once, and
+is never kept then; nor is a page for a request with no secret yet (its token would be a new secret's, set in a
+cookie with the response).
+
+With ``settings.KEPT_CHECKED`` (on in the tests), every page shown again from what was kept is drawn again and must
+be the same bytes: a key that forgets something the page shows fails the test that shows it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Hashable
+from typing import Any
+
+from django.conf import settings
+from django.contrib import messages
+from django.http import HttpRequest, HttpResponse
+
+from web import csrf
+from web.kept import Kept
+
+__all__ = ["StalePage", "shown", "viewer_key"]
+
+
+class StalePage(AssertionError):
+    """A page shown again from what was kept is not what a fresh render makes: its key misses something."""
+
+
+def viewer_key(request: HttpRequest) -> tuple[Any, ...] | None:
+    """The viewer's part of a kept page's key: the user (their id and the name the header shows) and the
+    browser's CSRF secret. None when the page must be drawn: no well-formed secret yet, or a message waiting."""
+    secret = request.META.get("CSRF_COOKIE")
+    if not isinstance(secret, str) or not csrf.well_formed(secret) or len(messages.get_messages(request)):
+        return None
+    return request.user.pk, request.user.get_username(), secret
+
+
+def shown(
+    request: HttpRequest,
+    store: Kept[tuple[bytes, ...]],
+    key: Hashable | None,
+    draw: Callable[[], HttpResponse],
+    where: str,
+    *,
+    fresh: Callable[[], HttpResponse] | None = None,
+) -> HttpResponse:
+    """The page ``draw()`` makes, kept in ``store`` by ``key`` with its token masked anew for this response (see
+    the module); drawn every time for a ``key`` of None. ``where``: the page, named in a stale key's error;
+    ``fresh``: the page drawn with nothing kept, for the tests' check (``draw`` itself by default), where
+    ``draw`` takes parts of the page kept by the same key."""
+    if key is None:
+        return draw()
+    drawn_now: list[bytes] = []
+
+    def split() -> tuple[bytes, ...]:
+        drawn = draw().content
+        drawn_now.append(drawn)
+        return tuple(drawn.split(csrf.token(request).encode()))
+
+    page = csrf.token(request).encode().join(store.get(key, split))
+    if settings.KEPT_CHECKED and not drawn_now and page != (fresh or draw)().content:
+        raise StalePage(f"{where} was kept at {key!r} but a fresh render differs.")
+    return HttpResponse(page)
