@@ -37,9 +37,9 @@ from web.templatetags.urls import kept_reverse
 
 #: How many of the latest Adventure-Point entries the sheet shows (the ledger page has them all).
 LATEST_ENTRIES = 3
-#: Sheet pages kept whole per process (:func:`sheet`; some 40 KB each, split at the CSRF token): one for each
+#: Sheet pages kept whole per process (:func:`sheet`; some 10 to 20 KB each, split at the CSRF token): one for each
 #: sheet, viewer and browser looking while nothing it shows changes.
-KEPT_PAGES: Final = 512
+KEPT_PAGES: Final = 256
 #: The sheet pages kept whole, each as the bytes around its CSRF token.
 pages: Kept[tuple[bytes, ...]] = Kept(KEPT_PAGES)
 
