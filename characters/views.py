@@ -170,7 +170,6 @@ def sheet(request: HttpRequest, pk: int) -> HttpResponse:
         "live_url": f"/ws/characters/{character.pk}/" if hasattr(request, "scope") else "",
     }
     region = region_key(request, character, beside)
-    viewer = whole_pages.viewer_key(request)
 
     def draw(kept_region: tuple[Any, ...] | None = region) -> HttpResponse:
         links = SimpleLazyObject(lambda: _edit_links(character, request, ""))
@@ -184,10 +183,9 @@ def sheet(request: HttpRequest, pk: int) -> HttpResponse:
         }
         return render(request, sheets.template(character, "sheet"), context)
 
-    key = None if viewer is None else (*region, *viewer)
     # Checked (in the tests) against the page drawn whole, its region too: the region's key is the page's.
     where = f"The sheet page of character {pk}"
-    return whole_pages.shown(request, pages, key, draw, where, fresh=lambda: draw(None))
+    return whole_pages.shown(request, pages, region, draw, where, fresh=lambda: draw(None))
 
 
 def _section(character: Character, key: str) -> EditSection:

@@ -86,22 +86,20 @@ member_lists_and_mark = Prepared(
 )
 
 
-def whole_key(request: HttpRequest, campaign: Campaign, *, gm: bool, after: Any) -> tuple[Any, ...] | None:
+def whole_key(campaign: Campaign, *, gm: bool, after: Any) -> tuple[Any, ...] | None:
     """What the GM's dashboard shows when nothing is under way, for the page to be kept whole and shown again
-    while none of it changes: the campaign, the viewer (their name heads the page) and the browser's CSRF
-    secret (the page's forms carry a token of it: each response gets its own mask, :func:`dashboard`), the
-    digest of the rows it is drawn from (:func:`shown_mark`) and how the page is shown. None when the page
-    must be drawn: a player's (what they proposed shows while answered lately, a matter of the clock), a
-    later page of the party, an encounter running, a request or a proposal open, a character waiting for
-    approval (their sections are drawn every time), a message waiting to be shown, or no CSRF secret yet."""
+    while none of it changes (:func:`web.whole_pages.shown`, which adds the viewer's part: who is signed in, the
+    browser's CSRF secret): the campaign, the digest of the rows it is drawn from (:func:`shown_mark`) and how
+    the page is shown. None when the page must be drawn: a player's (what they proposed shows while answered
+    lately, a matter of the clock), a later page of the party, an encounter running, a request or a proposal
+    open, a character waiting for approval (their sections are drawn every time)."""
     member = campaign.viewer  # type: ignore[attr-defined]
     mark = getattr(member, "shown_mark", None)
     if not gm or after is not None or mark is None:
         return None
     if member.any_encounter or member.any_requests or member.any_proposals or member.any_awaiting:
         return None
-    viewer = whole_pages.viewer_key(request)
-    return None if viewer is None else (campaign.pk, *viewer, mark, *kept.how_shown())
+    return campaign.pk, mark, *kept.how_shown()
 
 
 #: The first of those waiting by name, and one more (is there more?), as ``page_by_name`` reads them:
@@ -139,7 +137,7 @@ def dashboard(request: HttpRequest, pk: int) -> HttpResponse:
     return whole_pages.shown(
         request,
         pages,
-        whole_key(request, campaign, gm=gm, after=after),
+        whole_key(campaign, gm=gm, after=after),
         lambda: _drawn(request, campaign, member, gm=gm, after=after),
         f"The GM's dashboard of campaign {campaign.pk}",
     )

@@ -248,13 +248,14 @@ def fresh_cache() -> None:
 
 @pytest.fixture(autouse=True)
 def fresh_sheet_regions() -> None:
-    """Each test starts with no sheet page's region, nor view of a table, kept from another's
-    (characters.sheets.regions, play.table_rows.VIEWS): ids
+    """Each test starts with no sheet page, nor its region, nor view of a table, kept from another's
+    (characters.views.pages, characters.sheets.regions, play.table_rows.VIEWS): ids
     are reused once a test's transaction rolls back, and a test counts the queries of a region drawn afresh
     unless it shows the sheet twice."""
-    from characters import sheets
+    from characters import sheets, views
     from play import table_rows
 
+    views.pages.clear()
     sheets.regions.clear()
     table_rows.VIEWS.clear()
 

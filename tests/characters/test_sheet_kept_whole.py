@@ -8,6 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from django.contrib.auth import get_user_model
 from django.contrib.messages import INFO
 from django.contrib.messages.storage.cookie import CookieStorage
 from django.http import HttpResponse
@@ -73,8 +74,14 @@ def test_the_page_is_shown_again_with_a_token_of_its_own(brunella, player, draws
     assert without_tokens(again) == without_tokens(drawn) == without_tokens(first)
     forget_all()
     assert without_tokens(page(client, brunella)) == without_tokens(again)  # as a process that kept nothing
-    # Each response masks the browser's secret anew (BREACH), and each mask is a valid token of it.
     secret = client.cookies["csrftoken"].value
+    # The same headers as a page drawn: its type, what it varies with, the cookie renewed.
+    drawn_response, kept_response = client.get(url(brunella)), client.get(url(brunella))
+    assert len(draws) == 3
+    for header in ("Content-Type", "Vary", "Content-Security-Policy", "X-Frame-Options"):
+        assert kept_response[header] == drawn_response[header]
+    assert kept_response.cookies["csrftoken"].value == drawn_response.cookies["csrftoken"].value == secret
+    # Each response masks the browser's secret anew (BREACH), and each mask is a valid token of it.
     assert len(tokens(drawn)) == len(tokens(again)) == 1  # the header's, for htmx: the player's sheet has no form
     assert tokens(drawn).isdisjoint(tokens(again))
     assert {unmasked(token) for token in tokens(drawn) | tokens(again)} == {secret}
@@ -106,6 +113,27 @@ def test_each_viewer_has_a_page_of_their_own(brunella, gm, player, other_player)
     assert len(views.pages) == 3
     assert len(set(shown.values())) == 3
     assert all(f">{name}<" in text for name, text in shown.items())  # the header names who is signed in
+
+
+@pytest.mark.usefixtures("as_served")
+def test_the_header_names_who_is_signed_in_now(brunella, gm) -> None:
+    client = signed_in(gm)
+    page(client, brunella)
+    assert ">gm<" in page(client, brunella)
+    get_user_model().objects.filter(pk=gm.pk).update(username="the-gm")  # the sheet shows the GM nowhere else
+    renamed = page(client, brunella)
+    assert ">the-gm<" in renamed
+    assert ">gm<" not in renamed
+
+
+@pytest.mark.usefixtures("as_served")
+def test_a_browser_with_a_malformed_secret_is_not_kept_a_page(brunella, player, draws) -> None:
+    client = signed_in(player)
+    for _ in range(3):
+        client.cookies["csrftoken"] = "not-a-secret"
+        assert "Brunella" in page(client, brunella)  # a new secret made, with its cookie sent
+    assert len(draws) == 3
+    assert len(views.pages) == 0
 
 
 @pytest.mark.usefixtures("as_served")
