@@ -9,7 +9,7 @@ from django.db.models import OuterRef, Prefetch, QuerySet, Subquery
 from django.http import Http404
 
 from campaigns.models import Campaign, Invitation, Membership
-from web.prepared import Prepared
+from web.prepared import Fetched, Prepared
 
 
 def membership(user: AbstractBaseUser | AnonymousUser, campaign: Campaign) -> Membership | None:
@@ -52,12 +52,24 @@ def campaign_of_member(
     query: the membership joined to its campaign. The same rule as :func:`campaign_for`, for a page that
     shows nothing of the other members (the campaign's ``memberships`` are not loaded). ``read``: that
     query, :func:`member_rows` with the page's own annotations (on ``viewer``), prepared by the page."""
+    return campaign_of_row(member_row(user, pk, read=read), user)
+
+
+def member_row(user: AbstractBaseUser | AnonymousUser, pk: int, *, read: Prepared[Membership]) -> Fetched[Membership]:
+    """The row :func:`campaign_of_member` reads (the same 404s), not yet made into its instances: a page that
+    needs only a few of its values (the key of a page it kept) reads them (``Fetched.columns``) and makes the
+    campaign (:func:`campaign_of_row`) only if it draws."""
     if not user.is_authenticated:
         raise Http404("No such campaign")
-    found = read(campaign=pk, user=user.pk)
+    found = read.fetch(campaign=pk, user=user.pk)
     if not found:
         raise Http404("No such campaign")
-    member = found[0]
+    return found
+
+
+def campaign_of_row(found: Fetched[Membership], user: AbstractBaseUser | AnonymousUser) -> Campaign:
+    """The campaign of the row :func:`member_row` read, with ``viewer`` the user's membership."""
+    member = found.instance(0)
     member.user = user  # type: ignore[assignment]
     campaign = member.campaign
     campaign.viewer = member  # type: ignore[attr-defined]

@@ -86,20 +86,24 @@ member_lists_and_mark = Prepared(
 )
 
 
-def whole_key(campaign: Campaign, *, gm: bool, after: Any) -> tuple[Any, ...] | None:
+#: What :func:`whole_key` reads of the membership's row beside the digest, in this order.
+KEY_COLUMNS: Final = (
+    Membership._meta.get_field("role"), "any_encounter", "any_requests", "any_proposals", "any_awaiting",
+)  # fmt: skip
+
+
+def whole_key(pk: int, values: tuple[Any, ...], mark: str | None, *, after: Any) -> tuple[Any, ...] | None:
     """What the GM's dashboard shows when nothing is under way, for the page to be kept whole and shown again
     while none of it changes (:func:`web.whole_pages.shown`, which adds the viewer's part: who is signed in, the
     browser's CSRF secret): the campaign, the digest of the rows it is drawn from (:func:`shown_mark`) and how
     the page is shown. None when the page must be drawn: a player's (what they proposed shows while answered
     lately, a matter of the clock), a later page of the party, an encounter running, a request or a proposal
-    open, a character waiting for approval (their sections are drawn every time)."""
-    member = campaign.viewer  # type: ignore[attr-defined]
-    mark = getattr(member, "shown_mark", None)
-    if not gm or after is not None or mark is None:
+    open, a character waiting for approval (their sections are drawn every time). ``pk``: the campaign;
+    ``values``: the membership's row's :data:`KEY_COLUMNS`; ``mark``: its digest (None where not asked for)."""
+    role, *under_way = values
+    if role != Membership.Role.GM or after is not None or mark is None or any(under_way):
         return None
-    if member.any_encounter or member.any_requests or member.any_proposals or member.any_awaiting:
-        return None
-    return campaign.pk, mark, *kept.how_shown()
+    return pk, mark, *kept.how_shown()
 
 
 #: The first of those waiting by name, and one more (is there more?), as ``page_by_name`` reads them:
@@ -130,17 +134,19 @@ def dashboard(request: HttpRequest, pk: int) -> HttpResponse:
     as long as the digest stays the same, each time with a CSRF token of its own."""
     # The party's first page asks in the same query whether the page drawn last is the page now (PostgreSQL).
     marked = "after" not in request.GET and connections[router.db_for_read(Campaign)].vendor == "postgresql"
-    campaign = access.campaign_of_member(request.user, pk, read=member_lists_and_mark if marked else member_and_lists)
-    member = campaign.viewer  # type: ignore[attr-defined]
+    found = access.member_row(request.user, pk, read=member_lists_and_mark if marked else member_and_lists)
     after = page_key(request.GET, "after", "the party")
-    gm = member.role == Membership.Role.GM
-    return whole_pages.shown(
-        request,
-        pages,
-        whole_key(campaign, gm=gm, after=after),
-        lambda: _drawn(request, campaign, member, gm=gm, after=after),
-        f"The GM's dashboard of campaign {campaign.pk}",
-    )
+    # A page shown again reads a few values of the membership's row; its instances are made only to draw.
+    (values,) = found.columns(*KEY_COLUMNS)
+    mark = found.columns("shown_mark")[0][0] if marked else None
+
+    def drawn() -> HttpResponse:
+        campaign = access.campaign_of_row(found, request.user)
+        member = campaign.viewer  # type: ignore[attr-defined]
+        return _drawn(request, campaign, member, gm=member.role == Membership.Role.GM, after=after)
+
+    where = f"The GM's dashboard of campaign {pk}"
+    return whole_pages.shown(request, pages, whole_key(pk, values, mark, after=after), drawn, where)
 
 
 def _drawn(request: HttpRequest, campaign: Campaign, member: Membership, *, gm: bool, after: Any) -> HttpResponse:

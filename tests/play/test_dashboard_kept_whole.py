@@ -16,6 +16,7 @@ from django.test import Client
 from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
+from campaigns import access
 from campaigns.models import Campaign
 from characters.models import Balance, Character
 from play import dashboard_views, encounters, requests, rolls
@@ -94,6 +95,17 @@ def test_the_page_is_shown_again_from_one_query_with_a_token_of_its_own(gm_clien
     assert len(first_tokens) == len(again_tokens) == 1
     assert first_tokens != again_tokens
     assert {unmasked(token) for token in first_tokens | again_tokens} == {secret}
+
+
+def test_a_page_shown_again_makes_no_model_instance(gm_client, campaign, monkeypatch) -> None:
+    """Its key is read from the membership's row as the database sent it: the campaign is made only to draw."""
+    made = []
+    campaign_of_row = access.campaign_of_row
+    monkeypatch.setattr(access, "campaign_of_row", lambda *args: made.append(args) or campaign_of_row(*args))
+    loaded(gm_client, campaign)
+    assert len(made) == 1  # drawn
+    loaded(gm_client, campaign)
+    assert len(made) == 1  # shown again
 
 
 def test_a_kept_page_takes_a_post_with_its_token(gm, party, campaign) -> None:
