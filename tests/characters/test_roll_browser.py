@@ -243,8 +243,12 @@ def test_a_choice_made_before_the_scripts_arrive_is_what_the_page_then_shows_and
     sign_in(context, gm, live_server)
     page = open_page(context, problems, ready_first=False)
     held: list[Route] = []
-    page.route(re.compile(r"/htmx-2[^/]*\.js$"), lambda route: held.append(route))
-    page.goto(roll_url(live_server, brunella), wait_until="commit")
+    htmx = re.compile(r"/htmx-2[^/]*\.js$")
+    page.route(htmx, lambda route: held.append(route))
+    # The page asks for htmx while Chromium parses it, which may be after goto returns: wait for the ask.
+    # Playwright hands the held route over after the request, and before the answer to any later call.
+    with page.expect_request(htmx):
+        page.goto(roll_url(live_server, brunella), wait_until="commit")
     page.get_by_label("Difficulty").select_option("difficult")  # Moderate d10 → Difficult d8, unheard
     expect_chance(page, check(D("d10"), D("d10"), "d10"))  # what the server drew
     assert len(held) == 1

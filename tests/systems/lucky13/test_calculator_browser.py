@@ -181,10 +181,12 @@ def test_focus_on_roll_survives_the_chance_arriving_after_the_user_tabbed_to_it(
     page.goto(f"{live_server.url}/calculator/")
     held: list[Route] = []
     # Hold the chance request on its way to the server until the test lets it go.
-    page.route(re.compile(r"/calculator/\?"), lambda route: held.append(route))
+    asked = re.compile(r"/calculator/\?")
+    page.route(asked, lambda route: held.append(route))
 
     tab_to(page, "#id_ability")
-    page.keyboard.press("ArrowDown")
+    with page.expect_request(asked):  # the request leaves after the key is pressed: wait for it
+        page.keyboard.press("ArrowDown")
     expect(page.locator("#calculation")).to_have_attribute("aria-busy", "true")
     tab_to(page, "#calculation button.roll")
     assert len(held) == 1
