@@ -8,8 +8,11 @@ a page and a server after another, shuffled, for :data:`ROUNDS` rounds: so a slo
 falls on every page of both servers alike. A page's throughput is the median of its bursts' requests per
 second; its latency the 50th and 95th percentile of all its requests. Each throughput is taken as a ratio
 to the trivial view's (``/healthz``: the server, the middleware, one query; Django's floor on this stack)
-on the same server in the same run, and the large installation's ratio against the empty one's says how
-much slower a page is with the large data behind it, whatever the machine was doing.
+on the same server in the same run: each burst of a page comes right after a burst of the trivial view on
+its server, and the page's ratio is the median of its bursts' ratios to the burst just before each, so that
+the machine's speed, which a shared machine changes from one second to the next, is the same for the two
+rates of a ratio. The large installation's ratio against the empty one's says how much slower a page is
+with the large data behind it, whatever the machine was doing.
 
 The pages, for every system: its sheet (the owner), its dashboard (the GM), the roll log's first page and
 a deep one (``?before=`` half its length) and the ledger, a free roll posted to the dice box, the GM's award
@@ -321,6 +324,8 @@ class Figures:
     rates: list[float] = field(default_factory=list)
     seconds: list[float] = field(default_factory=list)
     queries: int | None = None
+    #: Each burst's rate as a share of the trivial view's in the burst just before it, on the same server.
+    shares: list[float] = field(default_factory=list)
 
     @property
     def rate(self) -> float:
@@ -355,7 +360,8 @@ def measure(
     warm: bool = True,
 ) -> dict[tuple[str, str], Figures]:
     """Every page on every site, a burst each, in a new shuffled order each round (warmed up first, unless
-    not ``warm``: the requests counting the queries were the warm-up)."""
+    not ``warm``: the requests counting the queries were the warm-up); each page's burst right after one of
+    the trivial view (``chosen[0]``) on the same site, its yardstick (:attr:`Figures.shares`)."""
     figures: dict[tuple[str, str], Figures] = {(s, p.name): Figures() for s in sites for p in chosen}
     rng = random.Random(27)
     with ThreadPoolExecutor(max_workers=connections) as pool:
@@ -370,11 +376,18 @@ def measure(
             rng.shuffle(order)
             for site_name, page in order:
                 site = sites[site_name]
+                floor = None
+                if page.key != TRIVIAL:
+                    floor = burst(pool, site, chosen[0], connections=connections, size=size, turn=r * size)
+                    figures[site_name, chosen[0].name].rates += floor.rates
+                    figures[site_name, chosen[0].name].seconds += floor.seconds
                 if page.key == "move":
                     read_versions(databases[site_name], site)
                 got = burst(pool, site, page, connections=connections, size=size, turn=r * size)
                 figures[site_name, page.name].rates += got.rates
                 figures[site_name, page.name].seconds += got.seconds
+                if floor is not None:
+                    figures[site_name, page.name].shares.append(got.rate / floor.rate)
             progress(f"  round {r + 1} of {rounds}: {time.perf_counter() - started:.1f} s")
     return figures
 
@@ -562,6 +575,11 @@ class Results:
     load: tuple[float, float] = (0.0, 0.0)
 
     def ratio(self, site: str, page: Page) -> float:
+        """The page's throughput as a share of the trivial view's: the median of its bursts' shares of the
+        trivial view's burst just before each (:func:`measure`); the trivial view's own is 1."""
+        shares = self.figures[site, page.name].shares
+        if shares:
+            return statistics.median(shares)
         return self.figures[site, page.name].rate / self.figures[site, self.chosen[0].name].rate
 
 
@@ -691,7 +709,8 @@ def write_docs(results: Results, label: str, *, judged: bool, docs: Path = DOCS)
         "",
         f"`{shlex.join(results.command)}` (DATABASE_URL on PostgreSQL). Bursts of {results.size} requests over "
         f"{results.connections} kept-alive connections, {results.rounds} rounds, interleaved over every page "
-        f"and both servers. {sizes_line(results)}. {machine_line(results)}",
+        f"and both servers, each page's burst right after one of the trivial view on its server (× trivial: the "
+        f"median of the bursts' shares of the one just before each). {sizes_line(results)}. {machine_line(results)}",
         "",
         markdown(rows),
         "",

@@ -3,6 +3,7 @@ page, kept current over a WebSocket (:mod:`play.consumers`) and whole again on e
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any, Final
 
 from django.db import connections, router
@@ -92,7 +93,7 @@ KEY_COLUMNS: Final = (
 )  # fmt: skip
 
 
-def whole_key(pk: int, values: tuple[Any, ...], mark: str | None, *, after: Any) -> tuple[Any, ...] | None:
+def whole_key(pk: int, values: Sequence[Any], mark: str | None, *, after: Any) -> tuple[Any, ...] | None:
     """What the GM's dashboard shows when nothing is under way, for the page to be kept whole and shown again
     while none of it changes (:func:`web.whole_pages.shown`, which adds the viewer's part: who is signed in, the
     browser's CSRF secret): the campaign, the digest of the rows it is drawn from (:func:`shown_mark`) and how
@@ -137,8 +138,8 @@ def dashboard(request: HttpRequest, pk: int) -> HttpResponse:
     found = access.member_row(request.user, pk, read=member_lists_and_mark if marked else member_and_lists)
     after = page_key(request.GET, "after", "the party")
     # A page shown again reads a few values of the membership's row; its instances are made only to draw.
-    (values,) = found.columns(*KEY_COLUMNS)
-    mark = found.columns("shown_mark")[0][0] if marked else None
+    (read,) = found.columns(*KEY_COLUMNS, "shown_mark") if marked else found.columns(*KEY_COLUMNS)
+    values, mark = (read[:-1], read[-1]) if marked else (read, None)
 
     def drawn() -> HttpResponse:
         campaign = access.campaign_of_row(found, request.user)

@@ -9,7 +9,7 @@ token its forms carry, one mask of the browser's secret for each response (the B
 with stands, and joined again with the token of the response that shows it.
 
 The key is the view's: it names everything the page shows (the rows it is drawn from, or a digest of them, and
-how it is shown), and :func:`shown` adds the viewer's part (:func:`viewer_key`): who is signed in (the header
+how it is shown), and :func:`shown` adds the viewer's part (:func:`_viewer_key`): who is signed in (the header
 names them) and the browser's secret (the page's forms carry a token of it), with the prefix and the URLs the
 site is served under (the page's links). A page shows a message waiting for the viewer once, and is never kept
 then; nor is a page for a request that brought no secret, or one the browser is to be sent with this response
@@ -33,14 +33,14 @@ from django.urls import get_script_prefix, get_urlconf
 from web import csrf
 from web.kept import Kept
 
-__all__ = ["StalePage", "shown", "viewer_key"]
+__all__ = ["StalePage", "shown"]
 
 
 class StalePage(AssertionError):
     """A page shown again from what was kept is not what a fresh render makes: its key misses something."""
 
 
-def viewer_key(request: HttpRequest) -> tuple[Any, ...] | None:
+def _viewer_key(request: HttpRequest) -> tuple[Any, ...] | None:
     """The viewer's part of a kept page's key: the user (their id and the name the header shows) and the
     browser's CSRF secret. None when the page must be drawn: no well-formed secret the browser sent, or a
     message waiting. Asked before the page's token is drawn (which marks the cookie to be sent again)."""
@@ -61,12 +61,12 @@ def shown(
     *,
     fresh: Callable[[], HttpResponse] | None = None,
 ) -> HttpResponse:
-    """The page ``draw()`` makes, kept in ``store`` by ``key`` and the viewer's part (:func:`viewer_key`) with its
+    """The page ``draw()`` makes, kept in ``store`` by ``key`` and the viewer's part (:func:`_viewer_key`) with its
     token masked anew for this response (see the module); drawn every time for a ``key`` of None, or when the
     viewer's part is None. ``where``: the page, named in a stale key's error (with the page's key, not the
     viewer's part: their secret is no message's business); ``fresh``: the page drawn with nothing kept, for the
     tests' check (``draw`` itself by default), where ``draw`` takes parts of the page kept by the same key."""
-    viewer = None if key is None else viewer_key(request)
+    viewer = None if key is None else _viewer_key(request)
     if key is None or viewer is None:
         return draw()
     drawn_now: list[bytes] = []
