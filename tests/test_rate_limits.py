@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import logging
 import re
+import uuid
 from collections.abc import Callable
 from typing import Any
 
@@ -17,6 +18,8 @@ from django.test import Client, RequestFactory
 from django.urls import reverse
 
 from tests.api.conftest import api  # noqa: F401 (a fixture)
+from tests.conftest import needs_redis
+from tests.play.sockets import REDIS_URL
 from web import limits
 from web.client import client_address
 from web.limits import address_key
@@ -413,6 +416,47 @@ def test_a_counter_is_added_once_a_window_and_then_only_counted_on(player, monke
     limits.check(request, limits.ROLLS)
     assert asked == ["incr", "incr", "incr", "incr"]  # one trip to the cache a counter
     assert cache.get(f"rate:{limits.ROLLS.name}:u{player.pk}:{int(1000.0 // limits.ROLLS.window)}") == 3
+
+
+def test_with_redis_every_counter_of_a_request_is_counted_in_one_trip(settings, player, monkeypatch) -> None:
+    """Four counters (a roll's: the person's and the address's, for rolls and for the dice box), one pipeline
+    to Redis and no command alone: Django's ``incr`` asks whether the key exists first."""
+    import redis
+
+    needs_redis(REDIS_URL, "the rate limits' counters in Redis")
+    prefix = f"dicehall-test-{uuid.uuid4().hex[:12]}"
+    shared = {"pool_class": "web.cache.SharedConnectionPool"}
+    settings.CACHES = {
+        "default": {"BACKEND": REDIS_DOWN["default"]["BACKEND"], "LOCATION": REDIS_URL, "KEY_PREFIX": prefix,
+                    "OPTIONS": shared}
+    }  # fmt: skip
+    settings.RATE_LIMITS = {limits.ROLLS.name: (3, 5), limits.DICE_BOX.name: (10, 10)}
+    trips: list[str] = []
+    alone, together = redis.Redis.execute_command, redis.client.Pipeline.execute
+    monkeypatch.setattr(redis.Redis, "execute_command", lambda *a, **k: trips.append("alone") or alone(*a, **k))
+    monkeypatch.setattr(redis.client.Pipeline, "execute", lambda *a, **k: trips.append("together") or together(*a, **k))
+    request = RequestFactory().post("/", REMOTE_ADDR="192.0.2.9")
+    request.user = player
+
+    from django.core.cache import cache
+
+    window = int(NOW // limits.ROLLS.window)
+    key = f"rate:{limits.ROLLS.name}:u{player.pk}:{window}"
+    observer = redis.Redis.from_url(REDIS_URL)
+    for n in range(3):
+        before = len(trips)
+        limits.check(request, limits.ROLLS, limits.DICE_BOX)
+        assert trips[before:] == ["together"]
+        if n == 0:  # the window's first request set how long the counter lives; the next ones leave it
+            assert 0 < observer.ttl(cache.make_and_validate_key(key)) <= limits.ROLLS.window + 1
+            observer.expire(cache.make_and_validate_key(key), 5)
+    assert observer.ttl(cache.make_and_validate_key(key)) <= 5
+    with pytest.raises(limits.RateLimited) as refused:  # the person's fourth roll of the window
+        limits.check(request, limits.ROLLS, limits.DICE_BOX)
+    assert refused.value.limit == limits.ROLLS
+
+    assert cache.get(key) == 4  # as Django's cache reads it
+    observer.delete(*observer.keys(f"{prefix}:*"))
 
 
 # --- The calculator leaves no session behind -------------------------------------------------------------

@@ -9,7 +9,8 @@ anything: a page answers 429 with ``Retry-After`` (:func:`limited`), the API its
 (an endpoint calls :func:`check`, whose :class:`RateLimited` the API's error handler answers).
 
 Counters live in Django's cache, in fixed windows (``rate:<name>:<who>:<window>``), shared by
-every server process when the cache is Redis. Should the cache fail (Redis down), the limit is
+every server process when the cache is Redis; there, every counter of a request is counted in one trip
+(:func:`_counted_in_redis`). Should the cache fail (Redis down), the limit is
 not applied and a warning is logged: the product keeps working, unlimited, rather than refuse
 everyone. ``settings.RATE_LIMITS`` overrides a limit by name, ``{"rolls": (per_user,
 per_address)}``; ``settings.API_RATE_LIMIT`` is the API's budget per person.
@@ -28,7 +29,8 @@ from time import time as wall_clock
 from typing import Any, Final
 
 from django.conf import settings
-from django.core.cache import cache
+from django.core.cache import cache, caches
+from django.core.cache.backends.redis import RedisCache
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 
@@ -150,6 +152,8 @@ class CacheWatch:
 
 
 cache_watch: Final = CacheWatch()
+#: Django's cache, as this module counts in it (``cache``, which a test may stand in for).
+shared_cache: Final = cache
 
 
 def _count(key: str, window: int) -> int | None:
@@ -176,6 +180,38 @@ def _count(key: str, window: int) -> int | None:
         return None
 
 
+def _counted(counters: list[tuple[str, int]]) -> list[int | None]:
+    """This request counted under each ``(key, window)``: the counts so far, in order; each None when the
+    cache fails (or failed less than :data:`CACHE_PAUSE` seconds ago)."""
+    if not counters:
+        return []
+    backend = caches["default"]
+    if not isinstance(backend, RedisCache) or cache is not shared_cache:  # a test's stand-in: counted as before
+        return [_count(key, window) for key, window in counters]
+    if cache_watch.paused():
+        return [None] * len(counters)
+    try:
+        return _counted_in_redis(backend, counters)
+    except Exception as error:  # any failure of the cache (Redis down) lets the request through
+        cache_watch.failed(error)
+        return [None] * len(counters)
+
+
+def _counted_in_redis(backend: RedisCache, counters: list[tuple[str, int]]) -> list[int]:
+    """The counters counted in Redis in one trip, each an INCR and an EXPIRE of the window's length that sets it
+    only on a new counter (NX), together (MULTI): Django's ``incr`` asks whether the key exists first, two
+    trips a counter, and the window's first request added it in two more. The counters are the integers
+    Django's cache reads (it keeps an int as Redis's own)."""
+    client = backend._cache.get_client(write=True)
+    with client.pipeline(transaction=True) as pipeline:
+        for key, window in counters:
+            made = backend.make_and_validate_key(key)
+            pipeline.incr(made)
+            pipeline.expire(made, window + 1, nx=True)
+        replies = pipeline.execute()
+    return [int(count) for count in replies[::2]]
+
+
 def _who(request: HttpRequest, limit: Limit) -> list[tuple[str, int, bool]]:
     """The counters ``request`` goes against under ``limit``: (who, allowed, by address)."""
     per_user, per_address = limit.budget()
@@ -192,14 +228,17 @@ def check(request: HttpRequest, *limits: Limit) -> None:
     """Count ``request`` against each of ``limits``, for its person and its address; raise
     :class:`RateLimited` (with the longest wait) if it went past any of them."""
     now = wall_clock()
-    refused: RateLimited | None = None
+    asked = []  # each counter: its key and window, with what refuses it and how long for
     for limit in limits:
         window = int(now // limit.window)
         retry_after = max(1, math.ceil((window + 1) * limit.window - now))
         for who, allowed, by_address in _who(request, limit):
-            count = _count(f"rate:{limit.name}:{who}:{window}", limit.window)
-            if count is not None and count > allowed and (refused is None or retry_after > refused.retry_after):
-                refused = RateLimited(limit, retry_after, by_address)
+            asked.append((f"rate:{limit.name}:{who}:{window}", limit.window, limit, allowed, by_address, retry_after))
+    counts = _counted([(key, window) for key, window, *_ in asked])
+    refused: RateLimited | None = None
+    for count, (_, _, limit, allowed, by_address, retry_after) in zip(counts, asked, strict=True):
+        if count is not None and count > allowed and (refused is None or retry_after > refused.retry_after):
+            refused = RateLimited(limit, retry_after, by_address)
     if refused is not None:
         raise refused
 
