@@ -1,4 +1,4 @@
-"""The session engine (``SESSION_ENGINE``, when the sessions live in the database alone): Django's, with
+"""The session engine (``SESSION_ENGINE``): Django's database sessions, shared by every server process, with
 the session's user read in the same query as the session.
 
 A signed-in request reads its session and then its user, two queries before any page does anything. The

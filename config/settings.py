@@ -371,12 +371,11 @@ CONTENT_SECURITY_POLICY = {
 }
 
 SESSION_COOKIE_HTTPONLY = True
-# With Redis, every process shares one cache: a signed-in request reads its session there rather than
-# from the database (written to both, deleted from both, so a password change or a log-out ends it
-# everywhere; accounts.operations). The processes' own memory is not shared, so without Redis the
-# sessions stay in the database alone: a session ended in one process would live on in another's cache.
-# Without Redis, the session's user is read in the same query as the session (accounts/sessions.py).
-SESSION_ENGINE = "django.contrib.sessions.backends.cached_db" if os.environ.get("REDIS_URL") else "accounts.sessions"
+# Sessions live in the database, shared by every process, and a signed-in request reads its session and its
+# user in one query (accounts/sessions.py), with Redis or without: Django's cached_db, with Redis, read the
+# session there and then the user from the database, two trips where this is one (a sheet served a quarter
+# fewer pages a second so, in docs/bench.md's fourteenth round).
+SESSION_ENGINE = "accounts.sessions"
 X_FRAME_OPTIONS = "DENY"
 SECURE_CONTENT_TYPE_NOSNIFF = True
 SECURE_REFERRER_POLICY = "same-origin"
