@@ -201,7 +201,8 @@ def _counted_in_redis(backend: RedisCache, counters: list[tuple[str, int]]) -> l
     """The counters counted in Redis in one trip, each an INCR and an EXPIRE of the window's length that sets it
     only on a new counter (NX), together (MULTI): Django's ``incr`` asks whether the key exists first, two
     trips a counter, and the window's first request added it in two more. The counters are the integers
-    Django's cache reads (it keeps an int as Redis's own)."""
+    Django's cache reads (it keeps an int as Redis's own). The client is the one Django's cache writes with
+    (its ``_cache``, the Redis client it wraps: Django offers no pipeline of its own)."""
     client = backend._cache.get_client(write=True)
     with client.pipeline(transaction=True) as pipeline:
         for key, window in counters:
