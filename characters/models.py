@@ -15,7 +15,7 @@ from typing import Any, Final
 
 from django.conf import settings
 from django.db import connection, connections, models
-from django.db.models import OuterRef, Q, Subquery
+from django.db.models import Exists, OuterRef, Q, Subquery
 from django.db.transaction import TransactionManagementError
 from django.utils import timezone
 
@@ -51,7 +51,8 @@ class CharacterQuerySet(models.QuerySet["Character"]):
         Every write that locks a campaign and one of its characters takes the campaign first
         (the roll log and encounters do too), so two such writes queue instead of deadlocking.
         ``read``: what else the caller reads with the character (annotations), under the campaign's lock;
-        ``viewer``: a user whose role in the campaign is read with it (``viewer_role``, :meth:`annotate_role`).
+        ``viewer``: a user whose role in the campaign is read with it (``viewer_role``, :meth:`annotate_role`),
+        and who must be able to see the character at all for anything to be locked (None otherwise).
         """
         if not self.query.has_filters():
             # Both queries compiled once per database (and ``read``): building them cost more than the rest of
@@ -62,16 +63,15 @@ class CharacterQuerySet(models.QuerySet["Character"]):
             prepared = _LOCKED_READS.get(read or "plain", lambda: Prepared(Character, _locked_rows(read)))
             # Sent together, answered in one trip (the second query, run once the first holds the lock, reads
             # what the campaign's other writes committed before it).
-            campaign, found = fetch_together(
-                (_CAMPAIGN_LOCK, {"character": pk}),
-                (prepared, {"character": pk} if viewer is None else {"character": pk, "viewer": viewer}),
-            )
+            ids = {"character": pk} if viewer is None else {"character": pk, "viewer": viewer}
+            campaign, found = fetch_together((_CAMPAIGN_LOCK, ids), (prepared, ids))
             return found.instance(0) if campaign and found else None
-        campaign_of = self.filter(pk=pk).order_by().values("campaign_id")[:1]
+        seen = self.filter(pk=pk).filter(_seen_by(viewer)) if viewer is not None else self.filter(pk=pk)
+        campaign_of = seen.order_by().values("campaign_id")[:1]
         if not list(Campaign.objects.select_for_update().filter(pk=Subquery(campaign_of)).values_list("pk", flat=True)):
             return None
         rows = self.select_for_update(of=("self",)).select_related("campaign").filter(pk=pk)
-        rows = rows.annotate_role(viewer) if viewer is not None else rows
+        rows = rows.filter(_seen_by(viewer)).annotate_role(viewer) if viewer is not None else rows
         return (read(rows) if read is not None else rows).first()
 
     def active(self) -> CharacterQuerySet:
@@ -104,9 +104,21 @@ class CharacterQuerySet(models.QuerySet["Character"]):
 Reader = Callable[[CharacterQuerySet], CharacterQuerySet]
 
 
-def _campaign_lock_rows(*, character: int) -> models.QuerySet[Campaign]:
-    """:meth:`CharacterQuerySet.lock`'s first query: the character's campaign, locked (found by the character's row)."""
-    campaign_of = Character.objects.filter(pk=character).order_by().values("campaign_id")[:1]
+def _seen_by(viewer: int) -> Q:
+    """The characters ``viewer`` may see at all: those of a campaign they are a member of, and their own (a
+    player who left still sees theirs; ``characters.access``). A lock taken for a viewer is taken on these
+    alone: an outsider's write is a 404 that locked nothing, rather than one that queued behind the
+    campaign's writes and held up the next."""
+    member = Membership.objects.filter(campaign=OuterRef("campaign_id"), user=viewer)
+    return Q(Exists(member)) | Q(owner=viewer)
+
+
+def _campaign_lock_rows(*, character: int, viewer: int | None = None) -> models.QuerySet[Campaign]:
+    """:meth:`CharacterQuerySet.lock`'s first query: the character's campaign, locked (found by the character's row;
+    with ``viewer``, only where they may see the character: :func:`_seen_by`)."""
+    found = Character.objects.filter(pk=character)
+    found = found.filter(_seen_by(viewer)) if viewer is not None else found
+    campaign_of = found.order_by().values("campaign_id")[:1]
     return Campaign.objects.select_for_update().filter(pk=Subquery(campaign_of)).order_by().only("pk")
 
 
@@ -122,7 +134,7 @@ def _locked_rows(
 
     def rows(*, character: int, viewer: int | None = None) -> CharacterQuerySet:
         locked = Character.objects.select_for_update(of=("self",)).select_related("campaign").filter(pk=character)
-        locked = locked.annotate_role(viewer) if viewer is not None else locked
+        locked = locked.filter(_seen_by(viewer)).annotate_role(viewer) if viewer is not None else locked
         return read(locked) if read is not None else locked
 
     return rows

@@ -5,6 +5,7 @@ write it waited for committed: the character's row and what is read with it (its
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
 
 import pytest
 from django.db import connections, transaction
@@ -59,3 +60,47 @@ def test_a_lock_that_waited_reads_what_the_write_it_waited_for_committed(campaig
     assert locked is not None
     assert locked.version == hero.version + 1
     assert locked.balances_held == {"ap": 7}
+
+
+@pytest.mark.postgres
+@pytest.mark.django_db(transaction=True)
+def test_a_lock_for_someone_who_may_not_see_the_character_locks_nothing(campaign, player, outsider) -> None:
+    """An outsider's write (a move posted to another campaign's character) finds nothing and waits for
+    nothing, while the campaign's own writes hold its lock; the character's player, asking the same, waits."""
+    hero = make_character(campaign, player)
+    held, done = threading.Event(), threading.Event()
+    found: dict[str, Character | None] = {}
+    errors: list[BaseException] = []
+
+    def holder() -> None:
+        with transaction.atomic():
+            assert Character.objects.lock(hero.pk) is not None
+            held.set()
+            assert done.wait(PATIENCE)
+
+    def asking(who: str, viewer: int) -> Callable[[], None]:
+        def ask() -> None:
+            with transaction.atomic():
+                found[who] = Character.objects.lock(hero.pk, viewer=viewer)
+
+        return ask
+
+    threads = [on_own_connection(holder, errors)]
+    try:
+        assert held.wait(PATIENCE)
+        outsiders = on_own_connection(asking("outsider", outsider.pk), errors)
+        while outsiders.is_alive():
+            assert not waiting_on_a_lock(), "the outsider's lock waits for the campaign's"
+        assert not errors, errors
+        assert found == {"outsider": None}
+        threads.append(on_own_connection(asking("player", player.pk), errors))
+        while not waiting_on_a_lock():  # the player's does wait: what the loop above looks for is there to see
+            assert threads[1].is_alive(), errors
+    finally:
+        done.set()
+        for thread in threads:
+            thread.join(PATIENCE)
+    assert not errors, errors
+    locked = found["player"]
+    assert locked is not None
+    assert locked.pk == hero.pk
