@@ -27,29 +27,42 @@ def waiting_on_a_lock() -> bool:
         return cursor.fetchone()[0] > 0
 
 
+def holding_the_lock(pk: int, errors: list[BaseException], released: threading.Event,
+                     then: Callable[[], object] = lambda: None) -> threading.Thread:  # fmt: skip
+    """A write on a thread (and a connection) of its own that locks character ``pk`` (its campaign first) and
+    holds the lock until ``released`` is set, then does ``then`` before it commits: returned once it holds it."""
+    held = threading.Event()
+
+    def holder() -> None:
+        with transaction.atomic():
+            assert Character.objects.lock(pk) is not None
+            held.set()
+            assert released.wait(PATIENCE)
+            then()
+
+    thread = on_own_connection(holder, errors)
+    assert held.wait(PATIENCE), errors
+    return thread
+
+
 @pytest.mark.postgres
 @pytest.mark.django_db(transaction=True)
 def test_a_lock_that_waited_reads_what_the_write_it_waited_for_committed(campaign, player) -> None:
     hero = make_character(campaign, player)
-    held, read_after = threading.Event(), threading.Event()
+    read_after = threading.Event()
     found: dict[str, Character | None] = {}
     errors: list[BaseException] = []
 
-    def holder() -> None:
-        with transaction.atomic():
-            assert Character.objects.lock(hero.pk) is not None
-            held.set()
-            assert read_after.wait(PATIENCE)  # the other write waits for this one's lock now
-            Character.objects.filter(pk=hero.pk).update(version=F("version") + 1)
-            Balance.objects.create(character_id=hero.pk, currency="ap", amount=7)
+    def committed_meanwhile() -> None:  # once the other write waits for this one's lock
+        Character.objects.filter(pk=hero.pk).update(version=F("version") + 1)
+        Balance.objects.create(character_id=hero.pk, currency="ap", amount=7)
 
     def waiter() -> None:
-        assert held.wait(PATIENCE)
         with transaction.atomic():
             found["character"] = Character.objects.lock(hero.pk, lambda rows: rows.with_balances())
 
-    threads = [on_own_connection(holder, errors), on_own_connection(waiter, errors)]
-    assert held.wait(PATIENCE)
+    threads = [holding_the_lock(hero.pk, errors, read_after, committed_meanwhile)]
+    threads.append(on_own_connection(waiter, errors))
     while not waiting_on_a_lock():
         assert threads[1].is_alive(), errors
     read_after.set()
@@ -68,15 +81,9 @@ def test_a_lock_for_someone_who_may_not_see_the_character_locks_nothing(campaign
     """An outsider's write (a move posted to another campaign's character) finds nothing and waits for
     nothing, while the campaign's own writes hold its lock; the character's player, asking the same, waits."""
     hero = make_character(campaign, player)
-    held, done = threading.Event(), threading.Event()
+    done = threading.Event()
     found: dict[str, Character | None] = {}
     errors: list[BaseException] = []
-
-    def holder() -> None:
-        with transaction.atomic():
-            assert Character.objects.lock(hero.pk) is not None
-            held.set()
-            assert done.wait(PATIENCE)
 
     def asking(who: str, viewer: int) -> Callable[[], None]:
         def ask() -> None:
@@ -85,9 +92,9 @@ def test_a_lock_for_someone_who_may_not_see_the_character_locks_nothing(campaign
 
         return ask
 
-    threads = [on_own_connection(holder, errors)]
+    threads = []
     try:
-        assert held.wait(PATIENCE)
+        threads.append(holding_the_lock(hero.pk, errors, done))
         outsiders = on_own_connection(asking("outsider", outsider.pk), errors)
         while outsiders.is_alive():
             assert not waiting_on_a_lock(), "the outsider's lock waits for the campaign's"
