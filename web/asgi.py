@@ -12,11 +12,19 @@ their own; no two share one at the same time.
 At most :data:`KEPT_IDLE` idle threads are kept: a burst of more requests at once makes threads for the
 rest, ended as their requests end.
 
-The middleware and the view run on that thread in one trip from the event loop, as they would under WSGI.
-Django's own handler builds its middleware for the event loop: under a middleware that is only synchronous
-(most are), it comes back to the loop for the next one that can run there (axes', last) and for the view
-call, then goes to the thread again to run the (synchronous) view: two more trips between the loop and the
-thread on every request, each a wake-up of the other side. Every view of the site is synchronous.
+A request's whole synchronous part runs on that thread in one trip from the event loop, as it would under
+WSGI (:meth:`Handler.respond`): the ``request_started`` signal, the request made from the scope, the
+middleware and the view (Django's synchronous ``get_response``), and the response's close with the
+``request_finished`` signal (the database connection back to the pool). The event loop reads the body before
+and sends the response after. Every view of the site is synchronous, and Django's own handler took four trips
+a request: each signal sent from the loop (``Signal.asend`` runs the synchronous receivers in a trip of
+their own), the middleware chain, and the close after the response was sent; its chain, built for the loop,
+also came back to the loop under the first synchronous middleware and went to the thread again for the view.
+Each trip is a wake-up of the thread and then of the loop, and the request's thread and the loop took each
+other's turns at the interpreter: twice the context switches of one trip, on the lightest page a third of
+the server's work. A streaming response (a file) is closed once it is sent, as Django closes it.
+A client that leaves before its response is ready is sent nothing; its request still ends on its thread, its
+response closed there, before the thread serves another request.
 
 What a request leaves to the event loop (:func:`leave_to_loop`: its announcements to the live pages) is run
 there by the process's :class:`Outbox`, one call at a time, in the order the requests of the process left
@@ -39,7 +47,11 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Final
 
 from asgiref.sync import ThreadSensitiveContext, sync_to_async
-from django.core.handlers.asgi import ASGIHandler
+from django.core import signals
+from django.core.exceptions import RequestAborted
+from django.core.handlers.asgi import ASGIHandler, get_script_prefix
+from django.http import FileResponse, HttpResponseBase
+from django.urls import set_script_prefix
 
 __all__ = ["KEPT_IDLE", "LEFT_CALL_TIMEOUT", "OUTBOX_LIMIT", "Handler", "Outbox", "leave_to_loop"]
 
@@ -137,10 +149,53 @@ class Handler(ASGIHandler):
         self.outbox: Outbox | None = None
 
     def load_middleware(self, is_async: bool = False) -> None:
-        """The middleware chain built as for WSGI, down to the view, and run on the request's thread (see
-        the module) by the asynchronous handler."""
+        """The middleware chain built as for WSGI, down to the view: run by :meth:`respond`, on the request's
+        thread (see the module)."""
         super().load_middleware(is_async=False)
-        self._middleware_chain = sync_to_async(self._middleware_chain, thread_sensitive=True)
+
+    def respond(self, scope: dict[str, Any], body_file: Any) -> HttpResponseBase:
+        """The request's synchronous part, all of it on its thread (see the module): its response, closed
+        already unless it streams."""
+        signals.request_started.send(sender=self.__class__, scope=scope)
+        request, response = self.create_request(scope, body_file)
+        if request is not None:
+            response = self.get_response(request)  # Django's own, as under WSGI: the chain, the view, the log
+            response._handler_class = self.__class__
+            if isinstance(response, FileResponse):
+                response.block_size = self.chunk_size  # the server chunks it
+        if not response.streaming:
+            response.close()
+        return response
+
+    async def handle(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
+        """Django's handling of a request, its synchronous part in one trip to its thread (:meth:`respond`),
+        the client's leaving heard meanwhile. Returns once the thread has finished with the request."""
+        try:
+            body_file = await self.read_body(receive)
+        except RequestAborted:
+            return
+        try:
+            set_script_prefix(get_script_prefix(scope))
+            responding = asyncio.ensure_future(sync_to_async(self.respond, thread_sensitive=True)(scope, body_file))
+            listening = asyncio.ensure_future(self.listen_for_disconnect(receive))
+            try:
+                await asyncio.wait([responding, listening], return_when=asyncio.FIRST_COMPLETED)
+            finally:
+                listening.cancel()
+            response = await responding  # the thread's part is done, whether or not the client is still there
+            if listening.done() and not listening.cancelled():
+                error = listening.exception()
+                if error is not None and not isinstance(error, RequestAborted):
+                    raise error  # a message after the body that is not a disconnect, as Django raises it
+                # The client left first: nothing is sent; a streaming response is closed here, unsent.
+                if response.streaming:
+                    await sync_to_async(response.close, thread_sensitive=True)()
+                return
+            await self.send_response(response, send)
+            if response.streaming:
+                await sync_to_async(response.close, thread_sensitive=True)()
+        finally:
+            body_file.close()
 
     async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
         if scope["type"] != "http":
@@ -150,18 +205,21 @@ class Handler(ASGIHandler):
         if self.outbox is None or self.outbox.loop is not loop:
             self.outbox = Outbox(loop)
         token = current_outbox.set(self.outbox)
+        finished = False
         try:
             async with ThreadSensitiveContext(executor=executor):
                 await self.handle(scope, receive, send)
+            finished = True  # the thread is done with the request (:meth:`handle`)
         finally:
             current_outbox.reset(token)
-            # A call the request left running (its client gone mid-view) finishes before the thread is
-            # handed to another request: the executor runs its calls in order, so this one comes after.
-            try:
-                await asyncio.shield(asyncio.wrap_future(executor.submit(_nothing)))
-            except asyncio.CancelledError:
-                executor.shutdown(wait=False)  # its thread ends once what it was given is done
-                raise
+            if not finished:
+                # A call the request left running (its handling cancelled or failed) finishes before the thread
+                # is handed to another request: the executor runs its calls in order, so this one comes after.
+                try:
+                    await asyncio.shield(asyncio.wrap_future(executor.submit(_nothing)))
+                except asyncio.CancelledError:
+                    executor.shutdown(wait=False)  # its thread ends once what it was given is done
+                    raise
             if len(self.idle) < KEPT_IDLE:
                 self.idle.append(executor)
             else:
