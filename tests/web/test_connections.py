@@ -21,6 +21,7 @@ import pytest
 from asgiref.sync import AsyncToSync, async_to_sync
 from django.core.signals import request_finished, request_started
 from django.db import connection
+from psycopg_pool import ConnectionPool
 
 from tests import asgi_http
 from web import asgi
@@ -81,6 +82,27 @@ def test_a_connection_the_server_dropped_is_replaced() -> None:
     lost = stat("connections_lost")
     assert serve("/healthz") == 200  # not a 503: the pool's check found the dead one and gave a live one
     assert stat("connections_lost") > lost
+
+
+@pytest.mark.postgres
+@pytest.mark.django_db(transaction=True)
+def test_a_live_connection_is_handed_out_with_no_trip_to_the_server(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Only a connection whose socket the server has written to while it sat idle (its last words) is checked
+    with a query (psycopg's check, an empty one): the test above shows the one the server ended is."""
+    checked: list[object] = []
+    check = ConnectionPool.check_connection
+
+    def noted(pooled: object) -> None:
+        checked.append(pooled)
+        check(pooled)
+
+    monkeypatch.setattr(ConnectionPool, "check_connection", staticmethod(noted))
+    assert serve("/healthz") == 200
+    connection.pool.wait()
+    checked.clear()
+    for _ in range(3):
+        assert serve("/healthz") == 200
+    assert checked == []
 
 
 @pytest.mark.postgres

@@ -8,20 +8,42 @@ the server was back (a request waits ``DB_POOL_TIMEOUT`` at most, 5 s, and reach
 dead connection by then). :class:`RecoveringPool` checks every idle connection as soon as one fails its
 check, throws away all those the restart broke and opens new ones in their place, so the request's next
 connection is a live one or a new one, with no wait but the connection's own.
+
+The check itself (:func:`check_idle`) asks the server only about a connection whose socket has something to
+read while it sits idle in the pool: the server's last words (a restart or ``pg_terminate_backend`` sends an
+error, then closes) or the end of the socket. psycopg's own check (an empty query) was a round trip to the
+server on every request, the lightest page's only query but its own.
 """
 
 from __future__ import annotations
 
+import select
 from collections.abc import Callable
 from typing import Any
 
 from django.core.exceptions import ImproperlyConfigured
 from django.db.backends.postgresql import base
+from psycopg import pq
 from psycopg_pool import ConnectionPool
 
 NO_DB_ALIAS = base.NO_DB_ALIAS
 
-__all__ = ["DatabaseWrapper", "RecoveringPool"]
+__all__ = ["DatabaseWrapper", "RecoveringPool", "check_idle"]
+
+
+def check_idle(connection: Any) -> None:
+    """psycopg's check of a pooled connection (:meth:`ConnectionPool.check_connection`, a round trip), made only
+    when the connection is not plainly alive: not idle and open as the pool keeps it, or with something to
+    read on its socket, which an idle connection has only once the server has ended it (see the module).
+    Returns quietly for a live one; raises, as psycopg's check does, for one that is not."""
+    pgconn = connection.pgconn
+    idle = pgconn.status == pq.ConnStatus.OK and pgconn.transaction_status == pq.TransactionStatus.IDLE
+    if idle and not connection.closed:
+        waiting = select.poll()
+        waiting.register(pgconn.socket, select.POLLIN)
+        if not waiting.poll(0):  # POLLERR and POLLHUP are reported whatever was asked
+            return
+    ConnectionPool.check_connection(connection)
 
 
 class RecoveringPool(ConnectionPool):  # type: ignore[type-arg]
@@ -62,7 +84,7 @@ class DatabaseWrapper(base.DatabaseWrapper):
                 kwargs=connect_kwargs,
                 open=False,  # opened by the first connection taken, not at start-up
                 configure=self._configure_connection,
-                check=ConnectionPool.check_connection if self.settings_dict["CONN_HEALTH_CHECKS"] else None,
+                check=check_idle if self.settings_dict["CONN_HEALTH_CHECKS"] else None,
                 **options,
             )
             self._connection_pools.setdefault(self.alias, pool)
