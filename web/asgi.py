@@ -26,6 +26,11 @@ the server's work. A streaming response (a file) is closed once it is sent, as D
 A client that leaves before its response is ready is sent nothing; its request still ends on its thread, its
 response closed there, before the thread serves another request.
 
+Each path's view is found once per process (:meth:`Handler.resolve_request`, up to :data:`KEPT_ROUTES` paths):
+every app's patterns are included at the site's root, so Django tried each pattern of the apps before the one
+that matches and noted each it tried, for the 404 page, on every request; a page served again takes what it
+found the first time. A path that matches nothing is looked up afresh each time.
+
 What a request leaves to the event loop (:func:`leave_to_loop`: its announcements to the live pages) is run
 there by the process's :class:`Outbox`, one call at a time, in the order the requests of the process left
 them (an announcement is left just after its transaction commits, as each request's thread sent its own and
@@ -50,15 +55,21 @@ from asgiref.sync import ThreadSensitiveContext, sync_to_async
 from django.core import signals
 from django.core.exceptions import RequestAborted
 from django.core.handlers.asgi import ASGIHandler, get_script_prefix
-from django.http import FileResponse, HttpResponseBase
-from django.urls import set_script_prefix
+from django.http import FileResponse, HttpRequest, HttpResponseBase
+from django.urls import ResolverMatch, get_resolver, set_script_prefix
 
-__all__ = ["KEPT_IDLE", "LEFT_CALL_TIMEOUT", "OUTBOX_LIMIT", "Handler", "Outbox", "leave_to_loop"]
+from web.kept import Kept
+
+__all__ = ["KEPT_IDLE", "KEPT_ROUTES", "LEFT_CALL_TIMEOUT", "OUTBOX_LIMIT", "Handler", "Outbox", "leave_to_loop"]
 
 logger = logging.getLogger(__name__)
 
 #: Idle request threads a process keeps for the next requests.
 KEPT_IDLE: Final = 16
+#: Paths whose views are kept (:meth:`Handler.resolve_request`), the least recently served dropped first.
+KEPT_ROUTES: Final = 1024
+#: Each path's match, by the resolver it was resolved by and the path.
+routes: Final[Kept[ResolverMatch]] = Kept(KEPT_ROUTES)
 #: Seconds a call left to the event loop may take before it is given up, and calls left waiting at most.
 LEFT_CALL_TIMEOUT: Final = 10.0
 OUTBOX_LIMIT: Final = 10_000
@@ -152,6 +163,18 @@ class Handler(ASGIHandler):
         """The middleware chain built as for WSGI, down to the view: run by :meth:`respond`, on the request's
         thread (see the module)."""
         super().load_middleware(is_async=False)
+
+    def resolve_request(self, request: HttpRequest) -> ResolverMatch:
+        """Django's, with each path's match kept (see the module). Each request gets a copy of its own, whose
+        arguments it may change: the view and the middleware are handed them."""
+        if hasattr(request, "urlconf"):  # set by a middleware for this request: Django's own way
+            return super().resolve_request(request)
+        resolver, path = get_resolver(), request.path_info
+        kept = routes.get((resolver, path), lambda: resolver.resolve(path))
+        match = ResolverMatch.__new__(ResolverMatch)  # (Django refuses to copy one: it cannot be pickled)
+        match.__dict__.update(kept.__dict__, args=list(kept.args), kwargs=dict(kept.kwargs))
+        request.resolver_match = match
+        return match
 
     def respond(self, scope: dict[str, Any], body_file: Any) -> HttpResponseBase:
         """The request's synchronous part, all of it on its thread (see the module): its response, closed

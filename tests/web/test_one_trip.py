@@ -16,7 +16,7 @@ from asgiref.sync import async_to_sync
 from django.contrib.auth.decorators import login_not_required
 from django.core.signals import request_finished, request_started
 from django.http import HttpRequest, HttpResponse, StreamingHttpResponse
-from django.urls import include, path
+from django.urls import URLResolver, include, path
 
 from tests import asgi_http
 from web import asgi
@@ -44,8 +44,22 @@ def streamed(request: HttpRequest) -> StreamingHttpResponse:
     return StreamingHttpResponse(parts())
 
 
+@login_not_required
+def spoils(request: HttpRequest, n: int) -> HttpResponse:
+    """Answers with the number its path gave, then spoils its match's arguments (a middleware could)."""
+    assert request.resolver_match is not None
+    given = request.resolver_match.kwargs["n"]
+    request.resolver_match.kwargs["n"] = -1
+    return HttpResponse(str(given))
+
+
 #: The site's own patterns too: its middleware and error pages name some of them.
-urlpatterns = [path("slow/", slow), path("streamed/", streamed), path("", include("config.urls"))]
+urlpatterns = [
+    path("slow/", slow),
+    path("streamed/", streamed),
+    path("spoils/<int:n>/", spoils),
+    path("", include("config.urls")),
+]
 
 
 @pytest.fixture(autouse=True)
@@ -153,3 +167,27 @@ def test_a_client_that_leaves_first_is_sent_nothing_and_its_request_ends_before_
     assert whats == ["started", "client left", "view answered", "finished"]
     assert events[3][1] == events[0][1]  # its response closed on its thread
     assert len(handler.idle) == 1  # kept once the thread was done with it
+
+
+@pytest.mark.urls(__name__)
+@pytest.mark.django_db(transaction=True)
+def test_a_paths_view_is_found_once_and_each_request_gets_its_own_match(monkeypatch: pytest.MonkeyPatch) -> None:
+    resolved: list[str] = []
+    resolve = URLResolver.resolve
+
+    def noted(self: URLResolver, path: str) -> Any:
+        if self.pattern.describe() == "'^/'":  # the site's root: the whole lookup of a path
+            resolved.append(path)
+        return resolve(self, path)
+
+    monkeypatch.setattr(URLResolver, "resolve", noted)
+    asgi.routes.clear()
+    handler = asgi.Handler()
+
+    async def bodies(*paths: str) -> list[tuple[int, bytes]]:
+        return [((answer := await asgi_http.request(handler, p)).status, answer.body) for p in paths]
+
+    got = async_to_sync(bodies)("/spoils/7/", "/spoils/7/", "/spoils/8/", "/nowhere/", "/nowhere/", "/spoils/7/")
+    assert got[:3] == [(200, b"7"), (200, b"7"), (200, b"8")]  # the kept match, not the one the view spoiled
+    assert [status for status, _ in got[3:]] == [404, 404, 200]
+    assert resolved == ["/spoils/7/", "/spoils/8/", "/nowhere/", "/nowhere/"]  # a path that matches nothing: each time
