@@ -228,3 +228,38 @@ def test_the_middleware_and_the_view_run_on_the_requests_thread_in_one_trip(
     assert serve_with(asgi.Handler(), "/healthz", "/") == [200, 200]
     assert back_to_the_loop == []
     assert len({ident for _, ident in threads}) == 1
+
+
+@pytest.mark.postgres
+@pytest.mark.django_db(transaction=True)
+def test_timestamps_are_read_by_psycopgs_compiled_loader_as_django_reads_them() -> None:
+    """Django's loader (``psycopg_any.BaseTzLoader``, on psycopg's loader in Python) and the one the connections
+    use (web/postgresql) give the same instants, in the connection's time zone, from every form PostgreSQL sends."""
+    from django.db.backends.postgresql.psycopg_any import BaseTzLoader
+    from psycopg.pq import Format
+
+    from web.postgresql.base import TIMESTAMPTZ, timestamp_loader
+
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT %s::timestamptz, %s::timestamptz, %s::timestamptz, now()",
+            ["2026-01-01 10:00:00+02", "1999-12-31 23:59:59.999999-05:30", "0044-03-15 12:00:00+00"],
+        )
+        read = cursor.fetchone()
+    loader = connection.connection.adapters.get_loader(TIMESTAMPTZ, Format.TEXT)
+    assert loader is timestamp_loader(connection.timezone)
+    assert loader.__module__ == "web.postgresql.base"
+
+    class Djangos(BaseTzLoader):
+        timezone = connection.timezone
+
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT %s::timestamptz::text", ["1999-12-31 23:59:59.999999-05:30"])
+        (text,) = cursor.fetchone()
+    assert loader(TIMESTAMPTZ, connection.connection).load(text.encode()) == Djangos(
+        TIMESTAMPTZ, connection.connection
+    ).load(text.encode())
+    assert [value.tzinfo for value in read] == [connection.timezone] * 4
+    assert read[0].isoformat() == "2026-01-01T08:00:00+00:00"
+    assert read[1].isoformat() == "2000-01-01T05:29:59.999999+00:00"
+    assert read[2].year == 44
