@@ -14,6 +14,7 @@ from __future__ import annotations
 import asyncio
 import gc
 import threading
+import time
 from collections.abc import Iterator
 from typing import Any
 
@@ -46,6 +47,26 @@ def serve(path: str) -> int:
     return async_to_sync(get)(path)
 
 
+def ended_by_the_server() -> int:
+    """Every other connection to the test's database ended by the server, as a restart or an idle timeout ends
+    them, and gone: each backend told to end its session, then waited for until it has (it ends its connection
+    by itself, at its next look at its signals). How many there were."""
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT array_agg(pid) FILTER (WHERE pg_terminate_backend(pid)) FROM pg_stat_activity "
+            "WHERE datname = current_database() AND pid <> pg_backend_pid()"
+        )
+        (ended,) = cursor.fetchone()
+        ended = ended or []
+        deadline = time.monotonic() + 30
+        while True:
+            cursor.execute("SELECT count(*) FROM pg_stat_activity WHERE pid = ANY(%s)", [ended])
+            if cursor.fetchone()[0] == 0:
+                return len(ended)
+            assert time.monotonic() < deadline, "the server did not end its connections"
+            cursor.execute("SELECT pg_sleep(0.01)")
+
+
 def stat(name: str) -> int:
     return connection.pool.get_stats().get(name, 0)
 
@@ -71,13 +92,8 @@ def test_requests_reuse_the_pools_connections() -> None:
 def test_a_connection_the_server_dropped_is_replaced() -> None:
     assert serve("/healthz") == 200
     connection.pool.wait()
-    with connection.cursor() as cursor:
-        # Every pooled connection idle now, ended by the server (as a restart or an idle timeout would).
-        cursor.execute(
-            "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity "
-            "WHERE datname = current_database() AND pid <> pg_backend_pid()"
-        )
-        (ended,) = cursor.fetchone()
+    # Every pooled connection idle now, ended by the server (as a restart or an idle timeout would).
+    ended = ended_by_the_server()
     assert ended >= 1
     lost = stat("connections_lost")
     assert serve("/healthz") == 200  # not a 503: the pool's check found the dead one and gave a live one
@@ -119,12 +135,7 @@ def test_a_grown_pool_every_connection_of_which_a_restart_closed_serves_the_next
     assert serve("/healthz") == 200
     pool.wait()  # six connections open and idle
     assert pool.get_stats()["pool_available"] == 6
-    with connection.cursor() as cursor:
-        cursor.execute(
-            "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity "
-            "WHERE datname = current_database() AND pid <> pg_backend_pid()"
-        )
-        (ended,) = cursor.fetchone()
+    ended = ended_by_the_server()
     connection.close()  # the test's own connection, given back to the pool: the seventh of none left alive
     assert ended >= 5
     lost = stat("connections_lost")

@@ -1,7 +1,8 @@
 """A request's synchronous part runs on its thread in one trip from the event loop (``web.asgi.Handler.respond``):
 the request_started signal, the middleware and the view, and the response's close with request_finished, all
 before the loop sends the response. A streaming response is closed once it is sent; a client that leaves before
-its response is ready is sent nothing, and its request still ends on its thread before the thread is kept."""
+its response is ready is sent nothing, and its request still ends on its thread before the thread is kept. Each
+path's view is found once (``web.asgi.Handler.resolve_request``), each request given a match of its own."""
 
 from __future__ import annotations
 

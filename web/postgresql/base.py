@@ -1,4 +1,5 @@
-"""Django's PostgreSQL backend whose pool of connections gets over a restart of the server at once.
+"""Django's PostgreSQL backend whose pool of connections gets over a restart of the server at once, checks a
+connection by its socket, and reads timestamps with psycopg's compiled loader.
 
 psycopg's pool checks a connection before it hands it out (``CONN_HEALTH_CHECKS``), throws away one that
 fails and checks the next, but waits between those checks, one second, then two, then four, as it waits
@@ -9,14 +10,14 @@ dead connection by then). :class:`RecoveringPool` checks every idle connection a
 check, throws away all those the restart broke and opens new ones in their place, so the request's next
 connection is a live one or a new one, with no wait but the connection's own.
 
-Timestamps are read by psycopg's compiled loader where it has one (:func:`timestamp_loader`): Django registers
-its own, made on psycopg's loader in Python, some three times slower, and a page reads a few dozen (when each
-row was made, changed, a user last logged in).
-
 The check itself (:func:`check_idle`) asks the server only about a connection whose socket has something to
 read while it sits idle in the pool: the server's last words (a restart or ``pg_terminate_backend`` sends an
 error, then closes) or the end of the socket. psycopg's own check (an empty query) was a round trip to the
 server on every request, the lightest page's only query but its own.
+
+Timestamps are read by psycopg's compiled loader where it has one (:func:`timestamp_loader`): Django registers
+its own, made on psycopg's loader in Python, some three times slower, and a page reads a few dozen (when each
+row was made, changed, a user last logged in).
 """
 
 from __future__ import annotations
@@ -32,7 +33,7 @@ from django.core.exceptions import ImproperlyConfigured
 from django.db.backends.postgresql import base
 from psycopg import pq
 from psycopg.abc import AdaptContext
-from psycopg.adapt import Loader
+from psycopg.adapt import AdaptersMap, Loader
 from psycopg_pool import ConnectionPool
 
 NO_DB_ALIAS = base.NO_DB_ALIAS
@@ -103,7 +104,7 @@ class DatabaseWrapper(base.DatabaseWrapper):
 
     def get_connection_params(self) -> dict[str, Any]:
         params: dict[str, Any] = super().get_connection_params()
-        adapters = psycopg.adapt.AdaptersMap(params["context"])  # Django's, which it keeps for every connection
+        adapters = AdaptersMap(params["context"])  # Django's, which it keeps for every connection
         adapters.register_loader(TIMESTAMPTZ, timestamp_loader(self.timezone))
         params["context"] = adapters
         return params
