@@ -1,14 +1,39 @@
 """One HTTP request through an ASGI application, as uvicorn sends it: the scope, the request's body in one
-message, and a client that stays until the whole response is sent (then disconnects)."""
+message, and a client that stays until the whole response is sent (then disconnects); and where each
+request's start and finish signals were sent (:func:`signals_noted`)."""
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable, Sequence
+import threading
+from collections.abc import Awaitable, Callable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
+from django.core.signals import request_finished, request_started
+
 Application = Callable[[dict[str, Any], Any, Any], Awaitable[None]]
+
+
+@contextmanager
+def signals_noted(into: list[tuple[str, int]]) -> Iterator[None]:
+    """Each request's ``request_started`` and ``request_finished`` noted in ``into`` while the block runs, in
+    order, each with the thread it was sent on (where the request's synchronous code runs)."""
+
+    def started(**kwargs: Any) -> None:
+        into.append(("started", threading.get_ident()))
+
+    def finished(**kwargs: Any) -> None:
+        into.append(("finished", threading.get_ident()))
+
+    request_started.connect(started)
+    request_finished.connect(finished)
+    try:
+        yield
+    finally:
+        request_started.disconnect(started)
+        request_finished.disconnect(finished)
 
 
 @dataclass(frozen=True, slots=True)

@@ -20,7 +20,6 @@ from typing import Any
 
 import pytest
 from asgiref.sync import AsyncToSync, async_to_sync
-from django.core.signals import request_finished, request_started
 from django.db import connection
 from psycopg_pool import ConnectionPool
 
@@ -149,18 +148,8 @@ def test_a_grown_pool_every_connection_of_which_a_restart_closed_serves_the_next
 def threads() -> Iterator[list[tuple[str, int]]]:
     """The thread each request's start and finish signals ran on, in order: where its sync code runs."""
     seen: list[tuple[str, int]] = []
-
-    def started(**kwargs: Any) -> None:
-        seen.append(("started", threading.get_ident()))
-
-    def finished(**kwargs: Any) -> None:
-        seen.append(("finished", threading.get_ident()))
-
-    request_started.connect(started)
-    request_finished.connect(finished)
-    yield seen
-    request_started.disconnect(started)
-    request_finished.disconnect(finished)
+    with asgi_http.signals_noted(seen):
+        yield seen
 
 
 @pytest.mark.django_db(transaction=True)

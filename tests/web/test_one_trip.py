@@ -15,7 +15,6 @@ from typing import Any
 import pytest
 from asgiref.sync import async_to_sync
 from django.contrib.auth.decorators import login_not_required
-from django.core.signals import request_finished, request_started
 from django.http import HttpRequest, HttpResponse, StreamingHttpResponse
 from django.urls import URLResolver, include, path
 
@@ -67,18 +66,8 @@ urlpatterns = [
 def noted() -> Iterator[None]:
     events.clear()
     client_left.clear()
-
-    def started(**kwargs: Any) -> None:
-        events.append(("started", threading.get_ident()))
-
-    def finished(**kwargs: Any) -> None:
-        events.append(("finished", threading.get_ident()))
-
-    request_started.connect(started)
-    request_finished.connect(finished)
-    yield
-    request_started.disconnect(started)
-    request_finished.disconnect(finished)
+    with asgi_http.signals_noted(events):
+        yield
 
 
 @pytest.fixture
