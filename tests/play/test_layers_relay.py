@@ -9,9 +9,12 @@ locally, and under ``CI`` they fail."""
 from __future__ import annotations
 
 import asyncio
+import logging
+import time
 import uuid
 from collections.abc import Iterator
 
+import msgpack
 import pytest
 import redis
 from channels.layers import get_channel_layer
@@ -229,4 +232,181 @@ def test_a_socket_that_ends_while_handling_an_event_leaves_nothing_of_its_own_in
             await process.flush()
 
     handling = asyncio.Event()
+    asyncio.run(exercise())
+
+
+class Recorded:
+    """A layer's connection whose commands are noted by name, as they are sent."""
+
+    def __init__(self, connection: object, sent: list[str]) -> None:
+        self.connection, self.sent = connection, sent
+
+    def __getattr__(self, name: str) -> object:
+        self.sent.append(name)
+        return getattr(self.connection, name)
+
+
+def test_each_event_is_taken_from_redis_with_one_command(prefix) -> None:
+    """The reading task pops each of its process's events (BZPOPMIN) and sends nothing else to Redis for it:
+    no script putting back a backup queue, no copy into it before the event is handed on, no removal after."""
+
+    async def exercise() -> None:
+        reader, sender = layer(prefix), layer(prefix)
+        try:
+            channel = await reader.new_channel()
+            await reader.group_add("campaign-1", channel)
+            sent: list[str] = []
+            connection = reader.connection
+            reader.connection = lambda index: Recorded(connection(index), sent)  # type: ignore[method-assign]
+            for seq in (1, 2, 3):
+                await sender.group_send("campaign-1", {"type": "roll.recorded", "seq": seq})
+            assert [(await next_event(reader, channel))["seq"] for _ in range(3)] == [1, 2, 3]
+            assert set(sent) == {"bzpopmin"}
+            assert 3 <= len(sent) <= 4  # one an event, and the one waiting for the next
+        finally:
+            await reader.flush()
+            await sender.flush()
+
+    asyncio.run(exercise())
+
+
+def test_a_pop_left_waiting_when_the_last_socket_closed_brings_its_event_to_the_next_socket_in_order(prefix) -> None:
+    """The reading task stops with its process's last channel, but not the pop it waits on: the next reading
+    task takes what that pop brings before it pops again, so nothing is lost and the order holds."""
+
+    async def exercise() -> None:
+        reader, sender = layer(prefix), layer(prefix)
+        try:
+            first = await reader.new_channel()
+            await reader.group_add("campaign-1", first)
+            receiving = asyncio.ensure_future(reader.receive(first))
+            while reader.popping is None:
+                await asyncio.sleep(0.01)
+            left = reader.popping
+            receiving.cancel()  # the last socket closing: its channel forgotten, the reading task stopped
+            with pytest.raises(asyncio.CancelledError):
+                await receiving
+            assert reader.reader is None
+            assert not left.done()
+            assert reader.popping is left
+
+            second = await reader.new_channel()
+            await reader.group_add("campaign-1", second)
+            for seq in (1, 2, 3):
+                await sender.group_send("campaign-1", {"type": "roll.recorded", "seq": seq})
+            assert [(await next_event(reader, second))["seq"] for _ in range(3)] == [1, 2, 3]
+            assert left.done()
+        finally:
+            await reader.flush()
+            await sender.flush()
+
+    asyncio.run(exercise())
+
+
+def test_what_a_pop_brings_while_no_socket_of_its_process_is_open_is_dropped(prefix) -> None:
+    """An event popped once the process's last channel has gone is for no one: the next socket does not get it."""
+
+    async def exercise() -> None:
+        reader, sender = layer(prefix), layer(prefix)
+        try:
+            first = await reader.new_channel()
+            await reader.group_add("campaign-1", first)
+            receiving = asyncio.ensure_future(reader.receive(first))
+            while reader.popping is None:
+                await asyncio.sleep(0.01)
+            left = reader.popping
+            receiving.cancel()
+            with pytest.raises(asyncio.CancelledError):
+                await receiving
+            await sender.group_send("campaign-1", {"type": "roll.recorded", "seq": 1})
+            await asyncio.wait_for(asyncio.wait([left]), 5)
+            assert reader.popping is None  # what it brought went nowhere
+
+            second = await reader.new_channel()
+            await reader.group_add("campaign-1", second)
+            await sender.group_send("campaign-1", {"type": "roll.recorded", "seq": 2})
+            assert (await next_event(reader, second))["seq"] == 2
+        finally:
+            await reader.flush()
+            await sender.flush()
+
+    asyncio.run(exercise())
+
+
+def test_a_groups_event_is_written_in_one_trip_with_the_bytes_channels_redis_writes(prefix) -> None:
+    """group_send is one script (play.layers.GROUP_SEND): after its first send, one command a send. What each
+    member's key holds is what channels-redis's own group_send writes there (but for the random front), for
+    a process's relay, two channels of one process and a channel of no process."""
+    from channels_redis.core import RedisChannelLayer as ChannelsRedis
+
+    store = redis.Redis.from_url(REDIS_URL)
+    message = {"type": "roll.recorded", "seq": 7, "gm_frame": "é" * 300, "player_frame": None, "n": [1, 2.5]}
+
+    async def written(send) -> dict[bytes, list[bytes]]:
+        process = layer(prefix)
+        try:
+            await ChannelsRedis.group_add(process, "campaign-1", "specific.one!group.campaign-1")
+            await ChannelsRedis.group_add(process, "campaign-1", "specific.two!a")
+            await ChannelsRedis.group_add(process, "campaign-1", "specific.two!b")
+            await ChannelsRedis.group_add(process, "campaign-1", "worker")
+            await send(process, "campaign-1", message)
+            keys = sorted(key for key in store.scan_iter(f"{prefix}*") if b":group:" not in key)
+            held = {key: [event[12:] for event in store.zrange(key, 0, -1)] for key in keys}
+            assert all(store.ttl(key) > 0 for key in keys)
+            for key in keys:
+                store.delete(key)
+            return held
+        finally:
+            await process.flush()
+
+    ours = asyncio.run(written(RedisChannelLayer.group_send))
+    theirs = asyncio.run(written(ChannelsRedis.group_send))
+    assert sorted(ours) == sorted(f"{prefix}{key}".encode() for key in ("specific.one!", "specific.two!", "worker"))
+    assert ours == theirs
+    assert msgpack.unpackb(ours[f"{prefix}specific.two!".encode()][0]) == {
+        **message, "__asgi_channel__": ["specific.two!a", "specific.two!b"]
+    }  # fmt: skip
+
+    async def trips() -> list[str]:
+        process = layer(prefix)
+        try:
+            await process.group_add("campaign-1", await process.new_channel())
+            await process.group_send("campaign-1", {"type": "roll.recorded", "seq": 1})  # the script registered
+            sent: list[str] = []
+            connection = process.connection
+            process.connection = lambda index: Recorded(connection(index), sent)  # type: ignore[method-assign]
+            await process.group_send("campaign-1", {"type": "roll.recorded", "seq": 2})
+            return list(sent)  # (before the flush, which sends its own)
+        finally:
+            await process.flush()
+
+    assert asyncio.run(trips()) == ["evalsha"]
+
+
+def test_a_groups_event_forgets_expired_members_drops_expired_events_and_keeps_to_capacity(prefix, caplog) -> None:
+    """As channels-redis's group_send: a member the group has not renewed for its expiry is forgotten, a member's
+    events older than theirs are dropped before the new one is added, and a member full to capacity gets none."""
+    store = redis.Redis.from_url(REDIS_URL)
+    group = f"{prefix}:group:campaign-1"
+
+    async def exercise() -> None:
+        process = RedisChannelLayer(hosts=[{"address": REDIS_URL}], prefix=prefix, capacity=2, expiry=60)
+        try:
+            for channel in ("old", "full", "stale", "fresh"):
+                store.zadd(group, {channel: time.time()})
+            store.zadd(group, {"old": time.time() - process.group_expiry - 5})
+            for n in (1, 2):
+                await process.send("full", {"type": "filler", "n": n})
+            store.zadd(f"{prefix}stale", {b"x" * 12 + msgpack.packb({"type": "expired"}): time.time() - 120})
+            with caplog.at_level(logging.INFO, logger="play.layers"):
+                await process.group_send("campaign-1", {"type": "roll.recorded", "seq": 1})
+            assert sorted(store.zrange(group, 0, -1)) == [b"fresh", b"full", b"stale"]
+            assert not store.exists(f"{prefix}old")
+            assert [(await process.receive(name))["type"] for name in ("stale", "fresh")] == ["roll.recorded"] * 2
+            assert [(await process.receive("full"))["n"] for _ in range(2)] == [1, 2]
+            assert store.zcard(f"{prefix}full") == 0  # the third did not get in
+            assert "1 channels over capacity in group campaign-1" in caplog.text
+        finally:
+            await process.flush()
+
     asyncio.run(exercise())
