@@ -24,7 +24,10 @@ reconnects elsewhere) and the channels left in the campaign's group. Every socke
 process (on uvloop, by :mod:`bench.wsclient`, which reads a frame with little more than its header's
 arithmetic), so the delivery times include its own turn at reading 500 of them: the processor time that
 reading takes for each roll is shown beside them, and so is the processor time of the servers' event
-loops over the same spell (their reading of the roll's event and sending of its frames).
+loops over the same spell (their reading of the roll's event and sending of its frames). Last, with the
+servers stopped, the machine's floor (:func:`floor`): the same sockets, rolls and frames, each frame written
+by two bare writers (:mod:`bench.floor`) as soon as a datagram asks, with nothing else done; what no server
+could deliver faster on this machine, shown and not judged.
 
 Exit status: 0 when every target is met, 1 when one is missed, 2 when the figures cannot be had
 (no Redis at ``REDIS_URL``, default ``redis://127.0.0.1:6379/15``; a server that does not start;
@@ -63,6 +66,8 @@ import uvloop
 
 from bench import servers as serving
 from bench import wsclient
+from bench.floor import TO_ALL, TO_FIRST
+from bench.floor import frame as floor_frame
 from bench.pages import EXIT_BROKEN, EXIT_MISSED, progress, throwaway_database
 from bench.servers import ROOT, UNCLEAN, BenchError, Server
 from bench.wsclient import roll_number
@@ -225,6 +230,8 @@ class Socket:
     rolls: dict[int, float] = field(default_factory=dict)
     #: Messages after the catch-up that are not rolls.
     other: int = 0
+    #: The last roll's message it heard, as sent (the frames of the machine's floor are made like it).
+    last_roll: bytes = b""
     closed_at: float | None = None
     close_code: int | None = None
 
@@ -273,6 +280,8 @@ class Result:
     unclean: list[list[str]]
     finished: list[bool]
     left_in_group: int
+    #: The machine's floor (:func:`floor`): the same deliveries from bare writers, the many's and the one's.
+    floor: tuple[Deliveries, Deliveries] | None = None
 
     @property
     def sockets(self) -> list[Socket]:
@@ -305,6 +314,7 @@ def hear(socket: Socket, payload: bytes, at: float) -> None:
     """A message of the socket's, its last byte read at ``at``: the time a roll's arrival is noted."""
     seq = roll_number(payload)
     if seq is not None:
+        socket.last_roll = payload
         if seq not in socket.rolls:
             socket.rolls[seq] = at
             socket.arrivals.arrived(seq)
@@ -461,6 +471,69 @@ async def exercise(
     )
 
 
+#: The numbers of the floor's rolls for the one socket: past any roll of the many's.
+FLOOR_ONE: Final = 1_000_000
+
+
+async def floor(result: Result, *, rolls: int) -> tuple[Deliveries, Deliveries]:
+    """The machine's floor for the same deliveries: two bare writers (:mod:`bench.floor`, on uvloop) in place of
+    the servers, as many sockets on each, read here as the servers' are, and the same rolls' frames (made
+    like the last one the sockets heard), each written by the writers as soon as a datagram asks: no Redis,
+    no Django, no framing. The one socket is the first writer's first; the rolls alternate as the servers'
+    do, and each delivery's time runs from the datagram's sending to the frame's reading here."""
+    import socket as sockets_module
+
+    sample = next((s.last_roll for s in result.many.sockets if s.last_roll), b'{"type": "roll", "seq": 0}')
+    shown = json.loads(sample)
+    many_arrivals, one_arrivals = Arrivals(), Arrivals()
+    many = Deliveries([Socket(s.server, s.member, s.campaign, many_arrivals) for s in result.many.sockets])
+    one = Deliveries([Socket(0, 0, 0, one_arrivals)])
+    ports = [serving.free_port() for _ in range(result.servers)]
+    writers = [
+        subprocess.Popen([sys.executable, "-m", "bench.floor", str(port)], cwd=ROOT, stdout=subprocess.PIPE)
+        for port in ports
+    ]
+    trigger = sockets_module.socket(sockets_module.AF_INET, sockets_module.SOCK_DGRAM)
+    try:
+        for writer in writers:
+            assert writer.stdout is not None
+            if await asyncio.to_thread(writer.stdout.readline) != b"ready\n":
+                raise BenchError("a bare writer of the floor did not start")
+        for s in [*one.sockets, *many.sockets]:  # the one first: its writer's first socket
+            url = f"ws://127.0.0.1:{ports[s.server]}/"
+            s.connection = await wsclient.connect(url, origin="", cookie="", heard=functools.partial(hear, s))
+            s.caught_up.set()
+
+        async def deliver(deliveries: Deliveries, seq: int, to: bytes, writers_asked: list[int]) -> None:
+            deliveries.sockets[0].arrivals.expect(seq, len(deliveries.sockets))
+            data = to + floor_frame(json.dumps({**shown, "seq": seq}).encode())
+            await asyncio.sleep(SETTLE)
+            deliveries.committed[seq] = time.perf_counter()
+            for n in writers_asked:
+                trigger.sendto(data, ("127.0.0.1", ports[n]))
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(deliveries.sockets[0].arrivals.all_in.wait(), DELIVERY_WAIT)
+
+        for n in range(rolls):
+            for k in range(ONE_EACH):
+                await deliver(one, FLOOR_ONE + n * ONE_EACH + k, TO_FIRST, [0])
+            await deliver(many, n + 1, TO_ALL, list(range(len(writers))))
+    finally:
+        trigger.close()
+        for s in [*one.sockets, *many.sockets]:
+            if s.connection is not None:
+                s.connection.abort()
+        for writer in writers:
+            writer.send_signal(signal.SIGTERM)
+        for writer in writers:
+            try:
+                await asyncio.to_thread(writer.wait, SHUTDOWN_BOUND)
+            except subprocess.TimeoutExpired:
+                writer.kill()
+                writer.wait()
+    return many, one
+
+
 def redis_problem(url: str = REDIS_URL) -> str | None:
     """Why Redis at ``url`` cannot serve the benchmark, or None when it answers."""
     import redis
@@ -507,6 +580,8 @@ def run(*, sockets: int, rolls: int, players: int, idle: float, quick: bool, out
                 with asyncio.Runner(loop_factory=uvloop.new_event_loop) as runner:
                     measured = exercise(running, table, sockets=sockets, rolls=rolls, idle=idle, group_key=group)
                     result = runner.run(measured)
+                    progress("  the machine's floor: the same deliveries from two bare writers")
+                    result.floor = runner.run(floor(result, rolls=rolls))
                 for n, lines in enumerate(result.unclean):
                     for line in lines[:5]:
                         print(f"server {n + 1}: {line}", file=sys.stderr)
@@ -536,6 +611,29 @@ def ms(seconds: float) -> str:
 
 def nearest_rank(ordered: Sequence[float], share: float) -> float:
     return ordered[max(0, math.ceil(share * len(ordered)) - 1)]
+
+
+def floor_rows(result: Result) -> list[tuple[str, str, str, bool | None]]:
+    """The machine's floor (:func:`floor`), shown beside the servers' figures: what no server could beat here."""
+    if result.floor is None:
+        return []
+    many, one = (deliveries.latencies for deliveries in result.floor)
+    if not many or not one:
+        return [("the machine's floor (bare writers)", "-", "", None)]
+    count = len(result.floor[0].sockets)
+    p95_many, p95_one = nearest_rank(many, 0.95), nearest_rank(one, 0.95)
+    return [
+        ("the machine's floor (bare writers), one socket: 95th percentile", ms(p95_one), "", None),
+        (f"the machine's floor, {count:,} sockets: median", ms(statistics.median(many)), "", None),
+        (f"the machine's floor, {count:,} sockets: 95th percentile", ms(p95_many), "", None),
+        (f"the machine's floor: 95th percentile, {count:,} against one", f"{p95_many / p95_one:.2f}×", "", None),
+        (
+            "the machine's floor: deliveries missed",
+            f"{sum(d.missed for d in result.floor):,} of {sum(d.expected for d in result.floor):,}",
+            "",
+            None,
+        ),
+    ]
 
 
 def report(result: Result, *, quick: bool, out: TextIO) -> bool:
@@ -583,6 +681,7 @@ def report(result: Result, *, quick: bool, out: TextIO) -> bool:
             f"≤ {RATIO_GOAL:g}×",
             ratio <= RATIO_GOAL,
         ),
+        *floor_rows(result),
         ("stopped on SIGTERM in", stops, f"< {SHUTDOWN_BOUND:g} s", result.stopped),
         ("lines of exceptions in the logs", str(unclean), "0", unclean == 0),
         ("closed with 1012 (service restart)", f"{result.restarted:,} of {len(result.sockets):,}", "", None),

@@ -55,6 +55,14 @@ def test_a_tiny_socket_bench_delivers_every_roll_on_both_servers_and_stops_them_
     figures += ("the bench's own reading of 4: processor time a roll, median",)
     for name in figures:
         assert re.fullmatch(r"[0-9.e+]+ ms", row(table, name)[0]), name
+    # The machine's floor: the same deliveries from two bare writers, shown beside the servers' (never judged).
+    for name in (
+        "the machine's floor (bare writers), one socket: 95th percentile",
+        "the machine's floor, 4 sockets: median",
+    ):
+        assert re.fullmatch(r"[0-9.e+]+ ms", row(table, name)[0]), name
+    assert re.fullmatch(r"[0-9.]+×", row(table, "the machine's floor: 95th percentile, 4 against one")[0])
+    assert row(table, "the machine's floor: deliveries missed") == ["0 of 14"]
     # The ratio is judged (its figure and target are shown); whether it passes at this size is the bench's.
     ratio = row(table, "95th percentile, 4 against one")
     assert re.fullmatch(r"[0-9.]+×", ratio[0]), ratio
