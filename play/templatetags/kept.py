@@ -34,7 +34,7 @@ from django.template.loader import get_template
 from django.utils import timezone, translation
 from django.utils.safestring import SafeString
 
-from play import roll_rows
+from play import party_cards, roll_rows
 from web.kept import Kept
 from web.templatetags.kept_blocks import key_of
 
@@ -146,7 +146,8 @@ def party_card_html(template_name: str, row: Any, context: template.Context | No
     own, as ``render_to_string`` would), kept by :func:`card_key`."""
     if context is None:
         context = template.Context(autoescape=True)
-    return cards.get(card_key(template_name, row), _drawn(context, template_name, row=row))
+    by_template = _drawn(context, template_name, row=row)
+    return cards.get(card_key(template_name, row), lambda: party_cards.card(template_name, row, template=by_template))
 
 
 @register.simple_tag(takes_context=True)
