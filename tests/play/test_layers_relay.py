@@ -270,6 +270,21 @@ def test_each_event_is_taken_from_redis_with_one_command(prefix) -> None:
     asyncio.run(exercise())
 
 
+async def last_socket_closed(reader: RedisChannelLayer) -> asyncio.Task:
+    """The process's one socket in campaign-1 reading, then closing: its channel forgotten, the reading task
+    stopped. The pop that task was waiting on, left running."""
+    first = await reader.new_channel()
+    await reader.group_add("campaign-1", first)
+    receiving = asyncio.ensure_future(reader.receive(first))
+    while reader.popping is None:
+        await asyncio.sleep(0.01)
+    left = reader.popping
+    receiving.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await receiving
+    return left
+
+
 def test_a_pop_left_waiting_when_the_last_socket_closed_brings_its_event_to_the_next_socket_in_order(prefix) -> None:
     """The reading task stops with its process's last channel, but not the pop it waits on: the next reading
     task takes what that pop brings before it pops again, so nothing is lost and the order holds."""
@@ -277,15 +292,7 @@ def test_a_pop_left_waiting_when_the_last_socket_closed_brings_its_event_to_the_
     async def exercise() -> None:
         reader, sender = layer(prefix), layer(prefix)
         try:
-            first = await reader.new_channel()
-            await reader.group_add("campaign-1", first)
-            receiving = asyncio.ensure_future(reader.receive(first))
-            while reader.popping is None:
-                await asyncio.sleep(0.01)
-            left = reader.popping
-            receiving.cancel()  # the last socket closing: its channel forgotten, the reading task stopped
-            with pytest.raises(asyncio.CancelledError):
-                await receiving
+            left = await last_socket_closed(reader)
             assert reader.reader is None
             assert not left.done()
             assert reader.popping is left
@@ -309,15 +316,7 @@ def test_what_a_pop_brings_while_no_socket_of_its_process_is_open_is_dropped(pre
     async def exercise() -> None:
         reader, sender = layer(prefix), layer(prefix)
         try:
-            first = await reader.new_channel()
-            await reader.group_add("campaign-1", first)
-            receiving = asyncio.ensure_future(reader.receive(first))
-            while reader.popping is None:
-                await asyncio.sleep(0.01)
-            left = reader.popping
-            receiving.cancel()
-            with pytest.raises(asyncio.CancelledError):
-                await receiving
+            left = await last_socket_closed(reader)
             await sender.group_send("campaign-1", {"type": "roll.recorded", "seq": 1})
             await asyncio.wait_for(asyncio.wait([left]), 5)
             assert reader.popping is None  # what it brought went nowhere
