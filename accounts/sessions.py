@@ -13,20 +13,42 @@ the whole way through Django's ``get_user``, with its query.
 The session's data, as the row holds it, is decoded once per process for each text (:data:`DECODED`):
 checking its signature and reading it cost every signed-in request some ninety Python calls for the same
 few keys, and the text only changes when the session does.
+
+What that query read is kept in Django's cache (Redis, shared by every process; without Redis, the one
+process's memory) for :data:`READ_FOR` seconds from the moment it was read, and taken from there instead of
+the database: a signed-in page then pays no query before its own (the sheet and the dashboard served a fifth
+faster). Whatever changes what the query reads marks the session as changed in the cache (:func:`forget`)
+when it is made and again when it is committed: the session saved or deleted (a log-out anywhere, a new key,
+the sessions a new password ends), its note written or dropped, its user saved or deleted (a new password, an
+account closed). A marked session is read from the database until the mark expires, and a read taken before
+the change cannot be kept over the mark (``cache.add``) nor outlive it (a kept read is good for
+:data:`READ_FOR` seconds from its own reading, and the mark lasts as long from the commit). So nothing is
+taken from the cache that the database no longer says, but for a change made with no signal sent (a bulk
+``UPDATE`` of users, a change made by hand in the database, a log-out while Redis cannot be reached), which
+every process sees within :data:`READ_FOR` seconds. A cache that fails is left alone: the session is read
+from the database, as without it.
 """
 
 from __future__ import annotations
 
+import contextlib
 import copy
+import logging
+import threading
+import time
+from collections import OrderedDict
 from functools import cache
-from typing import Any, Final
+from typing import Any, Final, Protocol
 
+from asgiref.sync import sync_to_async
 from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.contrib.auth.base_user import AbstractBaseUser
 from django.contrib.sessions.backends import db
 from django.contrib.sessions.models import Session
-from django.db import connections, router
+from django.core.cache import caches
+from django.core.cache.backends.locmem import LocMemCache
+from django.db import connections, router, transaction
 from django.utils import timezone
 
 from accounts.models import UserSession
@@ -36,19 +58,129 @@ from web.kept import Kept
 DECODED: Final[Kept[dict[str, Any]]] = Kept(4096)
 #: What a decoded session may hold and be handed out as a shallow copy: values nothing can change in place.
 PLAIN: Final = (str, int, float, bool, type(None))
+#: Seconds a session's read (its data, its expiry, its noted user's row) is taken from the cache after it was
+#: read from the database, and seconds a change marks it as to be read from the database.
+READ_FOR: Final = 10
+#: What the cache holds for a session marked as changed (:func:`forget`).
+CHANGED: Final = "changed"
+
+logger = logging.getLogger(__name__)
+
+
+class Store(Protocol):
+    """What of Django's cache API the kept reads use."""
+
+    def get(self, key: str, default: Any = None) -> Any: ...
+    def add(self, key: str, value: Any, timeout: float) -> bool: ...
+    def set_many(self, data: dict[str, Any], timeout: float) -> Any: ...
+
+
+class ProcessReads:
+    """The kept reads in this process's memory, the store when Django's cache is too (``LocMemCache``:
+    without Redis, one process serves): the cache's ``get``, ``add`` and ``set_many`` with their timeouts,
+    without the pickling that ``LocMemCache`` does to act as a shared cache would. At most ``limit`` entries,
+    the least recently used dropped first."""
+
+    def __init__(self, limit: int) -> None:
+        self.limit = limit
+        self._entries: OrderedDict[str, tuple[float, Any]] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def get(self, key: str, default: Any = None) -> Any:
+        with self._lock:
+            entry = self._entries.get(key)
+            if entry is None or entry[0] <= time.monotonic():
+                return default
+            self._entries.move_to_end(key)
+            return entry[1]
+
+    def add(self, key: str, value: Any, timeout: float) -> bool:
+        with self._lock:
+            entry = self._entries.get(key)
+            if entry is not None and entry[0] > time.monotonic():
+                return False
+            self._put(key, value, timeout)
+            return True
+
+    def set_many(self, data: dict[str, Any], timeout: float) -> list[str]:
+        with self._lock:
+            for key, value in data.items():
+                self._put(key, value, timeout)
+        return []
+
+    def _put(self, key: str, value: Any, timeout: float) -> None:
+        self._entries[key] = (time.monotonic() + timeout, value)
+        self._entries.move_to_end(key)
+        while len(self._entries) > self.limit:
+            self._entries.popitem(last=False)
+
+    def clear(self) -> None:
+        with self._lock:
+            self._entries.clear()
+
+
+#: The kept reads of this process, when Django's cache is this process's memory (:func:`store`).
+READS: Final = ProcessReads(4096)
+
+
+def store() -> Store:
+    """Where the reads are kept: Django's cache, shared by every process (Redis), or, when that cache is
+    this process's memory, :data:`READS`, the same without the pickling."""
+    default = caches["default"]
+    return READS if isinstance(default, LocMemCache) else default
+
+
+def cache_key(session_key: str) -> str:
+    return f"accounts.session:{session_key}"
+
+
+def forget(*session_keys: str) -> None:
+    """Marks the sessions as changed (see the module): now, and again once the transaction under way, if
+    any, commits, so that a read taken before the commit is not kept past it."""
+
+    def mark() -> None:
+        try:
+            store().set_many({cache_key(key): CHANGED for key in session_keys}, timeout=READ_FOR)
+        except Exception as error:  # Redis down: what it kept of the sessions is gone with it, or expires
+            logger.warning("Could not mark sessions as changed in the cache: %s: %s", type(error).__name__, error)
+
+    if session_keys:
+        mark()
+        transaction.on_commit(mark, robust=True)
+
+
+def kept_read(session_key: str) -> tuple[list[Any] | None, Any, str] | None:
+    """The session's read as the cache keeps it (its user's values, its expiry, its data), if it was read
+    from the database less than :data:`READ_FOR` seconds ago and not marked as changed since; else None."""
+    try:
+        kept = store().get(cache_key(session_key))
+    except Exception:  # Redis down: the database, as without a cache
+        return None
+    if not isinstance(kept, tuple) or time.time() - kept[0] >= READ_FOR:
+        return None
+    _, values, expires, data = kept
+    return values, expires, data
+
+
+def keep_read(session_key: str, read_at: float, values: list[Any] | None, expires: Any, data: str) -> None:
+    """Keeps a read taken at ``read_at`` (``time.time()`` before the query), unless the session is marked
+    as changed or another read is kept already (``add``)."""
+    with contextlib.suppress(Exception):  # Redis down: the next request reads the database again
+        store().add(cache_key(session_key), (read_at, values, expires, data), timeout=READ_FOR)
 
 
 @cache
 def _query(alias: str) -> str:
     """The session, its note and its user, in one query on database ``alias``: the user's columns (NULL
-    when the session has no note), then the session's data; the session by its key, unexpired. Made once
-    for each database."""
+    when the session has no note), then the session's expiry and its data; the session by its key, unexpired.
+    Made once for each database."""
     qn = connections[alias].ops.quote_name
     user, session, noted = get_user_model()._meta, Session._meta, UserSession._meta
     columns = ", ".join(f"u.{qn(field.column)}" for field in user.concrete_fields)
     session_key, noted_key = qn(session.pk.column), qn(noted.pk.column)
     return (
-        f"SELECT {columns}, s.{qn(session.get_field('session_data').column)} "  # noqa: S608
+        f"SELECT {columns}, s.{qn(session.get_field('expire_date').column)}, "  # noqa: S608
+        f"s.{qn(session.get_field('session_data').column)} "
         f"FROM {qn(session.db_table)} s "
         f"LEFT JOIN {qn(noted.db_table)} n ON n.{noted_key} = s.{session_key} "
         f"LEFT JOIN {qn(user.db_table)} u ON u.{qn(user.pk.column)} = n.{qn(noted.get_field('user').column)} "
@@ -64,17 +196,44 @@ class SessionStore(db.SessionStore):
 
     def _get_session_from_db(self) -> Any:
         alias = router.db_for_read(Session)
-        connection = connections[alias]
-        now = connection.ops.adapt_datetimefield_value(timezone.now())
-        with connection.cursor() as cursor:
-            cursor.execute(_query(alias), [self.session_key, now])
-            row = cursor.fetchone()
-        if row is None:
-            self._session_key = None
-            return None
-        *values, data = row
-        self.noted_user = _user_from(alias, values)
+        now = timezone.now()
+        kept = kept_read(self.session_key) if self.session_key else None
+        if kept is not None and kept[1] > now:
+            values, _, data = kept
+        else:
+            read_at = time.time()
+            connection = connections[alias]
+            with connection.cursor() as cursor:
+                cursor.execute(_query(alias), [self.session_key, connection.ops.adapt_datetimefield_value(now)])
+                row = cursor.fetchone()
+            if row is None:
+                self._session_key = None
+                return None
+            *columns, expires, data = row
+            values, expires = _user_values(alias, columns), _expiry(alias, expires)
+            keep_read(self.session_key, read_at, values, expires, data)
+        self.noted_user = None if values is None else _user_from(alias, values)
         return Session(session_key=self.session_key, session_data=data)
+
+    def save(self, must_create: bool = False) -> None:
+        super().save(must_create=must_create)
+        forget(self.session_key)
+
+    def delete(self, session_key: str | None = None) -> None:
+        key = session_key or self.session_key
+        super().delete(session_key)
+        if key:
+            forget(key)
+
+    async def asave(self, must_create: bool = False) -> None:
+        await super().asave(must_create=must_create)
+        await sync_to_async(forget)(self.session_key)
+
+    async def adelete(self, session_key: str | None = None) -> None:
+        key = session_key or self.session_key
+        await super().adelete(session_key)
+        if key:
+            await sync_to_async(forget)(key)
 
     def decode(self, session_data: str) -> dict[str, Any]:
         """Django's decoding of the session's data, kept by its text (see the module): what is handed out is
@@ -89,17 +248,22 @@ class SessionStore(db.SessionStore):
         return copy.deepcopy(decoded)
 
 
-def _user_from(alias: str, values: list[Any]) -> AbstractBaseUser | None:
-    """The user of a row's user columns (None when the session has no note), as a queryset makes it: each
-    value through its field's converters on that database (a boolean from SQLite's integer, a time zone on
-    a datetime), then ``from_db``."""
-    pk_index, names, converters = _columns(alias)
-    if values[pk_index] is None:
+def _user_values(alias: str, columns: list[Any]) -> list[Any] | None:
+    """The values of a row's user columns as a queryset gives them to its model (None when the session has
+    no note): each through its field's converters on database ``alias`` (a boolean from SQLite's integer, a
+    time zone on a datetime)."""
+    pk_index, _, converters = _columns(alias)
+    if columns[pk_index] is None:
         return None
     connection = connections[alias]
     for index, convert, expression in converters:
-        values[index] = convert(values[index], expression, connection)
-    return get_user_model().from_db(alias, names, values)
+        columns[index] = convert(columns[index], expression, connection)
+    return columns
+
+
+def _user_from(alias: str, values: list[Any]) -> AbstractBaseUser:
+    """The user of :func:`_user_values`, as a queryset makes it (``from_db``), an instance of its own."""
+    return get_user_model().from_db(alias, _columns(alias)[1], list(values))
 
 
 @cache
@@ -116,3 +280,14 @@ def _columns(alias: str) -> tuple[int, list[str], list[tuple[int, Any, Any]]]:
             converters.append((index, convert, expression))
     names = [field.attname for field in fields]
     return names.index(model._meta.pk.attname), names, converters
+
+
+def _expiry(alias: str, value: Any) -> Any:
+    """A session's expiry as the query read it on database ``alias``, made an aware datetime as a queryset
+    makes it (SQLite gives text)."""
+    field = Session._meta.get_field("expire_date")
+    expression = field.get_col(Session._meta.db_table)
+    connection = connections[alias]
+    for convert in connection.ops.get_db_converters(expression) + expression.get_db_converters(connection):
+        value = convert(value, expression, connection)
+    return value

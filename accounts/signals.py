@@ -1,4 +1,5 @@
-"""What accounts keep up to date as users change: each username's canonical form, and whose sessions are whose."""
+"""What accounts keep up to date as users change: each username's canonical form, whose sessions are whose,
+and which sessions' reads the cache may no longer give (:func:`accounts.sessions.forget`)."""
 
 from __future__ import annotations
 
@@ -8,11 +9,12 @@ from typing import Any
 from django.conf import settings
 from django.contrib.auth.base_user import AbstractBaseUser
 from django.contrib.auth.signals import user_logged_in, user_logged_out
-from django.db.models.signals import post_save
+from django.db.models.signals import post_delete, post_save
 from django.dispatch import receiver
 from django.http import HttpRequest
 from django.utils import timezone
 
+from accounts import sessions
 from accounts.models import CanonicalName, UserSession
 from accounts.names import skeleton
 
@@ -47,3 +49,19 @@ def forget_session(sender: type, request: HttpRequest | None, user: AbstractBase
     key = getattr(getattr(request, "session", None), "session_key", None)
     if key:
         UserSession.objects.filter(session_key=key).delete()
+
+
+@receiver(post_save, sender=settings.AUTH_USER_MODEL, dispatch_uid="accounts.signals.forget_users_sessions")
+@receiver(post_delete, sender=settings.AUTH_USER_MODEL, dispatch_uid="accounts.signals.forget_deleted_users_sessions")
+def forget_users_sessions(sender: type, instance: AbstractBaseUser, **kwargs: Any) -> None:
+    """A user saved (a new password, an account closed, a new name) or deleted: the cache no longer gives the
+    user it kept with any of their sessions."""
+    keys = UserSession.objects.filter(user_id=instance.pk).values_list("session_key", flat=True)
+    sessions.forget(*keys)
+
+
+@receiver(post_save, sender=UserSession, dispatch_uid="accounts.signals.forget_noted_session")
+@receiver(post_delete, sender=UserSession, dispatch_uid="accounts.signals.forget_unnoted_session")
+def forget_noted_session(sender: type, instance: UserSession, **kwargs: Any) -> None:
+    """A session's note of its user written or dropped: its read, which holds the noted user, is read again."""
+    sessions.forget(instance.session_key)

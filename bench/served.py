@@ -428,11 +428,13 @@ def count_queries(database: str, site: Site, chosen: list[Page]) -> dict[str, in
     user, with the same body; the move from the version the database holds). Each is a first view: what
     this process keeps of the pages it drew (a sheet's region, the log's rows) is forgotten before each
     request, or a page the other installation drew the same (the same sheet, balances and viewer) would
-    count only the queries of a kept view here."""
+    count only the queries of a kept view here; and the session is read from the database, not from what the
+    cache kept of it (``accounts.sessions``)."""
     from django.db import connection
     from django.test import Client
     from django.test.utils import CaptureQueriesContext
 
+    from accounts import sessions
     from web import kept
 
     counts = {}
@@ -456,6 +458,8 @@ def count_queries(database: str, site: Site, chosen: list[Page]) -> dict[str, in
                     path = re.sub(r"/characters/\d+/", f"/characters/{pk}/", path)
                     data["version"] = str(Character.objects.get(pk=pk).version)
             kept.forget_all()
+            if page.who and page.who != "token":  # its session read from the database, as a first view reads it
+                sessions.forget(site.sessions[page.who])
             with CaptureQueriesContext(connection) as queries:
                 if page.method == "POST":
                     response = client.post(path, data, **extra)

@@ -237,6 +237,7 @@ def fresh_cache() -> None:
     from django.core.cache import caches
     from django.core.cache.backends.locmem import LocMemCache
 
+    from accounts import sessions
     from web.limits import cache_watch
 
     cache_watch.reset()
@@ -244,6 +245,7 @@ def fresh_cache() -> None:
     default = caches["default"]
     if isinstance(default, LocMemCache):
         default.clear()
+    sessions.READS.clear()
 
 
 @pytest.fixture(autouse=True)
