@@ -14,31 +14,32 @@ The session's data, as the row holds it, is decoded once per process for each te
 checking its signature and reading it cost every signed-in request some ninety Python calls for the same
 few keys, and the text only changes when the session does.
 
-What that query read is kept in Django's cache (Redis, shared by every process; without Redis, the one
-process's memory) for :data:`READ_FOR` seconds from the moment it was read, and taken from there instead of
-the database: a signed-in page then pays no query before its own (the sheet and the dashboard served a fifth
-faster). Whatever changes what the query reads marks the session as changed in the cache (:func:`forget`)
-when it is made and again when it is committed: the session saved or deleted (a log-out anywhere, a new key,
-the sessions a new password ends), its note written or dropped, its user saved or deleted (a new password, an
-account closed). A marked session is read from the database until the mark expires, and a read taken before
-the change cannot be kept over the mark (``cache.add``) nor outlive it (a kept read is good for
-:data:`READ_FOR` seconds from its own reading, and the mark lasts as long from the commit). So nothing is
-taken from the cache that the database no longer says, but for a change made with no signal sent (a bulk
-``UPDATE`` of users, a change made by hand in the database, a log-out while Redis cannot be reached), which
-every process sees within :data:`READ_FOR` seconds. A cache that fails is left alone: the session is read
-from the database, as without it.
+What that query read is kept in the process's memory (:data:`READS`) for ``SESSION_READ_FOR`` seconds from
+the moment it was read, and taken from there instead of the database: a signed-in page then pays no query
+before its own. Whatever changes what the query reads marks the session as changed (:func:`forget`) when it
+is made and again when it is committed: the session saved or deleted (a log-out, a new key, the sessions a
+new password ends), its note written or dropped, its user saved or deleted (a new password, an account
+closed, a new name). A marked session is read from the database until the mark expires, and a read taken
+before the change can neither be kept over the mark (:meth:`ProcessReads.add`) nor outlive it (a kept read
+is good for ``SESSION_READ_FOR`` seconds from its own reading, and the mark lasts as long from the commit).
+So nothing is taken from memory that the database no longer says, but for a change made with no signal sent
+(a bulk ``UPDATE`` of users, a change made by hand or by another process, such as ``manage.py
+changepassword``), which is seen within ``SESSION_READ_FOR`` seconds.
+
+Only one process may keep reads (config/settings.py: ``SESSION_READ_FOR`` is 10 without ``REDIS_URL``, where
+one process serves, and 0 with it): a change made through another process would not mark this one's. With
+Redis every request reads the database, as a trip to Redis for a kept read cost more than the query (a
+sheet 1.00 ms in process reading the database, 1.21 ms reading Django's Redis cache).
 """
 
 from __future__ import annotations
 
-import contextlib
 import copy
-import logging
 import threading
 import time
 from collections import OrderedDict
 from functools import cache
-from typing import Any, Final, Protocol
+from typing import Any, Final
 
 from asgiref.sync import sync_to_async
 from django.conf import settings
@@ -46,8 +47,6 @@ from django.contrib.auth import get_user_model
 from django.contrib.auth.base_user import AbstractBaseUser
 from django.contrib.sessions.backends import db
 from django.contrib.sessions.models import Session
-from django.core.cache import caches
-from django.core.cache.backends.locmem import LocMemCache
 from django.db import connections, router, transaction
 from django.utils import timezone
 
@@ -58,28 +57,14 @@ from web.kept import Kept
 DECODED: Final[Kept[dict[str, Any]]] = Kept(4096)
 #: What a decoded session may hold and be handed out as a shallow copy: values nothing can change in place.
 PLAIN: Final = (str, int, float, bool, type(None))
-#: Seconds a session's read (its data, its expiry, its noted user's row) is taken from the cache after it was
-#: read from the database, and seconds a change marks it as to be read from the database.
-READ_FOR: Final = 10
-#: What the cache holds for a session marked as changed (:func:`forget`).
+#: What :data:`READS` holds for a session marked as changed (:func:`forget`).
 CHANGED: Final = "changed"
-
-logger = logging.getLogger(__name__)
-
-
-class Store(Protocol):
-    """What of Django's cache API the kept reads use."""
-
-    def get(self, key: str, default: Any = None) -> Any: ...
-    def add(self, key: str, value: Any, timeout: float) -> bool: ...
-    def set_many(self, data: dict[str, Any], timeout: float) -> Any: ...
 
 
 class ProcessReads:
-    """The kept reads in this process's memory, the store when Django's cache is too (``LocMemCache``:
-    without Redis, one process serves): the cache's ``get``, ``add`` and ``set_many`` with their timeouts,
-    without the pickling that ``LocMemCache`` does to act as a shared cache would. At most ``limit`` entries,
-    the least recently used dropped first."""
+    """Values kept in this process's memory as Django's cache keeps them (``get``, ``add`` only where none
+    lives, ``set_many``, each with a timeout), without the pickling that ``LocMemCache`` does to act as a
+    shared cache would. At most ``limit`` entries, the least recently used dropped first."""
 
     def __init__(self, limit: int) -> None:
         self.limit = limit
@@ -119,15 +104,13 @@ class ProcessReads:
             self._entries.clear()
 
 
-#: The kept reads of this process, when Django's cache is this process's memory (:func:`store`).
+#: The sessions' reads this process keeps, and the marks of those changed, by :func:`cache_key`.
 READS: Final = ProcessReads(4096)
 
 
-def store() -> Store:
-    """Where the reads are kept: Django's cache, shared by every process (Redis), or, when that cache is
-    this process's memory, :data:`READS`, the same without the pickling."""
-    default = caches["default"]
-    return READS if isinstance(default, LocMemCache) else default
+def read_for() -> float:
+    """Seconds a read is kept (``SESSION_READ_FOR``; 0: none is)."""
+    return float(getattr(settings, "SESSION_READ_FOR", 0))
 
 
 def cache_key(session_key: str) -> str:
@@ -137,26 +120,23 @@ def cache_key(session_key: str) -> str:
 def forget(*session_keys: str) -> None:
     """Marks the sessions as changed (see the module): now, and again once the transaction under way, if
     any, commits, so that a read taken before the commit is not kept past it."""
+    seconds = read_for()
+    if not session_keys or seconds <= 0:
+        return
 
     def mark() -> None:
-        try:
-            store().set_many({cache_key(key): CHANGED for key in session_keys}, timeout=READ_FOR)
-        except Exception as error:  # Redis down: what it kept of the sessions is gone with it, or expires
-            logger.warning("Could not mark sessions as changed in the cache: %s: %s", type(error).__name__, error)
+        READS.set_many({cache_key(key): CHANGED for key in session_keys}, timeout=seconds)
 
-    if session_keys:
-        mark()
-        transaction.on_commit(mark, robust=True)
+    mark()
+    transaction.on_commit(mark)
 
 
 def kept_read(session_key: str) -> tuple[list[Any] | None, Any, str] | None:
-    """The session's read as the cache keeps it (its user's values, its expiry, its data), if it was read
-    from the database less than :data:`READ_FOR` seconds ago and not marked as changed since; else None."""
-    try:
-        kept = store().get(cache_key(session_key))
-    except Exception:  # Redis down: the database, as without a cache
-        return None
-    if not isinstance(kept, tuple) or time.time() - kept[0] >= READ_FOR:
+    """The session's read as :data:`READS` keeps it (its user's values, its expiry, its data), if it was read
+    from the database less than ``SESSION_READ_FOR`` seconds ago and not marked as changed since; else None."""
+    seconds = read_for()
+    kept = READS.get(cache_key(session_key)) if seconds > 0 else None
+    if not isinstance(kept, tuple) or time.time() - kept[0] >= seconds:
         return None
     _, values, expires, data = kept
     return values, expires, data
@@ -164,9 +144,10 @@ def kept_read(session_key: str) -> tuple[list[Any] | None, Any, str] | None:
 
 def keep_read(session_key: str, read_at: float, values: list[Any] | None, expires: Any, data: str) -> None:
     """Keeps a read taken at ``read_at`` (``time.time()`` before the query), unless the session is marked
-    as changed or another read is kept already (``add``)."""
-    with contextlib.suppress(Exception):  # Redis down: the next request reads the database again
-        store().add(cache_key(session_key), (read_at, values, expires, data), timeout=READ_FOR)
+    as changed or another read is kept already (:meth:`ProcessReads.add`)."""
+    seconds = read_for()
+    if seconds > 0:
+        READS.add(cache_key(session_key), (read_at, values, expires, data), timeout=seconds)
 
 
 @cache

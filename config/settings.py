@@ -376,6 +376,12 @@ SESSION_COOKIE_HTTPONLY = True
 # session there and then the user from the database, two trips where this is one (a sheet served a quarter
 # fewer pages a second so, in docs/bench.md's fourteenth round).
 SESSION_ENGINE = "accounts.sessions"
+# Seconds a process takes a session's read from its own memory instead of the database (accounts/sessions.py:
+# every change a request makes marks it there). Only where one process serves, without REDIS_URL: a change
+# made through another process would go unseen here for that long. 0: every request reads the database.
+SESSION_READ_FOR = float(os.environ.get("SESSION_READ_FOR", "0" if os.environ.get("REDIS_URL") else "10"))
+if SESSION_READ_FOR < 0:
+    raise ImproperlyConfigured("SESSION_READ_FOR is a number of seconds, 0 or more, please")
 X_FRAME_OPTIONS = "DENY"
 SECURE_CONTENT_TYPE_NOSNIFF = True
 SECURE_REFERRER_POLICY = "same-origin"

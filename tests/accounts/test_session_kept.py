@@ -1,11 +1,14 @@
-"""A session's read (its data, its expiry, its noted user) is kept in the cache for ``READ_FOR`` seconds and
-taken from there (accounts/sessions.py); whatever changes what it read marks the session as changed, so the
-next page reads the database again and sees the change: a log-out anywhere, a new password, an account
-closed, a note dropped. A read taken before a change is never kept over it, and a cache that fails is the
-database, as without one."""
+"""Where one process serves (no Redis), a session's read (its data, its expiry, its noted user) is kept in
+its memory for ``SESSION_READ_FOR`` seconds and taken from there (accounts/sessions.py); whatever changes
+what it read marks the session as changed, so the next page reads the database again and sees the change:
+a log-out by any client, a new password, an account closed, a new name, a note dropped. A read taken before
+a change is never kept over it; with Redis, nothing is kept."""
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 import time
 
 import pytest
@@ -113,7 +116,7 @@ def test_a_read_is_taken_for_read_for_seconds_from_its_reading(
     player: User, password: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     client = kept(logged_in(player, password))
-    later = time.time() + sessions.READ_FOR
+    later = time.time() + sessions.read_for()
     monkeypatch.setattr(sessions.time, "time", lambda: later)
     status, _, sql = account_page(client)
     assert status == 200
@@ -137,7 +140,7 @@ def test_a_read_taken_before_a_change_is_not_kept_over_it(player: User, password
     read_at = time.time()
     sessions.forget(key)  # the change, made after the read began
     sessions.keep_read(key, read_at, [], timezone.now() + timezone.timedelta(days=1), "stale")
-    assert sessions.store().get(sessions.cache_key(key)) == sessions.CHANGED
+    assert sessions.READS.get(sessions.cache_key(key)) == sessions.CHANGED
     status, _, sql = account_page(client)
     assert status == 200
     assert session_reads(sql) == 1
@@ -153,18 +156,37 @@ def test_a_change_marks_the_session_again_when_it_commits(
         sessions.forget(key)
     sessions.READS.clear()
     sessions.keep_read(key, time.time(), [], timezone.now() + timezone.timedelta(days=1), "read before the commit")
-    assert isinstance(sessions.store().get(sessions.cache_key(key)), tuple)
+    assert isinstance(sessions.READS.get(sessions.cache_key(key)), tuple)
     for callback in callbacks:
         callback()
-    assert sessions.store().get(sessions.cache_key(key)) == sessions.CHANGED
+    assert sessions.READS.get(sessions.cache_key(key)) == sessions.CHANGED
 
 
-def test_without_redis_the_reads_are_kept_in_this_process_and_with_it_in_the_shared_cache(settings) -> None:
-    assert sessions.store() is sessions.READS
-    settings.CACHES = {"default": {"BACKEND": "django.core.cache.backends.dummy.DummyCache"}}
-    from django.core.cache import caches
+def test_with_redis_nothing_is_kept_and_every_page_reads_the_session(player: User, password: str, settings) -> None:
+    """With Redis several processes serve, and none could tell the others that a session changed."""
+    settings.SESSION_READ_FOR = 0
+    client = logged_in(player, password)
+    for _ in range(2):
+        status, _, sql = account_page(client)
+        assert status == 200
+        assert session_reads(sql) == 1
+    assert len(sessions.READS._entries) == 0
 
-    assert sessions.store() is caches["default"]
+
+def read_for_with(**environment: str) -> str:
+    """``SESSION_READ_FOR`` as config/settings.py makes it in a process started with ``environment``
+    (and no ``REDIS_URL`` unless it names one)."""
+    base = {name: value for name, value in os.environ.items() if name not in ("REDIS_URL", "SESSION_READ_FOR")}
+    code = "import django; django.setup(); from django.conf import settings; print(settings.SESSION_READ_FOR)"
+    run = subprocess.run([sys.executable, "-c", code], env={**base, "DJANGO_SETTINGS_MODULE": "config.settings",
+                         **environment}, capture_output=True, text=True, check=True)  # fmt: skip
+    return run.stdout.strip()
+
+
+def test_the_setting_follows_redis() -> None:
+    assert read_for_with() == "10.0"
+    assert read_for_with(REDIS_URL="redis://127.0.0.1:6379/15") == "0.0"
+    assert read_for_with(REDIS_URL="redis://127.0.0.1:6379/15", SESSION_READ_FOR="2") == "2.0"
 
 
 def test_the_process_keeps_reads_as_a_cache_does(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -183,29 +205,6 @@ def test_the_process_keeps_reads_as_a_cache_does(monkeypatch: pytest.MonkeyPatch
     assert reads.get("b") == 4
 
 
-def test_a_failing_cache_is_the_database(
-    player: User, password: str, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
-) -> None:
-    client = kept(logged_in(player, password))
-
-    class Down:
-        def __getattr__(self, name: str) -> object:
-            def down(*args: object, **kwargs: object) -> None:
-                raise ConnectionError("the cache is down")
-
-            return down
-
-    monkeypatch.setattr(sessions, "store", Down)
-    for _ in range(2):
-        status, text, sql = account_page(client)
-        assert status == 200
-        assert player.username in text
-        assert session_reads(sql) == 1
-    assert client.post(reverse("logout")).status_code == 302
-    assert "Could not mark sessions as changed in the cache" in caplog.text
-    assert account_page(client)[0] == 302
-
-
 @pytest.mark.django_db(transaction=True)
 def test_a_session_saved_or_deleted_from_async_code_is_marked_too(player: User, password: str) -> None:
     from asgiref.sync import async_to_sync
@@ -215,9 +214,9 @@ def test_a_session_saved_or_deleted_from_async_code_is_marked_too(player: User, 
     store = sessions.SessionStore(key)
     store["note"] = "saved from async code"
     async_to_sync(store.asave)()
-    assert sessions.store().get(sessions.cache_key(key)) == sessions.CHANGED
+    assert sessions.READS.get(sessions.cache_key(key)) == sessions.CHANGED
     sessions.READS.clear()
     kept(client)
     async_to_sync(sessions.SessionStore(key).adelete)()
-    assert sessions.store().get(sessions.cache_key(key)) == sessions.CHANGED
+    assert sessions.READS.get(sessions.cache_key(key)) == sessions.CHANGED
     assert account_page(client)[0] == 302

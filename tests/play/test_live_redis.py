@@ -256,8 +256,8 @@ def test_a_session_logged_in_on_one_process_is_good_on_the_other_until_logged_ou
         ws.send(json.dumps({"since": 0}))
         assert json.loads(ws.recv(timeout=10))["type"] == "fragment"  # a member's catch-up, not a 4403
 
-    # Logging out on the second ends the session on the first too, though the first has just read it (and
-    # the shared cache kept that read: accounts/sessions.py).
+    # Logging out on the second ends the session on the first too, though the first has just read it (with
+    # Redis no process keeps a session's read: accounts/sessions.py).
     status, _ = browse(f"{first.url}{dashboard_path}", cookies)
     assert status == 200
     status, _ = browse(f"{second.url}/accounts/logout/", cookies, {"csrfmiddlewaretoken": form_token(page)})
