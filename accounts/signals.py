@@ -1,5 +1,5 @@
 """What accounts keep up to date as users change: each username's canonical form, whose sessions are whose,
-and which sessions' reads the cache may no longer give (:func:`accounts.sessions.forget`)."""
+and which sessions' kept reads may no longer be taken (:func:`accounts.sessions.forget`)."""
 
 from __future__ import annotations
 
@@ -54,8 +54,8 @@ def forget_session(sender: type, request: HttpRequest | None, user: AbstractBase
 @receiver(post_save, sender=settings.AUTH_USER_MODEL, dispatch_uid="accounts.signals.forget_users_sessions")
 @receiver(post_delete, sender=settings.AUTH_USER_MODEL, dispatch_uid="accounts.signals.forget_deleted_users_sessions")
 def forget_users_sessions(sender: type, instance: AbstractBaseUser, **kwargs: Any) -> None:
-    """A user saved (a new password, an account closed, a new name) or deleted: the cache no longer gives the
-    user it kept with any of their sessions."""
+    """A user saved (a new password, an account closed, a new name) or deleted: no read kept with any of their
+    sessions, which holds the user as it was, is taken again."""
     keys = UserSession.objects.filter(user_id=instance.pk).values_list("session_key", flat=True)
     sessions.forget(*keys)
 

@@ -428,8 +428,8 @@ def count_queries(database: str, site: Site, chosen: list[Page]) -> dict[str, in
     user, with the same body; the move from the version the database holds). Each is a first view: what
     this process keeps of the pages it drew (a sheet's region, the log's rows) is forgotten before each
     request, or a page the other installation drew the same (the same sheet, balances and viewer) would
-    count only the queries of a kept view here; and the session is read from the database, not from what the
-    cache kept of it (``accounts.sessions``)."""
+    count only the queries of a kept view here; and the session is read from the database, not from what this
+    process kept of its read (``accounts.sessions``)."""
     from django.db import connection
     from django.test import Client
     from django.test.utils import CaptureQueriesContext
