@@ -4,9 +4,8 @@ templates draw them (``play.roll_rows``, ``play.party_cards``), each checked aga
 
 from __future__ import annotations
 
+import html
 from typing import Any, Final
-
-from django.utils.html import conditional_escape
 
 #: What a template's lookup gives for a name that is not there.
 MISSING: Final = object()
@@ -42,4 +41,7 @@ def shown(value: Any) -> str:
     """``{{ value }}`` with localization off: a missing name shows nothing, anything else its text, escaped."""
     if value is MISSING:
         return ""
-    return str(conditional_escape(value if isinstance(value, str) else str(value)))
+    text = value if isinstance(value, str) else str(value)
+    if hasattr(text, "__html__"):  # marked safe: as it is (Django's conditional_escape)
+        return str(text.__html__())
+    return html.escape(text)  # what Django's escape does, without its wrappers for lazy text
