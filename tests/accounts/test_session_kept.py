@@ -14,39 +14,27 @@ import time
 import pytest
 from django.contrib.auth.models import User
 from django.contrib.sessions.models import Session
-from django.db import connection
 from django.test import Client
-from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 from django.utils import timezone
 
 from accounts import sessions
 from accounts.models import UserSession
+from tests.accounts.helpers import account_page, reads_the_user_alone
+from tests.accounts.helpers import logged_in as signed_in_as  # the log-in's own mark left in place
 
 pytestmark = pytest.mark.django_db
 
 
 def logged_in(user: User, password: str) -> Client:
     """A client signed in as ``user``, its session's mark from the log-in expired: its next read is kept."""
-    client = Client()
-    assert client.post(reverse("login"), {"username": user.username, "password": password}).status_code == 302
+    client = signed_in_as(user, password)
     sessions.READS.clear()
     return client
 
 
-def account_page(client: Client) -> tuple[int, str, list[str]]:
-    with CaptureQueriesContext(connection) as queries:
-        response = client.get(reverse("account"))
-    return response.status_code, response.content.decode(), [query["sql"] for query in queries.captured_queries]
-
-
 def session_reads(sql: list[str]) -> int:
     return sum("django_session" in query for query in sql)
-
-
-def reads_the_user_alone(sql: list[str]) -> bool:
-    return any(query.lstrip().startswith("SELECT") and "django_session" not in query and
-               query.split(" FROM ", 1)[1].split()[0].strip('"`') == "auth_user" for query in sql)  # fmt: skip
 
 
 def kept(client: Client) -> Client:

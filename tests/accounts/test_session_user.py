@@ -10,34 +10,12 @@ from django.contrib.auth import HASH_SESSION_KEY, SESSION_KEY
 from django.contrib.auth.models import User
 from django.contrib.sessions.models import Session
 from django.core import signing
-from django.db import connection
-from django.test import Client
-from django.test.utils import CaptureQueriesContext
-from django.urls import reverse
 
 from accounts import sessions
 from accounts.models import UserSession
+from tests.accounts.helpers import account_page, logged_in, reads_the_user_alone
 
 pytestmark = pytest.mark.django_db
-
-
-def logged_in(user: User, password: str) -> Client:
-    client = Client()
-    assert client.post(reverse("login"), {"username": user.username, "password": password}).status_code == 302
-    return client
-
-
-def account_page(client: Client) -> tuple[int, str, list[str]]:
-    """The account page's status, its text and the SQL of its queries."""
-    with CaptureQueriesContext(connection) as queries:
-        response = client.get(reverse("account"))
-    return response.status_code, response.content.decode(), [query["sql"] for query in queries.captured_queries]
-
-
-def reads_the_user_alone(sql: list[str]) -> bool:
-    """Whether a query read the user by itself (Django's get_user), not with the session."""
-    return any(query.lstrip().startswith("SELECT") and "django_session" not in query and
-               query.split(" FROM ", 1)[1].split()[0].strip('"`') == "auth_user" for query in sql)  # fmt: skip
 
 
 def test_a_signed_in_page_reads_its_session_and_user_in_one_query(player: User, password: str) -> None:
