@@ -255,15 +255,16 @@ def _summary(roll: Roll) -> str:
 @limits.limited(limits.ROLLS, limits.DICE_BOX)
 @refusals
 def free_roll(request: HttpRequest, pk: int) -> HttpResponse:
-    """Roll a free expression; with htmx the result replaces the dice box's result region."""
-    campaign = access.campaign_of_member(request.user, pk)  # it shows none of the other members
+    """Roll a free expression; with htmx the result replaces the dice box's result region. The campaign and
+    the roller's role in it are read once, locked, as the roll is recorded (``rolls.record_roll``: a 404 for
+    anyone but a member, nothing written); only an expression refused before that reads the membership here,
+    so that an outsider gets the 404 and not the form's message."""
     text = request.POST.get("expression", "")
     explode, secret = bool(request.POST.get("explode")), bool(request.POST.get("secret"))
-    context: dict[str, Any] = {"campaign": campaign, "is_gm": _is_gm(campaign), "typed": text[:200]}
-    context.update(explode=explode, secret=secret)
+    typed = {"typed": text[:200], "explode": explode, "secret": secret}
     try:
         roll = rolls.roll_free(
-            campaign_id=campaign.pk,
+            campaign_id=pk,
             by=request.user,
             text=text,
             explode=explode,
@@ -273,11 +274,14 @@ def free_roll(request: HttpRequest, pk: int) -> HttpResponse:
     except Refused as refused:
         if refused.status != 400:
             raise
-        context["error"] = refused.message
+        campaign = access.campaign_of_member(request.user, pk)  # it shows none of the other members
+        context = {"campaign": campaign, "is_gm": _is_gm(campaign), "error": refused.message, **typed}
         template = "play/_roll_free_result.html" if request.htmx else "play/rolls_free.html"
         return render(request, template, context, status=400)
+    campaign = roll.campaign
     if request.htmx:
-        context["entry"] = roll_entry(roll, gm=True)
+        gm = campaign.roller_role == Membership.Role.GM  # type: ignore[attr-defined]
+        context = {"campaign": campaign, "is_gm": gm, "entry": roll_entry(roll, gm=True), **typed}
         return render(request, "play/_roll_free_result.html", context)
     messages.success(request, _summary(roll))
     return redirect(reverse("campaigns:detail", args=[campaign.pk]) + "#dice-box")

@@ -149,9 +149,10 @@ def record_roll(
 
     The campaign row is locked first, so that concurrent rolls take turns: each
     reads the true last roll and no two get the same ``seq`` or fork the chain.
-    Refused (:class:`~campaigns.operations.Refused`) for a non-member, an archived
-    campaign, a character of another campaign, and a secret roll by anyone but the GM, unless the GM
-    called for it in secret (``called_secret``: a player answering a secret roll request).
+    Refused (:class:`~campaigns.operations.Refused`) for a non-member (as for a campaign that does not
+    exist: :class:`~campaigns.operations.NotFound`), an archived campaign, a character of another campaign,
+    and a secret roll by anyone but the GM, unless the GM called for it in secret (``called_secret``: a player
+    answering a secret roll request).
     ``locked``: the character ``character_id`` as the caller locked it in this transaction
     (``characters.write.lock``), whose campaign and status are then known and not read again.
     """
@@ -162,7 +163,7 @@ def record_roll(
     campaign = _locked_with_head(campaign_id, by, now)
     role = campaign.roller_role  # type: ignore[attr-defined]
     if role is None:
-        raise NotAllowed("Only the campaign's members can roll here.")
+        raise NotFound("There is no such campaign.")  # to an outsider, as every page of it is
     if campaign.archived_at:
         raise Conflict(ARCHIVED)
     if secret and role != Membership.Role.GM and not called_secret:

@@ -82,7 +82,7 @@ def test_floats_are_refused_so_the_hash_is_the_same_everywhere(campaign, player)
 @pytest.mark.parametrize(
     ("who", "fields", "refusal"),
     [
-        ("outsider", {}, NotAllowed),
+        ("outsider", {}, NotFound),  # as to a campaign that does not exist
         ("player", {"secret": True}, NotAllowed),
         ("player", {"character_id": 10**6}, NotFound),
     ],

@@ -42,6 +42,10 @@ def test_outsiders_get_a_404_and_visitors_a_login(client, outsider, campaign) ->
     assert client.get(log_url(campaign)).status_code == 404
     assert client.get(reverse("play:verify-rolls", args=[campaign.pk])).status_code == 404
     assert client.post(free_url(campaign), {"expression": "d6"}).status_code == 404
+    # A refused expression too: an outsider is told nothing of the campaign, not even the form's message.
+    refused = client.post(free_url(campaign), {"expression": "2d6+x"}, HTTP_HX_REQUEST="true")
+    assert refused.status_code == 404
+    assert "Cannot roll" not in refused.text
     assert not Roll.objects.exists()
 
 
