@@ -156,6 +156,20 @@ def record_roll(
     ``locked``: the character ``character_id`` as the caller locked it in this transaction
     (``characters.write.lock``), whose campaign and status are then known and not read again.
     """
+    # What the caller gives is checked and made into the row's values before the lock is taken: the campaign's
+    # other rolls wait only for what needs its head.
+    ratio, rounded = _ratio(chance)
+    if ratio is not None and not chance_of:
+        raise ValueError("say what the chance is the chance of")
+    if rounded:
+        chance_of = chance_of[: CHANCE_OF_LENGTH - len(ROUNDED)] + ROUNDED
+    for name, value in (("spec", spec), ("dice", dice), ("outcome", outcome)):
+        _check_json(value, name)
+    if total is not None and (isinstance(total, bool) or not isinstance(total, int)):
+        raise TypeError("total is an integer or None")
+    # JSON round trips: the row holds plain lists and dicts, as read back.
+    spec, dice, outcome = json.loads(json.dumps(spec)), json.loads(json.dumps(dice)), json.loads(json.dumps(outcome))
+
     now = timezone.now()
     # The campaign's row is locked by moving its last activity (an UPDATE takes the row's lock as SELECT … FOR
     # UPDATE does, and a refused roll rolls it back); then one read, after the lock, so that it sees every roll
@@ -182,17 +196,6 @@ def record_roll(
             # Nothing of a draft reaches the table's log (its creation rolls stay on its sheet), and
             # an archived character has left play.
             raise Conflict(NOT_IN_PLAY[status])
-    ratio, rounded = _ratio(chance)
-    if ratio is not None and not chance_of:
-        raise ValueError("say what the chance is the chance of")
-    if rounded:
-        chance_of = chance_of[: CHANCE_OF_LENGTH - len(ROUNDED)] + ROUNDED
-    for name, value in (("spec", spec), ("dice", dice), ("outcome", outcome)):
-        _check_json(value, name)
-    if total is not None and (isinstance(total, bool) or not isinstance(total, int)):
-        raise TypeError("total is an integer or None")
-
-    spec = json.loads(json.dumps(spec))  # a JSON round trip: the row holds plain lists and dicts, as read back
     words = _fit(label) or _fit(label_from_spec(kind, spec, campaign.system))
 
     last_seq, last_hash = campaign.last_seq, campaign.last_hash  # type: ignore[attr-defined]
@@ -207,9 +210,9 @@ def record_roll(
         system=campaign.system,
         label=words,
         spec=spec,
-        dice=json.loads(json.dumps(dice)),
+        dice=dice,
         total=total,
-        outcome=json.loads(json.dumps(outcome)),
+        outcome=outcome,
         chance=ratio,
         chance_of=chance_of,
         secret=secret,
