@@ -199,6 +199,8 @@ def test_no_horizontal_scrolling_at_360_pixels(live_server, page: Page, problems
     page.set_viewport_size({"width": 360, "height": 740})
     field = open_box(page, live_server, campaign)
     result = page.locator("#free-roll-result")
+    roll = page.locator("#dice-box").get_by_role("button", name="Roll")
+    assert roll.bounding_box()["height"] >= 44  # a thumb's target, as every button of the site
 
     field.fill("40d12+10d6kh3-2")
     page.get_by_label("Every die explodes").check()

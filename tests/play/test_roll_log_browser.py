@@ -198,6 +198,8 @@ def test_no_horizontal_scrolling_at_360_pixels(live_server, page: Page, problems
     expect(page.locator("#roll-list .die.exploded").first).to_be_visible()
     expect(page.locator("#roll-3 code")).to_have_text(long)
     assert page.evaluate("document.documentElement.scrollWidth") <= 360
+    for name in ("Show", "Verify log"):  # a thumb's target, as every button of the site
+        assert page.get_by_role("button", name=name, exact=True).bounding_box()["height"] >= 44
     page.get_by_role("button", name="Verify log").click()
     expect(page.locator("#verify-result")).to_have_text("All 3 rolls verified.")
     assert page.evaluate("document.documentElement.scrollWidth") <= 360
