@@ -156,24 +156,25 @@ cache_watch: Final = CacheWatch()
 shared_cache: Final = cache
 
 
-def _count(key: str, window: int) -> int | None:
-    """This request counted under ``key`` for the window: the count so far, or None when the cache fails
-    (or failed less than :data:`CACHE_PAUSE` seconds ago)."""
+def _count(key: str, window: int, counter: Any) -> int | None:
+    """This request counted under ``key`` for the window in ``counter`` (the cache, found once for the request's
+    counters): the count so far, or None when the cache fails (or failed less than :data:`CACHE_PAUSE` seconds
+    ago)."""
     if cache_watch.paused():
         return None
     try:
         # Counted on first: only the window's first request finds no counter, and then adds it (where adding
         # first cost every other request one more trip to the cache, to be told the counter was there).
         try:
-            return int(cache.incr(key))
+            return int(counter.incr(key))
         except ValueError:  # the window's first request, or its counter expired a moment ago
             pass
-        if cache.add(key, 1, timeout=window + 1):
+        if counter.add(key, 1, timeout=window + 1):
             return 1
         try:
-            return int(cache.incr(key))  # another request of the same window added it first
+            return int(counter.incr(key))  # another request of the same window added it first
         except ValueError:  # and it expired in between
-            cache.set(key, 1, timeout=window + 1)
+            counter.set(key, 1, timeout=window + 1)
             return 1
     except Exception as error:  # any failure of the cache (Redis down) lets the request through
         cache_watch.failed(error)
@@ -187,7 +188,9 @@ def _counted(counters: list[tuple[str, int]]) -> list[int | None]:
         return []
     backend = caches["default"]
     if not isinstance(backend, RedisCache) or cache is not shared_cache:  # a test's stand-in: counted as before
-        return [_count(key, window) for key, window in counters]
+        # The cache found once for all the request's counters (each use of ``cache`` finds the thread's again).
+        counter = backend if cache is shared_cache else cache
+        return [_count(key, window, counter) for key, window in counters]
     if cache_watch.paused():
         return [None] * len(counters)
     try:
@@ -213,15 +216,16 @@ def _counted_in_redis(backend: RedisCache, counters: list[tuple[str, int]]) -> l
     return [int(count) for count in replies[::2]]
 
 
-def _who(request: HttpRequest, limit: Limit) -> list[tuple[str, int, bool]]:
-    """The counters ``request`` goes against under ``limit``: (who, allowed, by address)."""
+def _who(request: HttpRequest, limit: Limit, address: Callable[[], str]) -> list[tuple[str, int, bool]]:
+    """The counters ``request`` goes against under ``limit``: (who, allowed, by address). ``address``: how the
+    request's address is counted (:func:`address_key`), worked out once for all its limits."""
     per_user, per_address = limit.budget()
     user = getattr(request, "user", None)
     counted = []
     if per_user and user is not None and user.is_authenticated:
         counted.append((f"u{user.pk}", per_user, False))
     if per_address:
-        counted.append((f"a{address_key(client_address(request))}", per_address, True))
+        counted.append((f"a{address()}", per_address, True))
     return counted
 
 
@@ -229,11 +233,18 @@ def check(request: HttpRequest, *limits: Limit) -> None:
     """Count ``request`` against each of ``limits``, for its person and its address; raise
     :class:`RateLimited` (with the longest wait) if it went past any of them."""
     now = wall_clock()
+    known: list[str] = []
+
+    def address() -> str:  # read the first time a limit counts by address, then known
+        if not known:
+            known.append(address_key(client_address(request)))
+        return known[0]
+
     asked = []  # each counter: its key and window, with what refuses it and how long for
     for limit in limits:
         window = int(now // limit.window)
         retry_after = max(1, math.ceil((window + 1) * limit.window - now))
-        for who, allowed, by_address in _who(request, limit):
+        for who, allowed, by_address in _who(request, limit, address):
             asked.append((f"rate:{limit.name}:{who}:{window}", limit.window, limit, allowed, by_address, retry_after))
     counts = _counted([(key, window) for key, window, *_ in asked])
     refused: RateLimited | None = None
