@@ -24,6 +24,11 @@ Queries are counted in this process, with Django's test client on each installat
 (``CaptureQueriesContext``, one request of each page, each a first view with nothing kept from the pages
 drawn before it), not by the server: the server runs as in production.
 
+Processor time: each page of the large installation requested through the server's own handler in this
+process, one request at a time (:func:`processor_times`): the process's processor time a request, and its
+share of the trivial view's. No goal is judged on it; it holds steadier than a burst's share, and says where a
+page's time goes and what a change took off it.
+
 Page weight: each page of the large installation as a browser first loads it, with every stylesheet,
 script, icon and image its HTML names (``<link href>``, ``<script src>``, ``<img src>``): the bytes
 uncompressed (no ``Accept-Encoding``) and as sent (``Accept-Encoding: br, gzip``), the requests, and the
@@ -90,6 +95,13 @@ SHEET_SENT_GOAL: Final = 30 * 1024
 #: Seconds a request may take before the run is broken; seconds wrk runs for each page (``--quick``: 1).
 TIMEOUT: Final = 60.0
 WRK_SECONDS: Final = 5
+#: Requests of each page timed in this process through the application (:func:`processor_times`; ``--quick``: a
+#: few), in blocks of :data:`CPU_BLOCK` one page after another, and the turns of the event loop given after each
+#: for what it left there to run.
+CPU_REQUESTS: Final = 200
+QUICK_CPU_REQUESTS: Final = 2
+CPU_BLOCK: Final = 20
+CPU_SETTLE: Final = 5
 #: The move measured: a system's sheet move that can be made again and again, with its inputs in turn.
 MOVE: Final = ("d13", "d13-mark", ({"marks": "1"}, {"marks": "-1"}))
 #: The markdown block ``--write-docs`` writes in docs/bench.md, by its label.
@@ -471,6 +483,107 @@ def count_queries(database: str, site: Site, chosen: list[Page]) -> dict[str, in
     return counts
 
 
+# --- Processor time ----------------------------------------------------------------------------------------
+
+
+def asgi_request(page: Page, site: Site, turn: int, path: str, fields: dict[str, str] | None) -> dict[str, Any]:
+    """The scope and body uvicorn would hand the application for one request of ``page`` (its site's session or
+    token, the body of its turn; a POST as the clients send it, with htmx)."""
+    headers = [(b"host", b"127.0.0.1")]
+    for name, value in headers_for(site, page.who).items():
+        headers.append((name.lower().encode(), value.encode()))
+    body = b""
+    if fields is not None:
+        body = urlencode(fields).encode()
+        headers += [
+            (b"x-csrftoken", CSRF.encode()),
+            (b"content-type", b"application/x-www-form-urlencoded"),
+            (b"hx-request", b"true"),
+            (b"content-length", str(len(body)).encode()),
+        ]
+    path, _, query = path.partition("?")
+    scope = {
+        "type": "http", "asgi": {"version": "3.0"}, "http_version": "1.1", "method": page.method, "scheme": "http",
+        "path": path, "raw_path": path.encode(), "query_string": query.encode(), "root_path": "", "headers": headers,
+        "client": ("127.0.0.1", 50000 + turn % 10000), "server": ("127.0.0.1", 8000),
+    }  # fmt: skip
+    return {"scope": scope, "body": body}
+
+
+def processor_times(database: str, site: Site, chosen: list[Page], *, requests: int) -> dict[str, float]:
+    """Each page's processor time a request, in seconds (the median of ``requests``), through the handler the
+    server's application hands every HTTP request to (``web.asgi.Handler``, as ``config/asgi.py`` makes it: every
+    middleware, the view, and what the request leaves to the event loop), one request at a time on an event loop
+    of this process (uvloop, as served): the process's processor time around each, both its threads (the loop's
+    and the request's), the pages interleaved in blocks of :data:`CPU_BLOCK`. Without the server's HTTP parsing,
+    the client and the other server, it holds to a few points from one run to the next, where a page's served
+    share moves more: it says where a page's time goes, and what a change took off it. The rate limits are lifted
+    and exact chances worked out in the request's thread, as the bench's servers are configured; the move is made
+    from the version the database holds."""
+    import asyncio
+
+    import uvloop
+    from asgiref.sync import sync_to_async
+    from django.db import connections
+    from django.test import override_settings
+
+    from characters.models import Character
+    from web.asgi import Handler
+
+    async def one(page: Page, turn: int) -> None:
+        path, fields = page.path, None
+        if page.method == "POST":
+            assert page.body is not None
+            fields = page.body(turn, 0)
+            if page.key == "move":
+                path = re.sub(r"/characters/\d+/", f"/characters/{mover}/", path)
+                fields["version"] = str(await version_of_mover())  # an award to its party moved it too
+        made = asgi_request(page, site, turn, path, fields)
+        sent, status = False, []
+
+        async def receive() -> dict[str, Any]:
+            nonlocal sent
+            if not sent:
+                sent = True
+                return {"type": "http.request", "body": made["body"], "more_body": False}
+            await asyncio.Event().wait()  # the client stays until the response is sent
+            return {"type": "http.disconnect"}
+
+        async def send(message: dict[str, Any]) -> None:
+            if message["type"] == "http.response.start":
+                status.append(message["status"])
+
+        started = time.process_time()
+        await application(made["scope"], receive, send)
+        for _ in range(CPU_SETTLE):  # what the request left to the loop (its announcements) runs now
+            await asyncio.sleep(0)
+        spent[page.name].append(time.process_time() - started)
+        if status != [page.status]:
+            raise BenchError(f"{page.method} {path} in process on {database} answered {status}")
+
+    async def timed() -> None:
+        try:
+            for page in chosen:  # each page once first: what a page compiles and keeps is made before it is timed
+                await one(page, 0)
+                spent[page.name].clear()
+            for block in range(max(1, math.ceil(requests / CPU_BLOCK))):
+                for page in chosen:
+                    for n in range(min(CPU_BLOCK, requests - block * CPU_BLOCK) or 1):
+                        await one(page, 1 + block * CPU_BLOCK + n)
+        finally:  # the connection the versions were read on, on the one thread that read them
+            await sync_to_async(connections.close_all)()
+
+    lifted = {limit.name: (UNLIMITED, UNLIMITED) for limit in limits_all()}
+    spent: dict[str, list[float]] = {page.name: [] for page in chosen}
+    mover = site.movers[-1] if site.movers else 0  # a character no connection of the bursts makes moves on
+    # Read off the event loop, on one thread of its own (no query may run on the loop's).
+    version_of_mover = sync_to_async(lambda: Character.objects.values_list("version", flat=True).get(pk=mover))
+    with big.connected(database), override_settings(RATE_LIMITS=lifted, API_RATE_LIMIT=UNLIMITED, CHANCE_WORKERS=0):
+        application = Handler()  # what the server's application hands every HTTP request to (config/asgi.py)
+        uvloop.run(timed())
+    return {name: statistics.median(times) for name, times in spent.items()}
+
+
 # --- Page weight -------------------------------------------------------------------------------------------
 
 
@@ -577,6 +690,9 @@ class Results:
     wrk_seconds: int
     #: The machine's 1-minute load average when the bursts began and when they ended.
     load: tuple[float, float] = (0.0, 0.0)
+    #: Each page's processor time a request in this process, in seconds (:func:`processor_times`), of how many.
+    cpu: dict[str, float] = field(default_factory=dict)
+    cpu_requests: int = 0
 
     def ratio(self, site: str, page: Page) -> float:
         """The page's throughput as a share of the trivial view's: the median of its bursts' shares of the
@@ -637,6 +753,26 @@ def tables(results: Results, *, judged: bool) -> tuple[list[list[str]], list[lis
     return rows, weights, met or not judged
 
 
+def cpu_table(results: Results) -> list[list[str]]:
+    """Each page's processor time a request in process (large installation), and its share of the trivial view's
+    (the trivial view's time over the page's: as a throughput's share would be, were the processor all it took)."""
+    rows = [["page (in process, large installation)", "processor ms a request", "× trivial"]]
+    trivial = results.cpu.get(results.chosen[0].name)
+    for page in results.chosen:
+        spent = results.cpu.get(page.name)
+        if spent is not None and trivial is not None:
+            rows.append([page.name, f"{spent * 1000:.2f}", f"{trivial / spent:.0%}"])
+    return rows
+
+
+def cpu_line(results: Results) -> str:
+    return (
+        f"Processor time a request, in process through the server's own handler (median of "
+        f"{results.cpu_requests}, one request at a time, the pages interleaved; without the server's HTTP parsing): "
+        "where a page's time goes, steadier than a burst's share."
+    )
+
+
 def plain(rows: list[list[str]]) -> str:
     widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
     return "\n".join("  ".join(c.ljust(w) for c, w in zip(row, widths, strict=True)).rstrip() for row in rows)
@@ -687,6 +823,9 @@ def report(results: Results, *, judged: bool, out: TextIO) -> bool:
     print(machine_line(results), file=out)
     print(plain(rows), file=out)
     print(file=out)
+    print(cpu_line(results), file=out)
+    print(plain(cpu_table(results)), file=out)
+    print(file=out)
     print("Page weight: the page with every stylesheet, script, icon and image its HTML loads.", file=out)
     print(plain(weights), file=out)
     print(file=out)
@@ -717,6 +856,10 @@ def write_docs(results: Results, label: str, *, judged: bool, docs: Path = DOCS)
         f"median of the bursts' shares of the one just before each). {sizes_line(results)}. {machine_line(results)}",
         "",
         markdown(rows),
+        "",
+        cpu_line(results),
+        "",
+        markdown(cpu_table(results)),
         "",
         markdown(weights),
         "",
@@ -815,6 +958,9 @@ def run(
             "trivial view": wrk(sites["large"], chosen[0], connections=connections, seconds=seconds),
             sheet.name: wrk(sites["large"], sheet, connections=connections, seconds=seconds),
         }
+        cpu_requests = QUICK_CPU_REQUESTS if quick else CPU_REQUESTS
+        progress(f"served: each page's processor time in process, {cpu_requests} requests each")
+        cpu = processor_times(databases["large"], sites["large"], chosen, requests=cpu_requests)
     except BenchError as error:
         print(f"error: {error}", file=sys.stderr)
         return EXIT_BROKEN
@@ -829,7 +975,7 @@ def run(
     command = ["python", "-m", "bench.served", *(["--quick"] if quick else [])]
     results = Results(
         chosen, figures, queries, weights, rates, sizes, connections, size, rounds, command, seconds,
-        (load_began, load_ended),
+        (load_began, load_ended), cpu, cpu_requests,
     )  # fmt: skip
     judged = not quick
     met = report(results, judged=judged, out=out)

@@ -53,6 +53,12 @@ def test_the_quick_served_bench_gives_every_page_its_figures_on_both_installatio
         assert re.fullmatch(r"[0-9]+%", empty_share), (name, cells)
         queries = next(cell for cell in cells if " / " in cell)
         assert all(int(count) > 0 for count in queries.split(" / ")), (name, queries)
+    timed = rows(table, "page (in process")  # each page's processor time a request, through the application
+    assert set(timed) == set(measured)
+    for name, (spent, share) in timed.items():
+        assert float(spent) > 0, (name, spent)
+        assert re.fullmatch(r"[0-9]+%", share), (name, share)
+    assert timed[next(name for name in timed if name.startswith("trivial"))][1] == "100%"
     weighed = rows(table, "page (large installation)")
     assert any(name.startswith("sheet") for name in weighed)
     for name, (uncompressed, sent, _, requests, elsewhere, *_) in weighed.items():
