@@ -26,8 +26,8 @@ drawn before it), not by the server: the server runs as in production.
 
 Processor time: each page of the large installation requested through the server's own handler in this
 process, one request at a time (:func:`processor_times`): the process's processor time a request, and its
-share of the trivial view's. No goal is judged on it; it holds steadier than a burst's share, and says where a
-page's time goes and what a change took off it.
+share of the trivial view's. No goal is judged on it: it says where a page's time goes and what a change took
+off it.
 
 Page weight: each page of the large installation as a browser first loads it, with every stylesheet,
 script, icon and image its HTML names (``<link href>``, ``<script src>``, ``<img src>``): the bytes
@@ -516,8 +516,8 @@ def processor_times(database: str, site: Site, chosen: list[Page], *, requests: 
     middleware, the view, and what the request leaves to the event loop), one request at a time on an event loop
     of this process (uvloop, as served): the process's processor time around each, both its threads (the loop's
     and the request's), the pages interleaved in blocks of :data:`CPU_BLOCK`. Without the server's HTTP parsing,
-    the client and the other server, it holds to a few points from one run to the next, where a page's served
-    share moves more: it says where a page's time goes, and what a change took off it. The rate limits are lifted
+    the client and the other server, a page's share of the trivial view's moves less within a run than a burst's
+    share does: it says where a page's time goes, and what a change took off it. The rate limits are lifted
     and exact chances worked out in the request's thread, as the bench's servers are configured; the move is made
     from the version the database holds."""
     import asyncio
@@ -769,7 +769,7 @@ def cpu_line(results: Results) -> str:
     return (
         f"Processor time a request, in process through the server's own handler (median of "
         f"{results.cpu_requests}, one request at a time, the pages interleaved; without the server's HTTP parsing): "
-        "where a page's time goes, steadier than a burst's share."
+        "where a page's time goes."
     )
 
 
