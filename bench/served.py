@@ -566,9 +566,9 @@ def processor_times(database: str, site: Site, chosen: list[Page], *, requests: 
             for page in chosen:  # each page once first: what a page compiles and keeps is made before it is timed
                 await one(page, 0)
                 spent[page.name].clear()
-            for block in range(max(1, math.ceil(requests / CPU_BLOCK))):
+            for block in range(math.ceil(requests / CPU_BLOCK)):
                 for page in chosen:
-                    for n in range(min(CPU_BLOCK, requests - block * CPU_BLOCK) or 1):
+                    for n in range(min(CPU_BLOCK, requests - block * CPU_BLOCK)):
                         await one(page, 1 + block * CPU_BLOCK + n)
         finally:  # the connection the versions were read on, on the one thread that read them
             await sync_to_async(connections.close_all)()
