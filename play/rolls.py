@@ -39,11 +39,11 @@ from typing import Any, Final
 
 import django.dispatch
 from django.contrib.auth.models import AbstractBaseUser
-from django.db import transaction
+from django.db import connections, transaction
 from django.db.models import OuterRef, QuerySet, Subquery
 from django.utils import timezone
 
-from campaigns.models import Campaign, Membership, moved_statement
+from campaigns.models import Campaign, Membership, moved
 from campaigns.operations import ARCHIVED, Conflict, NotAllowed, NotFound, Refused
 from characters.models import Character
 from play import chain
@@ -59,7 +59,7 @@ from rules.dice import die_view
 from rules.expressions import Constant, ExpressionError, ExpressionRoll
 from rules.systems.base import SpecError, Worded
 from web import heavy
-from web.prepared import Prepared, fetch_after, insert
+from web.prepared import Compiled, Fetched, Prepared, insert
 
 #: The longest label a roll keeps (the column's length); longer words are cut with an ellipsis.
 LABEL_LENGTH: Final = Roll._meta.get_field("label").max_length
@@ -174,7 +174,7 @@ def record_roll(
     # The campaign's row is locked by moving its last activity (an UPDATE takes the row's lock as SELECT … FOR
     # UPDATE does, and a refused roll rolls it back); then one read, after the lock, so that it sees every roll
     # and membership committed before it: the campaign, the roller's role and the last roll's number and hash.
-    campaign = _locked_with_head(campaign_id, by, now)
+    campaign = locked_with_head(campaign_id, by, now)
     role = campaign.roller_role  # type: ignore[attr-defined]
     if role is None:
         raise NotFound("There is no such campaign.")  # to an outsider, as every page of it is
@@ -229,18 +229,25 @@ def record_roll(
     return roll
 
 
-def _locked_with_head(campaign_id: int, by: AbstractBaseUser, now: datetime) -> Campaign:
+def locked_with_head(campaign_id: int, by: AbstractBaseUser, now: datetime) -> Campaign:
     """The campaign, its row locked by moving its last activity to ``now``, with ``roller_role``, the role of
     ``by`` in it (None for an outsider), and ``last_seq`` and ``last_hash``, those of its last roll (None for
-    an empty log): the UPDATE, then one query (:data:`campaign_with_head`), sent together
-    (``web.prepared.fetch_after``: one trip on PostgreSQL). The query is a statement of its own, run once the
-    lock is held, so it sees what was committed while the UPDATE waited (a roll's subquery in the locking
-    statement would read from before the wait)."""
-    changed, found = fetch_after(moved_statement(campaign_id, now), campaign_with_head, campaign=campaign_id,
-                                 user=by.pk)  # fmt: skip
-    if not changed or not found:
+    an empty log). The read (:data:`campaign_with_head`) is made once the lock is held, so it sees what was
+    committed while the UPDATE waited (a read in the locking statement would read from before the wait): on
+    PostgreSQL both in one statement, the function ``play_roll_head`` (migration play.0015), whose statements
+    each read as they start; elsewhere the UPDATE, then the read."""
+    ids = {"campaign": campaign_id, "user": by.pk}
+    compiled = campaign_with_head.compiled(ids)
+    connection = connections[compiled.db]
+    if connection.vendor == "postgresql":
+        with connection.cursor() as cursor:
+            cursor.execute(_head_call(compiled), [campaign_id, by.pk, now])
+            rows = cursor.fetchall()
+    else:
+        rows = compiled.fetch(ids) if moved(campaign_id, now) else []
+    if not rows:
         raise NotFound("There is no such campaign.")
-    return found.instance(0)
+    return Fetched(compiled, rows).instance(0)
 
 
 def _with_head(campaign: int, user: int) -> QuerySet[Campaign]:
@@ -256,6 +263,23 @@ def _with_head(campaign: int, user: int) -> QuerySet[Campaign]:
 #: The campaign with the roller's role and its last roll's number and hash, compiled once: every roll reads it
 #: (building it cost more than the rest of a free roll's writing).
 campaign_with_head = Prepared(Campaign, _with_head)
+
+
+@functools.cache
+def _head_call(compiled: Compiled) -> str:
+    """The call of ``play_roll_head`` that reads the columns of ``compiled`` (:data:`campaign_with_head` on a
+    PostgreSQL database) in their places: the campaign's from the row the function returns, each annotation
+    from the column of its name; its rows are then made into the campaign as the query's would be."""
+    quote = connections[compiled.db].ops.quote_name
+    named = {position: name for name, position in compiled.compiler.annotation_col_map.items()}
+    columns = []
+    for position, (expression, *_) in enumerate(compiled.compiler.select[: compiled.col_count]):
+        if position in named:
+            columns.append(f"h.{quote(named[position])}")
+        else:
+            columns.append(f"(h.campaign).{quote(expression.target.column)}")
+    # Names from the model's meta and the query's annotations, quoted; the values are parameters.
+    return f"SELECT {', '.join(columns)} FROM play_roll_head(%s::bigint, %s::integer, %s::timestamptz) h"  # noqa: S608
 
 
 @transaction.atomic

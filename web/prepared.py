@@ -13,7 +13,7 @@ the query has is the same for every value: a function whose queryset would chang
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from typing import Any, Final, Generic, TypeAlias, TypeVar
 
 from django.db import DatabaseError, connections, models, router
@@ -202,54 +202,26 @@ def fetch_together(*asked: tuple[Prepared[Any], dict[str, int]]) -> list[Fetched
     """Each prepared query's rows, as :meth:`Prepared.fetch` reads them, with ``asked``'s ids: on PostgreSQL all
     sent at once and their rows read in one trip (psycopg's pipeline mode), where each query alone would wait
     for its answer before the next is sent; elsewhere (SQLite has no server to wait on), one after another."""
-    return _sent_together(None, asked)[1]
-
-
-def fetch_after(statement: tuple[str, list[Any]], prepared: Prepared[M], **ids: int) -> tuple[int, Fetched[M]]:
-    """``statement`` (its SQL and parameters: a write), then ``prepared``'s rows with ``ids``, as
-    :func:`fetch_together` sends them (one trip on PostgreSQL): how many rows the statement changed, and the
-    rows. Each is a statement of its own, the query run once the write is done: a query after an UPDATE that
-    waited for a row's lock reads what was committed while it waited."""
-    changed, (fetched,) = _sent_together(statement, ((prepared, ids),))
-    return changed, fetched
-
-
-def _sent_together(
-    statement: tuple[str, list[Any]] | None, asked: Sequence[tuple[Prepared[Any], dict[str, int]]]
-) -> tuple[int, list[Fetched[Any]]]:
-    """``statement`` (if any; the rows it changed, else 0), then the queries of ``asked``, in one trip where the
-    database is PostgreSQL and they are more than one, in their order otherwise."""
     compiled = [(prepared.compiled(ids), ids) for prepared, ids in asked]
     databases = {made.db for made, _ in compiled}
     if any(made.prefetch for made, _ in compiled):
         raise ValueError("A query with prefetches makes all its instances at once: call it instead.")
     connection = connections[compiled[0][0].db] if compiled else None
-    sent = len(compiled) + (statement is not None)
-    if connection is None or sent < 2 or len(databases) > 1 or connection.vendor != "postgresql":
-        changed = 0
-        if statement is not None:
-            with connections[compiled[0][0].db if compiled else "default"].cursor() as cursor:
-                cursor.execute(*statement)
-                changed = cursor.rowcount
-        return changed, [Fetched(made, made.fetch(ids)) for made, ids in compiled]
+    if connection is None or len(compiled) < 2 or len(databases) > 1 or connection.vendor != "postgresql":
+        return [Fetched(made, made.fetch(ids)) for made, ids in compiled]
     connection.ensure_connection()
     cursors = []
     try:
         with connection.wrap_database_errors, connection.connection.pipeline():
-            if statement is not None:
-                cursors.append(connection.cursor())
-                cursors[0].execute(*statement)
             for made, ids in compiled:
                 cursor = connection.cursor()
                 cursors.append(cursor)
                 cursor.execute(made.sql, made.params_for(ids))
-            queried = cursors[1:] if statement is not None else cursors
-            read = [made.trimmed(cursor.fetchall()) for (made, _), cursor in zip(compiled, queried, strict=True)]
-        changed = cursors[0].rowcount if statement is not None else 0
+            read = [made.trimmed(cursor.fetchall()) for (made, _), cursor in zip(compiled, cursors, strict=True)]
     finally:
         for cursor in cursors:
             cursor.close()
-    return changed, [Fetched(made, rows) for (made, _), rows in zip(compiled, read, strict=True)]
+    return [Fetched(made, rows) for (made, _), rows in zip(compiled, read, strict=True)]
 
 
 class Fetched(Generic[M]):

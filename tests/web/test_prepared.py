@@ -15,7 +15,7 @@ from django.test.utils import CaptureQueriesContext
 from campaigns.models import Campaign, Membership, moved_statement
 from characters.models import Character, SheetChange
 from tests.campaigns.helpers import make_character
-from web.prepared import Prepared, fetch_after, fetch_together, insert, save_fields, write_together
+from web.prepared import Prepared, fetch_together, insert, save_fields, write_together
 
 pytestmark = pytest.mark.django_db
 
@@ -246,8 +246,7 @@ def test_queries_fetched_together_give_what_each_gives_alone(campaign, gm, playe
 
 @pytest.mark.postgres
 def test_on_postgresql_queries_fetched_together_are_read_in_one_trip(campaign, player, monkeypatch) -> None:
-    """Both queries are sent in one pipeline (psycopg's), read at its one synchronisation; so are a write and
-    the query after it."""
+    """Both queries are sent in one pipeline (psycopg's), read at its one synchronisation."""
     make_character(campaign, player, "Brunella")
     connection.ensure_connection()
     raw = connection.connection
@@ -264,26 +263,8 @@ def test_on_postgresql_queries_fetched_together_are_read_in_one_trip(campaign, p
     got = fetch_together((party, {"campaign": campaign.pk}), (campaigns, {"campaign": campaign.pk}))
     assert entered == [raw]
     assert [len(fetched) for fetched in got] == [1, 1]
-    when = Campaign.objects.get(pk=campaign.pk).last_activity_at + timedelta(hours=1)
-    changed, found = fetch_after(moved_statement(campaign.pk, when), campaigns, campaign=campaign.pk)
-    assert entered == [raw, raw]  # a write and a query: one pipeline too
-    assert (changed, found.instance(0).last_activity_at) == (1, when)
     # A failed query is Django's error, and the connection is still usable after it.
     broken = Prepared(Campaign, lambda campaign: Campaign.objects.filter(pk=campaign).extra(where=["1/0 = 1"]))
     with pytest.raises(DatabaseError), transaction.atomic():
         fetch_together((party, {"campaign": campaign.pk}), (broken, {"campaign": campaign.pk}))
     assert len(party(campaign=campaign.pk)) == 1
-
-
-def test_a_query_fetched_after_a_write_reads_what_it_wrote(campaign, gm) -> None:
-    """The write first, then the query: how many rows the write changed, and the rows as they are after it
-    (in one trip on PostgreSQL: the pipeline is the one fetch_together uses)."""
-    campaigns = Prepared(Campaign, lambda campaign: Campaign.objects.filter(pk=campaign))
-    when = Campaign.objects.get(pk=campaign.pk).last_activity_at + timedelta(hours=1)
-    with CaptureQueriesContext(connection) as captured:
-        changed, found = fetch_after(moved_statement(campaign.pk, when), campaigns, campaign=campaign.pk)
-    assert len(captured) == 2
-    assert changed == 1
-    assert found.instance(0).last_activity_at == when
-    nowhere, none = fetch_after(moved_statement(campaign.pk + 1000, when), campaigns, campaign=campaign.pk + 1000)
-    assert (nowhere, len(none)) == (0, 0)
