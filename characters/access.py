@@ -62,9 +62,10 @@ def sheet_character(user: AbstractBaseUser | AnonymousUser, pk: int) -> Characte
 
 def _sheet_rows(*, pk: int, viewer: int) -> QuerySet[Character]:
     """The sheet page's one query: the character, its campaign and owner, the viewer's role, its balances,
-    its newest ledger entry and what the apps above read with it."""
+    its newest ledger entry, the digest of its sheet's content (``sheets.with_content_key``) and what the apps
+    above read with it."""
     rows = Character.objects.select_related("campaign", "owner").filter(pk=pk).annotate_role(viewer)
-    return sheets.read_with(rows.with_balances().with_newest_entry(), viewer)
+    return sheets.read_with(sheets.with_content_key(rows.with_balances().with_newest_entry()), viewer)
 
 
 #: Compiled once per database and read with each page's ids: building and compiling it through the ORM
