@@ -84,7 +84,9 @@ CONTENT_KEY: Final = "sheet_content_key"
 def with_content_key(characters: QuerySet[Character]) -> QuerySet[Character]:
     """``characters`` (with their campaign) with the digest of their stored sheet and their campaign's stored
     options worked out by the database as it reads them (:data:`CONTENT_KEY`): the sheet a page keeps is then
-    found by it, without the page writing the sheet out again to name it (:func:`_read`)."""
+    found by it, without the page writing the sheet out again to name it (:func:`_read`). For a page that only
+    reads the character (the sheet page): one whose sheet or campaign's options were changed in memory after the
+    read would still be found by the digest of what was read."""
     texts = Concat(
         Cast("sheet", TextField()), Value("\x1e"), Cast("campaign__options", TextField()), output_field=TextField()
     )

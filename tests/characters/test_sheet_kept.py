@@ -4,7 +4,11 @@ number kept stays bounded."""
 
 from __future__ import annotations
 
+import hashlib
+
 import pytest
+from django.db.models import TextField
+from django.db.models.functions import Cast
 
 from characters import sheets
 from characters.models import Character
@@ -46,3 +50,17 @@ def test_the_kept_sheets_stay_bounded(sheet_page, client, brunella, gm, monkeypa
         assert f"Version {n}." in sheet_page(brunella)
         assert len(sheets.reads) <= 2
     assert len(sheets.reads) == 2
+
+
+def test_the_sheet_page_finds_a_kept_sheet_by_the_digest_of_its_stored_content(sheet_page, client, brunella, gm):
+    """The page's one query reads the SHA-256 of the sheet and the campaign's options as the database stores them
+    (``sheets.with_content_key``): the kept sheet is found by it, not by the sheet written out again."""
+    client.force_login(gm)
+    sheets.reads.clear()
+    sheet_page(brunella)
+    texts = Character.objects.filter(pk=brunella.pk).values_list(
+        Cast("sheet", TextField()), Cast("campaign__options", TextField())
+    )
+    ((sheet, options),) = texts
+    digest = hashlib.sha256(f"{sheet}\x1e{options}".encode()).hexdigest()
+    assert list(sheets.reads._values) == [f"{brunella.system}:{brunella.campaign.system}:{digest}"]
