@@ -32,14 +32,15 @@ from __future__ import annotations
 
 import functools
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from datetime import datetime
 from fractions import Fraction
 from typing import Any, Final
 
 import django.dispatch
 from django.contrib.auth.models import AbstractBaseUser
-from django.db import connections, transaction
+from django.db import connections, router, transaction
 from django.db.models import OuterRef, QuerySet, Subquery
 from django.utils import timezone
 
@@ -59,7 +60,8 @@ from rules.dice import die_view
 from rules.expressions import Constant, ExpressionError, ExpressionRoll
 from rules.systems.base import SpecError, Worded
 from web import heavy
-from web.prepared import Compiled, Fetched, Prepared, insert
+from web.kept import Kept
+from web.prepared import Compiled, Fetched, Prepared, insert, inserted
 
 #: The longest label a roll keeps (the column's length); longer words are cut with an ellipsis.
 LABEL_LENGTH: Final = Roll._meta.get_field("label").max_length
@@ -124,7 +126,6 @@ NOT_IN_PLAY = {
 }
 
 
-@transaction.atomic
 def record_roll(
     *,
     campaign_id: int,
@@ -152,9 +153,13 @@ def record_roll(
     Refused (:class:`~campaigns.operations.Refused`) for a non-member (as for a campaign that does not
     exist: :class:`~campaigns.operations.NotFound`), an archived campaign, a character of another campaign,
     and a secret roll by anyone but the GM, unless the GM called for it in secret (``called_secret``: a player
-    answering a secret roll request).
+    answering a secret roll request); nothing is written then.
     ``locked``: the character ``character_id`` as the caller locked it in this transaction
     (``characters.write.lock``), whose campaign and status are then known and not read again.
+
+    On PostgreSQL the roll is made for the head of the log this process last knew (:data:`heads`) and sent in
+    one statement that writes it only if that is still the head (:func:`_appended`); elsewhere, or when the
+    character must be read, the campaign is locked and read, then the roll written (:func:`_recorded`).
     """
     # What the caller gives is checked and made into the row's values before the lock is taken: the campaign's
     # other rolls wait only for what needs its head.
@@ -169,85 +174,221 @@ def record_roll(
         raise TypeError("total is an integer or None")
     # JSON round trips: the row holds plain lists and dicts, as read back.
     spec, dice, outcome = json.loads(json.dumps(spec)), json.loads(json.dumps(dice)), json.loads(json.dumps(outcome))
-
     now = timezone.now()
-    # The campaign's row is locked by moving its last activity (an UPDATE takes the row's lock as SELECT … FOR
-    # UPDATE does, and a refused roll rolls it back); then one read, after the lock, so that it sees every roll
-    # and membership committed before it: the campaign, the roller's role and the last roll's number and hash.
-    campaign = locked_with_head(campaign_id, by, now)
-    role = campaign.roller_role  # type: ignore[attr-defined]
-    if role is None:
-        raise NotFound("There is no such campaign.")  # to an outsider, as every page of it is
-    if campaign.archived_at:
-        raise Conflict(ARCHIVED)
-    if secret and role != Membership.Role.GM and not called_secret:
-        raise NotAllowed("Only the GM can roll in secret.")
-    if kind not in log_kinds(campaign.system):
-        raise ValueError(f"unknown kind of roll: {kind!r}")
-    if character_id is not None:
-        if locked is not None and locked.pk == character_id:  # its row is locked: as it is until we commit
-            status = locked.status if locked.campaign_id == campaign.pk else None
-        else:
-            rows = Character.objects.filter(pk=character_id, campaign=campaign)
-            status = rows.values_list("status", flat=True).first()
-        if status is None:
-            raise NotFound("That character is not in this campaign.")
-        if status != Character.Status.ACTIVE:
-            # Nothing of a draft reaches the table's log (its creation rolls stay on its sheet), and
-            # an archived character has left play.
-            raise Conflict(NOT_IN_PLAY[status])
-    words = _fit(label) or _fit(label_from_spec(kind, spec, campaign.system))
-
-    last_seq, last_hash = campaign.last_seq, campaign.last_hash  # type: ignore[attr-defined]
-    seq, prev_hash = (last_seq + 1, last_hash) if last_seq is not None else (1, GENESIS)
-    if follows is not None and not 1 <= follows < seq:
-        raise ValueError(f"a roll follows an earlier one of its campaign, not #{follows}")
-    roll = Roll(
-        campaign=campaign,
-        by=by,
-        character_id=character_id,
-        kind=kind,
-        system=campaign.system,
-        label=words,
-        spec=spec,
-        dice=dice,
-        total=total,
-        outcome=outcome,
-        chance=ratio,
-        chance_of=chance_of,
-        secret=secret,
-        created_at=now,
-        seq=seq,
-        prev_hash=prev_hash,
-        follows=follows,
-    )
+    fields = {
+        "campaign_id": campaign_id, "by": by, "character_id": character_id, "kind": kind, "spec": spec, "dice": dice,
+        "total": total, "outcome": outcome, "chance": ratio, "chance_of": chance_of, "secret": secret,
+        "created_at": now, "follows": follows,
+    }  # fmt: skip
+    made = functools.partial(_made, fields, label)
+    # Who may make it: a secret roll only the GM, unless the GM called for it in secret.
+    roles = (Membership.Role.GM,) if secret and not called_secret else tuple(Membership.Role)
+    db = router.db_for_write(Roll)
+    if connections[db].vendor == "postgresql":
+        # A reroll is made for the head the database reads: whether it follows an earlier roll depends on it.
+        roll = _appended(db, made, roles, campaign_id=campaign_id, by=by, guess=follows is None,
+                         character_id=character_id, locked=locked)  # fmt: skip
+    else:
+        with transaction.atomic(using=db):
+            roll = _recorded(db, made, roles, campaign_id=campaign_id, by=by, now=now, character_id=character_id,
+                             locked=locked)  # fmt: skip
     if locked is not None and locked.pk == character_id:
         roll.character = locked  # the live feed names it: no need to read it again
-    chain.seal(roll)
-    insert(roll)
-    transaction.on_commit(lambda: roll_recorded.send(sender=Roll, roll=roll))
+    heads.put((db, campaign_id), Head(roll.system, roll.seq, roll.hash))
+    transaction.on_commit(lambda: roll_recorded.send(sender=Roll, roll=roll), using=db)
     return roll
 
 
-def locked_with_head(campaign_id: int, by: AbstractBaseUser, now: datetime) -> Campaign:
-    """The campaign, its row locked by moving its last activity to ``now``, with ``roller_role``, the role of
-    ``by`` in it (None for an outsider), and ``last_seq`` and ``last_hash``, those of its last roll (None for
-    an empty log). The read (:data:`campaign_with_head`) is made once the lock is held, so it sees what was
-    committed while the UPDATE waited (a read in the locking statement would read from before the wait): on
-    PostgreSQL both in one statement, the function ``play_roll_head`` (migration play.0015), whose statements
-    each read as they start; elsewhere the UPDATE, then the read."""
+@dataclass(frozen=True, slots=True)
+class Head:
+    """A campaign's system and the number and hash of the last roll of its log (None and None: an empty log)."""
+
+    system: str
+    seq: int | None
+    hash: str | None
+
+
+#: How many campaigns' heads a process keeps (:data:`heads`).
+HEADS_KEPT: Final = 4096
+
+#: The head of each campaign's log as this process last wrote or read it, by database and campaign: a roll is
+#: made for it and sent once (:func:`_appended`). Another process's roll since, or a transaction rolled back,
+#: leaves it behind: the roll is then made again for the head the database read.
+heads: Final[Kept[Head]] = Kept(HEADS_KEPT)
+
+#: How many times a roll is sent for the head the database last read before it takes the campaign's lock first
+#: (:func:`_appended`): each miss means another roll was written in between.
+APPEND_TRIES: Final = 3
+
+
+def _made(fields: dict[str, Any], label: str, head: Head) -> Roll:
+    """The roll of ``fields``, next after ``head`` in its log, labelled (with ``label`` or its spec's words for
+    the head's system) and signed."""
+    kind, spec, follows = fields["kind"], fields["spec"], fields["follows"]
+    if kind not in log_kinds(head.system):
+        raise ValueError(f"unknown kind of roll: {kind!r}")
+    seq, prev_hash = (head.seq + 1, head.hash) if head.seq is not None else (1, GENESIS)
+    if follows is not None and not 1 <= follows < seq:
+        raise ValueError(f"a roll follows an earlier one of its campaign, not #{follows}")
+    words = _fit(label) or _fit(label_from_spec(kind, spec, head.system))
+    roll = Roll(**fields, system=head.system, label=words, seq=seq, prev_hash=prev_hash)
+    chain.seal(roll)
+    return roll
+
+
+def _head_of(campaign: Campaign) -> Head:
+    return Head(campaign.system, campaign.last_seq, campaign.last_hash)  # type: ignore[attr-defined]
+
+
+def _refuse(campaign: Campaign | None, roles: tuple[str, ...]) -> None:
+    """Raises why the roll may not be made in ``campaign`` (as :func:`locked_with_head` read it; None: there is
+    no such campaign) by a user of the role read, when only ``roles`` may make it."""
+    role = campaign.roller_role if campaign is not None else None  # type: ignore[attr-defined]
+    if campaign is None or role is None:
+        raise NotFound("There is no such campaign.")  # to an outsider, as every page of it is
+    if campaign.archived_at:
+        raise Conflict(ARCHIVED)
+    if role not in roles:
+        raise NotAllowed("Only the GM can roll in secret.")
+
+
+def _character_refusal(character_id: int | None, campaign_id: int, status: str | None) -> Refused | None:
+    """Why character ``character_id`` (None: no character), of ``status`` in the campaign (None: not in it), may
+    not roll there, or None."""
+    if character_id is None:
+        return None
+    if status is None:
+        return NotFound("That character is not in this campaign.")
+    if status != Character.Status.ACTIVE:
+        # Nothing of a draft reaches the table's log (its creation rolls stay on its sheet), and
+        # an archived character has left play.
+        return Conflict(NOT_IN_PLAY[status])
+    return None
+
+
+def _status_of(locked: Character, campaign_id: int) -> str | None:
+    """The status of the character the caller locked in the campaign (None: it is not in it): as it is until the
+    caller's transaction ends."""
+    return locked.status if locked.campaign_id == campaign_id else None
+
+
+def _appended(
+    db: str, made: Callable[[Head], Roll], roles: tuple[str, ...], *, campaign_id: int, by: AbstractBaseUser,
+    guess: bool, character_id: int | None, locked: Character | None,
+) -> Roll:  # fmt: skip
+    """On PostgreSQL, the roll written in one statement (:func:`append`) when this process knows the head of its log
+    (:data:`heads`; only if ``guess``), in two when it learns it from the first; in the caller's transaction, if
+    any (a move's, whose first statement then holds the lock for the second), or each in one of its own. When
+    other rolls keep coming first, the campaign is locked and read in a transaction, and the roll written under
+    the lock. Its character's status is read by the same statement, unless the caller locked it (``locked``)."""
+    known = locked is not None and locked.pk == character_id
+    refusal = _character_refusal(character_id, campaign_id, _status_of(locked, campaign_id)) if known else None
+    read = None if known else character_id
+
+    def sent(head: Head | None) -> tuple[Campaign, Roll | None]:
+        """The roll made for ``head`` (None: the head is not known, nothing is sent but the read) and sent: the
+        campaign as read, and the roll if it was written; refused, nothing written, when it may not be made."""
+        roll = made(head) if head is not None and refusal is None else None
+        campaign, status, roll_id = append(db, campaign_id, by, roles, head, roll, character_id=read)
+        if roll is not None and roll_id is not None:
+            inserted(roll, roll_id)
+            roll.campaign = campaign
+            return campaign, roll
+        _refuse(campaign, roles)
+        assert campaign is not None
+        why = refusal if known else _character_refusal(character_id, campaign_id, status)
+        if why is not None:
+            raise why
+        return campaign, None
+
+    head = heads.peek((db, campaign_id)) if guess else None
+    for _ in range(APPEND_TRIES):
+        campaign, roll = sent(head)
+        if roll is not None:
+            return roll
+        head = _head_of(campaign)
+    with transaction.atomic(using=db):
+        campaign, _ = sent(None)  # the campaign locked until the roll is written
+        campaign, roll = sent(_head_of(campaign))
+    if roll is None:  # the lock was held: nothing can have come first
+        raise RuntimeError(f"the roll was not written under the lock of campaign {campaign_id}")
+    return roll
+
+
+def _recorded(
+    db: str, made: Callable[[Head], Roll], roles: tuple[str, ...], *, campaign_id: int, by: AbstractBaseUser,
+    now: datetime, character_id: int | None, locked: Character | None,
+) -> Roll:  # fmt: skip
+    """Elsewhere than on PostgreSQL, the roll in the caller's transaction: the campaign locked and read
+    (:func:`locked_with_head`), the roll refused or made for the head read, its character (unless the caller
+    locked it: ``locked``) read under the lock, then written; the campaign's last activity moved to ``now``, the
+    roll's moment."""
+    campaign = locked_with_head(db, campaign_id, by, now)
+    _refuse(campaign, roles)
+    assert campaign is not None
+    if character_id is not None:
+        if locked is not None and locked.pk == character_id:  # its row is locked: as it is until we commit
+            status = _status_of(locked, campaign_id)
+        else:
+            rows = Character.objects.using(db).filter(pk=character_id, campaign=campaign)
+            status = rows.values_list("status", flat=True).first()
+        refusal = _character_refusal(character_id, campaign_id, status)
+        if refusal is not None:
+            raise refusal
+    roll = made(_head_of(campaign))
+    insert(roll)
+    roll.campaign = campaign
+    return roll
+
+
+def locked_with_head(db: str, campaign_id: int, by: AbstractBaseUser, now: datetime) -> Campaign | None:
+    """The campaign, its row locked for the caller's transaction, with ``roller_role``, the role of ``by`` in it
+    (None for an outsider), and ``last_seq`` and ``last_hash``, those of its last roll (None for an empty log);
+    None when there is no such campaign. The read (:data:`campaign_with_head`) is made once the lock is held, so
+    it sees what was committed while the lock was waited for: on PostgreSQL by the function
+    ``play_roll_append`` (:func:`append`), whose statements each read as they start, which moves nothing until it
+    writes a roll; elsewhere the lock is taken by moving the campaign's last activity to ``now`` (an UPDATE),
+    then the campaign read."""
+    if connections[db].vendor == "postgresql":
+        return append(db, campaign_id, by, (), None, None)[0]
     ids = {"campaign": campaign_id, "user": by.pk}
     compiled = campaign_with_head.compiled(ids)
-    connection = connections[compiled.db]
-    if connection.vendor == "postgresql":
-        with connection.cursor() as cursor:
-            cursor.execute(_head_call(compiled), [campaign_id, by.pk, now])
-            rows = cursor.fetchall()
-    else:
-        rows = compiled.fetch(ids) if moved(campaign_id, now) else []
+    rows = compiled.fetch(ids) if moved(campaign_id, now) else []
+    return Fetched(compiled, rows).instance(0) if rows else None
+
+
+def append(
+    db: str, campaign_id: int, by: AbstractBaseUser, roles: tuple[str, ...], head: Head | None, roll: Roll | None,
+    *, character_id: int | None = None,
+) -> tuple[Campaign | None, str | None, int | None]:  # fmt: skip
+    """One call of ``play_roll_append`` (migration play.0016) on PostgreSQL: the campaign locked and read as
+    :data:`campaign_with_head` reads it (None: there is no such campaign), the status of character
+    ``character_id`` in it (None: it is not in it, or none was asked for), and ``roll``, made for ``head``, written
+    if that is still the head, ``by`` may make it (``roles``, the campaign not archived) and the character is in
+    play: the new row's id (None: nothing was written), its campaign's last activity moved to when it was made."""
+    ids = {"campaign": campaign_id, "user": by.pk}
+    compiled = campaign_with_head.compiled(ids)
+    row = None
+    if roll is not None and head is not None:
+        row = json.dumps({field.attname: _json_value(getattr(roll, field.attname)) for field in ROW_FIELDS})
+    made_at = roll.created_at if roll is not None else None
+    expected = [head.system, head.seq, head.hash] if head is not None else [None, None, None]
+    parameters = [campaign_id, by.pk, made_at, [str(r) for r in roles], character_id, str(Character.Status.ACTIVE)]
+    with connections[db].cursor() as cursor:
+        cursor.execute(_append_call(compiled), [*parameters, *expected, row])
+        rows = cursor.fetchall()
     if not rows:
-        raise NotFound("There is no such campaign.")
-    return Fetched(compiled, rows).instance(0)
+        return None, None, None
+    *read, status, roll_id = rows[0]
+    return Fetched(compiled, [tuple(read)]).instance(0), status, roll_id
+
+
+#: The roll's fields the function writes from the row it is sent (the others it sets itself).
+ROW_FIELDS: Final = tuple(field for field in Roll._meta.concrete_fields if not field.primary_key)
+
+
+def _json_value(value: Any) -> Any:
+    return value.isoformat() if isinstance(value, datetime) else value
 
 
 def _with_head(campaign: int, user: int) -> QuerySet[Campaign]:
@@ -266,10 +407,11 @@ campaign_with_head = Prepared(Campaign, _with_head)
 
 
 @functools.cache
-def _head_call(compiled: Compiled) -> str:
-    """The call of ``play_roll_head`` that reads the columns of ``compiled`` (:data:`campaign_with_head` on a
-    PostgreSQL database) in their places: the campaign's from the row the function returns, each annotation
-    from the column of its name; its rows are then made into the campaign as the query's would be."""
+def _append_call(compiled: Compiled) -> str:
+    """The call of ``play_roll_append`` that reads the columns of ``compiled`` (:data:`campaign_with_head` on a
+    PostgreSQL database) in their places, then the new roll's id: the campaign's from the row the function
+    returns, each annotation from the column of its name; its rows are then made into the campaign as the
+    query's would be."""
     quote = connections[compiled.db].ops.quote_name
     named = {position: name for name, position in compiled.compiler.annotation_col_map.items()}
     columns = []
@@ -279,7 +421,10 @@ def _head_call(compiled: Compiled) -> str:
         else:
             columns.append(f"(h.campaign).{quote(expression.target.column)}")
     # Names from the model's meta and the query's annotations, quoted; the values are parameters.
-    return f"SELECT {', '.join(columns)} FROM play_roll_head(%s::bigint, %s::integer, %s::timestamptz) h"  # noqa: S608
+    return (
+        f"SELECT {', '.join(columns)}, h.character_status, h.roll_id FROM play_roll_append(%s::bigint, %s::integer, "  # noqa: S608
+        "%s::timestamptz, %s::varchar[], %s::bigint, %s::varchar, %s::varchar, %s::integer, %s::varchar, %s::jsonb) h"
+    )
 
 
 @transaction.atomic

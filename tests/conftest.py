@@ -250,16 +250,17 @@ def fresh_cache() -> None:
 
 @pytest.fixture(autouse=True)
 def fresh_sheet_regions() -> None:
-    """Each test starts with no sheet page, nor its region, nor view of a table, kept from another's
-    (characters.views.pages, characters.sheets.regions, play.table_rows.VIEWS): ids
-    are reused once a test's transaction rolls back, and a test counts the queries of a region drawn afresh
-    unless it shows the sheet twice."""
+    """Each test starts with no sheet page, nor its region, nor view of a table, nor head of a roll log, kept
+    from another's (characters.views.pages, characters.sheets.regions, play.table_rows.VIEWS, play.rolls.heads):
+    ids are reused once a test's transaction rolls back, and a test counts the queries of a region drawn afresh
+    unless it shows the sheet twice, and those of a roll into a log whose head it wrote or read before."""
     from characters import sheets, views
-    from play import table_rows
+    from play import rolls, table_rows
 
     views.pages.clear()
     sheets.regions.clear()
     table_rows.VIEWS.clear()
+    rolls.heads.clear()
 
 
 @pytest.fixture

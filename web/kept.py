@@ -43,6 +43,22 @@ class Kept(Generic[V]):
                 self._values.popitem(last=False)
         return made
 
+    def peek(self, key: Hashable) -> V | None:
+        """The value kept for ``key``, or None (nothing is made)."""
+        with self._lock:
+            kept = self._values.get(key)
+            if kept is not None:
+                self._values.move_to_end(key)
+            return kept
+
+    def put(self, key: Hashable, value: V) -> None:
+        """``value`` kept for ``key``, in the place of the one kept before, if any."""
+        with self._lock:
+            self._values[key] = value
+            self._values.move_to_end(key)
+            while len(self._values) > self.limit:
+                self._values.popitem(last=False)
+
     def forget(self, key: Hashable) -> None:
         """No value kept for ``key`` any more."""
         with self._lock:

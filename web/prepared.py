@@ -308,7 +308,8 @@ def _insert_of(obj: models.Model) -> tuple[str, list[Any]] | None:
     return sql, [field.get_db_prep_save(field.pre_save(obj, True), connection=connection) for field in targets]
 
 
-def _inserted(obj: models.Model, pk: Any) -> None:
+def inserted(obj: models.Model, pk: Any) -> None:
+    """``obj`` made the row the database wrote with primary key ``pk``, as Django's save leaves it."""
     setattr(obj, type(obj)._meta.pk.attname, pk)
     obj._state.adding = False
     obj._state.db = router.db_for_write(type(obj), instance=obj)
@@ -343,7 +344,7 @@ def insert(obj: models.Model) -> None:
         return
     with connections[router.db_for_write(type(obj), instance=obj)].cursor() as cursor:
         cursor.execute(*made)
-        _inserted(obj, cursor.fetchone()[0])
+        inserted(obj, cursor.fetchone()[0])
 
 
 def write_together(saved: models.Model, fields: list[str], new: models.Model, *also: tuple[str, list[Any]]) -> None:
@@ -380,4 +381,4 @@ def write_together(saved: models.Model, fields: list[str], new: models.Model, *a
     if changed == 0:
         raise DatabaseError("Save with update_fields did not affect any rows.")
     saved._state.db = db
-    _inserted(new, pk)
+    inserted(new, pk)

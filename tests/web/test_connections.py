@@ -88,6 +88,32 @@ def test_requests_reuse_the_pools_connections() -> None:
 
 @pytest.mark.postgres
 @pytest.mark.django_db(transaction=True)
+def test_a_connection_taken_from_the_pool_works_out_no_parameters(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Django works out a connection's parameters for every connection it takes; under a pool they are the
+    pool's, worked out once when it was made: the requests after it take theirs without them."""
+    from django.db.backends.postgresql import base as django_backend
+
+    worked_out: list[str] = []
+    made = django_backend.DatabaseWrapper.get_connection_params
+
+    def noted(self: Any) -> dict[str, Any]:
+        worked_out.append(self.alias)
+        return made(self)
+
+    monkeypatch.setattr(django_backend.DatabaseWrapper, "get_connection_params", noted)
+    assert serve("/healthz") == 200  # the pool made (the fixture closed it): its parameters worked out
+    assert worked_out == ["default"]
+    for _ in range(3):
+        assert serve("/healthz") == 200
+    assert worked_out == ["default"]
+    connection.close()
+    connection.close_pool()  # a pool made again works them out again
+    assert serve("/healthz") == 200
+    assert worked_out == ["default", "default"]
+
+
+@pytest.mark.postgres
+@pytest.mark.django_db(transaction=True)
 def test_a_connection_the_server_dropped_is_replaced() -> None:
     assert serve("/healthz") == 200
     connection.pool.wait()

@@ -15,6 +15,9 @@ read while it sits idle in the pool: the server's last words (a restart or ``pg_
 error, then closes) or the end of the socket. psycopg's own check (an empty query) was a round trip to the
 server on every request, the lightest page's only query but its own.
 
+Django works out a connection's parameters each time it takes one from the pool (every request), then leaves
+them unread: :meth:`DatabaseWrapper.get_connection_params` works them out only to make the pool.
+
 Timestamps are read by psycopg's compiled loader where it has one (:func:`timestamp_loader`): Django registers
 its own, made on psycopg's loader in Python, some three times slower, and a page reads a few dozen (when each
 row was made, changed, a user last logged in).
@@ -103,6 +106,11 @@ class DatabaseWrapper(base.DatabaseWrapper):
     timestamps are read by :func:`timestamp_loader`'s loader."""
 
     def get_connection_params(self) -> dict[str, Any]:
+        """Django's, with :func:`timestamp_loader`'s loader; nothing once this connection's pool is made: a
+        connection is then taken from the pool, which was made with them, and Django, which works them out again
+        for every connection it takes (each request's), would throw them away unread."""
+        if self.settings_dict["OPTIONS"].get("pool") and self.alias in self._connection_pools:
+            return {}
         params: dict[str, Any] = super().get_connection_params()
         adapters = AdaptersMap(params["context"])  # Django's, which it keeps for every connection
         adapters.register_loader(TIMESTAMPTZ, timestamp_loader(self.timezone))
