@@ -31,16 +31,11 @@ class Kept(Generic[V]):
         threads may make the same value at once: both are the same, and the last one made is kept."""
         if key is None:
             return make()
-        with self._lock:
-            kept = self._values.get(key)
-            if kept is not None:
-                self._values.move_to_end(key)
-                return kept
+        kept = self.peek(key)
+        if kept is not None:
+            return kept
         made = make()
-        with self._lock:
-            self._values[key] = made
-            while len(self._values) > self.limit:
-                self._values.popitem(last=False)
+        self.put(key, made)
         return made
 
     def peek(self, key: Hashable) -> V | None:

@@ -340,6 +340,13 @@ def test_the_kept_fragments_are_bounded() -> None:
     assert few.get("a", lambda: SafeString("drawn again")) == "drawn again"  # the oldest was dropped
     assert few.get(None, lambda: SafeString("never kept")) == "never kept"
     assert len(few) == 2
+    # Read without making, and put in the place of what was kept: the most recently used kept, the oldest dropped.
+    assert few.peek("zzz") is None
+    assert few.peek("c") == "c"
+    few.put("c", SafeString("put"))
+    few.put("d", SafeString("d"))
+    assert len(few) == 2
+    assert (few.peek("a"), few.peek("c"), few.peek("d")) == (None, "put", "d")
 
 
 def sections_of(page: str) -> list[str]:
