@@ -158,8 +158,9 @@ def record_roll(
     (``characters.write.lock``), whose campaign and status are then known and not read again.
 
     On PostgreSQL the roll is made for the head of the log this process last knew (:data:`heads`) and sent in
-    one statement that writes it only if that is still the head (:func:`_appended`); elsewhere, or when the
-    character must be read, the campaign is locked and read, then the roll written (:func:`_recorded`).
+    one statement that writes it only if that is still the head, reading the character's status under the same
+    lock when the caller did not lock it (:func:`_appended`); elsewhere the campaign is locked and read, then
+    the roll written, in a transaction (:func:`_recorded`).
     """
     # What the caller gives is checked and made into the row's values before the lock is taken: the campaign's
     # other rolls wait only for what needs its head.
