@@ -237,7 +237,8 @@ def _made(fields: dict[str, Any], label: str, head: Head) -> Roll:
     return roll
 
 
-def _head_of(campaign: Campaign) -> Head:
+def head_of(campaign: Campaign) -> Head:
+    """The head of the log of ``campaign`` as :func:`locked_with_head` read it."""
     return Head(campaign.system, campaign.last_seq, campaign.last_hash)  # type: ignore[attr-defined]
 
 
@@ -307,10 +308,10 @@ def _appended(
         campaign, roll = sent(head)
         if roll is not None:
             return roll
-        head = _head_of(campaign)
+        head = head_of(campaign)
     with transaction.atomic(using=db):
         campaign, _ = sent(None)  # the campaign locked until the roll is written
-        campaign, roll = sent(_head_of(campaign))
+        campaign, roll = sent(head_of(campaign))
     if roll is None:  # the lock was held: nothing can have come first
         raise RuntimeError(f"the roll was not written under the lock of campaign {campaign_id}")
     return roll
@@ -336,7 +337,7 @@ def _recorded(
         refusal = _character_refusal(character_id, campaign_id, status)
         if refusal is not None:
             raise refusal
-    roll = made(_head_of(campaign))
+    roll = made(head_of(campaign))
     insert(roll)
     roll.campaign = campaign
     return roll

@@ -126,7 +126,7 @@ def test_a_busy_log_is_locked_first(campaign, gm, monkeypatch) -> None:
     first), the campaign is locked and read, and the roll written under the lock."""
     record(campaign, gm, total=1)
     rolls.heads.clear()
-    real, missed = rolls._head_of, []
+    real, missed = rolls.head_of, []
 
     def behind(campaign: Campaign) -> rolls.Head:
         if len(missed) < rolls.APPEND_TRIES:
@@ -134,7 +134,7 @@ def test_a_busy_log_is_locked_first(campaign, gm, monkeypatch) -> None:
             return rolls.Head(campaign.system, None, None)  # an empty log: not its head
         return real(campaign)
 
-    monkeypatch.setattr(rolls, "_head_of", behind)
+    monkeypatch.setattr(rolls, "head_of", behind)
     with CaptureQueriesContext(connection) as captured:
         second = record(campaign, gm, total=2)
     assert len(missed) == rolls.APPEND_TRIES
