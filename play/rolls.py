@@ -238,12 +238,12 @@ def _made(fields: dict[str, Any], label: str, head: Head) -> Roll:
 
 
 def head_of(campaign: Campaign) -> Head:
-    """The head of the log of ``campaign`` as :func:`locked_with_head` read it."""
+    """The head of the log of ``campaign`` as :func:`append` or :func:`locked_with_head` read it."""
     return Head(campaign.system, campaign.last_seq, campaign.last_hash)  # type: ignore[attr-defined]
 
 
 def _refuse(campaign: Campaign | None, roles: tuple[str, ...]) -> None:
-    """Raises why the roll may not be made in ``campaign`` (as :func:`locked_with_head` read it; None: there is
+    """Raises why the roll may not be made in ``campaign`` (as :func:`append` read it; None: there is
     no such campaign) by a user of the role read, when only ``roles`` may make it."""
     role = campaign.roller_role if campaign is not None else None  # type: ignore[attr-defined]
     if campaign is None or role is None:
@@ -344,15 +344,12 @@ def _recorded(
 
 
 def locked_with_head(db: str, campaign_id: int, by: AbstractBaseUser, now: datetime) -> Campaign | None:
-    """The campaign, its row locked for the caller's transaction, with ``roller_role``, the role of ``by`` in it
-    (None for an outsider), and ``last_seq`` and ``last_hash``, those of its last roll (None for an empty log);
-    None when there is no such campaign. The read (:data:`campaign_with_head`) is made once the lock is held, so
-    it sees what was committed while the lock was waited for: on PostgreSQL by the function
-    ``play_roll_append`` (:func:`append`), whose statements each read as they start, which moves nothing until it
-    writes a roll; elsewhere the lock is taken by moving the campaign's last activity to ``now`` (an UPDATE),
-    then the campaign read."""
-    if connections[db].vendor == "postgresql":
-        return append(db, campaign_id, by, (), None, None)[0]
+    """Elsewhere than on PostgreSQL (whose function ``play_roll_append`` locks and reads in one statement:
+    :func:`append`), the campaign, its row locked for the caller's transaction by moving its last activity to
+    ``now`` (an UPDATE), then read (:data:`campaign_with_head`), so that the read sees what was committed while
+    the lock was waited for: with ``roller_role``, the role of ``by`` in it (None for an outsider), and
+    ``last_seq`` and ``last_hash``, those of its last roll (None for an empty log); None when there is no such
+    campaign."""
     ids = {"campaign": campaign_id, "user": by.pk}
     compiled = campaign_with_head.compiled(ids)
     rows = compiled.fetch(ids) if moved(campaign_id, now) else []

@@ -64,7 +64,8 @@ def test_the_function_reads_what_the_query_reads(request, campaign, gm, who, log
     user = request.getfixturevalue(who)
     before = Campaign.objects.get(pk=campaign.pk).last_activity_at
     with transaction.atomic():
-        locked = rolls.locked_with_head("default", campaign.pk, user, timezone.now())
+        locked, _, written = rolls.append("default", campaign.pk, user, (), None, None)  # the read alone
+        assert written is None
         (read,) = rolls.campaign_with_head(campaign=campaign.pk, user=user.pk)
     assert locked is not None
     assert seen(locked) == seen(read)
