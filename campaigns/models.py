@@ -76,16 +76,25 @@ class Campaign(models.Model):
         """The options with their defaults filled in, as the rules system reads them: validated once
         for the options the campaign holds (a page reads them for every row it draws), again when
         they are replaced. Treat the result as read-only."""
+        return self._settings_read()[1]
+
+    @property
+    def settings_key(self) -> tuple[str, str]:
+        """What :attr:`settings` are worked out from, as text: the system and the options the campaign holds
+        (the same key, the same settings). A key for what is kept per campaign's options."""
+        return self._settings_read()[0]
+
+    def _settings_read(self) -> tuple[tuple[str, str], dict[str, Any]]:
         cached = self.__dict__.get("_settings")
         if cached is not None and cached[0] is self.options and cached[1] == self.system:
-            return cached[2]
+            return cached[2], cached[3]
         # Kept by what they are read from, across requests: each read of a campaign (the access check, the
         # lock of a write, the announcement after it) would otherwise validate the same options again. Kept as
         # JSON text (they are JSON: the system's model dumps them so), each read gets a dict of its own.
         key = (self.system, json.dumps(self.options, separators=(",", ":")))
         settings = json.loads(SETTINGS.get(key, lambda: json.dumps(self.rules.validate_options(self.options))))
-        self.__dict__["_settings"] = (self.options, self.system, settings)
-        return settings
+        self.__dict__["_settings"] = (self.options, self.system, key, settings)
+        return key, settings
 
 
 def moved(campaign_id: int, when: datetime) -> bool:

@@ -105,7 +105,7 @@ def campaign_detail(request: HttpRequest, pk: int) -> HttpResponse:
         page, next_key = page_by_name(rows, keys[name], LIST_PAGE_SIZE)
         return {"rows": [row(c) for c in page], **_list_urls(request, name, next_key)}
 
-    options_digest = kept.digest(options)
+    options_digest = kept.options_digest(campaign)
     party, more = page_by_name(characters.filter(status=Character.Status.ACTIVE).with_balances(), None, PARTY_PREVIEW)
     dashboard = reverse("play:dashboard", args=[campaign.pk])
     hidden = {"rows": [], "next_url": None, "first_url": None}  # the players' drafts and the archived: the GM's

@@ -107,7 +107,7 @@ class PartyCard:
         self.character = character
         self.options = options
         #: The campaign's options as a card's key holds them: worked out once for a page of cards.
-        self.options_digest = kept.digest(options) if options_digest is None else options_digest
+        self.options_digest = kept.options_digest(character.campaign) if options_digest is None else options_digest
         #: How the page is shown (``kept.how_shown``), as a card's key holds it: asked once for a page of
         #: cards, or by the key itself.
         self.how_shown = how_shown
@@ -257,7 +257,7 @@ def party_page(
     in the same query (``fetched``: its rows, read already by :func:`dashboard_reads`). On the first page no
     character is made whose card is kept (:meth:`PartyCard.read`)."""
     options = campaign.settings
-    options_digest, how_shown = kept.digest(options), kept.how_shown()
+    options_digest, how_shown = kept.options_digest(campaign), kept.how_shown()
     if after is None:
         if fetched is None:
             prepared, ids = first_of_party_read(campaign.pk, first)

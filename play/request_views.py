@@ -12,7 +12,6 @@ work without JavaScript; htmx swaps them in place, and the live socket tells eve
 
 from __future__ import annotations
 
-import json
 import secrets
 from collections.abc import Iterator, Sequence
 from fractions import Fraction
@@ -106,8 +105,7 @@ def made_from(
 ) -> tuple[Any, ...]:
     """What the fields of an unsent call form are drawn from (:attr:`CallForm.made_from`)."""
     return (
-        campaign.system,
-        json.dumps(campaign.settings, sort_keys=True, default=str),
+        campaign.settings_key,
         tuple((c.pk, c.name) for c in characters),
         repr(sorted((initial or {}).items())),
     )

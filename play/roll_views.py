@@ -11,9 +11,11 @@ from __future__ import annotations
 import secrets
 from typing import Any, Final
 
+from django.conf import settings
 from django.contrib import messages
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
+from django.template.loader import render_to_string
 from django.urls import reverse
 from django.utils.http import urlencode
 from django.views.decorators.http import require_POST, require_safe
@@ -25,9 +27,10 @@ from campaigns.operations import Refused
 from campaigns.presenters import refusals
 from characters import access as character_access
 from characters.models import Character
-from play import chain, rolls
+from play import chain, roll_rows, rolls
 from play.models import Roll
 from play.presenters import roll_summary
+from play.templatetags import kept
 from web import limits
 from web.fields import name_start, whole_key
 
@@ -251,6 +254,29 @@ def _summary(roll: Roll) -> str:
     return f"You rolled {roll.label}{secret}: {roll.total} ({dice})."
 
 
+#: The dice box's answer: the roll's row of the log, or why nothing was rolled.
+ANSWER_TEMPLATE: Final = "play/_roll_free_result.html"
+
+
+def _answer(request: HttpRequest, context: dict[str, Any]) -> HttpResponse:
+    """The dice box's answer to the roll of ``context["entry"]``, as :data:`ANSWER_TEMPLATE` draws it: the row
+    the live feed drew of the roll a moment ago (``kept.rows``), in its list, with no template run (the
+    template's interpreter cost as much as the row). A row with the Reveal button, whose form carries the page's
+    CSRF token, is the template's to draw; under ``settings.KEPT_CHECKED`` the template draws every answer too,
+    and must draw the same bytes."""
+    entry = context["entry"]
+    if not roll_rows.drawable(entry):
+        return render(request, ANSWER_TEMPLATE, context)
+    drawn = f'<ol class="roll-log">{kept.rows.get(kept.row_key(entry), lambda: roll_rows.row(entry))}</ol>\n'
+    if settings.KEPT_CHECKED:
+        expected = render_to_string(ANSWER_TEMPLATE, context, request)
+        if drawn != expected:
+            raise AssertionError(
+                f"the dice box's answer was drawn otherwise than {ANSWER_TEMPLATE}:\n{drawn!r}\n{expected!r}"
+            )
+    return HttpResponse(drawn)
+
+
 @require_POST
 @limits.limited(limits.ROLLS, limits.DICE_BOX)
 @refusals
@@ -282,6 +308,6 @@ def free_roll(request: HttpRequest, pk: int) -> HttpResponse:
     if request.htmx:
         gm = campaign.roller_role == Membership.Role.GM  # type: ignore[attr-defined]
         context = {"campaign": campaign, "is_gm": gm, "entry": roll_entry(roll, gm=True), **typed}
-        return render(request, "play/_roll_free_result.html", context)
+        return _answer(request, context)
     messages.success(request, _summary(roll))
     return redirect(reverse("campaigns:detail", args=[campaign.pk]) + "#dice-box")

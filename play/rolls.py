@@ -76,19 +76,22 @@ roll_recorded = django.dispatch.Signal()
 roll_revealed = django.dispatch.Signal()
 
 
-def _check_json(value: Any, where: str) -> None:
-    if value is None or isinstance(value, (bool, int, str)):
-        return
+def _plain(value: Any, where: str) -> Any:
+    """``value`` as the row holds it and reads it back (plain lists and dicts, in a copy of its own), walked once;
+    :class:`TypeError` for anything but integers, strings, booleans and None in lists and string-keyed objects."""
+    if value is None or type(value) in (bool, int, str):
+        return value
+    if isinstance(value, (bool, int, str)):  # a subclass (an enum's member): its plain value, as JSON keeps it
+        return bool(value) if isinstance(value, bool) else int(value) if isinstance(value, int) else str.__str__(value)
     if isinstance(value, Mapping):
+        plain = {}
         for key, item in value.items():
             if not isinstance(key, str):
                 raise TypeError(f"{where}: object keys must be strings, not {key!r}")
-            _check_json(item, where)
-        return
+            plain[key] = _plain(item, where)
+        return plain
     if isinstance(value, (list, tuple)):
-        for item in value:
-            _check_json(item, where)
-        return
+        return [_plain(item, where) for item in value]
     raise TypeError(f"{where}: {type(value).__name__} is not allowed in a roll (integers, strings, booleans only)")
 
 
@@ -169,12 +172,9 @@ def record_roll(
         raise ValueError("say what the chance is the chance of")
     if rounded:
         chance_of = chance_of[: CHANCE_OF_LENGTH - len(ROUNDED)] + ROUNDED
-    for name, value in (("spec", spec), ("dice", dice), ("outcome", outcome)):
-        _check_json(value, name)
+    spec, dice, outcome = _plain(spec, "spec"), _plain(dice, "dice"), _plain(outcome, "outcome")
     if total is not None and (isinstance(total, bool) or not isinstance(total, int)):
         raise TypeError("total is an integer or None")
-    # JSON round trips: the row holds plain lists and dicts, as read back.
-    spec, dice, outcome = json.loads(json.dumps(spec)), json.loads(json.dumps(dice)), json.loads(json.dumps(outcome))
     now = timezone.now()
     fields = {
         "campaign_id": campaign_id, "by": by, "character_id": character_id, "kind": kind, "spec": spec, "dice": dice,

@@ -8,7 +8,6 @@ open page the table changed (each fetches its own view: nothing hidden travels i
 from __future__ import annotations
 
 import enum
-import json
 from collections.abc import Iterable, Mapping
 from typing import Any, Final, NamedTuple
 
@@ -156,8 +155,7 @@ def seen(
         return None
     if known is not None:
         who = _viewer(user, role, known.in_play)
-        key = (campaign.pk, campaign.created_at, known.version, who,
-               json.dumps(campaign.settings, sort_keys=True, default=str))  # fmt: skip
+        key = (campaign.pk, campaign.created_at, known.version, who, campaign.settings_key)
         return VIEWS.get(key, lambda: _view_read(campaign, who))
     # The viewer's characters and the table's row, in one trip to the database.
     characters, rows = fetch_together(

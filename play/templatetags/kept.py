@@ -34,6 +34,7 @@ from django.template.loader import get_template
 from django.utils import timezone, translation
 from django.utils.safestring import SafeString
 
+from campaigns.models import Campaign
 from play import party_cards, roll_rows
 from web.kept import Kept
 from web.templatetags.kept_blocks import key_of
@@ -108,9 +109,16 @@ def call_fields(context: template.Context, form: forms.Form) -> SafeString:
 
 
 def digest(document: Any) -> bytes:
-    """A short digest of a JSON document's content (a sheet, a campaign's options) to key a fragment by:
-    the same content in the same order gives the same digest; another order only draws the fragment again."""
+    """A short digest of a JSON document's content (a sheet) to key a fragment by: the same content in the same
+    order gives the same digest; another order only draws the fragment again."""
     return text_digest(json.dumps(document, separators=(",", ":"), default=str))
+
+
+def options_digest(campaign: Campaign) -> bytes:
+    """A short digest of the campaign's options as its system reads them (``Campaign.settings``), to key a fragment
+    by: worked out from what they are read from (``Campaign.settings_key``), with no dump of them. The same options
+    held, the same digest; the same options held in another order only draw the fragment again."""
+    return text_digest("\n".join(campaign.settings_key))
 
 
 def text_digest(text: str) -> bytes:

@@ -43,6 +43,10 @@ KEYS: tuple[str, ...] = ("lucky13", "d6", "d13")
 #: Systems registered at run time (a test's own system), by key.
 _EXTRA: dict[str, RulesSystem] = {}
 
+#: The shipped systems loaded so far, by key: a page asks for its campaign's a dozen times, and looking the
+#: module up again each time cost more than the rest of the lookup.
+_LOADED: dict[str, RulesSystem] = {}
+
 #: The roll kinds of the shipped systems loaded so far, by key: a batch of chance specs asks for them once
 #: a spec, and looking a module up again each time is a measurable part of a spec's cost.
 _ROLL_KINDS: dict[str, Mapping[str, RollKind[Any, Any, Any]]] = {}
@@ -66,11 +70,14 @@ def registered_keys() -> tuple[str, ...]:
 
 def get(key: object) -> RulesSystem:
     """The system ``key``; :class:`UnknownSystem` if there is none."""
-    if isinstance(key, str) and key in _EXTRA:
-        return _EXTRA[key]
+    if isinstance(key, str):
+        known = _LOADED.get(key) or _EXTRA.get(key)
+        if known is not None:
+            return known
     if not isinstance(key, str) or key not in KEYS:
         raise UnknownSystem(key)
-    return cast("RulesSystem", import_module(f"rules.systems.{key}").SYSTEM)
+    system = _LOADED[key] = cast("RulesSystem", import_module(f"rules.systems.{key}").SYSTEM)
+    return system
 
 
 def roll_kinds(key: object) -> Mapping[str, RollKind[Any, Any, Any]]:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 from django.db import IntegrityError, connection, transaction
 
@@ -84,3 +86,17 @@ def test_the_settings_are_validated_once_for_the_options_held(campaign, monkeypa
     campaign.options = {**campaign.options, "explosion": "gritty"}
     assert campaign.settings["explosion"] == "gritty"
     assert len(calls) == 2
+
+
+def test_the_settings_key_is_what_the_settings_are_worked_out_from(campaign) -> None:
+    """Kept fragments are keyed by the options held (``settings_key``) in place of the settings themselves: the
+    same options, the same key and settings; other options or another system, another key."""
+    key = campaign.settings_key
+    assert key == (campaign.system, json.dumps(campaign.options, separators=(",", ":")))
+    again = Campaign.objects.get(pk=campaign.pk)
+    assert (again.settings_key, again.settings) == (key, campaign.settings)
+    campaign.options = {**campaign.options, "explosion": "gritty"}
+    assert campaign.settings_key != key
+    assert campaign.settings["explosion"] == "gritty"
+    campaign.system, campaign.options = "d6", {}
+    assert campaign.settings_key == ("d6", "{}")

@@ -425,9 +425,12 @@ def test_a_card_read_from_its_row_is_keyed_as_one_of_the_whole_character_and_mak
         make_character(campaign, player, name, ap_balance=points)
     cards, next_key, offered = live.party_page(campaign, first=requests.MAX_ASKED)
     options = campaign.settings
-    whole = [live.party_row(c, options, kept.digest(options), kept.how_shown())
+    whole = [live.party_row(c, options, kept.options_digest(campaign), kept.how_shown())
              for c in live.party_characters(campaign.pk).order_by("name", "pk")]  # fmt: skip
     assert [card.card_values for card in cards] == [row.card_values for row in whole]
+    # The card a change announces (no digest given: its campaign's) holds the page's digest of the options.
+    announced = [live.party_row(row.character, options) for row in whole]
+    assert {row.options_digest for row in announced} == {card.options_digest for card in cards}
     assert all("character" not in card.__dict__ for card in cards)
     assert next_key is None
     assert offered == [(row.character.pk, row.character.name) for row in whole]

@@ -7,7 +7,9 @@ import hmac
 import json
 import threading
 from datetime import UTC, datetime
+from enum import IntEnum, StrEnum
 from fractions import Fraction
+from types import MappingProxyType
 
 import pytest
 from django.conf import settings
@@ -77,6 +79,43 @@ def test_floats_are_refused_so_the_hash_is_the_same_everywhere(campaign, player)
     with pytest.raises(TypeError):
         record(campaign, player, outcome={"p": 0.5})
     assert not Roll.objects.exists()
+
+
+@pytest.mark.parametrize(
+    ("field", "value", "message"),
+    [
+        ("spec", {1: "a"}, "spec: object keys must be strings, not 1"),
+        ("dice", [{"faces": [1, None, (2.5,)]}], "dice: float is not allowed in a roll"),
+        ("outcome", {"when": datetime(2026, 1, 1, tzinfo=UTC)}, "outcome: datetime is not allowed in a roll"),
+    ],
+)
+def test_what_is_not_plain_json_is_refused_wherever_it_is(campaign, player, field, value, message) -> None:
+    with pytest.raises(TypeError, match=message):
+        record(campaign, player, **{field: value})
+    assert not Roll.objects.exists()
+
+
+def test_a_roll_holds_a_plain_copy_of_what_it_was_given(campaign, player) -> None:
+    """Tuples become lists, mappings dicts, an enum's member its value (as the row reads them back); changing
+    what was given afterwards changes nothing of the roll."""
+
+    class Word(StrEnum):
+        HIT = "hit"
+
+    class Step(IntEnum):
+        D8 = 8
+
+    spec = {"expression": "2d6+1", "steps": (Step.D8, 4), "extra": MappingProxyType({"flag": True})}
+    outcome = {"result": Word.HIT, "margins": [(1, 2)]}
+    roll = record(campaign, player, spec=spec, outcome=outcome)
+    spec["expression"] = "changed"
+    assert roll.spec == {"expression": "2d6+1", "steps": [8, 4], "extra": {"flag": True}}
+    assert [type(step) for step in roll.spec["steps"]] == [int, int]
+    assert roll.outcome == {"result": "hit", "margins": [[1, 2]]}
+    assert type(roll.outcome["result"]) is str
+    stored = Roll.objects.get()
+    assert (stored.spec, stored.outcome) == (roll.spec, roll.outcome)
+    assert rolls.verify_chain(campaign) is None
 
 
 @pytest.mark.parametrize(

@@ -233,6 +233,34 @@ def test_members_roll_free_dice_with_htmx(client, request, campaign, who) -> Non
     assert rolls.verify_chain(campaign) is None
 
 
+@pytest.mark.parametrize("kept_checked", [True, False], ids=["checked", "unchecked"])
+@pytest.mark.parametrize("secret", [False, True], ids=["open", "secret"])
+def test_the_dice_box_answers_with_the_row_its_template_draws(client, settings, campaign, gm, secret, kept_checked):
+    """The answer is drawn without its template (``roll_views._answer``) but for a row with the Reveal button:
+    either way the same bytes as the template's, with the checks of ``KEPT_CHECKED`` on or off."""
+    from django.template.loader import render_to_string
+
+    from play.roll_views import ANSWER_TEMPLATE, roll_entry
+
+    settings.KEPT_CHECKED = kept_checked
+    client.force_login(gm)
+    response = client.post(free_url(campaign), {"expression": "3d6", "secret": "1" if secret else ""}, **HTMX)
+    assert response.status_code == 200
+    roll = Roll.objects.select_related("campaign", "by", "character").get()
+    assert roll.secret is secret
+    context = {"campaign": roll.campaign, "is_gm": True, "entry": roll_entry(roll, gm=True)}
+    expected = render_to_string(ANSWER_TEMPLATE, context, response.wsgi_request)
+    page = response.content.decode()
+    assert page.startswith('<ol class="roll-log"><li class="roll-entry')
+    assert page.endswith("</li>\n</ol>\n")
+    if secret:  # the Reveal button's form carries the page's own token: compared without it
+        assert "Reveal" in page
+        token = 'name="csrfmiddlewaretoken" value="'
+        assert page.split(token)[0] == expected.split(token)[0]
+    else:
+        assert page == expected
+
+
 def test_exploding_free_rolls_have_no_exact_chance(client, campaign, player) -> None:
     client.force_login(player)
     client.post(free_url(campaign), {"expression": "2d6", "explode": "1"}, **HTMX)
