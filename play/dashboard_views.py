@@ -57,12 +57,14 @@ def shown_mark(campaign: Any) -> RawSQL:
     """A digest, worked out by PostgreSQL, of everything the GM's dashboard shows of the campaign when nothing is
     under way: the campaign's row whole, and every row, whole, of the two queries the page draws its party and
     its feed from (:func:`play.live.dashboard_reads`: the party's first page with the characters the call form
-    offers, the feed as the GM sees it), run as they are for the page. Any change to what the page shows
-    changes a value of one of those rows, and so the digest: a page drawn at one digest is the page at that
-    digest (:func:`whole_key`). ``campaign``: the campaign's id, or the stand-in :class:`Prepared` gives it."""
+    offers, the feed as the GM sees it), run as they are for the page, but for each character's sheet, whose
+    64-bit hash stands for its text (``live.party_characters``). Any change to what the page shows changes a
+    value of one of those rows, and so the digest (a change to a sheet but once in 2**64): a page drawn at one
+    digest is the page at that digest (:func:`whole_key`). ``campaign``: the campaign's id, or the stand-in
+    :class:`Prepared` gives it."""
     connection = connections[router.db_for_read(Campaign)]
     quote = connection.ops.quote_name
-    party, ids = live.first_of_party_read(campaign, requests.MAX_ASKED)
+    party, ids = live.first_of_party_read(campaign, requests.MAX_ASKED, sheets=False)
     read: list[QuerySet[Any]] = [party.build(**ids), live.feed_keys_of_gm.build(campaign=campaign)]
     meta = Campaign._meta
     # Names from the models' own meta, quoted; every value a parameter.

@@ -27,7 +27,7 @@ from channels.layers import get_channel_layer
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
 from django.contrib.auth.signals import user_logged_out
-from django.db.models import QuerySet, TextField
+from django.db.models import BigIntegerField, Func, QuerySet, TextField, Value
 from django.db.models.functions import Cast
 from django.dispatch import receiver
 from django.template.loader import render_to_string
@@ -211,24 +211,37 @@ def party_row_html(row: PartyCard) -> str:
     return kept.party_card_html(PARTY_CARD_TEMPLATE, row)
 
 
-def party_characters(campaign_id: int) -> QuerySet[Character]:
+def party_characters(campaign_id: int, *, sheets: bool = True) -> QuerySet[Character]:
     """The active characters with their owners' names and their balances, each sheet read as text
     (``sheet_text``): a card kept (``kept.card_key``) needs only a digest of it, and the document is
-    decoded from the text when a card is drawn (:attr:`PartyCard.sheet`)."""
+    decoded from the text when a card is drawn (:attr:`PartyCard.sheet`). Without ``sheets``, for what only
+    tells a change, on PostgreSQL (``play.dashboard_views.shown_mark``): each sheet's hash (:class:`JsonbHash`)
+    in place of its text (written out, the text cost the database more than the rest of the query)."""
+    sheet = Cast("sheet", TextField()) if sheets else JsonbHash("sheet", Value(0))
     return (
         Character.objects.active()
         .filter(campaign_id=campaign_id)
         .select_related("owner")
         .only(*CARD_FIELDS, "owner__username")
-        .annotate(sheet_text=Cast("sheet", TextField()))
+        .annotate(sheet_text=sheet)
         .with_balances()
     )
 
 
+class JsonbHash(Func):
+    """PostgreSQL's own 64-bit hash of a ``jsonb`` value with a seed (``jsonb_hash_extended``, which its hash
+    indexes and partitions use), taken from the stored document without writing it out as text. Two documents
+    that differ hash the same once in 2**64 changes."""
+
+    function = "jsonb_hash_extended"
+    output_field = BigIntegerField()
+
+
 @functools.cache
-def first_of_party(size: int) -> Prepared[Character]:
-    """The first ``size`` characters of the party by name, compiled once for each size asked."""
-    return Prepared(Character, lambda campaign: party_characters(campaign).order_by("name", "pk")[:size])
+def first_of_party(size: int, sheets: bool = True) -> Prepared[Character]:
+    """The first ``size`` characters of the party by name (:func:`party_characters`), compiled once for each
+    size and kind asked."""
+    return Prepared(Character, lambda campaign: party_characters(campaign, sheets=sheets).order_by("name", "pk")[:size])
 
 
 #: The columns of the party's rows a card's key is made of, in the order :meth:`PartyCard.read` takes them.
@@ -242,10 +255,13 @@ CARD_KEY_COLUMNS: Final = (
 )
 
 
-def first_of_party_read(campaign_id: int, first: int = 0) -> tuple[Prepared[Character], dict[str, int]]:
+def first_of_party_read(
+    campaign_id: int, first: int = 0, *, sheets: bool = True
+) -> tuple[Prepared[Character], dict[str, int]]:
     """The query of the party's first page (one more than a page: is there a next one?), as many as ``first``
-    asks, and its ids: for :func:`party_page`, or for :func:`dashboard_reads` with the feed's."""
-    return first_of_party(max(first, PARTY_PAGE_SIZE + 1)), {"campaign": campaign_id}
+    asks, and its ids: for :func:`party_page`, or for :func:`dashboard_reads` with the feed's (``sheets``: as
+    :func:`party_characters` takes it)."""
+    return first_of_party(max(first, PARTY_PAGE_SIZE + 1), sheets), {"campaign": campaign_id}
 
 
 def party_page(
