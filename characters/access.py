@@ -10,14 +10,15 @@ from typing import Any
 from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
 from django.core.exceptions import PermissionDenied
 from django.db import connections
-from django.db.models import Q, QuerySet
+from django.db.models import Q, QuerySet, TextField
+from django.db.models.functions import Cast
 from django.http import Http404
 
 from campaigns.access import is_gm
 from campaigns.models import Campaign, Membership
 from characters import exchange, sheets
 from characters.lifecycle import finished
-from characters.models import Character, Reader
+from characters.models import SHEET_TEXT, Character, Reader
 from rules.systems.base import Awaiting
 from web.prepared import Prepared
 
@@ -65,6 +66,9 @@ def _sheet_rows(*, pk: int, viewer: int) -> QuerySet[Character]:
     its newest ledger entry, the digest of its sheet's content (``sheets.with_content_key``) and what the apps
     above read with it."""
     rows = Character.objects.select_related("campaign", "owner").filter(pk=pk).annotate_role(viewer)
+    # The sheet as text, decoded only if the page is drawn (``Character.refresh_from_db``): a page shown again
+    # from what was kept finds its sheet by the digest the database works out of it.
+    rows = rows.defer("sheet").annotate(**{SHEET_TEXT: Cast("sheet", TextField())})
     return sheets.read_with(sheets.with_content_key(rows.with_balances().with_newest_entry()), viewer)
 
 

@@ -165,6 +165,11 @@ class Holding:
     amount: int
 
 
+#: The annotation a query reads a character's sheet as, as text, with the field deferred: decoded only when the
+#: sheet is first asked for (:meth:`Character.refresh_from_db`).
+SHEET_TEXT: Final = "sheet_text"
+
+
 class Character(models.Model):
     """What every system's character shares; the rest is its ``sheet``, a document its system
     validates (``rules.systems.get(system).read_sheet``). Every change of the sheet goes through
@@ -229,6 +234,16 @@ class Character(models.Model):
     @property
     def rules(self) -> RulesSystem:
         return systems.get(self.system)
+
+    def refresh_from_db(self, using: str | None = None, fields: Any = None, from_queryset: Any = None) -> None:
+        """Django's, but for a sheet read as text and not yet decoded (:data:`SHEET_TEXT`, with the field
+        deferred: a page that may not need the document spares decoding it), which is decoded from that
+        text when first asked for, as the field decodes what the database sends, with no query."""
+        if fields is not None and list(fields) == ["sheet"] and SHEET_TEXT in self.__dict__:
+            field = self._meta.get_field("sheet")
+            self.sheet = field.from_db_value(self.__dict__[SHEET_TEXT], None, connections[self._state.db or "default"])
+            return
+        super().refresh_from_db(using=using, fields=fields, from_queryset=from_queryset)
 
     @property
     def counted_by(self) -> dict[str, Any]:

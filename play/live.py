@@ -35,7 +35,7 @@ from django.template.loader import render_to_string
 from campaigns.models import Campaign, Membership
 from campaigns.operations import membership_changed
 from campaigns.presenters import NameKey, page_by_name
-from characters.models import Character, Holding
+from characters.models import SHEET_TEXT, Character, Holding
 from characters.write import character_changed, characters_changed
 from play import roll_rows
 from play.announced import read_as_announced
@@ -149,17 +149,14 @@ class PartyCard:
 
     @cached_property
     def sheet(self) -> Any:
-        character = self.character
-        if "sheet" not in character.__dict__ and "sheet_text" in character.__dict__:
-            # Read as text (:func:`party_characters`): decoded only now that a card is drawn.
-            character.sheet = json.loads(character.sheet_text)
-        return character.document
+        # Read as text (:func:`party_characters`): decoded only now that a card is drawn.
+        return self.character.document
 
     @cached_property
     def sheet_digest(self) -> bytes:
         """A digest of the sheet's content for the card's key (``kept.card_key``): of its text as the
         database gives it when it was read as text, which spares decoding the document."""
-        text = self.character.__dict__.get("sheet_text")
+        text = self.character.__dict__.get(SHEET_TEXT)
         return kept.digest(self.character.sheet) if text is None else kept.text_digest(text)
 
     @cached_property
@@ -217,13 +214,13 @@ def party_characters(campaign_id: int, *, sheets: bool = True) -> QuerySet[Chara
     decoded from the text when a card is drawn (:attr:`PartyCard.sheet`). Without ``sheets``, for what only
     tells a change, on PostgreSQL (``play.dashboard_views.shown_mark``): each sheet's hash (:class:`JsonbHash`)
     in place of its text (written out, the text cost the database more than the rest of the query)."""
-    sheet = Cast("sheet", TextField()) if sheets else JsonbHash("sheet", Value(0))
+    sheet = {SHEET_TEXT: Cast("sheet", TextField())} if sheets else {"sheet_hash": JsonbHash("sheet", Value(0))}
     return (
         Character.objects.active()
         .filter(campaign_id=campaign_id)
         .select_related("owner")
         .only(*CARD_FIELDS, "owner__username")
-        .annotate(sheet_text=sheet)
+        .annotate(**sheet)
         .with_balances()
     )
 
@@ -250,7 +247,7 @@ CARD_KEY_COLUMNS: Final = (
     Character._meta.get_field("system"),
     Character._meta.get_field("name"),
     get_user_model()._meta.get_field(get_user_model().USERNAME_FIELD),
-    "sheet_text",
+    SHEET_TEXT,
     "balances_held",
 )
 

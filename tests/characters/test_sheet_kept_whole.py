@@ -183,3 +183,41 @@ def test_the_kept_pages_stay_bounded(brunella, gm, player, other_player, monkeyp
         page(client, brunella)
         assert len(views.pages) <= 2
     assert len(views.pages) == 2
+
+
+@pytest.mark.usefixtures("as_served")
+def test_a_page_shown_again_decodes_no_sheet(brunella, player, draws, monkeypatch) -> None:
+    """The sheet is read as text and decoded only when the page is drawn (``Character.refresh_from_db``)."""
+    client = signed_in(player)
+    page(client, brunella)
+    page(client, brunella)
+    decoded: list[Any] = []
+    decode = Character.refresh_from_db
+
+    def counted(character: Character, *args: Any, **kwargs: Any) -> None:
+        decoded.append(kwargs.get("fields"))
+        decode(character, *args, **kwargs)
+
+    monkeypatch.setattr(Character, "refresh_from_db", counted)
+    page(client, brunella)
+    assert len(draws) == 2
+    assert decoded == []
+    forget_all()  # a process that kept nothing draws it, and decodes the sheet then
+    page(client, brunella)
+    assert decoded == [["sheet"]]
+
+
+def test_a_sheet_read_as_text_is_decoded_when_asked_for_with_no_query(brunella, django_assert_num_queries) -> None:
+    from django.db.models import TextField
+    from django.db.models.functions import Cast
+
+    from characters.models import SHEET_TEXT
+
+    read = Character.objects.defer("sheet").annotate(**{SHEET_TEXT: Cast("sheet", TextField())}).get(pk=brunella.pk)
+    assert "sheet" not in read.__dict__
+    with django_assert_num_queries(0):
+        sheet = read.sheet
+    assert sheet == Character.objects.get(pk=brunella.pk).sheet
+    plain = Character.objects.defer("sheet").get(pk=brunella.pk)  # not read as text: Django's own, a query
+    with django_assert_num_queries(1):
+        assert plain.sheet == read.sheet
