@@ -238,9 +238,10 @@ def fresh_cache() -> None:
     from django.core.cache.backends.locmem import LocMemCache
 
     from accounts import sessions
-    from web.limits import cache_watch
+    from web.limits import PROCESS_COUNTERS, cache_watch
 
     cache_watch.reset()
+    PROCESS_COUNTERS.clear()
 
     default = caches["default"]
     if isinstance(default, LocMemCache):

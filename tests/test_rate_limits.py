@@ -418,6 +418,43 @@ def test_a_counter_is_added_once_a_window_and_then_only_counted_on(player, monke
     assert cache.get(f"rate:{limits.ROLLS.name}:u{player.pk}:{int(1000.0 // limits.ROLLS.window)}") == 3
 
 
+def test_with_the_cache_in_the_process_the_counters_are_kept_in_its_memory(player, monkeypatch) -> None:
+    """Without Redis (Django's LocMemCache, ``make run``) the counters are the process's own
+    (``limits.PROCESS_COUNTERS``), counted with no call to the cache, each expiring with its window."""
+    from django.core.cache import caches
+    from django.core.cache.backends.locmem import LocMemCache
+
+    assert isinstance(caches["default"], LocMemCache)
+    now = [1000.0]
+    monkeypatch.setattr(limits, "wall_clock", lambda: 1000.0)  # one window throughout
+    monkeypatch.setattr(limits, "monotonic", lambda: now[0])
+    for name in ("incr", "add", "get", "set"):
+        monkeypatch.setattr(LocMemCache, name, lambda *args, **kwargs: pytest.fail("the cache was asked"))
+    request = RequestFactory().get("/", REMOTE_ADDR="192.0.2.7")
+    request.user = player
+    person, _ = limits.ROLLS.budget()
+    for _ in range(person):
+        limits.check(request, limits.ROLLS)
+    with pytest.raises(limits.RateLimited):
+        limits.check(request, limits.ROLLS)
+    now[0] += limits.ROLLS.window + 1  # the counters expired: counted from 1 again
+    limits.check(request, limits.ROLLS)
+
+
+def test_the_process_counters_are_bounded_the_oldest_dropped_first(monkeypatch) -> None:
+    now = [0.0]
+    monkeypatch.setattr(limits, "monotonic", lambda: now[0])
+    counters = limits.ProcessCounters(3)
+    assert [counters.count(key, 60) for key in "aab"] == [1, 2, 1]
+    assert [counters.count(key, 60) for key in "cd"] == [1, 1]  # four counters: "a", the oldest, dropped
+    assert counters.count("a", 60) == 1
+    assert counters.count("d", 60) == 2
+    now[0] = 61.0
+    assert counters.count("d", 60) == 1  # expired: made again
+    counters.clear()
+    assert counters.count("c", 60) == 1
+
+
 def test_with_redis_every_counter_of_a_request_is_counted_in_one_trip(settings, player, monkeypatch) -> None:
     """Four counters (a roll's: the person's and the address's, for rolls and for the dice box), one pipeline
     to Redis and no command alone: Django's ``incr`` asks whether the key exists first."""

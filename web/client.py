@@ -34,8 +34,10 @@ def trusted_networks(listed: tuple[str, ...]) -> tuple[Network, ...]:
     return tuple(ipaddress.ip_network(entry, strict=False) for entry in listed)
 
 
+@lru_cache(maxsize=4096)
 def parse(text: str) -> Address | None:
-    """One address as a proxy or a server writes it, or None for anything else."""
+    """One address as a proxy or a server writes it, or None for anything else (kept for the addresses seen
+    lately: every request limited reads its own, a few times; an address is a value, never changed)."""
     try:
         return ipaddress.ip_address(text.strip())
     except ValueError:

@@ -10,7 +10,8 @@ anything: a page answers 429 with ``Retry-After`` (:func:`limited`), the API its
 
 Counters live in Django's cache, in fixed windows (``rate:<name>:<who>:<window>``), shared by
 every server process when the cache is Redis; there, every counter of a request is counted in one trip
-(:func:`_counted_in_redis`). Should the cache fail (Redis down), the limit is
+(:func:`_counted_in_redis`). A process whose cache is its own memory (no Redis) keeps them in its memory
+itself (:class:`ProcessCounters`). Should the cache fail (Redis down), the limit is
 not applied and a warning is logged: the product keeps working, unlimited, rather than refuse
 everyone. ``settings.RATE_LIMITS`` overrides a limit by name, ``{"rolls": (per_user,
 per_address)}``; ``settings.API_RATE_LIMIT`` is the API's budget per person.
@@ -21,6 +22,7 @@ from __future__ import annotations
 import ipaddress
 import logging
 import math
+import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import wraps
@@ -30,6 +32,7 @@ from typing import Any, Final
 
 from django.conf import settings
 from django.core.cache import cache, caches
+from django.core.cache.backends.locmem import LocMemCache
 from django.core.cache.backends.redis import RedisCache
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
@@ -156,6 +159,49 @@ cache_watch: Final = CacheWatch()
 shared_cache: Final = cache
 
 
+class ProcessCounters:
+    """The counters of a process whose cache is its own (Django's ``LocMemCache``, as ``make run`` serves without
+    Redis), kept in its memory as that cache would keep them: counted on, or made at 1 to expire with its window,
+    without the pickling, the key checks and the locking the cache's API does for each call (a signed-in roll
+    counted four times in it, a twentieth of the roll's time). At most ``limit`` counters, the oldest made dropped
+    first (the cache itself keeps 300, and drops a third of them at once when full)."""
+
+    def __init__(self, limit: int) -> None:
+        self.limit = limit
+        self._counters: dict[str, list[float]] = {}
+        self._lock = threading.Lock()
+
+    def count(self, key: str, timeout: float) -> int:
+        """The counter ``key`` counted on (a new one at 1, kept ``timeout`` seconds): its count now."""
+        now = monotonic()
+        with self._lock:
+            counter = self._counters.get(key)
+            if counter is None or counter[0] <= now:
+                self._counters.pop(key, None)  # made again at the end: the oldest are dropped first
+                self._counters[key] = [now + timeout, 1]
+                while len(self._counters) > self.limit:
+                    del self._counters[next(iter(self._counters))]
+                return 1
+            counter[1] += 1
+            return int(counter[1])
+
+    def clear(self) -> None:
+        with self._lock:
+            self._counters.clear()
+
+
+#: This process's counters, while its cache is its own (:class:`ProcessCounters`).
+PROCESS_COUNTERS: Final = ProcessCounters(10_000)
+#: The cache that is a process's own, as ``settings.CACHES`` names it.
+IN_PROCESS_CACHE: Final = f"{LocMemCache.__module__}.{LocMemCache.__qualname__}"
+
+
+def _in_process() -> bool:
+    """Whether Django's cache is this process's own memory, read from the settings: the cache itself, handed
+    out anew to each request's context, cost more to ask for than the counting."""
+    return bool(settings.CACHES.get("default", {}).get("BACKEND") == IN_PROCESS_CACHE)
+
+
 def _count(key: str, window: int, counter: Any) -> int | None:
     """This request counted under ``key`` for the window in ``counter`` (the cache, found once for the request's
     counters): the count so far, or None when the cache fails (or failed less than :data:`CACHE_PAUSE` seconds
@@ -186,6 +232,8 @@ def _counted(counters: list[tuple[str, int]]) -> list[int | None]:
     cache fails (or failed less than :data:`CACHE_PAUSE` seconds ago)."""
     if not counters:
         return []
+    if cache is shared_cache and _in_process():  # the cache is this process's alone: counted in its memory
+        return [PROCESS_COUNTERS.count(key, window + 1) for key, window in counters]
     backend = caches["default"]
     if not isinstance(backend, RedisCache) or cache is not shared_cache:  # a test's stand-in: counted as before
         # The cache found once for all the request's counters (each use of ``cache`` finds the thread's again).
