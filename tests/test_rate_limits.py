@@ -5,6 +5,7 @@ and the calculator leaves no session behind for a visitor."""
 
 from __future__ import annotations
 
+import ipaddress
 import logging
 import re
 import uuid
@@ -311,6 +312,8 @@ def test_without_trusted_proxies_the_forwarded_header_is_never_read() -> None:
         ("203.0.113.5", "198.51.100.1", "203.0.113.5"),  # not from our proxy: the header is anyone's
         ("2001:db8::5", "198.51.100.1", "2001:db8::5"),
         ("", "198.51.100.1", "unknown"),
+        ("10.0.0.2", f"{'1' * 70}, 198.51.100.1", "198.51.100.1"),  # longer than any address: not one
+        ("10.0.0.2", f"198.51.100.1, {' ' * 70}10.0.0.3{' ' * 70}", "198.51.100.1"),  # spaces around are not read
     ],
 )
 def test_behind_trusted_proxies_the_client_is_the_nearest_hop_that_is_not_ours(
@@ -318,6 +321,15 @@ def test_behind_trusted_proxies_the_client_is_the_nearest_hop_that_is_not_ours(
 ) -> None:
     settings.TRUSTED_PROXIES = ["10.0.0.0/24"]
     assert address_of(remote, forwarded) == client
+
+
+def test_the_addresses_read_are_kept_bounded_and_long_text_is_never_kept() -> None:
+    from web import client
+
+    assert client.parse(" 198.51.100.9 ") == client.parse("198.51.100.9") == ipaddress.ip_address("198.51.100.9")
+    assert client.parse("x" * 10_000) is None
+    assert client.parse("2001:db8::" + "0" * 100) is None
+    assert 0 < client.LONGEST_ADDRESS < 100
 
 
 def test_behind_a_proxy_each_client_has_its_own_budget(settings) -> None:

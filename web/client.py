@@ -34,12 +34,23 @@ def trusted_networks(listed: tuple[str, ...]) -> tuple[Network, ...]:
     return tuple(ipaddress.ip_network(entry, strict=False) for entry in listed)
 
 
-@lru_cache(maxsize=4096)
+#: Longer than any address written out (an IPv6 address with an IPv4 tail and a zone): not one, not parsed.
+LONGEST_ADDRESS: Final = 64
+
+
 def parse(text: str) -> Address | None:
-    """One address as a proxy or a server writes it, or None for anything else (kept for the addresses seen
-    lately: every request limited reads its own, a few times; an address is a value, never changed)."""
+    """One address as a proxy or a server writes it, or None for anything else."""
+    text = text.strip()
+    return _parsed(text) if len(text) <= LONGEST_ADDRESS else None
+
+
+@lru_cache(maxsize=4096)
+def _parsed(text: str) -> Address | None:
+    """:func:`parse`, kept for the addresses seen lately (every request limited reads its own, a few times; an
+    address is a value, never changed), none longer than :data:`LONGEST_ADDRESS`: what a client writes in a
+    header it forwards cannot fill the memory."""
     try:
-        return ipaddress.ip_address(text.strip())
+        return ipaddress.ip_address(text)
     except ValueError:
         return None
 
