@@ -37,7 +37,6 @@ from campaigns.operations import membership_changed
 from campaigns.presenters import NameKey, page_by_name
 from characters.models import SHEET_TEXT, Character, Holding
 from characters.write import character_changed, characters_changed
-from play import roll_rows
 from play.announced import read_as_announced
 from play.encounter_views import combatant_row
 from play.encounters import encounter_changed
@@ -479,12 +478,7 @@ def roll_html(roll: Roll, *, gm: bool) -> str:
     """The feed's row of ``roll``, kept (``kept.roll_row``): the dashboards that load it next, and the dice
     box's answer to the roll just announced, show the row drawn here."""
     entry = feed_entry(roll, gm=gm)
-    return kept.rows.get(
-        kept.row_key(entry),
-        lambda: roll_rows.row(
-            entry, template=lambda: render_to_string(kept.ROW_TEMPLATE, {"entry": entry, "campaign": roll.campaign})
-        ),
-    )
+    return kept.row_of(entry, lambda: render_to_string(kept.ROW_TEMPLATE, {"entry": entry, "campaign": roll.campaign}))
 
 
 def roll_frame(seq: int, html: str) -> str:

@@ -93,11 +93,17 @@ def _drawn(context: template.Context, name: str, **values: Any) -> Callable[[], 
     return draw
 
 
+def row_of(entry: dict[str, Any], template: Callable[[], str] | None = None) -> SafeString:
+    """The log's row of ``entry``, kept (:data:`rows`, by :func:`row_key`), drawn by ``play.roll_rows.row`` (with
+    ``template``: that drawing of the template, for a row with the Reveal button and the tests' check)."""
+    return rows.get(row_key(entry), lambda: roll_rows.row(entry, template=template))
+
+
 @register.simple_tag(takes_context=True)
 def roll_row(context: template.Context, entry: dict[str, Any]) -> SafeString:
     """The log's row of ``entry`` (``play.roll_views.roll_entry``), as ``{% include "play/_roll.html" %}``
     would draw it in this context."""
-    return rows.get(row_key(entry), lambda: roll_rows.row(entry, template=_drawn(context, ROW_TEMPLATE, entry=entry)))
+    return row_of(entry, _drawn(context, ROW_TEMPLATE, entry=entry))
 
 
 @register.simple_tag(takes_context=True)
