@@ -194,10 +194,18 @@ def input_form(model: type, data: Any = None) -> forms.Form:
     fields, made as a sheet section's are (:func:`scalar_field`), labelled by its title, with its
     description as help, starting from its default or the choice its schema ``suggested``. A field whose
     schema says how it is ``refused`` (one sentence for any value it does not take) says that, whatever
-    was wrong."""
+    was wrong. Its fields are made once for each model (:func:`_input_form_class`); each form has copies of
+    its own, as any Django form does."""
+    return _input_form_class(model)(data)
+
+
+@cache
+def _input_form_class(model: type) -> type[forms.Form]:
+    """The form class of :func:`input_form` for ``model``: its fields made from the model's schema once, not on
+    every page and every move that shows or reads one."""
     schema = schema_of(model)
     defs = schema.get("$defs", {})
-    form = forms.Form(data)
+    fields: dict[str, forms.Field] = {}
     required = set(schema.get("required", ()))
     for name, node in schema.get("properties", {}).items():
         resolved, nullable = _resolve(node, defs)
@@ -218,8 +226,11 @@ def input_form(model: type, data: Any = None) -> forms.Form:
             field.initial = resolved["suggested"]
         elif "default" in node:
             field.initial = node["default"]
-        form.fields[name] = field
-    return form
+        fields[name] = field
+    form_class = type(f"{model.__name__}Form", (forms.Form,), {})
+    # Set after the class is made: Django's metaclass makes ``base_fields`` of the fields declared on the class.
+    form_class.base_fields = form_class.declared_fields = fields
+    return form_class
 
 
 def refusal_words(model: type) -> dict[str, str]:
