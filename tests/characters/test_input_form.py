@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import Literal
 
+from django import forms
 from pydantic import BaseModel, Field
 
 from characters.generated import input_form
@@ -19,11 +20,15 @@ class Marks(BaseModel):
 def test_each_form_has_fields_of_its_own() -> None:
     first, second = input_form(Marks), input_form(Marks)
     first.fields["marks"].initial = "3"
+    first.fields["marks"].widget.attrs["autofocus"] = True
     first.fields["side"].error_messages["required"] = "Changed."
+    first.fields["side"].choices = [("left", "Changed")]
 
-    assert second.fields["marks"].initial == 1
-    assert input_form(Marks).fields["marks"].initial == 1
-    assert input_form(Marks).fields["side"].error_messages["required"] != "Changed."
+    for other in (second, input_form(Marks)):
+        assert other.fields["marks"].initial == 1
+        assert "autofocus" not in other.fields["marks"].widget.attrs
+        assert other.fields["side"].error_messages["required"] != "Changed."
+        assert [value for value, _ in other.fields["side"].choices] == ["left", "right"]
 
 
 def test_the_fields_are_the_schemas_and_read_what_was_sent() -> None:
@@ -40,4 +45,8 @@ def test_the_fields_are_the_schemas_and_read_what_was_sent() -> None:
 
 
 def test_one_class_for_each_model() -> None:
-    assert type(input_form(Marks)) is type(input_form(Marks, {"marks": "1"}))
+    made = type(input_form(Marks))
+
+    assert made is type(input_form(Marks, {"marks": "1"}))
+    assert made is not forms.Form  # a class of its own, its fields made once
+    assert list(made.base_fields) == ["marks", "side"]
