@@ -32,7 +32,9 @@ from __future__ import annotations
 
 import functools
 import json
-from collections.abc import Callable, Mapping, Sequence
+import threading
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime
 from fractions import Fraction
@@ -193,9 +195,9 @@ def record_roll(
         with transaction.atomic(using=db):
             roll = _recorded(db, made, roles, campaign_id=campaign_id, by=by, now=now, character_id=character_id,
                              locked=locked)  # fmt: skip
+        heads.put((db, campaign_id), Head(roll.system, roll.seq, roll.hash))
     if locked is not None and locked.pk == character_id:
         roll.character = locked  # the live feed names it: no need to read it again
-    heads.put((db, campaign_id), Head(roll.system, roll.seq, roll.hash))
     transaction.on_commit(lambda: roll_recorded.send(sender=Roll, roll=roll), using=db)
     return roll
 
@@ -303,18 +305,43 @@ def _appended(
             raise why
         return campaign, None
 
-    head = heads.peek((db, campaign_id)) if guess else None
-    for _ in range(APPEND_TRIES):
-        campaign, roll = sent(head)
-        if roll is not None:
-            return roll
-        head = head_of(campaign)
-    with transaction.atomic(using=db):
-        campaign, _ = sent(None)  # the campaign locked until the roll is written
-        campaign, roll = sent(head_of(campaign))
-    if roll is None:  # the lock was held: nothing can have come first
-        raise RuntimeError(f"the roll was not written under the lock of campaign {campaign_id}")
+    with _turn(db, campaign_id):
+        head = heads.peek((db, campaign_id)) if guess else None
+        for _ in range(APPEND_TRIES):
+            campaign, roll = sent(head)
+            if roll is not None:
+                break
+            head = head_of(campaign)
+        else:
+            with transaction.atomic(using=db):
+                campaign, _ = sent(None)  # the campaign locked until the roll is written
+                campaign, roll = sent(head_of(campaign))
+            if roll is None:  # the lock was held: nothing can have come first
+                raise RuntimeError(f"the roll was not written under the lock of campaign {campaign_id}")
+        heads.put((db, campaign_id), Head(roll.system, roll.seq, roll.hash))  # before the next roll's turn
     return roll
+
+
+#: The locks that give this process's rolls into one log their turns (:func:`_turn`), a log's by its key's hash.
+TURNS: Final = tuple(threading.Lock() for _ in range(256))
+
+
+@contextmanager
+def _turn(db: str, campaign_id: int) -> Iterator[None]:
+    """A roll of this process sent into the log of ``campaign_id`` on its own, outside a transaction: its turn
+    waited for, so that it is made for the head the roll before it wrote (:data:`heads`) and sent once, where
+    rolls sent at once all made for one head would each be sent again, one more trip for each that came first.
+
+    Inside a transaction the roll takes no turn: its transaction may hold the campaign's lock in the database
+    (an earlier roll of it, a move's) while a roll whose turn it is waits for that lock, and a turn waited for then
+    would never come. A roll on its turn holds nothing but the statement it waits on, which every transaction
+    ends without waiting on a turn: no turn waits for one that waits for it. Two logs may share a lock (256 of
+    them): each waits at most for the other's statement."""
+    if connections[db].in_atomic_block:
+        yield
+        return
+    with TURNS[hash((db, campaign_id)) % len(TURNS)]:
+        yield
 
 
 def _recorded(

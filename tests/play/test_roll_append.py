@@ -239,3 +239,70 @@ def test_a_character_not_in_play_is_refused_by_the_statement_that_reads_it(campa
         rolled = record(campaign, gm, total=2, character_id=character.pk)
     assert len(captured) == 1
     assert (rolled.seq, rolled.character_id) == (2, character.pk)
+
+
+@pytest.mark.django_db(transaction=True)
+def test_rolls_sent_at_once_into_one_log_each_take_one_statement(campaign, gm, player, monkeypatch) -> None:
+    """Rolls of this process sent at once into one log each wait for their turn and are made for the head the roll
+    before them wrote: one statement each, none sent again for a head another had moved on."""
+    record(campaign, gm, total=0)  # the process knows the head
+    threads_count, each = 8, 5
+    real, calls = rolls.append, []
+
+    def counted(*args, **kwargs):
+        calls.append(args[1])
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(rolls, "append", counted)
+    start = threading.Barrier(threads_count)
+    errors: list[BaseException] = []
+
+    def rolling(i: int) -> None:
+        try:
+            start.wait()
+            for n in range(each):
+                record(campaign, (gm, player)[i % 2], total=1 + i * each + n)
+        except BaseException as error:  # reported below
+            errors.append(error)
+        finally:
+            connection.close()
+
+    threads = [threading.Thread(target=rolling, args=(i,)) for i in range(threads_count)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert errors == []
+    assert len(calls) == threads_count * each
+    assert sorted(Roll.objects.values_list("total", flat=True)) == list(range(threads_count * each + 1))
+    assert rolls.check_chain(campaign) == rolls.ChainReport(count=threads_count * each + 1, broken=None)
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_roll_inside_a_transaction_takes_no_turn(campaign, gm) -> None:
+    """A transaction's roll does not wait for a turn (it may hold the campaign's lock a roll on its turn waits
+    for): with every turn held, it is written all the same."""
+    record(campaign, gm, total=1)
+    outcome = {}
+
+    def in_transaction() -> None:
+        try:
+            with transaction.atomic():
+                outcome["roll"] = record(campaign, gm, total=2)
+        except BaseException as error:  # reported below
+            outcome["error"] = error
+        finally:
+            connection.close()
+
+    for lock in rolls.TURNS:
+        lock.acquire()
+    try:
+        thread = threading.Thread(target=in_transaction)
+        thread.start()
+        thread.join(WAIT)
+        assert not thread.is_alive(), "the transaction's roll waited for a turn"
+    finally:
+        for lock in rolls.TURNS:
+            lock.release()
+    assert "error" not in outcome, outcome
+    assert outcome["roll"].seq == 2
