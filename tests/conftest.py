@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import os
 import tempfile
+import threading
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -364,3 +366,36 @@ def needs_redis(url: str, what: str) -> None:
         if CI:
             pytest.fail(f"CI=true: {message}; {what} must run in CI")
         pytest.skip(message)
+
+
+@pytest.fixture
+def race() -> Callable[[list[Callable[[], str]]], list[str]]:
+    """Runs every job at once, each on its own connection; returns what each said (a refusal by its
+    name, anything else raised by its ``repr``, for the test's assertions to report)."""
+    from django.db import connection
+
+    from campaigns.errors import Refused
+
+    def run_all(jobs: list[Callable[[], str]]) -> list[str]:
+        start = threading.Barrier(len(jobs))
+        outcomes: list[str] = []
+
+        def run(job: Callable[[], str]) -> None:
+            try:
+                start.wait()
+                outcomes.append(job())
+            except Refused as refused:
+                outcomes.append(type(refused).__name__)
+            except BaseException as error:  # reported by the test's assertions
+                outcomes.append(repr(error))
+            finally:
+                connection.close()
+
+        threads = [threading.Thread(target=run, args=[job]) for job in jobs]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join(timeout=60)
+        return outcomes
+
+    return run_all

@@ -3,11 +3,10 @@ directly: what each checks under its lock, and what it leaves behind."""
 
 from __future__ import annotations
 
-import threading
+import functools
 from datetime import timedelta
 
 import pytest
-from django.db import connection
 from django.utils import timezone
 
 from campaigns import operations
@@ -155,7 +154,7 @@ def test_joining_counts_a_use_and_twice_is_once(gm, outsider, campaign) -> None:
 
 @pytest.mark.postgres
 @pytest.mark.django_db(transaction=True)
-def test_two_people_racing_for_a_single_use_link_one_gets_in(gm, campaign, django_user_model) -> None:
+def test_two_people_racing_for_a_single_use_link_one_gets_in(gm, campaign, django_user_model, race) -> None:
     """Both reach the invitation at once; the row lock makes the second wait, then see the
     link used up. Without the lock both would read ``uses == 0`` (and the check constraint,
     the last line, would turn the second into an IntegrityError rather than a refusal)."""
@@ -163,25 +162,15 @@ def test_two_people_racing_for_a_single_use_link_one_gets_in(gm, campaign, djang
         campaign=campaign, created_by=gm, expires_at=timezone.now() + timedelta(days=1), max_uses=1
     )
     racers = [django_user_model.objects.create(username=f"racer{i}") for i in range(2)]
-    start = threading.Barrier(len(racers))
-    outcomes: list[str] = []
 
-    def join(user) -> None:
+    def join(user) -> str:
         try:
-            start.wait()
             operations.join_campaign(token=invitation.token, user=user)
-            outcomes.append("joined")
         except operations.Gone as refused:
-            outcomes.append(refused.message)
-        finally:
-            connection.close()
+            return refused.message
+        return "joined"
 
-    threads = [threading.Thread(target=join, args=[user]) for user in racers]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join(timeout=30)
-
+    outcomes = race([functools.partial(join, user) for user in racers])
     assert sorted(outcomes) == sorted(["joined", operations.UNUSABLE["used up"]])
     assert Membership.objects.filter(campaign=campaign, user__in=racers).count() == 1
     invitation.refresh_from_db()

@@ -14,7 +14,6 @@ import pytest
 from django.db import connection
 from django.urls import reverse
 
-from campaigns.errors import Refused
 from characters.models import Character
 from rules.systems.lucky13.sheet import Sheet
 
@@ -134,33 +133,3 @@ def on_own_connection(job: Callable[[], object], errors: list[BaseException]) ->
     thread = threading.Thread(target=run)
     thread.start()
     return thread
-
-
-@pytest.fixture
-def race() -> Callable[[list[Callable[[], str]]], list[str]]:
-    """Runs every job at once, each on its own connection; returns what each said (a refusal by its
-    name, anything else raised by its ``repr``, for the test's assertions to report)."""
-
-    def run_all(jobs: list[Callable[[], str]]) -> list[str]:
-        start = threading.Barrier(len(jobs))
-        outcomes: list[str] = []
-
-        def run(job: Callable[[], str]) -> None:
-            try:
-                start.wait()
-                outcomes.append(job())
-            except Refused as refused:
-                outcomes.append(type(refused).__name__)
-            except BaseException as error:  # reported by the test's assertions
-                outcomes.append(repr(error))
-            finally:
-                connection.close()
-
-        threads = [threading.Thread(target=run, args=[job]) for job in jobs]
-        for thread in threads:
-            thread.start()
-        for thread in threads:
-            thread.join(timeout=60)
-        return outcomes
-
-    return run_all

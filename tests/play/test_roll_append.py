@@ -7,6 +7,7 @@ for the head the function read."""
 
 from __future__ import annotations
 
+import functools
 import re
 import threading
 import time
@@ -242,7 +243,7 @@ def test_a_character_not_in_play_is_refused_by_the_statement_that_reads_it(campa
 
 
 @pytest.mark.django_db(transaction=True)
-def test_rolls_sent_at_once_into_one_log_each_take_one_statement(campaign, gm, player, monkeypatch) -> None:
+def test_rolls_sent_at_once_into_one_log_each_take_one_statement(campaign, gm, player, monkeypatch, race) -> None:
     """Rolls of this process sent at once into one log each wait for their turn and are made for the head the roll
     before them wrote: one statement each, none sent again for a head another had moved on."""
     record(campaign, gm, total=0)  # the process knows the head
@@ -254,25 +255,13 @@ def test_rolls_sent_at_once_into_one_log_each_take_one_statement(campaign, gm, p
         return real(*args, **kwargs)
 
     monkeypatch.setattr(rolls, "append", counted)
-    start = threading.Barrier(threads_count)
-    errors: list[BaseException] = []
 
-    def rolling(i: int) -> None:
-        try:
-            start.wait()
-            for n in range(each):
-                record(campaign, (gm, player)[i % 2], total=1 + i * each + n)
-        except BaseException as error:  # reported below
-            errors.append(error)
-        finally:
-            connection.close()
+    def rolling(i: int) -> str:
+        for n in range(each):
+            record(campaign, (gm, player)[i % 2], total=1 + i * each + n)
+        return "rolled"
 
-    threads = [threading.Thread(target=rolling, args=(i,)) for i in range(threads_count)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
-    assert errors == []
+    assert race([functools.partial(rolling, i) for i in range(threads_count)]) == ["rolled"] * threads_count
     assert len(calls) == threads_count * each
     assert sorted(Roll.objects.values_list("total", flat=True)) == list(range(threads_count * each + 1))
     assert rolls.check_chain(campaign) == rolls.ChainReport(count=threads_count * each + 1, broken=None)

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import hmac
 import json
-import threading
 from datetime import UTC, datetime
 from enum import IntEnum, StrEnum
 from fractions import Fraction
@@ -316,27 +316,15 @@ def test_postgresql_refuses_raw_updates_and_deletes(campaign, gm, sql) -> None:
 
 @pytest.mark.postgres
 @pytest.mark.django_db(transaction=True)
-def test_concurrent_recordings_never_fork_the_chain(campaign, gm, player, other_player) -> None:
+def test_concurrent_recordings_never_fork_the_chain(campaign, gm, player, other_player, race) -> None:
     count = 12
     users = [gm, player, other_player]
-    start = threading.Barrier(count)
-    errors: list[BaseException] = []
 
-    def roll_once(i: int) -> None:
-        try:
-            start.wait()
-            record(campaign, users[i % 3], total=i)
-        except BaseException as error:  # reported below
-            errors.append(error)
-        finally:
-            connection.close()
+    def roll_once(i: int) -> str:
+        record(campaign, users[i % 3], total=i)
+        return "rolled"
 
-    threads = [threading.Thread(target=roll_once, args=(i,)) for i in range(count)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
-    assert errors == []
+    assert race([functools.partial(roll_once, i) for i in range(count)]) == ["rolled"] * count
     assert sorted(Roll.objects.values_list("seq", flat=True)) == list(range(1, count + 1))
     assert sorted(Roll.objects.values_list("total", flat=True)) == list(range(count))
     assert rolls.check_chain(campaign) == rolls.ChainReport(count=count, broken=None)
