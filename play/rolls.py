@@ -334,9 +334,10 @@ def _turn(db: str, campaign_id: int) -> Iterator[None]:
 
     Inside a transaction the roll takes no turn: its transaction may hold the campaign's lock in the database
     (an earlier roll of it, a move's) while a roll whose turn it is waits for that lock, and a turn waited for then
-    would never come. A roll on its turn holds nothing but the statement it waits on, which every transaction
-    ends without waiting on a turn: no turn waits for one that waits for it. Two logs may share a lock (256 of
-    them): each waits at most for the other's statement."""
+    would never come. A roll on its turn waits on the database alone: for its statement, and, after
+    :data:`APPEND_TRIES` misses, for the campaign's lock in a transaction of its own. No transaction waits on a
+    turn, so no turn waits for one that waits for it. Two logs may share a lock (256 of them): each waits at most
+    for the other's roll."""
     if connections[db].in_atomic_block:
         yield
         return
